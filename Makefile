@@ -1,0 +1,37 @@
+# Two commands matter (see README): `make demo` sets up and starts Sleuth with a demo
+# organization; `make test` runs the whole test suite. Both need only Python 3.11+, pip and make.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: setup test lint format bench demo clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml core/pyproject.toml shell/pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q --group dev -e core -e 'shell[postgres]'
+	touch $@
+
+test: setup
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q tests
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: setup
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: setup
+	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-columns=min,median,mean,rounds -q
+
+demo: setup
+	HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) sh scripts/demo.sh
+
+clean:
+	rm -rf $(VENV) .demo

@@ -1,0 +1,33 @@
+"""Errors raised by sleuth_core.
+
+Every error derives from :class:`CoreError`; ``str(error)`` is a message a user can act on, and the
+service returns it unchanged as the HTTP ``detail``::
+
+    CoreError
+     ├── InvalidCriteria      matching criteria, patterns, rule trees, regexes
+     ├── InvalidSchedule      cron expressions
+     ├── InvalidRange         credit-usage start/end (messages are the SPEC's billing details)
+     └── InvalidSettings      the advanced-settings document
+"""
+
+from __future__ import annotations
+
+
+class CoreError(ValueError):
+    """Base class of every error sleuth_core raises. ``str()`` is the user-facing message."""
+
+
+class InvalidCriteria(CoreError):
+    """Matching criteria (``text_matches``, ``match_rules``, a regex, ...) are not acceptable."""
+
+
+class InvalidSchedule(CoreError):
+    """A cron expression is not acceptable. The message names the field and the problem."""
+
+
+class InvalidRange(CoreError):
+    """A credit-usage range is missing, malformed, reversed or too long."""
+
+
+class InvalidSettings(CoreError):
+    """The advanced-settings document is not acceptable."""

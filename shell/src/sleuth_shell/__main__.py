@@ -1,0 +1,3 @@
+from sleuth_shell.cli import main
+
+main()
