@@ -1,0 +1,35 @@
+#!/bin/sh
+# Set up a demo organization (once) and start Sleuth. Called by `make demo`.
+# State lives in .demo/ (the SQLite database and the demo API key); `make clean` removes it.
+set -eu
+BIN="${BIN:-.venv/bin}"
+HOST="${HOST:-127.0.0.1}"
+PORT="${PORT:-8000}"
+mkdir -p .demo
+export SLEUTH_DATABASE_URL="${SLEUTH_DATABASE_URL:-sqlite:///$(pwd)/.demo/sleuth.db}"
+export SLEUTH_PUBLIC_URL="${SLEUTH_PUBLIC_URL:-http://$HOST:$PORT}"
+sleuth="$BIN/sleuth"
+
+if [ ! -s .demo/api-key ]; then
+    "$sleuth" admin create-org Demo --plan team >/dev/null
+    "$sleuth" admin create-key Demo --admin \
+        | "$BIN/python" -c 'import json,sys; print(json.load(sys.stdin)["key"])' > .demo/api-key.tmp
+    mv .demo/api-key.tmp .demo/api-key
+    "$sleuth" admin load-demo Demo
+    "$sleuth" admin add-webhook Demo --type PROVIDER_A --name "Demo pager" >/dev/null
+    "$sleuth" admin add-integration Demo --kind CHAT_ALERT --name "#incidents" --channel C0INCIDENTS >/dev/null
+fi
+KEY=$(cat .demo/api-key)
+
+cat <<MSG
+
+Sleuth demo organization "Demo" is ready. API key: $KEY
+Ask the agent about the sample incident, for example:
+
+  curl -s $SLEUTH_PUBLIC_URL/api/v1/interactions \\
+    -H 'X-Service-Org-Api-Key: $KEY' -H 'Content-Type: application/json' \\
+    -d '{"question": "Why is checkout failing? What errors did payments-api log in the last 6 hours?"}'
+
+Starting the service on $SLEUTH_PUBLIC_URL (Ctrl-C stops it).
+MSG
+exec "$sleuth" serve --host "$HOST" --port "$PORT"
