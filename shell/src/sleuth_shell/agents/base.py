@@ -1,0 +1,267 @@
+"""The agent plug-in contract: the `Agent` protocol, its data types and the stores it reads.
+
+An agent answers questions, investigates alerts, writes digest sections and classifies chat
+messages.
+Every operation returns markdown carrying the markers of DESIGN.md section 4:
+
+- ``[[source:<source_id>]]`` cites the source record with that ``source_id`` (a key of
+  ``AgentResult.sources``); rendering turns the markers into numbered citations.
+- ``§...§`` surrounds a timestamp; rendering removes the ``§`` characters.
+
+Agents never touch the database directly: they read through the two protocols below, which the
+shell implements over its storage (``sleuth_shell.agents.stores``) and passes in an `AgentContext`.
+
+- `KnowledgeSearch`: the org's knowledge catalog (runbooks, notes), full-text ranked.
+- `LogStore`: the org's observability data (application log records).
+
+All datetimes crossing these interfaces are timezone-aware UTC.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, NamedTuple, Protocol, runtime_checkable
+
+__all__ = [
+    "LOG_LEVELS",
+    "Agent",
+    "AgentContext",
+    "AgentError",
+    "AgentResult",
+    "Classification",
+    "ClassificationDecision",
+    "ContextMessage",
+    "KnowledgeDocument",
+    "KnowledgeHit",
+    "KnowledgeSearch",
+    "LogCount",
+    "LogMessageCount",
+    "LogRecord",
+    "LogStore",
+    "SourceRecord",
+]
+
+SourceRecord = dict[str, Any]
+"""A SPEC source record. Members and types:
+
+``log_type_name`` (str, e.g. ``"Knowledge catalog"``, ``"Application logs"``), ``query`` (str: a
+JSON object of the query parameters), ``start`` and ``end`` (str, ISO 8601, the query's time range),
+``link`` (str, a URL that opens the data), ``artifact_id`` (str or None), ``tool_id`` (str, e.g.
+``"knowledge_search"``, ``"log_query"``), ``type`` (str, e.g. ``"knowledge"``, ``"logs"``),
+``source_id`` (int, the key used in ``[[source:N]]`` markers) and ``display_text`` (str).
+"""
+
+ClassificationDecision = Literal["AGENT", "STATIC", "NONE"]
+
+LOG_LEVELS: tuple[str, ...] = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+"""The canonical log levels, least to most severe. Stores keep levels in this spelling."""
+
+
+class AgentError(Exception):
+    """An agent could not produce a result (misconfiguration, unreachable model, bad reply)."""
+
+
+@dataclass(frozen=True)
+class AgentResult:
+    """What an agent operation returns.
+
+    ``markdown`` carries ``[[source:<source_id>]]`` and ``§...§`` markers; ``sources`` maps each
+    ``source_id`` to its source record; ``credits`` is what the run cost (the agent's cost model).
+    """
+
+    markdown: str
+    sources: dict[int, SourceRecord]
+    credits: float
+
+
+@dataclass(frozen=True)
+class Classification:
+    """The decision for a chat message under a chat trigger, and what deciding cost."""
+
+    decision: ClassificationDecision
+    credits: float
+
+
+@dataclass(frozen=True)
+class ContextMessage:
+    """One earlier message of the conversation an answer continues."""
+
+    role: Literal["user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True)
+class KnowledgeHit:
+    """A knowledge document matching a search, best first.
+
+    ``snippet`` is a short excerpt around the matched terms; ``score`` is higher for better matches
+    (comparable only within one search); ``content`` is the whole document text.
+    """
+
+    id: int
+    title: str
+    url: str | None
+    snippet: str
+    score: float
+    content: str
+
+
+@dataclass(frozen=True)
+class KnowledgeDocument:
+    """A stored knowledge document."""
+
+    id: int
+    title: str
+    content: str
+    url: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class LogRecord:
+    """One application log line."""
+
+    id: int
+    timestamp: datetime
+    service: str
+    level: str
+    message: str
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+
+class LogCount(NamedTuple):
+    """How many records one service logged at one level in a window."""
+
+    service: str
+    level: str
+    count: int
+
+
+class LogMessageCount(NamedTuple):
+    """How often one service logged one message in a window, and when first and last."""
+
+    service: str
+    level: str
+    message: str
+    count: int
+    first_seen: datetime
+    last_seen: datetime
+
+
+@runtime_checkable
+class KnowledgeSearch(Protocol):
+    """Full-text search over an organization's knowledge catalog."""
+
+    async def search(self, org_id: int, query: str, limit: int = 5) -> list[KnowledgeHit]:
+        """Documents matching any of the query's words, best (most relevant) first.
+
+        A query with no searchable words returns ``[]``; it never raises on user text.
+        """
+        ...
+
+    async def get(self, org_id: int, doc_id: int) -> KnowledgeDocument | None:
+        """The document with this id in this organization, or None."""
+        ...
+
+
+@runtime_checkable
+class LogStore(Protocol):
+    """Queries over an organization's application logs; ``start`` inclusive, ``end`` exclusive."""
+
+    async def query(
+        self,
+        org_id: int,
+        start: datetime,
+        end: datetime,
+        services: Sequence[str] | None = None,
+        levels: Sequence[str] | None = None,
+        text: str | None = None,
+        limit: int = 100,
+    ) -> list[LogRecord]:
+        """Records in ``[start, end)``, oldest first, filtered by service, level and a substring."""
+        ...
+
+    async def counts(
+        self,
+        org_id: int,
+        start: datetime,
+        end: datetime,
+        services: Sequence[str] | None = None,
+    ) -> list[LogCount]:
+        """Record counts per (service, level) in ``[start, end)``, sorted by service then level."""
+        ...
+
+    async def top_messages(
+        self,
+        org_id: int,
+        start: datetime,
+        end: datetime,
+        services: Sequence[str] | None = None,
+        levels: Sequence[str] | None = None,
+        limit: int = 5,
+    ) -> list[LogMessageCount]:
+        """The most frequent (service, level, message) triples, most frequent first."""
+        ...
+
+    async def services(self, org_id: int) -> list[str]:
+        """Every service name this organization has logged, sorted."""
+        ...
+
+    async def time_bounds(self, org_id: int) -> tuple[datetime, datetime] | None:
+        """The timestamps of the oldest and newest record, or None when there are none."""
+        ...
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """What an agent run may read: whose data, the current time, and the stores.
+
+    ``now`` is the run's clock (agents never read the system clock); ``public_url`` is the base of
+    every ``link`` in a source record (``SLEUTH_PUBLIC_URL``, no trailing slash).
+    """
+
+    org_id: int
+    now: datetime
+    knowledge: KnowledgeSearch
+    logs: LogStore
+    public_url: str
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """An agent implementation. Register one under the ``sleuth.agents`` entry-point group.
+
+    Implementations must be safe to call concurrently for different contexts.
+    """
+
+    name: str
+
+    async def answer(
+        self,
+        ctx: AgentContext,
+        question: str,
+        *,
+        history: Sequence[ContextMessage] = (),
+        use_tools: bool = True,
+    ) -> AgentResult:
+        """Answer a question, continuing ``history``. With ``use_tools=False`` query no data and
+        return no sources."""
+        ...
+
+    async def investigate(
+        self, ctx: AgentContext, prompt: str, event_payload: str, *, title: str = ""
+    ) -> AgentResult:
+        """Investigate an alert: ``prompt`` is the responder's runbook prompt, ``event_payload`` the
+        raw alert, ``title`` the alert's title."""
+        ...
+
+    async def digest_section(self, ctx: AgentContext, section: str, prompt: str) -> AgentResult:
+        """Write one section of a digest: ``section`` is its heading, ``prompt`` what to report."""
+        ...
+
+    async def classify(self, ctx: AgentContext, message: str, instructions: str) -> Classification:
+        """Decide how a chat trigger handles ``message`` given the trigger's ``instructions``:
+        ``AGENT`` (answer it), ``STATIC`` (reply with the static response) or ``NONE``."""
+        ...
