@@ -1,0 +1,194 @@
+"""Operator actions behind ``sleuth admin``: organizations, teams, API keys, webhooks, integrations.
+
+Each function takes an open session, does its work, commits, and returns the stored row. Bad input
+raises :class:`AdminError` whose message is meant for the operator. Test factories use these too, so
+the data tests run against is the data the CLI makes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from urllib.parse import urlsplit
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sleuth_shell.config import PLANS
+from sleuth_shell.db.models import (
+    ApiKey,
+    NotificationIntegration,
+    Organization,
+    Team,
+    WebhookSubscription,
+)
+from sleuth_shell.domain import (
+    DEFAULT_TEAM,
+    INTEGRATION_KINDS,
+    SUBSCRIPTION_TYPES,
+    is_channel_id,
+)
+
+__all__ = [
+    "API_KEY_PREFIX",
+    "AdminError",
+    "add_integration",
+    "add_webhook",
+    "create_key",
+    "create_org",
+    "create_team",
+    "generate_api_key",
+    "get_org",
+    "hash_api_key",
+]
+
+#: Every API key starts with this, so leaked keys are easy to recognise (and to scan for).
+API_KEY_PREFIX = "slk_"
+_MAX_NAME = 200
+
+
+class AdminError(Exception):
+    """An operator command cannot be carried out; ``str()`` says why."""
+
+
+def generate_api_key() -> str:
+    """A new random API key (``slk_`` + 43 URL-safe characters, 256 bits)."""
+    return API_KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+def hash_api_key(key: str) -> str:
+    """The SHA-256 hex digest under which a key is stored and looked up."""
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def _check_name(what: str, name: str) -> str:
+    name = name.strip()
+    if not name:
+        raise AdminError(f"{what} name must not be empty")
+    if len(name) > _MAX_NAME:
+        raise AdminError(f"{what} name must be at most {_MAX_NAME} characters")
+    return name
+
+
+async def get_org(session: AsyncSession, name: str) -> Organization:
+    """The organization called ``name``; :class:`AdminError` if there is none."""
+    org = await session.scalar(select(Organization).where(Organization.name == name))
+    if org is None:
+        raise AdminError(f"Unknown organization: {name}")
+    return org
+
+
+async def _get_team(session: AsyncSession, org: Organization, name: str) -> Team:
+    team = await session.scalar(select(Team).where(Team.org_id == org.id, Team.name == name))
+    if team is None:
+        raise AdminError(f"Unknown team: {name}")
+    return team
+
+
+async def create_org(session: AsyncSession, name: str, plan: str = "free") -> Organization:
+    """Create an organization (with its ``Default`` team and a webhook signing secret)."""
+    name = _check_name("Organization", name)
+    if plan not in PLANS:
+        raise AdminError(f"Unknown plan: {plan} (use one of {', '.join(PLANS)})")
+    if await session.scalar(select(Organization.id).where(Organization.name == name)):
+        raise AdminError(f"Organization already exists: {name}")
+    org = Organization(name=name, plan=plan, signing_secret=secrets.token_hex(32))
+    session.add(org)
+    await session.flush()
+    session.add(Team(org_id=org.id, name=DEFAULT_TEAM))
+    await session.commit()
+    return org
+
+
+async def create_team(session: AsyncSession, org_name: str, team_name: str) -> Team:
+    """Create team ``team_name`` in organization ``org_name``."""
+    org = await get_org(session, org_name)
+    team_name = _check_name("Team", team_name)
+    exists = await session.scalar(
+        select(Team.id).where(Team.org_id == org.id, Team.name == team_name)
+    )
+    if exists:
+        raise AdminError(f"Team already exists: {team_name}")
+    team = Team(org_id=org.id, name=team_name)
+    session.add(team)
+    await session.commit()
+    return team
+
+
+async def create_key(
+    session: AsyncSession, org_name: str, *, admin: bool = False, team_name: str | None = None
+) -> tuple[ApiKey, str]:
+    """Create an API key; returns the stored row and the plain key (shown once, never stored)."""
+    org = await get_org(session, org_name)
+    team = await _get_team(session, org, team_name) if team_name is not None else None
+    key = generate_api_key()
+    row = ApiKey(
+        org_id=org.id,
+        key_hash=hash_api_key(key),
+        prefix=key[: len(API_KEY_PREFIX) + 6],
+        admin=admin,
+        team_id=team.id if team else None,
+    )
+    session.add(row)
+    await session.commit()
+    return row, key
+
+
+async def add_webhook(
+    session: AsyncSession, org_name: str, subscription_type: str, name: str
+) -> WebhookSubscription:
+    """Create a webhook subscription with a fresh ``remote_id`` and secret."""
+    org = await get_org(session, org_name)
+    if subscription_type not in SUBSCRIPTION_TYPES:
+        raise AdminError(
+            f"Unknown webhook type: {subscription_type} "
+            f"(use one of {', '.join(SUBSCRIPTION_TYPES)})"
+        )
+    row = WebhookSubscription(
+        org_id=org.id,
+        type=subscription_type,
+        remote_id="wh_" + secrets.token_hex(10),
+        name=_check_name("Webhook", name),
+        secret=secrets.token_urlsafe(32),
+    )
+    session.add(row)
+    await session.commit()
+    return row
+
+
+async def add_integration(
+    session: AsyncSession,
+    org_name: str,
+    kind: str,
+    name: str,
+    *,
+    url: str | None = None,
+    channel: str | None = None,
+) -> NotificationIntegration:
+    """Create a notification integration (``ALT_WEBHOOK``: ``url``; ``CHAT_ALERT``: ``channel``)."""
+    org = await get_org(session, org_name)
+    if kind not in INTEGRATION_KINDS:
+        raise AdminError(
+            f"Unknown integration kind: {kind} (use one of {', '.join(INTEGRATION_KINDS)})"
+        )
+    if kind == "ALT_WEBHOOK":
+        parts = urlsplit(url or "")
+        if parts.scheme not in {"http", "https"} or not parts.netloc:
+            raise AdminError("ALT_WEBHOOK needs --url with an absolute http(s) URL")
+        if channel is not None:
+            raise AdminError("ALT_WEBHOOK takes --url, not --channel")
+    else:
+        if not is_channel_id(channel):
+            raise AdminError("CHAT_ALERT needs --channel with a channel ID starting with C or G")
+        if url is not None:
+            raise AdminError("CHAT_ALERT takes --channel, not --url")
+    row = NotificationIntegration(
+        org_id=org.id,
+        name=_check_name("Integration", name),
+        kind=kind,
+        url=url if kind == "ALT_WEBHOOK" else None,
+        channel_id=channel if kind == "CHAT_ALERT" else None,
+    )
+    session.add(row)
+    await session.commit()
+    return row

@@ -1,0 +1,46 @@
+"""HTTP routes, one module per resource. Each module exports ``ROUTES`` (handlers/controllers).
+
+To add a resource, write ``api/<resource>.py`` with ``ROUTES = [...]`` and register it in
+:data:`API_MODULES` (under ``/api/v1``, API key required unless a route sets ``opt public=True``)
+or :data:`ROOT_MODULES` (outside ``/api/v1``, no key).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from litestar import Router
+
+from sleuth_shell.api import (
+    health,
+    notification_integrations,
+    webhook_subscriptions,
+)
+from sleuth_shell.auth import require_api_key
+
+__all__ = ["API_MODULES", "ROOT_MODULES", "api_router", "root_routes"]
+
+#: Modules served under ``/api/v1``.
+API_MODULES: tuple[ModuleType, ...] = (
+    webhook_subscriptions,
+    notification_integrations,
+)
+#: Modules served at the root (no API key).
+ROOT_MODULES: tuple[ModuleType, ...] = (health,)
+
+
+def api_router() -> Router:
+    """The ``/api/v1`` router: every route needs an API key unless it opts out (``public``)."""
+    handlers: list[Any] = [route for module in API_MODULES for route in module.ROUTES]
+    return Router(
+        path="/api/v1",
+        route_handlers=handlers,
+        guards=[require_api_key],
+        security=[{"ApiKey": []}],
+    )
+
+
+def root_routes() -> list[Any]:
+    """Handlers served outside ``/api/v1``."""
+    return [route for module in ROOT_MODULES for route in module.ROUTES]

@@ -1,0 +1,142 @@
+"""Service settings, read once from the environment (DESIGN.md section 2) and passed around.
+
+Nothing reads the environment at import time: :meth:`Settings.from_env` is called by the CLI (and
+by tests with an explicit mapping), and the resulting frozen object is handed to
+:func:`sleuth_shell.app.create_app`.
+
+>>> s = Settings.from_env({"SLEUTH_PUBLIC_URL": "https://sleuth.example.com/"})
+>>> s.public_url, s.database_url, s.rate_limit_for("team")
+('https://sleuth.example.com', 'sqlite:///./sleuth.db', 600)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["PLANS", "ConfigError", "Settings"]
+
+#: The organization plans, in increasing order of their default rate limits.
+PLANS: tuple[str, ...] = ("free", "team", "enterprise")
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off", ""})
+
+
+class ConfigError(ValueError):
+    """An environment variable holds a value Sleuth cannot use. ``str()`` names the variable."""
+
+
+class Settings(BaseModel):
+    """Everything the service is configured with. Immutable; build it with :meth:`from_env`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    database_url: str = "sqlite:///./sleuth.db"
+    """SQLAlchemy URL (``sqlite:///path`` or ``postgresql://...``); the shell picks the driver."""
+    public_url: str = "http://127.0.0.1:8000"
+    """Base of every ``url``/``link`` the service returns, without a trailing slash."""
+    agent: str = "retrieval"
+    """Name of the agent (an entry point in the ``sleuth.agents`` group) that answers."""
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: str | None = None
+    allow_private_urls: bool = False
+    """Allow callbacks and alt webhooks to loopback and private addresses (tests, development)."""
+    workers_inline: bool = True
+    """Run the job worker inside ``sleuth serve``."""
+    rate_limits: dict[str, int] = Field(
+        default_factory=lambda: {"free": 60, "team": 600, "enterprise": 6000}
+    )
+    """Requests per window for each plan."""
+    rate_limit_window: int = 60
+    """Length of the rate-limit window in seconds."""
+
+    def rate_limit_for(self, plan: str) -> int:
+        """Return the request limit per window for ``plan`` (unknown plans get ``free``'s)."""
+        return self.rate_limits.get(plan, self.rate_limits["free"])
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Read the settings from ``environ`` (default: ``os.environ``).
+
+        Raises :class:`ConfigError` naming the variable and the problem for any bad value.
+        """
+        env = os.environ if environ is None else environ
+
+        def text(name: str, default: str | None) -> str | None:
+            value = env.get(name)
+            if value is None:
+                return default
+            value = value.strip()
+            return value or default
+
+        def flag(name: str, default: bool) -> bool:
+            value = env.get(name)
+            if value is None:
+                return default
+            lowered = value.strip().lower()
+            if lowered in _TRUE:
+                return True
+            if lowered in _FALSE:
+                return False
+            raise ConfigError(f"{name} must be true or false, got {value!r}")
+
+        def positive_int(name: str, default: int) -> int:
+            value = env.get(name)
+            if value is None or not value.strip():
+                return default
+            try:
+                number = int(value.strip())
+            except ValueError:
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}") from None
+            if number <= 0:
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+            return number
+
+        database_url = text("SLEUTH_DATABASE_URL", "sqlite:///./sleuth.db")
+        assert database_url is not None
+        scheme = database_url.split(":", 1)[0].lower()
+        if not database_url.count(":") or scheme.split("+")[0] not in {"sqlite", "postgresql"}:
+            raise ConfigError(
+                "SLEUTH_DATABASE_URL must be a sqlite:/// or postgresql:// URL, "
+                f"got {database_url!r}"
+            )
+
+        public_url = text("SLEUTH_PUBLIC_URL", "http://127.0.0.1:8000")
+        assert public_url is not None
+        parts = urlsplit(public_url)
+        if parts.scheme not in {"http", "https"} or not parts.netloc or parts.query:
+            raise ConfigError(
+                f"SLEUTH_PUBLIC_URL must be an absolute http(s) URL, got {public_url!r}"
+            )
+
+        agent = text("SLEUTH_AGENT", "retrieval")
+        assert agent is not None
+        llm = {
+            "llm_base_url": text("SLEUTH_LLM_BASE_URL", None),
+            "llm_model": text("SLEUTH_LLM_MODEL", None),
+            "llm_api_key": text("SLEUTH_LLM_API_KEY", None),
+        }
+        base = llm["llm_base_url"]
+        if base is not None and urlsplit(base).scheme not in {"http", "https"}:
+            raise ConfigError(f"SLEUTH_LLM_BASE_URL must be an http(s) URL, got {base!r}")
+
+        defaults = cls.model_fields["rate_limits"].get_default(call_default_factory=True)
+        rate_limits = {
+            plan: positive_int(f"SLEUTH_RATE_LIMIT_{plan.upper()}", defaults[plan])
+            for plan in PLANS
+        }
+        return cls(
+            database_url=database_url,
+            public_url=public_url.rstrip("/"),
+            agent=agent,
+            allow_private_urls=flag("SLEUTH_ALLOW_PRIVATE_URLS", False),
+            workers_inline=flag("SLEUTH_WORKERS_INLINE", True),
+            rate_limits=rate_limits,
+            rate_limit_window=positive_int("SLEUTH_RATE_LIMIT_WINDOW", 60),
+            **llm,
+        )

@@ -1,0 +1,406 @@
+"""The relational schema (SQLAlchemy 2 declarative models).
+
+Every table is owned by an organization (``org_id``) except ``jobs``, which carries the org in its
+payload when it needs one. Timestamps are timezone-aware UTC on both SQLite and PostgreSQL (see
+:class:`UTCDateTime`). The schema is created and upgraded only by the Alembic migrations in
+``sleuth_shell/db/migrations``; a test checks that these models and the migrations agree.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+__all__ = [
+    "AdvancedSettings",
+    "AlertResponder",
+    "ApiKey",
+    "Base",
+    "ChatMessage",
+    "Digest",
+    "DigestRun",
+    "Interaction",
+    "Investigation",
+    "Job",
+    "KnowledgeDocument",
+    "LogRecord",
+    "NotificationIntegration",
+    "Organization",
+    "Team",
+    "UTCDateTime",
+    "UsageEvent",
+    "WebhookSubscription",
+    "utcnow",
+]
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A ``DateTime(timezone=True)`` that always stores UTC and always returns aware UTC values.
+
+    SQLite has no time zone support and gives back naive values; PostgreSQL gives back aware
+    ones in the session zone. Both come out as aware UTC. Naive input is taken to be UTC.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    """Declarative base with a stable constraint naming convention (for migrations)."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        datetime: UTCDateTime(),
+        dict[str, Any]: JSON,
+        list[Any]: JSON,
+    }
+
+
+def _created() -> Mapped[datetime]:
+    return mapped_column(UTCDateTime(), default=utcnow, nullable=False)
+
+
+def _updated() -> Mapped[datetime]:
+    return mapped_column(UTCDateTime(), default=utcnow, onupdate=utcnow, nullable=False)
+
+
+def _org_fk() -> Mapped[int]:
+    return mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+
+
+class Organization(Base):
+    """A tenant. Every other row belongs to exactly one organization."""
+
+    __tablename__ = "organizations"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True, nullable=False)
+    plan: Mapped[str] = mapped_column(String(32), nullable=False, default="free")
+    signing_secret: Mapped[str] = mapped_column(String(128), nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+
+class Team(Base):
+    """A team within an organization; every organization has a ``Default`` team."""
+
+    __tablename__ = "teams"
+    __table_args__ = (UniqueConstraint("org_id", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = _org_fk()
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+
+class ApiKey(Base):
+    """An organization API key, stored as the SHA-256 hex digest of the key."""
+
+    __tablename__ = "api_keys"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = _org_fk()
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    prefix: Mapped[str] = mapped_column(String(16), nullable=False)
+    admin: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    team_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("teams.id", ondelete="SET NULL"), nullable=True
+    )
+    created_at: Mapped[datetime] = _created()
+
+
+class WebhookSubscription(Base):
+    """An inbound webhook source (PROVIDER_A..D) or the chat workspace connection (CHAT)."""
+
+    __tablename__ = "webhook_subscriptions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = _org_fk()
+    type: Mapped[str] = mapped_column(String(32), nullable=False)
+    remote_id: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    secret: Mapped[str] = mapped_column(String(128), nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+
+class NotificationIntegration(Base):
+    """A notification target: an alt incoming webhook URL or a chat channel."""
+
+    __tablename__ = "notification_integrations"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = _org_fk()
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    kind: Mapped[str] = mapped_column(String(32), nullable=False)
+    url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    channel_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_at: Mapped[datetime] = _created()
+
+
+class AlertResponder(Base):
+    """An alert agent: which alerts it reacts to (sources + matching criteria) and its runbook."""
+
+    __tablename__ = "alert_responders"
+    __table_args__ = (UniqueConstraint("org_id", "team_id", "name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = _org_fk()
+    team_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("teams.id", ondelete="CASCADE"), nullable=False
+    )
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    runbook_prompt: Mapped[str | None] = mapped_column(Text, nullable=True)
+    runbook_active: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    text_matches: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    match_rules: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    chat_bot_app_user_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    chat_channel_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    webhook_sources: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    notification_integration_ids: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="ACTIVE")
+    created_at: Mapped[datetime] = _created()
+    updated_at: Mapped[datetime] = _updated()
+
+
+class Investigation(Base):
+    """One run of an alert agent on one alert."""
+
+    __tablename__ = "investigations"
+    __table_args__ = (Index(None, "alert_responder_id", "dedup_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = _org_fk()
+    alert_responder_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("alert_responders.id", ondelete="SET NULL"), nullable=True
+    )
+    team_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("teams.id", ondelete="SET NULL"), nullable=True
+    )
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="PENDING")
+    prompt: Mapped[str] = mapped_column(Text, nullable=False)
+    event_payload: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    result: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    sources: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    dedup_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = _created()
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class Digest(Base):
+    """A digest agent: sections generated on a Monday-zero cron schedule."""
+
+    __tablename__ = "digests"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = _org_fk()
+    team_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("teams.id", ondelete="CASCADE"), nullable=False
+    )
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    sections: Mapped[list[Any]] = mapped_column(JSON, nullable=False)
+    schedule: Mapped[str] = mapped_column(String(200), nullable=False)
+    chat_channel_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    notification_integration_ids: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = _created()
+    updated_at: Mapped[datetime] = _updated()
+
+
+class DigestRun(Base):
+    """One run of a digest (manual, scheduled or by cron)."""
+
+    __tablename__ = "digest_runs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = _org_fk()
+    digest_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("digests.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="PENDING")
+    scheduled_runtime: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    results: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = _created()
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+def _uuid4() -> str:
+    return str(uuid.uuid4())
+
+
+class Interaction(Base):
+    """A question to the agent, answered synchronously, in the background or at a set time."""
+
+    __tablename__ = "interactions"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=_uuid4)
+    org_id: Mapped[int] = _org_fk()
+    team_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("teams.id", ondelete="SET NULL"), nullable=True
+    )
+    api_key_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("api_keys.id", ondelete="SET NULL"), nullable=True
+    )
+    user_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    question: Mapped[str] = mapped_column(Text, nullable=False)
+    context: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    use_tools: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="PENDING")
+    content: Mapped[str | None] = mapped_column(Text, nullable=True)
+    sources: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    notifications: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    callback_api_key: Mapped[str | None] = mapped_column(Text, nullable=True)
+    scheduled_runtime: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = _created()
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class Job(Base):
+    """A durable unit of background work, claimed with a lease by one worker at a time."""
+
+    __tablename__ = "jobs"
+    __table_args__ = (Index(None, "status", "run_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    kind: Mapped[str] = mapped_column(String(64), nullable=False)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    run_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    max_attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=5)
+    lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    locked_by: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = _created()
+    updated_at: Mapped[datetime] = _updated()
+
+
+class UsageEvent(Base):
+    """One entry of the credit ledger. A null team is unattributed (automated) usage."""
+
+    __tablename__ = "usage_events"
+    __table_args__ = (Index(None, "org_id", "occurred_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False
+    )
+    team_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("teams.id", ondelete="SET NULL"), nullable=True
+    )
+    feature: Mapped[str] = mapped_column(String(64), nullable=False)
+    credits: Mapped[float] = mapped_column(Float, nullable=False)
+    occurred_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+
+
+class KnowledgeDocument(Base):
+    """A document of the organization's knowledge catalog."""
+
+    __tablename__ = "knowledge_documents"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = _org_fk()
+    title: Mapped[str] = mapped_column(String(500), nullable=False)
+    content: Mapped[str] = mapped_column(Text, nullable=False)
+    url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime] = _created()
+
+
+class LogRecord(Base):
+    """One observability log line in the embedded store."""
+
+    __tablename__ = "log_records"
+    __table_args__ = (
+        Index(None, "org_id", "timestamp"),
+        Index(None, "org_id", "service", "timestamp"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False
+    )
+    timestamp: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    service: Mapped[str] = mapped_column(String(200), nullable=False)
+    level: Mapped[str] = mapped_column(String(32), nullable=False)
+    message: Mapped[str] = mapped_column(Text, nullable=False)
+    attributes: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+
+
+class AdvancedSettings(Base):
+    """The organization's advanced-settings document (chat triggers, external channels)."""
+
+    __tablename__ = "advanced_settings"
+
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), primary_key=True
+    )
+    document: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    updated_at: Mapped[datetime] = _updated()
+
+
+class ChatMessage(Base):
+    """A message the embedded chat client posted (the chat outbox)."""
+
+    __tablename__ = "chat_messages"
+    __table_args__ = (Index(None, "org_id", "channel_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False
+    )
+    channel_id: Mapped[str] = mapped_column(String(64), nullable=False)
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+    thread_ts: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_at: Mapped[datetime] = _created()

@@ -1,0 +1,171 @@
+"""Every error response of the service, in one place: the body is always ``{"detail": str}``.
+
+- :data:`CORE_ERROR_STATUS` maps each :class:`sleuth_core.errors.CoreError` subclass to its HTTP
+  status (all 400: they are validation errors), with ``str(error)`` as the detail. A test walks the
+  hierarchy and fails on an unmapped class.
+- Litestar's HTTP exceptions keep their status and headers; their framework-default details are
+  replaced by ours (404, 405, 413, validation errors).
+- Anything else is logged and answered 500 ``Internal server error`` (never a traceback).
+
+Handlers raise :class:`ApiError` (or its helpers :func:`bad_request`, :func:`not_found`,
+:func:`conflict`) for their own errors.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from litestar import MediaType, Request, Response
+from litestar.exceptions import (
+    HTTPException,
+    MethodNotAllowedException,
+    NotFoundException,
+    ValidationException,
+)
+from litestar.status_codes import (
+    HTTP_400_BAD_REQUEST,
+    HTTP_404_NOT_FOUND,
+    HTTP_409_CONFLICT,
+    HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+    HTTP_500_INTERNAL_SERVER_ERROR,
+)
+from litestar.types import ExceptionHandlersMap
+
+from sleuth_core.errors import (
+    CoreError,
+    InvalidCriteria,
+    InvalidRange,
+    InvalidSchedule,
+    InvalidSettings,
+)
+
+__all__ = [
+    "CORE_ERROR_STATUS",
+    "ApiError",
+    "bad_request",
+    "conflict",
+    "error_response",
+    "exception_handlers",
+    "not_found",
+]
+
+logger = logging.getLogger("sleuth.errors")
+
+#: HTTP status for every core error class (looked up along the MRO, most specific first).
+CORE_ERROR_STATUS: dict[type[CoreError], int] = {
+    CoreError: HTTP_400_BAD_REQUEST,
+    InvalidCriteria: HTTP_400_BAD_REQUEST,
+    InvalidSchedule: HTTP_400_BAD_REQUEST,
+    InvalidRange: HTTP_400_BAD_REQUEST,
+    InvalidSettings: HTTP_400_BAD_REQUEST,
+}
+
+_DEFAULT_DETAILS = {
+    404: "Not found",
+    405: "Method not allowed",
+    413: "Request body too large",
+    500: "Internal server error",
+}
+
+
+class ApiError(HTTPException):
+    """An error a handler answers with: ``ApiError(404, "Digest not found")``."""
+
+    def __init__(self, status_code: int, detail: str, headers: dict[str, str] | None = None):
+        super().__init__(status_code=status_code, detail=detail, headers=headers)
+
+
+def bad_request(detail: str) -> ApiError:
+    """400 with ``detail``."""
+    return ApiError(HTTP_400_BAD_REQUEST, detail)
+
+
+def not_found(thing: str) -> ApiError:
+    """404 ``<thing> not found`` (e.g. ``not_found("Alert responder")``)."""
+    return ApiError(HTTP_404_NOT_FOUND, f"{thing} not found")
+
+
+def conflict(detail: str) -> ApiError:
+    """409 with ``detail``."""
+    return ApiError(HTTP_409_CONFLICT, detail)
+
+
+def error_response(
+    status_code: int, detail: str, headers: dict[str, str] | None = None
+) -> Response[Any]:
+    """The one error response shape: ``{"detail": detail}``."""
+    return Response(
+        content={"detail": detail},
+        status_code=status_code,
+        headers=headers,
+        media_type=MediaType.JSON,
+    )
+
+
+def _validation_detail(request: Request[Any, Any, Any], exc: ValidationException) -> str:
+    override = request.scope.get("route_handler") and request.route_handler.opt.get(
+        "validation_detail"
+    )
+    if override:
+        return str(override)
+    messages: list[str] = []
+    extra = exc.extra
+    if isinstance(extra, list):
+        for item in extra:
+            if isinstance(item, dict):
+                message = str(item.get("message", "")).strip()
+                key = item.get("key")
+                source = item.get("source")
+                if key and key not in message:
+                    where = f"{source} parameter {key}" if source and source != "body" else key
+                    message = f"{message} ({where})" if message else f"Invalid {where}"
+                if message:
+                    messages.append(message)
+    if messages:
+        return "Invalid request: " + "; ".join(messages)
+    return "Invalid request body"
+
+
+def _http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+    status = exc.status_code
+    headers = dict(exc.headers or {})
+    if isinstance(exc, ApiError):
+        return error_response(status, exc.detail, headers)
+    if isinstance(exc, ValidationException) and status == HTTP_400_BAD_REQUEST:
+        return error_response(status, _validation_detail(request, exc), headers)
+    if status in _DEFAULT_DETAILS and (
+        status in (HTTP_413_REQUEST_ENTITY_TOO_LARGE, HTTP_500_INTERNAL_SERVER_ERROR)
+        or isinstance(exc, MethodNotAllowedException)
+        or (isinstance(exc, NotFoundException) and exc.detail in ("Not Found", ""))
+    ):
+        if status == HTTP_500_INTERNAL_SERVER_ERROR:
+            logger.error("internal server error: %s", exc.detail)
+        return error_response(status, _DEFAULT_DETAILS[status], headers)
+    return error_response(status, exc.detail or _DEFAULT_DETAILS.get(status, "Error"), headers)
+
+
+def core_error_status(exc: CoreError) -> int:
+    """The HTTP status of a core error (the nearest mapped class in its MRO)."""
+    for cls in type(exc).__mro__:
+        if cls in CORE_ERROR_STATUS:
+            return CORE_ERROR_STATUS[cls]  # type: ignore[index]
+    return HTTP_400_BAD_REQUEST
+
+
+def _core_error(request: Request[Any, Any, Any], exc: CoreError) -> Response[Any]:
+    return error_response(core_error_status(exc), str(exc))
+
+
+def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    logger.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return error_response(HTTP_500_INTERNAL_SERVER_ERROR, _DEFAULT_DETAILS[500])
+
+
+def exception_handlers() -> ExceptionHandlersMap:
+    """The app-level exception handlers (register with ``Litestar(exception_handlers=...)``)."""
+    return {
+        HTTPException: _http_exception,
+        CoreError: _core_error,
+        Exception: _unexpected,
+    }

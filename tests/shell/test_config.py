@@ -1,0 +1,85 @@
+"""Settings from the environment, and their validation."""
+
+from __future__ import annotations
+
+import pytest
+
+from sleuth_shell.config import ConfigError, Settings
+from sleuth_shell.db.dialect import async_url
+
+
+def test_defaults() -> None:
+    settings = Settings.from_env({})
+    assert settings.database_url == "sqlite:///./sleuth.db"
+    assert settings.public_url == "http://127.0.0.1:8000"
+    assert settings.agent == "retrieval"
+    assert settings.llm_base_url is settings.llm_model is settings.llm_api_key is None
+    assert settings.allow_private_urls is False
+    assert settings.workers_inline is True
+    assert settings.rate_limits == {"free": 60, "team": 600, "enterprise": 6000}
+    assert settings.rate_limit_window == 60
+    assert settings.rate_limit_for("nonexistent") == 60
+
+
+def test_values_are_read() -> None:
+    settings = Settings.from_env(
+        {
+            "SLEUTH_DATABASE_URL": "postgresql://u@h/db",
+            "SLEUTH_PUBLIC_URL": "https://sleuth.example.com/",
+            "SLEUTH_AGENT": "openai",
+            "SLEUTH_LLM_BASE_URL": "https://llm.example.com/v1",
+            "SLEUTH_LLM_MODEL": "m",
+            "SLEUTH_LLM_API_KEY": "k",
+            "SLEUTH_ALLOW_PRIVATE_URLS": "yes",
+            "SLEUTH_WORKERS_INLINE": "false",
+            "SLEUTH_RATE_LIMIT_TEAM": "1000",
+            "SLEUTH_RATE_LIMIT_WINDOW": "30",
+        }
+    )
+    assert settings.public_url == "https://sleuth.example.com"
+    assert (settings.agent, settings.llm_model, settings.llm_api_key) == ("openai", "m", "k")
+    assert settings.allow_private_urls is True and settings.workers_inline is False
+    assert settings.rate_limit_for("team") == 1000 and settings.rate_limit_window == 30
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("SLEUTH_DATABASE_URL", "mysql://x/y", "SLEUTH_DATABASE_URL must be a sqlite"),
+        ("SLEUTH_DATABASE_URL", "nonsense", "SLEUTH_DATABASE_URL must be a sqlite"),
+        ("SLEUTH_PUBLIC_URL", "sleuth.example.com", "SLEUTH_PUBLIC_URL must be an absolute"),
+        ("SLEUTH_ALLOW_PRIVATE_URLS", "maybe", "SLEUTH_ALLOW_PRIVATE_URLS must be true or false"),
+        ("SLEUTH_WORKERS_INLINE", "2", "SLEUTH_WORKERS_INLINE must be true or false"),
+        ("SLEUTH_RATE_LIMIT_FREE", "-1", "SLEUTH_RATE_LIMIT_FREE must be a positive integer"),
+        ("SLEUTH_RATE_LIMIT_WINDOW", "soon", "SLEUTH_RATE_LIMIT_WINDOW must be a positive"),
+        ("SLEUTH_LLM_BASE_URL", "ftp://x", "SLEUTH_LLM_BASE_URL must be an http"),
+    ],
+)
+def test_bad_values_name_the_variable(name: str, value: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        Settings.from_env({name: value})
+
+
+def test_settings_are_frozen() -> None:
+    settings = Settings.from_env({})
+    with pytest.raises(Exception, match="frozen"):
+        settings.agent = "other"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("sqlite:///./sleuth.db", "sqlite+aiosqlite:///./sleuth.db"),
+        ("sqlite:////abs/x.db", "sqlite+aiosqlite:////abs/x.db"),
+        ("postgresql://u:p@h:5432/d", "postgresql+asyncpg://u:***@h:5432/d"),
+        ("postgres://u@h/d", "postgresql+asyncpg://u@h/d"),
+        ("postgresql+psycopg://u@h/d", "postgresql+asyncpg://u@h/d"),
+    ],
+)
+def test_async_driver_is_chosen(url: str, expected: str) -> None:
+    assert str(async_url(url)) == expected
+
+
+def test_unsupported_database() -> None:
+    with pytest.raises(ValueError, match="unsupported database"):
+        async_url("mysql://x/y")
