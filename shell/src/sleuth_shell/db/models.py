@@ -9,12 +9,13 @@ payload when it needs one. Timestamps are timezone-aware UTC on both SQLite and 
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
     Boolean,
+    Date,
     DateTime,
     Float,
     ForeignKey,
@@ -46,7 +47,9 @@ __all__ = [
     "Organization",
     "Team",
     "UTCDateTime",
+    "UsageDaily",
     "UsageEvent",
+    "UsageMonthly",
     "WebhookSubscription",
     "utcnow",
 ]
@@ -328,10 +331,15 @@ class Job(Base):
 
 
 class UsageEvent(Base):
-    """One entry of the credit ledger. A null team is unattributed (automated) usage."""
+    """One entry of the credit ledger. A null team is unattributed (automated) usage.
+
+    Written only through :func:`sleuth_shell.billing.ledger.record_usage`, which rounds ``credits``
+    to the ledger's binary grid and keeps :class:`UsageDaily` and :class:`UsageMonthly` current.
+    The index also covers ``team_id`` and ``credits`` so a report's partial days read only it.
+    """
 
     __tablename__ = "usage_events"
-    __table_args__ = (Index(None, "org_id", "occurred_at"),)
+    __table_args__ = (Index(None, "org_id", "occurred_at", "team_id", "credits"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     org_id: Mapped[int] = mapped_column(
@@ -404,3 +412,44 @@ class ChatMessage(Base):
     text: Mapped[str] = mapped_column(Text, nullable=False)
     thread_ts: Mapped[str | None] = mapped_column(String(64), nullable=True)
     created_at: Mapped[datetime] = _created()
+
+
+class UsageDaily(Base):
+    """Daily rollup of the credit ledger: one organization's credits of one team on one UTC day.
+
+    Kept current by :func:`sleuth_shell.billing.ledger.record_usage` in the same transaction as
+    the ledger row. ``team_key`` is the team id, or 0 for unattributed usage (so the primary key has
+    no nullable column); ``month`` (``YYYY-MM``) repeats the day's month so reports group by month
+    without dialect-specific date functions; ``events`` counts the ledger rows. The primary key
+    leads with ``(org_id, day)``, the report's range scan; on SQLite the table is clustered on it.
+    """
+
+    __tablename__ = "usage_daily"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), primary_key=True
+    )
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    team_key: Mapped[int] = mapped_column(Integer, primary_key=True)
+    month: Mapped[str] = mapped_column(String(7), nullable=False)
+    credits: Mapped[float] = mapped_column(Float, nullable=False)
+    events: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
+class UsageMonthly(Base):
+    """Monthly rollup of the credit ledger: one organization's credits of one team in one UTC month.
+
+    Kept current with :class:`UsageDaily`; ``month`` is ``YYYY-MM`` and ``team_key`` as there.
+    """
+
+    __tablename__ = "usage_monthly"
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), primary_key=True
+    )
+    month: Mapped[str] = mapped_column(String(7), primary_key=True)
+    team_key: Mapped[int] = mapped_column(Integer, primary_key=True)
+    credits: Mapped[float] = mapped_column(Float, nullable=False)
+    events: Mapped[int] = mapped_column(Integer, nullable=False)
