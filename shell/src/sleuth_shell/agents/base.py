@@ -205,6 +205,19 @@ class LogStore(Protocol):
         """The most frequent (service, level, message) triples, most frequent first."""
         ...
 
+    async def histogram(
+        self,
+        org_id: int,
+        start: datetime,
+        end: datetime,
+        bucket_seconds: int,
+        services: Sequence[str] | None = None,
+        levels: Sequence[str] | None = None,
+    ) -> list[tuple[datetime, int]]:
+        """Record counts per ``bucket_seconds`` bucket (aligned to the Unix epoch), oldest first;
+        empty buckets are left out."""
+        ...
+
     async def services(self, org_id: int) -> list[str]:
         """Every service name this organization has logged, sorted."""
         ...

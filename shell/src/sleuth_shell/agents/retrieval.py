@@ -1,0 +1,927 @@
+"""The embedded default agent, ``retrieval``: no network, no model, deterministic.
+
+It reads the question (or alert) for a time window, the services it names and whether it asks
+about logs (`sleuth_shell.agents.text`), searches the knowledge catalog, queries the log store,
+and writes a markdown answer from what it found, citing each document and query with
+``[[source:N]]`` and marking every timestamp with ``§...§``. The same inputs and data always give
+the same answer. Costs follow `sleuth_shell.agents.sources.CostModel`.
+
+What it does per operation:
+
+- ``answer``: how-to questions get the best matching runbook passage, quoted and cited, plus
+  related runbooks. Questions about errors, failures or a time window also get log counts per
+  service and level, the most frequent errors, the first errors and the deploys/rollbacks of the
+  window, each cited as a log query. Follow-ups without a window or service take them from the
+  previous user message. ``use_tools=False`` queries nothing and cites nothing: it answers from the
+  conversation alone and says so.
+- ``investigate``: summarises the alert, compares error rates around the alert time with the six
+  hours before, builds a timeline (changes, first warnings, first errors per affected service,
+  rollbacks, last errors), proposes the most likely root cause with its evidence, and quotes the
+  matching runbook.
+- ``digest_section``: reports over the window the prompt names (default: the 24 hours before
+  ``now``): volume, errors per service, the busiest error hour, top errors, changes and a
+  related runbook. The section body is returned without a heading (the digest adds it).
+- ``classify``: keyword rules, see `RetrievalAgent.classify`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sleuth_shell.agents.base import (
+    AgentContext,
+    AgentResult,
+    Classification,
+    ClassificationDecision,
+    ContextMessage,
+    KnowledgeHit,
+    LogCount,
+    LogMessageCount,
+    LogRecord,
+    SourceRecord,
+)
+from sleuth_shell.agents.sources import CostModel, knowledge_source, log_source
+from sleuth_shell.agents.text import (
+    TimeWindow,
+    best_passage,
+    extract_alert,
+    format_ts,
+    infer_window,
+    match_services,
+    stem,
+    terms,
+)
+
+__all__ = ["RetrievalAgent"]
+
+ERROR_LEVELS: tuple[str, ...] = ("ERROR", "CRITICAL")
+_LEVEL_COLUMNS: tuple[str, ...] = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
+_LOG_WORDS = re.compile(
+    r"\b(?:errors?|5\d\d|5xx|exceptions?|fail\w*|timeouts?|timed out|latency|slow|logs?|"
+    r"warnings?|incidents?|outages?|broken|spikes?|crash\w*|happen\w*|wrong|status|health\w*|"
+    r"problems?|issues?|down|alerts?|degraded|why)\b",
+    re.IGNORECASE,
+)
+_HOW_TO = re.compile(
+    r"^\s*(?:how\s+(?:do|to|can|should|would)|what(?:'s| is)\s+the\s+(?:procedure|process|"
+    r"policy|runbook)|who\s+(?:do|should|to)|when\s+should|where\s+(?:do|is|can))\b",
+    re.IGNORECASE,
+)
+_CHANGE_MARKER = "deployed"
+_DEFAULT_LOOKBACK = timedelta(hours=24)
+_INVESTIGATION_BEFORE = timedelta(hours=2)
+_INVESTIGATION_AFTER = timedelta(minutes=30)
+_BASELINE = timedelta(hours=6)
+
+
+def _inline(text: str, limit: int = 300) -> str:
+    """Text made safe for inline markdown: one line, no markers, bounded length."""
+    text = " ".join(str(text).split()).replace("§", "").replace("[[", "[ [")
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _code(text: str, limit: int = 200) -> str:
+    """A code span holding ``text`` (backticks replaced, so the span cannot be broken)."""
+    return "`" + _inline(text, limit).replace("`", "'") + "`"
+
+
+def _ts(value: datetime) -> str:
+    """A timestamp marker: ``§2026-11-22T09:41:07Z§``."""
+    return f"§{format_ts(value)}§"
+
+
+def _quote(text: str) -> str:
+    cleaned = text.replace("§", "").replace("[[", "[ [")
+    return "\n".join(f"> {line}" if line.strip() else ">" for line in cleaned.splitlines())
+
+
+def _services_phrase(services: Sequence[str] | None) -> str:
+    if not services:
+        return "all services"
+    names = [f"**{_inline(s, 100)}**" for s in services]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+@dataclass(frozen=True)
+class _Change:
+    record: LogRecord
+
+    @property
+    def target(self) -> str:
+        return str(
+            self.record.attributes.get("target") or self.record.attributes.get("service") or ""
+        )
+
+
+class _Run:
+    """One agent run: the tools it calls (counted for credits) and the sources it cites."""
+
+    def __init__(self, ctx: AgentContext, costs: CostModel) -> None:
+        self.ctx = ctx
+        self.costs = costs
+        self.sources: dict[int, SourceRecord] = {}
+        self._keys: dict[tuple[str, str], int] = {}
+        self.knowledge_searches = 0
+        self.log_queries = 0
+        self._services: list[str] | None = None
+
+    @property
+    def credits(self) -> float:
+        return self.costs.charge(self.knowledge_searches, self.log_queries)
+
+    def _cite(self, record: SourceRecord) -> str:
+        key = (str(record["tool_id"]), str(record["query"]))
+        if key not in self._keys:
+            source_id = len(self.sources) + 1
+            record["source_id"] = source_id
+            self.sources[source_id] = record
+            self._keys[key] = source_id
+        return f"[[source:{self._keys[key]}]]"
+
+    def cite_document(self, hit: KnowledgeHit, search: str) -> str:
+        return self._cite(
+            knowledge_source(
+                0,
+                doc_id=hit.id,
+                title=_inline(hit.title, 200),
+                url=hit.url,
+                search=search,
+                at=self.ctx.now,
+                public_url=self.ctx.public_url,
+            )
+        )
+
+    def cite_logs(
+        self,
+        window: TimeWindow,
+        services: Sequence[str] | None,
+        levels: Sequence[str] | None,
+        description: str,
+        text: str | None = None,
+    ) -> str:
+        return self._cite(
+            log_source(
+                0,
+                start=window.start,
+                end=window.end,
+                services=services,
+                levels=levels,
+                text=text,
+                description=description,
+                public_url=self.ctx.public_url,
+            )
+        )
+
+    async def search(self, query: str, limit: int = 3) -> list[KnowledgeHit]:
+        self.knowledge_searches += 1
+        return await self.ctx.knowledge.search(self.ctx.org_id, query, limit)
+
+    async def services(self) -> list[str]:
+        if self._services is None:
+            self._services = await self.ctx.logs.services(self.ctx.org_id)
+        return self._services
+
+    async def counts(self, window: TimeWindow, services: Sequence[str] | None) -> list[LogCount]:
+        self.log_queries += 1
+        return await self.ctx.logs.counts(self.ctx.org_id, window.start, window.end, services)
+
+    async def top(
+        self,
+        window: TimeWindow,
+        services: Sequence[str] | None,
+        levels: Sequence[str],
+        limit: int = 5,
+    ) -> list[LogMessageCount]:
+        self.log_queries += 1
+        return await self.ctx.logs.top_messages(
+            self.ctx.org_id, window.start, window.end, services, levels, limit
+        )
+
+    async def lines(
+        self,
+        window: TimeWindow,
+        services: Sequence[str] | None = None,
+        levels: Sequence[str] | None = None,
+        text: str | None = None,
+        limit: int = 5,
+    ) -> list[LogRecord]:
+        self.log_queries += 1
+        return await self.ctx.logs.query(
+            self.ctx.org_id, window.start, window.end, services, levels, text, limit
+        )
+
+    async def histogram(
+        self, window: TimeWindow, bucket: int, services: Sequence[str] | None, levels: Sequence[str]
+    ) -> list[tuple[datetime, int]]:
+        self.log_queries += 1
+        return await self.ctx.logs.histogram(
+            self.ctx.org_id, window.start, window.end, bucket, services, levels
+        )
+
+    async def changes(self, window: TimeWindow) -> list[_Change]:
+        """Deploys and rollbacks: records whose message contains ``deployed``."""
+        return [_Change(r) for r in await self.lines(window, text=_CHANGE_MARKER, limit=50)]
+
+    def result(self, markdown: str) -> AgentResult:
+        return AgentResult(markdown.strip() + "\n", dict(self.sources), self.credits)
+
+
+def _totals(counts: Iterable[LogCount]) -> dict[str, dict[str, int]]:
+    table: dict[str, dict[str, int]] = {}
+    for service, level, count in counts:
+        table.setdefault(service, {})
+        table[service][level] = table[service].get(level, 0) + count
+    return table
+
+
+def _errors(levels: Mapping[str, int]) -> int:
+    return sum(levels.get(level, 0) for level in ERROR_LEVELS)
+
+
+def _counts_table(table: Mapping[str, Mapping[str, int]]) -> str:
+    present = [lvl for lvl in _LEVEL_COLUMNS if any(lvl in row for row in table.values())]
+    extra = sorted({lvl for row in table.values() for lvl in row} - set(_LEVEL_COLUMNS))
+    columns = present + extra
+    lines = [
+        "| Service | " + " | ".join(columns) + " | Total |",
+        "|---|" + "---:|" * (len(columns) + 1),
+    ]
+    ordered = sorted(table.items(), key=lambda item: (-_errors(item[1]), item[0]))
+    for service, row in ordered:
+        cells = [str(row.get(level, 0)) for level in columns]
+        lines.append(
+            f"| {_inline(service, 100)} | " + " | ".join(cells) + f" | {sum(row.values())} |"
+        )
+    return "\n".join(lines)
+
+
+_ACTION_HEADINGS = ("triage", "diagnosis", "mitigation")
+
+
+def _runbook_block(
+    run: _Run, hit: KnowledgeHit, search: str, words: Sequence[str], *, act: bool = False
+) -> str:
+    heading, passage = best_passage(hit.content, words, prefer=_ACTION_HEADINGS if act else ())
+    where = f" — *{_inline(heading, 120)}*" if heading else ""
+    citation = run.cite_document(hit, search)
+    return f"**{_inline(hit.title, 200)}**{where} {citation}\n\n{_quote(passage)}"
+
+
+def _related(run: _Run, hits: Sequence[KnowledgeHit], search: str) -> str:
+    if not hits:
+        return ""
+    items = [f"{_inline(h.title, 200)} {run.cite_document(h, search)}" for h in hits]
+    return "Related runbooks: " + "; ".join(items) + "."
+
+
+def _previous_user_message(history: Sequence[ContextMessage]) -> str:
+    for message in reversed(history):
+        if message.role == "user" and message.content.strip():
+            return message.content
+    return ""
+
+
+def _sentences(text: str) -> list[str]:
+    cleaned = re.sub(r"\[\[source:\d+\]\]", "", text).replace("§", "")
+    parts = re.split(r"(?<=[.!?])\s+|\n+", cleaned)
+    return [" ".join(p.split()) for p in parts if len(p.split()) >= 3]
+
+
+class RetrievalAgent:
+    """The embedded default agent (see the module documentation)."""
+
+    name = "retrieval"
+
+    def __init__(self, costs: CostModel | None = None) -> None:
+        self.costs = costs or CostModel()
+
+    @classmethod
+    def from_settings(cls, settings: Any = None) -> RetrievalAgent:
+        """Build with the cost model of ``SLEUTH_AGENT_COSTS`` (see `CostModel`)."""
+        return cls(CostModel.from_env())
+
+    # --- answer ---------------------------------------------------------------------------------
+
+    async def answer(
+        self,
+        ctx: AgentContext,
+        question: str,
+        *,
+        history: Sequence[ContextMessage] = (),
+        use_tools: bool = True,
+    ) -> AgentResult:
+        """Answer ``question`` from the knowledge catalog and the logs (see the module doc)."""
+        if not use_tools:
+            return self._answer_from_conversation(question, history)
+        run = _Run(ctx, self.costs)
+        previous = _previous_user_message(history)
+        known = await run.services()
+        window = infer_window(question, ctx.now)
+        services = match_services(question, known)
+        if window is None and not services and previous:
+            window = infer_window(previous, ctx.now)
+        if not services and previous and len(terms(question)) < 4:
+            services = match_services(previous, known)
+        how_to = _HOW_TO.search(question) is not None
+        wants_logs = bool(known) and (
+            window is not None or (not how_to and (_LOG_WORDS.search(question) or services))
+        )
+        search = question if len(terms(question)) >= 4 or not previous else f"{previous} {question}"
+        words = terms(search)
+        hits = await run.search(search, limit=3)
+
+        parts: list[str] = []
+        if wants_logs:
+            window = window or TimeWindow(ctx.now - _DEFAULT_LOOKBACK, ctx.now, "default")
+            parts.append(await self._logs_report(run, window, services or None, hits, words))
+        if hits:
+            lead = (
+                "The runbook that covers this:"
+                if not wants_logs
+                else "The runbook that matches best:"
+            )
+            block = _runbook_block(run, hits[0], search, words, act=bool(wants_logs))
+            parts.append(f"{lead} {block}")
+            related = _related(run, hits[1:], search)
+            if related:
+                parts.append(related)
+        if not parts:
+            parts.append(
+                "I found nothing about this in the knowledge catalog"
+                + (" and it does not ask about the logs." if known else ", and no logs are stored.")
+                + " Try naming a service, a symptom or a time window (for example"
+                ' "errors in payments-api in the last hour").'
+            )
+        return run.result("\n\n".join(parts))
+
+    def _answer_from_conversation(
+        self, question: str, history: Sequence[ContextMessage]
+    ) -> AgentResult:
+        note = (
+            "I answered without querying the knowledge catalog or the logs (tools were off), "
+            "so this is based only on the conversation so far."
+        )
+        wanted = set(terms(question))
+        scored: list[tuple[int, int, str, str]] = []
+        order = 0
+        for message in history:
+            for sentence in _sentences(message.content):
+                overlap = len(wanted & set(terms(sentence)))
+                if overlap:
+                    scored.append((-overlap, order, message.role, sentence))
+                order += 1
+        if not scored:
+            body = (
+                "Nothing earlier in this conversation answers it. Ask again with tools enabled "
+                "and I will search the runbooks and query the logs."
+            )
+            return AgentResult(f"{note}\n\n{body}\n", {}, self.costs.charge(0, 0))
+        best = sorted(scored)[:3]
+        best.sort(key=lambda item: item[1])
+        lines = [
+            f"- {'You' if role == 'user' else 'Earlier answer'}: {_inline(text, 400)}"
+            for _, _, role, text in best
+        ]
+        body = "From what was said earlier in this conversation:\n\n" + "\n".join(lines)
+        return AgentResult(f"{note}\n\n{body}\n", {}, self.costs.charge(0, 0))
+
+    async def _logs_report(
+        self,
+        run: _Run,
+        window: TimeWindow,
+        services: Sequence[str] | None,
+        hits: Sequence[KnowledgeHit],
+        words: Sequence[str],
+    ) -> str:
+        counts = await run.counts(window, services)
+        table = _totals(counts)
+        scope = _services_phrase(services)
+        span = f"between {_ts(window.start)} and {_ts(window.end)}"
+        counts_cite = run.cite_logs(
+            window,
+            services,
+            None,
+            f"Log counts for {_inline(', '.join(services or ['all services']))}",
+        )
+        if not table:
+            bounds = await run.ctx.logs.time_bounds(run.ctx.org_id)
+            message = f"No log records from {scope} {span} {counts_cite}."
+            if bounds is not None:
+                message += f" The stored logs run from {_ts(bounds[0])} to {_ts(bounds[1])}."
+            return message
+        total = sum(sum(row.values()) for row in table.values())
+        errors = sum(_errors(row) for row in table.values())
+        warnings = sum(row.get("WARNING", 0) for row in table.values())
+        top = await run.top(window, services, ERROR_LEVELS, limit=5)
+        error_desc = f"Errors from {_inline(', '.join(services or ['all services']))}"
+        errors_cite = run.cite_logs(window, services, ERROR_LEVELS, error_desc)
+        summary = (
+            f"{span[0].upper()}{span[1:]}, {scope} logged {_plural(total, 'line')}: "
+            f"{_plural(errors, 'error')} and {_plural(warnings, 'warning')} {counts_cite}."
+        )
+        sections = [summary]
+        if top and len(table) > 1:
+            lead = top[0]
+            noisy = [s for s, row in table.items() if _errors(row)]
+            noisy.sort(key=lambda s: (-_errors(table[s]), s))
+            summary_line = (
+                f"Most errors came from **{_inline(noisy[0], 100)}** ({_errors(table[noisy[0]])}). "
+                f"The most frequent error was {_code(lead.message)} from "
+                f"**{_inline(lead.service, 100)}**, {_plural(lead.count, 'time')} between "
+                f"{_ts(lead.first_seen)} and {_ts(lead.last_seen)} {errors_cite}."
+            )
+            sections.append(summary_line)
+        sections.append("**Log lines by service and level**\n\n" + _counts_table(table))
+        if top:
+            items = [
+                f"{i}. **{_inline(m.service, 100)}** {m.level} {_code(m.message)} — "
+                f"{_plural(m.count, 'time')}, first {_ts(m.first_seen)}, last {_ts(m.last_seen)}"
+                for i, m in enumerate(top, start=1)
+            ]
+            sections.append(f"**Most frequent errors** {errors_cite}\n\n" + "\n".join(items))
+            first = await run.lines(window, services, ERROR_LEVELS, limit=3)
+            items = [
+                f"- {_ts(r.timestamp)} **{_inline(r.service, 100)}** {r.level} {_code(r.message)}"
+                for r in first
+            ]
+            sections.append("**First errors**\n\n" + "\n".join(items))
+            changes = await run.changes(
+                TimeWindow(window.start - timedelta(hours=1), window.end, window.label)
+            )
+            if changes:
+                changes_cite = run.cite_logs(
+                    TimeWindow(window.start - timedelta(hours=1), window.end, window.label),
+                    None,
+                    None,
+                    "Deploys and rollbacks",
+                    text=_CHANGE_MARKER,
+                )
+                items = [self._change_line(c) for c in changes]
+                sections.append(f"**Deploys and rollbacks** {changes_cite}\n\n" + "\n".join(items))
+        else:
+            sections.append(f"No ERROR or CRITICAL lines {span} {errors_cite}.")
+            warn = await run.top(window, services, ("WARNING",), limit=3)
+            if warn:
+                items = [
+                    f"- **{_inline(m.service, 100)}** {_code(m.message)} — "
+                    f"{_plural(m.count, 'time')}, last {_ts(m.last_seen)}"
+                    for m in warn
+                ]
+                warn_cite = run.cite_logs(window, services, ("WARNING",), "Warnings")
+                sections.append(f"**Most frequent warnings** {warn_cite}\n\n" + "\n".join(items))
+        return "\n\n".join(sections)
+
+    @staticmethod
+    def _change_line(change: _Change) -> str:
+        record = change.record
+        details = []
+        author = record.attributes.get("author")
+        if author:
+            details.append(f"by {_inline(str(author), 80)}")
+        note = record.attributes.get("change")
+        if note:
+            details.append(f"change: {_inline(str(note), 160)}")
+        suffix = f" ({'; '.join(details)})" if details else ""
+        return f"- {_ts(record.timestamp)} {_code(record.message)}{suffix}"
+
+    # --- investigate ----------------------------------------------------------------------------
+
+    async def investigate(
+        self, ctx: AgentContext, prompt: str, event_payload: str, *, title: str = ""
+    ) -> AgentResult:
+        """Investigate an alert (see the module doc)."""
+        run = _Run(ctx, self.costs)
+        alert = extract_alert(event_payload)
+        title = (title or alert["title"] or event_payload.strip().split("\n", 1)[0]).strip()
+        fired: datetime = alert["time"] if alert["time"] and alert["time"] <= ctx.now else ctx.now
+        window = infer_window(prompt, ctx.now) or TimeWindow(
+            fired - _INVESTIGATION_BEFORE,
+            min(fired + _INVESTIGATION_AFTER, ctx.now),
+            "alert",
+        )
+        if window.end <= window.start:
+            window = TimeWindow(window.start, window.start + timedelta(minutes=1), window.label)
+        known = await run.services()
+        mentioned = match_services(
+            " ".join(filter(None, [title, alert["service"] or "", alert["text"]])), known
+        )
+
+        parts = [self._alert_summary(title, alert, fired, mentioned)]
+        cause_line = ""
+        if known:
+            counts = _totals(await run.counts(window, None))
+            baseline_window = TimeWindow(window.start - _BASELINE, window.start, "baseline")
+            baseline = _totals(await run.counts(baseline_window, None))
+            counts_cite = run.cite_logs(window, None, None, "Log counts around the alert")
+            baseline_cite = run.cite_logs(
+                baseline_window, None, None, "Log counts in the six hours before"
+            )
+            hours = max((window.end - window.start).total_seconds() / 3600, 1 / 60)
+            affected = []
+            for service, row in counts.items():
+                rate = _errors(row) / hours
+                base_rate = _errors(baseline.get(service, {})) / (_BASELINE.total_seconds() / 3600)
+                if _errors(row) >= 5 and rate > 3 * base_rate + 1:
+                    affected.append((service, _errors(row), rate, base_rate))
+            affected.sort(key=lambda item: (-item[1], item[0]))
+            affected_names = [a[0] for a in affected]
+            first_errors: dict[str, LogRecord] = {}
+            for service in affected_names[:5]:
+                found = await run.lines(window, [service], ERROR_LEVELS, limit=1)
+                if found:
+                    first_errors[service] = found[0]
+            changes = await run.changes(window)
+            changes_cite = (
+                run.cite_logs(window, None, None, "Deploys and rollbacks", text=_CHANGE_MARKER)
+                if changes
+                else ""
+            )
+            parts.append(
+                self._rates_section(window, counts, affected, counts_cite, baseline_cite, mentioned)
+            )
+            origin = None
+            if first_errors:
+                origin = min(
+                    first_errors,
+                    key=lambda s: (first_errors[s].timestamp, s not in mentioned, s),
+                )
+            top = await run.top(window, affected_names or mentioned or None, ERROR_LEVELS, 5)
+            errors_cite = run.cite_logs(
+                window, affected_names or mentioned or None, ERROR_LEVELS, "Errors around the alert"
+            )
+            warnings: list[LogMessageCount] = []
+            if origin is not None:
+                warnings = [
+                    w
+                    for w in await run.top(window, [origin], ("WARNING",), 3)
+                    if w.first_seen < first_errors[origin].timestamp
+                ]
+            parts.append(
+                self._timeline(
+                    first_errors, changes, changes_cite, warnings, origin, top, errors_cite
+                )
+            )
+            cause_section, cause_line = self._root_cause(
+                origin, first_errors, changes, changes_cite, warnings, top, errors_cite, window
+            )
+            parts.append(cause_section)
+            search = " ".join(
+                [title, origin or "", top[0].message if top else "", " ".join(mentioned)]
+            )
+        else:
+            parts.append("No logs are stored for this organization, so I could not correlate any.")
+            search = title
+        hits = await run.search(search, limit=3)
+        if hits:
+            words = terms(search)
+            parts.append("## Runbook\n\n" + _runbook_block(run, hits[0], search, words, act=True))
+            related = _related(run, hits[1:], search)
+            if related:
+                parts.append(related)
+        else:
+            parts.append("## Runbook\n\nNo runbook in the knowledge catalog matches this alert.")
+        if cause_line:
+            parts.insert(1, cause_line)
+        return run.result("\n\n".join(parts))
+
+    @staticmethod
+    def _alert_summary(
+        title: str, alert: Mapping[str, Any], fired: datetime, mentioned: Sequence[str]
+    ) -> str:
+        lines = [f"## Alert\n\n**{_inline(title, 200) or 'Untitled alert'}**", ""]
+        if alert.get("service"):
+            lines.append(f"- Service: {_inline(alert['service'], 100)}")
+        if alert.get("severity"):
+            lines.append(f"- Severity: {_inline(alert['severity'], 50)}")
+        when = "fired" if alert.get("time") else "received (the payload carries no time)"
+        lines.append(f"- {when.capitalize()}: {_ts(fired)}")
+        if mentioned:
+            lines.append(f"- Services it concerns: {_services_phrase(mentioned)}")
+        return "\n".join(lines)
+
+    @staticmethod
+    def _rates_section(
+        window: TimeWindow,
+        counts: Mapping[str, Mapping[str, int]],
+        affected: Sequence[tuple[str, int, float, float]],
+        counts_cite: str,
+        baseline_cite: str,
+        mentioned: Sequence[str],
+    ) -> str:
+        head = (
+            f"## What the logs show\n\nFrom {_ts(window.start)} to {_ts(window.end)} {counts_cite}:"
+        )
+        if not counts:
+            return f"{head} no log records at all."
+        if not affected:
+            total_errors = sum(_errors(row) for row in counts.values())
+            return (
+                f"{head} {_plural(total_errors, 'error')} in all, no service's error rate is "
+                f"above its usual level {baseline_cite}."
+            )
+        items = [
+            f"- **{_inline(service, 100)}**: {_plural(n, 'error')} ({rate:.1f}/hour, "
+            f"usually {base:.1f}/hour)"
+            for service, n, rate, base in affected
+        ]
+        quiet = [s for s in mentioned if s not in {a[0] for a in affected}]
+        tail = (
+            f"\n\n{_services_phrase(quiet)} named in the alert "
+            f"{'shows' if len(quiet) == 1 else 'show'} no unusual errors."
+            if quiet
+            else ""
+        )
+        rows = {s: counts[s] for s, *_ in affected}
+        return (
+            f"{head} error rates well above the six hours before {baseline_cite}:\n\n"
+            + "\n".join(items)
+            + "\n\n"
+            + _counts_table(rows)
+            + tail
+        )
+
+    def _timeline(
+        self,
+        first_errors: Mapping[str, LogRecord],
+        changes: Sequence[_Change],
+        changes_cite: str,
+        warnings: Sequence[LogMessageCount],
+        origin: str | None,
+        top: Sequence[LogMessageCount],
+        errors_cite: str,
+    ) -> str:
+        events: list[tuple[datetime, int, str]] = []
+        for change in changes:
+            events.append(
+                (change.record.timestamp, 0, self._change_line(change)[2:] + f" {changes_cite}")
+            )
+        for warning in warnings:
+            events.append(
+                (
+                    warning.first_seen,
+                    1,
+                    f"{_ts(warning.first_seen)} first warning from "
+                    f"**{_inline(warning.service, 100)}**: {_code(warning.message)} "
+                    f"({_plural(warning.count, 'time')} in the window)",
+                )
+            )
+        for service, record in first_errors.items():
+            events.append(
+                (
+                    record.timestamp,
+                    2,
+                    f"{_ts(record.timestamp)} first error from **{_inline(service, 100)}**: "
+                    f"{_code(record.message)} {errors_cite}",
+                )
+            )
+        if origin is not None:
+            last = max((m.last_seen for m in top if m.service == origin), default=None)
+            if last is not None:
+                events.append((last, 3, f"{_ts(last)} last error from **{_inline(origin, 100)}**"))
+        if not events:
+            return "## Timeline\n\nNo errors, deploys or rollbacks around the alert."
+        events.sort(key=lambda e: (e[0], e[1], e[2]))
+        lines = [f"- {text}" for _, _, text in events]
+        body = "## Timeline\n\n" + "\n".join(lines)
+        if top:
+            items = [
+                f"{i}. **{_inline(m.service, 100)}** {_code(m.message)} — "
+                f"{_plural(m.count, 'time')}"
+                for i, m in enumerate(top, start=1)
+            ]
+            body += f"\n\n**Most frequent errors** {errors_cite}\n\n" + "\n".join(items)
+        return body
+
+    @staticmethod
+    def _root_cause(
+        origin: str | None,
+        first_errors: Mapping[str, LogRecord],
+        changes: Sequence[_Change],
+        changes_cite: str,
+        warnings: Sequence[LogMessageCount],
+        top: Sequence[LogMessageCount],
+        errors_cite: str,
+        window: TimeWindow,
+    ) -> tuple[str, str]:
+        """The root-cause section and a one-line conclusion for the top of the report."""
+        if origin is None:
+            text = (
+                "No service shows an unusual error rate around the alert, so the logs do not "
+                "point to a cause. Check the alert's own metric and the runbook below."
+            )
+            return f"## Likely root cause\n\n{text}", ""
+        onset = first_errors[origin].timestamp
+        origin_top = next((m for m in top if m.service == origin), None)
+        evidence = [
+            f"- **{_inline(origin, 100)}** was the first service to fail, at {_ts(onset)} "
+            f"{errors_cite}."
+        ]
+        others = sorted(
+            (s for s in first_errors if s != origin), key=lambda s: first_errors[s].timestamp
+        )
+        if others:
+            evidence.append(
+                f"- {_services_phrase(others)} began failing after it, consistent with calling it."
+            )
+        if origin_top is not None:
+            evidence.append(
+                f"- Its most frequent error: {_code(origin_top.message)} "
+                f"({_plural(origin_top.count, 'time')})."
+            )
+        if warnings:
+            evidence.append(
+                f"- Warnings preceded the errors: {_code(warnings[0].message)} from "
+                f"{_ts(warnings[0].first_seen)}, a gradual build-up rather than a sudden spike."
+            )
+        related = set(first_errors)
+        before = [
+            c
+            for c in changes
+            if c.record.timestamp <= onset
+            and onset - c.record.timestamp <= timedelta(hours=2)
+            and "rolled back" not in c.record.message.lower()
+        ]
+        suspect = None
+        for change in reversed(before):
+            if change.target in related or any(s in change.record.message for s in related):
+                suspect = change
+                break
+        if suspect is None and before:
+            suspect = before[-1]
+        after = [
+            c
+            for c in changes
+            if c.record.timestamp > onset and "rolled back" in c.record.message.lower()
+        ]
+        last_error = max((m.last_seen for m in top if m.service == origin), default=None)
+        if suspect is not None:
+            minutes = int((onset - suspect.record.timestamp).total_seconds() // 60)
+            conclusion = (
+                f"**Likely root cause:** {_code(suspect.record.message)} at "
+                f"{_ts(suspect.record.timestamp)}, {_plural(minutes, 'minute')} before "
+                f"**{_inline(origin, 100)}** started failing {changes_cite}."
+            )
+            evidence.insert(
+                0,
+                f"- The change {_code(suspect.record.message)} landed at "
+                f"{_ts(suspect.record.timestamp)}, {_plural(minutes, 'minute')} before the first "
+                f"error {changes_cite}.",
+            )
+        else:
+            conclusion = (
+                f"**Likely origin:** **{_inline(origin, 100)}**, failing since {_ts(onset)} "
+                f"{errors_cite}; no deploy or rollback preceded it in the window."
+            )
+        if after:
+            rollback = after[0]
+            stopped = (
+                last_error is not None
+                and last_error >= rollback.record.timestamp - timedelta(minutes=1)
+                and last_error < window.end - timedelta(minutes=5)
+            )
+            evidence.append(
+                f"- {_code(rollback.record.message)} at {_ts(rollback.record.timestamp)}"
+                + (
+                    f"; the last error from **{_inline(origin, 100)}** was at {_ts(last_error)}, "
+                    "so the rollback resolved it."
+                    if stopped and last_error is not None
+                    else "."
+                )
+                + f" {changes_cite}"
+            )
+            if stopped:
+                conclusion += " Errors stopped after the rollback."
+        elif suspect is not None:
+            evidence.append(
+                f"- No rollback yet: consider rolling back {_code(suspect.record.message)}."
+            )
+        return "## Likely root cause\n\n" + "\n".join(evidence), conclusion
+
+    # --- digest ---------------------------------------------------------------------------------
+
+    async def digest_section(self, ctx: AgentContext, section: str, prompt: str) -> AgentResult:
+        """Report on one digest section (see the module doc)."""
+        run = _Run(ctx, self.costs)
+        text = f"{section}\n{prompt}"
+        window = infer_window(text, ctx.now) or TimeWindow(
+            ctx.now - _DEFAULT_LOOKBACK, ctx.now, "default"
+        )
+        known = await run.services()
+        services = match_services(text, known) or None
+        parts: list[str] = []
+        if known:
+            table = _totals(await run.counts(window, services))
+            scope = _services_phrase(services)
+            counts_cite = run.cite_logs(
+                window,
+                services,
+                None,
+                f"Log counts for {_inline(', '.join(services or ['all services']))}",
+            )
+            total = sum(sum(row.values()) for row in table.values())
+            errors = sum(_errors(row) for row in table.values())
+            warnings = sum(row.get("WARNING", 0) for row in table.values())
+            parts.append(
+                f"From {_ts(window.start)} to {_ts(window.end)}, {scope} logged "
+                f"{_plural(total, 'line')}: {_plural(errors, 'error')} and "
+                f"{_plural(warnings, 'warning')} {counts_cite}."
+            )
+            if table:
+                parts.append(_counts_table(table))
+            if errors:
+                errors_cite = run.cite_logs(window, services, ERROR_LEVELS, "Errors")
+                histogram = await run.histogram(window, 3600, services, ERROR_LEVELS)
+                if histogram:
+                    peak_start, peak = max(
+                        histogram, key=lambda item: (item[1], -item[0].timestamp())
+                    )
+                    parts.append(
+                        f"The busiest hour for errors began at {_ts(peak_start)} with "
+                        f"{_plural(peak, 'error')} ({round(100 * peak / errors)}% of the window's) "
+                        f"{errors_cite}."
+                    )
+                top = await run.top(window, services, ERROR_LEVELS, 5)
+                items = [
+                    f"{i}. **{_inline(m.service, 100)}** {_code(m.message)} — "
+                    f"{_plural(m.count, 'time')}, {_ts(m.first_seen)} to {_ts(m.last_seen)}"
+                    for i, m in enumerate(top, start=1)
+                ]
+                parts.append(f"**Top errors** {errors_cite}\n\n" + "\n".join(items))
+            changes = await run.changes(window)
+            if changes:
+                changes_cite = run.cite_logs(
+                    window, None, None, "Deploys and rollbacks", text=_CHANGE_MARKER
+                )
+                items = [self._change_line(c) for c in changes]
+                parts.append(f"**Deploys and rollbacks** {changes_cite}\n\n" + "\n".join(items))
+        else:
+            parts.append("No logs are stored for this organization yet.")
+        hits = await run.search(text, limit=1)
+        wanted = set(terms(text))
+        if hits and wanted & set(terms(hits[0].title)):
+            parts.append("Relevant runbook: " + _runbook_block(run, hits[0], text, terms(text)))
+        return run.result("\n\n".join(parts))
+
+    # --- classify -------------------------------------------------------------------------------
+
+    async def classify(self, ctx: AgentContext, message: str, instructions: str) -> Classification:
+        """Decide how a chat trigger handles ``message``, by keyword rules:
+
+        1. A blank message is ``NONE``.
+        2. Directive lines in ``instructions`` — ``AGENT: word, "a phrase", ...``,
+           ``STATIC: ...`` or ``NONE: ...`` — are tried in order; the first whose keyword or
+           phrase occurs in the message (case-insensitive, whole words) decides.
+        3. Otherwise a message that asks for help — a question mark, a question word first,
+           or words such as help, investigate, check, error, failing, down — is ``AGENT`` when it
+           shares a word with the instructions' other text (or that text is empty); a message
+           that shares a word but asks for nothing is ``STATIC`` when the instructions mention a
+           static/canned/standard reply, else ``NONE``.
+        4. Everything else is ``NONE``.
+        """
+        decision = self._classify(message, instructions)
+        return Classification(decision, round(self.costs.classify, 6))
+
+    @staticmethod
+    def _classify(message: str, instructions: str) -> ClassificationDecision:
+        if not message.strip():
+            return "NONE"
+        lowered = message.lower()
+        prose: list[str] = []
+        for line in instructions.splitlines():
+            directive = re.match(r"\s*[-*]?\s*(AGENT|STATIC|NONE)\s*:\s*(.*)$", line, re.IGNORECASE)
+            if directive is None:
+                prose.append(line)
+                continue
+            keywords = re.findall(r'"([^"]+)"|([^,"]+)', directive[2])
+            for quoted, bare in keywords:
+                keyword = (quoted or bare).strip().lower()
+                if keyword and re.search(rf"(?<!\w){re.escape(keyword)}(?!\w)", lowered):
+                    return directive[1].upper()  # type: ignore[return-value]
+        prose_text = "\n".join(prose)
+        shared = set(terms(message)) & set(terms(prose_text))
+        if not shared:
+            shared = {stem(w) for w in terms(message)} & {stem(w) for w in terms(prose_text)}
+        asks = bool(
+            "?" in message
+            or re.match(
+                r"\s*(?:what|why|how|when|where|who|which|is|are|can|could|does|do)\b", lowered
+            )
+            or re.search(
+                r"\b(?:help|investigate|check|look into|errors?|fail\w*|down|broken|outage|"
+                r"alert\w*|slow|timeouts?|5\d\d)\b",
+                lowered,
+            )
+        )
+        if asks and (shared or not terms(prose_text)):
+            return "AGENT"
+        if shared and re.search(r"\b(?:static|canned|standard|fixed)\b", prose_text, re.IGNORECASE):
+            return "STATIC"
+        return "NONE"

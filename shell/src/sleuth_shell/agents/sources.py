@@ -1,0 +1,154 @@
+"""Source records (SPEC "Source record") for what the built-in agents cite, and their cost model.
+
+Two kinds of source:
+
+- a knowledge document: ``tool_id`` ``knowledge_search``, ``type`` ``knowledge``,
+  ``log_type_name`` ``Knowledge catalog``, ``artifact_id`` the document id (as a string),
+  ``query`` ``{"query": <search text>, "document_id": <id>}``, ``start`` = ``end`` = the time of the
+  search, ``link`` the document's own URL or ``{public_url}/knowledge/{id}``;
+- a log query: ``tool_id`` ``log_query``, ``type`` ``logs``, ``log_type_name`` ``Application logs``,
+  ``artifact_id`` null, ``query`` ``{"start", "end", "services", "levels", "text"}`` (the
+  parameters of `LogStore.query`), ``start``/``end`` the query's range, ``link``
+  ``{public_url}/logs?query=<the query JSON, URL-encoded>``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlencode
+
+from sleuth_shell.agents.base import SourceRecord
+from sleuth_shell.agents.text import format_ts
+
+__all__ = ["CostModel", "knowledge_source", "log_query_json", "log_source"]
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """Credits charged by the built-in agents.
+
+    A run of ``answer``, ``investigate`` or ``digest_section`` costs ``run`` plus
+    ``knowledge_search`` per catalog search plus ``log_query`` per log query (counts, top messages,
+    lines, histograms; looking up the service list is free). ``classify`` is a flat price.
+    Override with ``SLEUTH_AGENT_COSTS``, e.g. ``run=1,knowledge_search=0.25,log_query=0.1``.
+    """
+
+    run: float = 1.0
+    knowledge_search: float = 0.25
+    log_query: float = 0.1
+    classify: float = 0.1
+
+    @classmethod
+    def parse(cls, spec: str) -> CostModel:
+        """Build from ``name=value`` pairs separated by commas; unknown names or bad values raise
+        ValueError naming them."""
+        known = {f.name for f in fields(cls)}
+        values: dict[str, float] = {}
+        for item in filter(None, (part.strip() for part in spec.split(","))):
+            name, sep, raw = item.partition("=")
+            name = name.strip()
+            if not sep or name not in known:
+                raise ValueError(
+                    f"SLEUTH_AGENT_COSTS: unknown item {item!r}; use {', '.join(sorted(known))}"
+                )
+            try:
+                value = float(raw)
+            except ValueError:
+                raise ValueError(
+                    f"SLEUTH_AGENT_COSTS: {name} must be a number, got {raw!r}"
+                ) from None
+            if not value >= 0 or value == float("inf"):
+                raise ValueError(f"SLEUTH_AGENT_COSTS: {name} must be >= 0, got {raw!r}")
+            values[name] = value
+        return cls(**values)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> CostModel:
+        """The model configured by ``SLEUTH_AGENT_COSTS`` (defaults when unset)."""
+        env = os.environ if environ is None else environ
+        return cls.parse(env.get("SLEUTH_AGENT_COSTS", ""))
+
+    def charge(self, knowledge_searches: int, log_queries: int) -> float:
+        """The credits of one run that made these many tool queries."""
+        total = self.run + self.knowledge_search * knowledge_searches + self.log_query * log_queries
+        return round(total, 6)
+
+
+def _dump(value: Mapping[str, Any]) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def knowledge_source(
+    source_id: int,
+    *,
+    doc_id: int,
+    title: str,
+    url: str | None,
+    search: str,
+    at: datetime,
+    public_url: str,
+) -> SourceRecord:
+    """The source record citing knowledge document ``doc_id`` found by searching ``search``."""
+    return {
+        "log_type_name": "Knowledge catalog",
+        "query": _dump({"query": search, "document_id": doc_id}),
+        "start": format_ts(at),
+        "end": format_ts(at),
+        "link": url or f"{public_url}/knowledge/{doc_id}",
+        "artifact_id": str(doc_id),
+        "tool_id": "knowledge_search",
+        "type": "knowledge",
+        "source_id": source_id,
+        "display_text": f"Runbook: {title}",
+    }
+
+
+def log_query_json(
+    start: datetime,
+    end: datetime,
+    services: Sequence[str] | None = None,
+    levels: Sequence[str] | None = None,
+    text: str | None = None,
+) -> str:
+    """The JSON form of a log query, as carried in ``query`` and in the ``/logs`` page link."""
+    return _dump(
+        {
+            "start": format_ts(start),
+            "end": format_ts(end),
+            "services": list(services) if services else None,
+            "levels": list(levels) if levels else None,
+            "text": text,
+        }
+    )
+
+
+def log_source(
+    source_id: int,
+    *,
+    start: datetime,
+    end: datetime,
+    services: Sequence[str] | None,
+    levels: Sequence[str] | None,
+    text: str | None,
+    description: str,
+    public_url: str,
+) -> SourceRecord:
+    """The source record citing a log query; ``description`` becomes ``display_text``."""
+    query = log_query_json(start, end, services, levels, text)
+    return {
+        "log_type_name": "Application logs",
+        "query": query,
+        "start": format_ts(start),
+        "end": format_ts(end),
+        "link": f"{public_url}/logs?{urlencode({'query': query})}",
+        "artifact_id": None,
+        "tool_id": "log_query",
+        "type": "logs",
+        "source_id": source_id,
+        "display_text": description,
+    }

@@ -1,0 +1,93 @@
+"""The demo data set shipped in the package: runbooks and a day of logs of a small fictional shop.
+
+Pebble & Pine sells outdoor gear online. Its twelve runbooks (``data/runbooks/*.md``) cover
+checkout, payments, the database connection pool, inventory, search, auth, the cache, the orders
+queue, deploys and rollbacks, on-call escalation, incident communication and TLS certificates. Its
+logs (`sleuth_shell.demo.logs`) cover the 24 hours before loading and contain an incident: a bad
+deploy of ``payments-api`` 2 h 30 min before load time leaks database connections, checkout fails
+with 5xx until the on-call rolls it back 1 h 35 min before load time.
+
+The log timestamps are relative to ``now`` (default: the current time, rounded down to the
+minute), so the incident is always within the last few hours, where questions such as "what went
+wrong with checkout in the last 3 hours?" find it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from importlib.resources import files
+from typing import Any
+
+from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sleuth_shell.db import models
+from sleuth_shell.demo.logs import SERVICES, generate_logs
+
+__all__ = ["DEMO_DATASET", "demo_runbooks", "load_demo"]
+
+DEMO_DATASET = "pebble-and-pine-demo"
+"""The ``dataset`` attribute every demo log record carries (how a reload finds the old ones)."""
+
+
+def demo_runbooks() -> list[tuple[str, str]]:
+    """The demo runbooks as ``(title, markdown)``, sorted by file name; the title is the first
+    heading."""
+    folder = files("sleuth_shell.demo").joinpath("data", "runbooks")
+    runbooks = []
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".md"):
+            continue
+        content = entry.read_text(encoding="utf-8")
+        first = content.lstrip().splitlines()[0]
+        runbooks.append((first.lstrip("#").strip(), content))
+    return runbooks
+
+
+async def load_demo(
+    session: AsyncSession, org_id: int, *, now: datetime | None = None
+) -> dict[str, int]:
+    """Load the demo runbooks and logs into ``org_id`` and commit; returns the numbers loaded.
+
+    Loading again replaces the earlier demo data of that organization (documents with a demo
+    runbook's title, log records tagged with `DEMO_DATASET`) and leaves everything else alone.
+    """
+    end = (now or datetime.now(UTC)).astimezone(UTC)
+    runbooks = demo_runbooks()
+    titles = [title for title, _ in runbooks]
+    await session.execute(
+        delete(models.KnowledgeDocument).where(
+            models.KnowledgeDocument.org_id == org_id, models.KnowledgeDocument.title.in_(titles)
+        )
+    )
+    old = (
+        await session.execute(
+            select(models.LogRecord.id, models.LogRecord.attributes).where(
+                models.LogRecord.org_id == org_id, models.LogRecord.service.in_(SERVICES)
+            )
+        )
+    ).all()
+    stale = [row.id for row in old if (row.attributes or {}).get("dataset") == DEMO_DATASET]
+    for start in range(0, len(stale), 500):
+        await session.execute(
+            delete(models.LogRecord).where(models.LogRecord.id.in_(stale[start : start + 500]))
+        )
+    session.add_all(
+        models.KnowledgeDocument(org_id=org_id, title=title, content=content, url=None)
+        for title, content in runbooks
+    )
+    records: list[dict[str, Any]] = [
+        {
+            "org_id": org_id,
+            "timestamp": record["timestamp"],
+            "service": record["service"],
+            "level": record["level"],
+            "message": record["message"],
+            "attributes": {**record["attributes"], "dataset": DEMO_DATASET},
+        }
+        for record in generate_logs(end)
+    ]
+    if records:
+        await session.execute(models.LogRecord.__table__.insert(), records)
+    await session.commit()
+    return {"documents": len(runbooks), "log_records": len(records)}

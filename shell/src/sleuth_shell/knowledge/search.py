@@ -1,0 +1,115 @@
+"""Full-text search over ``knowledge_documents``, one backend per database dialect.
+
+- SQLite: the external-content FTS5 table ``knowledge_fts`` (``porter unicode61`` tokenizer), kept
+  in sync with ``knowledge_documents`` by triggers (migration ``0002``), ranked with ``bm25`` with
+  the title weighted 4x the body.
+- PostgreSQL: ``to_tsvector('english', ...)`` of the title (weight A) and body (weight B), matched
+  with ``websearch_to_tsquery`` and ranked with ``ts_rank``; the same expression has a GIN index
+  (migration ``0002``).
+
+A query is reduced to its words (`sleuth_shell.agents.text.terms`) and any of them may match;
+documents matching more, rarer and title words rank higher. Ties go to the lower document id, so
+results are deterministic. All dialect-specific SQL of the knowledge catalog lives here.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select, text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from sleuth_shell.agents.base import KnowledgeDocument, KnowledgeHit
+from sleuth_shell.agents.text import best_passage, terms
+from sleuth_shell.db import models
+
+__all__ = ["PG_DOCUMENT_VECTOR", "DatabaseKnowledgeSearch", "fts5_match_expression"]
+
+PG_DOCUMENT_VECTOR = (
+    "setweight(to_tsvector('english', coalesce(title, '')), 'A') || "
+    "setweight(to_tsvector('english', coalesce(content, '')), 'B')"
+)
+"""The indexed document vector on PostgreSQL; must equal the GIN index expression of 0002."""
+
+_SNIPPET_CHARS = 240
+_MAX_TERMS = 32
+
+_SQLITE_SEARCH = text(
+    """
+    SELECT d.id, d.title, d.content, d.url, bm25(knowledge_fts, 4.0, 1.0) AS rank
+    FROM knowledge_fts JOIN knowledge_documents AS d ON d.id = knowledge_fts.rowid
+    WHERE knowledge_fts MATCH :match AND d.org_id = :org_id
+    ORDER BY rank, d.id
+    LIMIT :limit
+    """
+)
+
+_PG_SEARCH = text(
+    f"""
+    SELECT d.id, d.title, d.content, d.url, ts_rank({PG_DOCUMENT_VECTOR}, q.query) AS rank
+    FROM knowledge_documents AS d, websearch_to_tsquery('english', :match) AS q(query)
+    WHERE d.org_id = :org_id AND ({PG_DOCUMENT_VECTOR}) @@ q.query
+    ORDER BY rank DESC, d.id
+    LIMIT :limit
+    """
+)
+
+
+def fts5_match_expression(words: list[str]) -> str:
+    """An FTS5 MATCH expression matching any of ``words`` (each quoted, so no word is syntax)."""
+    return " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
+
+
+def _snippet(content: str, words: list[str]) -> str:
+    _, passage = best_passage(content, words, max_chars=_SNIPPET_CHARS)
+    return " ".join(passage.split())
+
+
+class DatabaseKnowledgeSearch:
+    """`sleuth_shell.agents.base.KnowledgeSearch` over the shell's database."""
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+        self._sessions = sessions
+
+    async def search(self, org_id: int, query: str, limit: int = 5) -> list[KnowledgeHit]:
+        """Documents of ``org_id`` matching any word of ``query``, best first, at most ``limit``."""
+        words = terms(query)[:_MAX_TERMS]
+        if not words or limit <= 0:
+            return []
+        async with self._sessions() as session:
+            dialect = session.bind.dialect.name
+            if dialect == "sqlite":
+                statement, match, sign = _SQLITE_SEARCH, fts5_match_expression(words), -1.0
+            elif dialect == "postgresql":
+                statement, match, sign = _PG_SEARCH, " or ".join(words), 1.0
+            else:
+                raise RuntimeError(f"knowledge search does not support {dialect!r}")
+            rows = (
+                await session.execute(statement, {"match": match, "org_id": org_id, "limit": limit})
+            ).all()
+        return [
+            KnowledgeHit(
+                id=row.id,
+                title=row.title,
+                url=row.url,
+                snippet=_snippet(row.content, words),
+                score=sign * float(row.rank),
+                content=row.content,
+            )
+            for row in rows
+        ]
+
+    async def get(self, org_id: int, doc_id: int) -> KnowledgeDocument | None:
+        """The document ``doc_id`` if it belongs to ``org_id``."""
+        async with self._sessions() as session:
+            row = (
+                await session.execute(
+                    select(models.KnowledgeDocument).where(
+                        models.KnowledgeDocument.id == doc_id,
+                        models.KnowledgeDocument.org_id == org_id,
+                    )
+                )
+            ).scalar_one_or_none()
+        if row is None:
+            return None
+        return KnowledgeDocument(
+            id=row.id, title=row.title, content=row.content, url=row.url, created_at=row.created_at
+        )
