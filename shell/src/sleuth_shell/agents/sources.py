@@ -34,14 +34,16 @@ class CostModel:
 
     A run of ``answer``, ``investigate`` or ``digest_section`` costs ``run`` plus
     ``knowledge_search`` per catalog search plus ``log_query`` per log query (counts, top messages,
-    lines, histograms; looking up the service list is free). ``classify`` is a flat price.
-    Override with ``SLEUTH_AGENT_COSTS``, e.g. ``run=1,knowledge_search=0.25,log_query=0.1``.
+    lines, histograms; looking up the service list is free). ``classify`` is a flat price. The
+    ``openai`` agent adds ``llm_1k_tokens`` per thousand model tokens. Override any of them with
+    ``SLEUTH_AGENT_COSTS``, e.g. ``run=1,knowledge_search=0.25,log_query=0.1``.
     """
 
     run: float = 1.0
     knowledge_search: float = 0.25
     log_query: float = 0.1
     classify: float = 0.1
+    llm_1k_tokens: float = 0.5
 
     @classmethod
     def parse(cls, spec: str) -> CostModel:

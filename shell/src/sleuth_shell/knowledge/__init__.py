@@ -1,0 +1,1 @@
+"""The knowledge catalog: documents the agent searches and cites (``search``, ``documents``)."""

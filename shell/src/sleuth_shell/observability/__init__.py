@@ -1,0 +1,1 @@
+"""The embedded observability store: log ingestion (``ingest``) and queries (``store``)."""
