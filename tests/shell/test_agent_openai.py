@@ -137,7 +137,8 @@ def ask(agent: OpenAIAgent, question: str, **kwargs: Any) -> Any:
 def test_answer_sends_numbered_context_and_keeps_known_markers(mock_llm: MockLLM) -> None:
     mock_llm.replies.append(
         completion(
-            "Roll back with `deployctl rollback` [[source:1]] at §2026-11-22T11:00:00Z§ [[source:9]]."
+            "Roll back with `deployctl rollback` [[source:1]] "
+            "at §2026-11-22T11:00:00Z§ [[source:9]]."
         )
     )
     history: Sequence[ContextMessage] = (

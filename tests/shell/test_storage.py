@@ -26,6 +26,7 @@ from sleuth_shell.db.models import (
     Organization,
     Team,
 )
+from sleuth_shell.knowledge.search import include_object
 
 pytestmark = pytest.mark.storage
 
@@ -54,7 +55,8 @@ def test_migrations_create_every_table_and_match_the_models(database_url: str) -
                 def inspect_sync(sync_connection):
                     tables = set(inspect(sync_connection).get_table_names())
                     context = MigrationContext.configure(
-                        sync_connection, opts={"compare_type": True}
+                        sync_connection,
+                        opts={"compare_type": True, "include_object": include_object},
                     )
                     return tables, compare_metadata(context, Base.metadata)
 

@@ -155,6 +155,18 @@ def add_integration(org: str, kind: str, name: str, url: str | None, channel: st
     )
 
 
+@admin_group.command("load-demo")
+@click.argument("org")
+def load_demo(org: str) -> None:
+    """Load the sample runbooks and a day of logs (with an incident) into organization ORG."""
+    from sleuth_shell.demo import load_demo as load
+
+    async def go(session: AsyncSession) -> dict[str, int]:
+        return await load(session, (await admin.get_org(session, org)).id)
+
+    _print(_run(_admin_settings(), go))
+
+
 @main.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, type=click.IntRange(0, 65535), show_default=True)

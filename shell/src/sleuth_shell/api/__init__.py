@@ -13,8 +13,11 @@ from typing import Any
 from litestar import Router
 
 from sleuth_shell.api import (
+    data_pages,
     health,
+    knowledge,
     notification_integrations,
+    observability,
     webhook_subscriptions,
 )
 from sleuth_shell.auth import require_api_key
@@ -25,9 +28,11 @@ __all__ = ["API_MODULES", "ROOT_MODULES", "api_router", "root_routes"]
 API_MODULES: tuple[ModuleType, ...] = (
     webhook_subscriptions,
     notification_integrations,
+    knowledge,
+    observability,
 )
-#: Modules served at the root (no API key).
-ROOT_MODULES: tuple[ModuleType, ...] = (health,)
+#: Modules served at the root (no API key, unless a route has its own guard).
+ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages)
 
 
 def api_router() -> Router:

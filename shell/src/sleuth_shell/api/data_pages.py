@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from litestar import MediaType, Request, get
+from litestar.params import FromPath, FromQuery
 from markdown_it import MarkdownIt
 
 from sleuth_shell.agents.base import LOG_LEVELS
@@ -37,7 +38,7 @@ _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
 
 def _page(title: str, body: str) -> str:
     return (
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)} · Sleuth</title><style>{_STYLE}</style></head>"
         f"<body>{body}</body></html>"
     )
@@ -52,7 +53,7 @@ def _page(title: str, body: str) -> str:
     include_in_schema=False,
 )
 async def knowledge_page(
-    doc_id: int, request: Request[Any, Any, Any], principal: CurrentPrincipal
+    doc_id: FromPath[int], request: Request[Any, Any, Any], principal: CurrentPrincipal
 ) -> str:
     """A knowledge document, its markdown rendered (raw HTML escaped)."""
     document = await DatabaseKnowledgeSearch(request.app.state.session_factory).get(
@@ -130,7 +131,7 @@ def _cells(values: Sequence[Any], tag: str = "td") -> str:
     include_in_schema=False,
 )
 async def logs_page(
-    request: Request[Any, Any, Any], principal: CurrentPrincipal, query: str
+    request: Request[Any, Any, Any], principal: CurrentPrincipal, query: FromQuery[str]
 ) -> str:
     """The results of a log query: counts per service and level, then the matching lines."""
     q = parse_log_query(query)
@@ -170,7 +171,7 @@ async def logs_page(
         else f"{len(lines)} matching lines"
     )
     body = (
-        f"<h1>Application logs</h1><p class=\"meta\">{html.escape('; '.join(described))}</p>"
+        f'<h1>Application logs</h1><p class="meta">{html.escape("; ".join(described))}</p>'
         f"<h2>Counts</h2><table><tr>{_cells(['Service', 'Level', 'Count'], 'th')}</tr>"
         f"{count_rows}</table><h2>{html.escape(shown)}</h2>"
         f"<table><tr>{_cells(['Time', 'Service', 'Level', 'Message', 'Attributes'], 'th')}</tr>"

@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 from litestar import Request, delete, get, post
+from litestar.params import FromPath
 
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.errors import bad_request
@@ -67,9 +68,7 @@ async def create_document(
 async def list_documents(principal: CurrentPrincipal, db_session: DbSession) -> DocumentList:
     """The organization's knowledge documents, oldest first (without their content)."""
     rows = await documents.list_all(db_session, principal.org_id)
-    return DocumentList(
-        documents=[DocumentItem(r.id, r.title, r.url, r.created_at) for r in rows]
-    )
+    return DocumentList(documents=[DocumentItem(r.id, r.title, r.url, r.created_at) for r in rows])
 
 
 @delete(
@@ -79,7 +78,7 @@ async def list_documents(principal: CurrentPrincipal, db_session: DbSession) -> 
     status_code=200,
 )
 async def delete_document(
-    doc_id: int, principal: CurrentPrincipal, db_session: DbSession
+    doc_id: FromPath[int], principal: CurrentPrincipal, db_session: DbSession
 ) -> Deleted:
     """Remove a document; idempotent, like the other deletes (``{"success": true}``)."""
     await documents.remove(db_session, principal.org_id, doc_id)

@@ -21,13 +21,40 @@ from sleuth_shell.agents.base import KnowledgeDocument, KnowledgeHit
 from sleuth_shell.agents.text import best_passage, terms
 from sleuth_shell.db import models
 
-__all__ = ["PG_DOCUMENT_VECTOR", "DatabaseKnowledgeSearch", "fts5_match_expression"]
+__all__ = [
+    "PG_DOCUMENT_VECTOR",
+    "SEARCH_INDEX_OBJECTS",
+    "DatabaseKnowledgeSearch",
+    "fts5_match_expression",
+    "include_object",
+]
 
 PG_DOCUMENT_VECTOR = (
     "setweight(to_tsvector('english', coalesce(title, '')), 'A') || "
     "setweight(to_tsvector('english', coalesce(content, '')), 'B')"
 )
 """The indexed document vector on PostgreSQL; must equal the GIN index expression of 0002."""
+
+SEARCH_INDEX_OBJECTS = frozenset(
+    {
+        "knowledge_fts",
+        "knowledge_fts_config",
+        "knowledge_fts_data",
+        "knowledge_fts_docsize",
+        "knowledge_fts_idx",
+        "ix_knowledge_documents_fts",
+    }
+)
+"""Database objects of the search index that only migration 0002 defines (no ORM model):
+the FTS5 table and its shadow tables on SQLite, the GIN index on PostgreSQL."""
+
+
+def include_object(
+    obj: object, name: str | None, type_: str, reflected: bool, compare_to: object
+) -> bool:
+    """Alembic ``include_object`` hook: leave the search index out of model comparisons."""
+    return not (reflected and compare_to is None and name in SEARCH_INDEX_OBJECTS)
+
 
 _SNIPPET_CHARS = 240
 _MAX_TERMS = 32

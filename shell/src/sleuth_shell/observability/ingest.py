@@ -41,9 +41,7 @@ def _timestamp(value: Any, where: str) -> datetime:
         except (OverflowError, OSError, ValueError):
             parsed = None
     if parsed is None or not _EARLIEST <= parsed < _LATEST:
-        raise IngestError(
-            f"{where}.timestamp: an ISO 8601 date-time or Unix seconds is required"
-        )
+        raise IngestError(f"{where}.timestamp: an ISO 8601 date-time or Unix seconds is required")
     return parsed
 
 

@@ -10,6 +10,7 @@ from sqlalchemy.engine import Connection
 
 from sleuth_shell.db.engine import create_engine
 from sleuth_shell.db.models import Base, UTCDateTime
+from sleuth_shell.knowledge.search import include_object
 
 config = context.config
 target_metadata = Base.metadata
@@ -28,6 +29,7 @@ def _run(connection: Connection) -> None:
         target_metadata=target_metadata,
         render_item=_render_item,
         compare_type=True,
+        include_object=include_object,
     )
     with context.begin_transaction():
         context.run_migrations()

@@ -1,0 +1,328 @@
+"""The retrieval agent over the demo data: what it answers, cites, counts and charges."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from sqlalchemy import func, select
+
+from sleuth_shell import admin
+from sleuth_shell.agents import AgentContext, AgentResult, ContextMessage, load_agent
+from sleuth_shell.agents.context import database_context
+from sleuth_shell.agents.retrieval import RetrievalAgent
+from sleuth_shell.agents.sources import CostModel
+from sleuth_shell.db import create_engine, create_session_factory, migrate
+from sleuth_shell.db.models import LogRecord
+from sleuth_shell.demo import load_demo
+
+T = TypeVar("T")
+NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+PUBLIC = "http://sleuth.test"
+SOURCE_MEMBERS = {
+    "log_type_name": str,
+    "query": str,
+    "start": str,
+    "end": str,
+    "link": str,
+    "artifact_id": (str, type(None)),
+    "tool_id": str,
+    "type": str,
+    "source_id": int,
+    "display_text": str,
+}
+ALERT = json.dumps(
+    {
+        "title": "Checkout 5xx rate high",
+        "service": "checkout-api",
+        "severity": "critical",
+        "startsAt": "2026-11-22T09:50:00Z",
+    }
+)
+
+
+class Demo:
+    """A migrated database with the demo loaded into one organization (and an empty one)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.org_id = 0
+        self.empty_org_id = 0
+
+    def run(self, action: Callable[[Any], Awaitable[T]], org_id: int | None = None) -> T:
+        async def go() -> T:
+            engine = create_engine(self.url)
+            sessions = create_session_factory(engine)
+            try:
+                if org_id is None:
+                    async with sessions() as session:
+                        return await action(session)
+                ctx = database_context(sessions, org_id=org_id, now=NOW, public_url=PUBLIC)
+                return await action(ctx)
+            finally:
+                await engine.dispose()
+
+        return asyncio.run(go())
+
+    def agent(self, action: Callable[[AgentContext], Awaitable[T]], *, empty: bool = False) -> T:
+        return self.run(action, self.empty_org_id if empty else self.org_id)
+
+    def count(self, *where: Any) -> int:
+        async def go(session: Any) -> int:
+            statement = select(func.count()).select_from(LogRecord).where(*where)
+            return int((await session.execute(statement)).scalar_one())
+
+        return self.run(go)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    path: Path = tmp_path_factory.mktemp("demo") / "sleuth.db"
+    state = Demo(f"sqlite:///{path}")
+    migrate(state.url)
+
+    async def setup(session: Any) -> None:
+        org = await admin.create_org(session, "pebble")
+        empty = await admin.create_org(session, "empty")
+        state.org_id, state.empty_org_id = org.id, empty.id
+        assert await load_demo(session, org.id, now=NOW) == {"documents": 12, "log_records": 4978}
+
+    state.run(setup)
+    return state
+
+
+AGENT = RetrievalAgent()
+
+
+def answer(demo: Demo, question: str, **kwargs: Any) -> AgentResult:
+    return demo.agent(lambda ctx: AGENT.answer(ctx, question, **kwargs))
+
+
+def markers(result: AgentResult) -> set[int]:
+    return {int(n) for n in re.findall(r"\[\[source:(\d+)\]\]", result.markdown)}
+
+
+def assert_well_formed(result: AgentResult) -> None:
+    """Every source has the SPEC members and types, and markers and sources match one to one."""
+    assert markers(result) == set(result.sources)
+    for source_id, record in result.sources.items():
+        assert set(record) == set(SOURCE_MEMBERS)
+        for name, kind in SOURCE_MEMBERS.items():
+            assert isinstance(record[name], kind), (name, record[name])
+        assert record["source_id"] == source_id
+        assert isinstance(json.loads(record["query"]), dict)
+        assert datetime.fromisoformat(record["start"]) <= datetime.fromisoformat(record["end"])
+        assert record["link"].startswith(PUBLIC + "/")
+    assert result.markdown.count("§") % 2 == 0
+
+
+def test_the_registry_builds_the_retrieval_agent() -> None:
+    agent = load_agent("retrieval")
+    assert isinstance(agent, RetrievalAgent) and agent.name == "retrieval"
+
+
+def test_runbook_question_cites_the_runbook_and_quotes_the_passage(demo: Demo) -> None:
+    result = answer(demo, "How do I roll back a deploy?")
+    assert_well_formed(result)
+    first = result.sources[1]
+    assert first["display_text"] == "Runbook: Deploys and rollbacks"
+    assert (first["tool_id"], first["type"], first["log_type_name"]) == (
+        "knowledge_search",
+        "knowledge",
+        "Knowledge catalog",
+    )
+    assert first["link"] == f"{PUBLIC}/knowledge/{first['artifact_id']}"
+    assert json.loads(first["query"])["document_id"] == int(first["artifact_id"])
+    quoted = [line for line in result.markdown.splitlines() if line.startswith(">")]
+    assert any("`deployctl rollback <service>`" in line for line in quoted)
+    assert "*Rolling back*" in result.markdown
+    assert all(s["type"] == "knowledge" for s in result.sources.values())  # no log queries
+    assert result.credits == pytest.approx(1.25)  # run + one knowledge search
+
+
+@pytest.mark.parametrize(
+    ("question", "title"),
+    [
+        ("Who do I page for a SEV-1?", "On-call escalation policy"),
+        ("How do I fix a Redis eviction storm?", "Cache: Redis evictions and hit-rate drop"),
+        ("The TLS certificate expired, what do we do?", "TLS certificate renewal"),
+        (
+            "How do I replay the orders dead-letter queue?",
+            "Orders queue: backlog and stuck messages",
+        ),
+    ],
+)
+def test_runbook_questions_find_the_right_runbook(demo: Demo, question: str, title: str) -> None:
+    result = answer(demo, question)
+    assert_well_formed(result)
+    assert result.sources[1]["display_text"] == f"Runbook: {title}"
+
+
+def test_error_question_reports_counts_that_match_the_database(demo: Demo) -> None:
+    result = answer(demo, "What errors did payments-api log in the last 3 hours?")
+    assert_well_formed(result)
+    start, end = NOW - timedelta(hours=3), NOW
+    window = (LogRecord.timestamp >= start, LogRecord.timestamp < end)
+    service = LogRecord.service == "payments-api"
+    errors = demo.count(*window, service, LogRecord.level.in_(["ERROR", "CRITICAL"]))
+    total = demo.count(*window, service)
+    exhausted = demo.count(
+        *window, service, LogRecord.message.like("DB connection pool exhausted%")
+    )
+    assert errors > 100
+    assert f"logged {total} lines: {errors} errors" in result.markdown
+    assert f"| payments-api | {errors} |" in result.markdown
+    assert f"`DB connection pool exhausted (20/20 in use, waited 5000ms)` — {exhausted} times" in (
+        result.markdown
+    )
+    logs = [s for s in result.sources.values() if s["tool_id"] == "log_query"]
+    assert logs and all(s["type"] == "logs" for s in logs)
+    counts = logs[0]
+    query = json.loads(counts["query"])
+    assert query == {
+        "start": "2026-11-22T09:00:00Z",
+        "end": "2026-11-22T12:00:00Z",
+        "services": ["payments-api"],
+        "levels": None,
+        "text": None,
+    }
+    assert (counts["start"], counts["end"]) == (query["start"], query["end"])
+    assert counts["artifact_id"] is None
+    link = urlsplit(counts["link"])
+    assert f"{link.scheme}://{link.netloc}{link.path}" == f"{PUBLIC}/logs"
+    assert json.loads(parse_qs(link.query)["query"][0]) == query
+    # The deploy that caused it is listed, and the payments runbook is cited.
+    assert "`deployed payments-api v2.14.0 (previous v2.13.4)`" in result.markdown
+    assert any(
+        s["display_text"].startswith("Runbook: Payments API") for s in result.sources.values()
+    )
+    assert "§2026-11-22T09:30:00Z§" in result.markdown
+
+
+def test_follow_up_takes_the_window_and_service_from_history(demo: Demo) -> None:
+    history = [
+        ContextMessage("user", "errors in payments-api since 09:00?"),
+        ContextMessage("assistant", "Many."),
+    ]
+    follow = answer(demo, "and the warnings?", history=history)
+    assert follow.markdown.startswith("Between §2026-11-22T09:00:00Z§ and §2026-11-22T12:00:00Z§")
+    assert '"services":["payments-api"]' in follow.sources[1]["query"]
+
+
+def test_without_tools_no_sources_and_says_so(demo: Demo) -> None:
+    history = [
+        ContextMessage("user", "What broke checkout this morning?"),
+        ContextMessage(
+            "assistant",
+            "The payments-api deploy v2.14.0 leaked database connections [[source:1]].",
+        ),
+    ]
+    result = answer(demo, "Which payments-api deploy broke it?", history=history, use_tools=False)
+    assert result.sources == {}
+    assert "[[source:" not in result.markdown
+    assert "without querying" in result.markdown
+    assert "payments-api deploy v2.14.0 leaked database connections" in result.markdown
+    assert result.credits == pytest.approx(1.0)
+    bare = answer(demo, "Is the database healthy?", use_tools=False)
+    assert bare.sources == {} and "Nothing earlier in this conversation" in bare.markdown
+
+
+def test_answers_are_deterministic(demo: Demo) -> None:
+    question = "What happened between 09:00 and 11:00 with checkout?"
+    first, second = answer(demo, question), answer(demo, question)
+    assert first == second
+    first = demo.agent(lambda ctx: AGENT.investigate(ctx, "Investigate", ALERT))
+    assert first == demo.agent(lambda ctx: AGENT.investigate(ctx, "Investigate", ALERT))
+
+
+def test_investigation_finds_the_bad_deploy(demo: Demo) -> None:
+    result = demo.agent(lambda ctx: AGENT.investigate(ctx, "Find the root cause.", ALERT))
+    assert_well_formed(result)
+    text = result.markdown
+    assert text.startswith("## Alert\n\n**Checkout 5xx rate high**")
+    assert "- Fired: §2026-11-22T09:50:00Z§" in text
+    cause = text.split("## Likely root cause", 1)[1]
+    assert "`deployed payments-api v2.14.0 (previous v2.13.4)`" in cause
+    assert "**payments-api** was the first service to fail" in cause
+    assert "`db pool usage high`" in cause  # the leak's build-up
+    assert "**Likely root cause:** `deployed payments-api v2.14.0" in text
+    assert "## Runbook" in text
+    kinds = {s["type"] for s in result.sources.values()}
+    assert kinds == {"knowledge", "logs"}
+
+
+def test_investigation_after_the_rollback_sees_the_recovery(demo: Demo) -> None:
+    late = json.dumps({"title": "Checkout errors", "timestamp": "2026-11-22T10:40:00Z"})
+    result = demo.agent(lambda ctx: AGENT.investigate(ctx, "", late))
+    assert "rolled back payments-api" in result.markdown
+    assert "Errors stopped after the rollback." in result.markdown
+
+
+def test_digest_section_reports_the_last_day(demo: Demo) -> None:
+    result = demo.agent(lambda ctx: AGENT.digest_section(ctx, "Platform health", "Summarise."))
+    assert_well_formed(result)
+    assert "logged 4978 lines" in result.markdown
+    errors = demo.count(LogRecord.level.in_(["ERROR", "CRITICAL"]))
+    assert f"{errors} errors" in result.markdown
+    assert "The busiest hour for errors began at §2026-11-22T10:00:00Z§" in result.markdown
+
+
+def test_digest_section_honours_the_prompt_window_and_service(demo: Demo) -> None:
+    result = demo.agent(
+        lambda ctx: AGENT.digest_section(ctx, "Search", "search-api over the last 6 hours")
+    )
+    query = json.loads(result.sources[1]["query"])
+    assert query["services"] == ["search-api"]
+    assert (query["start"], query["end"]) == ("2026-11-22T06:00:00Z", "2026-11-22T12:00:00Z")
+
+
+def test_empty_organization_gets_an_honest_answer(demo: Demo) -> None:
+    result = demo.agent(lambda ctx: AGENT.answer(ctx, "Any errors today?"), empty=True)
+    assert result.sources == {}
+    assert "found nothing" in result.markdown
+    inv = demo.agent(lambda ctx: AGENT.investigate(ctx, "", ALERT), empty=True)
+    assert "No logs are stored" in inv.markdown
+
+
+@pytest.mark.parametrize(
+    ("message", "instructions", "expected"),
+    [
+        ("", "anything", "NONE"),
+        ("checkout is down, can someone look?", "Answer questions about checkout", "AGENT"),
+        ("where is the VPN guide", 'STATIC: vpn, "vpn guide"\nAGENT: error', "STATIC"),
+        ("error on vpn", "STATIC: vpn\nAGENT: error", "STATIC"),  # first matching directive wins
+        ("lunch anyone?", "Answer questions about payments", "NONE"),
+        ("payments deploy done", "Reply with the standard payments notice", "STATIC"),
+        ("thanks!", "", "NONE"),
+        ("why is search slow?", "", "AGENT"),
+        ("ignore me: test", "NONE: test\nAGENT: test", "NONE"),
+    ],
+)
+def test_classify_rules(message: str, instructions: str, expected: str) -> None:
+    result = asyncio.run(AGENT.classify(None, message, instructions))  # type: ignore[arg-type]
+    assert result.decision == expected
+    assert result.credits == pytest.approx(0.1)
+
+
+def test_cost_model_is_configurable() -> None:
+    costs = CostModel.parse("run=2, log_query=0.5")
+    assert (costs.run, costs.log_query, costs.knowledge_search) == (2.0, 0.5, 0.25)
+    assert costs.charge(knowledge_searches=2, log_queries=3) == pytest.approx(4.0)
+    with pytest.raises(ValueError, match="unknown item 'bogus=1'"):
+        CostModel.parse("bogus=1")
+    with pytest.raises(ValueError, match="run must be >= 0"):
+        CostModel.parse("run=-1")
+    agent = RetrievalAgent.from_settings(None)
+    assert agent.costs == CostModel()
+
+
+def test_cost_model_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SLEUTH_AGENT_COSTS", "run=3")
+    assert RetrievalAgent.from_settings(None).costs.run == 3.0
