@@ -1,11 +1,11 @@
 """Full-text search over ``knowledge_documents``, one backend per database dialect.
 
 - SQLite: the external-content FTS5 table ``knowledge_fts`` (``porter unicode61`` tokenizer), kept
-  in sync with ``knowledge_documents`` by triggers (migration ``0002``), ranked with ``bm25`` with
+  in sync with ``knowledge_documents`` by triggers (migration ``0003``), ranked with ``bm25`` with
   the title weighted 4x the body.
 - PostgreSQL: ``to_tsvector('english', ...)`` of the title (weight A) and body (weight B), matched
   with ``websearch_to_tsquery`` and ranked with ``ts_rank``; the same expression has a GIN index
-  (migration ``0002``).
+  (migration ``0003``).
 
 A query is reduced to its words (`sleuth_shell.agents.text.terms`) and any of them may match;
 documents matching more, rarer and title words rank higher. Ties go to the lower document id, so
@@ -33,7 +33,7 @@ PG_DOCUMENT_VECTOR = (
     "setweight(to_tsvector('english', coalesce(title, '')), 'A') || "
     "setweight(to_tsvector('english', coalesce(content, '')), 'B')"
 )
-"""The indexed document vector on PostgreSQL; must equal the GIN index expression of 0002."""
+"""The indexed document vector on PostgreSQL; must equal the GIN index expression of 0003."""
 
 SEARCH_INDEX_OBJECTS = frozenset(
     {
@@ -45,7 +45,7 @@ SEARCH_INDEX_OBJECTS = frozenset(
         "ix_knowledge_documents_fts",
     }
 )
-"""Database objects of the search index that only migration 0002 defines (no ORM model):
+"""Database objects of the search index that only migration 0003 defines (no ORM model):
 the FTS5 table and its shadow tables on SQLite, the GIN index on PostgreSQL."""
 
 

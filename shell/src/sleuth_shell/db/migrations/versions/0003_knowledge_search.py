@@ -5,8 +5,8 @@ with the ``porter unicode61`` tokenizer, filled from existing rows and kept in s
 PostgreSQL: a GIN index on the weighted English ``tsvector`` of title and content (the expression
 ``sleuth_shell.knowledge.search.PG_DOCUMENT_VECTOR`` queries).
 
-Revision ID: 0002
-Revises: 0001
+Revision ID: 0003
+Revises: 0002
 Create Date: 2026-11-22
 """
 
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from alembic import op
 
 
-revision: str = '0002'
-down_revision: str | None = '0001'
+revision: str = '0003'
+down_revision: str | None = '0002'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
