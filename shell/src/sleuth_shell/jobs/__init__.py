@@ -1,0 +1,43 @@
+"""Durable jobs: one table of work, claimed with leases by any number of workers.
+
+Public API::
+
+    job = await enqueue(session, "interaction.run", {"interaction_id": ...}, run_at=when)
+    registry.register("interaction.run", handler, on_failure=hook)
+    worker = Worker(JobServices(settings, sessions), registry)
+    await worker.start()
+    ...
+    await worker.stop()
+
+See :mod:`sleuth_shell.jobs.queue` for the states and the claim, :mod:`sleuth_shell.jobs.registry`
+for the handler contract and :mod:`sleuth_shell.jobs.worker` for the loop.
+"""
+
+from sleuth_shell.jobs.queue import (
+    DONE,
+    FAILED,
+    PENDING,
+    RUNNING,
+    ClaimedJob,
+    LeaseLost,
+    enqueue,
+)
+from sleuth_shell.jobs.registry import JobContext, JobFailed, JobRegistry, RetryJob
+from sleuth_shell.jobs.services import JobServices
+from sleuth_shell.jobs.worker import Worker
+
+__all__ = [
+    "DONE",
+    "FAILED",
+    "PENDING",
+    "RUNNING",
+    "ClaimedJob",
+    "JobContext",
+    "JobFailed",
+    "JobRegistry",
+    "JobServices",
+    "LeaseLost",
+    "RetryJob",
+    "Worker",
+    "enqueue",
+]

@@ -1,0 +1,123 @@
+"""Job kinds and their handlers.
+
+A handler is an ``async def handler(ctx: JobContext) -> None`` registered under a job ``kind``.
+It reads ``ctx.job.payload``, does the work, and either
+
+- returns normally: the job is done (a handler that writes a result should call
+  ``await ctx.complete(session)`` inside the transaction that writes it, so the result and the
+  completion commit together and a re-run after a crash sees the work as done);
+- raises :class:`RetryJob`: the job runs again later (exponential backoff) while attempts are left,
+  then fails with that message;
+- raises :class:`JobFailed`: the job fails at once with that message;
+- raises anything else: the job fails at once and the error (type and message) is recorded in
+  ``jobs.last_error``.
+
+When a job fails for good, the kind's optional ``on_failure(ctx, session, error)`` hook runs in the
+transaction that records the failure (the worker commits both together), so the feature can record
+it on its own row (an interaction becomes ``FAILED``, a kept API key is wiped).
+Handlers must be idempotent: a job whose worker died mid-run is run again after its lease expires.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sleuth_shell.jobs.queue import ClaimedJob, mark_done
+
+if TYPE_CHECKING:
+    from sleuth_shell.jobs.services import JobServices
+
+__all__ = [
+    "FailureHook",
+    "Handler",
+    "JobContext",
+    "JobFailed",
+    "JobKind",
+    "JobRegistry",
+    "RetryJob",
+]
+
+
+class RetryJob(Exception):
+    """Raised by a handler for a transient failure: run the job again later.
+
+    ``delay`` (seconds) overrides the worker's exponential backoff for this retry.
+    """
+
+    def __init__(self, message: str, *, delay: float | None = None) -> None:
+        super().__init__(message)
+        self.delay = delay
+
+
+class JobFailed(Exception):
+    """Raised by a handler to fail the job for good; ``str()`` is recorded as the error."""
+
+
+@dataclass
+class JobContext:
+    """What a handler gets: the claimed job and the worker's services."""
+
+    job: ClaimedJob
+    services: JobServices
+    completed: bool = field(default=False, init=False)
+
+    @property
+    def payload(self) -> dict[str, object]:
+        """The job's payload (as enqueued)."""
+        return self.job.payload
+
+    @property
+    def final_attempt(self) -> bool:
+        """True when a :class:`RetryJob` raised now would fail the job instead of retrying it."""
+        return self.job.attempt >= self.job.max_attempts
+
+    async def complete(self, session: AsyncSession) -> None:
+        """Mark the job done inside ``session``'s transaction (commit it yourself).
+
+        Raises :class:`~sleuth_shell.jobs.queue.LeaseLost` when another worker took the job over;
+        the transaction must then be rolled back (leaving the result to that worker).
+        """
+        await mark_done(session, self.job)
+        self.completed = True
+
+
+Handler = Callable[[JobContext], Awaitable[None]]
+FailureHook = Callable[[JobContext, AsyncSession, str], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """A registered kind: its handler, failure hook and the default attempts for new jobs."""
+
+    kind: str
+    handler: Handler
+    on_failure: FailureHook | None = None
+
+
+class JobRegistry:
+    """Handlers by job kind. Workers refuse (fail) jobs of unknown kinds."""
+
+    def __init__(self) -> None:
+        self._kinds: dict[str, JobKind] = {}
+
+    def register(
+        self, kind: str, handler: Handler, *, on_failure: FailureHook | None = None
+    ) -> None:
+        """Register ``handler`` (and its failure hook) for ``kind``; a kind is registered once."""
+        if kind in self._kinds:
+            raise ValueError(f"job kind {kind!r} is already registered")
+        self._kinds[kind] = JobKind(kind, handler, on_failure)
+
+    def get(self, kind: str) -> JobKind | None:
+        """The registration for ``kind``, or None."""
+        return self._kinds.get(kind)
+
+    def __contains__(self, kind: object) -> bool:
+        return kind in self._kinds
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._kinds))

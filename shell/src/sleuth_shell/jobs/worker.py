@@ -1,0 +1,264 @@
+"""The worker loop: claim due jobs, run their handlers, record the outcome.
+
+One loop serves both ``sleuth serve`` (in-process, unless ``SLEUTH_WORKERS_INLINE=false``) and
+``sleuth worker``. Any number of workers may share one database:
+
+- it polls every ``poll_interval`` seconds (0.5 s by default) and wakes at once when a job is
+  enqueued and committed in the same process, so a due job starts within a second;
+- it runs up to ``concurrency`` jobs at a time and keeps their leases alive while they run
+  (renewed every third of ``lease``), so a job is held by exactly one live worker;
+- a job whose worker died is claimed again once its lease has expired; after
+  :data:`LEASE_RECOVERIES` such recoveries beyond ``max_attempts`` it is failed as abandoned
+  (a job that kills its worker cannot loop forever);
+- :meth:`Worker.stop` is graceful: no new claims, running jobs get ``shutdown_timeout`` seconds to
+  finish, and the ones still running are cancelled and released (pending again, attempt not
+  counted) so the next worker picks them up at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import traceback
+import uuid
+from datetime import timedelta
+
+from sleuth_shell.db.models import utcnow
+from sleuth_shell.jobs import queue
+from sleuth_shell.jobs.queue import ClaimedJob, LeaseLost
+from sleuth_shell.jobs.registry import JobContext, JobFailed, JobRegistry, RetryJob
+from sleuth_shell.jobs.services import JobServices
+
+__all__ = ["LEASE_RECOVERIES", "Worker"]
+
+log = logging.getLogger("sleuth.jobs")
+
+#: How many times a job may be recovered from a dead worker beyond its ``max_attempts``.
+LEASE_RECOVERIES = 3
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class Worker:
+    """Claims and runs jobs until stopped. Use :meth:`start`/:meth:`stop` or ``await run()``."""
+
+    def __init__(
+        self,
+        services: JobServices,
+        registry: JobRegistry,
+        *,
+        worker_id: str | None = None,
+        concurrency: int = 4,
+        poll_interval: float = 0.5,
+        lease: float = 60.0,
+        shutdown_timeout: float = 10.0,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if poll_interval <= 0 or lease <= 0:
+            raise ValueError("poll_interval and lease must be positive")
+        self.services = services
+        self.registry = registry
+        self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.concurrency = concurrency
+        self.poll_interval = poll_interval
+        self.lease = timedelta(seconds=lease)
+        self.shutdown_timeout = shutdown_timeout
+        self._running: dict[asyncio.Task[None], ClaimedJob] = {}
+        self._stopping = False
+        self._wake: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._waker_handle: object | None = None
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    def wake(self) -> None:
+        """Make the loop look for due jobs now (safe to call from any thread)."""
+        loop, event = self._loop, self._wake
+        if loop is None or event is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            event.set()
+        else:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(event.set)
+
+    async def start(self) -> None:
+        """Start the loop as a background task of the running event loop."""
+        if self._task is not None:
+            raise RuntimeError("worker already started")
+        self._task = asyncio.create_task(self.run(), name=f"sleuth-worker-{self.worker_id}")
+
+    async def stop(self) -> None:
+        """Stop gracefully (see the module docstring) and wait until the loop has ended."""
+        self._stopping = True
+        self.wake()
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def run(self) -> None:
+        """Claim and run jobs until :meth:`stop` is called."""
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        self._waker_handle = queue.register_waker(self.wake)
+        log.info("worker %s started", self.worker_id)
+        try:
+            while not self._stopping:
+                self._wake.clear()
+                claimed = await self._claim()
+                for job in claimed:
+                    task = asyncio.create_task(self._run_job(job))
+                    self._running[task] = job
+                    task.add_done_callback(self._job_finished)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+        finally:
+            await self._shutdown()
+            self._waker_handle = None
+            log.info("worker %s stopped", self.worker_id)
+
+    def _job_finished(self, task: asyncio.Task[None]) -> None:
+        self._running.pop(task, None)
+        if self._wake is not None:
+            self._wake.set()
+
+    async def _shutdown(self) -> None:
+        if not self._running:
+            return
+        tasks = list(self._running)
+        _done, pending = await asyncio.wait(tasks, timeout=self.shutdown_timeout)
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending)
+
+    async def run_until_idle(self, *, max_rounds: int = 1000) -> int:
+        """Run due jobs until none is due (tests, one-shot draining). Returns how many ran."""
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        count = 0
+        for _ in range(max_rounds):
+            claimed = await self._claim(limit=self.concurrency)
+            if not claimed:
+                break
+            count += len(claimed)
+            await asyncio.gather(*(self._run_job(job) for job in claimed))
+        return count
+
+    # --- one job ----------------------------------------------------------------------------------
+
+    async def _claim(self, limit: int | None = None) -> list[ClaimedJob]:
+        free = (self.concurrency - len(self._running)) if limit is None else limit
+        if free <= 0:
+            return []
+        try:
+            async with self.services.sessions() as session:
+                return await queue.claim_due(session, self.worker_id, limit=free, lease=self.lease)
+        except Exception:
+            log.exception("worker %s could not claim jobs", self.worker_id)
+            return []
+
+    async def _keep_lease(self, job: ClaimedJob) -> None:
+        interval = self.lease.total_seconds() / 3
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                async with self.services.sessions() as session:
+                    held = await queue.extend_lease(session, job, self.lease)
+            except Exception:
+                log.exception("could not renew the lease of job %s", job.id)
+                continue
+            if not held:
+                log.warning("job %s (%s) lost its lease", job.id, job.kind)
+                return
+
+    async def _run_job(self, job: ClaimedJob) -> None:
+        ctx = JobContext(job=job, services=self.services)
+        kind = self.registry.get(job.kind)
+        if kind is None:
+            await self._fail(ctx, f"no handler registered for job kind {job.kind!r}")
+            return
+        if job.attempt > job.max_attempts + LEASE_RECOVERIES:
+            await self._fail(
+                ctx, f"abandoned: its worker stopped during {job.attempt - 1} attempts"
+            )
+            return
+        keeper = asyncio.create_task(self._keep_lease(job))
+        try:
+            await kind.handler(ctx)
+        except asyncio.CancelledError:
+            keeper.cancel()
+            await self._release(job)
+            raise
+        except LeaseLost:
+            log.warning("job %s (%s) was taken over by another worker", job.id, job.kind)
+        except RetryJob as exc:
+            await self._retry_or_fail(ctx, exc)
+        except JobFailed as exc:
+            log.warning("job %s (%s) failed: %s", job.id, job.kind, exc)
+            await self._fail(ctx, str(exc) or "failed")
+        except Exception as exc:
+            log.warning("job %s (%s) failed: %s", job.id, job.kind, _describe(exc))
+            log.debug("%s", traceback.format_exc())
+            await self._fail(ctx, _describe(exc))
+        else:
+            if not ctx.completed:
+                try:
+                    async with self.services.sessions() as session:
+                        await queue.finish(session, job)
+                except Exception:
+                    log.exception("could not mark job %s done", job.id)
+        finally:
+            keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await keeper
+
+    async def _retry_or_fail(self, ctx: JobContext, exc: RetryJob) -> None:
+        job = ctx.job
+        message = str(exc) or "retry requested"
+        if job.attempt >= job.max_attempts:
+            await self._fail(ctx, f"{message} (after {job.attempt} attempts)")
+            return
+        delay = exc.delay if exc.delay is not None else self.services.backoff(job.attempt)
+        log.info("job %s (%s) retries in %.2fs: %s", job.id, job.kind, delay, message)
+        try:
+            async with self.services.sessions() as session:
+                await queue.schedule_retry(
+                    session, job, message, utcnow() + timedelta(seconds=delay)
+                )
+        except Exception:
+            log.exception("could not schedule the retry of job %s", job.id)
+
+    async def _fail(self, ctx: JobContext, error: str) -> None:
+        job = ctx.job
+        kind = self.registry.get(job.kind)
+        try:
+            async with self.services.sessions() as session:
+                if not await queue.fail(session, job, error):
+                    await session.rollback()
+                    return
+                if kind is not None and kind.on_failure is not None:
+                    await kind.on_failure(ctx, session, error)
+                await session.commit()
+        except Exception:
+            log.exception("could not record the failure of job %s (%s)", job.id, job.kind)
+
+    async def _release(self, job: ClaimedJob) -> None:
+        try:
+            async with self.services.sessions() as session:
+                await queue.release(session, job)
+        except Exception:
+            log.exception("could not release job %s", job.id)

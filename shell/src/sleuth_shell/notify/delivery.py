@@ -1,0 +1,218 @@
+"""Notification deliveries as durable jobs: one job per target, retried with backoff.
+
+Job kinds (register them with :func:`register_notification_jobs`):
+
+``notify.web``
+    The result callback of an interaction: POST ``{interaction_id, question, content, sources}`` to
+    ``notifications.web.callback_url`` with the ``custom_headers`` given at creation, else
+    ``X-Service-Org-Api-Key: <the key that created the interaction>``, plus
+    ``X-Service-Signature`` and ``X-Service-Timestamp`` (:mod:`sleuth_shell.notify.signing`).
+    The plain key is read from ``interactions.callback_api_key`` and wiped from there once the
+    delivery succeeded or failed for good.
+``notify.alt``
+    POST a card message (JSON) to an alt incoming-webhook URL.
+``notify.chat``
+    Post a message to a chat channel through the :class:`~sleuth_shell.notify.chat.ChatClient`.
+
+HTTP deliveries make up to :data:`DELIVERY_ATTEMPTS` attempts with exponential backoff on network
+errors, 429 and 5xx answers; any other 4xx (and a 3xx: redirects are not followed) fails at once.
+The target URL is checked again right before each attempt, and the connection is pinned to the
+vetted address (see :mod:`sleuth_shell.notify.urls`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sleuth_shell.db.models import Interaction, Organization
+from sleuth_shell.jobs import JobContext, JobFailed, JobRegistry, RetryJob, enqueue
+from sleuth_shell.notify.chat import ChatClient, OutboxChatClient
+from sleuth_shell.notify.http import DeliveryNetworkError
+from sleuth_shell.notify.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
+from sleuth_shell.notify.urls import UnsafeURL, resolve_for_delivery
+
+__all__ = [
+    "ALT_KIND",
+    "API_KEY_HEADER",
+    "CHAT_KIND",
+    "DELIVERY_ATTEMPTS",
+    "WEB_KIND",
+    "DeliveryRefused",
+    "callback_body",
+    "enqueue_alt",
+    "enqueue_chat",
+    "enqueue_web_callback",
+    "register_notification_jobs",
+]
+
+WEB_KIND = "notify.web"
+ALT_KIND = "notify.alt"
+CHAT_KIND = "notify.chat"
+
+#: Attempts per HTTP delivery (the first try and four retries).
+DELIVERY_ATTEMPTS = 5
+
+API_KEY_HEADER = "X-Service-Org-Api-Key"
+
+
+class DeliveryRefused(JobFailed):
+    """The receiver refused the delivery for good (a 4xx other than 429, a redirect, a bad URL)."""
+
+
+# --- enqueueing ----------------------------------------------------------------------------------
+
+
+async def enqueue_web_callback(session: AsyncSession, interaction_id: str) -> None:
+    """Queue the result callback of a completed interaction (in ``session``'s transaction)."""
+    await enqueue(
+        session, WEB_KIND, {"interaction_id": interaction_id}, max_attempts=DELIVERY_ATTEMPTS
+    )
+
+
+async def enqueue_alt(
+    session: AsyncSession, org_id: int, url: str, message: dict[str, Any]
+) -> None:
+    """Queue the POST of a card ``message`` to an alt webhook ``url``."""
+    await enqueue(
+        session,
+        ALT_KIND,
+        {"org_id": org_id, "url": url, "message": message},
+        max_attempts=DELIVERY_ATTEMPTS,
+    )
+
+
+async def enqueue_chat(
+    session: AsyncSession, org_id: int, channel_id: str, text: str, thread_ts: str | None = None
+) -> None:
+    """Queue a chat message to ``channel_id``."""
+    await enqueue(
+        session,
+        CHAT_KIND,
+        {"org_id": org_id, "channel_id": channel_id, "text": text, "thread_ts": thread_ts},
+        max_attempts=DELIVERY_ATTEMPTS,
+    )
+
+
+# --- HTTP ----------------------------------------------------------------------------------------
+
+
+def callback_body(interaction: Interaction) -> bytes:
+    """The exact bytes of an interaction's callback body (UTF-8 JSON)."""
+    payload = {
+        "interaction_id": interaction.id,
+        "question": interaction.question,
+        "content": interaction.content or "",
+        "sources": list(interaction.sources or []),
+    }
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+async def _post(ctx: JobContext, url: str, body: bytes, headers: dict[str, str]) -> None:
+    """One delivery attempt: vet the URL, POST, and classify the outcome."""
+    services = ctx.services
+    try:
+        address = await resolve_for_delivery(
+            url, allow_private=services.settings.allow_private_urls, resolver=services.resolver
+        )
+    except UnsafeURL as exc:
+        raise DeliveryRefused(f"refused {url}: {exc}") from None
+    except OSError as exc:
+        raise RetryJob(f"could not resolve {url}: {exc}") from None
+    try:
+        result = await services.poster.post(url, content=body, headers=headers, connect_to=address)
+    except DeliveryNetworkError as exc:
+        raise RetryJob(f"POST {url} failed: {exc}") from None
+    status = result.status_code
+    if 200 <= status < 300:
+        return
+    if status == 429 or status >= 500:
+        raise RetryJob(f"POST {url} answered {status}")
+    raise DeliveryRefused(f"POST {url} answered {status}")
+
+
+async def _deliver_web(ctx: JobContext) -> None:
+    interaction_id = str(ctx.payload["interaction_id"])
+    sessions = ctx.services.sessions
+    async with sessions() as session:
+        row = (
+            await session.execute(
+                select(Interaction, Organization.signing_secret)
+                .join(Organization, Organization.id == Interaction.org_id)
+                .where(Interaction.id == interaction_id)
+            )
+        ).first()
+    if row is None:
+        raise DeliveryRefused(f"interaction {interaction_id} no longer exists")
+    interaction, secret = row
+    web = (interaction.notifications or {}).get("web") or {}
+    url = web.get("callback_url")
+    if not isinstance(url, str):
+        raise DeliveryRefused(f"interaction {interaction_id} has no callback_url")
+    body = callback_body(interaction)
+    custom = web.get("custom_headers")
+    headers: dict[str, str] = {"Content-Type": "application/json"}
+    if isinstance(custom, dict) and custom:
+        headers.update({str(k): str(v) for k, v in custom.items()})
+    elif interaction.callback_api_key:
+        headers[API_KEY_HEADER] = interaction.callback_api_key
+    headers[SIGNATURE_HEADER] = sign(body, secret)
+    headers[TIMESTAMP_HEADER] = str(int(time.time()))
+    await _post(ctx, url, body, headers)
+    async with sessions() as session:
+        await _forget_key(session, interaction_id)
+        await ctx.complete(session)
+        await session.commit()
+
+
+async def _forget_key(session: AsyncSession, interaction_id: str) -> None:
+    await session.execute(
+        update(Interaction)
+        .where(Interaction.id == interaction_id)
+        .values(callback_api_key=None)
+        .execution_options(synchronize_session=False)
+    )
+
+
+async def _web_failed(ctx: JobContext, session: AsyncSession, error: str) -> None:
+    await _forget_key(session, str(ctx.payload.get("interaction_id")))
+
+
+async def _deliver_alt(ctx: JobContext) -> None:
+    url = str(ctx.payload["url"])
+    body = json.dumps(ctx.payload["message"], ensure_ascii=False, separators=(",", ":"))
+    await _post(ctx, url, body.encode("utf-8"), {"Content-Type": "application/json"})
+
+
+# --- chat ----------------------------------------------------------------------------------------
+
+
+async def _deliver_chat(ctx: JobContext, client: ChatClient) -> None:
+    payload = ctx.payload
+    thread_ts = payload.get("thread_ts")
+    async with ctx.services.sessions() as session:
+        await client.post_message(
+            session,
+            int(payload["org_id"]),  # type: ignore[call-overload]
+            str(payload["channel_id"]),
+            str(payload["text"]),
+            str(thread_ts) if thread_ts is not None else None,
+        )
+        await ctx.complete(session)
+        await session.commit()
+
+
+def register_notification_jobs(registry: JobRegistry, *, chat: ChatClient | None = None) -> None:
+    """Register the ``notify.*`` job kinds (chat messages go to ``chat``, default the outbox)."""
+    client = chat or OutboxChatClient()
+
+    async def deliver_chat(ctx: JobContext) -> None:
+        await _deliver_chat(ctx, client)
+
+    registry.register(WEB_KIND, _deliver_web, on_failure=_web_failed)
+    registry.register(ALT_KIND, _deliver_alt)
+    registry.register(CHAT_KIND, deliver_chat)

@@ -1,0 +1,93 @@
+"""A real HTTP server on 127.0.0.1 recording POSTs: the callback and alt-webhook receiver."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Received:
+    """One request the receiver got."""
+
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+class CallbackReceiver:
+    """Answers POSTs with the next of ``statuses`` (then ``default_status``); records them.
+
+    Use as a context manager; ``url`` is ``http://127.0.0.1:<port>``.
+    """
+
+    def __init__(self, statuses: list[int] | None = None, *, default_status: int = 200) -> None:
+        self.statuses = list(statuses or [])
+        self.default_status = default_status
+        self.received: list[Received] = []
+        self._cond = threading.Condition()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length)
+                with receiver._cond:
+                    status = (
+                        receiver.statuses.pop(0) if receiver.statuses else receiver.default_status
+                    )
+                    receiver.received.append(
+                        Received(self.path, {k: v for k, v in self.headers.items()}, body)
+                    )
+                    receiver._cond.notify_all()
+                payload = b'{"ok": true}'
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> CallbackReceiver:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def wait_for(self, count: int, timeout: float = 15.0) -> list[Received]:
+        """Wait until ``count`` requests arrived (AssertionError after ``timeout`` s)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while len(self.received) < count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(
+                        f"expected {count} requests, got {len(self.received)} before the deadline"
+                    )
+                self._cond.wait(left)
+            return list(self.received)
+
+    def __iter__(self) -> Iterator[Received]:
+        with self._cond:
+            return iter(list(self.received))

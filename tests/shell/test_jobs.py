@@ -1,0 +1,426 @@
+"""Durable jobs: claim, lease, retry, failure, restart, and exclusive claims across workers."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+from collections.abc import AsyncIterator, Callable
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from sleuth_shell.config import Settings
+from sleuth_shell.db import create_engine, create_session_factory, migrate_async
+from sleuth_shell.db.models import Job, utcnow
+from sleuth_shell.jobs import (
+    DONE,
+    FAILED,
+    PENDING,
+    JobContext,
+    JobRegistry,
+    JobServices,
+    LeaseLost,
+    RetryJob,
+    Worker,
+    enqueue,
+    queue,
+)
+
+pytestmark = [pytest.mark.anyio, pytest.mark.storage]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Database:
+    """A migrated, empty database and a way to open independent engines on it."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._engines: list[AsyncEngine] = []
+
+    def sessions(self) -> async_sessionmaker[AsyncSession]:
+        """A session factory over a new engine (a separate 'process' view of the database)."""
+        engine = create_engine(self.url)
+        self._engines.append(engine)
+        return create_session_factory(engine)
+
+    async def dispose(self) -> None:
+        for engine in self._engines:
+            await engine.dispose()
+
+
+@pytest.fixture
+async def db(database_url: str) -> AsyncIterator[Database]:
+    """A migrated database: SQLite, and PostgreSQL too when ``SLEUTH_TEST_POSTGRES_URL`` is set."""
+    await migrate_async(database_url)
+    database = Database(database_url)
+    yield database
+    await database.dispose()
+
+
+def make_worker(
+    db: Database, registry: JobRegistry, *, retry_base: float = 0.01, **kwargs: object
+) -> Worker:
+    settings = Settings(database_url=db.url)
+    services = JobServices(settings=settings, sessions=db.sessions(), retry_base_seconds=retry_base)
+    options: dict[str, object] = {"poll_interval": 0.05, "lease": 5.0, **kwargs}
+    return Worker(services, registry, **options)  # type: ignore[arg-type]
+
+
+async def add_jobs(
+    db: Database, kind: str, payloads: list[dict[str, object]], **kwargs: object
+) -> list[int]:
+    async with db.sessions()() as session:
+        jobs = [await enqueue(session, kind, p, **kwargs) for p in payloads]  # type: ignore[arg-type]
+        await session.commit()
+        return [job.id for job in jobs]
+
+
+async def job_rows(db: Database) -> dict[int, Job]:
+    async with db.sessions()() as session:
+        return {job.id: job for job in (await session.scalars(select(Job))).all()}
+
+
+async def wait_for(predicate: Callable[[], object], *, timeout: float = 10.0) -> None:
+    """Poll ``predicate`` (sync or async) until true; fail after ``timeout`` seconds."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        result = predicate()
+        if asyncio.iscoroutine(result):
+            result = await result
+        if result:
+            return
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("condition not reached before the deadline")
+        await asyncio.sleep(0.02)
+
+
+async def test_enqueued_job_runs_once_and_is_done(db: Database) -> None:
+    seen: list[object] = []
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        seen.append(ctx.payload["n"])
+
+    registry.register("test.record", handler)
+    [job_id] = await add_jobs(db, "test.record", [{"n": 7}])
+    worker = make_worker(db, registry)
+    assert await worker.run_until_idle() == 1
+    assert await worker.run_until_idle() == 0
+    assert seen == [7]
+    row = (await job_rows(db))[job_id]
+    assert row.status == DONE
+    assert row.attempts == 1
+    assert row.locked_by is None or row.lease_until is None
+
+
+async def test_future_job_waits_for_its_time(db: Database) -> None:
+    seen: list[object] = []
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        seen.append(ctx.payload["n"])
+
+    registry.register("test.record", handler)
+    await add_jobs(db, "test.record", [{"n": 1}], run_at=utcnow() + timedelta(hours=1))
+    await add_jobs(db, "test.record", [{"n": 2}])
+    worker = make_worker(db, registry)
+    await worker.run_until_idle()
+    assert seen == [2]
+    rows = await job_rows(db)
+    assert sorted(row.status for row in rows.values()) == [DONE, PENDING]
+
+
+async def test_retry_with_backoff_then_failure_is_recorded(db: Database) -> None:
+    attempts: list[int] = []
+    failures: list[str] = []
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        attempts.append(ctx.job.attempt)
+        raise RetryJob("receiver answered 503")
+
+    async def on_failure(ctx: JobContext, session: AsyncSession, error: str) -> None:
+        failures.append(error)
+
+    registry.register("test.flaky", handler, on_failure=on_failure)
+    [job_id] = await add_jobs(db, "test.flaky", [{}], max_attempts=3)
+    worker = make_worker(db, registry, retry_base=0.05)
+    await worker.start()
+    try:
+        await wait_for(lambda: len(failures) == 1)
+    finally:
+        await worker.stop()
+    assert attempts == [1, 2, 3]
+    row = (await job_rows(db))[job_id]
+    assert row.status == FAILED
+    assert row.last_error == "receiver answered 503 (after 3 attempts)"
+    assert failures == [row.last_error]
+
+
+async def test_retry_waits_for_backoff(db: Database) -> None:
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        raise RetryJob("later")
+
+    registry.register("test.later", handler)
+    [job_id] = await add_jobs(db, "test.later", [{}], max_attempts=5)
+    worker = make_worker(db, registry, retry_base=100)
+    before = utcnow()
+    assert await worker.run_until_idle() == 1  # the retry is not due yet
+    row = (await job_rows(db))[job_id]
+    assert row.status == PENDING
+    assert row.attempts == 1
+    assert row.last_error == "later"
+    assert row.run_at >= before + timedelta(seconds=100)
+
+
+async def test_unexpected_error_fails_at_once_with_the_error(db: Database) -> None:
+    calls: list[int] = []
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        calls.append(1)
+        raise KeyError("interaction_id")
+
+    registry.register("test.broken", handler)
+    [job_id] = await add_jobs(db, "test.broken", [{}], max_attempts=5)
+    await make_worker(db, registry).run_until_idle()
+    row = (await job_rows(db))[job_id]
+    assert calls == [1]
+    assert row.status == FAILED
+    assert row.last_error == "KeyError: 'interaction_id'"
+
+
+async def test_unknown_kind_fails(db: Database) -> None:
+    [job_id] = await add_jobs(db, "test.nobody", [{}])
+    await make_worker(db, JobRegistry()).run_until_idle()
+    row = (await job_rows(db))[job_id]
+    assert row.status == FAILED
+    assert row.last_error == "no handler registered for job kind 'test.nobody'"
+
+
+async def test_expired_lease_is_reclaimed_and_run_by_another_worker(db: Database) -> None:
+    seen: list[str] = []
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        seen.append(ctx.job.worker_id)
+
+    registry.register("test.record", handler)
+    [job_id] = await add_jobs(db, "test.record", [{}])
+    # A worker claims the job and dies: nothing ever finishes or renews it.
+    async with db.sessions()() as session:
+        [dead] = await queue.claim_due(
+            session, "dead-worker", limit=5, lease=timedelta(seconds=0.3)
+        )
+    assert dead.id == job_id
+
+    survivor = make_worker(db, registry, worker_id="survivor")
+    assert await survivor.run_until_idle() == 0  # still leased to the dead worker
+    await wait_for(survivor.run_until_idle)
+    assert seen == ["survivor"]
+    row = (await job_rows(db))[job_id]
+    assert row.status == DONE
+    assert row.attempts == 2
+
+    # The dead worker coming back cannot overwrite the outcome.
+    async with db.sessions()() as session:
+        with pytest.raises(LeaseLost):
+            await queue.mark_done(session, dead)
+        assert not await queue.release(session, dead)
+
+
+async def test_job_recovered_too_often_is_abandoned(db: Database) -> None:
+    failures: list[str] = []
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        raise AssertionError("must not run")
+
+    async def on_failure(ctx: JobContext, session: AsyncSession, error: str) -> None:
+        failures.append(error)
+
+    registry.register("test.crashy", handler, on_failure=on_failure)
+    [job_id] = await add_jobs(db, "test.crashy", [{}], max_attempts=1)
+    async with db.sessions()() as session:
+        await session.execute(Job.__table__.update().where(Job.id == job_id).values(attempts=4))
+        await session.commit()
+    await make_worker(db, registry).run_until_idle()
+    row = (await job_rows(db))[job_id]
+    assert row.status == FAILED
+    assert row.last_error == "abandoned: its worker stopped during 4 attempts"
+    assert failures == [row.last_error]
+
+
+async def test_lease_is_renewed_while_a_long_job_runs(db: Database) -> None:
+    release = asyncio.Event()
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        await release.wait()
+
+    registry.register("test.long", handler)
+    [job_id] = await add_jobs(db, "test.long", [{}])
+    worker = make_worker(db, registry, lease=0.3)
+    await worker.start()
+    try:
+        await wait_for(lambda: worker._running)
+        first = (await job_rows(db))[job_id].lease_until
+        assert first is not None
+
+        async def renewed() -> bool:
+            lease_until = (await job_rows(db))[job_id].lease_until
+            return lease_until is not None and lease_until > first
+
+        await wait_for(renewed)
+        # Another worker never gets the job while its lease is being renewed.
+        other = make_worker(db, registry, worker_id="other")
+        assert await other.run_until_idle() == 0
+        release.set()
+        await wait_for(lambda: not worker._running)
+    finally:
+        release.set()
+        await worker.stop()
+    assert (await job_rows(db))[job_id].status == DONE
+
+
+async def test_in_process_enqueue_wakes_the_worker(db: Database) -> None:
+    done = asyncio.Event()
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        done.set()
+
+    registry.register("test.wake", handler)
+    # Polling every 60 s: only the wake-up can make the job run within the deadline.
+    worker = make_worker(db, registry, poll_interval=60.0)
+    await worker.start()
+    try:
+        await asyncio.sleep(0.1)  # let the worker reach its idle wait
+        await add_jobs(db, "test.wake", [{}])
+        await asyncio.wait_for(done.wait(), timeout=10)
+    finally:
+        await worker.stop()
+
+
+async def test_graceful_stop_releases_a_running_job_for_the_next_worker(db: Database) -> None:
+    started = asyncio.Event()
+    runs: list[str] = []
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        runs.append(ctx.job.worker_id)
+        if ctx.job.worker_id == "first":
+            started.set()
+            await asyncio.sleep(3600)
+
+    registry.register("test.slow", handler)
+    [job_id] = await add_jobs(db, "test.slow", [{}])
+    first = make_worker(db, registry, worker_id="first", shutdown_timeout=0.1)
+    await first.start()
+    await asyncio.wait_for(started.wait(), timeout=10)
+    await first.stop()
+    row = (await job_rows(db))[job_id]
+    assert row.status == PENDING
+    assert row.attempts == 0
+    assert row.locked_by is None
+
+    second = make_worker(db, registry, worker_id="second")
+    assert await second.run_until_idle() == 1
+    assert runs == ["first", "second"]
+    assert (await job_rows(db))[job_id].status == DONE
+
+
+async def test_restart_runs_each_pending_scheduled_job_exactly_once(db: Database) -> None:
+    runs: collections.Counter[int] = collections.Counter()
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        runs[int(ctx.payload["n"])] += 1  # type: ignore[call-overload]
+
+    registry.register("test.scheduled", handler)
+    soon = utcnow() + timedelta(seconds=1)
+    await add_jobs(db, "test.scheduled", [{"n": n} for n in range(5)], run_at=soon)
+    await add_jobs(db, "test.scheduled", [{"n": n} for n in range(5, 10)])
+
+    first = make_worker(db, registry, worker_id="before-restart")
+    await first.start()
+    await wait_for(lambda: len(runs) == 5)
+    await first.stop()  # the service stops before the scheduled jobs are due
+    assert set(runs) == set(range(5, 10))
+
+    second = make_worker(db, registry, worker_id="after-restart")  # a new engine: a new process
+    await second.start()
+    try:
+        await wait_for(lambda: len(runs) == 10)
+        await wait_for(lambda: not second._running)
+    finally:
+        await second.stop()
+    assert runs == collections.Counter({n: 1 for n in range(10)})
+    assert {row.status for row in (await job_rows(db)).values()} == {DONE}
+
+
+async def test_two_concurrent_workers_never_run_the_same_job(db: Database) -> None:
+    runs: collections.Counter[int] = collections.Counter()
+    by_worker: collections.Counter[str] = collections.Counter()
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        runs[int(ctx.payload["n"])] += 1  # type: ignore[call-overload]
+        by_worker[ctx.job.worker_id] += 1
+        await asyncio.sleep(0.002)
+
+    registry.register("test.many", handler)
+    total = 300
+    await add_jobs(db, "test.many", [{"n": n} for n in range(total)])
+    workers = [make_worker(db, registry, worker_id=f"w{i}", concurrency=8) for i in range(2)]
+    for worker in workers:
+        await worker.start()
+    try:
+        await wait_for(lambda: sum(runs.values()) >= total, timeout=60)
+        for worker in workers:
+            await wait_for(lambda w=worker: not w._running)
+    finally:
+        for worker in workers:
+            await worker.stop()
+    assert sorted(runs) == list(range(total))
+    assert set(runs.values()) == {1}
+    assert sum(by_worker.values()) == total
+    assert {row.status for row in (await job_rows(db)).values()} == {DONE}
+
+
+async def test_complete_in_handler_transaction_commits_result_and_completion(db: Database) -> None:
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        async with ctx.services.sessions() as session:
+            await enqueue(session, "test.followup", {"from": ctx.job.id})
+            await ctx.complete(session)
+            await session.commit()
+
+    registry.register("test.chain", handler)
+    registry.register("test.followup", lambda ctx: asyncio.sleep(0))
+    [job_id] = await add_jobs(db, "test.chain", [{}])
+    worker = make_worker(db, registry)
+    assert await worker.run_until_idle() == 2
+    rows = await job_rows(db)
+    assert rows[job_id].status == DONE
+    followups = [row for row in rows.values() if row.kind == "test.followup"]
+    assert [row.payload for row in followups] == [{"from": job_id}]
+    assert followups[0].status == DONE
+
+
+def test_registry_refuses_a_second_handler_for_a_kind() -> None:
+    registry = JobRegistry()
+    registry.register("a", lambda ctx: asyncio.sleep(0))
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register("a", lambda ctx: asyncio.sleep(0))
+    assert list(registry) == ["a"]
+    assert "a" in registry and "b" not in registry
