@@ -311,10 +311,11 @@ class CronSchedule:
         "_minute_next",
         "_minute_ok",
         "_minute_previous",
-        "_month_cache",
         "_month_next",
         "_month_ok",
         "_month_previous",
+        "_next_days_cache",
+        "_previous_days_cache",
         "_weekday_matters",
         "days_of_month",
         "days_of_week",
@@ -371,8 +372,9 @@ class CronSchedule:
         self._weekday_matters = len(days_of_week) < 7
         self._days_next: dict[tuple[int, int], list[int]] = {}
         self._days_previous: dict[tuple[int, int], list[int]] = {}
-        # (year * 16 + month) -> (next-day table, previous-day table) of an allowed month.
-        self._month_cache: dict[int, tuple[list[int], list[int]]] = {}
+        # (year * 16 + month) -> next-day and previous-day tables of an allowed month.
+        self._next_days_cache: dict[int, list[int]] = {}
+        self._previous_days_cache: dict[int, list[int]] = {}
 
     def __repr__(self) -> str:
         return f"parse_cron({self.expression!r})"
@@ -400,8 +402,8 @@ class CronSchedule:
     def _month_days(self, year: int, month: int) -> tuple[list[int], list[int]]:
         """Next/previous allowed day tables (indexes 0..32) for an allowed month of a year."""
         key = year * 16 + month
-        tables = self._month_cache.get(key)
-        if tables is None:
+        following = self._next_days_cache.get(key)
+        if following is None:
             length = _COMMON_MONTH_DAYS[month]
             if month == 2 and calendar.isleap(year):
                 length = 29
@@ -412,10 +414,12 @@ class CronSchedule:
                 allowed = [day for day in range(1, length + 1) if self._day_ok(day, first)]
                 following = self._days_next[shape] = _next_table(allowed, 33)
                 self._days_previous[shape] = _previous_table(allowed, 33)
-            if len(self._month_cache) >= _MONTH_CACHE_LIMIT:
-                self._month_cache.clear()
-            tables = self._month_cache[key] = (following, self._days_previous[shape])
-        return tables
+            if len(self._next_days_cache) >= _MONTH_CACHE_LIMIT:
+                self._next_days_cache.clear()
+                self._previous_days_cache.clear()
+            self._next_days_cache[key] = following
+            self._previous_days_cache[key] = self._days_previous[shape]
+        return following, self._previous_days_cache[key]
 
     def _day_ok(self, day: int, first_weekday: int) -> bool:
         by_date = day in self.days_of_month
@@ -444,7 +448,9 @@ class CronSchedule:
             dt = _to_utc(dt)
         year, month, day, hour = dt.year, dt.month, dt.day, dt.hour
         if self._month_ok[month]:
-            following = self._month_days(year, month)[0]
+            following = (
+                self._next_days_cache.get(year * 16 + month) or self._month_days(year, month)[0]
+            )
             if following[day] == day:
                 # Later today: this hour, then a later hour.
                 if self._hour_ok[hour]:
@@ -459,13 +465,13 @@ class CronSchedule:
             day = -1
         if day < 0:
             # A later month: the first allowed day of each allowed month in turn.
-            limit = min(year + HORIZON_YEARS, 9999)
+            limit = year + HORIZON_YEARS
             month_next = self._month_next
             while day < 0:
                 month = month_next[month + 1]
                 if month < 0:
                     year += 1
-                    if year > limit:
+                    if year > limit or year > 9999:
                         raise NoFireTime(
                             f"'{self.expression}' does not fire within {HORIZON_YEARS} years "
                             f"after {dt.isoformat()} (or before the end of year 9999)"
@@ -486,7 +492,9 @@ class CronSchedule:
         # The minute containing dt is itself before dt unless dt is exactly on it.
         minute = dt.minute if (dt.second or dt.microsecond) else dt.minute - 1
         if self._month_ok[month]:
-            preceding = self._month_days(year, month)[1]
+            preceding = (
+                self._previous_days_cache.get(year * 16 + month) or self._month_days(year, month)[1]
+            )
             if preceding[day] == day:
                 # Earlier today: this hour, then an earlier hour.
                 if self._hour_ok[hour] and minute >= 0:
@@ -502,13 +510,13 @@ class CronSchedule:
             day = -1
         if day < 0:
             # An earlier month: the last allowed day of each allowed month in turn.
-            limit = max(year - HORIZON_YEARS, 1)
+            limit = year - HORIZON_YEARS
             month_previous = self._month_previous
             while day < 0:
                 month = month_previous[month - 1]
                 if month < 0:
                     year -= 1
-                    if year < limit:
+                    if year < limit or year < 1:
                         raise NoFireTime(
                             f"'{self.expression}' does not fire within {HORIZON_YEARS} years "
                             f"before {dt.isoformat()} (or after the start of year 1)"
