@@ -1,0 +1,232 @@
+"""Rule trees: structure, limits and regex vetting.
+
+A rule tree is a plain dict. A node is ``{"operator": "AND" | "OR", "conditions": [...]}``; each
+condition is a node or a leaf ``{"type": "contains" | "starts_with" | "ends_with" | "regex",
+"value": str}``. The root is a node at depth 1; a node inside it is at depth 2; deeper is refused.
+
+:func:`validate_rules` checks a tree and returns a canonical copy (only the keys above, in that
+order). With ``strict=True`` (what :func:`~sleuth_core.matching.normalize_criteria` uses for user
+input) it also enforces the size limits and refuses regexes with nested unbounded repetition; with
+``strict=False`` (what evaluation uses on stored trees) it checks only what evaluation needs, so a
+tree stored under older limits still evaluates.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import regex
+
+from sleuth_core.errors import InvalidCriteria
+
+OPERATORS = ("AND", "OR")
+LEAF_TYPES = ("contains", "starts_with", "ends_with", "regex")
+
+#: Deepest allowed node; the root node is depth 1.
+MAX_DEPTH = 2
+#: Most leaves in one tree (and most patterns in one ``text_matches``).
+MAX_LEAVES = 100
+#: Longest ``contains`` / ``starts_with`` / ``ends_with`` value, in characters.
+MAX_LITERAL_LENGTH = 1000
+#: Longest wildcard pattern, in characters (stars included).
+MAX_PATTERN_LENGTH = 2000
+#: Longest ``regex`` value, in characters. Large enough for any regex a legal pattern produces.
+MAX_REGEX_LENGTH = 4096
+#: Text beyond this many characters is ignored by every leaf (the API refuses bodies over 1 MiB).
+MAX_TEXT_LENGTH = 1_048_576
+#: Seconds one regex leaf may search one text; a search that runs out counts as "no match".
+REGEX_TIMEOUT = 0.05
+
+_NODE_KEYS = frozenset(("operator", "conditions"))
+_LEAF_KEYS = frozenset(("type", "value"))
+
+
+def _short(value: str, limit: int = 60) -> str:
+    return value if len(value) <= limit else value[: limit - 3] + "..."
+
+
+def validate_rules(rules: Any, *, strict: bool = True, where: str = "match_rules") -> dict:
+    """Check a rule tree and return a canonical copy of it.
+
+    Raises :class:`~sleuth_core.errors.InvalidCriteria` naming the offending place, for example
+    ``match_rules.conditions[1]: unknown operator 'XOR'; use AND or OR``.
+    """
+    counter = [0]
+    tree = _validate_node(rules, 1, where, strict, counter)
+    if strict and counter[0] > MAX_LEAVES:
+        raise InvalidCriteria(
+            f"{where} has {counter[0]} conditions; at most {MAX_LEAVES} leaf conditions are allowed"
+        )
+    return tree
+
+
+def _validate_node(node: Any, depth: int, where: str, strict: bool, counter: list[int]) -> dict:
+    if not isinstance(node, Mapping):
+        raise InvalidCriteria(f"{where} must be an object with operator and conditions")
+    if "operator" not in node or "conditions" not in node:
+        if "type" in node and depth == 1:
+            raise InvalidCriteria(
+                f"{where} must be a node {{operator, conditions}}, not a single leaf condition; "
+                'wrap it as {"operator": "AND", "conditions": [...]}'
+            )
+        raise InvalidCriteria(f"{where} must have both operator and conditions")
+    extra = set(node) - _NODE_KEYS
+    if extra:
+        raise InvalidCriteria(f"{where} has unknown member {sorted(map(str, extra))[0]!r}")
+    operator = node["operator"]
+    if not isinstance(operator, str) or operator not in OPERATORS:
+        shown = repr(operator) if isinstance(operator, str) else type(operator).__name__
+        raise InvalidCriteria(f"{where}: unknown operator {shown}; use AND or OR")
+    conditions = node["conditions"]
+    if not isinstance(conditions, list | tuple):
+        raise InvalidCriteria(f"{where}.conditions must be an array")
+    if not conditions:
+        raise InvalidCriteria(f"{where}.conditions must not be empty")
+    out = []
+    for i, item in enumerate(conditions):
+        here = f"{where}.conditions[{i}]"
+        if isinstance(item, Mapping) and ("operator" in item or "conditions" in item):
+            if depth + 1 > MAX_DEPTH:
+                raise InvalidCriteria(
+                    f"{here}: match_rules nesting is too deep; at most {MAX_DEPTH} levels "
+                    "are allowed (the root node and nodes directly inside it)"
+                )
+            out.append(_validate_node(item, depth + 1, here, strict, counter))
+        else:
+            out.append(validate_leaf(item, here, strict=strict))
+            counter[0] += 1
+    return {"operator": operator, "conditions": out}
+
+
+def validate_leaf(leaf: Any, where: str = "condition", *, strict: bool = True) -> dict:
+    """Check one leaf condition and return a canonical copy ``{"type", "value"}``."""
+    if not isinstance(leaf, Mapping):
+        raise InvalidCriteria(f"{where} must be an object: a node or a leaf {{type, value}}")
+    if "type" not in leaf or "value" not in leaf:
+        raise InvalidCriteria(f"{where} must have both type and value")
+    extra = set(leaf) - _LEAF_KEYS
+    if extra:
+        raise InvalidCriteria(f"{where} has unknown member {sorted(map(str, extra))[0]!r}")
+    kind = leaf["type"]
+    if not isinstance(kind, str) or kind not in LEAF_TYPES:
+        shown = repr(kind) if isinstance(kind, str) else type(kind).__name__
+        raise InvalidCriteria(
+            f"{where}: unknown condition type {shown}; "
+            "use contains, starts_with, ends_with or regex"
+        )
+    value = leaf["value"]
+    if not isinstance(value, str):
+        raise InvalidCriteria(f"{where}.value must be a string")
+    if kind == "regex":
+        if strict:
+            check_regex(value, where)
+        else:
+            compile_regex(value)
+    elif strict and len(value) > MAX_LITERAL_LENGTH:
+        raise InvalidCriteria(
+            f"{where}.value is {len(value)} characters long; "
+            f"at most {MAX_LITERAL_LENGTH} are allowed"
+        )
+    return {"type": kind, "value": value}
+
+
+@functools.lru_cache(maxsize=16384)
+def _compile(value: str) -> regex.Pattern[str] | str:
+    try:
+        return regex.compile(value, cache_pattern=False)  # cached here, by lru_cache
+    except (regex.error, ValueError, OverflowError, RecursionError) as exc:
+        return str(exc)
+
+
+def compile_regex(value: str) -> regex.Pattern[str]:
+    """Compile a regex leaf's value with the ``regex`` module (cached), or raise InvalidCriteria."""
+    compiled = _compile(value)
+    if isinstance(compiled, str):
+        raise InvalidCriteria(f"Invalid regex {_short(value)!r}: {compiled}")
+    return compiled
+
+
+def check_regex(value: str, where: str = "regex") -> regex.Pattern[str]:
+    """Vet a user's regex: length, syntax, and no nested unbounded repetition such as ``(a+)+``."""
+    if len(value) > MAX_REGEX_LENGTH:
+        raise InvalidCriteria(
+            f"{where}: regex is {len(value)} characters long; "
+            f"at most {MAX_REGEX_LENGTH} are allowed"
+        )
+    compiled = compile_regex(value)
+    if has_nested_repeat(value):
+        raise InvalidCriteria(
+            f"Invalid regex {_short(value)!r}: it repeats a group that is itself repeated "
+            "(like (a+)+ or (\\w+\\s?)*), which can take exponential time; "
+            "rewrite it without the nested repetition"
+        )
+    return compiled
+
+
+# -- catastrophic-backtracking heuristic ------------------------------------------------------
+# The structure is read with the standard library's regex parser. The `regex` module accepts a
+# superset of that syntax; a pattern the standard parser cannot read is not analysed (evaluation
+# is still bounded by REGEX_TIMEOUT).
+try:  # pragma: no cover - import location differs between Python versions
+    import re._constants as _sre_c
+    import re._parser as _sre_parse
+except ImportError:  # pragma: no cover
+    _sre_parse = None  # type: ignore[assignment]
+    _sre_c = None  # type: ignore[assignment]
+
+
+@functools.lru_cache(maxsize=4096)
+def has_nested_repeat(value: str) -> bool:
+    """Whether an unbounded (or over-100) repeat in the regex contains another repeat.
+
+    This is the "star height > 1" rule used by regex linters: ``(a+)+``, ``(a*)*``, ``(\\w+\\s?)*``
+    and ``(.*x){2,}`` are reported; ``a+b*``, ``(ab)+`` and ``(a|b){1,5}`` are not.
+    """
+    if _sre_parse is None or _sre_c is None:
+        return False
+    try:
+        parsed = _sre_parse.parse(value)
+    except Exception:
+        return False
+    c = _sre_c
+    repeats = (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", c.MAX_REPEAT))
+
+    def has_repeat(items: Any) -> bool:
+        for op, av in items:
+            if op in repeats and av[1] > 1:
+                return True
+            if _children_have(op, av, has_repeat):
+                return True
+        return False
+
+    def walk(items: Any) -> bool:
+        for op, av in items:
+            if op in repeats:
+                _, hi, body = av
+                if (hi == c.MAXREPEAT or hi > 100) and has_repeat(body):
+                    return True
+                if walk(body):
+                    return True
+            elif _children_have(op, av, walk):
+                return True
+        return False
+
+    return walk(parsed.data if hasattr(parsed, "data") else parsed)
+
+
+def _children_have(op: Any, av: Any, test: Any) -> bool:
+    c = _sre_c
+    assert c is not None
+    if op == c.SUBPATTERN:
+        return bool(test(av[-1]))
+    if op == c.BRANCH:
+        return any(test(branch) for branch in av[1])
+    if op in (c.ASSERT, c.ASSERT_NOT):
+        return bool(test(av[1]))
+    if op == getattr(c, "ATOMIC_GROUP", None):
+        return bool(test(av))
+    if op == c.GROUPREF_EXISTS:
+        return any(test(branch) for branch in av[1:] if branch is not None)
+    return False
