@@ -13,6 +13,7 @@ from typing import Any
 from litestar import Router
 
 from sleuth_shell.api import (
+    billing,
     data_pages,
     health,
     knowledge,
@@ -30,6 +31,7 @@ API_MODULES: tuple[ModuleType, ...] = (
     notification_integrations,
     knowledge,
     observability,
+    billing,
 )
 #: Modules served at the root (no API key, unless a route has its own guard).
 ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages)
