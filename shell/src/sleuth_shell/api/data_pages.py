@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from litestar import MediaType, Request, get
-from litestar.params import FromPath, FromQuery
+from litestar.params import FromPath
 from markdown_it import MarkdownIt
 
 from sleuth_shell.agents.base import LOG_LEVELS
@@ -130,11 +130,13 @@ def _cells(values: Sequence[Any], tag: str = "td") -> str:
     guards=[require_api_key],
     include_in_schema=False,
 )
-async def logs_page(
-    request: Request[Any, Any, Any], principal: CurrentPrincipal, query: FromQuery[str]
-) -> str:
-    """The results of a log query: counts per service and level, then the matching lines."""
-    q = parse_log_query(query)
+async def logs_page(request: Request[Any, Any, Any], principal: CurrentPrincipal) -> str:
+    """The results of a log query (``?query=<JSON>``): counts per service and level, then the
+    matching lines."""
+    raw = request.query_params.get("query")
+    if raw is None:
+        raise bad_request("Invalid query: the query parameter is required")
+    q = parse_log_query(raw)
     store = DatabaseLogStore(request.app.state.session_factory)
     org = principal.org_id
     counts = await store.counts(org, q["start"], q["end"], q["services"])

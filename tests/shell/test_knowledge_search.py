@@ -1,0 +1,110 @@
+"""Full-text search of the knowledge catalog (FTS5 bm25 on SQLite, ts_rank on PostgreSQL)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from sqlalchemy import delete, update
+
+from sleuth_shell import admin
+from sleuth_shell.db import create_engine, create_session_factory, migrate
+from sleuth_shell.db.models import KnowledgeDocument
+from sleuth_shell.knowledge.search import DatabaseKnowledgeSearch, fts5_match_expression
+
+pytestmark = pytest.mark.storage
+
+DOCS = [
+    ("Redis cache evictions", "When memory is full, Redis evicts keys. Check maxmemory."),
+    ("Checkout errors", "If checkout fails, look at payments. Redis is used for carts."),
+    ("TLS certificates", "Renew certificates with cert-manager."),
+]
+
+
+def run(url: str, action: Any) -> Any:
+    async def go() -> Any:
+        engine = create_engine(url)
+        try:
+            sessions = create_session_factory(engine)
+            return await action(sessions)
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(go())
+
+
+@pytest.fixture
+def catalog(database_url: str) -> tuple[str, int, int]:
+    migrate(database_url)
+
+    async def setup(sessions: Any) -> tuple[int, int]:
+        async with sessions() as session:
+            org = await admin.create_org(session, "acme")
+            other = await admin.create_org(session, "other")
+            session.add_all(KnowledgeDocument(org_id=org.id, title=t, content=c) for t, c in DOCS)
+            session.add(KnowledgeDocument(org_id=other.id, title="Redis secrets", content="x"))
+            await session.commit()
+            return org.id, other.id
+
+    org_id, other_id = run(database_url, setup)
+    return database_url, org_id, other_id
+
+
+def search(url: str, org_id: int, query: str, limit: int = 5) -> list[str]:
+    async def go(sessions: Any) -> list[str]:
+        hits = await DatabaseKnowledgeSearch(sessions).search(org_id, query, limit)
+        assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+        return [h.title for h in hits]
+
+    return run(url, go)
+
+
+def test_title_matches_rank_first_and_only_matches_are_returned(catalog) -> None:
+    url, org_id, _ = catalog
+    assert search(url, org_id, "redis evictions") == ["Redis cache evictions", "Checkout errors"]
+    assert search(url, org_id, "certificate renewal") == ["TLS certificates"]
+    assert search(url, org_id, "kubernetes") == []
+
+
+def test_search_is_scoped_to_the_organization(catalog) -> None:
+    url, org_id, other_id = catalog
+    assert "Redis secrets" not in search(url, org_id, "redis")
+    assert search(url, other_id, "redis") == ["Redis secrets"]
+
+
+def test_limit_and_stopword_only_queries(catalog) -> None:
+    url, org_id, _ = catalog
+    assert len(search(url, org_id, "redis", limit=1)) == 1
+    assert search(url, org_id, "how do I the") == []
+
+
+@pytest.mark.parametrize("query", ['redis" OR *', "NEAR(redis", "checkout -payments", "a:b (c"])
+def test_user_text_is_never_query_syntax(catalog, query: str) -> None:
+    url, org_id, _ = catalog
+    search(url, org_id, query)  # does not raise
+
+
+def test_index_follows_updates_and_deletes(catalog) -> None:
+    url, org_id, _ = catalog
+
+    async def change(sessions: Any) -> None:
+        async with sessions() as session:
+            await session.execute(
+                update(KnowledgeDocument)
+                .where(KnowledgeDocument.title == "TLS certificates")
+                .values(title="Kafka consumer lag", content="Scale the consumers.")
+            )
+            await session.execute(
+                delete(KnowledgeDocument).where(KnowledgeDocument.title == "Checkout errors")
+            )
+            await session.commit()
+
+    run(url, change)
+    assert search(url, org_id, "kafka lag") == ["Kafka consumer lag"]
+    assert search(url, org_id, "certificates") == []
+    assert search(url, org_id, "redis") == ["Redis cache evictions"]
+
+
+def test_match_expression_quotes_every_word() -> None:
+    assert fts5_match_expression(["redis", 'a"b']) == '"redis" OR "a""b"'
