@@ -1,0 +1,493 @@
+"""Source markers -> numbered citations, ``§`` removal and the ``Sources:`` section.
+
+Agents write ``[[source:<id>]]`` after a claim and wrap timestamps in ``§...§``. Outside code spans
+and code blocks, :func:`render_answer` numbers the markers by first appearance (``[1]``, ``[2]``;
+a repeated source keeps its number), drops markers whose id is not a known source, and removes
+every ``§``. Code is quoted material and stays exactly as written (DESIGN section 4).
+
+Source ids. ``sources`` maps ids to source records; an id is an ``int`` (SPEC: ``source_id`` is a
+number) or a ``str``. A marker names a source by the id's text form: ``str(id)`` for an int (no
+sign, no leading zeros: ``[[source:7]]`` names ``7`` but ``[[source:07]]`` names nothing), the
+string itself for a str. Marker ids are one or more characters other than whitespace, ``[``,
+``]`` and backticks; matching is exact (case-sensitive). Two keys with the same text form (``7``
+and ``"7"``) are refused with ``ValueError``.
+
+How code is found without paying for a full parse. markdown-it-py parses at a few MB/s, so it
+runs only where code can be:
+
+1. Code needs a backtick, a ``~~~`` fence, or an indented line (four spaces or a tab, possibly
+   after container markers) that can start an indented code block, i.e. one that does not
+   continue a plain paragraph line. (HTML blocks of CommonMark types 1-5, which can hide fences
+   across blank lines, count too.) Text with none of these takes the fast path: ``§`` removal and
+   one marker substitution in C-level string operations.
+2. Otherwise the text is cut into blank-line separated groups. A group that starts at column 0
+   with something other than a container marker (``>``, a list bullet, ``1.``) begins at the top
+   level, so parsing may start there. Each group holding a candidate is parsed together with the
+   groups back to the previous such "anchor" and up to the next one, with markdown-it-py's block
+   parser, and the inline parser runs only on inline content containing a backtick. A sentinel
+   line tells whether a fence or HTML block is still open at the end of the region; if so the
+   region grows to the next one.
+
+Idempotence. Removing ``§`` or markers can change code structure around it (``§```` becomes a
+fence at the start of a line). Such a change matters only if code in the input holds ``§`` or a
+marker; then the pass is repeated on its own output until it changes nothing, so rendering the
+rendered content again never changes it. A marker exposed that way is numbered after the
+others.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+from urllib.parse import quote
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline.backticks import backtick
+from markdown_it.rules_inline.state_inline import StateInline
+from markdown_it.token import Token
+
+__all__ = ["RenderedAnswer", "render_answer"]
+
+SourceId = int | str
+
+_OPEN = "[[source:"
+_MARKER = re.compile(r"\[\[source:([^\s\[\]`]+)\]\]")
+_MARKER_SPLIT = _MARKER  # split() on a one-group pattern yields text, id, text, id, ...
+
+# Candidates for code (see the module docstring, point 1).
+_INLINE_CANDIDATE = re.compile(r"`|~~~|<(?:[!?]|(?i:pre|script|style|textarea))")
+_PREFIX = re.compile(r"[ >*+\-0-9.)\t]*")
+# A line that a following indented line would continue (lazily or not) rather than leave.
+_PLAIN_LINE = re.compile(
+    r"[ \t]*(?:>[ \t]*)*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)?[^\s#|<>=~`\-+*_]", re.UNICODE
+)
+_THEMATIC = re.compile(r"[ ]{0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
+_BLANKS = re.compile(r"\n(?:[ \t]*\n)+")
+_NOT_ANCHOR = re.compile(r"[ \t>\n]|(?:[-+*]|[0-9]{1,9}[.)])(?:[ \t\n]|$)")
+_TRAILING_BLANK = re.compile(r"\n[ \t\n]*\Z")
+_SENTINEL = "\n\nx"
+
+
+class RenderedAnswer(NamedTuple):
+    """The rendered markdown and the cited records; ``sources[n - 1]`` is citation ``[n]``."""
+
+    content: str
+    sources: list[dict[str, Any]]
+
+
+def _record_backtick(state: StateInline, silent: bool) -> bool:
+    """markdown-it's backtick rule, also recording where each code span sits in ``state.src``."""
+    start = state.pos
+    count = len(state.tokens)
+    if not backtick(state, silent):
+        return False
+    if not silent and len(state.tokens) > count and state.tokens[-1].type == "code_inline":
+        state.env["_sleuth_spans"].append((start, state.pos))
+    return True
+
+
+def _detector() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table"])
+    # Only what decides where code spans are: backslash escapes, code spans, and autolinks and
+    # raw HTML (which bind tighter than backticks). Links are off: a backtick pair inside a link
+    # destination or title then counts as a code span, which keeps it verbatim (the safe side).
+    md.inline.ruler.enableOnly(["text", "escape", "backticks", "autolink", "html_inline"])
+    md.inline.ruler2.enableOnly([])
+    md.inline.ruler.at("backticks", _record_backtick)
+    return md
+
+
+_MD = _detector()
+
+
+class _Citations:
+    """Numbering state of one rendering: the id index, numbers given so far, cited records."""
+
+    __slots__ = ("cited", "index", "labels")
+
+    def __init__(self, sources: Mapping[SourceId, Mapping[str, Any]]) -> None:
+        index: dict[str, Mapping[str, Any]] = {}
+        for key, record in sources.items():
+            if isinstance(key, bool) or not isinstance(key, int | str):
+                raise TypeError(f"source ids must be int or str, not {type(key).__name__}")
+            text = str(key)
+            if text in index:
+                raise ValueError(f"two sources share the marker id {text!r}")
+            index[text] = record
+        self.index = index
+        self.labels: dict[str, str] = {}
+        self.cited: list[dict[str, Any]] = []
+
+    def substitute(self, text: str) -> str:
+        """Number the markers of ``text`` (which holds no code and no ``§``)."""
+        while True:
+            parts = _MARKER_SPLIT.split(text)
+            if len(parts) == 1:
+                return text
+            ids = parts[1::2]
+            labels = self.labels
+            dropped = False
+            for marker_id in dict.fromkeys(ids):
+                if marker_id not in labels:
+                    record = self.index.get(marker_id)
+                    if record is None:
+                        dropped = True
+                        labels[marker_id] = ""
+                        continue
+                    self.cited.append(dict(record))
+                    labels[marker_id] = f"[{len(self.cited)}]"
+            parts[1::2] = map(labels.__getitem__, ids)
+            text = "".join(parts)
+            # Dropping a marker can join text into a new one ("[[source:[[source:x]]1]]").
+            if not dropped or _OPEN not in text:
+                return text
+
+
+def _scan_copy(text: str) -> str:
+    """``text`` as markdown-it sees it, position for position (line endings, NUL)."""
+    if "\r" in text:
+        text = text.replace("\r\n", " \n").replace("\r", "\n")
+    if "\0" in text:
+        text = text.replace("\0", "\ufffd")
+    return text
+
+
+def _indented_code_can_start(scan: str, line_start: int, prefix: str) -> bool:
+    """Whether the line at ``line_start`` (indented after ``prefix``) can hold indented code."""
+    if line_start == 0 or prefix.strip(" \t"):
+        # first line, or container markers before the indentation: a new container (which may
+        # interrupt a paragraph) holding indented code
+        return True
+    prev_start = scan.rfind("\n", 0, line_start - 1) + 1
+    prev = scan[prev_start : line_start - 1]
+    # an indented line cannot interrupt a paragraph: after a plain text line it continues it
+    return not prev.strip() or _PLAIN_LINE.match(prev) is None or _THEMATIC.match(prev) is not None
+
+
+def _candidates(scan: str) -> list[int]:
+    """Positions where code can start, sorted (see the module docstring, point 1)."""
+    found: list[int] = []
+    if "`" in scan or "~~~" in scan or "<" in scan:
+        found.extend(m.start() for m in _INLINE_CANDIDATE.finditer(scan))
+    if "    " in scan or "\t" in scan:
+        for needle in ("    ", "\t"):
+            at = scan.find(needle)
+            while at != -1:
+                line_start = scan.rfind("\n", 0, at) + 1
+                prefix = scan[line_start:at]
+                if _PREFIX.fullmatch(prefix) and _indented_code_can_start(scan, line_start, prefix):
+                    found.append(line_start)
+                # continue after this line's leading run
+                at = scan.find(needle, scan.find("\n", at) + 1 or len(scan))
+        found.sort()
+    return found
+
+
+class _Groups:
+    """Blank-line separated groups of lines: start offsets, end offsets, anchor flags."""
+
+    def __init__(self, scan: str) -> None:
+        starts = [0]
+        ends: list[int] = []
+        for match in _BLANKS.finditer(scan):
+            ends.append(match.start())
+            starts.append(match.end())
+        ends.append(len(scan))
+        self.starts = starts
+        self.ends = ends
+        self.scan = scan
+
+    def is_anchor(self, index: int) -> bool:
+        if index == 0:
+            return True
+        return _NOT_ANCHOR.match(self.scan, self.starts[index]) is None
+
+    def containing(self, position: int) -> int:
+        return max(bisect_right(self.starts, position) - 1, 0)
+
+
+def _line_starts(src: str) -> list[int]:
+    starts = [0]
+    find = src.find
+    at = find("\n")
+    while at != -1:
+        starts.append(at + 1)
+        at = find("\n", at + 1)
+    return starts
+
+
+def _locate(line: str, piece: str, start: int) -> tuple[int, list[int] | None, int] | None:
+    """Where ``piece`` (a line of inline content) sits in ``line``.
+
+    Returns ``(offset, index_map, skipped)``: piece position ``i`` is at ``offset + i - skipped``
+    in ``line`` (or ``index_map[i]`` when given); None when it cannot be found.
+    """
+    at = len(line) - len(piece)
+    if at >= start and line.endswith(piece):
+        return at, None, 0
+    at = line.find(piece, start)
+    if at != -1:
+        return at, None, 0
+    stripped = piece.lstrip(" ")  # markdown-it expanded part of a tab into spaces
+    if stripped != piece:
+        at = line.find(stripped, start)
+        if at != -1:
+            return at, None, len(piece) - len(stripped)
+    if "\\|" in line:  # table cells lose the backslash of an escaped pipe
+        index_map: list[int] = []
+        chars: list[str] = []
+        i = 0
+        while i < len(line):
+            if line[i] == "\\" and line.startswith("|", i + 1):
+                i += 1
+            index_map.append(i)
+            chars.append(line[i])
+            i += 1
+        at = "".join(chars).find(piece)
+        if at != -1 and (at == 0 or index_map[at] >= start):
+            return 0, [*index_map[at : at + len(piece)], index_map[at + len(piece) - 1] + 1], 0
+    return None
+
+
+def _inline_spans(
+    token: Token, src: str, starts: list[int], cursor: dict[int, int], env: dict[str, Any]
+) -> list[tuple[int, int]]:
+    """Code spans of one inline token, as offsets into the region ``src``."""
+    env["_sleuth_spans"] = spans = []
+    _MD.inline.parse(token.content, _MD, env, [])
+    if not spans:
+        return []
+    assert token.map is not None
+    first_line = token.map[0]
+    pieces = token.content.split("\n")
+    # content offset of each piece, and the piece's position in the region source
+    piece_offsets: list[int] = []
+    locations: list[tuple[int, list[int] | None, int] | None] = []
+    offset = 0
+    for k, piece in enumerate(pieces):
+        line_no = first_line + k
+        line_begin = starts[line_no]
+        line_end = starts[line_no + 1] - 1 if line_no + 1 < len(starts) else len(src)
+        line = src[line_begin:line_end]
+        located = _locate(line, piece, cursor.get(line_no, 0))
+        if located is not None:
+            at, index_map, skipped = located
+            end_in_line = (
+                (index_map[-1] if index_map else at + len(piece) - skipped) if piece else at
+            )
+            cursor[line_no] = end_in_line
+            locations.append((line_begin + at, index_map, skipped))
+        else:
+            locations.append(None)
+        piece_offsets.append(offset)
+        offset += len(piece) + 1
+
+    def to_source(position: int, is_end: bool) -> int | None:
+        k = bisect_right(piece_offsets, position - (1 if is_end else 0)) - 1
+        located = locations[k]
+        if located is None:
+            return None
+        base, index_map, skipped = located
+        i = position - piece_offsets[k]
+        if index_map is not None:
+            return base + (index_map[i - 1] + 1 if is_end else index_map[i])
+        return base + max(i - skipped, 0)
+
+    result: list[tuple[int, int]] = []
+    for begin, end in spans:
+        source_begin = to_source(begin, False)
+        source_end = to_source(end, True)
+        if source_begin is None or source_end is None:
+            # Unmappable (not seen in practice): keep the token's whole lines verbatim.
+            last = token.map[1] - 1
+            line_end = starts[last + 1] - 1 if last + 1 < len(starts) else len(src)
+            result.append((starts[first_line], line_end))
+        else:
+            result.append((source_begin, source_end))
+    return result
+
+
+class _Region(NamedTuple):
+    intervals: list[tuple[int, int]]
+    open_kind: str | None  # "fence" / "html_block" when the region ends inside one
+    open_markup: str
+
+
+def _parse_region(src: str) -> _Region:
+    """Code intervals of a region (offsets into ``src``) and whether it ends inside a block."""
+    text = src + _SENTINEL
+    env: dict[str, Any] = {}
+    tokens: list[Token] = []
+    _MD.block.parse(text, _MD, env, tokens)
+    starts = _line_starts(text)
+    real_lines = len(_line_starts(src))
+    intervals: list[tuple[int, int]] = []
+    cursor: dict[int, int] = {}
+    open_kind: str | None = None
+    open_markup = ""
+    for token in tokens:
+        if token.map is None:
+            continue
+        first, last = token.map
+        if first >= real_lines:
+            continue
+        if token.type in ("fence", "html_block") and last > real_lines and token.level == 0:
+            open_kind = token.type
+            open_markup = token.markup
+        if token.type in ("fence", "code_block"):
+            end_line = min(last, real_lines) - 1
+            end = starts[end_line + 1] - 1 if end_line + 1 < len(starts) else len(src)
+            intervals.append((starts[first], min(end, len(src))))
+        elif token.type == "inline" and "`" in token.content:
+            intervals.extend(_inline_spans(token, text, starts, cursor, env))
+    return _Region(intervals, open_kind, open_markup)
+
+
+class _Analysis(NamedTuple):
+    intervals: list[tuple[int, int]]  # sorted, disjoint code intervals of the whole text
+    open_fence: str | None  # markup of a top-level fence left open at the end of the text
+
+
+def _analyse(scan: str) -> _Analysis | None:
+    """Code intervals of ``scan``; None when it cannot contain code (the fast path)."""
+    candidates = _candidates(scan)
+    if not candidates:
+        return None
+    groups = _Groups(scan)
+    count = len(groups.starts)
+    flagged = sorted({groups.containing(p) for p in candidates})
+    intervals: list[tuple[int, int]] = []
+    open_fence: str | None = None
+    i = 0
+    while i < len(flagged):
+        first = flagged[i]
+        while not groups.is_anchor(first):
+            first -= 1
+        last = flagged[i]
+        while True:
+            nxt = last + 1  # the anchor that ends the region (or the end of the text)
+            while nxt < count and not groups.is_anchor(nxt):
+                nxt += 1
+            j = bisect_left(flagged, nxt)
+            if flagged[j - 1] > last:  # a flagged group before that anchor: take it in
+                last = flagged[j - 1]
+                continue
+            begin = groups.starts[first]
+            end = groups.ends[nxt - 1]
+            region = _parse_region(scan[begin:end])
+            if region.open_kind is not None and nxt < count:
+                # a fence or HTML block runs on past the anchor: grow to the next flagged group
+                last = flagged[j] if j < len(flagged) else count - 1
+                continue
+            break
+        if region.open_kind == "fence":
+            open_fence = region.open_markup
+        intervals.extend((begin + a, begin + b) for a, b in region.intervals if b > a)
+        i = j
+    intervals.sort()
+    merged: list[tuple[int, int]] = []
+    for a, b in intervals:
+        if merged and a <= merged[-1][1]:
+            if b > merged[-1][1]:
+                merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+    return _Analysis(merged, open_fence)
+
+
+def _one_pass(text: str, citations: _Citations) -> tuple[str, bool, str | None]:
+    """Process ``text`` once. Returns (output, whether code held processable text, open fence)."""
+    analysis = _analyse(_scan_copy(text))
+    if analysis is None:
+        if "§" in text:
+            text = text.replace("§", "")
+        if _OPEN in text:
+            text = citations.substitute(text)
+        return text, False, None
+    out: list[str] = []
+    pos = 0
+    code_has_markers = False
+    for begin, end in analysis.intervals:
+        segment = text[pos:begin]
+        if "§" in segment:
+            segment = segment.replace("§", "")
+        if _OPEN in segment:
+            segment = citations.substitute(segment)
+        out.append(segment)
+        code = text[begin:end]
+        if not code_has_markers and ("§" in code or _MARKER.search(code) is not None):
+            code_has_markers = True
+        out.append(code)
+        pos = end
+    segment = text[pos:]
+    if "§" in segment:
+        segment = segment.replace("§", "")
+    if _OPEN in segment:
+        segment = citations.substitute(segment)
+    out.append(segment)
+    return "".join(out), code_has_markers, analysis.open_fence
+
+
+def _link_target(link: object) -> str:
+    return quote(str(link).strip(), safe=":/?#@!$&'*+,;=%~-._")
+
+
+def _link_text(text: str) -> str:
+    text = " ".join(text.replace("§", "").split())
+    return re.sub(r"([\\`\[\]<>*_])", r"\\\1", text)
+
+
+def _sources_section(cited: list[dict[str, Any]]) -> str:
+    lines = ["Sources:"]
+    for number, record in enumerate(cited, start=1):
+        label = record.get("display_text") or record.get("log_type_name") or f"Source {number}"
+        text = _link_text(str(label)) or f"Source {number}"
+        link = record.get("link")
+        if link:
+            lines.append(f"[{number}] [{text}]({_link_target(link)})")
+        else:
+            lines.append(f"[{number}] {text}")
+    return "\n".join(lines)
+
+
+def render_answer(
+    markdown: str,
+    sources: Mapping[SourceId, Mapping[str, Any]],
+    *,
+    sources_section: bool,
+) -> RenderedAnswer:
+    """Render an agent's markdown: numbered citations, no ``§``, code verbatim.
+
+    ``sources`` maps source ids (int or str, see the module docstring) to source records. Returns
+    the rendered ``content`` and the cited records (copies) in citation order: ``sources[n - 1]``
+    is citation ``[n]``. With ``sources_section`` (investigation and digest results) and at least
+    one citation, ``content`` ends with a blank line, ``Sources:`` and one line per citation,
+    ``[n] [display_text](link)`` (the link percent-encoded where markdown would break, the text
+    escaped; ``[n] display_text`` when a record has no link). A top-level fence left open at the
+    end is closed first, so the section is not swallowed by it.
+
+    >>> sources = {7: {"display_text": "Error logs", "link": "https://logs.example/q?id=7"}}
+    >>> result = render_answer("Errors rose §09:12Z§ [[source:7]] [[source:99]].", sources,
+    ...                        sources_section=True)
+    >>> print(result.content)
+    Errors rose 09:12Z [1] .
+    <BLANKLINE>
+    Sources:
+    [1] [Error logs](https://logs.example/q?id=7)
+    """
+    if not isinstance(markdown, str):
+        raise TypeError("markdown must be a str")
+    citations = _Citations(sources)
+    text, again, open_fence = _one_pass(markdown, citations)
+    while again:
+        rerun, again, open_fence = _one_pass(text, citations)
+        if rerun == text:
+            break
+        text = rerun
+    if sources_section and citations.cited:
+        if open_fence is not None:
+            text = text.rstrip("\n") + "\n" + open_fence[0] * len(open_fence)
+        text = _TRAILING_BLANK.sub("", text) + "\n\n" + _sources_section(citations.cited)
+    return RenderedAnswer(text, citations.cited)
