@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import calendar
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from enum import IntEnum
 from typing import Final
 
@@ -301,11 +301,13 @@ class CronSchedule:
     __slots__ = (
         "_days_next",
         "_days_previous",
+        "_first_day",
         "_first_hour",
         "_first_minute",
         "_hour_next",
         "_hour_ok",
         "_hour_previous",
+        "_last_day",
         "_last_hour",
         "_last_minute",
         "_minute_next",
@@ -370,6 +372,14 @@ class CronSchedule:
         # Which days of a month match depends on its length and, unless every weekday is
         # allowed, on the weekday of its first day. Tables are shared between months alike.
         self._weekday_matters = len(days_of_week) < 7
+        # Otherwise the first and last allowed day of each month, by month (13 is a leap February).
+        self._first_day = [-1] * 14
+        self._last_day = [-1] * 14
+        if not self._weekday_matters:
+            for month, length in [*enumerate(_COMMON_MONTH_DAYS), (13, 29)]:
+                allowed = [day for day in range(1, length + 1) if self._day_ok(day, 0)]
+                if month and allowed:
+                    self._first_day[month], self._last_day[month] = allowed[0], allowed[-1]
         self._days_next: dict[tuple[int, int], list[int]] = {}
         self._days_previous: dict[tuple[int, int], list[int]] = {}
         # (year * 16 + month) -> next-day and previous-day tables of an allowed month.
@@ -407,7 +417,7 @@ class CronSchedule:
             length = _COMMON_MONTH_DAYS[month]
             if month == 2 and calendar.isleap(year):
                 length = 29
-            first = calendar.weekday(year, month, 1) if self._weekday_matters else 0
+            first = date(year, month, 1).weekday() if self._weekday_matters else 0
             shape = (length, first)
             following = self._days_next.get(shape)
             if following is None:
@@ -467,6 +477,7 @@ class CronSchedule:
             # A later month: the first allowed day of each allowed month in turn.
             limit = year + HORIZON_YEARS
             month_next = self._month_next
+            first_day = None if self._weekday_matters else self._first_day
             while day < 0:
                 month = month_next[month + 1]
                 if month < 0:
@@ -477,7 +488,12 @@ class CronSchedule:
                             f"after {dt.isoformat()} (or before the end of year 9999)"
                         )
                     month = self.months[0]
-                day = self._month_days(year, month)[0][1]
+                if first_day is None:
+                    day = self._month_days(year, month)[0][1]
+                elif month == 2 and year % 4 == 0 and (year % 100 != 0 or year % 400 == 0):
+                    day = first_day[13]
+                else:
+                    day = first_day[month]
         return datetime(year, month, day, self._first_hour, self._first_minute, tzinfo=UTC)
 
     def previous_before(self, dt: datetime) -> datetime:
@@ -512,6 +528,7 @@ class CronSchedule:
             # An earlier month: the last allowed day of each allowed month in turn.
             limit = year - HORIZON_YEARS
             month_previous = self._month_previous
+            last_day = None if self._weekday_matters else self._last_day
             while day < 0:
                 month = month_previous[month - 1]
                 if month < 0:
@@ -522,7 +539,12 @@ class CronSchedule:
                             f"before {dt.isoformat()} (or after the start of year 1)"
                         )
                     month = self.months[-1]
-                day = self._month_days(year, month)[1][32]
+                if last_day is None:
+                    day = self._month_days(year, month)[1][32]
+                elif month == 2 and year % 4 == 0 and (year % 100 != 0 or year % 400 == 0):
+                    day = last_day[13]
+                else:
+                    day = last_day[month]
         return datetime(year, month, day, self._last_hour, self._last_minute, tzinfo=UTC)
 
 
