@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, date, datetime, time, timedelta
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Integer, Select, String, and_, func, literal, select, union_all
+from sqlalchemy import Integer, Select, String, and_, bindparam, func, literal, select, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sleuth_core.credits import UsageEvent as CoreUsageEvent
 from sleuth_core.credits import aggregate_usage
 from sleuth_shell.billing.ledger import UNATTRIBUTED_TEAM_KEY, month_expression
 from sleuth_shell.db.models import Team, UsageDaily, UsageEvent, UsageMonthly
@@ -108,55 +108,73 @@ async def credit_usage(
     """
     start, end = _check_range(start, end)
     partial_days, whole_days, whole_months = plan_range(start, end)
-    parts: list[Select[Any]] = []
+    params: dict[str, Any] = {"org_id": org_id}
     if whole_months is not None:
+        params["month_lo"], params["month_hi"] = whole_months
+    for index, (first_day, end_day) in enumerate(whole_days):
+        params[f"day{index}_lo"], params[f"day{index}_hi"] = first_day, end_day
+    for index, (lower, upper) in enumerate(partial_days):
+        params[f"edge{index}_lo"], params[f"edge{index}_hi"] = lower, upper
+        params[f"edge{index}_month"] = lower.strftime("%Y-%m")
+    statement = _report_statement(whole_months is not None, len(whole_days), len(partial_days))
+    rows = await session.execute(statement, params)
+    return _report(rows.all(), start, end)
+
+
+@lru_cache(maxsize=32)
+def _report_statement(months: bool, day_ranges: int, edge_ranges: int) -> Select[Any]:
+    """The report's one statement for a plan of this shape, with bound parameters.
+
+    Built once per shape (at most 3 x 3 x 3 of them) so each request only binds values: the parts
+    of :func:`plan_range` as a ``UNION ALL``, each grouped by team and month, grouped again and
+    joined to the team names (an unattributed or deleted team gets a null name).
+    """
+    org_id = bindparam("org_id", type_=Integer)
+    parts: list[Select[Any]] = []
+    if months:
         monthly = UsageMonthly.__table__
         parts.append(
             select(monthly.c.team_key, monthly.c.month, monthly.c.credits).where(
                 monthly.c.org_id == org_id,
-                monthly.c.month >= whole_months[0],
-                monthly.c.month < whole_months[1],
+                monthly.c.month >= bindparam("month_lo"),
+                monthly.c.month < bindparam("month_hi"),
             )
         )
     daily = UsageDaily.__table__
-    for first_day, end_day in whole_days:
+    for index in range(day_ranges):
         parts.append(
             select(daily.c.team_key, daily.c.month, func.sum(daily.c.credits).label("credits"))
-            .where(daily.c.org_id == org_id, daily.c.day >= first_day, daily.c.day < end_day)
+            .where(
+                daily.c.org_id == org_id,
+                daily.c.day >= bindparam(f"day{index}_lo"),
+                daily.c.day < bindparam(f"day{index}_hi"),
+            )
             .group_by(daily.c.team_key, daily.c.month)
         )
     ledger = UsageEvent.__table__
-    for lower, upper in partial_days:
+    for index in range(edge_ranges):
         team_key = func.coalesce(ledger.c.team_id, literal(UNATTRIBUTED_TEAM_KEY, Integer))
         parts.append(
             select(
                 team_key.label("team_key"),
-                literal(lower.strftime("%Y-%m"), String).label("month"),
+                bindparam(f"edge{index}_month", type_=String).label("month"),
                 func.sum(ledger.c.credits).label("credits"),
             )
             .where(
                 ledger.c.org_id == org_id,
-                ledger.c.occurred_at >= lower,
-                ledger.c.occurred_at < upper,
+                ledger.c.occurred_at >= bindparam(f"edge{index}_lo"),
+                ledger.c.occurred_at < bindparam(f"edge{index}_hi"),
             )
             .group_by(team_key)
         )
     union = (parts[0] if len(parts) == 1 else union_all(*parts)).subquery("part")
     teams = Team.__table__
-    rows = await session.execute(
+    return (
         select(union.c.team_key, teams.c.name, union.c.month, func.sum(union.c.credits))
         .select_from(
             union.outerjoin(teams, and_(teams.c.id == union.c.team_key, teams.c.org_id == org_id))
         )
         .group_by(union.c.team_key, teams.c.name, union.c.month)
-    )
-    return _report(
-        (
-            (None if name is None else team_key, name, month, credits)
-            for team_key, name, month, credits in rows
-        ),
-        start,
-        end,
     )
 
 
@@ -184,23 +202,22 @@ async def credit_usage_from_ledger(
         )
         .group_by(ledger.c.team_id, teams.c.name, month)
     )
-    return _report(rows, start, end)
+    return _report(rows.all(), start, end)
 
 
 def _report(sums: Iterable[Any], start: datetime, end: datetime) -> dict[str, Any]:
     """Hand ``(team_id, team_name, month, credits)`` sums to the core as one event each.
 
-    A team id that is not (or no longer) one of the organization's teams has no name and counts as
-    unattributed, as the ledger's ``ON DELETE SET NULL`` makes it. Each event is placed at the
-    later of ``start`` and the start of its month, which is inside both the range and the month.
+    A team id that has no name (unattributed usage, or a team that is no longer one of the
+    organization's: the ledger's ``ON DELETE SET NULL`` made that usage unattributed too) counts as
+    unattributed. Each event is placed at the later of ``start`` and the start of its month, which
+    is inside both the range and the month.
     """
-    events = [
-        CoreUsageEvent(
-            team_id=team_id if name is not None else None,
-            team_name=name,
-            occurred_at=max(start, _month_start(month)),
-            credits=credits,
-        )
-        for team_id, name, month, credits in sums
-    ]
+    placed: dict[str, datetime] = {}
+    events: list[tuple[int | None, str | None, datetime, float]] = []
+    for team_id, name, month, credits in sums:
+        at = placed.get(month)
+        if at is None:
+            at = placed[month] = max(start, _month_start(month))
+        events.append((None if name is None else team_id, name, at, credits))
     return aggregate_usage(events, start, end)
