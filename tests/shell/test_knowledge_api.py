@@ -68,7 +68,9 @@ def test_endpoints_need_a_key(client) -> None:
     assert client.get("/api/v1/knowledge/documents").json() == {"detail": "Missing API key"}
     response = client.post("/api/v1/observability/logs", json={"records": []})
     assert response.status_code == 401
-    assert client.get("/knowledge/1").status_code == 401
+    page = client.get("/knowledge/1", follow_redirects=False)
+    assert page.status_code == 303
+    assert page.headers["location"] == "/login?next=%2Fknowledge%2F1"
 
 
 def record(**overrides):

@@ -19,6 +19,7 @@ from sleuth_shell.api import (
     knowledge,
     notification_integrations,
     observability,
+    pages,
     webhook_subscriptions,
 )
 from sleuth_shell.auth import require_api_key
@@ -34,7 +35,7 @@ API_MODULES: tuple[ModuleType, ...] = (
     billing,
 )
 #: Modules served at the root (no API key, unless a route has its own guard).
-ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages)
+ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages, pages)
 
 
 def api_router() -> Router:

@@ -7,18 +7,17 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
 from typing import Any
 
 from litestar import MediaType, Request, get
 from litestar.params import FromPath
-from markdown_it import MarkdownIt
 
 from sleuth_shell.agents.base import LOG_LEVELS
 from sleuth_shell.agents.text import format_ts, parse_timestamp
 from sleuth_shell.api.deps import CurrentPrincipal
-from sleuth_shell.auth import require_api_key
+from sleuth_shell.api.pages import PAGE_OPTIONS
 from sleuth_shell.errors import bad_request, not_found
+from sleuth_shell.html import cells, markdown_html, page
 from sleuth_shell.knowledge.search import DatabaseKnowledgeSearch
 from sleuth_shell.observability.store import DatabaseLogStore
 
@@ -26,22 +25,6 @@ __all__ = ["MAX_PAGE_LINES", "ROUTES", "parse_log_query"]
 
 MAX_PAGE_LINES = 1000
 _DEFAULT_LINES = 200
-_STYLE = """
-body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#222}
-table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.25rem .5rem;
-text-align:left;vertical-align:top}pre,code{background:#f5f5f5}pre{padding:.75rem;overflow:auto}
-.ERROR,.CRITICAL{color:#a00}.WARNING{color:#a60}.meta{color:#666}
-"""
-# Raw HTML in documents is shown as text; markdown-it refuses javascript: and similar links.
-_MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
-
-
-def _page(title: str, body: str) -> str:
-    return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)} · Sleuth</title><style>{_STYLE}</style></head>"
-        f"<body>{body}</body></html>"
-    )
 
 
 @get(
@@ -49,8 +32,7 @@ def _page(title: str, body: str) -> str:
     operation_id="knowledgeDocumentPage",
     tags=["pages"],
     media_type=MediaType.HTML,
-    guards=[require_api_key],
-    include_in_schema=False,
+    **PAGE_OPTIONS,
 )
 async def knowledge_page(
     doc_id: FromPath[int], request: Request[Any, Any, Any], principal: CurrentPrincipal
@@ -69,9 +51,9 @@ async def knowledge_page(
         f"<h1>{html.escape(document.title)}</h1>"
         f'<p class="meta">Knowledge document {document.id}, added '
         f"{html.escape(format_ts(document.created_at))}</p>{source}"
-        f"<article>{_MARKDOWN.render(document.content)}</article>"
+        f"<article>{markdown_html(document.content)}</article>"
     )
-    return _page(document.title, body)
+    return page(document.title, body, org_name=principal.org_name)
 
 
 def _strings(value: Any, name: str) -> list[str] | None:
@@ -118,17 +100,12 @@ def parse_log_query(raw: str) -> dict[str, Any]:
     }
 
 
-def _cells(values: Sequence[Any], tag: str = "td") -> str:
-    return "".join(f"<{tag}>{html.escape(str(v))}</{tag}>" for v in values)
-
-
 @get(
     "/logs",
     operation_id="logQueryPage",
     tags=["pages"],
     media_type=MediaType.HTML,
-    guards=[require_api_key],
-    include_in_schema=False,
+    **PAGE_OPTIONS,
 )
 async def logs_page(request: Request[Any, Any, Any], principal: CurrentPrincipal) -> str:
     """The results of a log query (``?query=<JSON>``): counts per service and level, then the
@@ -152,10 +129,10 @@ async def logs_page(request: Request[Any, Any, Any], principal: CurrentPrincipal
     ]
     if q["text"]:
         described.append(f"message contains “{q['text']}”")
-    count_rows = "".join(f"<tr>{_cells(c)}</tr>" for c in counts)
+    count_rows = "".join(f"<tr>{cells(c)}</tr>" for c in counts)
     line_rows = "".join(
         f'<tr class="{html.escape(r.level)}">'
-        + _cells(
+        + cells(
             [
                 format_ts(r.timestamp),
                 r.service,
@@ -174,12 +151,12 @@ async def logs_page(request: Request[Any, Any, Any], principal: CurrentPrincipal
     )
     body = (
         f'<h1>Application logs</h1><p class="meta">{html.escape("; ".join(described))}</p>'
-        f"<h2>Counts</h2><table><tr>{_cells(['Service', 'Level', 'Count'], 'th')}</tr>"
+        f"<h2>Counts</h2><table><tr>{cells(['Service', 'Level', 'Count'], 'th')}</tr>"
         f"{count_rows}</table><h2>{html.escape(shown)}</h2>"
-        f"<table><tr>{_cells(['Time', 'Service', 'Level', 'Message', 'Attributes'], 'th')}</tr>"
+        f"<table><tr>{cells(['Time', 'Service', 'Level', 'Message', 'Attributes'], 'th')}</tr>"
         f"{line_rows}</table>"
     )
-    return _page("Application logs", body)
+    return page("Application logs", body, org_name=principal.org_name)
 
 
 ROUTES = [knowledge_page, logs_page]

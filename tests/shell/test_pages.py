@@ -1,0 +1,180 @@
+"""The detail pages behind every ``url`` field, and the browser sign-in that opens them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sleuth_core.ids import encode_global_id
+from sleuth_shell.api.pages import safe_next
+from sleuth_shell.db.models import AlertResponder, Digest, DigestRun, Interaction, Investigation
+
+NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+
+
+def _responder(org, name="Checkout errors"):
+    return AlertResponder(
+        org_id=org.id,
+        team_id=org.default_team_id,
+        name=name,
+        runbook_prompt="Check the <b>deploys</b> first",
+        runbook_active=True,
+        text_matches=["*checkout*"],
+        match_rules={"operator": "AND", "conditions": [{"type": "contains", "value": "checkout"}]},
+        webhook_sources=[{"type": "PROVIDER_A", "remote_id": "wh_1"}],
+        status="ACTIVE",
+    )
+
+
+def _investigation(org, responder_id):
+    return Investigation(
+        org_id=org.id,
+        alert_responder_id=responder_id,
+        team_id=org.default_team_id,
+        name="5xx on checkout <script>alert(1)</script>",
+        status="COMPLETED",
+        prompt="Please investigate",
+        event_payload='{"title": "5xx"}',
+        result="Likely a bad deploy [1].\n\nSources:\n[1] [Deploy log](https://ci.example.com/881)",
+        started_at=NOW,
+        completed_at=NOW,
+    )
+
+
+def test_pages_show_the_organizations_records(client, factory, org):
+    responder = factory.add(_responder(org))
+    investigation = factory.add(_investigation(org, responder.id))
+    responder_gid = encode_global_id("AlertResponder", responder.id)
+    investigation_gid = encode_global_id("Investigation", investigation.id)
+
+    page = client.get(f"/alert-responders/{responder_gid}", headers=org.headers)
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    assert "Checkout errors" in page.text
+    assert "Check the &lt;b&gt;deploys&lt;/b&gt; first" in page.text
+    assert f'href="/investigations/{investigation_gid}"' in page.text
+
+    page = client.get(f"/investigations/{investigation_gid}", headers=org.headers)
+    assert page.status_code == 200
+    assert "<script>" not in page.text
+    assert "5xx on checkout &lt;script&gt;" in page.text
+    assert '<a href="https://ci.example.com/881">Deploy log</a>' in page.text
+
+
+def test_digest_and_run_pages(client, factory, org):
+    digest = factory.add(
+        Digest(
+            org_id=org.id,
+            team_id=org.default_team_id,
+            name="Morning report",
+            sections=[{"section": "Errors", "prompt": "Errors overnight"}],
+            schedule="0 9 * * 0-4",
+        )
+    )
+    run = factory.add(
+        DigestRun(
+            org_id=org.id,
+            digest_id=digest.id,
+            status="COMPLETED",
+            results=[{"section": "Errors", "prompt": "Errors overnight", "result": "**3** errors"}],
+        )
+    )
+    digest_gid = encode_global_id("Digest", digest.id)
+    run_gid = encode_global_id("DigestRun", run.id)
+    page = client.get(f"/digests/{digest_gid}", headers=org.headers)
+    assert page.status_code == 200
+    assert "0 9 * * 0-4" in page.text
+    assert f'href="/digests/{digest_gid}/runs/{run_gid}"' in page.text
+    page = client.get(f"/digests/{digest_gid}/runs/{run_gid}", headers=org.headers)
+    assert page.status_code == 200
+    assert "<strong>3</strong> errors" in page.text
+    # A run reached through another digest's URL does not exist.
+    other = factory.add(
+        Digest(
+            org_id=org.id,
+            team_id=org.default_team_id,
+            name="Other",
+            sections=[],
+            schedule="0 9 * * *",
+        )
+    )
+    wrong = client.get(
+        f"/digests/{encode_global_id('Digest', other.id)}/runs/{run_gid}", headers=org.headers
+    )
+    assert wrong.status_code == 404
+    assert wrong.json() == {"detail": "Digest run not found"}
+
+
+def test_interaction_page_lists_sources(client, factory, org):
+    interaction = factory.add(
+        Interaction(
+            org_id=org.id,
+            question="Why is checkout failing?",
+            status="COMPLETED",
+            content="A bad deploy [1].",
+            sources=[
+                {
+                    "display_text": "payments-api errors",
+                    "link": "http://sleuth.test/logs?query=%7B%7D",
+                    "log_type_name": "Application logs",
+                    "start": "2026-11-22T08:00:00Z",
+                    "end": "2026-11-22T09:00:00Z",
+                }
+            ],
+        )
+    )
+    page = client.get(f"/interactions/{interaction.id}", headers=org.headers)
+    assert page.status_code == 200
+    assert "Why is checkout failing?" in page.text
+    assert '<a href="http://sleuth.test/logs?query=%7B%7D">payments-api errors</a>' in page.text
+
+
+def test_other_organizations_and_bad_ids_are_not_found(client, factory, org):
+    other = factory.org("globex")
+    responder = factory.add(_responder(org))
+    gid = encode_global_id("AlertResponder", responder.id)
+    for path in [
+        f"/alert-responders/{gid}",
+        f"/investigations/{gid}",  # right number, wrong type
+        "/alert-responders/not-an-id",
+        "/digests/%20",
+        "/interactions/00000000-0000-4000-8000-000000000000",
+    ]:
+        headers = other.headers if path == f"/alert-responders/{gid}" else org.headers
+        response = client.get(path, headers=headers)
+        assert response.status_code == 404, path
+        assert response.json()["detail"].endswith("not found")
+
+
+def test_sign_in_sets_a_cookie_that_opens_pages_but_not_the_api(client, factory, org):
+    responder = factory.add(_responder(org))
+    path = f"/alert-responders/{encode_global_id('AlertResponder', responder.id)}"
+
+    anonymous = client.get(path, follow_redirects=False)
+    assert anonymous.status_code == 303
+    assert anonymous.headers["location"].startswith("/login?next=%2Falert-responders%2F")
+    assert 'name="api_key"' in client.get("/login").text
+
+    wrong = client.post("/login", data={"api_key": "slk_wrong", "next": path})
+    assert wrong.status_code == 401
+    assert "not valid" in wrong.text
+
+    signed_in = client.post(
+        "/login", data={"api_key": org.key, "next": path}, follow_redirects=False
+    )
+    assert signed_in.status_code == 303
+    assert signed_in.headers["location"] == path
+    cookie = signed_in.headers["set-cookie"]
+    assert "HttpOnly" in cookie
+    assert "samesite=strict" in cookie.lower()
+    assert client.get(path).status_code == 200
+    # The cookie never authenticates the API: a cross-site form post cannot act with it.
+    assert client.get("/api/v1/webhook-subscriptions").json() == {"detail": "Missing API key"}
+
+    client.post("/logout")
+    assert client.get(path, follow_redirects=False).status_code == 303
+
+
+def test_safe_next_refuses_other_sites():
+    assert safe_next("/investigations/abc?x=1") == "/investigations/abc?x=1"
+    for value in [None, "", "https://evil.example", "//evil.example", "/\\evil.example", "x"]:
+        assert safe_next(value) == "/"
