@@ -6,7 +6,7 @@ from test_matching_strategies import ALPHABET, regexes, texts_for, tree_literals
 
 from sleuth_core.errors import InvalidCriteria
 from sleuth_core.matching import MAX_TEXT_LENGTH, MatchIndex, matches
-from sleuth_core.matching.prefilter import required_literal
+from sleuth_core.matching.prefilter import required_literals
 
 NATIVE = [True, False]
 
@@ -151,18 +151,26 @@ def test_index_stays_exact_under_add_and_remove(data, operations):
 
 
 @pytest.mark.parametrize(
-    ("pattern", "factor"),
+    ("pattern", "factors"),
     [
-        (r"^db-\d+ (?:down|slow) after timeout", " after timeout"),
-        ("error.*timeout", "timeout"),
-        ("abc+d", "abc"),
-        ("abc*d", "ab"),
-        ("abc?de", "ab"),
-        ("abc{2}de", "ab"),
-        (r"host\.example", "host.example"),
-        ("[xyz]+tail", "tail"),
+        (r"^db-\d+ (?:down|slow) after timeout", {" down after timeout", " slow after timeout"}),
+        ("error.*timeout", {"timeout"}),
+        ("abc+d", {"abc"}),
+        ("abc*d", {"ab"}),
+        ("abc?de", {"ab"}),
+        ("abc{2}de", {"ab"}),
+        (r"host\.example", {"host.example"}),
+        ("[xyz]+tail", {"tail"}),
+        ("(?:a|b)c(?:d|e)f+g", {"acdf", "acef", "bcdf", "bcef"}),
+        ("(?P<n>ab|cd)ef", {"abef", "cdef"}),
+        (r"(a\|b)q", {"a|bq"}),
+        ("(?:a|)bc", {"bc"}),  # an empty branch makes the group optional
+        ("(a|b)+xyz", {"xyz"}),
+        ("x(?=abc)yz", {"yz"}),  # a lookahead is zero-width: x and yz are not adjacent text
+        ("(?:ab|cd)?ef", {"ef"}),
         ("(?i)timeout", None),
         ("a(?i)bcdef", None),  # inline flags anywhere apply to the whole pattern
+        ("(?i:ab)cd", None),  # any flag group makes it give up
         ("abc|def", None),
         ("(?x) a b c d", None),
         (r"\p{L}+word", None),
@@ -172,17 +180,18 @@ def test_index_stays_exact_under_add_and_remove(data, operations):
         ("a", None),  # too short to be worth it
     ],
 )
-def test_required_literal(pattern, factor):
-    assert required_literal(pattern) == factor
+def test_required_literals(pattern, factors):
+    found = required_literals(pattern)
+    assert (None if found is None else set(found)) == factors
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.data(), regexes)
-def test_required_literal_is_in_every_match(data, pattern):
-    factor = required_literal(pattern)
+def test_required_literals_are_in_every_match(data, pattern):
+    factors = required_literals(pattern)
     compiled = regex.compile(pattern, cache_pattern=False)
     pieces = tree_literals(AND(leaf("regex", pattern)))
     for _ in range(5):
         text = data.draw(texts_for(pieces) | st.text(alphabet=ALPHABET, max_size=12))
-        if factor is not None and compiled.search(text):
-            assert factor in text
+        if factors is not None and compiled.search(text):
+            assert any(factor in text for factor in factors)

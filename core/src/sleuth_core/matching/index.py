@@ -3,7 +3,7 @@
 Rule trees are monotone (AND/OR of leaves, no negation), so the index works out the truth of
 each distinct leaf once per text and then evaluates only the trees that could be true:
 
-1. Every ``contains`` literal and every regex's required literal factor (see
+1. Every ``contains`` literal and every regex's required literals (see
    :mod:`~sleuth_core.matching.prefilter`), case-folded, is found in one Aho-Corasick pass over the
    case-folded text (pyahocorasick; a pure-Python scan gives identical results when it is missing
    or ``native=False``).
@@ -26,7 +26,7 @@ from typing import Any, Generic, TypeVar
 import regex
 
 from sleuth_core.matching.evaluate import search_regex
-from sleuth_core.matching.prefilter import required_literal
+from sleuth_core.matching.prefilter import required_literals
 from sleuth_core.matching.rules import MAX_TEXT_LENGTH, compile_regex, validate_rules
 
 try:
@@ -95,7 +95,7 @@ class MatchIndex(Generic[K]):
         self._always: set[int] = set()
         self._contains_by_literal: dict[str, int] = {}
         self._regex_by_literal: dict[str, set[int]] = {}
-        self._factor: dict[int, str] = {}
+        self._factors: dict[int, tuple[str, ...]] = {}
         self._regex: dict[int, regex.Pattern[str]] = {}
         self._unfiltered: set[int] = set()
         self._starts: dict[int, dict[str, int]] = {}
@@ -237,16 +237,18 @@ class MatchIndex(Generic[K]):
         literal = ident[1]
         if kind == "regex":
             self._regex[lid] = compile_regex(value)
-            factor = required_literal(value)
-            if factor is None:
+            factors = required_literals(value)
+            if factors is None:
                 self._unfiltered.add(lid)
                 self._cost[lid] = _COST_UNFILTERED_REGEX
             else:
-                folded = factor.casefold()
-                self._factor[lid] = folded
-                self._regex_by_literal.setdefault(folded, set()).add(lid)
-                self._hold_literal(folded)
-                self._cost[lid] = 3.0 + 8.0 / len(folded)
+                folded = tuple({factor.casefold() for factor in factors})
+                self._factors[lid] = folded
+                for literal in folded:
+                    self._regex_by_literal.setdefault(literal, set()).add(lid)
+                    self._hold_literal(literal)
+                shortest = min(map(len, folded))
+                self._cost[lid] = 3.0 + 8.0 / shortest + 0.5 * (len(folded) - 1)
         elif literal == "":
             self._always.add(lid)
             self._cost[lid] = _COST_ALWAYS
@@ -269,13 +271,12 @@ class MatchIndex(Generic[K]):
         if kind == "regex":
             del self._regex[lid]
             self._unfiltered.discard(lid)
-            folded = self._factor.pop(lid, None)
-            if folded is not None:
-                users = self._regex_by_literal[folded]
+            for literal in self._factors.pop(lid, ()):
+                users = self._regex_by_literal[literal]
                 users.discard(lid)
                 if not users:
-                    del self._regex_by_literal[folded]
-                self._drop_literal(folded)
+                    del self._regex_by_literal[literal]
+                self._drop_literal(literal)
         elif literal == "":
             self._always.discard(lid)
         elif kind == "contains":

@@ -1,12 +1,12 @@
-"""Required literal factors of regexes, for prefiltering.
+"""Required literals of regexes, for prefiltering.
 
-:func:`required_literal` returns a string that occurs in every text a regex matches, or None when
-it cannot tell safely. It reads the pattern conservatively: only literal characters at the top
-level of the pattern (outside groups, classes and alternation, and not made optional by a
-quantifier) count, and any construct it does not fully understand - inline flags such as ``(?i)``
-or ``(?x)``, which change what a literal means, escapes beyond the plain character classes, a
-top-level ``|`` - makes it give up. Giving up is always safe: the regex is then evaluated on every
-text.
+:func:`required_literals` returns a set of strings one of which occurs in every text a regex
+matches, or None when it cannot tell safely. It reads the pattern conservatively: only the top
+level of the pattern counts - literal characters not made optional by a quantifier, and groups
+that are a plain alternation of literals such as ``(?:error|timeout)`` - and any construct it does
+not fully understand (inline flags such as ``(?i)`` or ``(?x)``, which change what a literal
+means; escapes beyond the plain character classes; a top-level ``|``) makes it give up. Giving up
+is always safe: the regex is then evaluated on every text.
 """
 
 from __future__ import annotations
@@ -17,90 +17,148 @@ import string
 _LITERAL_ESCAPES = frozenset(string.punctuation + " \t\n\r\v\f")
 _CLASS_ESCAPES = frozenset("dDwWsSbBAZ")
 _GROUP_OPENERS = ("(?:", "(?P<", "(?P=", "(?=", "(?!", "(?<=", "(?<!", "(?>")
+_META = frozenset(".^$*+?{}[]\\|()")
 _COUNTED = re.compile(r"\{[0-9]*(?:,[0-9]*)?\}")
-#: Shortest factor worth a prefilter entry.
+#: Shortest literal worth a prefilter entry.
 MIN_FACTOR_LENGTH = 2
+#: Most alternatives one prefilter may hold.
+MAX_ALTERNATIVES = 16
+
+_BREAK = None
 
 
-def required_literal(pattern: str) -> str | None:
-    """The longest literal every match of ``pattern`` contains, or None.
+def required_literals(pattern: str) -> frozenset[str] | None:
+    """A set of literals one of which every match of ``pattern`` contains, or None.
 
-    >>> required_literal(r"^db-\\d+ (?:down|slow) after timeout")
-    ' after timeout'
-    >>> required_literal(r"(?i)timeout") is None
+    >>> sorted(required_literals(r"^db-\\d+ (?:down|slow) after timeout"))
+    [' down after timeout', ' slow after timeout']
+    >>> sorted(required_literals(r"(?:payments|ledger) timeout"))
+    ['ledger timeout', 'payments timeout']
+    >>> required_literals(r"(?i)timeout") is None
     True
     """
-    runs: list[str] = []
-    current: list[str] = []
+    elements = _elements(pattern)
+    if elements is None:
+        return None
+    candidates: list[frozenset[str]] = []
+    current: set[str] = {""}
+    for element in [*elements, _BREAK]:
+        if element is not _BREAK:
+            product = {head + tail for head in current for tail in element}
+            if len(product) <= MAX_ALTERNATIVES:
+                current = product
+                continue
+        if current != {""}:
+            candidates.append(frozenset(current))
+        current = set(element) if element is not _BREAK else {""}
+    if not candidates:
+        return None
+    best = max(
+        candidates, key=lambda alternatives: (min(map(len, alternatives)), -len(alternatives))
+    )
+    return best if min(map(len, best)) >= MIN_FACTOR_LENGTH else None
+
+
+def _elements(pattern: str) -> list[frozenset[str] | None] | None:
+    """The top level of ``pattern`` as required literal alternatives or breaks; None if unsure."""
+    out: list[frozenset[str] | None] = []
     n = len(pattern)
     i = 0
-
-    def cut() -> None:
-        if current:
-            runs.append("".join(current))
-            current.clear()
-
     while i < n:
         ch = pattern[i]
+        element: frozenset[str] | None
         if ch == "\\":
             if i + 1 >= n:
                 return None
             nxt = pattern[i + 1]
             i += 2
             if nxt in _CLASS_ESCAPES:
-                cut()
+                out.append(_BREAK)
                 continue
             if nxt not in _LITERAL_ESCAPES:
                 return None
-            item = nxt
+            element = frozenset((nxt,))
         elif ch == "[":
-            cut()
             j = _skip_class(pattern, i)
             if j is None:
                 return None
+            out.append(_BREAK)
             i = j
             continue
         elif ch == "(":
-            cut()
             j = _skip_group(pattern, i)
             if j is None:
                 return None
+            element = _literal_alternation(pattern[i:j])
             i = j
-            continue
+            if element is None:
+                out.append(_BREAK)
+                continue
         elif ch in "*+?":
-            cut()
+            out.append(_BREAK)
             i += 1
             continue
         elif ch == "{":
-            cut()
             j = _skip_counted(pattern, i)
             if j is None:
                 return None
+            out.append(_BREAK)
             i = j
             continue
         elif ch in ".^$":
-            cut()
+            out.append(_BREAK)
             i += 1
             continue
         elif ch in "|)]}":
             return None
         else:
-            item = ch
+            element = frozenset((ch,))
             i += 1
-        # A literal character: a following quantifier decides whether it is required.
+        # A required element: a following quantifier decides whether it stays required.
         quant = pattern[i] if i < n else ""
         if quant in ("*", "?", "{"):
-            cut()  # optional (or counted, or fuzzy): not a required character
+            out.append(_BREAK)  # optional, counted or fuzzy: not required as it stands
         elif quant == "+":
-            current.append(item)
-            cut()
+            out.extend((element, _BREAK))
         else:
-            current.append(item)
-    cut()
-    if not runs:
+            out.append(element)
+    return out
+
+
+def _literal_alternation(group: str) -> frozenset[str] | None:
+    """The branches of a group like ``(a|bc)`` or ``(?:a|bc)`` when all are non-empty literals."""
+    if group.startswith("(?:"):
+        body = group[3:-1]
+    elif group.startswith("(?P<"):
+        close = group.find(">")
+        body = group[close + 1 : -1]
+    elif group.startswith("(?"):
         return None
-    best = max(runs, key=len)
-    return best if len(best) >= MIN_FACTOR_LENGTH else None
+    else:
+        body = group[1:-1]
+    branches: list[str] = []
+    current: list[str] = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\":
+            if i + 1 >= len(body) or body[i + 1] not in _LITERAL_ESCAPES:
+                return None
+            current.append(body[i + 1])
+            i += 2
+            continue
+        if ch == "|":
+            branches.append("".join(current))
+            current = []
+        elif ch in _META:
+            return None
+        else:
+            current.append(ch)
+        i += 1
+    branches.append("".join(current))
+    if not all(branches) or len(branches) > MAX_ALTERNATIVES:
+        return None
+    return frozenset(branches)
 
 
 def _skip_counted(pattern: str, i: int) -> int | None:

@@ -41,6 +41,7 @@ REGEX_TIMEOUT = 0.05
 
 _NODE_KEYS = frozenset(("operator", "conditions"))
 _LEAF_KEYS = frozenset(("type", "value"))
+_LEAF_TYPE_SET = frozenset(LEAF_TYPES)
 
 
 def _short(value: str, limit: int = 60) -> str:
@@ -54,7 +55,7 @@ def validate_rules(rules: Any, *, strict: bool = True, where: str = "match_rules
     ``match_rules.conditions[1]: unknown operator 'XOR'; use AND or OR``.
     """
     counter = [0]
-    tree = _validate_node(rules, 1, where, strict, counter)
+    tree = _validate_node(rules, 1, (where,), strict, counter)
     if strict and counter[0] > MAX_LEAVES:
         raise InvalidCriteria(
             f"{where} has {counter[0]} conditions; at most {MAX_LEAVES} leaf conditions are allowed"
@@ -62,71 +63,88 @@ def validate_rules(rules: Any, *, strict: bool = True, where: str = "match_rules
     return tree
 
 
-def _validate_node(node: Any, depth: int, where: str, strict: bool, counter: list[int]) -> dict:
-    if not isinstance(node, Mapping):
-        raise InvalidCriteria(f"{where} must be an object with operator and conditions")
+def _is_mapping(value: Any) -> bool:
+    return type(value) is dict or isinstance(value, Mapping)
+
+
+def _name(path: tuple[str | int, ...]) -> str:
+    """``("match_rules", 0, 1)`` -> ``match_rules.conditions[0].conditions[1]``."""
+    return str(path[0]) + "".join(f".conditions[{i}]" for i in path[1:])
+
+
+def _validate_node(
+    node: Any, depth: int, path: tuple[str | int, ...], strict: bool, counter: list[int]
+) -> dict:
+    if not _is_mapping(node):
+        raise InvalidCriteria(f"{_name(path)} must be an object with operator and conditions")
     if "operator" not in node or "conditions" not in node:
         if "type" in node and depth == 1:
             raise InvalidCriteria(
-                f"{where} must be a node {{operator, conditions}}, not a single leaf condition; "
-                'wrap it as {"operator": "AND", "conditions": [...]}'
+                f"{_name(path)} must be a node {{operator, conditions}}, not a single leaf "
+                'condition; wrap it as {"operator": "AND", "conditions": [...]}'
             )
-        raise InvalidCriteria(f"{where} must have both operator and conditions")
-    extra = set(node) - _NODE_KEYS
-    if extra:
-        raise InvalidCriteria(f"{where} has unknown member {sorted(map(str, extra))[0]!r}")
+        raise InvalidCriteria(f"{_name(path)} must have both operator and conditions")
+    if len(node) != 2:
+        extra = sorted(map(str, set(node) - _NODE_KEYS))[0]
+        raise InvalidCriteria(f"{_name(path)} has unknown member {extra!r}")
     operator = node["operator"]
-    if not isinstance(operator, str) or operator not in OPERATORS:
+    if operator != "AND" and operator != "OR":
         shown = repr(operator) if isinstance(operator, str) else type(operator).__name__
-        raise InvalidCriteria(f"{where}: unknown operator {shown}; use AND or OR")
+        raise InvalidCriteria(f"{_name(path)}: unknown operator {shown}; use AND or OR")
     conditions = node["conditions"]
-    if not isinstance(conditions, list | tuple):
-        raise InvalidCriteria(f"{where}.conditions must be an array")
+    if type(conditions) is not list and not isinstance(conditions, list | tuple):
+        raise InvalidCriteria(f"{_name(path)}.conditions must be an array")
     if not conditions:
-        raise InvalidCriteria(f"{where}.conditions must not be empty")
+        raise InvalidCriteria(f"{_name(path)}.conditions must not be empty")
     out = []
     for i, item in enumerate(conditions):
-        here = f"{where}.conditions[{i}]"
-        if isinstance(item, Mapping) and ("operator" in item or "conditions" in item):
-            if depth + 1 > MAX_DEPTH:
+        if _is_mapping(item) and ("operator" in item or "conditions" in item):
+            if depth >= MAX_DEPTH:
                 raise InvalidCriteria(
-                    f"{here}: match_rules nesting is too deep; at most {MAX_DEPTH} levels "
-                    "are allowed (the root node and nodes directly inside it)"
+                    f"{_name((*path, i))}: match_rules nesting is too deep; at most {MAX_DEPTH} "
+                    "levels are allowed (the root node and nodes directly inside it)"
                 )
-            out.append(_validate_node(item, depth + 1, here, strict, counter))
+            out.append(_validate_node(item, depth + 1, (*path, i), strict, counter))
         else:
-            out.append(validate_leaf(item, here, strict=strict))
+            out.append(_validate_leaf(item, path, i, strict))
             counter[0] += 1
     return {"operator": operator, "conditions": out}
 
 
 def validate_leaf(leaf: Any, where: str = "condition", *, strict: bool = True) -> dict:
     """Check one leaf condition and return a canonical copy ``{"type", "value"}``."""
-    if not isinstance(leaf, Mapping):
-        raise InvalidCriteria(f"{where} must be an object: a node or a leaf {{type, value}}")
+    return _validate_leaf(leaf, (where,), None, strict)
+
+
+def _validate_leaf(leaf: Any, path: tuple[str | int, ...], index: int | None, strict: bool) -> dict:
+    def where() -> str:
+        return _name(path if index is None else (*path, index))
+
+    if not _is_mapping(leaf):
+        raise InvalidCriteria(f"{where()} must be an object: a node or a leaf {{type, value}}")
     if "type" not in leaf or "value" not in leaf:
-        raise InvalidCriteria(f"{where} must have both type and value")
-    extra = set(leaf) - _LEAF_KEYS
-    if extra:
-        raise InvalidCriteria(f"{where} has unknown member {sorted(map(str, extra))[0]!r}")
+        raise InvalidCriteria(f"{where()} must have both type and value")
+    if len(leaf) != 2:
+        extra = sorted(map(str, set(leaf) - _LEAF_KEYS))[0]
+        raise InvalidCriteria(f"{where()} has unknown member {extra!r}")
     kind = leaf["type"]
-    if not isinstance(kind, str) or kind not in LEAF_TYPES:
+    if type(kind) is not str or kind not in _LEAF_TYPE_SET:
         shown = repr(kind) if isinstance(kind, str) else type(kind).__name__
         raise InvalidCriteria(
-            f"{where}: unknown condition type {shown}; "
+            f"{where()}: unknown condition type {shown}; "
             "use contains, starts_with, ends_with or regex"
         )
     value = leaf["value"]
-    if not isinstance(value, str):
-        raise InvalidCriteria(f"{where}.value must be a string")
+    if type(value) is not str and not isinstance(value, str):
+        raise InvalidCriteria(f"{where()}.value must be a string")
     if kind == "regex":
         if strict:
-            check_regex(value, where)
+            check_regex(value, where())
         else:
             compile_regex(value)
     elif strict and len(value) > MAX_LITERAL_LENGTH:
         raise InvalidCriteria(
-            f"{where}.value is {len(value)} characters long; "
+            f"{where()}.value is {len(value)} characters long; "
             f"at most {MAX_LITERAL_LENGTH} are allowed"
         )
     return {"type": kind, "value": value}
