@@ -195,3 +195,15 @@ def test_required_literals_are_in_every_match(data, pattern):
         text = data.draw(texts_for(pieces) | st.text(alphabet=ALPHABET, max_size=12))
         if factors is not None and compiled.search(text):
             assert any(factor in text for factor in factors)
+
+
+@pytest.mark.parametrize("native", NATIVE)
+def test_catastrophic_regex_times_out_as_no_match_in_the_index_too(native):
+    entries = {
+        "slow": OR(leaf("regex", "(a|aa)+$"), leaf("contains", "zzz")),
+        "fast": AND(leaf("contains", "aaa")),
+    }
+    index = MatchIndex(entries, native=native)
+    text = "a" * 5000 + "!"
+    assert index.match(text) == expected(entries, text) == {"fast"}
+    assert index.match(text + " zzz") == {"slow", "fast"}
