@@ -194,3 +194,21 @@ def test_start_inclusive_end_exclusive_and_team_keys(
     assert by_team_key["data"] == [
         {"team_id": None, "team_name": None, "month": "2026-04", "credits": 1.0}
     ]
+
+
+def test_openapi_documents_body_responses_and_errors(client: TestClient[Litestar]) -> None:
+    schema = client.get("/schema/openapi.json").json()
+    operation = schema["paths"][PATH]["post"]
+    body = operation["requestBody"]["content"]["application/json"]["schema"]
+    assert body["required"] == ["start", "end"]
+    assert set(body["properties"]) == {"start", "end"}
+    assert set(operation["responses"]) == {"200", "400", "401"}
+    response_ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    response_schema = schema["components"]["schemas"][response_ref.rsplit("/", 1)[1]]
+    assert set(response_schema["properties"]) == {
+        "organization_id",
+        "start",
+        "end",
+        "data",
+        "monthly_totals",
+    }

@@ -12,17 +12,53 @@ body that is not a JSON object (or not JSON at all) has no ``start``, so it answ
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 from litestar import Request, post
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, Operation, RequestBody, Schema
 
 from sleuth_core.credits import parse_usage_range
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.billing.usage import credit_usage
 
-__all__ = ["ROUTES", "CreditUsageResponse", "CreditUsageRow", "format_instant"]
+__all__ = ["REQUEST_BODY", "ROUTES", "CreditUsageResponse", "CreditUsageRow", "format_instant"]
+
+_TIMESTAMP = Schema(
+    type=OpenAPIType.STRING,
+    description="ISO 8601; naive means UTC, a date alone is midnight UTC",
+    examples=["2026-01-01T00:00:00Z"],
+)
+#: The documented request body (validated by hand so the SPEC's 400 details are exact).
+REQUEST_BODY = Schema(
+    type=OpenAPIType.OBJECT,
+    properties={"start": _TIMESTAMP, "end": _TIMESTAMP},
+    required=["start", "end"],
+    description="The range [start, end): start inclusive, end exclusive, at most 366 days.",
+)
+
+
+@dataclass
+class _CreditUsageOperation(Operation):
+    def __post_init__(self) -> None:
+        self.request_body = RequestBody(
+            content={"application/json": OpenAPIMediaType(schema=REQUEST_BODY)}, required=True
+        )
+
+
+class CreditUsageError(msgspec.Struct):
+    """Every error response: ``{"detail": str}``."""
+
+    detail: str
+
+
+def _error(description: str) -> ResponseSpec:
+    return ResponseSpec(
+        data_container=CreditUsageError, description=description, generate_examples=False
+    )
 
 
 class CreditUsageRow(msgspec.Struct):
@@ -71,6 +107,15 @@ def _body_members(raw: bytes) -> tuple[Any, Any]:
     operation_id="getCreditUsage",
     tags=["billing"],
     summary="Credit usage per team and month",
+    operation_class=_CreditUsageOperation,
+    responses={
+        400: _error(
+            "Start date required, End date required, Invalid start or end timestamp format. "
+            "Use ISO 8601., End date must be after start date, or Time range cannot exceed "
+            "366 days (checked in that order)"
+        ),
+        401: _error("Missing API key or Invalid API key"),
+    },
 )
 async def get_credit_usage(
     request: Request[Any, Any, Any], principal: CurrentPrincipal, db_session: DbSession
