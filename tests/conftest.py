@@ -20,6 +20,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests are about correctness, never speed: no per-example deadline (a loaded CI
+# machine must not fail them), and in CI a fixed derivation of examples so a run is repeatable.
+settings.register_profile(
+    "sleuth", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.register_profile("sleuth-ci", parent=settings.get_profile("sleuth"), derandomize=True)
+settings.load_profile("sleuth-ci" if os.environ.get("CI") else "sleuth")
 
 POSTGRES_URL_ENV = "SLEUTH_TEST_POSTGRES_URL"
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
@@ -120,9 +122,28 @@ class Factory:
         return self.run(go)
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite database migrated once per test process, copied for each test that needs one."""
+    path = tmp_path_factory.mktemp("template") / "migrated.db"
+    migrate(f"sqlite:///{path}")
+    return path
+
+
 @pytest.fixture
-def migrated_url(database_url: str) -> str:
-    """The test database, with every migration applied."""
+def migrated_url(database_url: str, backend: str, sqlite_template: Path) -> str:
+    """The test database, with every migration applied.
+
+    On SQLite a copy of the once-migrated template (the SQLite backup API, so the copy is
+    consistent whatever the template's journal mode); elsewhere the migrations run on it.
+    """
+    if backend == "sqlite":
+        target = database_url.removeprefix("sqlite:///")
+        with sqlite3.connect(sqlite_template) as source, sqlite3.connect(target) as copy:
+            source.backup(copy)
+        source.close()
+        copy.close()
+        return database_url
     migrate(database_url)
     return database_url
 
