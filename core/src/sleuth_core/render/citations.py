@@ -20,11 +20,14 @@ runs only where code can be:
    continue a plain paragraph line. (HTML blocks of CommonMark types 1-5, which can hide fences
    across blank lines, count too.) Text with none of these takes the fast path: ``§`` removal and
    one marker substitution in C-level string operations.
-2. Otherwise the text is cut into blank-line separated groups. A group that starts at column 0
-   with something other than a container marker (``>``, a list bullet, ``1.``) begins at the top
-   level, so parsing may start there. Each group holding a candidate is parsed together with the
+2. Otherwise the text is cut into blank-line separated groups. A group whose first line starts
+   at column 0 begins at the top level (after a blank line it cannot continue a list item, a
+   quote or indented code; only an open top-level fence or HTML block could swallow it), so
+   parsing may start there. Each group holding a candidate is parsed together with the
    groups back to the previous such "anchor" and up to the next one, with markdown-it-py's block
-   parser, and the inline parser runs only on inline content containing a backtick. A sentinel
+   parser, and the inline parser runs only on inline content containing a backtick (with only
+   the rules that decide code spans, and, when there is no ``<``, on a copy in which the other
+   characters it would stop at are letters, so it skips through the text in C). A sentinel
    line tells whether a fence or HTML block is still open at the end of the region; if so the
    region grows to the next one.
 
@@ -65,9 +68,9 @@ _PLAIN_LINE = re.compile(
 )
 _THEMATIC = re.compile(r"[ ]{0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _BLANKS = re.compile(r"\n(?:[ \t]*\n)+")
-_NOT_ANCHOR = re.compile(r"[ \t>\n]|(?:[-+*]|[0-9]{1,9}[.)])(?:[ \t\n]|$)")
 _TRAILING_BLANK = re.compile(r"\n[ \t\n]*\Z")
 _SENTINEL = "\n\nx"
+_NEUTRAL = re.compile(r"[!#$%&*+\-:=>@\[\]^_{}~]")
 
 
 class RenderedAnswer(NamedTuple):
@@ -202,7 +205,8 @@ class _Groups:
     def is_anchor(self, index: int) -> bool:
         if index == 0:
             return True
-        return _NOT_ANCHOR.match(self.scan, self.starts[index]) is None
+        start = self.starts[index]
+        return start >= len(self.scan) or self.scan[start] not in " \t"
 
     def containing(self, position: int) -> int:
         return max(bisect_right(self.starts, position) - 1, 0)
@@ -256,7 +260,12 @@ def _inline_spans(
 ) -> list[tuple[int, int]]:
     """Code spans of one inline token, as offsets into the region ``src``."""
     env["_sleuth_spans"] = spans = []
-    _MD.inline.parse(token.content, _MD, env, [])
+    content = token.content
+    if "<" not in content:
+        # Without autolinks or raw HTML only backticks and backslashes decide the code spans;
+        # the other characters markdown-it stops at become letters (same length, same spans).
+        content = _NEUTRAL.sub("a", content)
+    _MD.inline.parse(content, _MD, env, [])
     if not spans:
         return []
     assert token.map is not None
