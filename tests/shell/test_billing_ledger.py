@@ -315,6 +315,54 @@ def test_concurrent_writers_lose_no_credit(database_url: str) -> None:
     assert [row[2:] for row in monthly] == [expected_none, expected_team]
 
 
+def test_rebuild_while_writers_write_keeps_every_credit(database_url: str) -> None:
+    """Rebuilds interleaved with concurrent writers leave the rollups equal to the ledger's sums."""
+    migrate(database_url)
+    writers, per_writer, rebuilds = 4, 15, 5
+    when = datetime(2026, 6, 30, 23, 50, tzinfo=UTC)
+
+    async def go() -> Any:
+        engine = create_engine(database_url)
+        factory = create_session_factory(engine)
+        try:
+            async with factory() as session:
+                org_id, (team,) = await _org_with_teams(session, "acme", 1)
+
+            async def writer(index: int) -> None:
+                async with factory() as session:
+                    for step in range(per_writer):
+                        await record_usage(
+                            session,
+                            org_id=org_id,
+                            team_id=team,
+                            feature=FEATURE_INTERACTION,
+                            credits=0.5 * (index + 1),
+                            occurred_at=when + timedelta(minutes=step),  # across a month end
+                        )
+                        await session.commit()
+                        await asyncio.sleep(0)
+
+            async def rebuilder() -> None:
+                async with factory() as session:
+                    for _ in range(rebuilds):
+                        await rebuild_rollups(session, org_id)
+                        await session.commit()
+                        await asyncio.sleep(0.01)
+
+            await asyncio.gather(rebuilder(), *(writer(i) for i in range(writers)))
+            async with factory() as session:
+                kept = await _rollups(session, org_id)
+                await rebuild_rollups(session, org_id)
+                return kept, await _rollups(session, org_id)
+        finally:
+            await engine.dispose()
+
+    kept, rebuilt = asyncio.run(go())
+    assert kept == rebuilt
+    assert sum(row[4] for row in kept[0]) == writers * per_writer
+    assert sum(row[3] for row in kept[0]) == per_writer * 0.5 * sum(range(1, writers + 1))
+
+
 def test_migration_backfills_rollups_from_existing_ledger_rows(database_url: str) -> None:
     migrate(database_url, "0001")
 

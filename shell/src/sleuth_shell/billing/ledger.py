@@ -27,7 +27,18 @@ from __future__ import annotations
 import math
 from datetime import UTC, date, datetime
 
-from sqlalchemy import Date, String, cast, delete, func, insert, literal, select, type_coerce
+from sqlalchemy import (
+    Date,
+    String,
+    cast,
+    delete,
+    func,
+    insert,
+    literal,
+    select,
+    text,
+    type_coerce,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
@@ -241,8 +252,18 @@ async def rebuild_rollups(session: AsyncSession, org_id: int | None = None) -> N
     written or deleted some other way (a bulk import, a manual fix) and folds the usage of deleted
     teams into the unattributed rows, as the ledger's ``ON DELETE SET NULL`` already did. Runs in
     the caller's transaction; the caller commits.
+
+    Safe while usage is being written. On PostgreSQL it first locks both rollup tables in ``SHARE
+    ROW EXCLUSIVE`` mode: it waits for writers that have touched them to commit, and writers that
+    come later wait at their rollup upsert until the rebuild commits, then add their credits to the
+    rebuilt rows (their ledger rows were not yet visible to it). On SQLite the first write takes
+    the database's single write lock for the whole transaction.
     """
     dialect = _dialect(session)
+    if dialect == "postgresql":
+        await session.execute(
+            text("LOCK TABLE usage_daily, usage_monthly IN SHARE ROW EXCLUSIVE MODE")
+        )
     ledger = UsageEvent.__table__
     daily = UsageDaily.__table__
     monthly = UsageMonthly.__table__
