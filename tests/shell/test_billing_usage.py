@@ -74,6 +74,12 @@ class TestPlanRange:
         for (_, upper), (lower, _) in pairwise(pieces):
             assert upper == lower
         assert len(partial) <= 2 and len(days) <= 2
+        if length <= timedelta(days=366):
+            assert sum((stop - first).days for first, stop in days) <= 60
+            if months is not None:
+                lo_year, lo_month = map(int, months[0].split("-"))
+                hi_year, hi_month = map(int, months[1].split("-"))
+                assert (hi_year - lo_year) * 12 + hi_month - lo_month <= 12
 
     def test_a_year_mid_day_uses_every_level(self) -> None:
         start = datetime(2025, 1, 20, 13, 7, tzinfo=UTC)

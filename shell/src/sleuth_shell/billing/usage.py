@@ -4,11 +4,12 @@
 (:func:`plan_range`). Whole months come from the ``usage_monthly`` rollup (one row per team and
 month), the whole days outside them from ``usage_daily`` (one row per team and day), and the partial
 first and last days from the raw ``usage_events`` ledger through its covering
-``(org_id, occurred_at, team_id, credits)`` index. A 366-day report thus reads at most about 13
-months, 61 days and 2 days of rows per team, however large the ledger. All parts are read by one
-statement (a ``UNION ALL`` of the parts, each grouped by team and month, grouped again and joined
-to the team names), whose few rows are handed to :func:`sleuth_core.credits.aggregate_usage` as
-one event per team and month, so the ordering, the 2-decimal rounding and the monthly totals are
+``(org_id, occurred_at, team_id, credits)`` index. A 366-day report thus reads at most 12
+monthly rows, 60 daily rows and 2 days of ledger rows per team, however large the ledger. All
+parts are read by one statement (a ``UNION ALL`` of the parts, each grouped by team and month,
+grouped again and joined to the team names), whose few rows are handed to
+:func:`sleuth_core.credits.aggregate_usage` as one event per team and month, so the ordering, the
+2-decimal rounding and the monthly totals are
 the core's. Because ledger amounts lie on an exact binary grid (see
 :mod:`sleuth_shell.billing.ledger`), the partial sums add up without rounding and the report equals
 the core's aggregation of the raw rows exactly.
@@ -68,7 +69,7 @@ def plan_range(
     Returns ``(partial_days, whole_days, whole_months)``: half-open timestamp ranges for the raw
     ledger, each inside one UTC day; half-open day ranges for the daily rollup; and a half-open
     ``YYYY-MM`` range for the monthly rollup, or ``None``. Together they cover the range exactly
-    once. A 366-day range reads at most two partial days, 61 whole days and 12 whole months.
+    once. A 366-day range reads at most two partial days, 60 whole days and 12 whole months.
     """
     first_day = (
         start.date()
