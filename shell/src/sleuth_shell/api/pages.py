@@ -11,6 +11,7 @@ that is malformed, of the wrong type or of another organization is 404, as in th
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -21,7 +22,7 @@ from litestar.exceptions import NotAuthorizedException
 from litestar.handlers.base import BaseRouteHandler
 from litestar.params import Body, FromPath
 from litestar.response import Redirect
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import decode_global_id, encode_global_id
@@ -95,6 +96,14 @@ async def _owned(session: AsyncSession, model: Any, pk: int | str | None, org_id
     return row if row is not None and row.org_id == org_id else None
 
 
+async def _latest(
+    session: AsyncSession, model: Any, condition: ColumnElement[bool]
+) -> Sequence[Any]:
+    """The newest ``model`` rows matching ``condition``, highest id first."""
+    query = select(model).where(condition).order_by(model.id.desc()).limit(_RECENT)
+    return (await session.scalars(query)).all()
+
+
 def _html(principal: Principal, title: str, body: str) -> Response[str]:
     return Response(
         page(title, body, org_name=principal.org_name),
@@ -113,14 +122,9 @@ async def alert_responder_page(
         agent = await _owned(session, AlertResponder, pk, principal.org_id)
         if agent is None:
             raise not_found("Alert responder")
-        investigations = (
-            await session.scalars(
-                select(Investigation)
-                .where(Investigation.alert_responder_id == agent.id)
-                .order_by(Investigation.id.desc())
-                .limit(_RECENT)
-            )
-        ).all()
+        investigations = await _latest(
+            session, Investigation, Investigation.alert_responder_id == agent.id
+        )
         team = await _team_name(session, agent.team_id)
     source = (
         f"chat channel {agent.chat_channel_id}"
@@ -202,14 +206,7 @@ async def digest_page(
         digest = await _owned(session, Digest, pk, principal.org_id)
         if digest is None:
             raise not_found("Digest")
-        runs = (
-            await session.scalars(
-                select(DigestRun)
-                .where(DigestRun.digest_id == digest.id)
-                .order_by(DigestRun.id.desc())
-                .limit(_RECENT)
-            )
-        ).all()
+        runs = await _latest(session, DigestRun, DigestRun.digest_id == digest.id)
         team = await _team_name(session, digest.team_id)
     sections = "".join(
         f"<dt>{escape(s.get('section', ''))}</dt><dd>{escape(s.get('prompt', ''))}</dd>"
