@@ -21,6 +21,7 @@ from sleuth_shell.auth import API_KEY_HEADER, ApiKeyMiddleware, provide_principa
 from sleuth_shell.config import Settings
 from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.errors import exception_handlers
+from sleuth_shell.jobs.runtime import JobRuntime
 from sleuth_shell.ratelimit import RATE_LIMIT_STORE, RateLimitMiddleware
 
 __all__ = ["MAX_BODY_BYTES", "create_app"]
@@ -57,11 +58,14 @@ def create_app(
     ``rate_limit`` store; ``clock`` (Unix seconds) is what the rate limiter reads.
     """
     engine = engine if engine is not None else create_engine(settings.database_url)
+    session_factory = create_session_factory(engine)
+    jobs = JobRuntime(settings, session_factory)
     state = State(
         {
             "settings": settings,
             "engine": engine,
-            "session_factory": create_session_factory(engine),
+            "session_factory": session_factory,
+            "jobs": jobs,
             "clock": clock,
         }
     )
@@ -83,7 +87,8 @@ def create_app(
         middleware=[ApiKeyMiddleware(), RateLimitMiddleware()],
         exception_handlers=exception_handlers(),
         request_max_body_size=MAX_BODY_BYTES,
-        on_shutdown=[dispose_engine],
+        on_startup=[jobs.startup],
+        on_shutdown=[jobs.shutdown, dispose_engine],
         openapi_config=OpenAPIConfig(
             title="Sleuth API",
             version=__version__,

@@ -179,3 +179,40 @@ def serve(host: str, port: int) -> None:
     settings = load_settings()
     prepare_database(settings)
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+
+
+@main.command("worker")
+@click.option(
+    "--concurrency",
+    default=4,
+    type=click.IntRange(1, 64),
+    show_default=True,
+    help="Jobs run at the same time.",
+)
+def worker(concurrency: int) -> None:
+    """Run only the job worker (scale-out; pair with SLEUTH_WORKERS_INLINE=false on serve).
+
+    Works every due job (background and scheduled interactions, notifications) from the database
+    in SLEUTH_DATABASE_URL until SIGINT or SIGTERM, then stops gracefully.
+    """
+    import logging
+
+    from sleuth_shell.jobs.runtime import JobRuntime, run_worker
+
+    settings = load_settings()
+    prepare_database(settings)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+
+    async def go() -> None:
+        engine = create_engine(settings.database_url)
+        try:
+            runtime = JobRuntime(
+                settings,
+                create_session_factory(engine),
+                worker_options={"concurrency": concurrency},
+            )
+            await run_worker(runtime)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(go())

@@ -14,8 +14,10 @@ from litestar import Router
 
 from sleuth_shell.api import (
     billing,
+    chat_outbox,
     data_pages,
     health,
+    interactions,
     knowledge,
     notification_integrations,
     observability,
@@ -33,6 +35,8 @@ API_MODULES: tuple[ModuleType, ...] = (
     knowledge,
     observability,
     billing,
+    interactions,
+    chat_outbox,
 )
 #: Modules served at the root (no API key, unless a route has its own guard).
 ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages, pages)

@@ -40,12 +40,12 @@ class JobServices:
     def agent(self) -> Any:
         """The agent that answers (loaded once)."""
         if self._agent is None:
-            loader = self.agent_loader
-            if loader is None:
+            if self.agent_loader is not None:
+                self._agent = self.agent_loader(self.settings)
+            else:
                 from sleuth_shell.agents.registry import load_agent
 
-                loader = load_agent
-            self._agent = loader(self.settings)
+                self._agent = load_agent(self.settings.agent, self.settings)
         return self._agent
 
     def knowledge(self) -> Any:

@@ -1,0 +1,389 @@
+"""Interactions: create them in every mode, run them, and show them.
+
+Statuses (DESIGN.md section 4): a synchronous interaction is created ``IN_PROGRESS`` and returned
+``COMPLETED``; background and scheduled ones are stored ``PENDING``, become ``IN_PROGRESS`` when a
+worker starts them and end ``COMPLETED`` or ``FAILED``. The create response of a background or
+scheduled request says ``SCHEDULED``.
+
+Every background or scheduled interaction is one ``interaction.run`` job (one per runtime). The run
+is idempotent: an interaction already ``COMPLETED`` or ``FAILED`` is not run again, and the result,
+the credit usage row, the notification jobs and the job's completion commit in one transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sleuth_core.render import render_answer, to_alt_card, to_chat
+from sleuth_shell.agents.base import AgentContext, AgentResult, ContextMessage
+from sleuth_shell.billing.ledger import record_usage
+from sleuth_shell.db.models import Interaction, Team, utcnow
+from sleuth_shell.interactions.request import InteractionRequest, InvalidInteraction
+from sleuth_shell.jobs import JobContext, JobFailed, JobRegistry, JobServices, enqueue
+from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat, enqueue_web_callback
+from sleuth_shell.notify.urls import Resolver, UnsafeURL, check_url
+from sleuth_shell.urls import interaction_url
+
+__all__ = [
+    "COMPLETED",
+    "FAILED",
+    "IN_PROGRESS",
+    "PENDING",
+    "RUN_KIND",
+    "SCHEDULED",
+    "Answer",
+    "InteractionFailed",
+    "complete_interaction",
+    "conversation",
+    "create_interactions",
+    "fail_interaction",
+    "register_interaction_jobs",
+    "run_agent",
+    "unix_seconds",
+    "view",
+]
+
+log = logging.getLogger("sleuth.interactions")
+
+PENDING = "PENDING"
+IN_PROGRESS = "IN_PROGRESS"
+COMPLETED = "COMPLETED"
+FAILED = "FAILED"
+SCHEDULED = "SCHEDULED"
+
+RUN_KIND = "interaction.run"
+USAGE_FEATURE = "interaction"
+#: How deep context references are followed (an interaction continuing one continuing one ...).
+MAX_CONTEXT_DEPTH = 20
+
+
+class InteractionFailed(JobFailed):
+    """The agent could not answer; ``str()`` says why (kept as the interaction's error)."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An agent result, rendered: API ``content`` (no Sources section) and ``sources``."""
+
+    result: AgentResult
+    content: str
+    sources: list[dict[str, Any]]
+
+
+def unix_seconds(moment: datetime) -> int:
+    """Whole Unix seconds of an aware datetime."""
+    return int(moment.timestamp())
+
+
+# --- creating ------------------------------------------------------------------------------------
+
+
+async def _default_team_id(session: AsyncSession, org_id: int) -> int | None:
+    return await session.scalar(
+        select(Team.id).where(Team.org_id == org_id, Team.name == "Default")
+    )
+
+
+async def _check_targets(
+    request: InteractionRequest, *, allow_private: bool, resolver: Resolver
+) -> None:
+    notifications = request.notifications
+    if notifications.callback_url is not None:
+        try:
+            await check_url(
+                notifications.callback_url, allow_private=allow_private, resolver=resolver
+            )
+        except UnsafeURL:
+            raise InvalidInteraction(
+                f"Invalid callback_url: {notifications.callback_url}"
+            ) from None
+    for url in notifications.alt_webhook_urls:
+        try:
+            await check_url(url, allow_private=allow_private, resolver=resolver)
+        except UnsafeURL:
+            raise InvalidInteraction("Invalid payload") from None
+
+
+async def _check_context(session: AsyncSession, org_id: int, request: InteractionRequest) -> None:
+    wanted = {item.interaction_id for item in request.context if item.interaction_id}
+    if not wanted:
+        return
+    found = set(
+        (
+            await session.scalars(
+                select(Interaction.id).where(
+                    Interaction.org_id == org_id, Interaction.id.in_(wanted)
+                )
+            )
+        ).all()
+    )
+    if found != wanted:
+        raise InvalidInteraction("Invalid payload")
+
+
+async def create_interactions(
+    session: AsyncSession,
+    services: JobServices,
+    *,
+    org_id: int,
+    team_id: int | None,
+    api_key_id: int | None,
+    api_key: str | None,
+    request: InteractionRequest,
+    now: datetime,
+) -> list[Interaction]:
+    """Check the request's targets and context, then store its interactions (not committed).
+
+    Synchronous requests get one ``IN_PROGRESS`` row; background requests one ``PENDING`` row and
+    a job due now; scheduled requests one ``PENDING`` row and job per runtime. ``team_id`` is the
+    key's team (None: the organization's ``Default`` team). ``api_key`` is kept on the rows only
+    when a callback will be sent without ``custom_headers`` (it is the default callback header).
+    Raises :class:`InvalidInteraction` for an unsafe callback or alt URL or an unknown context ID.
+    """
+    await _check_targets(
+        request, allow_private=services.settings.allow_private_urls, resolver=services.resolver
+    )
+    await _check_context(session, org_id, request)
+    if team_id is None:
+        team_id = await _default_team_id(session, org_id)
+    notifications = request.notifications
+    keep_key = notifications.callback_url is not None and not notifications.custom_headers
+    mode = request.mode
+    runtimes: Sequence[datetime | None] = request.runtimes or [None]
+    rows: list[Interaction] = []
+    for runtime in runtimes:
+        row = Interaction(
+            org_id=org_id,
+            team_id=team_id,
+            api_key_id=api_key_id,
+            user_id=request.user_id,
+            question=request.question,
+            context=[item.to_json() for item in request.context],
+            use_tools=request.use_tools,
+            status=IN_PROGRESS if mode == "sync" else PENDING,
+            content=None,
+            sources=[],
+            notifications=notifications.to_json(),
+            callback_api_key=api_key if keep_key else None,
+            scheduled_runtime=runtime if runtime is not None else now,
+            created_at=now,
+            started_at=now if mode == "sync" else None,
+        )
+        session.add(row)
+        rows.append(row)
+    await session.flush()
+    if mode != "sync":
+        for row in rows:
+            await enqueue(
+                session, RUN_KIND, {"interaction_id": row.id}, run_at=row.scheduled_runtime
+            )
+    return rows
+
+
+# --- running -------------------------------------------------------------------------------------
+
+
+async def conversation(
+    session: AsyncSession, org_id: int, items: Sequence[dict[str, Any]], *, depth: int = 0
+) -> list[ContextMessage]:
+    """The history an interaction continues, from its stored context items.
+
+    An item with ``interaction_id`` contributes that interaction's whole conversation: its own
+    context (followed up to :data:`MAX_CONTEXT_DEPTH` levels), its question, and its answer when it
+    has one. An item's ``content`` is a user message.
+    """
+    messages: list[ContextMessage] = []
+    for item in items:
+        ref_id = item.get("interaction_id")
+        if isinstance(ref_id, str):
+            ref = await session.get(Interaction, ref_id)
+            if ref is not None and ref.org_id == org_id:
+                if depth < MAX_CONTEXT_DEPTH:
+                    messages.extend(
+                        await conversation(session, org_id, ref.context or [], depth=depth + 1)
+                    )
+                messages.append(ContextMessage(role="user", content=ref.question))
+                if ref.status == COMPLETED and ref.content:
+                    messages.append(ContextMessage(role="assistant", content=ref.content))
+        content = item.get("content")
+        if isinstance(content, str):
+            messages.append(ContextMessage(role="user", content=content))
+    return messages
+
+
+async def run_agent(services: JobServices, interaction: Interaction) -> Answer:
+    """Ask the agent and render its answer. Raises :class:`InteractionFailed` when it cannot."""
+    async with services.sessions() as session:
+        history = await conversation(session, interaction.org_id, interaction.context or [])
+    ctx = AgentContext(
+        org_id=interaction.org_id,
+        now=utcnow(),
+        knowledge=services.knowledge(),
+        logs=services.logs(),
+        public_url=services.settings.public_url,
+    )
+    try:
+        agent = services.agent()
+        result = await agent.answer(
+            ctx, interaction.question, history=history, use_tools=interaction.use_tools
+        )
+    except Exception as exc:
+        text = str(exc).strip()
+        raise InteractionFailed(
+            f"The agent could not answer: {text or type(exc).__name__}"
+        ) from exc
+    rendered = render_answer(result.markdown, result.sources, sources_section=False)
+    return Answer(result=result, content=rendered.content, sources=list(rendered.sources))
+
+
+async def _notify(
+    session: AsyncSession, services: JobServices, row: Interaction, answer: Answer
+) -> None:
+    notifications = row.notifications or {}
+    channels = (notifications.get("chat") or {}).get("chat_channel_ids") or []
+    alt_urls = (notifications.get("alt") or {}).get("alt_webhook_urls") or []
+    if channels or alt_urls:
+        full = render_answer(answer.result.markdown, answer.result.sources, sources_section=True)
+        url = interaction_url(services.settings.public_url, row.id)
+        if channels:
+            text = to_chat(f"**{_one_line(row.question)}**\n\n{full.content}")
+            for channel_id in channels:
+                await enqueue_chat(session, row.org_id, channel_id, text)
+        for alt_url in alt_urls:
+            card = to_alt_card(_one_line(row.question), full.content, url)
+            await enqueue_alt(session, row.org_id, alt_url, card)
+    if (notifications.get("web") or {}).get("callback_url"):
+        await enqueue_web_callback(session, row.id)
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+async def complete_interaction(
+    session: AsyncSession,
+    services: JobServices,
+    interaction_id: str,
+    answer: Answer,
+    *,
+    job: JobContext | None = None,
+) -> bool:
+    """Store the answer, the usage row and the notification jobs (and the job's completion).
+
+    Commits. Returns False when the interaction had already finished (another run got there first)
+    or no longer exists; nothing is written then except the job's completion.
+    """
+    now = utcnow()
+    # Write first: on SQLite this takes the write lock before anything is read.
+    finished = await session.execute(
+        update(Interaction)
+        .where(Interaction.id == interaction_id, Interaction.status.not_in((COMPLETED, FAILED)))
+        .values(
+            status=COMPLETED,
+            content=answer.content,
+            sources=answer.sources,
+            completed_at=now,
+            error=None,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    if not finished.rowcount:  # type: ignore[attr-defined]
+        if job is not None:
+            await job.complete(session)
+        await session.commit()
+        return False
+    row = await session.get(Interaction, interaction_id, populate_existing=True)
+    assert row is not None
+    team_id = row.team_id
+    if team_id is None:
+        team_id = await _default_team_id(session, row.org_id)
+    if team_id is not None:
+        await record_usage(
+            session,
+            org_id=row.org_id,
+            team_id=team_id,
+            feature=USAGE_FEATURE,
+            credits=answer.result.credits,
+            occurred_at=now,
+        )
+    else:
+        log.warning("interaction %s: organization %s has no Default team", row.id, row.org_id)
+    await _notify(session, services, row, answer)
+    if job is not None:
+        await job.complete(session)
+    await session.commit()
+    return True
+
+
+async def fail_interaction(session: AsyncSession, interaction_id: str, error: str) -> None:
+    """Mark an unfinished interaction ``FAILED`` with ``error`` and forget its kept API key.
+
+    Runs in ``session``'s transaction (the caller commits).
+    """
+    await session.execute(
+        update(Interaction)
+        .where(Interaction.id == interaction_id, Interaction.status.not_in((COMPLETED, FAILED)))
+        .values(status=FAILED, error=error, completed_at=utcnow(), callback_api_key=None)
+        .execution_options(synchronize_session=False)
+    )
+
+
+async def _run_job(ctx: JobContext) -> None:
+    interaction_id = str(ctx.payload["interaction_id"])
+    services = ctx.services
+    async with services.sessions() as session:
+        started = await session.execute(
+            update(Interaction)
+            .where(Interaction.id == interaction_id, Interaction.status.in_((PENDING, IN_PROGRESS)))
+            .values(
+                status=IN_PROGRESS,
+                started_at=func.coalesce(Interaction.started_at, utcnow()),
+            )
+            .execution_options(synchronize_session=False)
+        )
+        if not started.rowcount:  # type: ignore[attr-defined]
+            # Already COMPLETED or FAILED (a re-run after a crash), or deleted: nothing to do.
+            await ctx.complete(session)
+            await session.commit()
+            return
+        await session.commit()
+        row = await session.get(Interaction, interaction_id)
+    assert row is not None
+    answer = await run_agent(services, row)
+    async with services.sessions() as session:
+        await complete_interaction(session, services, interaction_id, answer, job=ctx)
+
+
+async def _run_failed(ctx: JobContext, session: AsyncSession, error: str) -> None:
+    await fail_interaction(session, str(ctx.payload.get("interaction_id")), error)
+
+
+def register_interaction_jobs(registry: JobRegistry) -> None:
+    """Register the ``interaction.run`` job kind."""
+    registry.register(RUN_KIND, _run_job, on_failure=_run_failed)
+
+
+# --- showing -------------------------------------------------------------------------------------
+
+
+def view(row: Interaction, public_url: str) -> dict[str, Any]:
+    """The ``GET /api/v1/interactions/{id}`` body for the row's status."""
+    url = interaction_url(public_url, row.id)
+    if row.status == COMPLETED:
+        return {
+            "question": row.question,
+            "content": row.content or "",
+            "sources": list(row.sources or []),
+            "interaction_id": row.id,
+            "status": COMPLETED,
+            "url": url,
+        }
+    return {"interaction_id": row.id, "status": row.status, "url": url}
