@@ -217,14 +217,20 @@ async def test_expired_lease_is_reclaimed_and_run_by_another_worker(db: Database
     [job_id] = await add_jobs(db, "test.record", [{}])
     # A worker claims the job and dies: nothing ever finishes or renews it.
     async with db.sessions()() as session:
-        [dead] = await queue.claim_due(
-            session, "dead-worker", limit=5, lease=timedelta(seconds=0.3)
-        )
+        [dead] = await queue.claim_due(session, "dead-worker", limit=5, lease=timedelta(hours=1))
     assert dead.id == job_id
 
     survivor = make_worker(db, registry, worker_id="survivor")
     assert await survivor.run_until_idle() == 0  # still leased to the dead worker
-    await wait_for(survivor.run_until_idle)
+    # Time passes: the lease runs out.
+    async with db.sessions()() as session:
+        await session.execute(
+            Job.__table__.update()
+            .where(Job.id == job_id)
+            .values(lease_until=utcnow() - timedelta(seconds=1))
+        )
+        await session.commit()
+    assert await survivor.run_until_idle() == 1
     assert seen == ["survivor"]
     row = (await job_rows(db))[job_id]
     assert row.status == DONE
@@ -268,7 +274,7 @@ async def test_lease_is_renewed_while_a_long_job_runs(db: Database) -> None:
 
     registry.register("test.long", handler)
     [job_id] = await add_jobs(db, "test.long", [{}])
-    worker = make_worker(db, registry, lease=0.3)
+    worker = make_worker(db, registry, lease=3.0)
     await worker.start()
     try:
         await wait_for(lambda: worker._running)
