@@ -160,3 +160,18 @@ def jobs(settings: Settings, kind: str) -> list[Job]:
 
 def usage(settings: Settings) -> list[UsageEvent]:
     return fetch(settings, UsageEvent)
+
+
+def execute(settings: Settings, statement: Any) -> None:
+    """Run one statement and commit (tests simulating time passing or a lost completion)."""
+
+    async def go() -> None:
+        engine = create_engine(settings.database_url)
+        try:
+            async with create_session_factory(engine)() as session:
+                await session.execute(statement)
+                await session.commit()
+        finally:
+            await engine.dispose()
+
+    asyncio.run(go())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from interaction_helpers import (
     LOGS,
     RUNBOOK,
     FakeAgent,
+    execute,
     interaction_row,
     jobs,
     run_worker_until,
@@ -22,10 +24,11 @@ from interaction_helpers import (
 )
 from litestar import Litestar
 from litestar.testing import TestClient
+from sqlalchemy import update
 
 from sleuth_shell.app import create_app
 from sleuth_shell.config import Settings
-from sleuth_shell.db.models import Team
+from sleuth_shell.db.models import Job, Team
 from sleuth_shell.notify.signing import verify
 
 URL = "/api/v1/interactions"
@@ -506,13 +509,20 @@ def test_callback_retries_on_network_error(
 def test_restart_runs_each_pending_scheduled_interaction_exactly_once(
     ix_client: TestClient[Litestar], org: OrgHandle, settings: Settings
 ) -> None:
-    runtimes = [in_future(2), in_future(2), in_future(3)]
+    runtimes = [in_future(600), in_future(600), in_future(900)]
     body = post(ix_client, org, {"question": "later", "scheduled_runtimes": runtimes}).json()
     ids = {item["interaction_id"] for item in body["interactions"]}
     first = FakeAgent()
     run_worker_until(settings, first, lambda: True)  # a worker runs briefly and stops: nothing due
     assert first.calls == []
 
+    # While the service is down, the scheduled times arrive.
+    execute(
+        settings,
+        update(Job)
+        .where(Job.kind == "interaction.run")
+        .values(run_at=datetime.now(UTC) - timedelta(seconds=1)),
+    )
     second = FakeAgent()  # a new process after the restart
     run_worker_until(
         settings,
@@ -523,9 +533,14 @@ def test_restart_runs_each_pending_scheduled_interaction_exactly_once(
     for iid in ids:
         assert interaction_row(settings, iid).status == "COMPLETED"
     assert len(usage(settings)) == 3
-    # Running the jobs again (a duplicate delivery of the same job) changes nothing.
+
+    # A run whose completion was lost (the worker died after the answer was stored) is claimed
+    # again, and finds the interaction already COMPLETED: no second agent run, no second usage row.
+    execute(settings, update(Job).where(Job.kind == "interaction.run").values(status="pending"))
     run_worker_until(settings, second)
     assert len(second.calls) == 3
+    assert len(usage(settings)) == 3
+    assert {j.status for j in jobs(settings, "interaction.run")} == {"done"}
 
 
 # --- errors ------------------------------------------------------------------------------------

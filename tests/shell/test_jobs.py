@@ -352,8 +352,8 @@ async def test_restart_runs_each_pending_scheduled_job_exactly_once(db: Database
         runs[int(ctx.payload["n"])] += 1  # type: ignore[call-overload]
 
     registry.register("test.scheduled", handler)
-    soon = utcnow() + timedelta(seconds=1)
-    await add_jobs(db, "test.scheduled", [{"n": n} for n in range(5)], run_at=soon)
+    later = utcnow() + timedelta(hours=1)
+    scheduled = await add_jobs(db, "test.scheduled", [{"n": n} for n in range(5)], run_at=later)
     await add_jobs(db, "test.scheduled", [{"n": n} for n in range(5, 10)])
 
     first = make_worker(db, registry, worker_id="before-restart")
@@ -361,6 +361,15 @@ async def test_restart_runs_each_pending_scheduled_job_exactly_once(db: Database
     await wait_for(lambda: len(runs) == 5)
     await first.stop()  # the service stops before the scheduled jobs are due
     assert set(runs) == set(range(5, 10))
+
+    # While the service is down, the scheduled time arrives.
+    async with db.sessions()() as session:
+        await session.execute(
+            Job.__table__.update()
+            .where(Job.id.in_(scheduled))
+            .values(run_at=utcnow() - timedelta(seconds=1))
+        )
+        await session.commit()
 
     second = make_worker(db, registry, worker_id="after-restart")  # a new engine: a new process
     await second.start()
