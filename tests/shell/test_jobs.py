@@ -68,7 +68,7 @@ def make_worker(
 ) -> Worker:
     settings = Settings(database_url=db.url)
     services = JobServices(settings=settings, sessions=db.sessions(), retry_base_seconds=retry_base)
-    options: dict[str, object] = {"poll_interval": 0.05, "lease": 5.0, **kwargs}
+    options: dict[str, object] = {"poll_interval": 0.05, "lease": 60.0, **kwargs}
     return Worker(services, registry, **options)  # type: ignore[arg-type]
 
 
@@ -399,7 +399,7 @@ async def test_two_concurrent_workers_never_run_the_same_job(db: Database) -> No
     for worker in workers:
         await worker.start()
     try:
-        await wait_for(lambda: sum(runs.values()) >= total, timeout=60)
+        await wait_for(lambda: sum(runs.values()) >= total, timeout=180)
         for worker in workers:
             await wait_for(lambda w=worker: not w._running)
     finally:
