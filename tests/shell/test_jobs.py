@@ -439,3 +439,29 @@ def test_registry_refuses_a_second_handler_for_a_kind() -> None:
         registry.register("a", lambda ctx: asyncio.sleep(0))
     assert list(registry) == ["a"]
     assert "a" in registry and "b" not in registry
+
+
+async def test_worker_purges_old_done_jobs_and_keeps_failed_ones(db: Database) -> None:
+    registry = JobRegistry()
+    registry.register("test.noop", lambda ctx: asyncio.sleep(0))
+    old_done, old_failed, recent_done = await add_jobs(db, "test.noop", [{}, {}, {}])
+    long_ago = utcnow() - timedelta(days=8)
+    async with db.sessions()() as session:
+        for job_id, status, when in (
+            (old_done, DONE, long_ago),
+            (old_failed, FAILED, long_ago),
+            (recent_done, DONE, utcnow()),
+        ):
+            await session.execute(
+                Job.__table__.update()
+                .where(Job.id == job_id)
+                .values(status=status, updated_at=when)
+            )
+        await session.commit()
+    worker = make_worker(db, registry)
+    await worker.start()
+    try:
+        await wait_for(lambda: worker._next_purge > 0)
+    finally:
+        await worker.stop()
+    assert sorted(await job_rows(db)) == [old_failed, recent_done]

@@ -10,6 +10,7 @@ One loop serves both ``sleuth serve`` (in-process, unless ``SLEUTH_WORKERS_INLIN
 - a job whose worker died is claimed again once its lease has expired; after
   :data:`LEASE_RECOVERIES` such recoveries beyond ``max_attempts`` it is failed as abandoned
   (a job that kills its worker cannot loop forever);
+- ``done`` jobs older than ``keep_done`` (7 days) are deleted every 10 minutes; failed jobs stay;
 - :meth:`Worker.stop` is graceful: no new claims, running jobs get ``shutdown_timeout`` seconds to
   finish, and the ones still running are cancelled and released (pending again, attempt not
   counted) so the next worker picks them up at once.
@@ -32,12 +33,14 @@ from sleuth_shell.jobs.queue import ClaimedJob, LeaseLost
 from sleuth_shell.jobs.registry import JobContext, JobFailed, JobRegistry, RetryJob
 from sleuth_shell.jobs.services import JobServices
 
-__all__ = ["LEASE_RECOVERIES", "Worker"]
+__all__ = ["LEASE_RECOVERIES", "PURGE_INTERVAL", "Worker"]
 
 log = logging.getLogger("sleuth.jobs")
 
 #: How many times a job may be recovered from a dead worker beyond its ``max_attempts``.
 LEASE_RECOVERIES = 3
+#: Seconds between two purges of old ``done`` jobs (failed jobs are kept for inspection).
+PURGE_INTERVAL = 600.0
 
 
 def _describe(exc: BaseException) -> str:
@@ -58,6 +61,7 @@ class Worker:
         poll_interval: float = 0.5,
         lease: float = 60.0,
         shutdown_timeout: float = 10.0,
+        keep_done: timedelta = timedelta(days=7),
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -70,6 +74,8 @@ class Worker:
         self.poll_interval = poll_interval
         self.lease = timedelta(seconds=lease)
         self.shutdown_timeout = shutdown_timeout
+        self.keep_done = keep_done
+        self._next_purge = 0.0
         self._running: dict[asyncio.Task[None], ClaimedJob] = {}
         self._stopping = False
         self._wake: asyncio.Event | None = None
@@ -118,6 +124,7 @@ class Worker:
         try:
             while not self._stopping:
                 self._wake.clear()
+                await self._maybe_purge()
                 claimed = await self._claim()
                 for job in claimed:
                     task = asyncio.create_task(self._run_job(job))
@@ -129,6 +136,21 @@ class Worker:
             await self._shutdown()
             self._waker_handle = None
             log.info("worker %s stopped", self.worker_id)
+
+    async def _maybe_purge(self) -> None:
+        """Every :data:`PURGE_INTERVAL` seconds, delete ``done`` jobs older than ``keep_done``."""
+        now = asyncio.get_running_loop().time()
+        if now < self._next_purge:
+            return
+        self._next_purge = now + PURGE_INTERVAL
+        try:
+            async with self.services.sessions() as session:
+                removed = await queue.purge_finished(session, utcnow() - self.keep_done)
+        except Exception:
+            log.exception("worker %s could not purge finished jobs", self.worker_id)
+            return
+        if removed:
+            log.info("worker %s purged %d finished jobs", self.worker_id, removed)
 
     def _job_finished(self, task: asyncio.Task[None]) -> None:
         self._running.pop(task, None)
