@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import msgspec
 from litestar import MediaType, Request, Response
 from litestar.exceptions import (
     HTTPException,
@@ -23,6 +24,7 @@ from litestar.exceptions import (
     NotFoundException,
     ValidationException,
 )
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.status_codes import (
     HTTP_400_BAD_REQUEST,
     HTTP_404_NOT_FOUND,
@@ -43,14 +45,46 @@ from sleuth_core.errors import (
 __all__ = [
     "CORE_ERROR_STATUS",
     "ApiError",
+    "ErrorBody",
     "bad_request",
     "conflict",
     "error_response",
+    "error_responses",
     "exception_handlers",
     "not_found",
 ]
 
 logger = logging.getLogger("sleuth.errors")
+
+
+class ErrorBody(msgspec.Struct):
+    """Every error response: ``{"detail": "<what went wrong>"}``."""
+
+    detail: str
+
+
+_ERROR_DESCRIPTIONS = {
+    400: "Invalid request",
+    401: "Missing or invalid API key",
+    403: "Admin API key required",
+    404: "Not found",
+    409: "Conflict",
+    413: "Request body too large",
+    429: "Rate limit exceeded",
+}
+
+
+def error_responses(*status_codes: int, authenticated: bool = True) -> dict[int, ResponseSpec]:
+    """OpenAPI error responses (``{"detail": str}``) for a route: 400, plus 401 and 429 when
+    ``authenticated`` and rate limited, plus ``status_codes`` (e.g. 404, 409, 413)."""
+    codes = {400, *status_codes}
+    if authenticated:
+        codes |= {401, 429}
+    return {
+        code: ResponseSpec(data_container=ErrorBody, description=_ERROR_DESCRIPTIONS[code])
+        for code in sorted(codes)
+    }
+
 
 #: HTTP status for every core error class (looked up along the MRO, most specific first).
 CORE_ERROR_STATUS: dict[type[CoreError], int] = {

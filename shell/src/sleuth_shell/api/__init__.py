@@ -13,11 +13,14 @@ from typing import Any
 from litestar import Router
 
 from sleuth_shell.api import (
+    alert_responders,
     billing,
     chat_outbox,
     data_pages,
+    digests,
     health,
     interactions,
+    investigations,
     knowledge,
     notification_integrations,
     observability,
@@ -30,6 +33,7 @@ __all__ = ["API_MODULES", "ROOT_MODULES", "api_router", "root_routes"]
 
 #: Modules served under ``/api/v1``.
 API_MODULES: tuple[ModuleType, ...] = (
+    alert_responders,
     webhook_subscriptions,
     notification_integrations,
     knowledge,
@@ -37,6 +41,8 @@ API_MODULES: tuple[ModuleType, ...] = (
     billing,
     interactions,
     chat_outbox,
+    investigations,
+    digests,
 )
 #: Modules served at the root (no API key, unless a route has its own guard).
 ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages, pages)

@@ -13,6 +13,7 @@ from sqlalchemy import select
 from sleuth_core.ids import encode_global_id
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.db.models import NotificationIntegration
+from sleuth_shell.errors import error_responses
 
 GLOBAL_TYPE = "NotificationIntegration"
 
@@ -43,6 +44,7 @@ def integration_item(row: NotificationIntegration) -> NotificationIntegrationIte
 @get(
     "/notification-integrations",
     operation_id="listNotificationIntegrations",
+    responses=error_responses(),
     tags=["alert agents"],
 )
 async def list_notification_integrations(

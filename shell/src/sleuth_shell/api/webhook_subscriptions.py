@@ -8,6 +8,7 @@ from sqlalchemy import select
 
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.db.models import WebhookSubscription
+from sleuth_shell.errors import error_responses
 
 
 class WebhookSubscriptionItem(msgspec.Struct):
@@ -25,6 +26,7 @@ class WebhookSubscriptionList(msgspec.Struct):
 @get(
     "/webhook-subscriptions",
     operation_id="listWebhookSubscriptions",
+    responses=error_responses(),
     tags=["alert agents"],
 )
 async def list_webhook_subscriptions(

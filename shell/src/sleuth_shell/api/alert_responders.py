@@ -1,0 +1,549 @@
+"""Alert agents: ``/api/v1/alert-responders`` (create, get, list, update, delete, enable, disable).
+
+An agent is webhook-based (``webhook_sources``: the org's PROVIDER_A..D subscriptions) or chat-based
+(``chat_channel_id``); the kinds never mix. ``matching_criteria`` is normalised by
+:func:`sleuth_core.matching.normalize_criteria`, which returns both ``text_matches`` and
+``match_rules``. The runbook is stored as ``runbook_prompt`` + ``runbook_active``: inactive (after
+``PUT {"runbook": null}``) reads back as ``null`` and investigations use :data:`DEFAULT_PROMPT`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, ClassVar, Literal
+
+import msgspec
+from litestar import Controller, delete, get, post, put
+from litestar.params import FromPath, FromQuery, JSONBody
+from msgspec import UNSET, UnsetType
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sleuth_core.ids import encode_global_id
+from sleuth_core.matching import normalize_criteria
+from sleuth_shell.api.common import (
+    check_channel_id,
+    check_text,
+    decode_id_or_404,
+    encode_integration_ids,
+    resolve_integration_ids,
+    resolve_team,
+)
+from sleuth_shell.api.deps import AppSettings, CurrentPrincipal, DbSession
+from sleuth_shell.auth import Principal
+from sleuth_shell.db.models import AlertResponder, Investigation, Team, WebhookSubscription
+from sleuth_shell.domain import WEBHOOK_PROVIDER_TYPES
+from sleuth_shell.errors import ApiError, bad_request, conflict, error_responses, not_found
+from sleuth_shell.urls import alert_responder_url
+
+__all__ = ["DEFAULT_PROMPT", "GLOBAL_TYPE", "ROUTES", "effective_prompt"]
+
+GLOBAL_TYPE = "AlertResponder"
+THING = "Alert responder"
+#: The investigation prompt when no runbook is given (SPEC "Default runbook").
+DEFAULT_PROMPT = (
+    "Please investigate the issue and explain the root cause to the best of your abilities!"
+)
+MAX_PROMPT_LENGTH = 20_000
+MAX_WEBHOOK_SOURCES = 50
+MAX_BOT_ID_LENGTH = 64
+
+ProviderType = Literal["PROVIDER_A", "PROVIDER_B", "PROVIDER_C", "PROVIDER_D"]
+
+
+def effective_prompt(agent: AlertResponder) -> str:
+    """The prompt an investigation of ``agent`` runs with."""
+    if agent.runbook_active and agent.runbook_prompt:
+        return agent.runbook_prompt
+    return DEFAULT_PROMPT
+
+
+# --- request and response shapes ---------------------------------------------------------------
+
+
+class WebhookSource(msgspec.Struct):
+    """A webhook subscription of the organization (see GET /api/v1/webhook-subscriptions)."""
+
+    type: ProviderType
+    remote_id: str
+
+
+class Runbook(msgspec.Struct, kw_only=True):
+    """The investigation runbook; ``{}`` means the default prompt."""
+
+    investigation_prompt: str | UnsetType = UNSET
+
+
+class RunbookOut(msgspec.Struct):
+    investigation_prompt: str
+
+
+class MatchingCriteria(msgspec.Struct, kw_only=True):
+    """Give ``text_matches`` (wildcards, all must match) or ``match_rules`` (a rule tree)."""
+
+    text_matches: list[str] | UnsetType | None = UNSET
+    match_rules: dict[str, Any] | UnsetType | None = UNSET
+    chat_bot_app_user_id: str | UnsetType | None = UNSET
+
+
+class MatchingCriteriaOut(msgspec.Struct, kw_only=True):
+    text_matches: list[str]
+    match_rules: dict[str, Any]
+    chat_bot_app_user_id: str | UnsetType = UNSET
+
+
+class AlertResponderCreate(msgspec.Struct, kw_only=True):
+    """Create an alert agent: ``webhook_sources`` or ``chat_channel_id``, not both."""
+
+    team_name: str
+    name: str
+    matching_criteria: MatchingCriteria
+    webhook_sources: list[WebhookSource] | UnsetType | None = UNSET
+    chat_channel_id: str | UnsetType | None = UNSET
+    runbook: Runbook | UnsetType | None = UNSET
+    notification_integration_ids: list[str] | UnsetType | None = UNSET
+
+
+class AlertResponderUpdate(msgspec.Struct, kw_only=True):
+    """Only the given fields change. ``runbook: null`` deactivates the custom runbook."""
+
+    name: str | UnsetType = UNSET
+    runbook: Runbook | UnsetType | None = UNSET
+    matching_criteria: MatchingCriteria | UnsetType = UNSET
+    webhook_sources: list[WebhookSource] | UnsetType | None = UNSET
+    chat_channel_id: str | UnsetType | None = UNSET
+    notification_integration_ids: list[str] | UnsetType | None = UNSET
+
+
+class AlertResponderRef(msgspec.Struct):
+    id: str
+    url: str
+    name: str
+    status: str
+
+
+class AlertResponderStatus(msgspec.Struct):
+    id: str
+    status: str
+
+
+class AlertResponderRecord(msgspec.Struct, kw_only=True):
+    """The full alert agent."""
+
+    id: str
+    url: str
+    organization_name: str
+    team_name: str
+    name: str
+    runbook: RunbookOut | None
+    matching_criteria: MatchingCriteriaOut
+    webhook_sources: list[WebhookSource]
+    chat_channel_id: str | None
+    notification_integration_ids: list[str] | UnsetType = UNSET
+    status: str
+    created_at: datetime
+    updated_at: datetime
+
+
+class AlertResponderListItem(msgspec.Struct):
+    id: str
+    name: str
+    team_name: str
+    status: str
+    url: str
+
+
+class AlertResponderList(msgspec.Struct):
+    alert_responders: list[AlertResponderListItem]
+
+
+class Success(msgspec.Struct):
+    success: bool
+
+
+# --- validation ----------------------------------------------------------------------------------
+
+
+def _criteria(value: MatchingCriteria, *, chat: bool) -> dict[str, Any]:
+    raw = {
+        field: getattr(value, field)
+        for field in ("text_matches", "match_rules", "chat_bot_app_user_id")
+        if getattr(value, field) is not UNSET and getattr(value, field) is not None
+    }
+    bot_id = raw.get("chat_bot_app_user_id")
+    if bot_id is not None:
+        if not chat:
+            raise bad_request("chat_bot_app_user_id is only allowed on chat alert agents")
+        if len(bot_id) > MAX_BOT_ID_LENGTH:
+            raise bad_request(
+                f"chat_bot_app_user_id must be at most {MAX_BOT_ID_LENGTH} characters"
+            )
+    return normalize_criteria(raw)
+
+
+def _runbook(value: Runbook | UnsetType | None) -> tuple[str | None, bool]:
+    """(prompt, active) for a runbook given on create or update."""
+    if value is None or value is UNSET:
+        return DEFAULT_PROMPT, True
+    assert isinstance(value, Runbook)
+    prompt = value.investigation_prompt
+    if prompt is UNSET:
+        return DEFAULT_PROMPT, True
+    assert isinstance(prompt, str)
+    check_text(prompt, "runbook.investigation_prompt", max_length=MAX_PROMPT_LENGTH)
+    return prompt, True
+
+
+async def _webhook_sources(
+    session: AsyncSession, org_id: int, sources: list[WebhookSource]
+) -> list[dict[str, str]]:
+    if not sources:
+        raise bad_request("webhook_sources must not be empty")
+    if len(sources) > MAX_WEBHOOK_SOURCES:
+        raise bad_request(f"webhook_sources may list at most {MAX_WEBHOOK_SOURCES} sources")
+    known = {
+        (row.type, row.remote_id)
+        for row in (
+            await session.execute(
+                select(WebhookSubscription.type, WebhookSubscription.remote_id).where(
+                    WebhookSubscription.org_id == org_id,
+                    WebhookSubscription.type.in_(WEBHOOK_PROVIDER_TYPES),
+                )
+            )
+        ).all()
+    }
+    result: list[dict[str, str]] = []
+    for source in sources:
+        if (source.type, source.remote_id) not in known:
+            raise bad_request(f"Unknown webhook source: {source.type} {source.remote_id}")
+        item = {"type": source.type, "remote_id": source.remote_id}
+        if item not in result:
+            result.append(item)
+    return result
+
+
+def _given(value: Any) -> bool:
+    return value is not UNSET and value is not None
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+async def _load(session: AsyncSession, principal: Principal, alert_id: str) -> AlertResponder:
+    pk = decode_id_or_404(alert_id, GLOBAL_TYPE, THING)
+    agent = await session.scalar(
+        select(AlertResponder).where(
+            AlertResponder.id == pk, AlertResponder.org_id == principal.org_id
+        )
+    )
+    if agent is None:
+        raise not_found(THING)
+    return agent
+
+
+def _ref(agent: AlertResponder, public_url: str) -> AlertResponderRef:
+    gid = encode_global_id(GLOBAL_TYPE, agent.id)
+    return AlertResponderRef(
+        id=gid, url=alert_responder_url(public_url, gid), name=agent.name, status=agent.status
+    )
+
+
+def _record(
+    agent: AlertResponder, team_name: str, principal: Principal, public_url: str
+) -> AlertResponderRecord:
+    gid = encode_global_id(GLOBAL_TYPE, agent.id)
+    is_chat = agent.chat_channel_id is not None
+    criteria = MatchingCriteriaOut(
+        text_matches=list(agent.text_matches),
+        match_rules=dict(agent.match_rules),
+        chat_bot_app_user_id=(
+            agent.chat_bot_app_user_id if is_chat and agent.chat_bot_app_user_id else UNSET
+        ),
+    )
+    return AlertResponderRecord(
+        id=gid,
+        url=alert_responder_url(public_url, gid),
+        organization_name=principal.org_name,
+        team_name=team_name,
+        name=agent.name,
+        runbook=(
+            RunbookOut(investigation_prompt=agent.runbook_prompt or DEFAULT_PROMPT)
+            if agent.runbook_active
+            else None
+        ),
+        matching_criteria=criteria,
+        webhook_sources=[
+            WebhookSource(type=s["type"], remote_id=s["remote_id"]) for s in agent.webhook_sources
+        ],
+        chat_channel_id=agent.chat_channel_id,
+        notification_integration_ids=(
+            encode_integration_ids(agent.notification_integration_ids)
+            if agent.notification_integration_ids is not None
+            else UNSET
+        ),
+        status=agent.status,
+        created_at=agent.created_at,
+        updated_at=agent.updated_at,
+    )
+
+
+async def _team_name(session: AsyncSession, team_id: int) -> str:
+    name = await session.scalar(select(Team.name).where(Team.id == team_id))
+    return name or ""
+
+
+async def _stop_pending(session: AsyncSession, agent_id: int) -> None:
+    """Investigations of the agent that have not started yet will not: mark them STOPPED."""
+    await session.execute(
+        update(Investigation)
+        .where(Investigation.alert_responder_id == agent_id, Investigation.status == "PENDING")
+        .values(status="STOPPED")
+    )
+
+
+# --- routes --------------------------------------------------------------------------------------
+
+
+class AlertResponderController(Controller):
+    """Alert agents."""
+
+    path = "/alert-responders"
+    tags: ClassVar[list[str]] = ["alert agents"]
+
+    @post("/", operation_id="createAlertResponder", responses=error_responses(413), status_code=200)
+    async def create(
+        self,
+        principal: CurrentPrincipal,
+        db_session: DbSession,
+        settings: AppSettings,
+        data: JSONBody[AlertResponderCreate],
+    ) -> AlertResponderRef:
+        """Create an alert agent, or return the existing one of that name in that team."""
+        team = await resolve_team(db_session, principal.org_id, data.team_name)
+        name = check_text(data.name, "name")
+        webhook = _given(data.webhook_sources) and bool(data.webhook_sources)
+        chat = _given(data.chat_channel_id)
+        if webhook and chat:
+            raise bad_request("Use either webhook_sources or chat_channel_id, not both")
+        if not webhook and not chat:
+            raise bad_request("Either webhook_sources or chat_channel_id is required")
+        sources: list[dict[str, str]] = []
+        channel: str | None = None
+        if webhook:
+            assert isinstance(data.webhook_sources, list)
+            sources = await _webhook_sources(db_session, principal.org_id, data.webhook_sources)
+        else:
+            assert isinstance(data.chat_channel_id, str)
+            channel = check_channel_id(data.chat_channel_id)
+        criteria = _criteria(data.matching_criteria, chat=chat)
+        prompt, active = _runbook(data.runbook)
+        integrations: list[int] | None = None
+        if _given(data.notification_integration_ids):
+            assert isinstance(data.notification_integration_ids, list)
+            integrations = await resolve_integration_ids(
+                db_session, principal.org_id, data.notification_integration_ids
+            )
+
+        existing = await self._find(db_session, principal.org_id, team.id, name)
+        if existing is not None:
+            return _ref(existing, settings.public_url)
+        agent = AlertResponder(
+            org_id=principal.org_id,
+            team_id=team.id,
+            name=name,
+            runbook_prompt=prompt,
+            runbook_active=active,
+            text_matches=criteria["text_matches"],
+            match_rules=criteria["match_rules"],
+            chat_bot_app_user_id=criteria.get("chat_bot_app_user_id"),
+            chat_channel_id=channel,
+            webhook_sources=sources,
+            notification_integration_ids=integrations,
+            status="ACTIVE",
+        )
+        db_session.add(agent)
+        try:
+            await db_session.commit()
+        except IntegrityError:
+            # A concurrent create of the same name won the race: return its agent.
+            await db_session.rollback()
+            existing = await self._find(db_session, principal.org_id, team.id, name)
+            if existing is None:
+                raise
+            return _ref(existing, settings.public_url)
+        return _ref(agent, settings.public_url)
+
+    @staticmethod
+    async def _find(
+        session: AsyncSession, org_id: int, team_id: int, name: str
+    ) -> AlertResponder | None:
+        found: AlertResponder | None = await session.scalar(
+            select(AlertResponder).where(
+                AlertResponder.org_id == org_id,
+                AlertResponder.team_id == team_id,
+                AlertResponder.name == name,
+            )
+        )
+        return found
+
+    @get("/", operation_id="listAlertResponders", responses=error_responses())
+    async def list_all(
+        self,
+        principal: CurrentPrincipal,
+        db_session: DbSession,
+        settings: AppSettings,
+        team_name: FromQuery[str | None] = None,
+    ) -> AlertResponderList:
+        """List the organization's alert agents, optionally of one team."""
+        query = (
+            select(AlertResponder, Team.name)
+            .join(Team, Team.id == AlertResponder.team_id)
+            .where(AlertResponder.org_id == principal.org_id)
+        )
+        if team_name is not None:
+            team = await resolve_team(db_session, principal.org_id, team_name)
+            query = query.where(AlertResponder.team_id == team.id)
+        rows = (await db_session.execute(query.order_by(AlertResponder.id))).all()
+        items = []
+        for agent, name_of_team in rows:
+            gid = encode_global_id(GLOBAL_TYPE, agent.id)
+            items.append(
+                AlertResponderListItem(
+                    id=gid,
+                    name=agent.name,
+                    team_name=name_of_team,
+                    status=agent.status,
+                    url=alert_responder_url(settings.public_url, gid),
+                )
+            )
+        return AlertResponderList(alert_responders=items)
+
+    @get("/{alert_id:str}", operation_id="getAlertResponder", responses=error_responses(404))
+    async def get_one(
+        self,
+        alert_id: FromPath[str],
+        principal: CurrentPrincipal,
+        db_session: DbSession,
+        settings: AppSettings,
+    ) -> AlertResponderRecord:
+        """The full alert agent."""
+        agent = await _load(db_session, principal, alert_id)
+        team_name = await _team_name(db_session, agent.team_id)
+        return _record(agent, team_name, principal, settings.public_url)
+
+    @put(
+        "/{alert_id:str}",
+        operation_id="updateAlertResponder",
+        responses=error_responses(404, 409, 413),
+    )
+    async def update_one(
+        self,
+        alert_id: FromPath[str],
+        principal: CurrentPrincipal,
+        db_session: DbSession,
+        settings: AppSettings,
+        data: JSONBody[AlertResponderUpdate],
+    ) -> AlertResponderRef:
+        """Change the given fields of an alert agent."""
+        agent = await _load(db_session, principal, alert_id)
+        is_chat = agent.chat_channel_id is not None
+        if is_chat and _given(data.webhook_sources):
+            raise bad_request("webhook_sources cannot be set on a chat alert agent")
+        if not is_chat and _given(data.chat_channel_id):
+            raise bad_request("chat_channel_id cannot be set on a webhook alert agent")
+
+        if data.name is not UNSET:
+            assert isinstance(data.name, str)
+            name = check_text(data.name, "name")
+            if name != agent.name:
+                clash = await self._find(db_session, principal.org_id, agent.team_id, name)
+                if clash is not None:
+                    raise conflict(f"An alert responder named {name} already exists in this team")
+                agent.name = name
+        if data.runbook is None:
+            agent.runbook_prompt, agent.runbook_active = None, False
+        elif data.runbook is not UNSET:
+            agent.runbook_prompt, agent.runbook_active = _runbook(data.runbook)
+        if data.matching_criteria is not UNSET:
+            assert isinstance(data.matching_criteria, MatchingCriteria)
+            criteria = _criteria(data.matching_criteria, chat=is_chat)
+            agent.text_matches = criteria["text_matches"]
+            agent.match_rules = criteria["match_rules"]
+            agent.chat_bot_app_user_id = criteria.get("chat_bot_app_user_id")
+        if _given(data.webhook_sources):
+            assert isinstance(data.webhook_sources, list)
+            agent.webhook_sources = await _webhook_sources(
+                db_session, principal.org_id, data.webhook_sources
+            )
+        if _given(data.chat_channel_id):
+            assert isinstance(data.chat_channel_id, str)
+            agent.chat_channel_id = check_channel_id(data.chat_channel_id)
+        if data.notification_integration_ids is None:
+            agent.notification_integration_ids = None
+        elif data.notification_integration_ids is not UNSET:
+            assert isinstance(data.notification_integration_ids, list)
+            agent.notification_integration_ids = await resolve_integration_ids(
+                db_session, principal.org_id, data.notification_integration_ids
+            )
+        try:
+            await db_session.commit()
+        except IntegrityError:
+            await db_session.rollback()
+            raise conflict(
+                f"An alert responder named {agent.name} already exists in this team"
+            ) from None
+        return _ref(agent, settings.public_url)
+
+    @delete(
+        "/{alert_id:str}",
+        operation_id="deleteAlertResponder",
+        responses=error_responses(),
+        status_code=200,
+    )
+    async def delete_one(
+        self, alert_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
+    ) -> Success:
+        """Delete an alert agent; succeeds for any ID (already deleted, unknown, malformed)."""
+        try:
+            agent = await _load(db_session, principal, alert_id)
+        except ApiError:
+            return Success(success=True)
+        await _stop_pending(db_session, agent.id)
+        await db_session.delete(agent)
+        await db_session.commit()
+        return Success(success=True)
+
+    @post(
+        "/{alert_id:str}/enable",
+        operation_id="enableAlertResponder",
+        responses=error_responses(404),
+        status_code=200,
+    )
+    async def enable(
+        self, alert_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
+    ) -> AlertResponderStatus:
+        """Set the agent ACTIVE: it processes alerts again."""
+        agent = await _load(db_session, principal, alert_id)
+        agent.status = "ACTIVE"
+        await db_session.commit()
+        return AlertResponderStatus(id=alert_id, status=agent.status)
+
+    @post(
+        "/{alert_id:str}/disable",
+        operation_id="disableAlertResponder",
+        responses=error_responses(404),
+        status_code=200,
+    )
+    async def disable(
+        self, alert_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
+    ) -> AlertResponderStatus:
+        """Set the agent PAUSED: it ignores alerts until enabled."""
+        agent = await _load(db_session, principal, alert_id)
+        agent.status = "PAUSED"
+        await _stop_pending(db_session, agent.id)
+        await db_session.commit()
+        return AlertResponderStatus(id=alert_id, status=agent.status)
+
+
+ROUTES = [AlertResponderController]
