@@ -20,7 +20,7 @@ from sleuth_shell.api import api_router, root_routes
 from sleuth_shell.auth import API_KEY_HEADER, ApiKeyMiddleware, provide_principal
 from sleuth_shell.config import Settings
 from sleuth_shell.db import create_engine, create_session_factory
-from sleuth_shell.errors import exception_handlers
+from sleuth_shell.errors import document_default_errors, exception_handlers
 from sleuth_shell.jobs.runtime import JobRuntime
 from sleuth_shell.ratelimit import RATE_LIMIT_STORE, RateLimitMiddleware
 
@@ -75,7 +75,7 @@ def create_app(
 
     all_stores: dict[str, Store] = {RATE_LIMIT_STORE: MemoryStore()}
     all_stores.update(stores or {})
-    return Litestar(
+    app = Litestar(
         route_handlers=[*root_routes(), api_router()],
         state=state,
         stores=all_stores,
@@ -105,3 +105,5 @@ def create_app(
         ),
         debug=debug,
     )
+    document_default_errors(app)
+    return app

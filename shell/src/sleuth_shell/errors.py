@@ -17,7 +17,7 @@ import logging
 from typing import Any
 
 import msgspec
-from litestar import MediaType, Request, Response
+from litestar import Litestar, MediaType, Request, Response
 from litestar.exceptions import (
     HTTPException,
     MethodNotAllowedException,
@@ -25,6 +25,7 @@ from litestar.exceptions import (
     ValidationException,
 )
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.routes import HTTPRoute
 from litestar.status_codes import (
     HTTP_400_BAD_REQUEST,
     HTTP_404_NOT_FOUND,
@@ -48,6 +49,7 @@ __all__ = [
     "ErrorBody",
     "bad_request",
     "conflict",
+    "document_default_errors",
     "error_response",
     "error_responses",
     "exception_handlers",
@@ -194,6 +196,25 @@ def _core_error(request: Request[Any, Any, Any], exc: CoreError) -> Response[Any
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     logger.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return error_response(HTTP_500_INTERNAL_SERVER_ERROR, _DEFAULT_DETAILS[500])
+
+
+def document_default_errors(app: Litestar, prefix: str = "/api/v1") -> None:
+    """Give every operation under ``prefix`` the error responses any of them can answer.
+
+    400, 401 and 429 everywhere; 413 where a body is accepted; 404 where the path has
+    parameters. A handler's own ``responses`` (e.g. 403, 409) are kept and win. Runs before the
+    OpenAPI document is first built, so the document lists exactly what the service can answer.
+    """
+    for route in app.routes:
+        if not isinstance(route, HTTPRoute) or not route.path.startswith(prefix):
+            continue
+        for handler in route.route_handlers:
+            codes: set[int] = set()
+            if set(handler.http_methods) & {"POST", "PUT", "PATCH"}:
+                codes.add(HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+            if route.path_parameters:
+                codes.add(HTTP_404_NOT_FOUND)
+            handler.responses = {**error_responses(*codes), **(handler.responses or {})}
 
 
 def exception_handlers() -> ExceptionHandlersMap:

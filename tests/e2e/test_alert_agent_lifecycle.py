@@ -1,0 +1,176 @@
+"""End to end: the real ``sleuth`` CLI and ``sleuth serve`` as subprocesses, over real HTTP."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _env(database_url: str, public_url: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLEUTH_")}
+    env.update(
+        {
+            "PYTHONPATH": os.pathsep.join(
+                [str(ROOT / "core" / "src"), str(ROOT / "shell" / "src")]
+            ),
+            "SLEUTH_DATABASE_URL": database_url,
+            "SLEUTH_PUBLIC_URL": public_url,
+            "SLEUTH_WORKERS_INLINE": "false",
+        }
+    )
+    return env
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Sleuth:
+    """Runs ``python -m sleuth_shell`` commands against one database."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+
+    def admin(self, *args: str) -> dict:
+        result = subprocess.run(
+            [sys.executable, "-m", "sleuth_shell", "admin", *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    def admin_fails(self, *args: str) -> str:
+        result = subprocess.run(
+            [sys.executable, "-m", "sleuth_shell", "admin", *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode != 0 and result.stdout == ""
+        return result.stderr
+
+
+@pytest.fixture
+def server(database_url: str) -> Iterator[tuple[Sleuth, str]]:
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = _env(database_url, base)
+    sleuth = Sleuth(env)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sleuth_shell", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        for _ in range(300):
+            if process.poll() is not None:
+                error = process.stderr.read().decode() if process.stderr else ""
+                pytest.fail(f"sleuth serve exited: {error}")
+            try:
+                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("sleuth serve did not become healthy")
+        yield sleuth, base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def test_alert_agent_lifecycle_over_http(server) -> None:
+    sleuth, base = server
+    org = sleuth.admin("create-org", "acme", "--plan", "team")
+    assert org["name"] == "acme" and org["plan"] == "team"
+    assert "Organization already exists: acme" in sleuth.admin_fails("create-org", "acme")
+    assert "Unknown organization: nope" in sleuth.admin_fails("create-key", "nope")
+    key = sleuth.admin("create-key", "acme")["key"]
+    hook = sleuth.admin("add-webhook", "acme", "--type", "PROVIDER_A", "--name", "pager")
+    assert hook["ingest_url"] == f"{base}/api/v1/webhooks/PROVIDER_A/{hook['remote_id']}"
+    integration = sleuth.admin(
+        "add-integration",
+        "acme",
+        "--kind",
+        "CHAT_ALERT",
+        "--name",
+        "oncall",
+        "--channel",
+        "C0ONCALL",
+    )
+
+    with httpx.Client(base_url=base, headers={"X-Service-Org-Api-Key": key}, timeout=10) as http:
+        assert httpx.get(f"{base}/api/v1/alert-responders").json() == {"detail": "Missing API key"}
+        subs = http.get("/api/v1/webhook-subscriptions")
+        assert subs.headers["x-ratelimit-limit"] == "600"
+        assert subs.json()["webhook_subscriptions"] == [
+            {"type": "PROVIDER_A", "remote_id": hook["remote_id"], "name": "pager"}
+        ]
+        integrations = http.get("/api/v1/notification-integrations", params={"kind": "CHAT_ALERT"})
+        assert [i["id"] for i in integrations.json()["notification_integrations"]] == [
+            integration["id"]
+        ]
+
+        body = {
+            "team_name": "Default",
+            "name": "Checkout errors",
+            "webhook_sources": [{"type": "PROVIDER_A", "remote_id": hook["remote_id"]}],
+            "matching_criteria": {"text_matches": ["checkout", "*5xx*"]},
+            "notification_integration_ids": [integration["id"]],
+        }
+        created = http.post("/api/v1/alert-responders", json=body)
+        assert created.status_code == 200
+        agent = created.json()
+        assert agent["status"] == "ACTIVE"
+        assert agent["url"] == f"{base}/alert-responders/{agent['id']}"
+        assert http.post("/api/v1/alert-responders", json=body).json() == agent
+
+        record = http.get(f"/api/v1/alert-responders/{agent['id']}").json()
+        assert record["matching_criteria"]["match_rules"]["operator"] == "AND"
+        assert record["notification_integration_ids"] == [integration["id"]]
+        assert record["runbook"]["investigation_prompt"].startswith("Please investigate")
+
+        updated = http.put(
+            f"/api/v1/alert-responders/{agent['id']}",
+            json={"name": "Checkout 5xx", "runbook": {"investigation_prompt": "Check payments."}},
+        )
+        assert updated.json()["name"] == "Checkout 5xx"
+        mixed = http.put(f"/api/v1/alert-responders/{agent['id']}", json={"chat_channel_id": "C1"})
+        assert mixed.status_code == 400
+
+        disabled = http.post(f"/api/v1/alert-responders/{agent['id']}/disable")
+        assert disabled.json() == {"id": agent["id"], "status": "PAUSED"}
+        listed = http.get("/api/v1/alert-responders", params={"team_name": "Default"}).json()
+        assert listed["alert_responders"][0]["status"] == "PAUSED"
+        assert http.post(f"/api/v1/alert-responders/{agent['id']}/enable").json()["status"] == (
+            "ACTIVE"
+        )
+
+        assert http.delete(f"/api/v1/alert-responders/{agent['id']}").json() == {"success": True}
+        gone = http.get(f"/api/v1/alert-responders/{agent['id']}")
+        assert (gone.status_code, gone.json()) == (404, {"detail": "Alert responder not found"})
+        assert http.delete(f"/api/v1/alert-responders/{agent['id']}").json() == {"success": True}
