@@ -50,6 +50,7 @@ def fuzz_target(settings: Settings, factory, client):
     return app, org
 
 
+@pytest.mark.storage
 def test_every_operation_with_generated_input(fuzz_target) -> None:
     app, org = fuzz_target
     schema = schemathesis.openapi.from_asgi("/schema/openapi.json", app)

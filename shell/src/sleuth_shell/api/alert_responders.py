@@ -175,6 +175,8 @@ def _criteria(value: MatchingCriteria, *, chat: bool) -> dict[str, Any]:
     if bot_id is not None:
         if not chat:
             raise bad_request("chat_bot_app_user_id is only allowed on chat alert agents")
+        if "\x00" in bot_id:
+            raise bad_request("chat_bot_app_user_id must not contain NUL characters")
         if len(bot_id) > MAX_BOT_ID_LENGTH:
             raise bad_request(
                 f"chat_bot_app_user_id must be at most {MAX_BOT_ID_LENGTH} characters"

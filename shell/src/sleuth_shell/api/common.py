@@ -15,6 +15,7 @@ from sleuth_shell.errors import bad_request, not_found
 
 __all__ = [
     "MAX_NAME_LENGTH",
+    "MAX_PK",
     "check_channel_id",
     "check_text",
     "decode_id_or_404",
@@ -23,6 +24,8 @@ __all__ = [
     "resolve_team",
 ]
 
+#: Largest primary key a table can hold (32-bit ``INTEGER`` on PostgreSQL); larger IDs name nothing.
+MAX_PK = 2**31 - 1
 #: Longest accepted name (agents, digests, teams).
 MAX_NAME_LENGTH = 200
 #: Most notification integrations one agent or digest may notify.
@@ -32,7 +35,7 @@ MAX_INTEGRATIONS = 50
 def decode_id_or_404(value: str, type_name: str, thing: str) -> int:
     """The primary key inside Global ID ``value`` of ``type_name``; 404 ``<thing> not found``."""
     pk = decode_global_id(value, type_name)
-    if pk is None or pk > 2**31 - 1:
+    if pk is None or pk > MAX_PK:
         raise not_found(thing)
     return pk
 
@@ -41,6 +44,8 @@ def check_text(value: str, field: str, *, max_length: int = MAX_NAME_LENGTH) -> 
     """``value`` if it is a non-blank string of at most ``max_length`` characters, else 400."""
     if not value.strip():
         raise bad_request(f"{field} must not be empty")
+    if "\x00" in value:
+        raise bad_request(f"{field} must not contain NUL characters")
     if len(value) > max_length:
         raise bad_request(f"{field} must be at most {max_length} characters")
     return value
@@ -55,6 +60,8 @@ def check_channel_id(value: str, field: str = "chat_channel_id") -> str:
 
 async def resolve_team(session: AsyncSession, org_id: int, name: str) -> Team:
     """The organization's team called ``name``; 400 ``Unknown team: <name>``."""
+    if "\x00" in name or len(name) > MAX_NAME_LENGTH:  # cannot name a team; keep it off the wire
+        raise bad_request(f"Unknown team: {name}")
     team = await session.scalar(select(Team).where(Team.org_id == org_id, Team.name == name))
     if team is None:
         raise bad_request(f"Unknown team: {name}")
@@ -76,7 +83,7 @@ async def resolve_integration_ids(
     wanted: dict[int, str] = {}
     for value in ids:
         pk = decode_global_id(value, "NotificationIntegration")
-        if pk is None or pk > 2**31 - 1:
+        if pk is None or pk > MAX_PK:
             raise bad_request(f"Unknown notification integration: {value}")
         wanted.setdefault(pk, value)
     if not wanted:
