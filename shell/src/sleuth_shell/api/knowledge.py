@@ -10,6 +10,7 @@ import msgspec
 from litestar import Request, delete, get, post
 from litestar.params import FromPath
 
+from sleuth_shell.api.common import MAX_PK
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.errors import bad_request
 from sleuth_shell.knowledge import documents
@@ -81,7 +82,8 @@ async def delete_document(
     doc_id: FromPath[int], principal: CurrentPrincipal, db_session: DbSession
 ) -> Deleted:
     """Remove a document; idempotent, like the other deletes (``{"success": true}``)."""
-    await documents.remove(db_session, principal.org_id, doc_id)
+    if 0 < doc_id <= MAX_PK:  # larger IDs name nothing (and overflow PostgreSQL's INTEGER)
+        await documents.remove(db_session, principal.org_id, doc_id)
     return Deleted(success=True)
 
 
