@@ -202,7 +202,8 @@ def test_openapi_documents_body_responses_and_errors(client: TestClient[Litestar
     body = operation["requestBody"]["content"]["application/json"]["schema"]
     assert body["required"] == ["start", "end"]
     assert set(body["properties"]) == {"start", "end"}
-    assert set(operation["responses"]) == {"200", "400", "401"}
+    # 413 (body over 1 MiB) and 429 (rate limit) apply to every /api/v1 operation.
+    assert set(operation["responses"]) == {"200", "400", "401", "413", "429"}
     response_ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
     response_schema = schema["components"]["schemas"][response_ref.rsplit("/", 1)[1]]
     assert set(response_schema["properties"]) == {
