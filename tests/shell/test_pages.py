@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from sleuth_core.ids import encode_global_id
 from sleuth_shell.api.pages import safe_next
 from sleuth_shell.db.models import AlertResponder, Digest, DigestRun, Interaction, Investigation
@@ -178,3 +180,18 @@ def test_safe_next_refuses_other_sites():
     assert safe_next("/investigations/abc?x=1") == "/investigations/abc?x=1"
     for value in [None, "", "https://evil.example", "//evil.example", "/\\evil.example", "x"]:
         assert safe_next(value) == "/"
+
+
+@pytest.mark.storage
+def test_ids_beyond_the_integer_range_are_not_found(client, org):
+    huge = 2**40
+    for path in [
+        f"/alert-responders/{encode_global_id('AlertResponder', huge)}",
+        f"/investigations/{encode_global_id('Investigation', huge)}",
+        f"/digests/{encode_global_id('Digest', huge)}",
+        f"/digests/{encode_global_id('Digest', huge)}/runs/{encode_global_id('DigestRun', huge)}",
+        f"/knowledge/{huge}",
+    ]:
+        response = client.get(path, headers=org.headers)
+        assert response.status_code == 404, path
+        assert response.json()["detail"].endswith("not found")

@@ -14,6 +14,7 @@ from litestar.params import FromPath
 
 from sleuth_shell.agents.base import LOG_LEVELS
 from sleuth_shell.agents.text import format_ts, parse_timestamp
+from sleuth_shell.api.common import MAX_PK
 from sleuth_shell.api.deps import CurrentPrincipal
 from sleuth_shell.api.pages import PAGE_OPTIONS
 from sleuth_shell.errors import bad_request, not_found
@@ -38,9 +39,11 @@ async def knowledge_page(
     doc_id: FromPath[int], request: Request[Any, Any, Any], principal: CurrentPrincipal
 ) -> str:
     """A knowledge document, its markdown rendered (raw HTML escaped)."""
-    document = await DatabaseKnowledgeSearch(request.app.state.session_factory).get(
-        principal.org_id, doc_id
-    )
+    document = None
+    if 0 < doc_id <= MAX_PK:  # larger IDs name nothing (and would overflow PostgreSQL's INTEGER)
+        document = await DatabaseKnowledgeSearch(request.app.state.session_factory).get(
+            principal.org_id, doc_id
+        )
     if document is None:
         raise not_found("Knowledge document")
     source = ""

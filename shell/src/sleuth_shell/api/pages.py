@@ -26,6 +26,7 @@ from sqlalchemy import ColumnElement, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import decode_global_id, encode_global_id
+from sleuth_shell.api.common import MAX_PK
 from sleuth_shell.api.deps import CurrentPrincipal
 from sleuth_shell.auth import SESSION_COOKIE, Principal, authenticate, current_principal
 from sleuth_shell.db.models import (
@@ -92,7 +93,9 @@ async def _team_name(session: AsyncSession, team_id: int | None) -> str:
 
 
 async def _owned(session: AsyncSession, model: Any, pk: int | str | None, org_id: int) -> Any:
-    row = await session.get(model, pk) if pk is not None else None
+    if pk is None or (isinstance(pk, int) and pk > MAX_PK):
+        return None  # larger IDs name nothing (and would overflow PostgreSQL's INTEGER)
+    row = await session.get(model, pk)
     return row if row is not None and row.org_id == org_id else None
 
 
