@@ -2,42 +2,16 @@
 
 from __future__ import annotations
 
-import json
-import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from e2e_harness import cli, free_port, serve, sleuth_env
 
 pytestmark = pytest.mark.e2e
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _env(database_url: str, public_url: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SLEUTH_")}
-    env.update(
-        {
-            "PYTHONPATH": os.pathsep.join(
-                [str(ROOT / "core" / "src"), str(ROOT / "shell" / "src")]
-            ),
-            "SLEUTH_DATABASE_URL": database_url,
-            "SLEUTH_PUBLIC_URL": public_url,
-            "SLEUTH_WORKERS_INLINE": "false",
-        }
-    )
-    return env
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class Sleuth:
@@ -47,15 +21,7 @@ class Sleuth:
         self.env = env
 
     def admin(self, *args: str) -> dict:
-        result = subprocess.run(
-            [sys.executable, "-m", "sleuth_shell", "admin", *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert result.returncode == 0, result.stderr
-        return json.loads(result.stdout)
+        return cli(self.env, "admin", *args)
 
     def admin_fails(self, *args: str) -> str:
         result = subprocess.run(
@@ -70,37 +36,12 @@ class Sleuth:
 
 
 @pytest.fixture
-def server(database_url: str) -> Iterator[tuple[Sleuth, str]]:
-    port = _free_port()
+def server(database_url: str, tmp_path: Path) -> Iterator[tuple[Sleuth, str]]:
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = _env(database_url, base)
-    sleuth = Sleuth(env)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "sleuth_shell", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        for _ in range(300):
-            if process.poll() is not None:
-                error = process.stderr.read().decode() if process.stderr else ""
-                pytest.fail(f"sleuth serve exited: {error}")
-            try:
-                if httpx.get(f"{base}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("sleuth serve did not become healthy")
-        yield sleuth, base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    env = sleuth_env(database_url, SLEUTH_PUBLIC_URL=base, SLEUTH_WORKERS_INLINE="false")
+    with serve(env, tmp_path / "serve.log", port):
+        yield Sleuth(env), base
 
 
 def test_alert_agent_lifecycle_over_http(server) -> None:

@@ -4,14 +4,9 @@ each interaction mode (sync, callback, async poll, scheduled with two runtimes, 
 from __future__ import annotations
 
 import contextlib
-import json
-import os
 import signal
-import socket
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,12 +14,12 @@ from typing import Any
 import httpx
 import pytest
 from callback_receiver import CallbackReceiver
+from e2e_harness import cli, free_port, poll, running, serve, sleuth_env
 
 from sleuth_shell.notify.signing import verify
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "How do I roll back a deploy?"
 RUNBOOK = "Runbook: Deploys and rollbacks"
 
@@ -41,95 +36,16 @@ class Server:
         return {"X-Service-Org-Api-Key": self.key}
 
 
-def _env(tmp: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SLEUTH_")}
-    env.update(
-        {
-            "PYTHONPATH": os.pathsep.join([str(ROOT / "core/src"), str(ROOT / "shell/src")]),
-            "SLEUTH_DATABASE_URL": f"sqlite:///{tmp / 'sleuth.db'}",
-            "SLEUTH_ALLOW_PRIVATE_URLS": "true",
-        }
-    )
-    return env
-
-
-def _cli(env: dict[str, str], *args: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "sleuth_shell", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    result: dict[str, Any] = json.loads(done.stdout)
-    return result
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def poll(check: Callable[[], Any], *, timeout: float = 20.0, interval: float = 0.1) -> Any:
-    """Call ``check`` until it returns something truthy; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached before the deadline")
-        time.sleep(interval)
-
-
-@contextlib.contextmanager
-def running(
-    args: list[str], env: dict[str, str], log_path: Path
-) -> Iterator[subprocess.Popen[bytes]]:
-    """Run ``sleuth <args>`` as a subprocess; SIGTERM it (then kill) on exit."""
-    with log_path.open("w") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "sleuth_shell", *args],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            yield process
-        finally:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
-
-
 @contextlib.contextmanager
 def serving(tmp: Path, **extra_env: str) -> Iterator[Server]:
     """A bootstrapped organization with the demo data, and ``sleuth serve`` answering for it."""
-    env = _env(tmp)
-    org = _cli(env, "admin", "create-org", "shop")
-    key = _cli(env, "admin", "create-key", "shop")["key"]
-    _cli(env, "admin", "load-demo", "shop")
-    port = _free_port()
-    base_url = f"http://127.0.0.1:{port}"
-    env.update({"SLEUTH_PUBLIC_URL": base_url, **extra_env})
-    log_path = tmp / "server.log"
-    with running(["serve", "--port", str(port)], env, log_path) as process:
-
-        def healthy() -> bool:
-            assert process.poll() is None, log_path.read_text()
-            try:
-                return httpx.get(f"{base_url}/health", timeout=1).status_code == 200
-            except httpx.HTTPError:
-                return False
-
-        poll(healthy, timeout=30)
+    env = sleuth_env(f"sqlite:///{tmp / 'sleuth.db'}", SLEUTH_ALLOW_PRIVATE_URLS="true")
+    org = cli(env, "admin", "create-org", "shop")
+    key = cli(env, "admin", "create-key", "shop")["key"]
+    cli(env, "admin", "load-demo", "shop")
+    port = free_port()
+    env.update({"SLEUTH_PUBLIC_URL": f"http://127.0.0.1:{port}", **extra_env})
+    with serve(env, tmp / "server.log", port) as base_url:
         yield Server(base_url, key, org["signing_secret"], env)
 
 

@@ -1,0 +1,109 @@
+"""What every end-to-end test needs: the real ``sleuth`` CLI and server as subprocesses.
+
+``sleuth_env`` builds a clean environment that runs this checkout's code; ``cli`` runs one
+``sleuth`` command and returns its JSON; ``running`` keeps a ``sleuth`` process (``serve``,
+``worker``) alive for a ``with`` block; ``serve`` starts the API on a free port and waits for
+``/health``; ``poll`` waits for a condition with a deadline (never sleep-then-assert).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def sleuth_env(database_url: str, **settings: str) -> dict[str, str]:
+    """The process environment: no inherited ``SLEUTH_*``, this checkout first on the path."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLEUTH_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "core/src"), str(ROOT / "shell/src")])
+    env["SLEUTH_DATABASE_URL"] = database_url
+    env.update(settings)
+    return env
+
+
+def cli(env: dict[str, str], *args: str) -> dict[str, Any]:
+    """Run ``sleuth <args>``; it must exit 0 and print one JSON object, which is returned."""
+    done = subprocess.run(
+        [sys.executable, "-m", "sleuth_shell", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def poll(check: Callable[[], Any], *, timeout: float = 20.0, interval: float = 0.1) -> Any:
+    """Call ``check`` until it returns something truthy; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached before the deadline")
+        time.sleep(interval)
+
+
+@contextlib.contextmanager
+def running(
+    args: list[str], env: dict[str, str], log_path: Path
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Run ``sleuth <args>`` as a subprocess; SIGTERM it (then kill) on exit."""
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "sleuth_shell", *args],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            yield process
+        finally:
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+
+@contextlib.contextmanager
+def serve(env: dict[str, str], log_path: Path, port: int | None = None) -> Iterator[str]:
+    """``sleuth serve`` on ``port`` (default: a free one) until healthy; yields its base URL."""
+    port = port or free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    with running(["serve", "--port", str(port)], env, log_path) as process:
+
+        def healthy() -> bool:
+            assert process.poll() is None, log_path.read_text()
+            try:
+                return httpx.get(f"{base_url}/health", timeout=1).status_code == 200
+            except httpx.HTTPError:
+                return False
+
+        poll(healthy, timeout=60)
+        yield base_url
