@@ -60,7 +60,7 @@ _MARKER = re.compile(r"\[\[source:([^\s\[\]`]+)\]\]")
 _MARKER_SPLIT = _MARKER  # split() on a one-group pattern yields text, id, text, id, ...
 
 # Candidates for code (see the module docstring, point 1).
-_INLINE_CANDIDATE = re.compile(r"`|~~~|<(?:[!?]|(?i:pre|script|style|textarea))")
+_HTML_CANDIDATE = re.compile(r"<(?:[!?]|(?i:pre|script|style|textarea))")
 _PREFIX = re.compile(r"[ >*+\-0-9.)\t]*")
 # A line that a following indented line would continue (lazily or not) rather than leave.
 _PLAIN_LINE = re.compile(
@@ -70,7 +70,22 @@ _THEMATIC = re.compile(r"[ ]{0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*)
 _BLANKS = re.compile(r"\n(?:[ \t]*\n)+")
 _TRAILING_BLANK = re.compile(r"\n[ \t\n]*\Z")
 _SENTINEL = "\n\nx"
+_LOOKBACK = 4096
 _NEUTRAL = re.compile(r"[!#$%&*+\-:=>@\[\]^_{}~]")
+# Shortcuts that decide a group without markdown-it (see the module docstring, point 3).
+_FENCE_LIKE = re.compile(r"[ >*+\-0-9.)\t]*(?:```|~~~)")
+_FENCE_OPEN = re.compile(r"(`{3,}|~{3,})([^\n]*)")
+_TICK_OR_BACKSLASH = re.compile(r"[\\`]")
+_TICK_RUN = re.compile(r"`+")
+_CLOSERS: dict[int, re.Pattern[str]] = {}
+# Whitespace to ``re`` (so never inside a marker id) and rare in text: joins the segments
+# outside code for one substitution pass.
+_SEPARATORS = ("\x1f", "\x1e", "\x1d", "\x1c", "\u2029", "\u2028", "\x85")
+_FENCE_CLOSERS: dict[str, re.Pattern[str]] = {}
+_LINK_ESCAPE = re.compile(r"([\\`\[\]<>*_])")
+_LINK_SAFE = ":/?#@!$&'*+,;=%~-._"
+_SAFE_LINK = re.compile(r"[A-Za-z0-9:/?#@!$&'*+,;=%~\-._]*")  # unchanged by quote()
+_PLAIN_LABEL = re.compile(r"[^\s\\`\[\]<>*_§]+(?: [^\s\\`\[\]<>*_§]+)*")
 
 
 class RenderedAnswer(NamedTuple):
@@ -166,14 +181,40 @@ def _indented_code_can_start(scan: str, line_start: int, prefix: str) -> bool:
     prev_start = scan.rfind("\n", 0, line_start - 1) + 1
     prev = scan[prev_start : line_start - 1]
     # an indented line cannot interrupt a paragraph: after a plain text line it continues it
-    return not prev.strip() or _PLAIN_LINE.match(prev) is None or _THEMATIC.match(prev) is not None
+    if not prev.strip() or _PLAIN_LINE.match(prev) is None or _THEMATIC.match(prev) is not None:
+        return True
+    # ... unless that line ends a table or a link reference definition (which can span lines
+    # but not a blank line): then the indented line starts code. Looked for back to the last
+    # blank line, within a bounded distance (beyond it, count the line as a candidate).
+    floor = max(0, line_start - _LOOKBACK)
+    block_start = scan.rfind("\n\n", floor, line_start)
+    if block_start == -1 and floor > 0:
+        return True
+    block_start = max(block_start, 0)
+    return (
+        scan.find("|", block_start, line_start) != -1
+        or scan.find("]:", block_start, line_start) != -1
+    )
 
 
 def _candidates(scan: str) -> list[int]:
     """Positions where code can start, sorted (see the module docstring, point 1)."""
     found: list[int] = []
-    if "`" in scan or "~~~" in scan or "<" in scan:
-        found.extend(m.start() for m in _INLINE_CANDIDATE.finditer(scan))
+    find = scan.find
+    # str.find runs in C; a regex alternation would scan the whole text in the regex engine
+    at = find("`")
+    while at != -1:
+        found.append(at)
+        at = find("`", _TICK_RUN.match(scan, at).end())  # type: ignore[union-attr]
+    at = find("~~~")
+    while at != -1:
+        found.append(at)
+        at = find("~~~", at + 3)
+    at = find("<")
+    while at != -1:
+        if _HTML_CANDIDATE.match(scan, at):
+            found.append(at)
+        at = find("<", at + 1)
     if "    " in scan or "\t" in scan:
         for needle in ("    ", "\t"):
             at = scan.find(needle)
@@ -184,7 +225,7 @@ def _candidates(scan: str) -> list[int]:
                     found.append(line_start)
                 # continue after this line's leading run
                 at = scan.find(needle, scan.find("\n", at) + 1 or len(scan))
-        found.sort()
+    found.sort()
     return found
 
 
@@ -209,7 +250,7 @@ class _Groups:
         return start >= len(self.scan) or self.scan[start] not in " \t"
 
     def containing(self, position: int) -> int:
-        return max(bisect_right(self.starts, position) - 1, 0)
+        return bisect_right(self.starts, position) - 1  # starts[0] == 0 <= position
 
 
 def _line_starts(src: str) -> list[int]:
@@ -354,6 +395,126 @@ def _parse_region(src: str) -> _Region:
     return _Region(intervals, open_kind, open_markup)
 
 
+def _closer(length: int) -> re.Pattern[str]:
+    """A backtick run of exactly ``length`` backticks."""
+    pattern = _CLOSERS.get(length)
+    if pattern is None:
+        pattern = _CLOSERS[length] = re.compile(f"(?<!`)`{{{length}}}(?!`)")
+    return pattern
+
+
+def _line_spans(scan: str, begin: int, end: int) -> list[tuple[int, int]] | None:
+    """Code spans of the line ``scan[begin:end]``; None unless every backtick run pairs up in it.
+
+    The scan is markdown-it's with only escapes and backticks deciding: a backslash takes the
+    next character with it, a backtick run opens a span closed by the next run of the same
+    length, and a run without one is text.
+    """
+    spans: list[tuple[int, int]] = []
+    search = _TICK_OR_BACKSLASH.search
+    pos = begin
+    while True:
+        found = search(scan, pos, end)
+        if found is None:
+            return spans
+        at = found.start()
+        if scan[at] == "\\":
+            pos = at + 2
+            continue
+        run_end = _TICK_RUN.match(scan, at, end).end()  # type: ignore[union-attr]
+        close = _closer(run_end - at).search(scan, run_end, end)
+        if close is None:
+            return None
+        spans.append((at, close.end()))
+        pos = close.end()
+
+
+def _local_spans(scan: str, begin: int, end: int) -> list[tuple[int, int]] | None:
+    """Code spans of a group whose only code candidates are backticks, line by line; or None.
+
+    Without ``<`` (autolinks, raw HTML, HTML blocks), ``|`` (tables split cells before code
+    spans), ``]:`` (link reference definitions) and lines that may open a fence (three backticks
+    after container markers), every backtick of the group is in inline content. If each line's
+    runs pair up within the line, joining lines into paragraphs cannot change the pairing.
+    """
+    if scan.find("<", begin, end) != -1 or scan.find("|", begin, end) != -1:
+        return None
+    if scan.find("]:", begin, end) != -1:
+        return None
+    spans: list[tuple[int, int]] = []
+    find = scan.find
+    line_begin = begin
+    while line_begin < end:
+        line_end = find("\n", line_begin, end)
+        if line_end == -1:
+            line_end = end
+        if find("`", line_begin, line_end) != -1:
+            if _FENCE_LIKE.match(scan, line_begin, line_end):
+                return None
+            line = _line_spans(scan, line_begin, line_end)
+            if line is None:
+                return None
+            spans.extend(line)
+        line_begin = line_end + 1
+    return spans
+
+
+def _top_fence(
+    scan: str, groups: _Groups, index: int
+) -> tuple[list[tuple[int, int]], int, str | None] | None:
+    """A top-level fence opening group ``index``: (its interval, its last group, open markup).
+
+    None unless the group starts with a fence at column 0, and the fence either runs to the end
+    of the text or closes on the last line of a group followed by an anchor (or nothing).
+    """
+    begin = groups.starts[index]
+    opener = _FENCE_OPEN.match(scan, begin)
+    if opener is None:
+        return None
+    markup, info = opener.group(1), opener.group(2)
+    if markup[0] == "`" and "`" in info:
+        return None  # not a fence: inline code
+    after = opener.end() + 1
+    close = None
+    if after <= len(scan):
+        # a closing line: at most 3 spaces (a tab makes it indented code), at least as many
+        # markers, then spaces and tabs only (markdown-it's fence rule at the top level)
+        closing = _FENCE_CLOSERS.get(markup)
+        if closing is None:
+            closing = _FENCE_CLOSERS[markup] = re.compile(
+                rf"^ {{0,3}}{re.escape(markup[0])}{{{len(markup)},}}[ \t]*$", re.MULTILINE
+            )
+        close = closing.search(scan, after)
+    if close is None:
+        return [(begin, len(scan))], len(groups.starts) - 1, markup
+    end = close.end()
+    last = groups.containing(end)
+    if scan[end : groups.ends[last]].strip(" \t\n"):
+        return None  # the group goes on after the fence
+    if last + 1 < len(groups.starts) and not groups.is_anchor(last + 1):
+        return None
+    return [(begin, end)], last, None
+
+
+def _shortcut(
+    scan: str, groups: _Groups, index: int, strict: bool
+) -> tuple[list[tuple[int, int]], int, str | None] | None:
+    """Decide the anchor group ``index`` without markdown-it when that is unambiguous.
+
+    Returns (code intervals, last group decided, markup of a fence open to the end) or None.
+    ``strict`` tells that the group holds a code candidate other than a backtick.
+    """
+    begin = groups.starts[index]
+    if begin < len(scan) and scan[begin] in "`~":
+        return _top_fence(scan, groups, index)
+    if strict:
+        return None
+    spans = _local_spans(scan, begin, groups.ends[index])
+    if spans is None:
+        return None
+    return spans, index, None
+
+
 class _Analysis(NamedTuple):
     intervals: list[tuple[int, int]]  # sorted, disjoint code intervals of the whole text
     open_fence: str | None  # markup of a top-level fence left open at the end of the text
@@ -369,9 +530,20 @@ def _analyse(scan: str) -> _Analysis | None:
     flagged = sorted({groups.containing(p) for p in candidates})
     intervals: list[tuple[int, int]] = []
     open_fence: str | None = None
+    strict = {groups.containing(p) for p in candidates if scan[p] != "`"}
     i = 0
     while i < len(flagged):
         first = flagged[i]
+        if groups.is_anchor(first):
+            shortcut = _shortcut(scan, groups, first, first in strict)
+            if shortcut is not None:
+                spans, last, markup = shortcut
+                intervals.extend(spans)
+                if markup is not None:  # a fence open to the end of the text
+                    open_fence = markup
+                    break
+                i = bisect_right(flagged, last)
+                continue
         while not groups.is_anchor(first):
             first -= 1
         last = flagged[i]
@@ -415,37 +587,51 @@ def _one_pass(text: str, citations: _Citations) -> tuple[str, bool, str | None]:
         if _OPEN in text:
             text = citations.substitute(text)
         return text, False, None
-    out: list[str] = []
+    outside: list[str] = []
+    codes: list[str] = []
     pos = 0
-    code_has_markers = False
     for begin, end in analysis.intervals:
-        segment = text[pos:begin]
-        if "§" in segment:
-            segment = segment.replace("§", "")
-        if _OPEN in segment:
-            segment = citations.substitute(segment)
-        out.append(segment)
-        code = text[begin:end]
-        if not code_has_markers and ("§" in code or _MARKER.search(code) is not None):
-            code_has_markers = True
-        out.append(code)
+        outside.append(text[pos:begin])
+        codes.append(text[begin:end])
         pos = end
-    segment = text[pos:]
-    if "§" in segment:
-        segment = segment.replace("§", "")
-    if _OPEN in segment:
-        segment = citations.substitute(segment)
-    out.append(segment)
+    outside.append(text[pos:])
+    separator = next((c for c in _SEPARATORS if c not in text), None)
+    if separator is None:  # every separator occurs in the text: one segment at a time
+        outside = [_plain(segment, citations) for segment in outside]
+        code = "".join(codes)
+    else:
+        # One pass over all the text outside code, the segments joined by a whitespace
+        # character that is not in the text: no marker can span it, none can remove it.
+        outside = _plain(separator.join(outside), citations).split(separator)
+        code = separator.join(codes)
+    code_has_markers = "§" in code or _MARKER.search(code) is not None
+    out = outside + codes
+    out[0::2] = outside
+    out[1::2] = codes
     return "".join(out), code_has_markers, analysis.open_fence
 
 
+def _plain(text: str, citations: _Citations) -> str:
+    """``text`` (outside code) with ``§`` removed and its markers numbered."""
+    if "§" in text:
+        text = text.replace("§", "")
+    if _OPEN in text:
+        text = citations.substitute(text)
+    return text
+
+
 def _link_target(link: object) -> str:
-    return quote(str(link).strip(), safe=":/?#@!$&'*+,;=%~-._")
+    target = str(link).strip()
+    if _SAFE_LINK.fullmatch(target):
+        return target  # what quote() would return, without its per-character work
+    return quote(target, safe=_LINK_SAFE)
 
 
 def _link_text(text: str) -> str:
+    if _PLAIN_LABEL.fullmatch(text):
+        return text  # nothing to remove, collapse or escape
     text = " ".join(text.replace("§", "").split())
-    return re.sub(r"([\\`\[\]<>*_])", r"\\\1", text)
+    return _LINK_ESCAPE.sub(r"\\\1", text)
 
 
 def _sources_section(cited: list[dict[str, Any]]) -> str:
