@@ -209,3 +209,126 @@ def test_numbers_are_one_to_n_and_nothing_left_outside_code(text):
     numbers = {int(n) for n in re.findall(r"\[([0-9]+)\]", content)}
     assert numbers == set(range(1, len(result.sources) + 1))
     assert len({s["display_text"] for s in result.sources}) == len(result.sources)
+
+
+# --- the shortcuts that skip markdown-it (module docstring, point 3) ------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # a fence inside a list item, with a blank line inside it
+        (
+            "- item\n\n  ```\n  `x` [[source:1]]\n\n  §t§\n  ```\n\nafter [[source:2]]",
+            "- item\n\n  ```\n  `x` [[source:1]]\n\n  §t§\n  ```\n\nafter [1]",
+        ),
+        # a tab-indented line continues a paragraph, but after a blank line it is code
+        ("para `a`\n\tgoes on [[source:1]] §t§", "para `a`\n\tgoes on [1] t"),
+        ("para `a`\n\n\tcode [[source:1]] §t§", "para `a`\n\n\tcode [[source:1]] §t§"),
+        # backtick runs of unequal length
+        ("``a` [[source:1]]`` b [[source:2]]", "``a` [[source:1]]`` b [1]"),
+        ("`a`` [[source:1]] §t§", "`a`` [1] t"),
+        ("x ``` y [[source:1]] ``` z [[source:2]]", "x ``` y [[source:1]] ``` z [1]"),
+        # an unclosed fence runs to the end of the text
+        (
+            "text\n\n```\ncode [[source:1]]\n\nmore §x§",
+            "text\n\n```\ncode [[source:1]]\n\nmore §x§",
+        ),
+        # ~~~ fences, closed only by at least as many of the same character
+        ("~~~~\n~~~\n```\n§a§\n~~~~\n§b§", "~~~~\n~~~\n```\n§a§\n~~~~\nb"),
+        # not closing lines: indented four spaces or by a tab, or followed by text
+        ("```\n    ```\n\t```\n``` x\n§a§", "```\n    ```\n\t```\n``` x\n§a§"),
+        # a fence closing inside a later group, followed by more text in that group
+        (
+            "```\na\n\nb §t§\n```\nafter `x` [[source:1]] §t§",
+            "```\na\n\nb §t§\n```\nafter `x` [1] t",
+        ),
+        # a fence followed by an indented group: indented code after it
+        ("```\na\n```\n\n    code §x§\n\nb §x§", "```\na\n```\n\n    code §x§\n\nb x"),
+        # a backtick in a backtick fence's info string: not a fence but a code span
+        ("``` `x` [[source:1]]\n[[source:2]]", "``` `x` [1]\n[2]"),
+        # a code span across a line break inside a paragraph
+        ("a `b\nc [[source:1]]` d [[source:2]]", "a `b\nc [[source:1]]` d [1]"),
+        ("- a `b\n  c [[source:1]]` [[source:2]]", "- a `b\n  c [[source:1]]` [1]"),
+        # escaped backticks open nothing; a backslash is literal inside a code span
+        ("\\`a [[source:1]] `b\\` [[source:2]]", "\\`a [1] `b\\` [2]"),
+        # backticks next to an autolink or raw HTML, and in a table cell
+        ("<http://x.example/`> `[[source:1]]", "<http://x.example/`> `[1]"),
+        ("| `a | b` |\n|---|---|\n| [[source:1]] | `§` |", "| `a | b` |\n|---|---|\n| [1] | `§` |"),
+        # after a table row or a link reference definition an indented line is code
+        ("a | b\n--|--\nc | d\n    x [[source:1]]", "a | b\n--|--\nc | d\n    x [[source:1]]"),
+        ("[a]: /url\n    x [[source:1]] `y`", "[a]: /url\n    x [[source:1]] `y`"),
+        ("[a]: /url\n't'\n    x §t§", "[a]: /url\n't'\n    x §t§"),
+        # a heading and a quote with code spans, and a fence after a quote
+        ("# `h §t§` [[source:1]]\n> q `§` §t§", "# `h §t§` [1]\n> q `§` t"),
+        ("> q\n\n```\n§a§\n```", "> q\n\n```\n§a§\n```"),
+    ],
+)
+def test_shortcut_boundaries(source, expected):
+    assert render(source).content == expected
+    analysis = impl._analyse(impl._scan_copy(source))
+    assert covered(source, analysis.intervals) == covered(source, full_parse_intervals(source))
+
+
+def test_common_code_needs_no_markdown_it(monkeypatch):
+    """Paragraphs with code spans and top-level fences are decided without a parse."""
+    text = (
+        "# Summary\n\nRun `kubectl get pods` now [[source:1]] at §09:12§.\n"
+        "Then `a` and ``b ` c`` [[source:2]].\n\n"
+        "- item with `code` [[source:1]]\n    - nested §t§\n\n"
+        "```sql\nSELECT 1; -- [[source:1]]\n\n§t§\n```\n\n"
+        "~~~\n§x§\n~~~\n\nEnd [[source:kb-7]].\n"
+    )
+
+    def fail(src):
+        raise AssertionError(f"markdown-it parse of {src!r}")
+
+    expected = full_parse_intervals(text)
+    monkeypatch.setattr(impl, "_parse_region", fail)
+    analysis = impl._analyse(impl._scan_copy(text))
+    assert covered(text, analysis.intervals) == covered(text, expected)
+    result = render(text)
+    assert "SELECT 1; -- [[source:1]]\n\n§t§" in result.content
+    assert "Run `kubectl get pods` now [1] at 09:12." in result.content
+    assert [s["display_text"] for s in result.sources] == [
+        "Error logs",
+        "Deploy history",
+        "Runbook: payments",
+    ]
+
+
+def test_separators_are_whitespace_to_the_marker_pattern():
+    for separator in impl._SEPARATORS:
+        assert impl._MARKER.search(f"[[source:1{separator}]]") is None
+
+
+def test_segments_are_processed_when_every_separator_occurs():
+    text = "".join(impl._SEPARATORS) + " `[[source:1]]` [[source:2]] §t§ `§`"
+    expected = "".join(impl._SEPARATORS) + " `[[source:1]]` [1] t `§`"
+    assert render(text).content == expected
+
+
+LINE_BITS = ["word ", "`a`", "``", "`", "```", "````", "~~~", " ", "\t", "- ", "1. ", "> ", "# "]
+LINE_BITS += ["\\", "[[source:1]]", "§", "|", "]: ", "<b>", "x", "    ", "[a]: /u"]
+lines = st.lists(st.sampled_from(LINE_BITS), max_size=6).map("".join)
+fences = st.tuples(
+    st.sampled_from(["```", "````", "~~~", "```py", "``` `x`", "  ```", "- ```"]),
+    st.lists(lines, max_size=3),
+    st.sampled_from(["```", "````", "~~~", "   ```", "\t```", "``` x", "```  ", ""]),
+    st.sampled_from(["", "\n", "\n\n", "\nafter `b`"]),
+).map(lambda f: f[0] + "\n" + "".join(line + "\n" for line in f[1]) + f[2] + f[3])
+blocks = st.one_of(lines, fences, st.lists(lines, min_size=1, max_size=3).map("\n".join))
+documents = st.lists(
+    st.tuples(blocks, st.sampled_from(["\n", "\n\n", "\n\n\n", "\n  \n"])), max_size=8
+).map(lambda parts: "".join(block + separator for block, separator in parts))
+
+
+@SETTINGS
+@given(documents)
+def test_block_structured_analysis_equals_full_parse(text):
+    analysis = impl._analyse(impl._scan_copy(text))
+    mine = analysis.intervals if analysis else []
+    assert covered(text, mine) == covered(text, full_parse_intervals(text))
+    region = impl._parse_region(impl._scan_copy(text))
+    open_fence = region.open_markup if region.open_kind == "fence" else None
+    assert (analysis.open_fence if analysis else None) == open_fence

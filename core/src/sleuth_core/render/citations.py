@@ -17,9 +17,11 @@ runs only where code can be:
 
 1. Code needs a backtick, a ``~~~`` fence, or an indented line (four spaces or a tab, possibly
    after container markers) that can start an indented code block, i.e. one that does not
-   continue a plain paragraph line. (HTML blocks of CommonMark types 1-5, which can hide fences
-   across blank lines, count too.) Text with none of these takes the fast path: ``§`` removal and
-   one marker substitution in C-level string operations.
+   continue a plain paragraph line (a line of a table or of a link reference definition is
+   not one: the block is looked at back to the last blank line). (HTML blocks of CommonMark
+   types 1-5, which can hide fences across blank lines, count too.) Text with none of these
+   takes the fast path: ``§`` removal and one marker substitution in C-level string
+   operations.
 2. Otherwise the text is cut into blank-line separated groups. A group whose first line starts
    at column 0 begins at the top level (after a blank line it cannot continue a list item, a
    quote or indented code; only an open top-level fence or HTML block could swallow it), so
@@ -30,6 +32,17 @@ runs only where code can be:
    characters it would stop at are letters, so it skips through the text in C). A sentinel
    line tells whether a fence or HTML block is still open at the end of the region; if so the
    region grows to the next one.
+3. Most flagged groups need no parse at all. At an anchor group with nothing open before it:
+   a fence at column 0 is followed to its closing line with one regex search (it takes the
+   groups up to there, if it closes on the last line of a group followed by an anchor); and
+   a group whose only candidates are backticks, with no ``<``, ``|`` or ``]:`` and no line
+   that may open a fence (three backticks after container markers), has its backticks all in
+   inline content, so when each line's backtick runs pair up within the line those pairs are
+   its code spans however the lines join into paragraphs. Anything else takes point 2.
+
+The text outside code is then processed in one pass: its segments are joined by a whitespace
+character that is not in the text (no marker can span it), ``§`` removed, markers numbered in
+order of appearance, and the result split back.
 
 Idempotence. Removing ``§`` or markers can change code structure around it (``§```` becomes a
 fence at the start of a line). Such a change matters only if code in the input holds ``§`` or a
