@@ -83,7 +83,7 @@ _THEMATIC = re.compile(r"[ ]{0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*)
 _BLANKS = re.compile(r"\n(?:[ \t]*\n)+")
 _TRAILING_BLANK = re.compile(r"\n[ \t\n]*\Z")
 _SENTINEL = "\n\nx"
-_LOOKBACK = 4096
+_LOOKBACK = 64  # lines looked back at for a table or a link reference definition
 _NEUTRAL = re.compile(r"[!#$%&*+\-:=>@\[\]^_{}~]")
 # Shortcuts that decide a group without markdown-it (see the module docstring, point 3).
 _FENCE_LIKE = re.compile(r"[ >*+\-0-9.)\t]*(?:```|~~~)")
@@ -197,17 +197,22 @@ def _indented_code_can_start(scan: str, line_start: int, prefix: str) -> bool:
     if not prev.strip() or _PLAIN_LINE.match(prev) is None or _THEMATIC.match(prev) is not None:
         return True
     # ... unless that line ends a table or a link reference definition (which can span lines
-    # but not a blank line): then the indented line starts code. Looked for back to the last
-    # blank line, within a bounded distance (beyond it, count the line as a candidate).
-    floor = max(0, line_start - _LOOKBACK)
-    block_start = scan.rfind("\n\n", floor, line_start)
-    if block_start == -1 and floor > 0:
-        return True
-    block_start = max(block_start, 0)
-    return (
-        scan.find("|", block_start, line_start) != -1
-        or scan.find("]:", block_start, line_start) != -1
-    )
+    # but not a blank line): then the indented line starts code. So: a candidate when a line
+    # of its block holds "|" or "]:" (walking back to an empty line, at most _LOOKBACK lines;
+    # a line of spaces does not stop the walk, which only makes more candidates).
+    find = scan.find
+    end = line_start - 1
+    start = prev_start
+    for _ in range(_LOOKBACK):
+        if start == end:  # an empty line
+            return False
+        if find("|", start, end) != -1 or find("]:", start, end) != -1:
+            return True
+        if start == 0:
+            return False
+        end = start - 1
+        start = scan.rfind("\n", 0, end) + 1
+    return True
 
 
 def _candidates(scan: str) -> list[int]:
