@@ -25,6 +25,7 @@ from sleuth_shell.api import (
     notification_integrations,
     observability,
     pages,
+    settings,
     webhook_subscriptions,
 )
 from sleuth_shell.auth import require_api_key
@@ -43,6 +44,7 @@ API_MODULES: tuple[ModuleType, ...] = (
     chat_outbox,
     investigations,
     digests,
+    settings,
 )
 #: Modules served at the root (no API key, unless a route has its own guard).
 ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages, pages)
