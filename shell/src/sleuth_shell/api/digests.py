@@ -1,16 +1,19 @@
-"""Digest agents: ``/api/v1/digests`` (create, get, update, delete).
+"""Digest agents: ``/api/v1/digests`` (create, get, update, delete, run, get a run).
 
 The schedule is a five-field Monday-zero cron validated by :func:`sleuth_core.cron.parse_cron`
-(400 ``Invalid schedule: <reason>``) and stored as given. Runs (``POST /digests/{id}/run``) and the
-cron firing are the job system's; this module owns the definitions.
+(400 ``Invalid schedule: <reason>``) and stored as given. Create and update (re)schedule the
+digest's next cron fire as a durable job, delete cancels its pending jobs; the runs themselves are
+:mod:`sleuth_shell.digests.service`'s.
 """
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 import msgspec
-from litestar import Controller, delete, get, post, put
+from litestar import Controller, Request, delete, get, post, put
 from litestar.params import FromPath, JSONBody
 from msgspec import UNSET, UnsetType
 from sqlalchemy import select
@@ -29,11 +32,23 @@ from sleuth_shell.api.common import (
 )
 from sleuth_shell.api.deps import AppSettings, CurrentPrincipal, DbSession
 from sleuth_shell.auth import Principal
-from sleuth_shell.db.models import Digest, Team
+from sleuth_shell.db.models import Digest, DigestRun, Team, utcnow
+from sleuth_shell.digests.service import (
+    RUN_GLOBAL_TYPE,
+    DigestRunFailed,
+    complete_run,
+    create_run,
+    fail_run,
+    generate_sections,
+    run_view,
+    schedule_next_fire,
+)
+from sleuth_shell.digests.service import cancel_digest_jobs as cancel_jobs
 from sleuth_shell.errors import ApiError, bad_request, error_responses, not_found
-from sleuth_shell.urls import digest_url
+from sleuth_shell.jobs.runtime import JobRuntime
+from sleuth_shell.urls import digest_run_url, digest_url
 
-__all__ = ["GLOBAL_TYPE", "ROUTES", "check_schedule", "load_digest"]
+__all__ = ["GLOBAL_TYPE", "ROUTES", "check_schedule", "load_digest", "parse_run_request"]
 
 GLOBAL_TYPE = "Digest"
 THING = "Digest"
@@ -41,6 +56,8 @@ MAX_SECTIONS = 20
 MAX_SECTION_NAME = 200
 MAX_PROMPT_LENGTH = 20_000
 MAX_SCHEDULE_LENGTH = 200
+#: How far ahead a digest run may be scheduled.
+MAX_SCHEDULE_AHEAD = timedelta(days=366)
 
 
 class DigestSection(msgspec.Struct):
@@ -98,6 +115,34 @@ def check_schedule(schedule: str) -> str:
     except InvalidSchedule as exc:
         raise bad_request(f"Invalid schedule: {exc}") from None
     return schedule
+
+
+def parse_run_request(body: object, now: datetime) -> tuple[bool, datetime | None]:
+    """``(run_sync, scheduled_runtime)`` of a ``POST /digests/{id}/run`` body; 400 when invalid.
+
+    ``body`` is the decoded JSON (None for an empty body). ``null`` members count as absent.
+    """
+    if body is None:
+        return False, None
+    if not isinstance(body, dict):
+        raise bad_request("The request body must be a JSON object")
+    run_sync = body.get("run_sync")
+    if run_sync is None:
+        run_sync = False
+    if not isinstance(run_sync, bool):
+        raise bad_request("run_sync must be a boolean")
+    raw = body.get("scheduled_runtime")
+    if raw is None:
+        return run_sync, None
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise bad_request("scheduled_runtime must be an integer Unix timestamp in seconds")
+    if run_sync:
+        raise bad_request("run_sync and scheduled_runtime cannot be combined")
+    if raw <= int(now.timestamp()):
+        raise bad_request("scheduled_runtime must be in the future")
+    if raw > int((now + MAX_SCHEDULE_AHEAD).timestamp()):
+        raise bad_request("scheduled_runtime must be at most 366 days ahead")
+    return False, datetime.fromtimestamp(raw, UTC)
 
 
 def _sections(sections: list[DigestSection]) -> list[dict[str, str]]:
@@ -158,6 +203,8 @@ class DigestController(Controller):
             )
         digest = Digest(org_id=principal.org_id, team_id=team.id, **values)
         db_session.add(digest)
+        await db_session.flush()
+        await schedule_next_fire(db_session, digest, utcnow())
         await db_session.commit()
         return _ref(digest, settings.public_url)
 
@@ -210,6 +257,7 @@ class DigestController(Controller):
             digest.notification_integration_ids = await resolve_integration_ids(
                 db_session, principal.org_id, data.notification_integration_ids
             )
+        await schedule_next_fire(db_session, digest, utcnow())
         await db_session.commit()
         return _ref(digest, settings.public_url)
 
@@ -227,9 +275,94 @@ class DigestController(Controller):
             digest = await load_digest(db_session, principal, digest_id)
         except ApiError:
             return Success(success=True)
+        await cancel_jobs(db_session, digest.id)
         await db_session.delete(digest)
         await db_session.commit()
         return Success(success=True)
+
+    @post(
+        "/{digest_id:str}/run",
+        operation_id="runDigest",
+        responses=error_responses(400, 404, 413),
+        status_code=200,
+    )
+    async def run(
+        self,
+        request: Request[Any, Any, Any],
+        digest_id: FromPath[str],
+        principal: CurrentPrincipal,
+        db_session: DbSession,
+    ) -> dict[str, Any]:
+        """Run the digest now (in the background, or in the request with ``run_sync``) or at
+        ``scheduled_runtime``; its chat channel and notification integrations are notified."""
+        digest = await load_digest(db_session, principal, digest_id)
+        raw = await request.body()
+        try:
+            body = json.loads(raw) if raw.strip() else None
+        except ValueError:
+            raise bad_request("The request body must be a JSON object") from None
+        now = utcnow()
+        run_sync, scheduled = parse_run_request(body, now)
+        runtime: JobRuntime = request.app.state.jobs
+        services = runtime.services
+        run = await create_run(
+            db_session, digest, scheduled_runtime=scheduled or now, sync=run_sync
+        )
+        org_id, sections = digest.org_id, list(digest.sections)
+        await db_session.commit()
+        digest_gid = encode_global_id(GLOBAL_TYPE, digest.id)
+        run_gid = encode_global_id(RUN_GLOBAL_TYPE, run.id)
+        answer: dict[str, Any] = {
+            "id": run_gid,
+            "url": digest_run_url(services.settings.public_url, digest_gid, run_gid),
+        }
+        if scheduled is not None:
+            answer["scheduled_runtime"] = int(scheduled.timestamp())
+            return answer
+        if not run_sync:
+            return answer
+        run_id = run.id
+        try:
+            results = await generate_sections(services, org_id, sections)
+        except DigestRunFailed as exc:
+            async with services.sessions() as session:
+                await fail_run(session, run_id, str(exc))
+                await session.commit()
+            raise ApiError(500, str(exc)) from None
+        except BaseException:
+            async with services.sessions() as session:
+                await fail_run(session, run_id, "The run was interrupted")
+                await session.commit()
+            raise
+        await complete_run(db_session, services, run_id, results)
+        answer["results"] = [item.to_json() for item in results]
+        return answer
+
+    @get(
+        "/{digest_id:str}/runs/{run_id:str}",
+        operation_id="getDigestRun",
+        responses=error_responses(404),
+    )
+    async def get_run(
+        self,
+        digest_id: FromPath[str],
+        run_id: FromPath[str],
+        principal: CurrentPrincipal,
+        db_session: DbSession,
+    ) -> dict[str, Any]:
+        """One run of the digest: its status, scheduled time and results."""
+        digest = await load_digest(db_session, principal, digest_id)
+        pk = decode_id_or_404(run_id, RUN_GLOBAL_TYPE, "Digest run")
+        run = await db_session.scalar(
+            select(DigestRun).where(
+                DigestRun.id == pk,
+                DigestRun.digest_id == digest.id,
+                DigestRun.org_id == principal.org_id,
+            )
+        )
+        if run is None:
+            raise not_found("Digest run")
+        return run_view(run)
 
 
 ROUTES = [DigestController]

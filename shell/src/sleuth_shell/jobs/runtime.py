@@ -28,11 +28,13 @@ log = logging.getLogger("sleuth.jobs")
 
 def default_registry() -> JobRegistry:
     """A registry with every job kind Sleuth defines."""
+    from sleuth_shell.digests.service import register_digest_jobs
     from sleuth_shell.interactions.service import register_interaction_jobs
     from sleuth_shell.notify.delivery import register_notification_jobs
 
     registry = JobRegistry()
     register_interaction_jobs(registry)
+    register_digest_jobs(registry)
     register_notification_jobs(registry)
     return registry
 

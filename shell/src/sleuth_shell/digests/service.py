@@ -1,0 +1,405 @@
+"""Digest runs and the cron firing of digests, as durable jobs.
+
+Statuses of a run (``digest_runs.status``): ``PENDING`` (created, waiting for its job) ->
+``IN_PROGRESS`` (a worker or the request is generating it) -> ``COMPLETED`` (``results`` holds one
+``{section, prompt, result}`` per section) or ``FAILED`` (``error`` says why). A synchronous run is
+created ``IN_PROGRESS`` and generated in the request.
+
+Job kinds (registered by :func:`register_digest_jobs`):
+
+``digest.run`` ``{"run_id", "digest_id"}``
+    Generate one run. Idempotent: a run already ``COMPLETED`` or ``FAILED`` is not generated again,
+    and the results, the unattributed ``digest`` usage row, the notification jobs and the job's
+    completion commit in one transaction.
+``digest.cron`` ``{"digest_id", "fire_at"}``
+    One cron fire of a digest, due at ``fire_at`` (Unix seconds). In one transaction it creates the
+    run (and its ``digest.run`` job), enqueues the digest's next fire and completes itself, so a
+    crash either leaves the fire pending (it runs after the restart) or fully done — never lost,
+    never doubled. A second job for the same ``(digest_id, fire_at)`` creates no second run.
+
+Each digest has at most one pending ``digest.cron`` job: :func:`schedule_next_fire` replaces it on
+create and update, :func:`cancel_digest_jobs` removes it (and pending runs) on delete. When the
+service was down across several fire times, the overdue fire runs once on restart and the next one
+is scheduled after the current time (missed intermediate fires are coalesced into that one).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sleuth_core.cron import NoFireTime, parse_cron
+from sleuth_core.errors import InvalidSchedule
+from sleuth_core.ids import encode_global_id
+from sleuth_core.render import render_answer, to_alt_card, to_chat
+from sleuth_shell.agents.base import AgentContext
+from sleuth_shell.billing.ledger import record_usage
+from sleuth_shell.db.models import Digest, DigestRun, Job, NotificationIntegration, utcnow
+from sleuth_shell.jobs import JobContext, JobFailed, JobRegistry, JobServices, enqueue
+from sleuth_shell.jobs.queue import DONE as JOB_DONE
+from sleuth_shell.jobs.queue import PENDING as JOB_PENDING
+from sleuth_shell.jobs.queue import RUNNING as JOB_RUNNING
+from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat
+from sleuth_shell.urls import digest_run_url
+
+__all__ = [
+    "COMPLETED",
+    "CRON_KIND",
+    "FAILED",
+    "IN_PROGRESS",
+    "PENDING",
+    "RUN_GLOBAL_TYPE",
+    "RUN_KIND",
+    "DigestRunFailed",
+    "SectionResult",
+    "cancel_digest_jobs",
+    "complete_run",
+    "create_run",
+    "fail_run",
+    "generate_sections",
+    "register_digest_jobs",
+    "run_view",
+    "schedule_next_fire",
+]
+
+log = logging.getLogger("sleuth.digests")
+
+PENDING = "PENDING"
+IN_PROGRESS = "IN_PROGRESS"
+COMPLETED = "COMPLETED"
+FAILED = "FAILED"
+
+RUN_KIND = "digest.run"
+CRON_KIND = "digest.cron"
+USAGE_FEATURE = "digest"
+RUN_GLOBAL_TYPE = "DigestRun"
+DIGEST_GLOBAL_TYPE = "Digest"
+
+
+class DigestRunFailed(JobFailed):
+    """The agent could not write a section; ``str()`` says why (kept as the run's error)."""
+
+
+@dataclass(frozen=True)
+class SectionResult:
+    """One generated section: the rendered ``result`` (with its Sources section) and its cost."""
+
+    section: str
+    prompt: str
+    result: str
+    credits: float
+
+    def to_json(self) -> dict[str, str]:
+        """The stored and returned shape ``{section, prompt, result}``."""
+        return {"section": self.section, "prompt": self.prompt, "result": self.result}
+
+
+def _unix(moment: datetime) -> int:
+    return int(moment.timestamp())
+
+
+def _digest_job(kind: str, digest_id: int) -> Any:
+    return (Job.kind == kind) & (Job.payload["digest_id"].as_integer() == digest_id)
+
+
+# --- creating runs -------------------------------------------------------------------------------
+
+
+async def create_run(
+    session: AsyncSession,
+    digest: Digest,
+    *,
+    scheduled_runtime: datetime,
+    sync: bool = False,
+) -> DigestRun:
+    """Store a run of ``digest`` (not committed).
+
+    A synchronous run is created ``IN_PROGRESS``; otherwise the run is ``PENDING`` and a
+    ``digest.run`` job is enqueued due at ``scheduled_runtime``.
+    """
+    now = utcnow()
+    run = DigestRun(
+        org_id=digest.org_id,
+        digest_id=digest.id,
+        status=IN_PROGRESS if sync else PENDING,
+        scheduled_runtime=scheduled_runtime,
+        results=[],
+        created_at=now,
+        started_at=now if sync else None,
+    )
+    session.add(run)
+    await session.flush()
+    if not sync:
+        await enqueue(
+            session,
+            RUN_KIND,
+            {"run_id": run.id, "digest_id": digest.id},
+            run_at=scheduled_runtime,
+        )
+    return run
+
+
+# --- generating ----------------------------------------------------------------------------------
+
+
+async def generate_sections(
+    services: JobServices, org_id: int, sections: list[dict[str, Any]]
+) -> list[SectionResult]:
+    """Ask the agent for every section, in order, and render each result.
+
+    Raises :class:`DigestRunFailed` when the agent fails on any section.
+    """
+    ctx = AgentContext(
+        org_id=org_id,
+        now=utcnow(),
+        knowledge=services.knowledge(),
+        logs=services.logs(),
+        public_url=services.settings.public_url.rstrip("/"),
+    )
+    results: list[SectionResult] = []
+    for item in sections:
+        section, prompt = str(item.get("section", "")), str(item.get("prompt", ""))
+        try:
+            agent = services.agent()
+            result = await agent.digest_section(ctx, section, prompt)
+        except Exception as exc:
+            text = str(exc).strip() or type(exc).__name__
+            raise DigestRunFailed(f"The agent could not write section {section!r}: {text}") from exc
+        rendered = render_answer(result.markdown, result.sources, sources_section=True)
+        results.append(SectionResult(section, prompt, rendered.content, float(result.credits)))
+    return results
+
+
+def _report_markdown(results: list[SectionResult]) -> str:
+    return "\n\n".join(f"## {item.section}\n\n{item.result}" for item in results)
+
+
+async def _notify(
+    session: AsyncSession,
+    services: JobServices,
+    digest: Digest,
+    run: DigestRun,
+    results: list[SectionResult],
+) -> None:
+    """Queue the chat messages and alt cards of a completed run (in ``session``'s transaction)."""
+    channels: list[str] = []
+    alt_urls: list[str] = []
+    if digest.chat_channel_id:
+        channels.append(digest.chat_channel_id)
+    ids = [int(i) for i in digest.notification_integration_ids or []]
+    if ids:
+        integrations = (
+            await session.scalars(
+                select(NotificationIntegration)
+                .where(
+                    NotificationIntegration.id.in_(ids),
+                    NotificationIntegration.org_id == digest.org_id,
+                )
+                .order_by(NotificationIntegration.id)
+            )
+        ).all()
+        for integration in integrations:
+            if integration.kind == "CHAT_ALERT" and integration.channel_id:
+                channels.append(integration.channel_id)
+            elif integration.kind == "ALT_WEBHOOK" and integration.url:
+                alt_urls.append(integration.url)
+    channels, alt_urls = list(dict.fromkeys(channels)), list(dict.fromkeys(alt_urls))
+    if not channels and not alt_urls:
+        return
+    report = _report_markdown(results)
+    if channels:
+        text = to_chat(f"# {digest.name}\n\n{report}")
+        for channel_id in channels:
+            await enqueue_chat(session, digest.org_id, channel_id, text)
+    if alt_urls:
+        url = digest_run_url(
+            services.settings.public_url,
+            encode_global_id(DIGEST_GLOBAL_TYPE, digest.id),
+            encode_global_id(RUN_GLOBAL_TYPE, run.id),
+        )
+        card = to_alt_card(digest.name, report, url)
+        for alt_url in alt_urls:
+            await enqueue_alt(session, digest.org_id, alt_url, card)
+
+
+async def complete_run(
+    session: AsyncSession,
+    services: JobServices,
+    run_id: int,
+    results: list[SectionResult],
+    *,
+    job: JobContext | None = None,
+) -> bool:
+    """Store the results, the unattributed usage row and the notification jobs; commit.
+
+    Returns False (writing only the job's completion) when the run had already finished or no
+    longer exists.
+    """
+    now = utcnow()
+    finished = await session.execute(
+        update(DigestRun)
+        .where(DigestRun.id == run_id, DigestRun.status.not_in((COMPLETED, FAILED)))
+        .values(
+            status=COMPLETED,
+            results=[item.to_json() for item in results],
+            completed_at=now,
+            error=None,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    if not finished.rowcount:  # type: ignore[attr-defined]
+        if job is not None:
+            await job.complete(session)
+        await session.commit()
+        return False
+    run = await session.get(DigestRun, run_id, populate_existing=True)
+    assert run is not None
+    digest = await session.get(Digest, run.digest_id)
+    await record_usage(
+        session,
+        org_id=run.org_id,
+        team_id=None,
+        feature=USAGE_FEATURE,
+        credits=sum(item.credits for item in results),
+        occurred_at=now,
+    )
+    if digest is not None:
+        await _notify(session, services, digest, run, results)
+    if job is not None:
+        await job.complete(session)
+    await session.commit()
+    return True
+
+
+async def fail_run(session: AsyncSession, run_id: int, error: str) -> None:
+    """Mark an unfinished run ``FAILED`` with ``error`` (the caller commits)."""
+    await session.execute(
+        update(DigestRun)
+        .where(DigestRun.id == run_id, DigestRun.status.not_in((COMPLETED, FAILED)))
+        .values(status=FAILED, error=error, completed_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+
+
+async def _run_job(ctx: JobContext) -> None:
+    run_id = int(ctx.payload["run_id"])  # type: ignore[call-overload]
+    services = ctx.services
+    async with services.sessions() as session:
+        started = await session.execute(
+            update(DigestRun)
+            .where(DigestRun.id == run_id, DigestRun.status.in_((PENDING, IN_PROGRESS)))
+            .values(status=IN_PROGRESS, started_at=func.coalesce(DigestRun.started_at, utcnow()))
+            .execution_options(synchronize_session=False)
+        )
+        if not started.rowcount:  # type: ignore[attr-defined]
+            # Finished already (a re-run after a crash) or deleted with its digest.
+            await ctx.complete(session)
+            await session.commit()
+            return
+        await session.commit()
+        run = await session.get(DigestRun, run_id)
+        digest = await session.get(Digest, run.digest_id) if run is not None else None
+        if run is None or digest is None:
+            await ctx.complete(session)
+            await session.commit()
+            return
+        org_id, sections = digest.org_id, list(digest.sections)
+    results = await generate_sections(services, org_id, sections)
+    async with services.sessions() as session:
+        await complete_run(session, services, run_id, results, job=ctx)
+
+
+async def _run_failed(ctx: JobContext, session: AsyncSession, error: str) -> None:
+    run_id = ctx.payload.get("run_id")
+    if isinstance(run_id, int):
+        await fail_run(session, run_id, error)
+
+
+# --- cron ----------------------------------------------------------------------------------------
+
+
+async def schedule_next_fire(session: AsyncSession, digest: Digest, after: datetime) -> Job | None:
+    """Replace the digest's pending cron job with one for its first fire time after ``after``.
+
+    In ``session``'s transaction (the caller commits). Returns the job, or None when the schedule
+    has no fire time (or no longer parses).
+    """
+    await session.execute(
+        delete(Job)
+        .where(_digest_job(CRON_KIND, digest.id), Job.status == JOB_PENDING)
+        .execution_options(synchronize_session=False)
+    )
+    try:
+        fire = parse_cron(digest.schedule).next_after(after)
+    except (InvalidSchedule, NoFireTime) as exc:
+        log.warning("digest %s: no next fire time for %r: %s", digest.id, digest.schedule, exc)
+        return None
+    return await enqueue(
+        session, CRON_KIND, {"digest_id": digest.id, "fire_at": _unix(fire)}, run_at=fire
+    )
+
+
+async def cancel_digest_jobs(session: AsyncSession, digest_id: int) -> int:
+    """Delete the digest's pending cron and run jobs (the caller commits). Returns how many."""
+    result = await session.execute(
+        delete(Job)
+        .where(
+            Job.kind.in_((CRON_KIND, RUN_KIND)),
+            Job.payload["digest_id"].as_integer() == digest_id,
+            Job.status == JOB_PENDING,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return int(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def _cron_job(ctx: JobContext) -> None:
+    digest_id = int(ctx.payload["digest_id"])  # type: ignore[call-overload]
+    fire_at = int(ctx.payload["fire_at"])  # type: ignore[call-overload]
+    fire = datetime.fromtimestamp(fire_at, UTC)
+    async with ctx.services.sessions() as session:
+        digest = await session.get(Digest, digest_id)
+        if digest is None:
+            await ctx.complete(session)
+            await session.commit()
+            return
+        duplicate = await session.scalar(
+            select(Job.id).where(
+                _digest_job(CRON_KIND, digest_id),
+                Job.payload["fire_at"].as_integer() == fire_at,
+                Job.id != ctx.job.id,
+                (Job.status == JOB_DONE) | ((Job.status == JOB_RUNNING) & (Job.id < ctx.job.id)),
+            )
+        )
+        if duplicate is None:
+            await create_run(session, digest, scheduled_runtime=fire)
+        else:
+            log.info("digest %s: fire %s already handled by job %s", digest_id, fire_at, duplicate)
+        await schedule_next_fire(session, digest, max(fire, utcnow()))
+        await ctx.complete(session)
+        await session.commit()
+
+
+def register_digest_jobs(registry: JobRegistry) -> None:
+    """Register the ``digest.run`` and ``digest.cron`` job kinds."""
+    registry.register(RUN_KIND, _run_job, on_failure=_run_failed)
+    registry.register(CRON_KIND, _cron_job)
+
+
+# --- showing -------------------------------------------------------------------------------------
+
+
+def run_view(run: DigestRun) -> dict[str, Any]:
+    """The ``GET /api/v1/digests/{id}/runs/{run_id}`` body."""
+    return {
+        "id": encode_global_id(RUN_GLOBAL_TYPE, run.id),
+        "digest_id": encode_global_id(DIGEST_GLOBAL_TYPE, run.digest_id),
+        "status": run.status,
+        "scheduled_runtime": _unix(run.scheduled_runtime) if run.scheduled_runtime else None,
+        "results": list(run.results or []),
+    }
