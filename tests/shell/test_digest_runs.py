@@ -447,3 +447,22 @@ def test_cron_job_of_a_deleted_digest_is_a_no_op(
     run_worker(settings, agent)
     assert fetch(settings, DigestRun) == []
     assert [j.status for j in jobs(settings, "digest.cron")] == ["done"]
+
+
+def test_startup_gives_digests_without_a_fire_their_next_one(
+    dc: TestClient[Litestar], org: OrgHandle, agent: DigestAgent, settings: Settings
+) -> None:
+    digest_id = create(dc, org)
+    kept = create(dc, org, name="Evening")
+    [kept_job] = cron_jobs(settings, kept)
+    # A digest that lost its fire (created before cron jobs existed).
+    execute(
+        settings,
+        update(Job).where(Job.id == cron_jobs(settings, digest_id)[0].id).values(status="failed"),
+    )
+    assert cron_jobs(settings, digest_id) == []
+    with _client(settings, agent):  # the app's startup schedules the missing fire
+        pass
+    [job] = cron_jobs(settings, digest_id)
+    assert job.run_at == parse_cron("0 9 * * 0-4").next_after(job.created_at)
+    assert [j.id for j in cron_jobs(settings, kept)] == [kept_job.id]  # untouched

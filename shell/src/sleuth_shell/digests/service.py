@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, func, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_core.cron import NoFireTime, parse_cron
 from sleuth_core.errors import InvalidSchedule
@@ -60,6 +60,7 @@ __all__ = [
     "cancel_digest_jobs",
     "complete_run",
     "create_run",
+    "ensure_cron_jobs",
     "fail_run",
     "generate_sections",
     "register_digest_jobs",
@@ -356,6 +357,31 @@ async def cancel_digest_jobs(session: AsyncSession, digest_id: int) -> int:
         .execution_options(synchronize_session=False)
     )
     return int(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def ensure_cron_jobs(sessions: async_sessionmaker[AsyncSession]) -> int:
+    """Give every digest without a pending or running cron job its next fire; commit.
+
+    Run at process start (the app's startup, ``sleuth worker``) so digests created before cron
+    jobs existed, or whose job was lost to a failure, fire again. Returns how many were scheduled.
+    """
+    held = (
+        select(Job.id)
+        .where(
+            Job.kind == CRON_KIND,
+            Job.payload["digest_id"].as_integer() == Digest.id,
+            Job.status.in_((JOB_PENDING, JOB_RUNNING)),
+        )
+        .exists()
+    )
+    now = utcnow()
+    count = 0
+    async with sessions() as session:
+        for digest in (await session.scalars(select(Digest).where(~held))).all():
+            if await schedule_next_fire(session, digest, now) is not None:
+                count += 1
+        await session.commit()
+    return count
 
 
 async def _cron_job(ctx: JobContext) -> None:

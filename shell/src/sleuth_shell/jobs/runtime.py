@@ -39,6 +39,19 @@ def default_registry() -> JobRegistry:
     return registry
 
 
+async def _ensure_schedules(services: JobServices) -> None:
+    """Give digests without a pending cron fire their next one (see ``ensure_cron_jobs``)."""
+    from sleuth_shell.digests.service import ensure_cron_jobs
+
+    try:
+        scheduled = await ensure_cron_jobs(services.sessions)
+    except Exception:
+        log.exception("could not schedule the digests' cron fires")
+        return
+    if scheduled:
+        log.info("scheduled the next cron fire of %d digest(s)", scheduled)
+
+
 class JobRuntime:
     """Services, registry and (optionally) the in-process worker of one process."""
 
@@ -62,7 +75,9 @@ class JobRuntime:
         return Worker(self.services, self.registry, **self.worker_options)
 
     async def startup(self) -> None:
-        """Start the in-process worker when ``settings.workers_inline`` (app startup hook)."""
+        """Schedule missing digest cron fires, then start the in-process worker when
+        ``settings.workers_inline`` (app startup hook)."""
+        await _ensure_schedules(self.services)
         if self.settings.workers_inline and self.worker is None:
             self.worker = self.new_worker()
             await self.worker.start()
@@ -84,6 +99,7 @@ async def run_worker(runtime: JobRuntime, *, stop: asyncio.Event | None = None) 
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
             installed.append(sig)
+    await _ensure_schedules(runtime.services)
     worker = runtime.new_worker()
     await worker.start()
     log.info("sleuth worker %s running", worker.worker_id)
