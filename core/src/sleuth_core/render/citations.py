@@ -318,7 +318,8 @@ def _inline_spans(
     token: Token, src: str, starts: list[int], cursor: dict[int, int], env: dict[str, Any]
 ) -> list[tuple[int, int]]:
     """Code spans of one inline token, as offsets into the region ``src``."""
-    env["_sleuth_spans"] = spans = []
+    spans: list[tuple[int, int]] = []
+    env["_sleuth_spans"] = spans
     content = token.content
     if "<" not in content:
         # Without autolinks or raw HTML only backticks and backslashes decide the code spans;
