@@ -34,7 +34,8 @@ def escape(value: Any) -> str:
 
 def markdown_html(text: str) -> str:
     """Render markdown to HTML safely (raw HTML escaped, unsafe links refused)."""
-    return _MARKDOWN.render(text)
+    rendered: str = _MARKDOWN.render(text)  # markdown-it types its renderer's output as Any
+    return rendered
 
 
 def cells(values: Sequence[Any], tag: str = "td") -> str:

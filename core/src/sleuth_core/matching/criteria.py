@@ -14,7 +14,7 @@ _MEMBERS = ("text_matches", "match_rules", "chat_bot_app_user_id")
 MAX_BOT_ID_LENGTH = 255
 
 
-def normalize_criteria(criteria: Mapping[str, Any]) -> dict:
+def normalize_criteria(criteria: Mapping[str, Any]) -> dict[str, Any]:
     """Validate matching criteria and return both forms.
 
     ``text_matches`` alone: ``match_rules`` is derived (an AND of one leaf per pattern) and the

@@ -32,7 +32,8 @@ from sleuth_core.matching.rules import MAX_TEXT_LENGTH, compile_regex, validate_
 try:
     import ahocorasick as _ahocorasick
 except ImportError:  # pragma: no cover - exercised through native=False
-    _ahocorasick = None
+    # The standard optional-import idiom: the name is the module or None.
+    _ahocorasick = None  # type: ignore[assignment]
 
 K = TypeVar("K", bound=Hashable)
 
@@ -102,7 +103,7 @@ class MatchIndex(Generic[K]):
         self._ends: dict[int, dict[str, int]] = {}
         # Case-folded literals (contains values and regex factors) with reference counts.
         self._literals: dict[str, int] = {}
-        self._automaton: Any = None
+        self._automaton: _ahocorasick.Automaton[str] | None = None
         self._built: set[str] = set()
         self._pending: set[str] = set()
         self._stale: set[str] = set()
@@ -199,7 +200,7 @@ class MatchIndex(Generic[K]):
 
     def _compile(
         self, node: Mapping[str, Any], leaves: list[int]
-    ) -> tuple[_Node, float, frozenset]:
+    ) -> tuple[_Node, float, frozenset[int]]:
         is_and = node["operator"] == "AND"
         plain: list[int] = []
         regexes: list[int] = []
@@ -219,7 +220,7 @@ class MatchIndex(Generic[K]):
             cost, watch = min(options, key=lambda option: option[0])
         else:
             cost = sum(option[0] for option in options)
-            watch = frozenset().union(*(option[1] for option in options))
+            watch = frozenset[int]().union(*(option[1] for option in options))
         return (is_and, frozenset(plain), tuple(regexes), tuple(children)), cost, watch
 
     def _intern(self, kind: str, value: str) -> int:
@@ -319,7 +320,7 @@ class MatchIndex(Generic[K]):
             and len(self._stale) <= max(64, len(self._built) // 4)
         ):
             return
-        automaton = None
+        automaton: _ahocorasick.Automaton[str] | None = None
         if self._literals:
             assert _ahocorasick is not None
             automaton = _ahocorasick.Automaton()

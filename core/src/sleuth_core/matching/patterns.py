@@ -32,7 +32,7 @@ _ESCAPABLE = frozenset(string.punctuation + " \t\n\r\v\f")
 _REGEX_META = frozenset(".^$*+?{}[]\\|()")
 
 
-def leaf_from_pattern(pattern: str) -> dict:
+def leaf_from_pattern(pattern: str) -> dict[str, Any]:
     """The leaf condition one wildcard pattern stands for (no limits checked)."""
     if "*" not in pattern:
         return {"type": "contains", "value": pattern}
@@ -67,7 +67,7 @@ def check_pattern(pattern: Any, where: str = "text_matches[0]") -> str:
     return pattern
 
 
-def rules_from_patterns(patterns: Sequence[str]) -> dict:
+def rules_from_patterns(patterns: Sequence[str]) -> dict[str, Any]:
     """The rule tree for ``text_matches``: an AND of one leaf per pattern.
 
     >>> rules_from_patterns(["error", "db-*", "*A*B*"])  # doctest: +NORMALIZE_WHITESPACE

@@ -14,8 +14,8 @@ tree stored under older limits still evaluates.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import regex
 
@@ -48,7 +48,9 @@ def _short(value: str, limit: int = 60) -> str:
     return value if len(value) <= limit else value[: limit - 3] + "..."
 
 
-def validate_rules(rules: Any, *, strict: bool = True, where: str = "match_rules") -> dict:
+def validate_rules(
+    rules: Any, *, strict: bool = True, where: str = "match_rules"
+) -> dict[str, Any]:
     """Check a rule tree and return a canonical copy of it.
 
     Raises :class:`~sleuth_core.errors.InvalidCriteria` naming the offending place, for example
@@ -74,7 +76,7 @@ def _name(path: tuple[str | int, ...]) -> str:
 
 def _validate_node(
     node: Any, depth: int, path: tuple[str | int, ...], strict: bool, counter: list[int]
-) -> dict:
+) -> dict[str, Any]:
     if not _is_mapping(node):
         raise InvalidCriteria(f"{_name(path)} must be an object with operator and conditions")
     if "operator" not in node or "conditions" not in node:
@@ -111,12 +113,14 @@ def _validate_node(
     return {"operator": operator, "conditions": out}
 
 
-def validate_leaf(leaf: Any, where: str = "condition", *, strict: bool = True) -> dict:
+def validate_leaf(leaf: Any, where: str = "condition", *, strict: bool = True) -> dict[str, Any]:
     """Check one leaf condition and return a canonical copy ``{"type", "value"}``."""
     return _validate_leaf(leaf, (where,), None, strict)
 
 
-def _validate_leaf(leaf: Any, path: tuple[str | int, ...], index: int | None, strict: bool) -> dict:
+def _validate_leaf(
+    leaf: Any, path: tuple[str | int, ...], index: int | None, strict: bool
+) -> dict[str, Any]:
     def where() -> str:
         return _name(path if index is None else (*path, index))
 
@@ -186,13 +190,20 @@ def check_regex(value: str, where: str = "regex") -> regex.Pattern[str]:
 # -- catastrophic-backtracking heuristic ------------------------------------------------------
 # The structure is read with the standard library's regex parser. The `regex` module accepts a
 # superset of that syntax; a pattern the standard parser cannot read is not analysed (evaluation
-# is still bounded by REGEX_TIMEOUT).
-try:  # pragma: no cover - import location differs between Python versions
+# is still bounded by REGEX_TIMEOUT). On Python 3.11+ (the supported versions) the parser is
+# re._parser/re._constants; typeshed describes it under its old public names sre_parse and
+# sre_constants, which on 3.11+ re-export those modules with a DeprecationWarning on import.
+if TYPE_CHECKING:
+    import sre_constants as _sre_c
+    import sre_parse as _sre_parse
+else:
     import re._constants as _sre_c
     import re._parser as _sre_parse
-except ImportError:  # pragma: no cover
-    _sre_parse = None  # type: ignore[assignment]
-    _sre_c = None  # type: ignore[assignment]
+
+
+#: One item of a parsed pattern: (opcode, argument). The argument's shape depends on the opcode
+#: (a repeat's is ``(min, max, body)``, a branch's ``(None, [alternatives])``, ...).
+_ParsedItem = tuple[object, Any]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -202,8 +213,6 @@ def has_nested_repeat(value: str) -> bool:
     This is the "star height > 1" rule used by regex linters: ``(a+)+``, ``(a*)*``, ``(\\w+\\s?)*``
     and ``(.*x){2,}`` are reported; ``a+b*``, ``(ab)+`` and ``(a|b){1,5}`` are not.
     """
-    if _sre_parse is None or _sre_c is None:
-        return False
     try:
         parsed = _sre_parse.parse(value)
     except Exception:
@@ -211,7 +220,7 @@ def has_nested_repeat(value: str) -> bool:
     c = _sre_c
     repeats = (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", c.MAX_REPEAT))
 
-    def has_repeat(items: Any) -> bool:
+    def has_repeat(items: Iterable[_ParsedItem]) -> bool:
         for op, av in items:
             if op in repeats and av[1] > 1:
                 return True
@@ -219,7 +228,7 @@ def has_nested_repeat(value: str) -> bool:
                 return True
         return False
 
-    def walk(items: Any) -> bool:
+    def walk(items: Iterable[_ParsedItem]) -> bool:
         for op, av in items:
             if op in repeats:
                 _, hi, body = av
@@ -231,20 +240,19 @@ def has_nested_repeat(value: str) -> bool:
                 return True
         return False
 
-    return walk(parsed.data if hasattr(parsed, "data") else parsed)
+    return walk(parsed.data)
 
 
-def _children_have(op: Any, av: Any, test: Any) -> bool:
+def _children_have(op: object, av: Any, test: Callable[[Iterable[_ParsedItem]], bool]) -> bool:
     c = _sre_c
-    assert c is not None
     if op == c.SUBPATTERN:
-        return bool(test(av[-1]))
+        return test(av[-1])
     if op == c.BRANCH:
         return any(test(branch) for branch in av[1])
     if op in (c.ASSERT, c.ASSERT_NOT):
-        return bool(test(av[1]))
+        return test(av[1])
     if op == getattr(c, "ATOMIC_GROUP", None):
-        return bool(test(av))
+        return test(av)
     if op == c.GROUPREF_EXISTS:
         return any(test(branch) for branch in av[1:] if branch is not None)
     return False

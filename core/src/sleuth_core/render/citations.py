@@ -67,6 +67,13 @@ from markdown_it.token import Token
 __all__ = ["RenderedAnswer", "render_answer"]
 
 SourceId = int | str
+#: The ``sources`` argument: records by source id. Spelled as a union because Mapping is invariant
+#: in its key type: a ``dict[int, ...]`` is not a ``Mapping[int | str, ...]``.
+Sources = (
+    Mapping[int, Mapping[str, Any]]
+    | Mapping[str, Mapping[str, Any]]
+    | Mapping[SourceId, Mapping[str, Any]]
+)
 
 _OPEN = "[[source:"
 _MARKER = re.compile(r"\[\[source:([^\s\[\]`]+)\]\]")
@@ -138,7 +145,7 @@ class _Citations:
 
     __slots__ = ("cited", "index", "labels")
 
-    def __init__(self, sources: Mapping[SourceId, Mapping[str, Any]]) -> None:
+    def __init__(self, sources: Sources) -> None:
         index: dict[str, Mapping[str, Any]] = {}
         for key, record in sources.items():
             if isinstance(key, bool) or not isinstance(key, int | str):
@@ -318,7 +325,8 @@ def _inline_spans(
     token: Token, src: str, starts: list[int], cursor: dict[int, int], env: dict[str, Any]
 ) -> list[tuple[int, int]]:
     """Code spans of one inline token, as offsets into the region ``src``."""
-    env["_sleuth_spans"] = spans = []
+    spans: list[tuple[int, int]] = []
+    env["_sleuth_spans"] = spans
     content = token.content
     if "<" not in content:
         # Without autolinks or raw HTML only backticks and backslashes decide the code spans;
@@ -667,7 +675,7 @@ def _sources_section(cited: list[dict[str, Any]]) -> str:
 
 def render_answer(
     markdown: str,
-    sources: Mapping[SourceId, Mapping[str, Any]],
+    sources: Sources,
     *,
     sources_section: bool,
 ) -> RenderedAnswer:

@@ -209,6 +209,7 @@ async def _add_to_rollup(
     amount: float,
 ) -> None:
     """``INSERT`` the rollup row for ``key`` or add ``amount`` to it, in one atomic statement."""
+    stmt: sqlite.Insert | postgresql.Insert
     if dialect == "sqlite":
         stmt = sqlite.insert(model)
     elif dialect == "postgresql":

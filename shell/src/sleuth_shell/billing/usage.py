@@ -131,7 +131,7 @@ def _report_statement(months: bool, day_ranges: int, edge_ranges: int) -> Select
     joined to the team names (an unattributed or deleted team gets a null name).
     """
     org_id = bindparam("org_id", type_=Integer)
-    parts: list[Select[Any]] = []
+    parts: list[Select[*tuple[Any, ...]]] = []
     if months:
         monthly = UsageMonthly.__table__
         parts.append(

@@ -76,7 +76,7 @@ def install_connection_setup(engine: AsyncEngine) -> None:
             cursor.close()
 
 
-def _insert(dialect: str, table: Table) -> Any:
+def _insert(dialect: str, table: Table) -> sqlite.Insert | postgresql.Insert:
     if dialect == "sqlite":
         return sqlite.insert(table)
     if dialect == "postgresql":

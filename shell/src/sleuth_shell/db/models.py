@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, date, datetime
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from sqlalchemy import (
     JSON,
@@ -23,6 +23,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
@@ -103,6 +104,11 @@ class Base(DeclarativeBase):
         dict[str, Any]: JSON,
         list[Any]: JSON,
     }
+
+    if TYPE_CHECKING:
+        # DeclarativeBase types this as any FromClause (a class may be mapped to a subquery);
+        # every model here maps a Table, which insert()/delete() and Table.insert() need.
+        __table__: ClassVar[Table]
 
 
 def _created() -> Mapped[datetime]:

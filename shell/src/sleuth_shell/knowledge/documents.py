@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
-from sqlalchemy import delete, select
+from sqlalchemy import CursorResult, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.db import models
@@ -69,10 +69,15 @@ async def list_all(session: AsyncSession, org_id: int) -> list[models.KnowledgeD
 
 async def remove(session: AsyncSession, org_id: int, doc_id: int) -> bool:
     """Delete a document of the organization and commit; whether one was deleted."""
-    result = await session.execute(
-        delete(models.KnowledgeDocument).where(
-            models.KnowledgeDocument.id == doc_id, models.KnowledgeDocument.org_id == org_id
-        )
+    # A DELETE without RETURNING gives a CursorResult; the session types every result as Result
+    # (SQLAlchemy's documented remedy is this cast).
+    result = cast(
+        "CursorResult[Any]",
+        await session.execute(
+            delete(models.KnowledgeDocument).where(
+                models.KnowledgeDocument.id == doc_id, models.KnowledgeDocument.org_id == org_id
+            )
+        ),
     )
     await session.commit()
     return bool(result.rowcount)

@@ -102,7 +102,7 @@ class DatabaseKnowledgeSearch:
         if not words or limit <= 0:
             return []
         async with self._sessions() as session:
-            dialect = session.bind.dialect.name
+            dialect = session.get_bind().dialect.name
             if dialect == "sqlite":
                 statement, match, sign = _SQLITE_SEARCH, fts5_match_expression(words), -1.0
             elif dialect == "postgresql":

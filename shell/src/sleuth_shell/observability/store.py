@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVarTuple
 
 from sqlalchemy import BigInteger, Integer, Select, cast, func, literal_column, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -22,6 +22,7 @@ from sleuth_shell.db import models
 
 __all__ = ["DatabaseLogStore"]
 
+_Ts = TypeVarTuple("_Ts")
 _T = models.LogRecord
 
 
@@ -39,14 +40,14 @@ def _aware(value: datetime) -> datetime:
 
 
 def _filtered(
-    statement: Select[Any],
+    statement: Select[*_Ts],
     org_id: int,
     start: datetime,
     end: datetime,
     services: Sequence[str] | None,
     levels: Sequence[str] | None = None,
     text: str | None = None,
-) -> Select[Any]:
+) -> Select[*_Ts]:
     statement = statement.where(
         _T.org_id == org_id, _T.timestamp >= _aware(start), _T.timestamp < _aware(end)
     )
@@ -153,7 +154,7 @@ class DatabaseLogStore:
         if bucket_seconds <= 0:
             raise ValueError("bucket_seconds must be positive")
         async with self._sessions() as session:
-            dialect = session.bind.dialect.name
+            dialect = session.get_bind().dialect.name
             epoch = _epoch_seconds(dialect, _T.timestamp)
             bucket = (epoch - epoch % literal_column(str(int(bucket_seconds)))).label("bucket")
             statement = (

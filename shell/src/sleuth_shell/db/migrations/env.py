@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Literal
 
 from alembic import context
+from alembic.autogenerate.api import AutogenContext
 from sqlalchemy.engine import Connection
 
 from sleuth_shell.db.engine import create_engine
@@ -16,7 +17,7 @@ config = context.config
 target_metadata = Base.metadata
 
 
-def _render_item(type_: str, obj: Any, autogen_context: Any) -> str | bool:
+def _render_item(type_: str, obj: Any, autogen_context: AutogenContext) -> str | Literal[False]:
     # Migrations stay independent of the model module: UTCDateTime is a timezone-aware DateTime.
     if type_ == "type" and isinstance(obj, UTCDateTime):
         return "sa.DateTime(timezone=True)"
