@@ -12,7 +12,8 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from sleuth_core.errors import InvalidAlertPayload
@@ -23,6 +24,7 @@ MAX_TITLE_LENGTH = 200
 MAX_FIELDS_LENGTH = 8_000
 
 _SPACE = re.compile(r"\s+")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def load_object(body: bytes | str, source: str) -> tuple[dict[str, Any], str]:
@@ -141,9 +143,11 @@ def parse_time(value: object) -> datetime | None:
     if not candidate:
         return None
     try:
-        return _from_epoch(float(candidate))
-    except ValueError:
+        number = Decimal(candidate)
+    except InvalidOperation:
         pass
+    else:  # exact decimal arithmetic: "1719209506.817929" keeps its microseconds
+        return _from_epoch(number)
     if candidate.upper().endswith(" UTC"):
         candidate = candidate[:-4].rstrip() + "+00:00"
     try:
@@ -158,14 +162,18 @@ def parse_time(value: object) -> datetime | None:
         return None
 
 
-def _from_epoch(number: float) -> datetime | None:
+def _from_epoch(number: float | Decimal) -> datetime | None:
     try:
-        if not math.isfinite(number):
+        exact = Decimal(number)
+        if not exact.is_finite():
             return None
-        magnitude = abs(number)
-        seconds = number if magnitude < 1e11 else number / 1e3 if magnitude < 1e14 else number / 1e9
-        return datetime.fromtimestamp(seconds, UTC)
-    except (OverflowError, OSError, ValueError):
+        magnitude = abs(exact)
+        if magnitude >= 10**20:  # beyond any nanosecond time; keeps int() below cheap
+            return None
+        scale = 1 if magnitude < 10**11 else 10**3 if magnitude < 10**14 else 10**9
+        micros = int((exact * 10**6 / scale).to_integral_value())
+        return _EPOCH + timedelta(microseconds=micros)
+    except (OverflowError, ArithmeticError, ValueError):
         return None
 
 

@@ -181,7 +181,14 @@ def _attachment_texts(event: dict[str, Any]) -> list[str]:
                 found.append(value)
         _block_texts(attachment.get("blocks"), found, 0)
     _block_texts(event.get("blocks"), found, 0)
-    return found
+    message = event.get("text")
+    seen = {message.strip()} if isinstance(message, str) else set()
+    unique: list[str] = []
+    for item in found:  # blocks usually repeat the text; keep each text once
+        if item.strip() not in seen:
+            seen.add(item.strip())
+            unique.append(item)
+    return unique
 
 
 def _block_texts(value: object, found: list[str], depth: int) -> None:
