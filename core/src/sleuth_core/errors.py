@@ -7,7 +7,8 @@ service returns it unchanged as the HTTP ``detail``::
      ├── InvalidCriteria      matching criteria, patterns, rule trees, regexes
      ├── InvalidSchedule      cron expressions
      ├── InvalidRange         credit-usage start/end (messages are the SPEC's billing details)
-     └── InvalidSettings      the advanced-settings document
+     ├── InvalidSettings      the advanced-settings document
+     └── InvalidAlertPayload  an inbound alert or chat body the intake cannot read
 """
 
 from __future__ import annotations
@@ -31,3 +32,7 @@ class InvalidRange(CoreError):
 
 class InvalidSettings(CoreError):
     """The advanced-settings document is not acceptable."""
+
+
+class InvalidAlertPayload(CoreError):
+    """An inbound webhook or chat body is not JSON or lacks what its provider always sends."""

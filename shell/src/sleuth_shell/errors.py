@@ -37,6 +37,7 @@ from litestar.types import ExceptionHandlersMap
 
 from sleuth_core.errors import (
     CoreError,
+    InvalidAlertPayload,
     InvalidCriteria,
     InvalidRange,
     InvalidSchedule,
@@ -95,6 +96,7 @@ CORE_ERROR_STATUS: dict[type[CoreError], int] = {
     InvalidSchedule: HTTP_400_BAD_REQUEST,
     InvalidRange: HTTP_400_BAD_REQUEST,
     InvalidSettings: HTTP_400_BAD_REQUEST,
+    InvalidAlertPayload: HTTP_400_BAD_REQUEST,
 }
 
 _DEFAULT_DETAILS = {
