@@ -8,7 +8,6 @@ digest's next cron fire as a durable job, delete cancels its pending jobs; the r
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
@@ -22,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sleuth_core.cron import parse_cron
 from sleuth_core.errors import InvalidSchedule
 from sleuth_core.ids import encode_global_id
+from sleuth_shell.api.body import decode_json_body
 from sleuth_shell.api.common import (
     check_channel_id,
     check_text,
@@ -296,11 +296,10 @@ class DigestController(Controller):
         """Run the digest now (in the background, or in the request with ``run_sync``) or at
         ``scheduled_runtime``; its chat channel and notification integrations are notified."""
         digest = await load_digest(db_session, principal, digest_id)
-        raw = await request.body()
         try:
-            body = json.loads(raw) if raw.strip() else None
-        except ValueError:
-            raise bad_request("The request body must be a JSON object") from None
+            body = decode_json_body(await request.body())
+        except ValueError as exc:
+            raise bad_request(str(exc)) from None
         now = utcnow()
         run_sync, scheduled = parse_run_request(body, now)
         runtime: JobRuntime = request.app.state.jobs

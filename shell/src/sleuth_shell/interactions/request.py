@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sleuth_shell.notify.chat import is_channel_id
+from sleuth_shell.domain import is_channel_id
 from sleuth_shell.notify.urls import UnsafeURL, parse_http_url
 
 __all__ = [
