@@ -4,7 +4,8 @@
   status (all 400: they are validation errors), with ``str(error)`` as the detail. A test walks the
   hierarchy and fails on an unmapped class.
 - Litestar's HTTP exceptions keep their status and headers; their framework-default details are
-  replaced by ours (404, 405, 413, validation errors).
+  replaced by ours (404, 405, 413, validation errors; an unknown member of a strict body is
+  ``Unknown field: <name>``).
 - A ``RecursionError`` (JSON nested too deeply for a decoder) or ``UnicodeError`` (a body that is
   not UTF-8, text with lone surrogates) is 400: it comes from the request, never from the service.
   The detail is the route's ``invalid_body_detail`` option when set (see
@@ -18,6 +19,7 @@ Handlers raise :class:`ApiError` (or its helpers :func:`bad_request`, :func:`not
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import msgspec
@@ -157,6 +159,10 @@ def error_response(
     )
 
 
+# msgspec's message for a member a ``forbid_unknown_fields`` struct does not define.
+_UNKNOWN_FIELD = re.compile(r"^Object contains unknown field `(.*)`$", re.DOTALL)
+
+
 def _validation_detail(request: Request[Any, Any, Any], exc: ValidationException) -> str:
     override = request.scope.get("route_handler") and request.route_handler.opt.get(
         "validation_detail"
@@ -171,6 +177,10 @@ def _validation_detail(request: Request[Any, Any, Any], exc: ValidationException
                 message = str(item.get("message", "")).strip()
                 key = item.get("key")
                 source = item.get("source")
+                unknown = _UNKNOWN_FIELD.match(message)
+                if unknown:  # a strict body (forbid_unknown_fields): name the member
+                    where = f"{key}." if key and key != "data" and source == "body" else ""
+                    return f"Unknown field: {where}{unknown.group(1)}"
                 if key and key not in message:
                     where = f"{source} parameter {key}" if source and source != "body" else key
                     message = f"{message} ({where})" if message else f"Invalid {where}"

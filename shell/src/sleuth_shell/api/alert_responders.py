@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal
 
 import msgspec
 from litestar import Controller, delete, get, post, put
-from litestar.params import FromPath, FromQuery, JSONBody
+from litestar.params import FromPath, FromQuery
 from msgspec import UNSET, UnsetType
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import encode_global_id
 from sleuth_core.matching import normalize_criteria
+from sleuth_shell.api.body import StrictBody
 from sleuth_shell.api.common import (
     check_channel_id,
     check_text,
@@ -93,7 +94,7 @@ class MatchingCriteriaOut(msgspec.Struct, kw_only=True):
     chat_bot_app_user_id: str | UnsetType = UNSET
 
 
-class AlertResponderCreate(msgspec.Struct, kw_only=True):
+class AlertResponderCreate(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Create an alert agent: ``webhook_sources`` or ``chat_channel_id``, not both."""
 
     team_name: str
@@ -105,7 +106,7 @@ class AlertResponderCreate(msgspec.Struct, kw_only=True):
     notification_integration_ids: list[str] | UnsetType | None = UNSET
 
 
-class AlertResponderUpdate(msgspec.Struct, kw_only=True):
+class AlertResponderUpdate(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Only the given fields change. ``runbook: null`` deactivates the custom runbook."""
 
     name: str | UnsetType = UNSET
@@ -319,7 +320,7 @@ class AlertResponderController(Controller):
         principal: CurrentPrincipal,
         db_session: DbSession,
         settings: AppSettings,
-        data: JSONBody[AlertResponderCreate],
+        data: StrictBody[AlertResponderCreate],
     ) -> AlertResponderRef:
         """Create an alert agent, or return the existing one of that name in that team."""
         team = await resolve_team(db_session, principal.org_id, data.team_name)
@@ -445,7 +446,7 @@ class AlertResponderController(Controller):
         principal: CurrentPrincipal,
         db_session: DbSession,
         settings: AppSettings,
-        data: JSONBody[AlertResponderUpdate],
+        data: StrictBody[AlertResponderUpdate],
     ) -> AlertResponderRef:
         """Change the given fields of an alert agent."""
         agent = await _load(db_session, principal, alert_id)

@@ -15,10 +15,12 @@ on ``POST /api/v1/interactions``, whose details SPEC fixes), else one of :data:`
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any, TypeVar
 
 import msgspec
 from litestar import Request
+from litestar.enums import RequestEncodingType
+from litestar.params import Body
 
 from sleuth_shell.errors import (
     INVALID_BODY_OPT,
@@ -36,10 +38,20 @@ __all__ = [
     "NOT_JSON",
     "NOT_UTF8",
     "TOO_DEEP",
+    "StrictBody",
     "check_request_body",
     "decode_json_body",
     "exceeds_depth",
     "invalid_body_detail",
+]
+
+T = TypeVar("T")
+
+#: A JSON body of a ``forbid_unknown_fields`` struct, documented with ``additionalProperties:
+#: false``; an unknown member is 400 ``Unknown field: <name>`` (:mod:`sleuth_shell.errors`).
+StrictBody = Annotated[
+    T,
+    Body(media_type=RequestEncodingType.JSON, schema_extra={"additionalProperties": False}),
 ]
 
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
@@ -89,8 +101,9 @@ async def check_request_body(request: Request[Any, Any, Any]) -> None:
         raise bad_request(invalid_body_detail(request, TOO_DEEP))
 
 
-def decode_json_body(raw: bytes) -> Any:
-    """The decoded JSON ``raw`` (``None`` for an empty body); ``ValueError`` naming the problem.
+def decode_json_body(raw: bytes, *, not_json: str = NOT_JSON) -> Any:
+    """The decoded JSON ``raw`` (``None`` for an empty body); ``ValueError`` naming the problem
+    (``not_json`` for text that is not JSON).
 
     Refuses what :func:`check_request_body` refuses (for callers outside the router) plus
     malformed JSON, numbers out of range and lone surrogate escapes.
@@ -106,4 +119,4 @@ def decode_json_body(raw: bytes) -> Any:
     except RecursionError:
         raise ValueError(TOO_DEEP) from None
     except msgspec.DecodeError:
-        raise ValueError(NOT_JSON) from None
+        raise ValueError(not_json) from None

@@ -53,7 +53,10 @@ def _error(description: str) -> ResponseSpec:
 
 
 def _object(properties: dict[str, Schema], **kwargs: Any) -> Schema:
-    return Schema(type=OpenAPIType.OBJECT, properties=properties, **kwargs)
+    """A closed object: a member it does not list is ``Invalid payload``."""
+    return Schema(
+        type=OpenAPIType.OBJECT, properties=properties, additional_properties=False, **kwargs
+    )
 
 
 _STRING = Schema(type=OpenAPIType.STRING)

@@ -41,7 +41,7 @@ class Deleted(msgspec.Struct):
 async def json_body(request: Request[Any, Any, Any]) -> Any:
     """The request body parsed as JSON (``None`` when empty), or 400 naming the problem."""
     try:
-        return decode_json_body(await request.body())
+        return decode_json_body(await request.body(), not_json="Request body must be a JSON object")
     except ValueError as exc:
         raise bad_request(str(exc)) from None
 
