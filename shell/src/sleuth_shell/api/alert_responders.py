@@ -71,13 +71,16 @@ class WebhookSource(msgspec.Struct):
 
 
 class Runbook(msgspec.Struct, kw_only=True):
-    """The investigation runbook; ``{}`` means the default prompt."""
+    """The investigation runbook; ``{}`` means the default prompt. ``impact_and_severity_prompt``
+    (optional) is stored and returned as set."""
 
     investigation_prompt: str | UnsetType = UNSET
+    impact_and_severity_prompt: str | UnsetType | None = UNSET
 
 
-class RunbookOut(msgspec.Struct):
+class RunbookOut(msgspec.Struct, kw_only=True):
     investigation_prompt: str
+    impact_and_severity_prompt: str | UnsetType = UNSET
 
 
 class MatchingCriteria(msgspec.Struct, kw_only=True):
@@ -198,6 +201,17 @@ def _runbook(value: Runbook | UnsetType | None) -> tuple[str | None, bool]:
     return prompt, True
 
 
+def _impact_prompt(value: Runbook | UnsetType | None) -> str | None:
+    """The runbook's ``impact_and_severity_prompt`` as set (None when absent or null)."""
+    if not isinstance(value, Runbook) or not isinstance(value.impact_and_severity_prompt, str):
+        return None
+    return check_text(
+        value.impact_and_severity_prompt,
+        "runbook.impact_and_severity_prompt",
+        max_length=MAX_PROMPT_LENGTH,
+    )
+
+
 async def _webhook_sources(
     session: AsyncSession, org_id: int, sources: list[WebhookSource]
 ) -> list[dict[str, str]]:
@@ -271,7 +285,14 @@ def _record(
         team_name=team_name,
         name=agent.name,
         runbook=(
-            RunbookOut(investigation_prompt=agent.runbook_prompt or DEFAULT_PROMPT)
+            RunbookOut(
+                investigation_prompt=agent.runbook_prompt or DEFAULT_PROMPT,
+                impact_and_severity_prompt=(
+                    agent.runbook_impact_prompt
+                    if agent.runbook_impact_prompt is not None
+                    else UNSET
+                ),
+            )
             if agent.runbook_active
             else None
         ),
@@ -341,6 +362,7 @@ class AlertResponderController(Controller):
             channel = check_channel_id(data.chat_channel_id)
         criteria = _criteria(data.matching_criteria, chat=chat)
         prompt, active = _runbook(data.runbook)
+        impact = _impact_prompt(data.runbook)
         integrations: list[int] | None = None
         if _given(data.notification_integration_ids):
             assert isinstance(data.notification_integration_ids, list)
@@ -357,6 +379,7 @@ class AlertResponderController(Controller):
             name=name,
             runbook_prompt=prompt,
             runbook_active=active,
+            runbook_impact_prompt=impact,
             text_matches=criteria["text_matches"],
             match_rules=criteria["match_rules"],
             chat_bot_app_user_id=criteria.get("chat_bot_app_user_id"),
@@ -466,8 +489,10 @@ class AlertResponderController(Controller):
                 agent.name = name
         if data.runbook is None:
             agent.runbook_prompt, agent.runbook_active = None, False
+            agent.runbook_impact_prompt = None
         elif data.runbook is not UNSET:
             agent.runbook_prompt, agent.runbook_active = _runbook(data.runbook)
+            agent.runbook_impact_prompt = _impact_prompt(data.runbook)
         if data.matching_criteria is not UNSET:
             assert isinstance(data.matching_criteria, MatchingCriteria)
             criteria = _criteria(data.matching_criteria, chat=is_chat)
