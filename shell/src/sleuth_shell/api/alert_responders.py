@@ -370,12 +370,14 @@ class AlertResponderController(Controller):
                 db_session, principal.org_id, data.notification_integration_ids
             )
 
-        existing = await self._find(db_session, principal.org_id, team.id, name)
+        # Plain values, not ORM attributes: a rollback expires every loaded row.
+        org_id, team_id = principal.org_id, team.id
+        existing = await self._find(db_session, org_id, team_id, name)
         if existing is not None:
             return _ref(existing, settings.public_url)
         agent = AlertResponder(
-            org_id=principal.org_id,
-            team_id=team.id,
+            org_id=org_id,
+            team_id=team_id,
             name=name,
             runbook_prompt=prompt,
             runbook_active=active,
@@ -394,7 +396,7 @@ class AlertResponderController(Controller):
         except IntegrityError:
             # A concurrent create of the same name won the race: return its agent.
             await db_session.rollback()
-            existing = await self._find(db_session, principal.org_id, team.id, name)
+            existing = await self._find(db_session, org_id, team_id, name)
             if existing is None:
                 raise
             return _ref(existing, settings.public_url)
@@ -514,13 +516,13 @@ class AlertResponderController(Controller):
             agent.notification_integration_ids = await resolve_integration_ids(
                 db_session, principal.org_id, data.notification_integration_ids
             )
+        name = agent.name  # read before a rollback expires the row
         try:
             await db_session.commit()
         except IntegrityError:
+            # A concurrent rename (or create) took the name between the check and the commit.
             await db_session.rollback()
-            raise conflict(
-                f"An alert responder named {agent.name} already exists in this team"
-            ) from None
+            raise conflict(f"An alert responder named {name} already exists in this team") from None
         return _ref(agent, settings.public_url)
 
     @delete(
