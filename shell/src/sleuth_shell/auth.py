@@ -30,6 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_shell.admin import hash_api_key
 from sleuth_shell.db.models import ApiKey, Organization
+from sleuth_shell.domain import API_KEY_HEADER
 
 __all__ = [
     "API_KEY_HEADER",
@@ -42,11 +43,11 @@ __all__ = [
     "require_api_key",
 ]
 
-API_KEY_HEADER = "X-Service-Org-Api-Key"
 #: The cookie the sign-in page sets so a browser can read the HTML pages (never the API).
 SESSION_COOKIE = "sleuth_key"
 _MAX_KEY_LENGTH = 256
 _SCOPE_KEY = "sleuth_auth"
+_HEADER_BYTES = API_KEY_HEADER.lower().encode("latin-1")  # ASGI header names are lower case
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +107,7 @@ class ApiKeyMiddleware(ASGIMiddleware):
         key: str | None = None
         cookie: str | None = None
         for name, value in scope["headers"]:
-            if name == b"x-service-org-api-key":
+            if name == _HEADER_BYTES:
                 key = value.decode("latin-1").strip()
                 break
             if name == b"cookie":

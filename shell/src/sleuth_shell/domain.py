@@ -4,6 +4,7 @@ from __future__ import annotations
 
 __all__ = [
     "ALERT_STATUSES",
+    "API_KEY_HEADER",
     "DEFAULT_TEAM",
     "INTEGRATION_KINDS",
     "INVESTIGATION_STATUSES",
@@ -11,6 +12,9 @@ __all__ = [
     "WEBHOOK_PROVIDER_TYPES",
     "is_channel_id",
 ]
+
+#: The request header that carries an organization API key (and the callback's copy of it).
+API_KEY_HEADER = "X-Service-Org-Api-Key"
 
 #: The team every organization gets on creation; unattributed interactions are charged to it.
 DEFAULT_TEAM = "Default"
@@ -36,7 +40,9 @@ _MAX_CHANNEL_ID = 64
 
 
 def is_channel_id(value: object) -> bool:
-    """Whether ``value`` is a chat channel ID: ``C`` (public) or ``G`` (private) + letters/digits.
+    """Whether ``value`` is a chat channel ID: ``C`` (public) or ``G`` (private) + letters/digits,
+    2-64 characters in all. The one channel-ID rule: alert agents, digests, interactions,
+    notification integrations and the chat outbox all check with it.
 
     >>> is_channel_id("C0123ABC"), is_channel_id("G9"), is_channel_id("D123"), is_channel_id("C")
     (True, True, False, False)

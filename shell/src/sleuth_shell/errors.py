@@ -4,7 +4,12 @@
   status (all 400: they are validation errors), with ``str(error)`` as the detail. A test walks the
   hierarchy and fails on an unmapped class.
 - Litestar's HTTP exceptions keep their status and headers; their framework-default details are
-  replaced by ours (404, 405, 413, validation errors).
+  replaced by ours (404, 405, 413, validation errors; an unknown member of a strict body is
+  ``Unknown field: <name>``).
+- A ``RecursionError`` (JSON nested too deeply for a decoder) or ``UnicodeError`` (a body that is
+  not UTF-8, text with lone surrogates) is 400: it comes from the request, never from the service.
+  The detail is the route's ``invalid_body_detail`` option when set (see
+  :mod:`sleuth_shell.api.body`), else :data:`TOO_DEEP` / :data:`NOT_UTF8`.
 - Anything else is logged and answered 500 ``Internal server error`` (never a traceback).
 
 Handlers raise :class:`ApiError` (or its helpers :func:`bad_request`, :func:`not_found`,
@@ -14,6 +19,7 @@ Handlers raise :class:`ApiError` (or its helpers :func:`bad_request`, :func:`not
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import msgspec
@@ -46,6 +52,11 @@ from sleuth_core.errors import (
 
 __all__ = [
     "CORE_ERROR_STATUS",
+    "INVALID_BODY_OPT",
+    "MAX_JSON_DEPTH",
+    "NOT_JSON",
+    "NOT_UTF8",
+    "TOO_DEEP",
     "ApiError",
     "ErrorBody",
     "bad_request",
@@ -54,10 +65,19 @@ __all__ = [
     "error_response",
     "error_responses",
     "exception_handlers",
+    "invalid_body_detail",
     "not_found",
 ]
 
 logger = logging.getLogger("sleuth.errors")
+
+#: Deepest accepted nesting of arrays and objects in a request body (see docs/decisions.md).
+MAX_JSON_DEPTH = 32
+#: The route option naming the 400 detail for a malformed body (e.g. SPEC's ``Invalid payload``).
+INVALID_BODY_OPT = "invalid_body_detail"
+NOT_UTF8 = "Invalid request body: not valid UTF-8 text"
+TOO_DEEP = f"Invalid request body: nested more than {MAX_JSON_DEPTH} levels deep"
+NOT_JSON = "Invalid request body: not valid JSON"
 
 
 class ErrorBody(msgspec.Struct):
@@ -141,6 +161,10 @@ def error_response(
     )
 
 
+# msgspec's message for a member a ``forbid_unknown_fields`` struct does not define.
+_UNKNOWN_FIELD = re.compile(r"^Object contains unknown field `(.*)`$", re.DOTALL)
+
+
 def _validation_detail(request: Request[Any, Any, Any], exc: ValidationException) -> str:
     override = request.scope.get("route_handler") and request.route_handler.opt.get(
         "validation_detail"
@@ -155,6 +179,10 @@ def _validation_detail(request: Request[Any, Any, Any], exc: ValidationException
                 message = str(item.get("message", "")).strip()
                 key = item.get("key")
                 source = item.get("source")
+                unknown = _UNKNOWN_FIELD.match(message)
+                if unknown:  # a strict body (forbid_unknown_fields): name the member
+                    where = f"{key}." if key and key != "data" and source == "body" else ""
+                    return f"Unknown field: {where}{unknown.group(1)}"
                 if key and key not in message:
                     where = f"{source} parameter {key}" if source and source != "body" else key
                     message = f"{message} ({where})" if message else f"Invalid {where}"
@@ -195,6 +223,23 @@ def _core_error(request: Request[Any, Any, Any], exc: CoreError) -> Response[Any
     return error_response(core_error_status(exc), str(exc))
 
 
+def invalid_body_detail(request: Request[Any, Any, Any], default: str) -> str:
+    """The route's own detail for a malformed body (option ``invalid_body_detail``), else
+    ``default``."""
+    if request.scope.get("route_handler") is None:
+        return default
+    return str(request.route_handler.opt.get(INVALID_BODY_OPT) or default)
+
+
+def _too_deep(request: Request[Any, Any, Any], exc: RecursionError) -> Response[Any]:
+    logger.warning("refused %s %s: %s", request.method, request.url.path, exc)
+    return error_response(HTTP_400_BAD_REQUEST, invalid_body_detail(request, TOO_DEEP))
+
+
+def _not_unicode(request: Request[Any, Any, Any], exc: UnicodeError) -> Response[Any]:
+    return error_response(HTTP_400_BAD_REQUEST, invalid_body_detail(request, NOT_UTF8))
+
+
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     logger.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return error_response(HTTP_500_INTERNAL_SERVER_ERROR, _DEFAULT_DETAILS[500])
@@ -224,5 +269,7 @@ def exception_handlers() -> ExceptionHandlersMap:
     return {
         HTTPException: _http_exception,
         CoreError: _core_error,
+        RecursionError: _too_deep,
+        UnicodeError: _not_unicode,
         Exception: _unexpected,
     }

@@ -10,6 +10,11 @@ Two kinds of source:
   ``artifact_id`` null, ``query`` ``{"start", "end", "services", "levels", "text"}`` (the
   parameters of `LogStore.query`), ``start``/``end`` the query's range, ``link``
   ``{public_url}/logs?query=<the query JSON, URL-encoded>``.
+
+Sources echo what was asked in bounded excerpts: a search text or log ``text`` filter longer than
+:data:`MAX_QUERY_EXCERPT` characters is cut (ending in ``…``) and ``display_text`` is at most
+:data:`MAX_DISPLAY_TEXT`, so a 1 MB question does not make every source (and the stored row and
+the response) 1 MB larger.
 """
 
 from __future__ import annotations
@@ -25,7 +30,15 @@ from urllib.parse import urlencode
 from sleuth_shell.agents.base import SourceRecord
 from sleuth_shell.agents.text import format_ts
 
-__all__ = ["CostModel", "knowledge_source", "log_query_json", "log_source"]
+__all__ = [
+    "MAX_DISPLAY_TEXT",
+    "MAX_QUERY_EXCERPT",
+    "CostModel",
+    "excerpt",
+    "knowledge_source",
+    "log_query_json",
+    "log_source",
+]
 
 
 @dataclass(frozen=True)
@@ -81,6 +94,21 @@ class CostModel:
         return round(total, 6)
 
 
+#: Longest excerpt of a search text or log filter a source's ``query`` carries (docs/decisions.md).
+MAX_QUERY_EXCERPT = 500
+#: Longest ``display_text`` of a source.
+MAX_DISPLAY_TEXT = 300
+
+
+def excerpt(text: str, limit: int) -> str:
+    """``text`` if it has at most ``limit`` characters, else its first ``limit - 1`` and ``…``.
+
+    >>> excerpt("abcdef", 4), excerpt("abc", 4)
+    ('abc…', 'abc')
+    """
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _dump(value: Mapping[str, Any]) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
@@ -98,7 +126,7 @@ def knowledge_source(
     """The source record citing knowledge document ``doc_id`` found by searching ``search``."""
     return {
         "log_type_name": "Knowledge catalog",
-        "query": _dump({"query": search, "document_id": doc_id}),
+        "query": _dump({"query": excerpt(search, MAX_QUERY_EXCERPT), "document_id": doc_id}),
         "start": format_ts(at),
         "end": format_ts(at),
         "link": url or f"{public_url}/knowledge/{doc_id}",
@@ -106,7 +134,7 @@ def knowledge_source(
         "tool_id": "knowledge_search",
         "type": "knowledge",
         "source_id": source_id,
-        "display_text": f"Runbook: {title}",
+        "display_text": excerpt(f"Runbook: {title}", MAX_DISPLAY_TEXT),
     }
 
 
@@ -124,7 +152,7 @@ def log_query_json(
             "end": format_ts(end),
             "services": list(services) if services else None,
             "levels": list(levels) if levels else None,
-            "text": text,
+            "text": excerpt(text, MAX_QUERY_EXCERPT) if text is not None else None,
         }
     )
 
@@ -152,5 +180,5 @@ def log_source(
         "tool_id": "log_query",
         "type": "logs",
         "source_id": source_id,
-        "display_text": description,
+        "display_text": excerpt(description, MAX_DISPLAY_TEXT),
     }

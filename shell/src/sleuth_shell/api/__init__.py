@@ -28,6 +28,7 @@ from sleuth_shell.api import (
     settings,
     webhook_subscriptions,
 )
+from sleuth_shell.api.body import check_request_body
 from sleuth_shell.auth import require_api_key
 
 __all__ = ["API_MODULES", "ROOT_MODULES", "api_router", "root_routes"]
@@ -51,12 +52,14 @@ ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages, pages)
 
 
 def api_router() -> Router:
-    """The ``/api/v1`` router: every route needs an API key unless it opts out (``public``)."""
+    """The ``/api/v1`` router: every route needs an API key unless it opts out (``public``), and
+    every request body passes :func:`~sleuth_shell.api.body.check_request_body` (UTF-8, depth)."""
     handlers: list[Any] = [route for module in API_MODULES for route in module.ROUTES]
     return Router(
         path="/api/v1",
         route_handlers=handlers,
         guards=[require_api_key],
+        before_request=check_request_body,
         security=[{"ApiKey": []}],
     )
 

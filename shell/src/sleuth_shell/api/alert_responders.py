@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal
 
 import msgspec
 from litestar import Controller, delete, get, post, put
-from litestar.params import FromPath, FromQuery, JSONBody
+from litestar.params import FromPath, FromQuery
 from msgspec import UNSET, UnsetType
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import encode_global_id
 from sleuth_core.matching import normalize_criteria
+from sleuth_shell.api.body import StrictBody
 from sleuth_shell.api.common import (
     check_channel_id,
     check_text,
@@ -70,13 +71,16 @@ class WebhookSource(msgspec.Struct):
 
 
 class Runbook(msgspec.Struct, kw_only=True):
-    """The investigation runbook; ``{}`` means the default prompt."""
+    """The investigation runbook; ``{}`` means the default prompt. ``impact_and_severity_prompt``
+    (optional) is stored and returned as set."""
 
     investigation_prompt: str | UnsetType = UNSET
+    impact_and_severity_prompt: str | UnsetType | None = UNSET
 
 
-class RunbookOut(msgspec.Struct):
+class RunbookOut(msgspec.Struct, kw_only=True):
     investigation_prompt: str
+    impact_and_severity_prompt: str | UnsetType = UNSET
 
 
 class MatchingCriteria(msgspec.Struct, kw_only=True):
@@ -93,7 +97,7 @@ class MatchingCriteriaOut(msgspec.Struct, kw_only=True):
     chat_bot_app_user_id: str | UnsetType = UNSET
 
 
-class AlertResponderCreate(msgspec.Struct, kw_only=True):
+class AlertResponderCreate(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Create an alert agent: ``webhook_sources`` or ``chat_channel_id``, not both."""
 
     team_name: str
@@ -105,7 +109,7 @@ class AlertResponderCreate(msgspec.Struct, kw_only=True):
     notification_integration_ids: list[str] | UnsetType | None = UNSET
 
 
-class AlertResponderUpdate(msgspec.Struct, kw_only=True):
+class AlertResponderUpdate(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Only the given fields change. ``runbook: null`` deactivates the custom runbook."""
 
     name: str | UnsetType = UNSET
@@ -197,6 +201,17 @@ def _runbook(value: Runbook | UnsetType | None) -> tuple[str | None, bool]:
     return prompt, True
 
 
+def _impact_prompt(value: Runbook | UnsetType | None) -> str | None:
+    """The runbook's ``impact_and_severity_prompt`` as set (None when absent or null)."""
+    if not isinstance(value, Runbook) or not isinstance(value.impact_and_severity_prompt, str):
+        return None
+    return check_text(
+        value.impact_and_severity_prompt,
+        "runbook.impact_and_severity_prompt",
+        max_length=MAX_PROMPT_LENGTH,
+    )
+
+
 async def _webhook_sources(
     session: AsyncSession, org_id: int, sources: list[WebhookSource]
 ) -> list[dict[str, str]]:
@@ -270,7 +285,14 @@ def _record(
         team_name=team_name,
         name=agent.name,
         runbook=(
-            RunbookOut(investigation_prompt=agent.runbook_prompt or DEFAULT_PROMPT)
+            RunbookOut(
+                investigation_prompt=agent.runbook_prompt or DEFAULT_PROMPT,
+                impact_and_severity_prompt=(
+                    agent.runbook_impact_prompt
+                    if agent.runbook_impact_prompt is not None
+                    else UNSET
+                ),
+            )
             if agent.runbook_active
             else None
         ),
@@ -319,7 +341,7 @@ class AlertResponderController(Controller):
         principal: CurrentPrincipal,
         db_session: DbSession,
         settings: AppSettings,
-        data: JSONBody[AlertResponderCreate],
+        data: StrictBody[AlertResponderCreate],
     ) -> AlertResponderRef:
         """Create an alert agent, or return the existing one of that name in that team."""
         team = await resolve_team(db_session, principal.org_id, data.team_name)
@@ -340,6 +362,7 @@ class AlertResponderController(Controller):
             channel = check_channel_id(data.chat_channel_id)
         criteria = _criteria(data.matching_criteria, chat=chat)
         prompt, active = _runbook(data.runbook)
+        impact = _impact_prompt(data.runbook)
         integrations: list[int] | None = None
         if _given(data.notification_integration_ids):
             assert isinstance(data.notification_integration_ids, list)
@@ -347,15 +370,18 @@ class AlertResponderController(Controller):
                 db_session, principal.org_id, data.notification_integration_ids
             )
 
-        existing = await self._find(db_session, principal.org_id, team.id, name)
+        # Plain values, not ORM attributes: a rollback expires every loaded row.
+        org_id, team_id = principal.org_id, team.id
+        existing = await self._find(db_session, org_id, team_id, name)
         if existing is not None:
             return _ref(existing, settings.public_url)
         agent = AlertResponder(
-            org_id=principal.org_id,
-            team_id=team.id,
+            org_id=org_id,
+            team_id=team_id,
             name=name,
             runbook_prompt=prompt,
             runbook_active=active,
+            runbook_impact_prompt=impact,
             text_matches=criteria["text_matches"],
             match_rules=criteria["match_rules"],
             chat_bot_app_user_id=criteria.get("chat_bot_app_user_id"),
@@ -370,7 +396,7 @@ class AlertResponderController(Controller):
         except IntegrityError:
             # A concurrent create of the same name won the race: return its agent.
             await db_session.rollback()
-            existing = await self._find(db_session, principal.org_id, team.id, name)
+            existing = await self._find(db_session, org_id, team_id, name)
             if existing is None:
                 raise
             return _ref(existing, settings.public_url)
@@ -445,7 +471,7 @@ class AlertResponderController(Controller):
         principal: CurrentPrincipal,
         db_session: DbSession,
         settings: AppSettings,
-        data: JSONBody[AlertResponderUpdate],
+        data: StrictBody[AlertResponderUpdate],
     ) -> AlertResponderRef:
         """Change the given fields of an alert agent."""
         agent = await _load(db_session, principal, alert_id)
@@ -465,8 +491,10 @@ class AlertResponderController(Controller):
                 agent.name = name
         if data.runbook is None:
             agent.runbook_prompt, agent.runbook_active = None, False
+            agent.runbook_impact_prompt = None
         elif data.runbook is not UNSET:
             agent.runbook_prompt, agent.runbook_active = _runbook(data.runbook)
+            agent.runbook_impact_prompt = _impact_prompt(data.runbook)
         if data.matching_criteria is not UNSET:
             assert isinstance(data.matching_criteria, MatchingCriteria)
             criteria = _criteria(data.matching_criteria, chat=is_chat)
@@ -488,13 +516,13 @@ class AlertResponderController(Controller):
             agent.notification_integration_ids = await resolve_integration_ids(
                 db_session, principal.org_id, data.notification_integration_ids
             )
+        name = agent.name  # read before a rollback expires the row
         try:
             await db_session.commit()
         except IntegrityError:
+            # A concurrent rename (or create) took the name between the check and the commit.
             await db_session.rollback()
-            raise conflict(
-                f"An alert responder named {agent.name} already exists in this team"
-            ) from None
+            raise conflict(f"An alert responder named {name} already exists in this team") from None
         return _ref(agent, settings.public_url)
 
     @delete(

@@ -10,8 +10,9 @@ from litestar.params import FromQuery
 
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.api.interactions import ErrorBody
+from sleuth_shell.domain import is_channel_id
 from sleuth_shell.errors import bad_request
-from sleuth_shell.notify.chat import is_channel_id, list_outbox
+from sleuth_shell.notify.chat import list_outbox
 
 __all__ = ["ROUTES"]
 

@@ -8,13 +8,12 @@ digest's next cron fire as a durable job, delete cancels its pending jobs; the r
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 import msgspec
 from litestar import Controller, Request, delete, get, post, put
-from litestar.params import FromPath, JSONBody
+from litestar.params import FromPath
 from msgspec import UNSET, UnsetType
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -22,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sleuth_core.cron import parse_cron
 from sleuth_core.errors import InvalidSchedule
 from sleuth_core.ids import encode_global_id
+from sleuth_shell.api.body import StrictBody, decode_json_body
 from sleuth_shell.api.common import (
     check_channel_id,
     check_text,
@@ -60,6 +60,9 @@ MAX_SCHEDULE_LENGTH = 200
 MAX_SCHEDULE_AHEAD = timedelta(days=366)
 
 
+_NOT_AN_OBJECT = "The request body must be a JSON object"
+
+
 class DigestSection(msgspec.Struct):
     """One section of the report: its name and the prompt that generates it."""
 
@@ -67,7 +70,7 @@ class DigestSection(msgspec.Struct):
     prompt: str
 
 
-class DigestCreate(msgspec.Struct, kw_only=True):
+class DigestCreate(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     team_name: str
     name: str
     sections: list[DigestSection]
@@ -76,7 +79,7 @@ class DigestCreate(msgspec.Struct, kw_only=True):
     notification_integration_ids: list[str] | UnsetType | None = UNSET
 
 
-class DigestUpdate(msgspec.Struct, kw_only=True):
+class DigestUpdate(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """Only the given fields change; ``null`` clears ``chat_channel_id`` and the integrations."""
 
     name: str | UnsetType = UNSET
@@ -125,7 +128,7 @@ def parse_run_request(body: object, now: datetime) -> tuple[bool, datetime | Non
     if body is None:
         return False, None
     if not isinstance(body, dict):
-        raise bad_request("The request body must be a JSON object")
+        raise bad_request(_NOT_AN_OBJECT)
     run_sync = body.get("run_sync")
     if run_sync is None:
         run_sync = False
@@ -184,7 +187,7 @@ class DigestController(Controller):
         principal: CurrentPrincipal,
         db_session: DbSession,
         settings: AppSettings,
-        data: JSONBody[DigestCreate],
+        data: StrictBody[DigestCreate],
     ) -> DigestRef:
         """Create a digest agent."""
         team = await resolve_team(db_session, principal.org_id, data.team_name)
@@ -237,7 +240,7 @@ class DigestController(Controller):
         principal: CurrentPrincipal,
         db_session: DbSession,
         settings: AppSettings,
-        data: JSONBody[DigestUpdate],
+        data: StrictBody[DigestUpdate],
     ) -> DigestRef:
         """Change the given fields of a digest agent."""
         digest = await load_digest(db_session, principal, digest_id)
@@ -296,11 +299,10 @@ class DigestController(Controller):
         """Run the digest now (in the background, or in the request with ``run_sync``) or at
         ``scheduled_runtime``; its chat channel and notification integrations are notified."""
         digest = await load_digest(db_session, principal, digest_id)
-        raw = await request.body()
         try:
-            body = json.loads(raw) if raw.strip() else None
-        except ValueError:
-            raise bad_request("The request body must be a JSON object") from None
+            body = decode_json_body(await request.body(), not_json=_NOT_AN_OBJECT)
+        except ValueError as exc:
+            raise bad_request(str(exc)) from None
         now = utcnow()
         run_sync, scheduled = parse_run_request(body, now)
         runtime: JobRuntime = request.app.state.jobs

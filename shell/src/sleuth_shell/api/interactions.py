@@ -8,7 +8,6 @@ the deprecated singular ``scheduled_runtime`` with its legacy response shape).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,9 +19,10 @@ from litestar.params import FromPath
 from litestar.status_codes import HTTP_200_OK
 from sqlalchemy import select
 
+from sleuth_shell.api.body import decode_json_body
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.db.models import Interaction, utcnow
-from sleuth_shell.errors import ApiError, bad_request, not_found
+from sleuth_shell.errors import INVALID_BODY_OPT, ApiError, bad_request, not_found
 from sleuth_shell.interactions.request import InvalidInteraction, parse_interaction_request
 from sleuth_shell.interactions.service import (
     SCHEDULED,
@@ -39,7 +39,7 @@ from sleuth_shell.urls import interaction_url
 
 __all__ = ["ROUTES"]
 
-_OPT = {"unauthorized_detail": "Unauthorized"}
+_OPT = {"unauthorized_detail": "Unauthorized", INVALID_BODY_OPT: "Invalid payload"}
 
 
 class ErrorBody(msgspec.Struct):
@@ -53,7 +53,10 @@ def _error(description: str) -> ResponseSpec:
 
 
 def _object(properties: dict[str, Schema], **kwargs: Any) -> Schema:
-    return Schema(type=OpenAPIType.OBJECT, properties=properties, **kwargs)
+    """A closed object: a member it does not list is ``Invalid payload``."""
+    return Schema(
+        type=OpenAPIType.OBJECT, properties=properties, additional_properties=False, **kwargs
+    )
 
 
 _STRING = Schema(type=OpenAPIType.STRING)
@@ -128,9 +131,8 @@ async def create_interaction(
     Body: ``question`` (required), ``context``, ``user_id``, ``use_tools``, ``async``,
     ``scheduled_runtimes`` (or the deprecated ``scheduled_runtime``), ``notifications``.
     """
-    raw = await request.body()
     try:
-        body = json.loads(raw) if raw.strip() else None
+        body = decode_json_body(await request.body())
     except ValueError:
         raise bad_request("Invalid payload") from None
     runtime = _runtime(request)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
@@ -10,6 +9,7 @@ import msgspec
 from litestar import Request, delete, get, post
 from litestar.params import FromPath
 
+from sleuth_shell.api.body import decode_json_body
 from sleuth_shell.api.common import MAX_PK
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.errors import bad_request
@@ -39,12 +39,11 @@ class Deleted(msgspec.Struct):
 
 
 async def json_body(request: Request[Any, Any, Any]) -> Any:
-    """The request body parsed as JSON, or 400 ``Request body must be a JSON object``."""
-    raw = await request.body()
+    """The request body parsed as JSON (``None`` when empty), or 400 naming the problem."""
     try:
-        return json.loads(raw) if raw.strip() else None
-    except ValueError:
-        raise bad_request("Request body must be a JSON object") from None
+        return decode_json_body(await request.body(), not_json="Request body must be a JSON object")
+    except ValueError as exc:
+        raise bad_request(str(exc)) from None
 
 
 @post(

@@ -207,6 +207,8 @@ class AlertResponder(Base):
     name: Mapped[str] = mapped_column(String(200), nullable=False)
     runbook_prompt: Mapped[str | None] = mapped_column(Text, nullable=True)
     runbook_active: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    #: The runbook's optional ``impact_and_severity_prompt`` (null when not set).
+    runbook_impact_prompt: Mapped[str | None] = mapped_column(Text, nullable=True)
     text_matches: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
     match_rules: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
     chat_bot_app_user_id: Mapped[str | None] = mapped_column(String(64), nullable=True)

@@ -12,8 +12,10 @@
   channel ID not starting with C or G, a malformed context item or alt webhook URL, bad headers).
 
 Checks run in that order: the body shape, ``question``, ``context``, the other members, and last
-the callback URL, so a request with several problems always gets the same answer. Unknown members
-are ignored. JSON ``null`` counts as absent for every optional member.
+the callback URL, so a request with several problems always gets the same answer. A member the
+request does not define (a misspelled ``notifcations``, at the top level or inside ``notifications``
+or a context item) is ``Invalid payload``, never silently ignored. JSON ``null`` counts as absent
+for every optional member.
 """
 
 from __future__ import annotations
@@ -23,10 +25,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sleuth_shell.notify.chat import is_channel_id
+from sleuth_shell.domain import is_channel_id
 from sleuth_shell.notify.urls import UnsafeURL, parse_http_url
 
 __all__ = [
+    "BODY_MEMBERS",
     "MAX_CONTEXT_ITEMS",
     "MAX_RUNTIMES",
     "MAX_SCHEDULE_AHEAD",
@@ -51,6 +54,25 @@ MAX_CONTEXT_ITEMS = 100
 MAX_TARGETS = 20
 #: Longest accepted ``user_id``.
 MAX_USER_ID_LENGTH = 255
+
+#: The members of the request body, of a context item, and of ``notifications`` and its parts.
+BODY_MEMBERS = frozenset(
+    {
+        "question",
+        "context",
+        "user_id",
+        "use_tools",
+        "async",
+        "scheduled_runtimes",
+        "scheduled_runtime",
+        "notifications",
+    }
+)
+CONTEXT_MEMBERS = frozenset({"interaction_id", "content"})
+NOTIFICATION_MEMBERS = frozenset({"chat", "alt", "web"})
+CHAT_MEMBERS = frozenset({"chat_channel_ids"})
+ALT_MEMBERS = frozenset({"alt_webhook_urls"})
+WEB_MEMBERS = frozenset({"callback_url", "custom_headers"})
 
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$")
 
@@ -132,6 +154,12 @@ def _payload_error() -> InvalidInteraction:
     return InvalidInteraction(INVALID_PAYLOAD)
 
 
+def _known(value: dict[str, Any], members: frozenset[str]) -> dict[str, Any]:
+    if not members.issuperset(value):
+        raise _payload_error()
+    return value
+
+
 def _optional(body: dict[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:
     value = body.get(name)
     if value is None:
@@ -164,6 +192,7 @@ def _context(value: Any) -> tuple[ContextItem, ...]:
     for raw in value:
         if not isinstance(raw, dict):
             raise _payload_error()
+        _known(raw, CONTEXT_MEMBERS)
         interaction_id = _optional(raw, "interaction_id", str)
         content = _optional(raw, "content", str)
         if interaction_id is not None and not interaction_id.strip():
@@ -214,9 +243,10 @@ def _notifications(value: Any) -> tuple[Notifications, Any]:
         return Notifications(), None
     if not isinstance(value, dict):
         raise _payload_error()
-    chat = _optional(value, "chat", dict) or {}
-    alt = _optional(value, "alt", dict) or {}
-    web = _optional(value, "web", dict) or {}
+    _known(value, NOTIFICATION_MEMBERS)
+    chat = _known(_optional(value, "chat", dict) or {}, CHAT_MEMBERS)
+    alt = _known(_optional(value, "alt", dict) or {}, ALT_MEMBERS)
+    web = _known(_optional(value, "web", dict) or {}, WEB_MEMBERS)
     channels = _string_list(chat.get("chat_channel_ids"), valid=is_channel_id)
     alt_urls = _string_list(alt.get("alt_webhook_urls"), valid=_is_http_url)
     callback_url = web.get("callback_url")
@@ -240,6 +270,7 @@ def parse_interaction_request(body: Any, now: datetime) -> InteractionRequest:
     if not isinstance(question, str) or not question.strip():
         raise InvalidInteraction(INVALID_QUESTION)
     context = _context(body.get("context"))
+    _known(body, BODY_MEMBERS)
     user_id = _optional(body, "user_id", str)
     if user_id is not None and len(user_id) > MAX_USER_ID_LENGTH:
         raise _payload_error()

@@ -19,20 +19,8 @@ from sleuth_shell.db.models import ChatMessage, utcnow
 __all__ = [
     "ChatClient",
     "OutboxChatClient",
-    "is_channel_id",
     "list_outbox",
 ]
-
-
-def is_channel_id(value: object) -> bool:
-    """True for a chat channel ID: a string starting with ``C`` (public) or ``G`` (private)."""
-    return (
-        isinstance(value, str)
-        and len(value) >= 2
-        and value[0] in "CG"
-        and value.isascii()
-        and value.isalnum()
-    )
 
 
 class ChatClient(Protocol):

@@ -30,6 +30,7 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.db.models import Interaction, Organization
+from sleuth_shell.domain import API_KEY_HEADER
 from sleuth_shell.jobs import JobContext, JobFailed, JobRegistry, RetryJob, enqueue
 from sleuth_shell.notify.chat import ChatClient, OutboxChatClient
 from sleuth_shell.notify.http import DeliveryNetworkError
@@ -56,8 +57,6 @@ CHAT_KIND = "notify.chat"
 
 #: Attempts per HTTP delivery (the first try and four retries).
 DELIVERY_ATTEMPTS = 5
-
-API_KEY_HEADER = "X-Service-Org-Api-Key"
 
 
 class DeliveryRefused(JobFailed):
