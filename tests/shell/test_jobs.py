@@ -465,3 +465,152 @@ async def test_worker_purges_old_done_jobs_and_keeps_failed_ones(db: Database) -
     finally:
         await worker.stop()
     assert sorted(await job_rows(db)) == [old_failed, recent_done]
+
+
+# --- keys: cancel(kind, key), unfinished_keys, duplicate_of ---------------------------------------
+
+
+async def set_status(db: Database, job_id: int, status: str, **values: object) -> None:
+    async with db.sessions()() as session:
+        await session.execute(
+            Job.__table__.update().where(Job.id == job_id).values(status=status, **values)
+        )
+        await session.commit()
+
+
+async def test_enqueue_stores_the_key_and_the_claim_carries_it(db: Database) -> None:
+    seen: list[str | None] = []
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        seen.append(ctx.job.key)
+
+    registry.register("test.keyed", handler)
+    keyed, unkeyed = await add_jobs(db, "test.keyed", [{"n": 1}], key="digest-7") + await add_jobs(
+        db, "test.keyed", [{"n": 2}]
+    )
+    rows = await job_rows(db)
+    assert (rows[keyed].key, rows[unkeyed].key) == ("digest-7", None)
+    await make_worker(db, registry).run_until_idle()
+    assert sorted(seen, key=str) == [None, "digest-7"]
+
+
+@pytest.mark.parametrize("key", ["", "k" * (queue.MAX_KEY_LENGTH + 1)])
+async def test_enqueue_refuses_an_empty_or_overlong_key(db: Database, key: str) -> None:
+    async with db.sessions()() as session:
+        with pytest.raises(ValueError, match="job key"):
+            await enqueue(session, "test.keyed", {}, key=key)
+    assert await job_rows(db) == {}
+
+
+async def test_cancel_deletes_only_pending_jobs_of_that_kind_and_key(db: Database) -> None:
+    pending_a, pending_b = await add_jobs(db, "test.keyed", [{"n": 1}, {"n": 2}], key="a")
+    running, done, failed = await add_jobs(db, "test.keyed", [{}, {}, {}], key="a")
+    other_key = (await add_jobs(db, "test.keyed", [{}], key="b"))[0]
+    other_kind = (await add_jobs(db, "test.other", [{}], key="a"))[0]
+    unkeyed = (await add_jobs(db, "test.keyed", [{}]))[0]
+    await set_status(db, running, "running", locked_by="w1", lease_until=utcnow())
+    await set_status(db, done, DONE)
+    await set_status(db, failed, FAILED)
+    async with db.sessions()() as session:
+        assert await queue.cancel(session, "test.keyed", "a") == 2
+        await session.rollback()  # cancelling is part of the caller's transaction
+    assert pending_a in await job_rows(db)
+    async with db.sessions()() as session:
+        assert await queue.cancel(session, "test.keyed", "a") == 2
+        await session.commit()
+    assert sorted(await job_rows(db)) == sorted(
+        [running, done, failed, other_key, other_kind, unkeyed]
+    )
+    assert pending_b not in await job_rows(db)
+    async with db.sessions()() as session:
+        assert await queue.cancel(session, "test.keyed", "a") == 0
+
+
+async def test_a_cancelled_job_never_runs(db: Database) -> None:
+    seen: list[object] = []
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        seen.append(ctx.payload["n"])
+
+    registry.register("test.keyed", handler)
+    await add_jobs(db, "test.keyed", [{"n": 1}], key="gone")
+    await add_jobs(db, "test.keyed", [{"n": 2}], key="kept")
+    async with db.sessions()() as session:
+        await queue.cancel(session, "test.keyed", "gone")
+        await session.commit()
+    assert await make_worker(db, registry).run_until_idle() == 1
+    assert seen == [2]
+
+
+async def test_unfinished_keys_are_those_of_pending_and_running_jobs(db: Database) -> None:
+    await add_jobs(db, "test.keyed", [{}, {}], key="pending")
+    running, done, failed = [
+        (await add_jobs(db, "test.keyed", [{}], key=key))[0]
+        for key in ("running", "done", "failed")
+    ]
+    await add_jobs(db, "test.other", [{}], key="other-kind")
+    await add_jobs(db, "test.keyed", [{}])
+    await set_status(db, running, "running", locked_by="w1", lease_until=utcnow())
+    await set_status(db, done, DONE)
+    await set_status(db, failed, FAILED)
+    async with db.sessions()() as session:
+        assert await queue.unfinished_keys(session, "test.keyed") == {"pending", "running"}
+        assert await queue.unfinished_keys(session, "test.missing") == set()
+
+
+async def test_duplicate_of_finds_done_or_earlier_running_twins_only(db: Database) -> None:
+    payload = {"digest_id": 1, "fire_at": 100}
+    ids = await add_jobs(db, "test.keyed", [payload] * 4, key="1")
+    first, second, third, fourth = ids
+    await add_jobs(db, "test.keyed", [{"digest_id": 1, "fire_at": 200}], key="1")
+    async with db.sessions()() as session:
+        [claimed] = await queue.claim_due(session, "w1", limit=1, lease=timedelta(minutes=1))
+    assert (claimed.id, claimed.key) == (first, "1")
+
+    async def duplicate(job_id: int) -> int | None:
+        rows = await job_rows(db)
+        row = rows[job_id]
+        job = queue.ClaimedJob(
+            id=row.id,
+            kind=row.kind,
+            payload=row.payload,
+            attempt=1,
+            max_attempts=1,
+            run_at=row.run_at,
+            worker_id="w2",
+            key=row.key,
+        )
+        async with db.sessions()() as session:
+            return await queue.duplicate_of(session, job)
+
+    # first is running: a later twin defers to it, first itself has no earlier twin.
+    assert await duplicate(first) is None
+    assert await duplicate(second) == first
+    # once done it is the twin of every other job with that payload, earlier or later.
+    await set_status(db, first, DONE)
+    await set_status(db, second, "running", locked_by="w2", lease_until=utcnow())
+    assert await duplicate(second) == first
+    # failed jobs did not do the work.
+    await set_status(db, first, FAILED)
+    assert await duplicate(third) == second  # running and earlier
+    await set_status(db, second, FAILED)
+    assert await duplicate(third) is None
+    assert await duplicate(fourth) is None  # a pending twin is no duplicate either
+
+
+async def test_duplicate_of_needs_a_key(db: Database) -> None:
+    first, second = await add_jobs(db, "test.unkeyed", [{"n": 1}, {"n": 1}])
+    await set_status(db, first, DONE)
+    job = queue.ClaimedJob(
+        id=second,
+        kind="test.unkeyed",
+        payload={"n": 1},
+        attempt=1,
+        max_attempts=1,
+        run_at=utcnow(),
+        worker_id="w1",
+    )
+    async with db.sessions()() as session:
+        assert await queue.duplicate_of(session, job) is None

@@ -64,6 +64,12 @@ NAMING_CONVENTION = {
 }
 
 
+#: Table options of every table with an integer id: on SQLite, ``AUTOINCREMENT``, so the id of a
+#: deleted row is never issued again (SQLite otherwise reuses the largest id once its row is gone,
+#: and an old Global ID would open a new object). PostgreSQL sequences never reuse values anyway.
+NEVER_REUSE_IDS: dict[str, Any] = {"sqlite_autoincrement": True}
+
+
 def utcnow() -> datetime:
     """The current time, timezone-aware UTC."""
     return datetime.now(UTC)
@@ -129,6 +135,7 @@ class Organization(Base):
     """A tenant. Every other row belongs to exactly one organization."""
 
     __tablename__ = "organizations"
+    __table_args__ = (NEVER_REUSE_IDS,)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(200), unique=True, nullable=False)
@@ -141,7 +148,7 @@ class Team(Base):
     """A team within an organization; every organization has a ``Default`` team."""
 
     __tablename__ = "teams"
-    __table_args__ = (UniqueConstraint("org_id", "name"),)
+    __table_args__ = (UniqueConstraint("org_id", "name"), NEVER_REUSE_IDS)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     org_id: Mapped[int] = _org_fk()
@@ -153,6 +160,7 @@ class ApiKey(Base):
     """An organization API key, stored as the SHA-256 hex digest of the key."""
 
     __tablename__ = "api_keys"
+    __table_args__ = (NEVER_REUSE_IDS,)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     org_id: Mapped[int] = _org_fk()
@@ -169,6 +177,7 @@ class WebhookSubscription(Base):
     """An inbound webhook source (PROVIDER_A..D) or the chat workspace connection (CHAT)."""
 
     __tablename__ = "webhook_subscriptions"
+    __table_args__ = (NEVER_REUSE_IDS,)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     org_id: Mapped[int] = _org_fk()
@@ -183,6 +192,7 @@ class NotificationIntegration(Base):
     """A notification target: an alt incoming webhook URL or a chat channel."""
 
     __tablename__ = "notification_integrations"
+    __table_args__ = (NEVER_REUSE_IDS,)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     org_id: Mapped[int] = _org_fk()
@@ -197,7 +207,7 @@ class AlertResponder(Base):
     """An alert agent: which alerts it reacts to (sources + matching criteria) and its runbook."""
 
     __tablename__ = "alert_responders"
-    __table_args__ = (UniqueConstraint("org_id", "team_id", "name"),)
+    __table_args__ = (UniqueConstraint("org_id", "team_id", "name"), NEVER_REUSE_IDS)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     org_id: Mapped[int] = _org_fk()
@@ -224,7 +234,7 @@ class Investigation(Base):
     """One run of an alert agent on one alert."""
 
     __tablename__ = "investigations"
-    __table_args__ = (Index(None, "alert_responder_id", "dedup_key"),)
+    __table_args__ = (Index(None, "alert_responder_id", "dedup_key"), NEVER_REUSE_IDS)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     org_id: Mapped[int] = _org_fk()
@@ -251,6 +261,7 @@ class Digest(Base):
     """A digest agent: sections generated on a Monday-zero cron schedule."""
 
     __tablename__ = "digests"
+    __table_args__ = (NEVER_REUSE_IDS,)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     org_id: Mapped[int] = _org_fk()
@@ -270,6 +281,7 @@ class DigestRun(Base):
     """One run of a digest (manual, scheduled or by cron)."""
 
     __tablename__ = "digest_runs"
+    __table_args__ = (NEVER_REUSE_IDS,)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     org_id: Mapped[int] = _org_fk()
@@ -322,10 +334,15 @@ class Job(Base):
     """A durable unit of background work, claimed with a lease by one worker at a time."""
 
     __tablename__ = "jobs"
-    __table_args__ = (Index(None, "status", "run_at"),)
+    __table_args__ = (
+        Index(None, "status", "run_at"),
+        Index(None, "kind", "key"),
+        NEVER_REUSE_IDS,
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     kind: Mapped[str] = mapped_column(String(64), nullable=False)
+    key: Mapped[str | None] = mapped_column(String(255), nullable=True)
     payload: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
     run_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
     status: Mapped[str] = mapped_column(String(16), nullable=False, default="pending")
@@ -347,7 +364,7 @@ class UsageEvent(Base):
     """
 
     __tablename__ = "usage_events"
-    __table_args__ = (Index(None, "org_id", "occurred_at", "team_id", "credits"),)
+    __table_args__ = (Index(None, "org_id", "occurred_at", "team_id", "credits"), NEVER_REUSE_IDS)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     org_id: Mapped[int] = mapped_column(
@@ -365,6 +382,7 @@ class KnowledgeDocument(Base):
     """A document of the organization's knowledge catalog."""
 
     __tablename__ = "knowledge_documents"
+    __table_args__ = (NEVER_REUSE_IDS,)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     org_id: Mapped[int] = _org_fk()
@@ -381,6 +399,7 @@ class LogRecord(Base):
     __table_args__ = (
         Index(None, "org_id", "timestamp"),
         Index(None, "org_id", "service", "timestamp"),
+        NEVER_REUSE_IDS,
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -410,7 +429,7 @@ class ChatMessage(Base):
     """A message the embedded chat client posted (the chat outbox)."""
 
     __tablename__ = "chat_messages"
-    __table_args__ = (Index(None, "org_id", "channel_id"),)
+    __table_args__ = (Index(None, "org_id", "channel_id"), NEVER_REUSE_IDS)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     org_id: Mapped[int] = mapped_column(

@@ -21,6 +21,8 @@ Each digest has at most one pending ``digest.cron`` job: :func:`schedule_next_fi
 create and update, :func:`cancel_digest_jobs` removes it (and pending runs) on delete. When the
 service was down across several fire times, the overdue fire runs once on restart and the next one
 is scheduled after the current time (missed intermediate fires are coalesced into that one).
+Both kinds are keyed by the digest's id (``jobs.key``), which is how these functions find and
+cancel a digest's jobs (:func:`sleuth_shell.jobs.queue.cancel`) without reading the job payloads.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_core.cron import NoFireTime, parse_cron
@@ -41,9 +43,7 @@ from sleuth_shell.agents.base import AgentContext
 from sleuth_shell.billing.ledger import record_usage
 from sleuth_shell.db.models import Digest, DigestRun, Job, NotificationIntegration, utcnow
 from sleuth_shell.jobs import JobContext, JobFailed, JobRegistry, JobServices, enqueue
-from sleuth_shell.jobs.queue import DONE as JOB_DONE
-from sleuth_shell.jobs.queue import PENDING as JOB_PENDING
-from sleuth_shell.jobs.queue import RUNNING as JOB_RUNNING
+from sleuth_shell.jobs.queue import cancel, duplicate_of, unfinished_keys
 from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat
 from sleuth_shell.urls import digest_run_url
 
@@ -104,8 +104,9 @@ def _unix(moment: datetime) -> int:
     return int(moment.timestamp())
 
 
-def _digest_job(kind: str, digest_id: int) -> Any:
-    return (Job.kind == kind) & (Job.payload["digest_id"].as_integer() == digest_id)
+def _job_key(digest_id: int) -> str:
+    """The key of a digest's ``digest.run`` and ``digest.cron`` jobs: the digest's id."""
+    return str(digest_id)
 
 
 # --- creating runs -------------------------------------------------------------------------------
@@ -141,6 +142,7 @@ async def create_run(
             RUN_KIND,
             {"run_id": run.id, "digest_id": digest.id},
             run_at=scheduled_runtime,
+            key=_job_key(digest.id),
         )
     return run
 
@@ -330,33 +332,25 @@ async def schedule_next_fire(session: AsyncSession, digest: Digest, after: datet
     In ``session``'s transaction (the caller commits). Returns the job, or None when the schedule
     has no fire time (or no longer parses).
     """
-    await session.execute(
-        delete(Job)
-        .where(_digest_job(CRON_KIND, digest.id), Job.status == JOB_PENDING)
-        .execution_options(synchronize_session=False)
-    )
+    await cancel(session, CRON_KIND, _job_key(digest.id))
     try:
         fire = parse_cron(digest.schedule).next_after(after)
     except (InvalidSchedule, NoFireTime) as exc:
         log.warning("digest %s: no next fire time for %r: %s", digest.id, digest.schedule, exc)
         return None
     return await enqueue(
-        session, CRON_KIND, {"digest_id": digest.id, "fire_at": _unix(fire)}, run_at=fire
+        session,
+        CRON_KIND,
+        {"digest_id": digest.id, "fire_at": _unix(fire)},
+        run_at=fire,
+        key=_job_key(digest.id),
     )
 
 
 async def cancel_digest_jobs(session: AsyncSession, digest_id: int) -> int:
     """Delete the digest's pending cron and run jobs (the caller commits). Returns how many."""
-    result = await session.execute(
-        delete(Job)
-        .where(
-            Job.kind.in_((CRON_KIND, RUN_KIND)),
-            Job.payload["digest_id"].as_integer() == digest_id,
-            Job.status == JOB_PENDING,
-        )
-        .execution_options(synchronize_session=False)
-    )
-    return int(result.rowcount)  # type: ignore[attr-defined]
+    key = _job_key(digest_id)
+    return await cancel(session, CRON_KIND, key) + await cancel(session, RUN_KIND, key)
 
 
 async def ensure_cron_jobs(sessions: async_sessionmaker[AsyncSession]) -> int:
@@ -365,19 +359,13 @@ async def ensure_cron_jobs(sessions: async_sessionmaker[AsyncSession]) -> int:
     Run at process start (the app's startup, ``sleuth worker``) so digests created before cron
     jobs existed, or whose job was lost to a failure, fire again. Returns how many were scheduled.
     """
-    held = (
-        select(Job.id)
-        .where(
-            Job.kind == CRON_KIND,
-            Job.payload["digest_id"].as_integer() == Digest.id,
-            Job.status.in_((JOB_PENDING, JOB_RUNNING)),
-        )
-        .exists()
-    )
     now = utcnow()
     count = 0
     async with sessions() as session:
-        for digest in (await session.scalars(select(Digest).where(~held))).all():
+        held = await unfinished_keys(session, CRON_KIND)
+        for digest in (await session.scalars(select(Digest).order_by(Digest.id))).all():
+            if _job_key(digest.id) in held:
+                continue
             if await schedule_next_fire(session, digest, now) is not None:
                 count += 1
         await session.commit()
@@ -394,14 +382,7 @@ async def _cron_job(ctx: JobContext) -> None:
             await ctx.complete(session)
             await session.commit()
             return
-        duplicate = await session.scalar(
-            select(Job.id).where(
-                _digest_job(CRON_KIND, digest_id),
-                Job.payload["fire_at"].as_integer() == fire_at,
-                Job.id != ctx.job.id,
-                (Job.status == JOB_DONE) | ((Job.status == JOB_RUNNING) & (Job.id < ctx.job.id)),
-            )
-        )
+        duplicate = await duplicate_of(session, ctx.job)
         if duplicate is None:
             await create_run(session, digest, scheduled_runtime=fire)
         else:

@@ -1,4 +1,4 @@
-"""The job table operations: enqueue, claim with a lease, complete, retry, fail, release.
+"""The job table operations: enqueue, claim with a lease, complete, retry, fail, release, cancel.
 
 Every background and scheduled piece of work is one row of ``jobs``
 (:class:`sleuth_shell.db.models.Job`). Its life::
@@ -8,6 +8,11 @@ Every background and scheduled piece of work is one row of ``jobs``
        |                  |   \\-handler fails / no attempts left--------> failed (last_error)
        |                  \\--lease expires (worker died)--> claimable again by any worker
        \\---------------------- graceful shutdown releases a running job --/
+    pending --cancel(kind, key)--> (deleted; running, done and failed jobs are not touched)
+
+A job may carry a ``key`` naming what it is about (a digest's id, say). Features find and cancel
+their jobs by ``(kind, key)`` (:func:`cancel`, :func:`unfinished_keys`, :func:`duplicate_of`) and
+never read the payload or the states of jobs other than those they are handed.
 
 A claim is one ``UPDATE ... WHERE id IN (SELECT ... LIMIT n) RETURNING`` statement: on PostgreSQL
 the inner select takes ``FOR UPDATE SKIP LOCKED`` row locks, so concurrent workers claim disjoint
@@ -39,7 +44,9 @@ __all__ = [
     "RUNNING",
     "ClaimedJob",
     "LeaseLost",
+    "cancel",
     "claim_due",
+    "duplicate_of",
     "enqueue",
     "extend_lease",
     "fail",
@@ -49,6 +56,7 @@ __all__ = [
     "register_waker",
     "release",
     "schedule_retry",
+    "unfinished_keys",
 ]
 
 PENDING = "pending"
@@ -58,6 +66,9 @@ FAILED = "failed"
 
 #: Longest error text kept in ``jobs.last_error``.
 MAX_ERROR_LENGTH = 2000
+
+#: Longest job key (``jobs.key``).
+MAX_KEY_LENGTH = 255
 
 
 class LeaseLost(RuntimeError):
@@ -75,6 +86,7 @@ class ClaimedJob:
     max_attempts: int
     run_at: datetime
     worker_id: str
+    key: str | None = None
 
 
 # --- waking in-process workers -------------------------------------------------------------------
@@ -138,20 +150,26 @@ async def enqueue(
     *,
     run_at: datetime | None = None,
     max_attempts: int = 1,
+    key: str | None = None,
 ) -> Job:
     """Add a job to ``session``'s transaction; it becomes visible to workers on commit.
 
     ``run_at`` (aware) defaults to now; ``max_attempts`` bounds the handler's retries (a job whose
-    worker died is re-run after its lease expires, counted separately). In-process workers are woken
-    as soon as the transaction commits.
+    worker died is re-run after its lease expires, counted separately). ``key`` (at most
+    :data:`MAX_KEY_LENGTH` characters) names what the job is about, for :func:`cancel` and
+    :func:`unfinished_keys`; several jobs may share one. In-process workers are woken as soon as
+    the transaction commits.
     """
     if not kind:
         raise ValueError("a job needs a kind")
+    if key is not None and not 0 < len(key) <= MAX_KEY_LENGTH:
+        raise ValueError(f"a job key has 1 to {MAX_KEY_LENGTH} characters")
     if max_attempts < 1:
         raise ValueError("max_attempts must be at least 1")
     now = utcnow()
     job = Job(
         kind=kind,
+        key=key,
         payload=payload,
         run_at=run_at or now,
         status=PENDING,
@@ -194,7 +212,9 @@ async def claim_due(
             attempts=Job.attempts + 1,
             updated_at=now,
         )
-        .returning(Job.id, Job.kind, Job.payload, Job.attempts, Job.max_attempts, Job.run_at)
+        .returning(
+            Job.id, Job.kind, Job.payload, Job.attempts, Job.max_attempts, Job.run_at, Job.key
+        )
         .execution_options(synchronize_session=False)
     )
     rows = (await session.execute(stmt)).all()
@@ -208,6 +228,7 @@ async def claim_due(
             max_attempts=row.max_attempts,
             run_at=row.run_at,
             worker_id=worker_id,
+            key=row.key,
         )
         for row in rows
     ]
@@ -300,3 +321,51 @@ async def purge_finished(session: AsyncSession, older_than: datetime) -> int:
     )
     await session.commit()
     return int(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def cancel(session: AsyncSession, kind: str, key: str) -> int:
+    """Delete the pending jobs of ``kind`` with ``key`` in ``session``'s transaction (the caller
+    commits). Returns how many. Running jobs finish; done and failed ones stay for the record.
+    """
+    result = await session.execute(
+        delete(Job)
+        .where(Job.kind == kind, Job.key == key, Job.status == PENDING)
+        .execution_options(synchronize_session=False)
+    )
+    return int(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def unfinished_keys(session: AsyncSession, kind: str) -> set[str]:
+    """The keys of the jobs of ``kind`` that are still to run or running (pending or running)."""
+    rows = await session.scalars(
+        select(Job.key)
+        .where(Job.kind == kind, Job.key.is_not(None), Job.status.in_((PENDING, RUNNING)))
+        .distinct()
+    )
+    return {key for key in rows if key is not None}
+
+
+async def duplicate_of(session: AsyncSession, job: ClaimedJob) -> int | None:
+    """Another job that did, or is doing, the work of ``job``; its id, or None.
+
+    A duplicate has ``job``'s kind, key and payload and is either done, or running and enqueued
+    before ``job`` (so of two duplicates running at once exactly one goes ahead). Failed jobs do
+    not count. A job without a key has no duplicates. A handler whose job may have been enqueued
+    twice (by two processes racing) calls this and skips the work when it finds one.
+    """
+    if job.key is None:
+        return None
+    rows = await session.execute(
+        select(Job.id, Job.payload)
+        .where(
+            Job.kind == job.kind,
+            Job.key == job.key,
+            Job.id != job.id,
+            (Job.status == DONE) | ((Job.status == RUNNING) & (Job.id < job.id)),
+        )
+        .order_by(Job.id)
+    )
+    for other_id, payload in rows.all():
+        if payload == job.payload:
+            return int(other_id)
+    return None

@@ -25,6 +25,14 @@ def _render_item(type_: str, obj: Any, autogen_context: AutogenContext) -> str |
 
 
 def _run(connection: Connection) -> None:
+    sqlite = connection.dialect.name == "sqlite"
+    if sqlite:
+        # Some migrations rebuild tables (create a copy, drop the original, rename the copy). With
+        # foreign keys enforced, dropping a parent table deletes its rows first and so cascades to
+        # every child. The pragma only takes effect outside a transaction, so it is set before the
+        # first statement; the migrations end with a foreign-key check instead. The connection is
+        # not reused afterwards (``migrate`` and the path below dispose of their engine).
+        connection.exec_driver_sql("PRAGMA foreign_keys = OFF")
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
@@ -34,6 +42,10 @@ def _run(connection: Connection) -> None:
     )
     with context.begin_transaction():
         context.run_migrations()
+        if sqlite:
+            broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
+            if broken:
+                raise RuntimeError(f"migration left rows with dangling foreign keys: {broken[:5]}")
 
 
 async def _run_async(url: str) -> None:
