@@ -4,7 +4,7 @@ Adds ``alert_responders.runbook_impact_prompt``: the runbook's optional
 ``impact_and_severity_prompt`` (DESIGN "Matching"), stored and returned as set.
 
 Revision ID: 0005
-Revises: 0003 (re-point to 0004 when the jobs.key / AUTOINCREMENT migration lands first)
+Revises: 0004
 Create Date: 2026-11-23
 """
 
@@ -17,7 +17,7 @@ from alembic import op
 
 
 revision: str = '0005'
-down_revision: str | None = '0003'
+down_revision: str | None = '0004'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
