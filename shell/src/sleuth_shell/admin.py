@@ -40,11 +40,14 @@ __all__ = [
     "generate_api_key",
     "get_org",
     "hash_api_key",
+    "set_webhook_secret",
 ]
 
 #: Every API key starts with this, so leaked keys are easy to recognise (and to scan for).
 API_KEY_PREFIX = "slk_"
 _MAX_NAME = 200
+#: Longest provider signing secret accepted (the column is ``String(512)``).
+MAX_PROVIDER_SECRET = 512
 
 
 class AdminError(Exception):
@@ -134,10 +137,28 @@ async def create_key(
     return row, key
 
 
+def _check_provider_secret(secret: str) -> str:
+    if not secret or secret != secret.strip():
+        raise AdminError("Provider secret must not be empty or start or end with whitespace")
+    if len(secret) > MAX_PROVIDER_SECRET:
+        raise AdminError(f"Provider secret must be at most {MAX_PROVIDER_SECRET} characters")
+    if not secret.isprintable():
+        raise AdminError("Provider secret must not contain control characters")
+    return secret
+
+
 async def add_webhook(
-    session: AsyncSession, org_name: str, subscription_type: str, name: str
+    session: AsyncSession,
+    org_name: str,
+    subscription_type: str,
+    name: str,
+    *,
+    provider_secret: str | None = None,
 ) -> WebhookSubscription:
-    """Create a webhook subscription with a fresh ``remote_id`` and secret."""
+    """Create a webhook subscription with a fresh ``remote_id`` and secret.
+
+    ``provider_secret`` is the signing secret the provider issued for its native signature.
+    """
     org = await get_org(session, org_name)
     if subscription_type not in SUBSCRIPTION_TYPES:
         raise AdminError(
@@ -150,8 +171,29 @@ async def add_webhook(
         remote_id="wh_" + secrets.token_hex(10),
         name=_check_name("Webhook", name),
         secret=secrets.token_urlsafe(32),
+        provider_secret=(
+            _check_provider_secret(provider_secret) if provider_secret is not None else None
+        ),
     )
     session.add(row)
+    await session.commit()
+    return row
+
+
+async def set_webhook_secret(
+    session: AsyncSession, org_name: str, remote_id: str, provider_secret: str
+) -> WebhookSubscription:
+    """Set (or replace) the provider signing secret of ``org_name``'s subscription ``remote_id``."""
+    org = await get_org(session, org_name)
+    secret = _check_provider_secret(provider_secret)
+    row = await session.scalar(
+        select(WebhookSubscription).where(
+            WebhookSubscription.org_id == org.id, WebhookSubscription.remote_id == remote_id
+        )
+    )
+    if row is None:
+        raise AdminError(f"Unknown webhook subscription: {remote_id}")
+    row.provider_secret = secret
     await session.commit()
     return row
 

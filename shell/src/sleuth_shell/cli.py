@@ -114,23 +114,57 @@ def create_key(org: str, is_admin: bool, team: str | None) -> None:
     _print({"key": key, "org": org, "admin": row.admin, "team": team})
 
 
+def _subscription_json(settings: Settings, row: Any) -> dict[str, Any]:
+    """A subscription as the webhook commands print it (never the provider secret)."""
+    return {
+        "type": row.type,
+        "remote_id": row.remote_id,
+        "name": row.name,
+        "secret": row.secret,
+        "ingest_url": ingest_url(settings.public_url, row.type, row.remote_id),
+    }
+
+
 @admin_group.command("add-webhook")
 @click.argument("org")
 @click.option("--type", "subscription_type", type=click.Choice(SUBSCRIPTION_TYPES), required=True)
 @click.option("--name", required=True)
-def add_webhook(org: str, subscription_type: str, name: str) -> None:
-    """Add a webhook subscription (a provider source, or CHAT for the chat workspace)."""
+@click.option(
+    "--provider-secret",
+    default=None,
+    help="The signing secret the provider issued (checked against its native signature).",
+)
+def add_webhook(org: str, subscription_type: str, name: str, provider_secret: str | None) -> None:
+    """Add a webhook subscription (a provider source, or CHAT for the chat workspace).
+
+    The provider secret is stored but never printed.
+    """
     settings = _admin_settings()
-    row = _run(settings, lambda s: admin.add_webhook(s, org, subscription_type, name))
-    _print(
-        {
-            "type": row.type,
-            "remote_id": row.remote_id,
-            "name": row.name,
-            "secret": row.secret,
-            "ingest_url": ingest_url(settings.public_url, row.type, row.remote_id),
-        }
+    row = _run(
+        settings,
+        lambda s: admin.add_webhook(
+            s, org, subscription_type, name, provider_secret=provider_secret
+        ),
     )
+    _print(_subscription_json(settings, row))
+
+
+@admin_group.command("set-webhook-secret")
+@click.argument("org")
+@click.argument("remote_id")
+@click.option(
+    "--provider-secret",
+    required=True,
+    help="The signing secret the provider issued (replaces any earlier one).",
+)
+def set_webhook_secret(org: str, remote_id: str, provider_secret: str) -> None:
+    """Set the provider signing secret of ORG's webhook subscription REMOTE_ID.
+
+    Prints the subscription as add-webhook does; the provider secret is stored but never printed.
+    """
+    settings = _admin_settings()
+    row = _run(settings, lambda s: admin.set_webhook_secret(s, org, remote_id, provider_secret))
+    _print(_subscription_json(settings, row))
 
 
 @admin_group.command("add-integration")

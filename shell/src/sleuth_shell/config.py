@@ -54,6 +54,10 @@ class Settings(BaseModel):
     """Requests per window for each plan."""
     rate_limit_window: int = 60
     """Length of the rate-limit window in seconds."""
+    chat_bot_token: str | None = Field(default=None, repr=False)
+    """Bot token of the chat platform; when set, chat messages go to its Web API, not the outbox."""
+    chat_api_url: str = "https://slack.com/api"
+    """Base URL of the chat platform's Web API (``chat.postMessage`` is appended)."""
 
     def rate_limit_for(self, plan: str) -> int:
         """Return the request limit per window for ``plan`` (unknown plans get ``free``'s)."""
@@ -125,6 +129,14 @@ class Settings(BaseModel):
         if base is not None and urlsplit(base).scheme not in {"http", "https"}:
             raise ConfigError(f"SLEUTH_LLM_BASE_URL must be an http(s) URL, got {base!r}")
 
+        chat_api_url = text("SLEUTH_CHAT_API_URL", "https://slack.com/api")
+        assert chat_api_url is not None
+        chat_parts = urlsplit(chat_api_url)
+        if chat_parts.scheme not in {"http", "https"} or not chat_parts.netloc or chat_parts.query:
+            raise ConfigError(
+                f"SLEUTH_CHAT_API_URL must be an absolute http(s) URL, got {chat_api_url!r}"
+            )
+
         defaults = cls.model_fields["rate_limits"].get_default(call_default_factory=True)
         rate_limits = {
             plan: positive_int(f"SLEUTH_RATE_LIMIT_{plan.upper()}", defaults[plan])
@@ -138,5 +150,7 @@ class Settings(BaseModel):
             workers_inline=flag("SLEUTH_WORKERS_INLINE", True),
             rate_limits=rate_limits,
             rate_limit_window=positive_int("SLEUTH_RATE_LIMIT_WINDOW", 60),
+            chat_bot_token=text("SLEUTH_CHAT_BOT_TOKEN", None),
+            chat_api_url=chat_api_url.rstrip("/"),
             **llm,
         )

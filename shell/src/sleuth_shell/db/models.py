@@ -185,6 +185,8 @@ class WebhookSubscription(Base):
     remote_id: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
     name: Mapped[str] = mapped_column(String(200), nullable=False)
     secret: Mapped[str] = mapped_column(String(128), nullable=False)
+    provider_secret: Mapped[str | None] = mapped_column(String(512), nullable=True)
+    """The signing secret the provider issued (for its native signature), set by the operator."""
     created_at: Mapped[datetime] = _created()
 
 

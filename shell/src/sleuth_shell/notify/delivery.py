@@ -12,7 +12,8 @@ Job kinds (register them with :func:`register_notification_jobs`):
 ``notify.alt``
     POST a card message (JSON) to an alt incoming-webhook URL.
 ``notify.chat``
-    Post a message to a chat channel through the :class:`~sleuth_shell.notify.chat.ChatClient`.
+    Post a message to a chat channel through the :class:`~sleuth_shell.notify.chat.ChatClient`
+    (the embedded outbox, or the platform's Web API when ``SLEUTH_CHAT_BOT_TOKEN`` is set).
 
 HTTP deliveries make up to :data:`DELIVERY_ATTEMPTS` attempts with exponential backoff on network
 errors, 429 and 5xx answers; any other 4xx (and a 3xx: redirects are not followed) fails at once.
@@ -32,7 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sleuth_shell.db.models import Interaction, Organization
 from sleuth_shell.domain import API_KEY_HEADER
 from sleuth_shell.jobs import JobContext, JobFailed, JobRegistry, RetryJob, enqueue
-from sleuth_shell.notify.chat import ChatClient, OutboxChatClient
+from sleuth_shell.notify.chat import ChatClient, ChatDeliveryError, chat_client_for
 from sleuth_shell.notify.http import DeliveryNetworkError
 from sleuth_shell.notify.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
 from sleuth_shell.notify.urls import UnsafeURL, resolve_for_delivery
@@ -194,22 +195,37 @@ async def _deliver_chat(ctx: JobContext, client: ChatClient) -> None:
     payload = ctx.payload
     thread_ts = payload.get("thread_ts")
     async with ctx.services.sessions() as session:
-        await client.post_message(
-            session,
-            int(payload["org_id"]),  # type: ignore[call-overload]
-            str(payload["channel_id"]),
-            str(payload["text"]),
-            str(thread_ts) if thread_ts is not None else None,
-        )
+        try:
+            await client.post_message(
+                session,
+                int(payload["org_id"]),  # type: ignore[call-overload]
+                str(payload["channel_id"]),
+                str(payload["text"]),
+                str(thread_ts) if thread_ts is not None else None,
+            )
+        except ChatDeliveryError as exc:
+            if exc.permanent:
+                raise DeliveryRefused(str(exc)) from None
+            raise RetryJob(str(exc), delay=exc.retry_after) from None
         await ctx.complete(session)
         await session.commit()
 
 
 def register_notification_jobs(registry: JobRegistry, *, chat: ChatClient | None = None) -> None:
-    """Register the ``notify.*`` job kinds (chat messages go to ``chat``, default the outbox)."""
-    client = chat or OutboxChatClient()
+    """Register the ``notify.*`` job kinds.
+
+    Chat messages go to ``chat`` when given, else to the client the worker's settings choose
+    (:func:`~sleuth_shell.notify.chat.chat_client_for`: the Web API with a bot token, else the
+    outbox). A permanent chat failure fails the job with the platform's error in
+    ``jobs.last_error``; a transient one retries the job (after ``Retry-After`` when given).
+    """
 
     async def deliver_chat(ctx: JobContext) -> None:
+        client = (
+            chat
+            if chat is not None
+            else chat_client_for(ctx.services.settings, ctx.services.poster)
+        )
         await _deliver_chat(ctx, client)
 
     registry.register(WEB_KIND, _deliver_web, on_failure=_web_failed)

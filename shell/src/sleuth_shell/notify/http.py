@@ -9,7 +9,7 @@ against real local servers, or pass their own object with the same ``post`` meth
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import urlsplit, urlunsplit
 
@@ -28,6 +28,10 @@ class PostResult:
 
     status_code: int
     body_excerpt: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    """Response headers, names lower-cased (e.g. ``retry-after``)."""
+    text: str = ""
+    """The whole response body as text (API clients parse it; callbacks only log the excerpt)."""
 
 
 class HttpPoster(Protocol):
@@ -99,7 +103,13 @@ class HttpxPoster:
             )
         except httpx.HTTPError as exc:
             raise DeliveryNetworkError(f"{type(exc).__name__}: {exc}".rstrip(": ")) from exc
-        return PostResult(status_code=response.status_code, body_excerpt=response.text[:200])
+        text = response.text
+        return PostResult(
+            status_code=response.status_code,
+            body_excerpt=text[:200],
+            headers={name.lower(): value for name, value in response.headers.items()},
+            text=text,
+        )
 
     async def aclose(self) -> None:
         """Close the underlying connection pool."""
