@@ -7,7 +7,8 @@ service returns it unchanged as the HTTP ``detail``::
      ├── InvalidCriteria      matching criteria, patterns, rule trees, regexes
      ├── InvalidSchedule      cron expressions
      ├── InvalidRange         credit-usage start/end (messages are the SPEC's billing details)
-     └── InvalidSettings      the advanced-settings document
+     ├── InvalidSettings      the advanced-settings document
+     └── InvalidSources       agent output the renderer refuses (source ids, markdown type)
 """
 
 from __future__ import annotations
@@ -31,3 +32,10 @@ class InvalidRange(CoreError):
 
 class InvalidSettings(CoreError):
     """The advanced-settings document is not acceptable."""
+
+
+class InvalidSources(CoreError):
+    """An agent's answer cannot be rendered: colliding or mistyped source ids, non-str markdown.
+
+    Raised by :func:`sleuth_core.render.render_answer`; a run that gets it ends ``FAILED``.
+    """

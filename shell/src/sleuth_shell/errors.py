@@ -32,6 +32,7 @@ from litestar.status_codes import (
     HTTP_409_CONFLICT,
     HTTP_413_REQUEST_ENTITY_TOO_LARGE,
     HTTP_500_INTERNAL_SERVER_ERROR,
+    HTTP_502_BAD_GATEWAY,
 )
 from litestar.types import ExceptionHandlersMap
 
@@ -41,6 +42,7 @@ from sleuth_core.errors import (
     InvalidRange,
     InvalidSchedule,
     InvalidSettings,
+    InvalidSources,
 )
 
 __all__ = [
@@ -95,6 +97,9 @@ CORE_ERROR_STATUS: dict[type[CoreError], int] = {
     InvalidSchedule: HTTP_400_BAD_REQUEST,
     InvalidRange: HTTP_400_BAD_REQUEST,
     InvalidSettings: HTTP_400_BAD_REQUEST,
+    # Agent output the renderer refuses: the server's agent is at fault, not the request (runs
+    # catch it and end FAILED; this entry only covers a render outside a run).
+    InvalidSources: HTTP_502_BAD_GATEWAY,
 }
 
 _DEFAULT_DETAILS = {
