@@ -6,6 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from sleuth_core.errors import CoreError, InvalidSources
 from sleuth_core.render import RenderedAnswer, render_answer
 from sleuth_core.render import citations as impl
 
@@ -103,12 +104,17 @@ def test_open_fence_is_closed_before_sources():
 
 
 def test_colliding_ids_are_refused():
-    with pytest.raises(ValueError, match="share the marker id"):
+    with pytest.raises(InvalidSources, match="share the marker id"):
         render_answer("x", {7: {}, "7": {}}, sources_section=False)
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidSources, match="int or str"):
         render_answer("x", {1.5: {}}, sources_section=False)
-    with pytest.raises(TypeError):
+    with pytest.raises(InvalidSources, match="markdown must be a str"):
         render_answer(None, {}, sources_section=False)
+    with pytest.raises(InvalidSources, match="must be an object"):
+        render_answer("x", {1: "not a record"}, sources_section=False)
+    with pytest.raises(InvalidSources, match="must map source ids"):
+        render_answer("x", [1, 2], sources_section=False)
+    assert issubclass(InvalidSources, CoreError)
 
 
 # --- properties --------------------------------------------------------------------------

@@ -13,8 +13,9 @@ from sleuth_shell.agents.base import AgentContext, AgentResult, ContextMessage
 from sleuth_shell.config import Settings
 from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.db.models import Interaction, Job, UsageEvent
-from sleuth_shell.jobs import JobServices, Worker
-from sleuth_shell.jobs.runtime import default_registry
+from sleuth_shell.jobs import Worker
+from sleuth_shell.runtime import job_registry
+from sleuth_shell.services import Services, build_services
 
 
 def source(source_id: int, name: str) -> dict[str, Any]:
@@ -88,19 +89,22 @@ class FakeAgent:
         raise NotImplementedError
 
 
-def make_services(
-    settings: Settings, agent: FakeAgent, sessions: Any, **kwargs: Any
-) -> JobServices:
-    """Job services for tests: the fake agent, no stores, fast retries."""
+class NoStore:
+    """A knowledge search / log store the fake agents never read (any use fails the test)."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"the fake agent's store was used: {name}")
+
+
+def fakes(agent: FakeAgent) -> dict[str, Any]:
+    """``create_app``/``build_services`` keyword arguments wiring the fake agent and no stores."""
+    return {"agent": agent, "knowledge": NoStore(), "logs": NoStore()}
+
+
+def make_services(settings: Settings, agent: FakeAgent, sessions: Any, **kwargs: Any) -> Services:
+    """Services for tests: the fake agent, no stores, fast retries."""
     options: dict[str, Any] = {"retry_base_seconds": 0.02, **kwargs}
-    return JobServices(
-        settings=settings,
-        sessions=sessions,
-        agent_loader=lambda _settings: agent,
-        knowledge_store=object(),
-        log_store=object(),
-        **options,
-    )
+    return build_services(settings, sessions, **fakes(agent), **options)
 
 
 def run_worker_until(
@@ -116,7 +120,7 @@ def run_worker_until(
     async def go() -> None:
         engine = create_engine(settings.database_url)
         services = make_services(settings, agent, create_session_factory(engine))
-        worker = Worker(services, default_registry(), **{"poll_interval": 0.05, **worker_options})
+        worker = Worker(services, job_registry(), **{"poll_interval": 0.05, **worker_options})
         try:
             if done is None:
                 await worker.run_until_idle()

@@ -16,12 +16,13 @@ from sqlalchemy import func, select
 
 from sleuth_shell import admin
 from sleuth_shell.agents import AgentContext, AgentResult, ContextMessage, load_agent
-from sleuth_shell.agents.context import database_context
 from sleuth_shell.agents.retrieval import RetrievalAgent
 from sleuth_shell.agents.sources import CostModel
+from sleuth_shell.config import Settings
 from sleuth_shell.db import create_engine, create_session_factory, migrate
 from sleuth_shell.db.models import LogRecord
 from sleuth_shell.demo import load_demo
+from sleuth_shell.services import build_services
 
 T = TypeVar("T")
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -64,7 +65,8 @@ class Demo:
                 if org_id is None:
                     async with sessions() as session:
                         return await action(session)
-                ctx = database_context(sessions, org_id=org_id, now=NOW, public_url=PUBLIC)
+                services = build_services(Settings(public_url=PUBLIC), sessions)
+                ctx = services.agent_context(org_id, now=NOW)
                 return await action(ctx)
             finally:
                 await engine.dispose()
@@ -323,6 +325,8 @@ def test_cost_model_is_configurable() -> None:
     assert agent.costs == CostModel()
 
 
-def test_cost_model_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SLEUTH_AGENT_COSTS", "run=3")
-    assert RetrievalAgent.from_settings(None).costs.run == 3.0
+def test_cost_model_from_settings_not_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SLEUTH_AGENT_COSTS", "run=7")
+    settings = Settings.from_env({"SLEUTH_AGENT_COSTS": "run=3"})
+    assert RetrievalAgent.from_settings(settings).costs.run == 3.0
+    assert RetrievalAgent.from_settings(Settings()).costs.run == CostModel().run

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from sleuth_shell.agents.text import (
+from sleuth_shell.text import (
     best_passage,
     extract_alert,
     format_ts,

@@ -11,7 +11,17 @@ from typing import Any
 import pytest
 from callback_receiver import CallbackReceiver
 from conftest import PUBLIC_URL, Factory, OrgHandle
-from interaction_helpers import LOGS, MARKDOWN, RUNBOOK, FakeAgent, execute, fetch, jobs, usage
+from interaction_helpers import (
+    LOGS,
+    MARKDOWN,
+    RUNBOOK,
+    FakeAgent,
+    execute,
+    fakes,
+    fetch,
+    jobs,
+    usage,
+)
 from interaction_helpers import run_worker_until as _run_worker
 from litestar import Litestar
 from litestar.testing import TestClient
@@ -63,11 +73,7 @@ def agent() -> DigestAgent:
 
 
 def _client(settings: Settings, agent: DigestAgent) -> TestClient[Litestar]:
-    app = create_app(settings)
-    services = app.state.jobs.services
-    services.agent_loader = lambda _settings: agent
-    services.knowledge_store = object()
-    services.log_store = object()
+    app = create_app(settings, **fakes(agent))
     return TestClient(app=app, raise_server_exceptions=False)
 
 

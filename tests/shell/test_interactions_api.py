@@ -17,6 +17,7 @@ from interaction_helpers import (
     RUNBOOK,
     FakeAgent,
     execute,
+    fakes,
     interaction_row,
     jobs,
     run_worker_until,
@@ -39,18 +40,14 @@ def agent() -> FakeAgent:
     return FakeAgent()
 
 
-def _wire(app: Litestar, agent: FakeAgent) -> Litestar:
-    services = app.state.jobs.services
-    services.agent_loader = lambda _settings: agent
-    services.knowledge_store = object()
-    services.log_store = object()
-    return app
+def _wire(settings: Settings, agent: FakeAgent) -> Litestar:
+    return create_app(settings, **fakes(agent))
 
 
 @pytest.fixture
 def ix_client(settings: Settings, agent: FakeAgent) -> Iterator[TestClient[Litestar]]:
     """A client of an app whose agent is the fake (loopback URLs allowed, no inline worker)."""
-    app = _wire(create_app(settings), agent)
+    app = _wire(settings, agent)
     with TestClient(app=app, raise_server_exceptions=False) as client:
         yield client
 
@@ -59,7 +56,7 @@ def ix_client(settings: Settings, agent: FakeAgent) -> Iterator[TestClient[Lites
 def strict_client(settings: Settings, agent: FakeAgent) -> Iterator[TestClient[Litestar]]:
     """As ``ix_client`` but with private and loopback URLs refused (the production default)."""
     strict = settings.model_copy(update={"allow_private_urls": False})
-    app = _wire(create_app(strict), agent)
+    app = _wire(strict, agent)
     with TestClient(app=app, raise_server_exceptions=False) as client:
         yield client
 
@@ -184,7 +181,7 @@ def test_context_of_another_org_or_unknown_is_invalid_payload(
 
 
 def test_sync_agent_failure_is_500_and_failed(settings: Settings, org: OrgHandle) -> None:
-    app = _wire(create_app(settings), FakeAgent(fail="model unreachable"))
+    app = _wire(settings, FakeAgent(fail="model unreachable"))
     with TestClient(app=app, raise_server_exceptions=False) as client:
         response = post(client, org, {"question": "q"})
         assert response.status_code == 500
@@ -348,7 +345,7 @@ def test_background_failure_reads_failed_and_sends_no_callback(
     settings: Settings, org: OrgHandle
 ) -> None:
     agent = FakeAgent(fail="boom")
-    app = _wire(create_app(settings), agent)
+    app = _wire(settings, agent)
     with CallbackReceiver() as receiver, TestClient(app=app) as client:
         body = post(
             client, org, {"question": "q", "notifications": {"web": {"callback_url": receiver.url}}}

@@ -20,13 +20,13 @@ from sleuth_shell.jobs import (
     PENDING,
     JobContext,
     JobRegistry,
-    JobServices,
     LeaseLost,
     RetryJob,
     Worker,
     enqueue,
     queue,
 )
+from sleuth_shell.services import build_services
 
 pytestmark = [pytest.mark.anyio, pytest.mark.storage]
 
@@ -67,7 +67,7 @@ def make_worker(
     db: Database, registry: JobRegistry, *, retry_base: float = 0.01, **kwargs: object
 ) -> Worker:
     settings = Settings(database_url=db.url)
-    services = JobServices(settings=settings, sessions=db.sessions(), retry_base_seconds=retry_base)
+    services = build_services(settings, db.sessions(), retry_base_seconds=retry_base)
     options: dict[str, object] = {"poll_interval": 0.05, "lease": 60.0, **kwargs}
     return Worker(services, registry, **options)  # type: ignore[arg-type]
 

@@ -8,7 +8,8 @@ service returns it unchanged as the HTTP ``detail``::
      ├── InvalidSchedule      cron expressions
      ├── InvalidRange         credit-usage start/end (messages are the SPEC's billing details)
      ├── InvalidSettings      the advanced-settings document
-     └── InvalidAlertPayload  an inbound alert or chat body the intake cannot read
+     ├── InvalidAlertPayload  an inbound alert or chat body the intake cannot read
+     └── InvalidSources       agent output the renderer refuses (source ids, markdown type)
 """
 
 from __future__ import annotations
@@ -36,3 +37,10 @@ class InvalidSettings(CoreError):
 
 class InvalidAlertPayload(CoreError):
     """An inbound webhook or chat body is not JSON or lacks what its provider always sends."""
+
+
+class InvalidSources(CoreError):
+    """An agent's answer cannot be rendered: colliding or mistyped source ids, non-str markdown.
+
+    Raised by :func:`sleuth_core.render.render_answer`; a run that gets it ends ``FAILED``.
+    """

@@ -1,4 +1,5 @@
-"""The Litestar application: ``create_app(settings)`` wires storage, auth, limits and routes."""
+"""The Litestar application: ``create_app(settings, ...)`` wires storage, services, auth, limits
+and routes."""
 
 from __future__ import annotations
 
@@ -16,13 +17,17 @@ from litestar.stores.memory import MemoryStore
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from sleuth_shell import __version__
+from sleuth_shell.agents.base import Agent, KnowledgeSearch, LogStore
 from sleuth_shell.api import api_router, root_routes
 from sleuth_shell.auth import API_KEY_HEADER, ApiKeyMiddleware, provide_principal
 from sleuth_shell.config import Settings
 from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.errors import document_default_errors, exception_handlers
-from sleuth_shell.jobs.runtime import JobRuntime
+from sleuth_shell.notify.http import HttpPoster
+from sleuth_shell.notify.urls import Resolver
 from sleuth_shell.ratelimit import RATE_LIMIT_STORE, RateLimitMiddleware
+from sleuth_shell.runtime import Runtime
+from sleuth_shell.services import Services, build_services
 
 __all__ = ["MAX_BODY_BYTES", "create_app"]
 
@@ -42,6 +47,12 @@ def provide_settings(state: State) -> Settings:
     return settings
 
 
+def provide_services(state: State) -> Services:
+    """Dependency ``services``: the app's :class:`~sleuth_shell.services.Services`."""
+    services: Services = state.services
+    return services
+
+
 def create_app(
     settings: Settings,
     *,
@@ -49,23 +60,42 @@ def create_app(
     stores: dict[str, Store] | None = None,
     clock: Callable[[], float] = time.time,
     debug: bool = False,
+    agent: Agent | None = None,
+    knowledge: KnowledgeSearch | None = None,
+    logs: LogStore | None = None,
+    poster: HttpPoster | None = None,
+    resolver: Resolver | None = None,
+    worker_options: dict[str, object] | None = None,
 ) -> Litestar:
     """Build the Sleuth API application.
 
     The database must already be migrated (``sleuth serve`` does it; see
     :func:`sleuth_shell.db.migrate`). ``engine`` defaults to one created from
     ``settings.database_url`` and is disposed on shutdown either way; ``stores`` may supply a shared
-    ``rate_limit`` store; ``clock`` (Unix seconds) is what the rate limiter reads.
+    ``rate_limit`` store; ``clock`` (Unix seconds) is what the rate limiter reads. ``agent``,
+    ``knowledge``, ``logs``, ``poster`` and ``resolver`` replace the service container's defaults
+    (see :func:`sleuth_shell.services.build_services`); without ``agent`` the configured one is
+    loaded now, and a configuration it refuses raises :class:`~sleuth_shell.config.ConfigError`.
     """
     engine = engine if engine is not None else create_engine(settings.database_url)
     session_factory = create_session_factory(engine)
-    jobs = JobRuntime(settings, session_factory)
+    services = build_services(
+        settings,
+        session_factory,
+        agent=agent,
+        knowledge=knowledge,
+        logs=logs,
+        poster=poster,
+        resolver=resolver,
+    )
+    runtime = Runtime(services, worker_options=dict(worker_options or {}))
     state = State(
         {
             "settings": settings,
             "engine": engine,
             "session_factory": session_factory,
-            "jobs": jobs,
+            "services": services,
+            "runtime": runtime,
             "clock": clock,
         }
     )
@@ -83,12 +113,13 @@ def create_app(
             "db_session": Provide(provide_db_session),
             "principal": Provide(provide_principal, sync_to_thread=False),
             "settings": Provide(provide_settings, sync_to_thread=False),
+            "services": Provide(provide_services, sync_to_thread=False),
         },
         middleware=[ApiKeyMiddleware(), RateLimitMiddleware()],
         exception_handlers=exception_handlers(),
         request_max_body_size=MAX_BODY_BYTES,
-        on_startup=[jobs.startup],
-        on_shutdown=[jobs.shutdown, dispose_engine],
+        on_startup=[runtime.startup],
+        on_shutdown=[runtime.shutdown, dispose_engine],
         openapi_config=OpenAPIConfig(
             title="Sleuth API",
             version=__version__,

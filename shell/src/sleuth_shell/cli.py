@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import encode_global_id
 from sleuth_shell import __version__, admin
+from sleuth_shell.agents.base import Agent
 from sleuth_shell.config import PLANS, ConfigError, Settings
 from sleuth_shell.db import create_engine, create_session_factory, migrate
 from sleuth_shell.domain import INTEGRATION_KINDS, SUBSCRIPTION_TYPES
@@ -201,18 +202,47 @@ def load_demo(org: str) -> None:
     _print(_run(_admin_settings(), go))
 
 
+def load_checked_agent(settings: Settings) -> Agent:
+    """The configured agent, loaded and validated with its cost model; exits with one clear line
+    on stderr when it cannot be (unknown name, bad ``SLEUTH_AGENT_COSTS``, missing LLM settings)."""
+    from sleuth_shell.services import load_configured_agent
+
+    try:
+        return load_configured_agent(settings)
+    except ConfigError as exc:
+        _fail(str(exc))
+
+
+def startup_line(command: str, settings: Settings, agent: Agent) -> str:
+    """The one line ``sleuth serve``/``worker`` log at start: database kind, agent, public URL,
+    inline workers."""
+    from sleuth_shell.db.dialect import dialect_name
+
+    inline = "on" if settings.workers_inline else "off"
+    if command == "worker":
+        inline = "n/a (this process is the worker)"
+    return (
+        f"sleuth {command}: database {dialect_name(settings.database_url)}, "
+        f"agent {settings.agent} ({type(agent).__name__}), public URL {settings.public_url}, "
+        f"inline workers {inline}"
+    )
+
+
 @main.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, type=click.IntRange(0, 65535), show_default=True)
 def serve(host: str, port: int) -> None:
-    """Run the HTTP API (migrating the database first)."""
+    """Run the HTTP API (checking the configuration and migrating the database first)."""
     import uvicorn
 
     from sleuth_shell.app import create_app
 
     settings = load_settings()
+    agent = load_checked_agent(settings)
     prepare_database(settings)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    app = create_app(settings, agent=agent)
+    click.echo(startup_line("serve", settings, agent), err=True)
+    uvicorn.run(app, host=host, port=port, log_level="info")
 
 
 @main.command("worker")
@@ -226,25 +256,26 @@ def serve(host: str, port: int) -> None:
 def worker(concurrency: int) -> None:
     """Run only the job worker (scale-out; pair with SLEUTH_WORKERS_INLINE=false on serve).
 
-    Works every due job (background and scheduled interactions, notifications) from the database
-    in SLEUTH_DATABASE_URL until SIGINT or SIGTERM, then stops gracefully.
+    Works every due job (background and scheduled interactions, digest runs, notifications) from
+    the database in SLEUTH_DATABASE_URL until SIGINT or SIGTERM, then stops gracefully. Checks the
+    configuration (the agent and its cost model included) before anything else.
     """
     import logging
 
-    from sleuth_shell.jobs.runtime import JobRuntime, run_worker
+    from sleuth_shell.runtime import Runtime, run_worker
+    from sleuth_shell.services import build_services
 
     settings = load_settings()
+    agent = load_checked_agent(settings)
     prepare_database(settings)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    click.echo(startup_line("worker", settings, agent), err=True)
 
     async def go() -> None:
         engine = create_engine(settings.database_url)
         try:
-            runtime = JobRuntime(
-                settings,
-                create_session_factory(engine),
-                worker_options={"concurrency": concurrency},
-            )
+            services = build_services(settings, create_session_factory(engine), agent=agent)
+            runtime = Runtime(services, worker_options={"concurrency": concurrency})
             await run_worker(runtime)
         finally:
             await engine.dispose()

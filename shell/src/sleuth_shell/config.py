@@ -44,6 +44,9 @@ class Settings(BaseModel):
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key: str | None = None
+    agent_costs: str = ""
+    """``SLEUTH_AGENT_COSTS``: the built-in agents' cost overrides, ``name=value,...`` (parsed and
+    checked by :class:`sleuth_shell.agents.sources.CostModel` when the agent is loaded at start)."""
     allow_private_urls: bool = False
     """Allow callbacks and alt webhooks to loopback and private addresses (tests, development)."""
     workers_inline: bool = True
@@ -125,6 +128,7 @@ class Settings(BaseModel):
             "llm_model": text("SLEUTH_LLM_MODEL", None),
             "llm_api_key": text("SLEUTH_LLM_API_KEY", None),
         }
+        agent_costs = text("SLEUTH_AGENT_COSTS", "") or ""
         base = llm["llm_base_url"]
         if base is not None and urlsplit(base).scheme not in {"http", "https"}:
             raise ConfigError(f"SLEUTH_LLM_BASE_URL must be an http(s) URL, got {base!r}")
@@ -146,6 +150,7 @@ class Settings(BaseModel):
             database_url=database_url,
             public_url=public_url.rstrip("/"),
             agent=agent,
+            agent_costs=agent_costs,
             allow_private_urls=flag("SLEUTH_ALLOW_PRIVATE_URLS", False),
             workers_inline=flag("SLEUTH_WORKERS_INLINE", True),
             rate_limits=rate_limits,

@@ -38,6 +38,7 @@ from litestar.status_codes import (
     HTTP_409_CONFLICT,
     HTTP_413_REQUEST_ENTITY_TOO_LARGE,
     HTTP_500_INTERNAL_SERVER_ERROR,
+    HTTP_502_BAD_GATEWAY,
 )
 from litestar.types import ExceptionHandlersMap
 
@@ -48,6 +49,7 @@ from sleuth_core.errors import (
     InvalidRange,
     InvalidSchedule,
     InvalidSettings,
+    InvalidSources,
 )
 
 __all__ = [
@@ -117,6 +119,9 @@ CORE_ERROR_STATUS: dict[type[CoreError], int] = {
     InvalidRange: HTTP_400_BAD_REQUEST,
     InvalidSettings: HTTP_400_BAD_REQUEST,
     InvalidAlertPayload: HTTP_400_BAD_REQUEST,
+    # Agent output the renderer refuses: the server's agent is at fault, not the request (runs
+    # catch it and end FAILED; this entry only covers a render outside a run).
+    InvalidSources: HTTP_502_BAD_GATEWAY,
 }
 
 _DEFAULT_DETAILS = {
@@ -215,7 +220,7 @@ def core_error_status(exc: CoreError) -> int:
     """The HTTP status of a core error (the nearest mapped class in its MRO)."""
     for cls in type(exc).__mro__:
         if cls in CORE_ERROR_STATUS:
-            return CORE_ERROR_STATUS[cls]  # type: ignore[index]
+            return CORE_ERROR_STATUS[cls]
     return HTTP_400_BAD_REQUEST
 
 

@@ -64,6 +64,8 @@ from markdown_it.rules_inline.backticks import backtick
 from markdown_it.rules_inline.state_inline import StateInline
 from markdown_it.token import Token
 
+from sleuth_core.errors import InvalidSources
+
 __all__ = ["RenderedAnswer", "render_answer"]
 
 SourceId = int | str
@@ -149,10 +151,14 @@ class _Citations:
         index: dict[str, Mapping[str, Any]] = {}
         for key, record in sources.items():
             if isinstance(key, bool) or not isinstance(key, int | str):
-                raise TypeError(f"source ids must be int or str, not {type(key).__name__}")
+                raise InvalidSources(f"source ids must be int or str, not {type(key).__name__}")
+            if not isinstance(record, Mapping):
+                raise InvalidSources(
+                    f"source {key!r} must be an object, not {type(record).__name__}"
+                )
             text = str(key)
             if text in index:
-                raise ValueError(f"two sources share the marker id {text!r}")
+                raise InvalidSources(f"two sources share the marker id {text!r}")
             index[text] = record
         self.index = index
         self.labels: dict[str, str] = {}
@@ -699,7 +705,9 @@ def render_answer(
     [1] [Error logs](https://logs.example/q?id=7)
     """
     if not isinstance(markdown, str):
-        raise TypeError("markdown must be a str")
+        raise InvalidSources("markdown must be a str")
+    if not isinstance(sources, Mapping):
+        raise InvalidSources("sources must map source ids to records")
     citations = _Citations(sources)
     text, again, open_fence = _one_pass(markdown, citations)
     while again:

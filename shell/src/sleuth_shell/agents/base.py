@@ -9,7 +9,8 @@ Every operation returns markdown carrying the markers of DESIGN.md section 4:
 - ``§...§`` surrounds a timestamp; rendering removes the ``§`` characters.
 
 Agents never touch the database directly: they read through the two protocols below, which the
-shell implements over its storage (``sleuth_shell.agents.stores``) and passes in an `AgentContext`.
+shell implements over its storage (``sleuth_shell.knowledge``, ``sleuth_shell.observability``) and
+passes in an `AgentContext` (built by ``Services.agent_context``).
 
 - `KnowledgeSearch`: the org's knowledge catalog (runbooks, notes), full-text ranked.
 - `LogStore`: the org's observability data (application log records).
@@ -136,7 +137,8 @@ class LogCount(NamedTuple):
 
     service: str
     level: str
-    count: int
+    # A NamedTuple field named like tuple.count: callers read the field, never the method.
+    count: int  # type: ignore[assignment]
 
 
 class LogMessageCount(NamedTuple):
@@ -145,7 +147,7 @@ class LogMessageCount(NamedTuple):
     service: str
     level: str
     message: str
-    count: int
+    count: int  # type: ignore[assignment]  # the field shadows tuple.count, as above
     first_seen: datetime
     last_seen: datetime
 

@@ -93,12 +93,12 @@ class OpenAIAgent:
     @classmethod
     def from_settings(cls, settings: Any) -> OpenAIAgent:
         """Build from ``settings.llm_base_url``, ``llm_model``, ``llm_api_key`` and the cost model
-        of ``SLEUTH_AGENT_COSTS``."""
+        of ``settings.agent_costs``."""
         return cls(
             base_url=getattr(settings, "llm_base_url", None) or "",
             model=getattr(settings, "llm_model", None) or "",
             api_key=getattr(settings, "llm_api_key", None),
-            costs=CostModel.from_env(),
+            costs=CostModel.from_settings(settings),
         )
 
     # --- the endpoint ---------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The embedded default agent, ``retrieval``: no network, no model, deterministic.
 
 It reads the question (or alert) for a time window, the services it names and whether it asks
-about logs (`sleuth_shell.agents.text`), searches the knowledge catalog, queries the log store,
+about logs (`sleuth_shell.text`), searches the knowledge catalog, queries the log store,
 and writes a markdown answer from what it found, citing each document and query with
 ``[[source:N]]`` and marking every timestamp with ``§...§``. The same inputs and data always give
 the same answer. Costs follow `sleuth_shell.agents.sources.CostModel`.
@@ -45,7 +45,7 @@ from sleuth_shell.agents.base import (
     SourceRecord,
 )
 from sleuth_shell.agents.sources import CostModel, knowledge_source, log_source
-from sleuth_shell.agents.text import (
+from sleuth_shell.text import (
     TimeWindow,
     best_passage,
     extract_alert,
@@ -305,8 +305,8 @@ class RetrievalAgent:
 
     @classmethod
     def from_settings(cls, settings: Any = None) -> RetrievalAgent:
-        """Build with the cost model of ``SLEUTH_AGENT_COSTS`` (see `CostModel`)."""
-        return cls(CostModel.from_env())
+        """Build with the cost model of ``settings.agent_costs`` (see `CostModel`)."""
+        return cls(CostModel.from_settings(settings))
 
     # --- answer ---------------------------------------------------------------------------------
 

@@ -20,7 +20,6 @@ the response) 1 MB larger.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
@@ -28,7 +27,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from sleuth_shell.agents.base import SourceRecord
-from sleuth_shell.agents.text import format_ts
+from sleuth_shell.text import format_ts
 
 __all__ = [
     "MAX_DISPLAY_TEXT",
@@ -83,10 +82,12 @@ class CostModel:
         return cls(**values)
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> CostModel:
-        """The model configured by ``SLEUTH_AGENT_COSTS`` (defaults when unset)."""
-        env = os.environ if environ is None else environ
-        return cls.parse(env.get("SLEUTH_AGENT_COSTS", ""))
+    def from_settings(cls, settings: Any = None) -> CostModel:
+        """The model of ``settings.agent_costs`` (``SLEUTH_AGENT_COSTS``; defaults when unset).
+
+        Raises ValueError naming the bad item (checked when ``sleuth serve``/``worker`` start).
+        """
+        return cls.parse(str(getattr(settings, "agent_costs", "") or ""))
 
     def charge(self, knowledge_searches: int, log_queries: int) -> float:
         """The credits of one run that made these many tool queries."""

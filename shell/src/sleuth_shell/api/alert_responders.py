@@ -10,7 +10,7 @@ An agent is webhook-based (``webhook_sources``: the org's PROVIDER_A..D subscrip
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 import msgspec
 from litestar import Controller, delete, get, post, put
@@ -333,7 +333,7 @@ class AlertResponderController(Controller):
     """Alert agents."""
 
     path = "/alert-responders"
-    tags: ClassVar[list[str]] = ["alert agents"]
+    tags = ("alert agents",)
 
     @post("/", operation_id="createAlertResponder", responses=error_responses(413), status_code=200)
     async def create(

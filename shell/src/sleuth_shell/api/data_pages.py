@@ -13,7 +13,6 @@ from litestar import MediaType, Request, get
 from litestar.params import FromPath
 
 from sleuth_shell.agents.base import LOG_LEVELS
-from sleuth_shell.agents.text import format_ts, parse_timestamp
 from sleuth_shell.api.common import MAX_PK
 from sleuth_shell.api.deps import CurrentPrincipal
 from sleuth_shell.api.pages import PAGE_OPTIONS
@@ -21,6 +20,7 @@ from sleuth_shell.errors import bad_request, not_found
 from sleuth_shell.html import cells, markdown_html, page
 from sleuth_shell.knowledge.search import DatabaseKnowledgeSearch
 from sleuth_shell.observability.store import DatabaseLogStore
+from sleuth_shell.text import format_ts, parse_timestamp
 
 __all__ = ["MAX_PAGE_LINES", "ROUTES", "parse_log_query"]
 

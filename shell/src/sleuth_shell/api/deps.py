@@ -12,8 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.auth import Principal
 from sleuth_shell.config import Settings
+from sleuth_shell.services import Services
 
-__all__ = ["AppSettings", "CurrentPrincipal", "DbSession"]
+__all__ = ["AppServices", "AppSettings", "CurrentPrincipal", "DbSession"]
 
 #: The authenticated caller (``principal`` dependency).
 CurrentPrincipal: TypeAlias = NamedDependency[Principal]
@@ -21,3 +22,5 @@ CurrentPrincipal: TypeAlias = NamedDependency[Principal]
 DbSession: TypeAlias = NamedDependency[AsyncSession]
 #: The service settings (``settings`` dependency).
 AppSettings: TypeAlias = NamedDependency[Settings]
+#: The service container (``services`` dependency): agent, stores, outbound HTTP, sessions.
+AppServices: TypeAlias = NamedDependency[Services]

@@ -9,7 +9,7 @@ digest's next cron fire as a durable job, delete cancels its pending jobs; the r
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar
+from typing import Any
 
 import msgspec
 from litestar import Controller, Request, delete, get, post, put
@@ -30,22 +30,18 @@ from sleuth_shell.api.common import (
     resolve_integration_ids,
     resolve_team,
 )
-from sleuth_shell.api.deps import AppSettings, CurrentPrincipal, DbSession
+from sleuth_shell.api.deps import AppServices, AppSettings, CurrentPrincipal, DbSession
 from sleuth_shell.auth import Principal
 from sleuth_shell.db.models import Digest, DigestRun, Team, utcnow
 from sleuth_shell.digests.service import (
     RUN_GLOBAL_TYPE,
-    DigestRunFailed,
-    complete_run,
-    create_run,
-    fail_run,
-    generate_sections,
+    run_digest,
     run_view,
     schedule_next_fire,
 )
 from sleuth_shell.digests.service import cancel_digest_jobs as cancel_jobs
 from sleuth_shell.errors import ApiError, bad_request, error_responses, not_found
-from sleuth_shell.jobs.runtime import JobRuntime
+from sleuth_shell.runs import RunFailed
 from sleuth_shell.urls import digest_run_url, digest_url
 
 __all__ = ["GLOBAL_TYPE", "ROUTES", "check_schedule", "load_digest", "parse_run_request"]
@@ -179,7 +175,7 @@ class DigestController(Controller):
     """Digest agents."""
 
     path = "/digests"
-    tags: ClassVar[list[str]] = ["digests"]
+    tags = ("digests",)
 
     @post("/", operation_id="createDigest", responses=error_responses(413), status_code=200)
     async def create(
@@ -295,6 +291,7 @@ class DigestController(Controller):
         digest_id: FromPath[str],
         principal: CurrentPrincipal,
         db_session: DbSession,
+        services: AppServices,
     ) -> dict[str, Any]:
         """Run the digest now (in the background, or in the request with ``run_sync``) or at
         ``scheduled_runtime``; its chat channel and notification integrations are notified."""
@@ -305,14 +302,18 @@ class DigestController(Controller):
             raise bad_request(str(exc)) from None
         now = utcnow()
         run_sync, scheduled = parse_run_request(body, now)
-        runtime: JobRuntime = request.app.state.jobs
-        services = runtime.services
-        run = await create_run(
-            db_session, digest, scheduled_runtime=scheduled or now, sync=run_sync
-        )
-        org_id, sections = digest.org_id, list(digest.sections)
-        await db_session.commit()
         digest_gid = encode_global_id(GLOBAL_TYPE, digest.id)
+        try:
+            run, results = await run_digest(
+                db_session,
+                services,
+                digest,
+                run_sync=run_sync,
+                scheduled_runtime=scheduled,
+                now=now,
+            )
+        except RunFailed as exc:
+            raise ApiError(500, str(exc)) from None
         run_gid = encode_global_id(RUN_GLOBAL_TYPE, run.id)
         answer: dict[str, Any] = {
             "id": run_gid,
@@ -320,24 +321,8 @@ class DigestController(Controller):
         }
         if scheduled is not None:
             answer["scheduled_runtime"] = int(scheduled.timestamp())
-            return answer
-        if not run_sync:
-            return answer
-        run_id = run.id
-        try:
-            results = await generate_sections(services, org_id, sections)
-        except DigestRunFailed as exc:
-            async with services.sessions() as session:
-                await fail_run(session, run_id, str(exc))
-                await session.commit()
-            raise ApiError(500, str(exc)) from None
-        except BaseException:
-            async with services.sessions() as session:
-                await fail_run(session, run_id, "The run was interrupted")
-                await session.commit()
-            raise
-        await complete_run(db_session, services, run_id, results)
-        answer["results"] = [item.to_json() for item in results]
+        if results is not None:
+            answer["results"] = [item.to_json() for item in results]
         return answer
 
     @get(

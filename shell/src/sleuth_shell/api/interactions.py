@@ -8,34 +8,37 @@ the deprecated singular ``scheduled_runtime`` with its legacy response shape).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 from litestar import Request, get, post
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, Operation, RequestBody, Schema
+from litestar.openapi.spec import (
+    OpenAPIMediaType,
+    OpenAPIType,
+    Operation,
+    Reference,
+    RequestBody,
+    Schema,
+)
 from litestar.params import FromPath
 from litestar.status_codes import HTTP_200_OK
 from sqlalchemy import select
 
 from sleuth_shell.api.body import decode_json_body
-from sleuth_shell.api.deps import CurrentPrincipal, DbSession
+from sleuth_shell.api.deps import AppServices, CurrentPrincipal, DbSession
 from sleuth_shell.db.models import Interaction, utcnow
 from sleuth_shell.errors import INVALID_BODY_OPT, ApiError, bad_request, not_found
 from sleuth_shell.interactions.request import InvalidInteraction, parse_interaction_request
 from sleuth_shell.interactions.service import (
-    SCHEDULED,
-    InteractionFailed,
-    complete_interaction,
-    create_interactions,
-    fail_interaction,
-    run_agent,
-    unix_seconds,
+    answer_view,
+    scheduled_view,
+    submit_interactions,
     view,
 )
-from sleuth_shell.jobs.runtime import JobRuntime
-from sleuth_shell.urls import interaction_url
+from sleuth_shell.runs import RunFailed
 
 __all__ = ["ROUTES"]
 
@@ -52,10 +55,10 @@ def _error(description: str) -> ResponseSpec:
     return ResponseSpec(data_container=ErrorBody, description=description, generate_examples=False)
 
 
-def _object(properties: dict[str, Schema], **kwargs: Any) -> Schema:
+def _object(properties: Mapping[str, Schema | Reference], **kwargs: Any) -> Schema:
     """A closed object: a member it does not list is ``Invalid payload``."""
     return Schema(
-        type=OpenAPIType.OBJECT, properties=properties, additional_properties=False, **kwargs
+        type=OpenAPIType.OBJECT, properties=dict(properties), additional_properties=False, **kwargs
     )
 
 
@@ -105,11 +108,6 @@ class _CreateOperation(Operation):
         )
 
 
-def _runtime(request: Request[Any, Any, Any]) -> JobRuntime:
-    runtime: JobRuntime = request.app.state.jobs
-    return runtime
-
-
 @post(
     "/interactions",
     operation_id="createInteraction",
@@ -124,7 +122,10 @@ def _runtime(request: Request[Any, Any, Any]) -> JobRuntime:
     },
 )
 async def create_interaction(
-    request: Request[Any, Any, Any], principal: CurrentPrincipal, db_session: DbSession
+    request: Request[Any, Any, Any],
+    principal: CurrentPrincipal,
+    db_session: DbSession,
+    services: AppServices,
 ) -> dict[str, Any]:
     """Ask the agent a question: now, in the background, or at up to 10 future times.
 
@@ -135,12 +136,9 @@ async def create_interaction(
         body = decode_json_body(await request.body())
     except ValueError:
         raise bad_request("Invalid payload") from None
-    runtime = _runtime(request)
-    services = runtime.services
-    public_url = services.settings.public_url
     try:
         parsed = parse_interaction_request(body, utcnow())
-        rows = await create_interactions(
+        submitted = await submit_interactions(
             db_session,
             services,
             org_id=principal.org_id,
@@ -152,42 +150,12 @@ async def create_interaction(
         )
     except InvalidInteraction as exc:
         raise bad_request(exc.detail) from None
-    await db_session.commit()
-
-    if parsed.mode == "sync":
-        row = rows[0]
-        try:
-            answer = await run_agent(services, row)
-        except InteractionFailed as exc:
-            async with services.sessions() as session:
-                await fail_interaction(session, row.id, str(exc))
-                await session.commit()
-            raise ApiError(500, str(exc)) from None
-        except BaseException:
-            async with services.sessions() as session:
-                await fail_interaction(session, row.id, "The run was interrupted")
-                await session.commit()
-            raise
-        await complete_interaction(db_session, services, row.id, answer)
-        return {
-            "question": row.question,
-            "content": answer.content,
-            "sources": answer.sources,
-            "interaction_id": row.id,
-            "url": interaction_url(public_url, row.id),
-        }
-
-    items = [
-        {
-            "interaction_id": row.id,
-            "scheduled_runtime": unix_seconds(row.scheduled_runtime or utcnow()),
-            "url": interaction_url(public_url, row.id),
-        }
-        for row in rows
-    ]
-    if parsed.legacy_runtime:
-        return {**items[0], "status": SCHEDULED}
-    return {"interactions": items, "status": SCHEDULED}
+    except RunFailed as exc:
+        raise ApiError(500, str(exc)) from None
+    public_url = services.settings.public_url
+    if submitted.answer is not None:
+        return answer_view(submitted.rows[0], submitted.answer, public_url)
+    return scheduled_view(submitted.rows, public_url, legacy=parsed.legacy_runtime)
 
 
 @get(
@@ -198,10 +166,10 @@ async def create_interaction(
     responses={401: _error("Unauthorized"), 404: _error("Interaction not found")},
 )
 async def get_interaction(
-    request: Request[Any, Any, Any],
     interaction_id: FromPath[str],
     principal: CurrentPrincipal,
     db_session: DbSession,
+    services: AppServices,
 ) -> dict[str, Any]:
     """The interaction's status and, once ``COMPLETED``, its answer."""
     row = await db_session.scalar(
@@ -211,7 +179,7 @@ async def get_interaction(
     )
     if row is None:
         raise not_found("Interaction")
-    return view(row, _runtime(request).services.settings.public_url)
+    return view(row, services.settings.public_url)
 
 
 ROUTES = [create_interaction, get_interaction]

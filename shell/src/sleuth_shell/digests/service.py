@@ -8,9 +8,10 @@ created ``IN_PROGRESS`` and generated in the request.
 Job kinds (registered by :func:`register_digest_jobs`):
 
 ``digest.run`` ``{"run_id", "digest_id"}``
-    Generate one run. Idempotent: a run already ``COMPLETED`` or ``FAILED`` is not generated again,
-    and the results, the unattributed ``digest`` usage row, the notification jobs and the job's
-    completion commit in one transaction.
+    Generate one run: the :data:`DIGEST_RUN` kind of :mod:`sleuth_shell.runs`, which owns the
+    lifecycle (a run already ``COMPLETED`` or ``FAILED`` is not generated again; the results, the
+    unattributed ``digest`` usage row, the notification jobs and the job's completion commit in
+    one transaction).
 ``digest.cron`` ``{"digest_id", "fire_at"}``
     One cron fire of a digest, due at ``fire_at`` (Unix seconds). In one transaction it creates the
     run (and its ``digest.run`` job), enqueues the digest's next fire and completes itself, so a
@@ -32,38 +33,36 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_core.cron import NoFireTime, parse_cron
 from sleuth_core.errors import InvalidSchedule
 from sleuth_core.ids import encode_global_id
 from sleuth_core.render import render_answer, to_alt_card, to_chat
-from sleuth_shell.agents.base import AgentContext
-from sleuth_shell.billing.ledger import record_usage
 from sleuth_shell.db.models import Digest, DigestRun, Job, NotificationIntegration, utcnow
-from sleuth_shell.jobs import JobContext, JobFailed, JobRegistry, JobServices, enqueue
+from sleuth_shell.jobs import JobContext, JobRegistry, enqueue
 from sleuth_shell.jobs.queue import cancel, duplicate_of, unfinished_keys
 from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat
+from sleuth_shell.runs import Charge, RunFailed, RunGone, RunKind, register_run_kind, run_now
+from sleuth_shell.services import Services
 from sleuth_shell.urls import digest_run_url
 
 __all__ = [
     "COMPLETED",
     "CRON_KIND",
+    "DIGEST_RUN",
     "FAILED",
     "IN_PROGRESS",
     "PENDING",
     "RUN_GLOBAL_TYPE",
     "RUN_KIND",
-    "DigestRunFailed",
     "SectionResult",
     "cancel_digest_jobs",
-    "complete_run",
     "create_run",
     "ensure_cron_jobs",
-    "fail_run",
-    "generate_sections",
     "register_digest_jobs",
+    "run_digest",
     "run_view",
     "schedule_next_fire",
 ]
@@ -80,10 +79,6 @@ CRON_KIND = "digest.cron"
 USAGE_FEATURE = "digest"
 RUN_GLOBAL_TYPE = "DigestRun"
 DIGEST_GLOBAL_TYPE = "Digest"
-
-
-class DigestRunFailed(JobFailed):
-    """The agent could not write a section; ``str()`` says why (kept as the run's error)."""
 
 
 @dataclass(frozen=True)
@@ -150,29 +145,26 @@ async def create_run(
 # --- generating ----------------------------------------------------------------------------------
 
 
-async def generate_sections(
-    services: JobServices, org_id: int, sections: list[dict[str, Any]]
-) -> list[SectionResult]:
-    """Ask the agent for every section, in order, and render each result.
+async def _generate(services: Services, run: DigestRun) -> list[SectionResult]:
+    """Ask the agent for every section of the run's digest, in order, and render each result.
 
-    Raises :class:`DigestRunFailed` when the agent fails on any section.
+    Raises :class:`~sleuth_shell.runs.RunFailed` naming the section the agent failed on, and
+    :class:`~sleuth_shell.runs.RunGone` when the digest was deleted.
     """
-    ctx = AgentContext(
-        org_id=org_id,
-        now=utcnow(),
-        knowledge=services.knowledge(),
-        logs=services.logs(),
-        public_url=services.settings.public_url.rstrip("/"),
-    )
+    async with services.sessions() as session:
+        digest = await session.get(Digest, run.digest_id)
+        if digest is None:
+            raise RunGone(f"digest {run.digest_id} was deleted")
+        sections = list(digest.sections)
+    ctx = services.agent_context(run.org_id)
     results: list[SectionResult] = []
     for item in sections:
         section, prompt = str(item.get("section", "")), str(item.get("prompt", ""))
         try:
-            agent = services.agent()
-            result = await agent.digest_section(ctx, section, prompt)
+            result = await services.agent.digest_section(ctx, section, prompt)
         except Exception as exc:
             text = str(exc).strip() or type(exc).__name__
-            raise DigestRunFailed(f"The agent could not write section {section!r}: {text}") from exc
+            raise RunFailed(f"The agent could not write section {section!r}: {text}") from exc
         rendered = render_answer(result.markdown, result.sources, sources_section=True)
         results.append(SectionResult(section, prompt, rendered.content, float(result.credits)))
     return results
@@ -184,12 +176,14 @@ def _report_markdown(results: list[SectionResult]) -> str:
 
 async def _notify(
     session: AsyncSession,
-    services: JobServices,
-    digest: Digest,
+    services: Services,
     run: DigestRun,
     results: list[SectionResult],
 ) -> None:
     """Queue the chat messages and alt cards of a completed run (in ``session``'s transaction)."""
+    digest = await session.get(Digest, run.digest_id)
+    if digest is None:
+        return
     channels: list[str] = []
     alt_urls: list[str] = []
     if digest.chat_channel_id:
@@ -230,97 +224,53 @@ async def _notify(
             await enqueue_alt(session, digest.org_id, alt_url, card)
 
 
-async def complete_run(
+async def _charge(session: AsyncSession, run: DigestRun, results: list[SectionResult]) -> Charge:
+    # Digests belong to no team's budget: the usage is unattributed.
+    return Charge(team_id=None, credits=sum(item.credits for item in results))
+
+
+def _failure_message(exc: BaseException) -> str:
+    return f"The digest run failed: {str(exc).strip() or type(exc).__name__}"
+
+
+DIGEST_RUN: RunKind[DigestRun, list[SectionResult]] = RunKind(
+    name="digest run",
+    model=DigestRun,
+    job_kind=RUN_KIND,
+    payload_key="run_id",
+    parse_id=int,
+    produce=_generate,
+    result_values=lambda results: {"results": [item.to_json() for item in results]},
+    charge=_charge,
+    usage_feature=USAGE_FEATURE,
+    failure_message=_failure_message,
+    notify=_notify,
+)
+"""The digest run kind (see :mod:`sleuth_shell.runs` for its lifecycle)."""
+
+
+async def run_digest(
     session: AsyncSession,
-    services: JobServices,
-    run_id: int,
-    results: list[SectionResult],
+    services: Services,
+    digest: Digest,
     *,
-    job: JobContext | None = None,
-) -> bool:
-    """Store the results, the unattributed usage row and the notification jobs; commit.
+    run_sync: bool,
+    scheduled_runtime: datetime | None,
+    now: datetime,
+) -> tuple[DigestRun, list[SectionResult] | None]:
+    """Create a run of ``digest`` (committed): due now or at ``scheduled_runtime`` as a job, or
+    generated in the caller with ``run_sync`` (then its results are returned).
 
-    Returns False (writing only the job's completion) when the run had already finished or no
-    longer exists.
+    Raises :class:`~sleuth_shell.runs.RunFailed` when the synchronous run failed (it is then
+    ``FAILED``).
     """
-    now = utcnow()
-    finished = await session.execute(
-        update(DigestRun)
-        .where(DigestRun.id == run_id, DigestRun.status.not_in((COMPLETED, FAILED)))
-        .values(
-            status=COMPLETED,
-            results=[item.to_json() for item in results],
-            completed_at=now,
-            error=None,
-        )
-        .execution_options(synchronize_session=False)
+    run = await create_run(
+        session, digest, scheduled_runtime=scheduled_runtime or now, sync=run_sync
     )
-    if not finished.rowcount:  # type: ignore[attr-defined]
-        if job is not None:
-            await job.complete(session)
-        await session.commit()
-        return False
-    run = await session.get(DigestRun, run_id, populate_existing=True)
-    assert run is not None
-    digest = await session.get(Digest, run.digest_id)
-    await record_usage(
-        session,
-        org_id=run.org_id,
-        team_id=None,
-        feature=USAGE_FEATURE,
-        credits=sum(item.credits for item in results),
-        occurred_at=now,
-    )
-    if digest is not None:
-        await _notify(session, services, digest, run, results)
-    if job is not None:
-        await job.complete(session)
     await session.commit()
-    return True
-
-
-async def fail_run(session: AsyncSession, run_id: int, error: str) -> None:
-    """Mark an unfinished run ``FAILED`` with ``error`` (the caller commits)."""
-    await session.execute(
-        update(DigestRun)
-        .where(DigestRun.id == run_id, DigestRun.status.not_in((COMPLETED, FAILED)))
-        .values(status=FAILED, error=error, completed_at=utcnow())
-        .execution_options(synchronize_session=False)
-    )
-
-
-async def _run_job(ctx: JobContext) -> None:
-    run_id = int(ctx.payload["run_id"])  # type: ignore[call-overload]
-    services = ctx.services
-    async with services.sessions() as session:
-        started = await session.execute(
-            update(DigestRun)
-            .where(DigestRun.id == run_id, DigestRun.status.in_((PENDING, IN_PROGRESS)))
-            .values(status=IN_PROGRESS, started_at=func.coalesce(DigestRun.started_at, utcnow()))
-            .execution_options(synchronize_session=False)
-        )
-        if not started.rowcount:  # type: ignore[attr-defined]
-            # Finished already (a re-run after a crash) or deleted with its digest.
-            await ctx.complete(session)
-            await session.commit()
-            return
-        await session.commit()
-        run = await session.get(DigestRun, run_id)
-        digest = await session.get(Digest, run.digest_id) if run is not None else None
-        if run is None or digest is None:
-            await ctx.complete(session)
-            await session.commit()
-            return
-        org_id, sections = digest.org_id, list(digest.sections)
-    results = await generate_sections(services, org_id, sections)
-    async with services.sessions() as session:
-        await complete_run(session, services, run_id, results, job=ctx)
-
-
-async def _run_failed(ctx: JobContext, session: AsyncSession, error: str) -> None:
-    run_id = ctx.payload.get("run_id")
-    if isinstance(run_id, int):
-        await fail_run(session, run_id, error)
+    if not run_sync:
+        return run, None
+    return run, await run_now(services, DIGEST_RUN, run)
 
 
 # --- cron ----------------------------------------------------------------------------------------
@@ -394,7 +344,7 @@ async def _cron_job(ctx: JobContext) -> None:
 
 def register_digest_jobs(registry: JobRegistry) -> None:
     """Register the ``digest.run`` and ``digest.cron`` job kinds."""
-    registry.register(RUN_KIND, _run_job, on_failure=_run_failed)
+    register_run_kind(registry, DIGEST_RUN)
     registry.register(CRON_KIND, _cron_job)
 
 

@@ -5,9 +5,10 @@ Statuses (DESIGN.md section 4): a synchronous interaction is created ``IN_PROGRE
 worker starts them and end ``COMPLETED`` or ``FAILED``. The create response of a background or
 scheduled request says ``SCHEDULED``.
 
-Every background or scheduled interaction is one ``interaction.run`` job (one per runtime). The run
-is idempotent: an interaction already ``COMPLETED`` or ``FAILED`` is not run again, and the result,
-the credit usage row, the notification jobs and the job's completion commit in one transaction.
+Every background or scheduled interaction is one ``interaction.run`` job (one per runtime). The
+lifecycle (start, finish once, fail once, usage, notifications, the job's completion) is
+:mod:`sleuth_shell.runs`'s; this module declares the kind (:data:`INTERACTION`): how the agent is
+asked, which columns the answer fills, what is charged and who is notified.
 """
 
 from __future__ import annotations
@@ -18,34 +19,35 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.render import render_answer, to_alt_card, to_chat
-from sleuth_shell.agents.base import AgentContext, AgentResult, ContextMessage
-from sleuth_shell.billing.ledger import record_usage
+from sleuth_shell.agents.base import AgentResult, ContextMessage
 from sleuth_shell.db.models import Interaction, Team, utcnow
 from sleuth_shell.interactions.request import InteractionRequest, InvalidInteraction
-from sleuth_shell.jobs import JobContext, JobFailed, JobRegistry, JobServices, enqueue
+from sleuth_shell.jobs import enqueue
 from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat, enqueue_web_callback
 from sleuth_shell.notify.urls import Resolver, UnsafeURL, check_url
+from sleuth_shell.runs import Charge, RunKind, run_now
+from sleuth_shell.services import Services
 from sleuth_shell.urls import interaction_url
 
 __all__ = [
     "COMPLETED",
     "FAILED",
+    "INTERACTION",
     "IN_PROGRESS",
     "PENDING",
     "RUN_KIND",
     "SCHEDULED",
     "Answer",
-    "InteractionFailed",
-    "complete_interaction",
+    "Submitted",
+    "answer_view",
     "conversation",
     "create_interactions",
-    "fail_interaction",
-    "register_interaction_jobs",
-    "run_agent",
+    "scheduled_view",
+    "submit_interactions",
     "unix_seconds",
     "view",
 ]
@@ -62,10 +64,6 @@ RUN_KIND = "interaction.run"
 USAGE_FEATURE = "interaction"
 #: How deep context references are followed (an interaction continuing one continuing one ...).
 MAX_CONTEXT_DEPTH = 20
-
-
-class InteractionFailed(JobFailed):
-    """The agent could not answer; ``str()`` says why (kept as the interaction's error)."""
 
 
 @dataclass(frozen=True)
@@ -130,7 +128,7 @@ async def _check_context(session: AsyncSession, org_id: int, request: Interactio
 
 async def create_interactions(
     session: AsyncSession,
-    services: JobServices,
+    services: Services,
     *,
     org_id: int,
     team_id: int | None,
@@ -218,33 +216,41 @@ async def conversation(
     return messages
 
 
-async def run_agent(services: JobServices, interaction: Interaction) -> Answer:
-    """Ask the agent and render its answer. Raises :class:`InteractionFailed` when it cannot."""
+async def _answer(services: Services, interaction: Interaction) -> Answer:
+    """Ask the agent and render its answer (failures are :func:`sleuth_shell.runs.execute`'s)."""
     async with services.sessions() as session:
         history = await conversation(session, interaction.org_id, interaction.context or [])
-    ctx = AgentContext(
-        org_id=interaction.org_id,
-        now=utcnow(),
-        knowledge=services.knowledge(),
-        logs=services.logs(),
-        public_url=services.settings.public_url,
+    result = await services.agent.answer(
+        services.agent_context(interaction.org_id),
+        interaction.question,
+        history=history,
+        use_tools=interaction.use_tools,
     )
-    try:
-        agent = services.agent()
-        result = await agent.answer(
-            ctx, interaction.question, history=history, use_tools=interaction.use_tools
-        )
-    except Exception as exc:
-        text = str(exc).strip()
-        raise InteractionFailed(
-            f"The agent could not answer: {text or type(exc).__name__}"
-        ) from exc
     rendered = render_answer(result.markdown, result.sources, sources_section=False)
     return Answer(result=result, content=rendered.content, sources=list(rendered.sources))
 
 
+def _failure_message(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"The agent could not answer: {text or type(exc).__name__}"
+
+
+def _result_values(answer: Answer) -> dict[str, Any]:
+    return {"content": answer.content, "sources": answer.sources}
+
+
+async def _charge(session: AsyncSession, row: Interaction, answer: Answer) -> Charge | None:
+    team_id = row.team_id
+    if team_id is None:
+        team_id = await _default_team_id(session, row.org_id)
+    if team_id is None:
+        log.warning("interaction %s: organization %s has no Default team", row.id, row.org_id)
+        return None
+    return Charge(team_id=team_id, credits=answer.result.credits)
+
+
 async def _notify(
-    session: AsyncSession, services: JobServices, row: Interaction, answer: Answer
+    session: AsyncSession, services: Services, row: Interaction, answer: Answer
 ) -> None:
     notifications = row.notifications or {}
     channels = (notifications.get("chat") or {}).get("chat_channel_ids") or []
@@ -268,110 +274,93 @@ def _one_line(text: str, limit: int = 200) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-async def complete_interaction(
+INTERACTION: RunKind[Interaction, Answer] = RunKind(
+    name="interaction",
+    model=Interaction,
+    job_kind=RUN_KIND,
+    payload_key="interaction_id",
+    parse_id=str,
+    produce=_answer,
+    result_values=_result_values,
+    charge=_charge,
+    usage_feature=USAGE_FEATURE,
+    failure_message=_failure_message,
+    notify=_notify,
+    # A failed interaction sends no callback: forget the API key kept for it.
+    failed_values={"callback_api_key": None},
+)
+"""The interaction run kind (see :mod:`sleuth_shell.runs` for its lifecycle)."""
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """What a create request made: its rows, and the answer when it ran synchronously."""
+
+    rows: list[Interaction]
+    answer: Answer | None
+
+
+async def submit_interactions(
     session: AsyncSession,
-    services: JobServices,
-    interaction_id: str,
-    answer: Answer,
+    services: Services,
     *,
-    job: JobContext | None = None,
-) -> bool:
-    """Store the answer, the usage row and the notification jobs (and the job's completion).
+    org_id: int,
+    team_id: int | None,
+    api_key_id: int | None,
+    api_key: str | None,
+    request: InteractionRequest,
+    now: datetime,
+) -> Submitted:
+    """Create the request's interactions (committed) and, when synchronous, run it now.
 
-    Commits. Returns False when the interaction had already finished (another run got there first)
-    or no longer exists; nothing is written then except the job's completion.
+    Raises :class:`InvalidInteraction` for a refused request and
+    :class:`~sleuth_shell.runs.RunFailed` when the synchronous run failed (it is then ``FAILED``).
     """
-    now = utcnow()
-    # Write first: on SQLite this takes the write lock before anything is read.
-    finished = await session.execute(
-        update(Interaction)
-        .where(Interaction.id == interaction_id, Interaction.status.not_in((COMPLETED, FAILED)))
-        .values(
-            status=COMPLETED,
-            content=answer.content,
-            sources=answer.sources,
-            completed_at=now,
-            error=None,
-        )
-        .execution_options(synchronize_session=False)
+    rows = await create_interactions(
+        session,
+        services,
+        org_id=org_id,
+        team_id=team_id,
+        api_key_id=api_key_id,
+        api_key=api_key,
+        request=request,
+        now=now,
     )
-    if not finished.rowcount:  # type: ignore[attr-defined]
-        if job is not None:
-            await job.complete(session)
-        await session.commit()
-        return False
-    row = await session.get(Interaction, interaction_id, populate_existing=True)
-    assert row is not None
-    team_id = row.team_id
-    if team_id is None:
-        team_id = await _default_team_id(session, row.org_id)
-    if team_id is not None:
-        await record_usage(
-            session,
-            org_id=row.org_id,
-            team_id=team_id,
-            feature=USAGE_FEATURE,
-            credits=answer.result.credits,
-            occurred_at=now,
-        )
-    else:
-        log.warning("interaction %s: organization %s has no Default team", row.id, row.org_id)
-    await _notify(session, services, row, answer)
-    if job is not None:
-        await job.complete(session)
     await session.commit()
-    return True
-
-
-async def fail_interaction(session: AsyncSession, interaction_id: str, error: str) -> None:
-    """Mark an unfinished interaction ``FAILED`` with ``error`` and forget its kept API key.
-
-    Runs in ``session``'s transaction (the caller commits).
-    """
-    await session.execute(
-        update(Interaction)
-        .where(Interaction.id == interaction_id, Interaction.status.not_in((COMPLETED, FAILED)))
-        .values(status=FAILED, error=error, completed_at=utcnow(), callback_api_key=None)
-        .execution_options(synchronize_session=False)
-    )
-
-
-async def _run_job(ctx: JobContext) -> None:
-    interaction_id = str(ctx.payload["interaction_id"])
-    services = ctx.services
-    async with services.sessions() as session:
-        started = await session.execute(
-            update(Interaction)
-            .where(Interaction.id == interaction_id, Interaction.status.in_((PENDING, IN_PROGRESS)))
-            .values(
-                status=IN_PROGRESS,
-                started_at=func.coalesce(Interaction.started_at, utcnow()),
-            )
-            .execution_options(synchronize_session=False)
-        )
-        if not started.rowcount:  # type: ignore[attr-defined]
-            # Already COMPLETED or FAILED (a re-run after a crash), or deleted: nothing to do.
-            await ctx.complete(session)
-            await session.commit()
-            return
-        await session.commit()
-        row = await session.get(Interaction, interaction_id)
-    assert row is not None
-    answer = await run_agent(services, row)
-    async with services.sessions() as session:
-        await complete_interaction(session, services, interaction_id, answer, job=ctx)
-
-
-async def _run_failed(ctx: JobContext, session: AsyncSession, error: str) -> None:
-    await fail_interaction(session, str(ctx.payload.get("interaction_id")), error)
-
-
-def register_interaction_jobs(registry: JobRegistry) -> None:
-    """Register the ``interaction.run`` job kind."""
-    registry.register(RUN_KIND, _run_job, on_failure=_run_failed)
+    if request.mode != "sync":
+        return Submitted(rows, None)
+    answer = await run_now(services, INTERACTION, rows[0])
+    return Submitted(rows, answer)
 
 
 # --- showing -------------------------------------------------------------------------------------
+
+
+def answer_view(row: Interaction, answer: Answer, public_url: str) -> dict[str, Any]:
+    """The ``POST /api/v1/interactions`` body of a synchronous request."""
+    return {
+        "question": row.question,
+        "content": answer.content,
+        "sources": answer.sources,
+        "interaction_id": row.id,
+        "url": interaction_url(public_url, row.id),
+    }
+
+
+def scheduled_view(rows: Sequence[Interaction], public_url: str, *, legacy: bool) -> dict[str, Any]:
+    """The ``POST /api/v1/interactions`` body of a background or scheduled request (``legacy``:
+    the deprecated singular ``scheduled_runtime``'s shape)."""
+    items = [
+        {
+            "interaction_id": row.id,
+            "scheduled_runtime": unix_seconds(row.scheduled_runtime or utcnow()),
+            "url": interaction_url(public_url, row.id),
+        }
+        for row in rows
+    ]
+    if legacy:
+        return {**items[0], "status": SCHEDULED}
+    return {"interactions": items, "status": SCHEDULED}
 
 
 def view(row: Interaction, public_url: str) -> dict[str, Any]:

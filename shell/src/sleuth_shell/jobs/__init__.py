@@ -4,7 +4,7 @@ Public API::
 
     job = await enqueue(session, "interaction.run", {"interaction_id": ...}, run_at=when)
     registry.register("interaction.run", handler, on_failure=hook)
-    worker = Worker(JobServices(settings, sessions), registry)
+    worker = Worker(services, registry)   # services: any WorkerServices (sessions, backoff)
     await worker.start()
     ...
     await worker.stop()
@@ -22,8 +22,13 @@ from sleuth_shell.jobs.queue import (
     LeaseLost,
     enqueue,
 )
-from sleuth_shell.jobs.registry import JobContext, JobFailed, JobRegistry, RetryJob
-from sleuth_shell.jobs.services import JobServices
+from sleuth_shell.jobs.registry import (
+    JobContext,
+    JobFailed,
+    JobRegistry,
+    RetryJob,
+    WorkerServices,
+)
 from sleuth_shell.jobs.worker import Worker
 
 __all__ = [
@@ -35,9 +40,9 @@ __all__ = [
     "JobContext",
     "JobFailed",
     "JobRegistry",
-    "JobServices",
     "LeaseLost",
     "RetryJob",
     "Worker",
+    "WorkerServices",
     "enqueue",
 ]

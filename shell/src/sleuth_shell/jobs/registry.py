@@ -22,14 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_shell.jobs.queue import ClaimedJob, mark_done
-
-if TYPE_CHECKING:
-    from sleuth_shell.jobs.services import JobServices
 
 __all__ = [
     "FailureHook",
@@ -39,7 +36,25 @@ __all__ = [
     "JobKind",
     "JobRegistry",
     "RetryJob",
+    "WorkerServices",
 ]
+
+
+class WorkerServices(Protocol):
+    """What the worker itself needs of the services it hands to handlers.
+
+    The application's container (:class:`sleuth_shell.services.Services`) provides this and more;
+    a feature's handler narrows ``ctx.services`` to the container it was registered with.
+    """
+
+    @property
+    def sessions(self) -> async_sessionmaker[AsyncSession]:
+        """Database sessions."""
+        ...
+
+    def backoff(self, attempt: int) -> float:
+        """Seconds to wait before retrying after failed attempt number ``attempt`` (1-based)."""
+        ...
 
 
 class RetryJob(Exception):
@@ -62,7 +77,7 @@ class JobContext:
     """What a handler gets: the claimed job and the worker's services."""
 
     job: ClaimedJob
-    services: JobServices
+    services: WorkerServices
     completed: bool = field(default=False, init=False)
 
     @property

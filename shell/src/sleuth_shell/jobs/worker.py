@@ -30,8 +30,13 @@ from datetime import timedelta
 from sleuth_shell.db.models import utcnow
 from sleuth_shell.jobs import queue
 from sleuth_shell.jobs.queue import ClaimedJob, LeaseLost
-from sleuth_shell.jobs.registry import JobContext, JobFailed, JobRegistry, RetryJob
-from sleuth_shell.jobs.services import JobServices
+from sleuth_shell.jobs.registry import (
+    JobContext,
+    JobFailed,
+    JobRegistry,
+    RetryJob,
+    WorkerServices,
+)
 
 __all__ = ["LEASE_RECOVERIES", "PURGE_INTERVAL", "Worker"]
 
@@ -53,7 +58,7 @@ class Worker:
 
     def __init__(
         self,
-        services: JobServices,
+        services: WorkerServices,
         registry: JobRegistry,
         *,
         worker_id: str | None = None,

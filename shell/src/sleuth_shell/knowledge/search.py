@@ -7,7 +7,7 @@
   with ``websearch_to_tsquery`` and ranked with ``ts_rank``; the same expression has a GIN index
   (migration ``0003``).
 
-A query is reduced to its words (`sleuth_shell.agents.text.terms`) and any of them may match;
+A query is reduced to its words (`sleuth_shell.text.terms`) and any of them may match;
 documents matching more, rarer and title words rank higher. Ties go to the lower document id, so
 results are deterministic. All dialect-specific SQL of the knowledge catalog lives here.
 """
@@ -18,8 +18,9 @@ from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_shell.agents.base import KnowledgeDocument, KnowledgeHit
-from sleuth_shell.agents.text import best_passage, terms
 from sleuth_shell.db import models
+from sleuth_shell.db.search_index import SEARCH_INDEX_OBJECTS, include_object
+from sleuth_shell.text import best_passage, terms
 
 __all__ = [
     "PG_DOCUMENT_VECTOR",
@@ -34,26 +35,6 @@ PG_DOCUMENT_VECTOR = (
     "setweight(to_tsvector('english', coalesce(content, '')), 'B')"
 )
 """The indexed document vector on PostgreSQL; must equal the GIN index expression of 0003."""
-
-SEARCH_INDEX_OBJECTS = frozenset(
-    {
-        "knowledge_fts",
-        "knowledge_fts_config",
-        "knowledge_fts_data",
-        "knowledge_fts_docsize",
-        "knowledge_fts_idx",
-        "ix_knowledge_documents_fts",
-    }
-)
-"""Database objects of the search index that only migration 0003 defines (no ORM model):
-the FTS5 table and its shadow tables on SQLite, the GIN index on PostgreSQL."""
-
-
-def include_object(
-    obj: object, name: str | None, type_: str, reflected: bool, compare_to: object
-) -> bool:
-    """Alembic ``include_object`` hook: leave the search index out of model comparisons."""
-    return not (reflected and compare_to is None and name in SEARCH_INDEX_OBJECTS)
 
 
 _SNIPPET_CHARS = 240

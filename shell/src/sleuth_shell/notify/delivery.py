@@ -25,18 +25,23 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import Any, Protocol, cast
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sleuth_shell.config import Settings
 from sleuth_shell.db.models import Interaction, Organization
 from sleuth_shell.domain import API_KEY_HEADER
 from sleuth_shell.jobs import JobContext, JobFailed, JobRegistry, RetryJob, enqueue
-from sleuth_shell.notify.chat import ChatClient, ChatDeliveryError, chat_client_for
-from sleuth_shell.notify.http import DeliveryNetworkError
+from sleuth_shell.notify.chat import (
+    ChatClient,
+    ChatDeliveryError,
+    chat_client_for,
+)
+from sleuth_shell.notify.http import DeliveryNetworkError, HttpPoster
 from sleuth_shell.notify.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
-from sleuth_shell.notify.urls import UnsafeURL, resolve_for_delivery
+from sleuth_shell.notify.urls import Resolver, UnsafeURL, resolve_for_delivery
 
 __all__ = [
     "ALT_KIND",
@@ -112,9 +117,22 @@ def callback_body(interaction: Interaction) -> bytes:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+class DeliveryServices(Protocol):
+    """What delivery needs of the worker's services (:class:`sleuth_shell.services.Services`)."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def resolver(self) -> Resolver: ...
+
+    @property
+    def poster(self) -> HttpPoster: ...
+
+
 async def _post(ctx: JobContext, url: str, body: bytes, headers: dict[str, str]) -> None:
     """One delivery attempt: vet the URL, POST, and classify the outcome."""
-    services = ctx.services
+    services = cast(DeliveryServices, ctx.services)
     try:
         address = await resolve_for_delivery(
             url, allow_private=services.settings.allow_private_urls, resolver=services.resolver
@@ -221,11 +239,8 @@ def register_notification_jobs(registry: JobRegistry, *, chat: ChatClient | None
     """
 
     async def deliver_chat(ctx: JobContext) -> None:
-        client = (
-            chat
-            if chat is not None
-            else chat_client_for(ctx.services.settings, ctx.services.poster)
-        )
+        services = cast(DeliveryServices, ctx.services)
+        client = chat if chat is not None else chat_client_for(services.settings, services.poster)
         await _deliver_chat(ctx, client)
 
     registry.register(WEB_KIND, _deliver_web, on_failure=_web_failed)

@@ -13,8 +13,8 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.agents.base import LOG_LEVELS
-from sleuth_shell.agents.text import parse_timestamp
 from sleuth_shell.db import models
+from sleuth_shell.text import parse_timestamp
 
 __all__ = ["LEVEL_ALIASES", "MAX_RECORDS", "IngestError", "ingest", "validate_records"]
 

@@ -11,7 +11,7 @@ from sqlalchemy.engine import Connection
 
 from sleuth_shell.db.engine import create_engine
 from sleuth_shell.db.models import Base, UTCDateTime
-from sleuth_shell.knowledge.search import include_object
+from sleuth_shell.db.search_index import include_object
 
 config = context.config
 target_metadata = Base.metadata

@@ -1,9 +1,10 @@
-"""The job machinery of one process: services, the registry of every job kind, the worker.
+"""The process runtime: every job kind's registration, the in-process worker, ``sleuth worker``.
 
-``create_app`` keeps a :class:`JobRuntime` in ``app.state.jobs``: request handlers use its
-``services`` (the agent, the stores, the outbound HTTP seam) and its startup hook starts the
-in-process worker unless ``SLEUTH_WORKERS_INLINE=false``. ``sleuth worker`` runs the same worker
-alone (:func:`run_worker`).
+``create_app`` keeps a :class:`Runtime` in ``app.state.runtime``: its startup hook schedules
+missing digest cron fires and starts the in-process worker unless ``SLEUTH_WORKERS_INLINE=false``;
+``sleuth worker`` runs the same worker alone (:func:`run_worker`). This module sits at the top,
+beside the app: it is the one place that knows every feature's job kinds, so
+:mod:`sleuth_shell.jobs` (queue, registry, worker) never imports a feature.
 """
 
 from __future__ import annotations
@@ -14,35 +15,29 @@ import logging
 import signal
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sleuth_shell.digests.service import ensure_cron_jobs, register_digest_jobs
+from sleuth_shell.interactions.service import INTERACTION
+from sleuth_shell.jobs import JobRegistry, Worker
+from sleuth_shell.notify.delivery import register_notification_jobs
+from sleuth_shell.runs import register_run_kind
+from sleuth_shell.services import Services
 
-from sleuth_shell.config import Settings
-from sleuth_shell.jobs.registry import JobRegistry
-from sleuth_shell.jobs.services import JobServices
-from sleuth_shell.jobs.worker import Worker
-
-__all__ = ["JobRuntime", "default_registry", "run_worker"]
+__all__ = ["Runtime", "job_registry", "run_worker"]
 
 log = logging.getLogger("sleuth.jobs")
 
 
-def default_registry() -> JobRegistry:
+def job_registry() -> JobRegistry:
     """A registry with every job kind Sleuth defines."""
-    from sleuth_shell.digests.service import register_digest_jobs
-    from sleuth_shell.interactions.service import register_interaction_jobs
-    from sleuth_shell.notify.delivery import register_notification_jobs
-
     registry = JobRegistry()
-    register_interaction_jobs(registry)
+    register_run_kind(registry, INTERACTION)
     register_digest_jobs(registry)
     register_notification_jobs(registry)
     return registry
 
 
-async def _ensure_schedules(services: JobServices) -> None:
+async def _ensure_schedules(services: Services) -> None:
     """Give digests without a pending cron fire their next one (see ``ensure_cron_jobs``)."""
-    from sleuth_shell.digests.service import ensure_cron_jobs
-
     try:
         scheduled = await ensure_cron_jobs(services.sessions)
     except Exception:
@@ -52,21 +47,18 @@ async def _ensure_schedules(services: JobServices) -> None:
         log.info("scheduled the next cron fire of %d digest(s)", scheduled)
 
 
-class JobRuntime:
-    """Services, registry and (optionally) the in-process worker of one process."""
+class Runtime:
+    """The services, the registry and (optionally) the in-process worker of one process."""
 
     def __init__(
         self,
-        settings: Settings,
-        sessions: async_sessionmaker[AsyncSession],
+        services: Services,
         *,
         registry: JobRegistry | None = None,
-        services: JobServices | None = None,
         worker_options: dict[str, Any] | None = None,
     ) -> None:
-        self.settings = settings
-        self.services = services or JobServices(settings=settings, sessions=sessions)
-        self.registry = registry or default_registry()
+        self.services = services
+        self.registry = registry or job_registry()
         self.worker_options = dict(worker_options or {})
         self.worker: Worker | None = None
 
@@ -78,7 +70,7 @@ class JobRuntime:
         """Schedule missing digest cron fires, then start the in-process worker when
         ``settings.workers_inline`` (app startup hook)."""
         await _ensure_schedules(self.services)
-        if self.settings.workers_inline and self.worker is None:
+        if self.services.settings.workers_inline and self.worker is None:
             self.worker = self.new_worker()
             await self.worker.start()
 
@@ -90,7 +82,7 @@ class JobRuntime:
         await self.services.aclose()
 
 
-async def run_worker(runtime: JobRuntime, *, stop: asyncio.Event | None = None) -> None:
+async def run_worker(runtime: Runtime, *, stop: asyncio.Event | None = None) -> None:
     """Run a worker until ``stop`` is set or SIGINT/SIGTERM arrives, then stop it gracefully."""
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()

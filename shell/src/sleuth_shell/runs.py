@@ -1,0 +1,321 @@
+"""One lifecycle for every kind of agent run: interactions, digest runs (and investigations next).
+
+A *run* is one row that an agent's work fills in. Its life (status names are the kind's
+:class:`Statuses`; the defaults are shown)::
+
+               create (sync: the request runs it)
+      (new) ----------------------------------------> IN_PROGRESS --finish--> COMPLETED
+        |                                               ^    |
+        | create (background, scheduled:                |    \\--fail-------> FAILED
+        |         the row and its job)                  |
+        v                                               |
+     PENDING ---start (the run's job is claimed)--------/
+        \\---fail (the job failed for good)---------------------------------> FAILED
+
+- ``start``: ``PENDING`` or ``IN_PROGRESS`` (a job re-run after a worker crash) -> ``IN_PROGRESS``;
+  ``started_at`` is kept from the first start. A finished run is not started: the job completes
+  and the agent is not asked again.
+- ``finish``: any unfinished status -> ``COMPLETED``, exactly once. One transaction holds the
+  conditional update (``WHERE status NOT IN terminal``, its row count checked), the kind's result
+  columns, the usage row, the notification jobs and the job's completion: a second finish (two
+  workers, or a crash between the agent call and the commit) writes nothing but the job's
+  completion and returns False.
+- ``fail``: any unfinished status -> ``FAILED`` with an error message, exactly once (plus the
+  kind's ``failed_values``, e.g. forgetting a kept API key). The agent raising, the renderer
+  refusing its output (:class:`~sleuth_core.errors.InvalidSources`) and an interrupted synchronous
+  request all end here.
+- Terminal statuses (``COMPLETED``, ``FAILED`` and a kind's ``extra_terminal``) never change.
+
+A kind is a declaration (:class:`RunKind`): its table, job kind, statuses, how to produce its
+outcome, which columns the outcome fills, what it is charged, and whom to notify. This module
+drives every mode from it: :func:`run_now` (synchronous requests), :func:`register_run_kind` (the
+job that runs background, scheduled and cron-created runs), and the transitions below.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from sqlalchemy import func, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sleuth_core.errors import InvalidSources
+from sleuth_shell.billing.ledger import record_usage
+from sleuth_shell.db.models import utcnow
+from sleuth_shell.jobs import JobContext, JobFailed, JobRegistry
+from sleuth_shell.services import Services, services_of
+
+__all__ = [
+    "INTERRUPTED",
+    "Charge",
+    "RunFailed",
+    "RunGone",
+    "RunKind",
+    "Statuses",
+    "execute",
+    "fail",
+    "finish",
+    "register_run_kind",
+    "run_now",
+    "start",
+]
+
+log = logging.getLogger("sleuth.runs")
+
+RowT = TypeVar("RowT")
+OutT = TypeVar("OutT")
+
+#: The error of a synchronous run whose request was cancelled (client gone, shutdown).
+INTERRUPTED = "The run was interrupted"
+
+
+class RunFailed(JobFailed):
+    """The run cannot produce its outcome; ``str()`` is the message kept as the run's error.
+
+    A :class:`~sleuth_shell.jobs.JobFailed`: the run's job fails at once (no retry) and its
+    failure hook marks the run failed.
+    """
+
+
+class RunGone(Exception):
+    """What the run belongs to no longer exists (e.g. its digest was deleted): nothing to do."""
+
+
+@dataclass(frozen=True)
+class Statuses:
+    """A kind's status names. ``extra_terminal`` are further end states (e.g. ``STOPPED``)."""
+
+    pending: str = "PENDING"
+    in_progress: str = "IN_PROGRESS"
+    completed: str = "COMPLETED"
+    failed: str = "FAILED"
+    extra_terminal: tuple[str, ...] = ()
+
+    @property
+    def terminal(self) -> tuple[str, ...]:
+        """Statuses a run never leaves."""
+        return (self.completed, self.failed, *self.extra_terminal)
+
+
+@dataclass(frozen=True)
+class Charge:
+    """The usage row of a finished run: ``team_id`` None records unattributed usage."""
+
+    team_id: int | None
+    credits: float
+
+
+@dataclass(frozen=True)
+class RunKind(Generic[RowT, OutT]):
+    """The declaration of one kind of run; everything else is this module's.
+
+    ``model`` is the ORM class; it needs the columns ``id``, ``org_id``, ``status``,
+    ``started_at``, ``completed_at`` and ``error``. The job of kind ``job_kind`` carries the run's
+    id in ``payload[payload_key]`` (``parse_id`` turns it back into the key's type).
+    """
+
+    name: str
+    model: type[RowT]
+    job_kind: str
+    payload_key: str
+    parse_id: Callable[[Any], Any]
+    produce: Callable[[Services, RowT], Awaitable[OutT]]
+    """Ask the agent and render. Raise :class:`RunFailed` with a message for an expected failure;
+    any other exception fails the run with ``failure_message(exc)``."""
+    result_values: Callable[[OutT], dict[str, Any]]
+    """The columns the outcome fills on completion."""
+    charge: Callable[[AsyncSession, RowT, OutT], Awaitable[Charge | None]]
+    """The usage row of a completed run (None: none is written)."""
+    usage_feature: str
+    failure_message: Callable[[BaseException], str]
+    notify: Callable[[AsyncSession, Services, RowT, OutT], Awaitable[None]] | None = None
+    """Enqueue the notification jobs of a completed run (in the completing transaction)."""
+    statuses: Statuses = field(default_factory=Statuses)
+    failed_values: Mapping[str, Any] = field(default_factory=dict)
+    """Extra columns written when the run fails."""
+
+
+def _model(kind: RunKind[Any, Any]) -> Any:
+    return kind.model
+
+
+def _row_id(row: Any) -> Any:
+    return row.id
+
+
+# --- transitions ---------------------------------------------------------------------------------
+
+
+async def start(session: AsyncSession, kind: RunKind[Any, Any], run_id: Any) -> bool:
+    """``PENDING``/``IN_PROGRESS`` -> ``IN_PROGRESS`` (the caller commits).
+
+    Returns False, writing nothing, when the run has finished or does not exist.
+    """
+    model, st = _model(kind), kind.statuses
+    result = await session.execute(
+        update(model)
+        .where(model.id == run_id, model.status.in_((st.pending, st.in_progress)))
+        .values(status=st.in_progress, started_at=func.coalesce(model.started_at, utcnow()))
+        .execution_options(synchronize_session=False)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def finish(
+    session: AsyncSession,
+    services: Services,
+    kind: RunKind[RowT, OutT],
+    run_id: Any,
+    outcome: OutT,
+    *,
+    job: JobContext | None = None,
+) -> bool:
+    """Unfinished -> ``COMPLETED`` with the outcome, its usage row, its notification jobs and the
+    job's completion, in one transaction; commits.
+
+    Returns False when the run had already finished or no longer exists (then only the job's
+    completion is written).
+    """
+    model, st = _model(kind), kind.statuses
+    now = utcnow()
+    # Write first: on SQLite this takes the write lock before anything is read.
+    finished = await session.execute(
+        update(model)
+        .where(model.id == run_id, model.status.not_in(st.terminal))
+        .values(status=st.completed, completed_at=now, error=None, **kind.result_values(outcome))
+        .execution_options(synchronize_session=False)
+    )
+    if not finished.rowcount:  # type: ignore[attr-defined]
+        if job is not None:
+            await job.complete(session)
+        await session.commit()
+        return False
+    row = await session.get(model, run_id, populate_existing=True)
+    assert row is not None
+    charge = await kind.charge(session, row, outcome)
+    if charge is not None:
+        await record_usage(
+            session,
+            org_id=row.org_id,
+            team_id=charge.team_id,
+            feature=kind.usage_feature,
+            credits=charge.credits,
+            occurred_at=now,
+        )
+    if kind.notify is not None:
+        await kind.notify(session, services, row, outcome)
+    if job is not None:
+        await job.complete(session)
+    await session.commit()
+    return True
+
+
+async def fail(session: AsyncSession, kind: RunKind[Any, Any], run_id: Any, error: str) -> bool:
+    """Unfinished -> ``FAILED`` with ``error`` (and the kind's ``failed_values``); the caller
+    commits. Returns False, writing nothing, when the run had finished or does not exist."""
+    model, st = _model(kind), kind.statuses
+    result = await session.execute(
+        update(model)
+        .where(model.id == run_id, model.status.not_in(st.terminal))
+        .values(status=st.failed, error=error, completed_at=utcnow(), **kind.failed_values)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+# --- producing the outcome -----------------------------------------------------------------------
+
+
+async def execute(services: Services, kind: RunKind[RowT, OutT], row: RowT) -> OutT:
+    """The kind's outcome for ``row``; every failure becomes :class:`RunFailed` (or
+    :class:`RunGone`) with a message a user can read."""
+    try:
+        return await kind.produce(services, row)
+    except (RunFailed, RunGone):
+        raise
+    except InvalidSources as exc:
+        raise RunFailed(f"The agent's answer could not be rendered: {exc}") from exc
+    except Exception as exc:
+        raise RunFailed(kind.failure_message(exc)) from exc
+
+
+async def _fail_now(services: Services, kind: RunKind[Any, Any], run_id: Any, error: str) -> None:
+    async with services.sessions() as session:
+        await fail(session, kind, run_id, error)
+        await session.commit()
+
+
+async def run_now(services: Services, kind: RunKind[RowT, OutT], row: RowT) -> OutT:
+    """Run a synchronous run (created ``IN_PROGRESS``) in the caller's task and finish it.
+
+    Raises :class:`RunFailed` after marking the run failed; a cancelled request fails the run
+    with :data:`INTERRUPTED` and re-raises.
+    """
+    run_id = _row_id(row)
+    try:
+        outcome = await execute(services, kind, row)
+    except RunGone:
+        raise RunFailed(f"The {kind.name} no longer exists") from None
+    except RunFailed as exc:
+        await _fail_now(services, kind, run_id, str(exc))
+        raise
+    except BaseException:
+        await _fail_now(services, kind, run_id, INTERRUPTED)
+        raise
+    async with services.sessions() as session:
+        await finish(session, services, kind, run_id, outcome)
+    return outcome
+
+
+# --- the job -------------------------------------------------------------------------------------
+
+
+async def _run_job(kind: RunKind[Any, Any], ctx: JobContext) -> None:
+    services = services_of(ctx)
+    run_id = kind.parse_id(ctx.payload[kind.payload_key])
+    async with services.sessions() as session:
+        if not await start(session, kind, run_id):
+            # Finished already (a re-run after a crash) or deleted: nothing to do.
+            await ctx.complete(session)
+            await session.commit()
+            return
+        await session.commit()
+        row = await session.get(kind.model, run_id)
+    if row is not None:
+        try:
+            outcome = await execute(services, kind, row)
+        except RunGone:
+            row = None
+    if row is None:
+        async with services.sessions() as session:
+            await ctx.complete(session)
+            await session.commit()
+        return
+    async with services.sessions() as session:
+        await finish(session, services, kind, run_id, outcome, job=ctx)
+
+
+def register_run_kind(registry: JobRegistry, kind: RunKind[Any, Any]) -> None:
+    """Register the job that runs ``kind``'s background, scheduled and cron-created runs.
+
+    The job fails for good on :class:`RunFailed` (no retry: the agent was asked once) and the
+    failure hook marks the run failed with the job's error.
+    """
+
+    async def handler(ctx: JobContext) -> None:
+        await _run_job(kind, ctx)
+
+    async def on_failure(ctx: JobContext, session: AsyncSession, error: str) -> None:
+        raw = ctx.payload.get(kind.payload_key)
+        if raw is None:
+            return
+        try:
+            run_id = kind.parse_id(raw)
+        except (TypeError, ValueError):
+            return
+        await fail(session, kind, run_id, error)
+
+    registry.register(kind.job_kind, handler, on_failure=on_failure)

@@ -1,0 +1,122 @@
+"""The layer rule over the shell's imports: a module imports only lower layers (or its own package).
+
+The layers, top to bottom, are the ones ``docs/architecture.md`` draws. Every import is checked,
+including those inside functions (lazy imports were how the old ``jobs/`` dodged its cycles).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import sleuth_shell
+
+ROOT = Path(sleuth_shell.__file__).parent
+
+#: Rank of each module prefix (the longest matching prefix wins). Higher may import lower.
+LAYERS: dict[str, int] = {
+    "sleuth_shell.cli": 100,
+    "sleuth_shell.__main__": 110,
+    "sleuth_shell.app": 90,
+    "sleuth_shell.runtime": 85,
+    "sleuth_shell.api": 80,
+    "sleuth_shell.ratelimit": 80,
+    "sleuth_shell.auth": 75,
+    "sleuth_shell.errors": 75,
+    "sleuth_shell.html": 75,
+    "sleuth_shell.interactions": 70,
+    "sleuth_shell.digests": 70,
+    "sleuth_shell.runs": 60,
+    "sleuth_shell.services": 50,
+    "sleuth_shell.agents": 40,
+    "sleuth_shell.knowledge": 40,
+    "sleuth_shell.observability": 40,
+    "sleuth_shell.notify": 40,
+    "sleuth_shell.billing": 40,
+    "sleuth_shell.admin": 40,
+    "sleuth_shell.demo": 40,
+    "sleuth_shell.jobs": 30,
+    "sleuth_shell.agents.base": 20,
+    "sleuth_shell.db": 10,
+    "sleuth_shell.config": 10,
+    "sleuth_shell.domain": 10,
+    "sleuth_shell.urls": 10,
+    "sleuth_shell.text": 10,
+    "sleuth_shell": 0,  # the package root: only ``__version__``
+}
+
+
+def module_names() -> dict[str, Path]:
+    names: dict[str, Path] = {}
+    for path in ROOT.rglob("*.py"):
+        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        names[".".join(parts)] = path
+    return names
+
+
+def layer_of(module: str) -> tuple[str, int]:
+    best = max((p for p in LAYERS if module == p or module.startswith(p + ".")), key=len)
+    return best, LAYERS[best]
+
+
+def package_of(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def imports_of(source: str, modules: set[str]) -> list[tuple[int, str]]:
+    """``(line, module)`` of every ``sleuth_shell`` import in ``source``."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, a.name) for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                found.append((node.lineno, sub if sub in modules else node.module))
+    return [(line, name) for line, name in found if name.split(".")[0] == "sleuth_shell"]
+
+
+def violations(module: str, source: str, modules: set[str]) -> list[str]:
+    _, rank = layer_of(module)
+    bad = []
+    for line, target in imports_of(source, modules):
+        if package_of(target) == package_of(module) and module != "sleuth_shell":
+            continue
+        target_prefix, target_rank = layer_of(target)
+        if target_rank >= rank:
+            bad.append(f"{module}:{line} imports {target} (layer {target_prefix}={target_rank})")
+    return bad
+
+
+def test_every_module_has_a_layer() -> None:
+    for module in module_names():
+        assert layer_of(module)[1] >= 0
+
+
+def test_no_module_imports_a_higher_or_sibling_layer() -> None:
+    modules = module_names()
+    problems = [
+        problem
+        for module, path in sorted(modules.items())
+        for problem in violations(module, path.read_text(encoding="utf-8"), set(modules))
+    ]
+    assert problems == []
+
+
+def test_the_checker_catches_the_old_upward_imports() -> None:
+    modules = set(module_names())
+    old = {
+        "sleuth_shell.jobs.runtime": "def f():\n    from sleuth_shell.digests import x\n",
+        "sleuth_shell.notify.delivery": "from sleuth_shell.services import Services\n",
+        "sleuth_shell.agents.context": "from sleuth_shell.knowledge.search import S\n",
+        "sleuth_shell.db.migrations.env": "from sleuth_shell.knowledge.search import f\n",
+        "sleuth_shell.knowledge.search": "from sleuth_shell.agents.retrieval import R\n",
+    }
+    for module, source in old.items():
+        assert violations(module, source, modules), module
+    assert (
+        violations("sleuth_shell.notify.delivery", "from sleuth_shell.jobs import x\n", modules)
+        == []
+    )
