@@ -24,8 +24,7 @@ from sqlalchemy import select
 from sleuth_shell.config import ConfigError, Settings
 from sleuth_shell.db import create_engine, create_session_factory, migrate_async
 from sleuth_shell.db.models import ChatMessage, Job
-from sleuth_shell.jobs import DONE, FAILED, JobServices, Worker
-from sleuth_shell.jobs.runtime import default_registry
+from sleuth_shell.jobs import DONE, FAILED, Worker
 from sleuth_shell.notify.chat import (
     ChatDeliveryError,
     OutboxChatClient,
@@ -34,6 +33,8 @@ from sleuth_shell.notify.chat import (
 )
 from sleuth_shell.notify.delivery import enqueue_chat
 from sleuth_shell.notify.http import HttpxPoster
+from sleuth_shell.runtime import job_registry
+from sleuth_shell.services import build_services
 
 pytestmark = pytest.mark.anyio
 
@@ -255,8 +256,8 @@ async def _run_chat_jobs(url: str, settings: Settings, messages: list[tuple[str,
             for text, thread_ts in messages:
                 await enqueue_chat(session, org.id, "C04ALERTS9", text, thread_ts)
             await session.commit()
-        services = JobServices(settings=settings, sessions=sessions, retry_base_seconds=0.01)
-        worker = Worker(services, default_registry(), poll_interval=0.05)
+        services = build_services(settings, sessions, retry_base_seconds=0.01)
+        worker = Worker(services, job_registry(), poll_interval=0.05)
         await worker.start()
         try:
             for _ in range(400):
