@@ -12,7 +12,6 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.stores.base import Store
-from litestar.stores.memory import MemoryStore
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from sleuth_shell import __version__
@@ -22,7 +21,12 @@ from sleuth_shell.config import Settings
 from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.errors import document_default_errors, exception_handlers
 from sleuth_shell.jobs.runtime import JobRuntime
-from sleuth_shell.ratelimit import RATE_LIMIT_STORE, RateLimitMiddleware
+from sleuth_shell.ratelimit import (
+    RATE_LIMIT_STORE,
+    RateLimitMiddleware,
+    close_rate_limit_store,
+    rate_limit_store,
+)
 
 __all__ = ["MAX_BODY_BYTES", "create_app"]
 
@@ -54,8 +58,9 @@ def create_app(
 
     The database must already be migrated (``sleuth serve`` does it; see
     :func:`sleuth_shell.db.migrate`). ``engine`` defaults to one created from
-    ``settings.database_url`` and is disposed on shutdown either way; ``stores`` may supply a shared
-    ``rate_limit`` store; ``clock`` (Unix seconds) is what the rate limiter reads.
+    ``settings.database_url`` and is disposed on shutdown either way; the ``rate_limit`` store is
+    Redis when ``settings.redis_url`` is set, else memory, and ``stores`` may replace it;
+    ``clock`` (Unix seconds) is what the rate limiter reads.
     """
     engine = engine if engine is not None else create_engine(settings.database_url)
     session_factory = create_session_factory(engine)
@@ -73,8 +78,12 @@ def create_app(
     async def dispose_engine() -> None:
         await engine.dispose()
 
-    all_stores: dict[str, Store] = {RATE_LIMIT_STORE: MemoryStore()}
+    all_stores: dict[str, Store] = {RATE_LIMIT_STORE: rate_limit_store(settings.redis_url)}
     all_stores.update(stores or {})
+
+    async def close_stores() -> None:
+        await close_rate_limit_store(all_stores[RATE_LIMIT_STORE])
+
     app = Litestar(
         route_handlers=[*root_routes(), api_router()],
         state=state,
@@ -88,7 +97,7 @@ def create_app(
         exception_handlers=exception_handlers(),
         request_max_body_size=MAX_BODY_BYTES,
         on_startup=[jobs.startup],
-        on_shutdown=[jobs.shutdown, dispose_engine],
+        on_shutdown=[jobs.shutdown, dispose_engine, close_stores],
         openapi_config=OpenAPIConfig(
             title="Sleuth API",
             version=__version__,

@@ -54,6 +54,8 @@ class Settings(BaseModel):
     """Requests per window for each plan."""
     rate_limit_window: int = 60
     """Length of the rate-limit window in seconds."""
+    redis_url: str | None = None
+    """Redis holding the rate-limit counters shared by every node (``None``: per-process memory)."""
 
     def rate_limit_for(self, plan: str) -> int:
         """Return the request limit per window for ``plan`` (unknown plans get ``free``'s)."""
@@ -130,6 +132,11 @@ class Settings(BaseModel):
             plan: positive_int(f"SLEUTH_RATE_LIMIT_{plan.upper()}", defaults[plan])
             for plan in PLANS
         }
+        redis_url = text("SLEUTH_REDIS_URL", None)
+        if redis_url is not None and urlsplit(redis_url).scheme not in {"redis", "rediss", "unix"}:
+            raise ConfigError(
+                f"SLEUTH_REDIS_URL must be a redis://, rediss:// or unix:// URL, got {redis_url!r}"
+            )
         return cls(
             database_url=database_url,
             public_url=public_url.rstrip("/"),
@@ -138,5 +145,6 @@ class Settings(BaseModel):
             workers_inline=flag("SLEUTH_WORKERS_INLINE", True),
             rate_limits=rate_limits,
             rate_limit_window=positive_int("SLEUTH_RATE_LIMIT_WINDOW", 60),
+            redis_url=redis_url,
             **llm,
         )
