@@ -2,13 +2,37 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import re
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+
+INTERACTIONS_DOC = Path(__file__).resolve().parents[1] / "docs" / "interactions.md"
+
+
+def documented_signature(body: bytes, secret: str) -> str:
+    """``X-Service-Signature`` as docs/interactions.md tells receivers to compute it.
+
+    Deliberately independent of Sleuth's own ``sign()``/``verify()``: a test that checks a
+    callback with the product's code cannot notice when that code drifts from the documented
+    recipe (``v1=`` + hex HMAC-SHA256 of the raw body, keyed with the UTF-8 signing secret).
+    """
+    return "v1=" + hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
+
+
+def documented_test_vector() -> tuple[str, bytes, str]:
+    """The ``(secret, body, signature)`` test vector printed in docs/interactions.md."""
+    text = INTERACTIONS_DOC.read_text(encoding="utf-8")
+    found = re.search(r"secret: +(\S+)\nbody: +(.+)\nsignature: +(\S+)\n", text)
+    assert found, "docs/interactions.md has no signature test vector"
+    return found[1], found[2].encode("utf-8"), found[3]
 
 
 @dataclass(frozen=True)
@@ -21,6 +45,16 @@ class Received:
 
     def json(self) -> Any:
         return json.loads(self.body)
+
+    def assert_signed(self, secret: str, *, now: float | None = None) -> None:
+        """The documented signature headers are present and right for this body and ``secret``."""
+        signature = self.headers.get("X-Service-Signature")
+        assert signature == documented_signature(self.body, secret), (
+            f"X-Service-Signature {signature!r} is not the documented HMAC of the body"
+        )
+        stamp = self.headers.get("X-Service-Timestamp", "")
+        assert stamp.isdigit(), f"X-Service-Timestamp {stamp!r} is not Unix seconds"
+        assert abs(int(stamp) - (time.time() if now is None else now)) < 300
 
 
 class CallbackReceiver:

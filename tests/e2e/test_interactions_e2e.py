@@ -16,8 +16,6 @@ import pytest
 from callback_receiver import CallbackReceiver
 from e2e_harness import cli, free_port, poll, running, serve, sleuth_env
 
-from sleuth_shell.notify.signing import verify
-
 pytestmark = pytest.mark.e2e
 
 QUESTION = "How do I roll back a deploy?"
@@ -109,7 +107,7 @@ def test_callback(server: Server) -> None:
     assert payload["interaction_id"] == item["interaction_id"]
     assert_cites_the_runbook(payload)
     assert callback.headers["X-Service-Org-Api-Key"] == server.key
-    assert verify(callback.body, server.signing_secret, callback.headers["X-Service-Signature"])
+    callback.assert_signed(server.signing_secret)
     got = completed(server, item["interaction_id"])
     assert (got["content"], got["sources"]) == (payload["content"], payload["sources"])
 
@@ -143,7 +141,7 @@ def test_scheduled_two_runtimes_two_callbacks(server: Server) -> None:
     assert len(callbacks) == 2
     assert sorted(c.json()["interaction_id"] for c in callbacks) == sorted(ids)
     for callback in callbacks:
-        assert verify(callback.body, server.signing_secret, callback.headers["X-Service-Signature"])
+        callback.assert_signed(server.signing_secret)
     for interaction_id in ids:
         assert_cites_the_runbook(completed(server, interaction_id))
 

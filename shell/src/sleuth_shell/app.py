@@ -13,7 +13,6 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.stores.base import Store
-from litestar.stores.memory import MemoryStore
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from sleuth_shell import __version__
@@ -25,7 +24,12 @@ from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.errors import document_default_errors, exception_handlers
 from sleuth_shell.notify.http import HttpPoster
 from sleuth_shell.notify.urls import Resolver
-from sleuth_shell.ratelimit import RATE_LIMIT_STORE, RateLimitMiddleware
+from sleuth_shell.ratelimit import (
+    RATE_LIMIT_STORE,
+    RateLimitMiddleware,
+    close_rate_limit_store,
+    rate_limit_store,
+)
 from sleuth_shell.runtime import Runtime
 from sleuth_shell.services import Services, build_services
 
@@ -71,8 +75,9 @@ def create_app(
 
     The database must already be migrated (``sleuth serve`` does it; see
     :func:`sleuth_shell.db.migrate`). ``engine`` defaults to one created from
-    ``settings.database_url`` and is disposed on shutdown either way; ``stores`` may supply a shared
-    ``rate_limit`` store; ``clock`` (Unix seconds) is what the rate limiter reads. ``agent``,
+    ``settings.database_url`` and is disposed on shutdown either way; the ``rate_limit`` store is
+    Redis when ``settings.redis_url`` is set, else memory, and ``stores`` may replace it;
+    ``clock`` (Unix seconds) is what the rate limiter reads. ``agent``,
     ``knowledge``, ``logs``, ``poster`` and ``resolver`` replace the service container's defaults
     (see :func:`sleuth_shell.services.build_services`); without ``agent`` the configured one is
     loaded now, and a configuration it refuses raises :class:`~sleuth_shell.config.ConfigError`.
@@ -103,8 +108,12 @@ def create_app(
     async def dispose_engine() -> None:
         await engine.dispose()
 
-    all_stores: dict[str, Store] = {RATE_LIMIT_STORE: MemoryStore()}
+    all_stores: dict[str, Store] = {RATE_LIMIT_STORE: rate_limit_store(settings.redis_url)}
     all_stores.update(stores or {})
+
+    async def close_stores() -> None:
+        await close_rate_limit_store(all_stores[RATE_LIMIT_STORE])
+
     app = Litestar(
         route_handlers=[*root_routes(), api_router()],
         state=state,
@@ -119,7 +128,7 @@ def create_app(
         exception_handlers=exception_handlers(),
         request_max_body_size=MAX_BODY_BYTES,
         on_startup=[runtime.startup],
-        on_shutdown=[runtime.shutdown, dispose_engine],
+        on_shutdown=[runtime.shutdown, dispose_engine, close_stores],
         openapi_config=OpenAPIConfig(
             title="Sleuth API",
             version=__version__,

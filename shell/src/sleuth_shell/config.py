@@ -61,6 +61,8 @@ class Settings(BaseModel):
     """Bot token of the chat platform; when set, chat messages go to its Web API, not the outbox."""
     chat_api_url: str = "https://slack.com/api"
     """Base URL of the chat platform's Web API (``chat.postMessage`` is appended)."""
+    redis_url: str | None = None
+    """Redis holding the rate-limit counters shared by every node (``None``: per-process memory)."""
 
     def rate_limit_for(self, plan: str) -> int:
         """Return the request limit per window for ``plan`` (unknown plans get ``free``'s)."""
@@ -146,6 +148,11 @@ class Settings(BaseModel):
             plan: positive_int(f"SLEUTH_RATE_LIMIT_{plan.upper()}", defaults[plan])
             for plan in PLANS
         }
+        redis_url = text("SLEUTH_REDIS_URL", None)
+        if redis_url is not None and urlsplit(redis_url).scheme not in {"redis", "rediss", "unix"}:
+            raise ConfigError(
+                f"SLEUTH_REDIS_URL must be a redis://, rediss:// or unix:// URL, got {redis_url!r}"
+            )
         return cls(
             database_url=database_url,
             public_url=public_url.rstrip("/"),
@@ -157,5 +164,6 @@ class Settings(BaseModel):
             rate_limit_window=positive_int("SLEUTH_RATE_LIMIT_WINDOW", 60),
             chat_bot_token=text("SLEUTH_CHAT_BOT_TOKEN", None),
             chat_api_url=chat_api_url.rstrip("/"),
+            redis_url=redis_url,
             **llm,
         )

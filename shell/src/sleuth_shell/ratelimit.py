@@ -7,14 +7,21 @@ too. Windows are aligned to multiples of ``rate_limit_window`` seconds since the
 ``X-RateLimit-Reset`` is the Unix time the current window ends. Over the limit the request is
 refused with 429 ``Rate limit exceeded`` and ``Retry-After`` (seconds) before its handler runs.
 
-Counters live in the Litestar store named ``rate_limit`` (an in-memory store by default; pass a
-shared store such as Litestar's ``RedisStore`` to ``create_app`` when several nodes serve traffic).
+Counters live in the Litestar store named ``rate_limit``: a process-local ``MemoryStore`` unless
+``SLEUTH_REDIS_URL`` is set (:func:`rate_limit_store`), in which case every node counts in one
+:class:`CounterRedisStore` and the organization's budget is shared. A Redis counter is one atomic
+``INCR`` whose first increment sets the key's expiry (a Lua script), so concurrent requests on any
+number of processes never lose a count and old windows disappear on their own. When Redis cannot be
+reached the limiter fails open to per-process counting (docs/decisions.md, "Shell"): it logs one
+error when the outage starts, counts in memory, retries Redis after :data:`REDIS_RETRY_SECONDS`,
+and logs once more when Redis answers again.
 Routes with ``opt skip_rate_limit=True`` (``/health``) are neither counted nor given headers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable
 
@@ -22,13 +29,93 @@ from litestar.datastructures import MutableScopeHeaders
 from litestar.enums import ScopeType
 from litestar.exceptions import TooManyRequestsException
 from litestar.middleware import ASGIMiddleware
+from litestar.stores.base import Store
+from litestar.stores.memory import MemoryStore
+from litestar.stores.redis import RedisStore
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
 
 from sleuth_shell.auth import current_principal
 
-__all__ = ["RATE_LIMIT_STORE", "RateLimitMiddleware", "RateWindow"]
+__all__ = [
+    "RATE_LIMIT_STORE",
+    "REDIS_RETRY_SECONDS",
+    "CounterRedisStore",
+    "RateLimitMiddleware",
+    "RateWindow",
+    "close_rate_limit_store",
+    "rate_limit_store",
+]
 
 RATE_LIMIT_STORE = "rate_limit"
+
+#: After a failed Redis call, requests count in process memory for this many seconds before Redis
+#: is tried again (so an outage costs one timeout per interval, not one per request).
+REDIS_RETRY_SECONDS = 5.0
+
+#: Connect and read timeout of the Redis client, in seconds: a hung Redis delays a request by at
+#: most this much before the limiter falls back to memory.
+REDIS_TIMEOUT_SECONDS = 1.0
+
+log = logging.getLogger("sleuth.ratelimit")
+
+# KEYS[1]: the window's counter; ARGV[1]: its lifetime in seconds. INCR creates the key at 1; a key
+# without an expiry (TTL -1: just created, or left by a crash of an older writer) gets one.
+_INCR_SCRIPT = b"""
+local count = redis.call('INCR', KEYS[1])
+if redis.call('TTL', KEYS[1]) < 0 then
+    redis.call('EXPIRE', KEYS[1], tonumber(ARGV[1]))
+end
+return count
+"""
+
+
+class CounterRedisStore(RedisStore):
+    """Litestar's ``RedisStore`` plus an atomic, self-expiring counter."""
+
+    __slots__ = ("_incr_script",)
+
+    def __init__(
+        self, redis: Redis, namespace: str | None = "sleuth", handle_client_shutdown: bool = False
+    ) -> None:
+        super().__init__(redis, namespace=namespace, handle_client_shutdown=handle_client_shutdown)
+        self._incr_script = redis.register_script(_INCR_SCRIPT)
+
+    @classmethod
+    def from_url(cls, url: str, namespace: str = "sleuth") -> CounterRedisStore:
+        """A store with its own client (short timeouts) that closes it on :meth:`close`.
+
+        Keys are ``<namespace>:rate:<identity>:<window start>``.
+        """
+        client = Redis.from_url(
+            url,
+            socket_timeout=REDIS_TIMEOUT_SECONDS,
+            socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
+        )
+        return cls(client, namespace=namespace, handle_client_shutdown=True)
+
+    async def incr(self, key: str, expires_in: int) -> int:
+        """Add one to ``key`` atomically; the first increment sets its expiry."""
+        count = await self._incr_script(keys=[self._make_key(key)], args=[expires_in])
+        return int(count)
+
+    async def close(self) -> None:
+        """Close the client if this store owns it."""
+        await self._shutdown()
+
+
+def rate_limit_store(redis_url: str | None) -> Store:
+    """The ``rate_limit`` store: shared in Redis when ``redis_url`` is given, else in memory."""
+    if redis_url:
+        return CounterRedisStore.from_url(redis_url)
+    return MemoryStore()
+
+
+async def close_rate_limit_store(store: Store) -> None:
+    """Shutdown hook: release the Redis connections of a store made by :func:`rate_limit_store`."""
+    if isinstance(store, CounterRedisStore):
+        await store.close()
 
 
 class RateWindow:
@@ -53,8 +140,10 @@ class RateWindow:
 class RateLimitMiddleware(ASGIMiddleware):
     """Count requests per organization (or client address) and refuse them over the plan limit.
 
-    One instance serves every route (Litestar builds the stack from it), so its lock serialises
-    the read-increment-write of the counters within the process.
+    One instance serves every route (Litestar builds the stack from it). A
+    :class:`CounterRedisStore` counts atomically in Redis; any other store (the in-memory default)
+    is counted under this instance's lock, which serialises the read-increment-write within the
+    process. During a Redis outage the counts go to a process-local memory store (fail open).
     """
 
     scopes = (ScopeType.HTTP,)
@@ -62,6 +151,41 @@ class RateLimitMiddleware(ASGIMiddleware):
 
     def __init__(self) -> None:
         self._lock: asyncio.Lock | None = None
+        self._fallback = MemoryStore()
+        self._redis_retry_at: float | None = None
+        """``time.monotonic()`` after which Redis is tried again; ``None`` while Redis works."""
+
+    async def _count_locally(self, store: Store, key: str, expires_in: int) -> int:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            raw = await store.get(key)
+            count = (int(raw) if raw else 0) + 1
+            await store.set(key, str(count).encode(), expires_in=expires_in)
+        return count
+
+    async def _count(self, store: Store, key: str, expires_in: int) -> int:
+        """Add this request to ``key`` and return the window's count including it."""
+        if not isinstance(store, CounterRedisStore):
+            return await self._count_locally(store, key, expires_in)
+        now = time.monotonic()
+        if self._redis_retry_at is None or now >= self._redis_retry_at:
+            try:
+                count = await store.incr(key, expires_in)
+            except (RedisError, OSError) as exc:
+                if self._redis_retry_at is None:
+                    log.error(
+                        "rate-limit store (Redis) unreachable: %s; failing open: counting per "
+                        "process (each node grants the full budget) until Redis answers again",
+                        exc,
+                    )
+                self._redis_retry_at = now + REDIS_RETRY_SECONDS
+            else:
+                if self._redis_retry_at is not None:
+                    log.warning("rate-limit store (Redis) answers again; counting shared")
+                    self._redis_retry_at = None
+                return count
+        return await self._count_locally(self._fallback, key, expires_in)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         app = scope["litestar_app"]
@@ -79,20 +203,13 @@ class RateLimitMiddleware(ASGIMiddleware):
         clock: Callable[[], float] = getattr(app.state, "clock", time.time)
         now = int(clock())
         start = now - now % window
-        key = f"{identity}:{start}"
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        async with self._lock:
-            raw = await store.get(key)
-            count = int(raw) if raw else 0
-            if count >= limit:
-                state = RateWindow(limit, count, start + window)
-                headers = state.headers()
-                headers["Retry-After"] = str(max(start + window - now, 1))
-                raise TooManyRequestsException(detail="Rate limit exceeded", headers=headers)
-            count += 1
-            await store.set(key, str(count).encode(), expires_in=window + 1)
+        # Refused requests count too (the count only grows past the limit; Remaining shows 0).
+        count = await self._count(store, f"rate:{identity}:{start}", window + 1)
         state = RateWindow(limit, count, start + window)
+        if count > limit:
+            headers = state.headers()
+            headers["Retry-After"] = str(max(start + window - now, 1))
+            raise TooManyRequestsException(detail="Rate limit exceeded", headers=headers)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
