@@ -7,12 +7,12 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from conftest import Factory, OrgHandle
 from sqlalchemy import func, select
 
 from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.db.models import AlertResponder, Investigation, Job
 from sleuth_shell.investigations import DEFAULT_PROMPT, open_investigation
-from tests.shell.conftest import Factory, OrgHandle
 
 pytestmark = pytest.mark.storage
 

@@ -254,11 +254,32 @@ class InvestigationOutcome:
     credits: float
 
 
-def _keyed(result: AgentResult, prefix: str) -> tuple[str, dict[str, Any]]:
+def _same_data(record: dict[str, Any]) -> str:
+    """What a source record points at, whatever its ``source_id`` in its run."""
+    return repr(sorted((k, repr(v)) for k, v in record.items() if k != "source_id"))
+
+
+def _keyed(
+    result: AgentResult, prefix: str, known: dict[str, Any] | None = None
+) -> tuple[str, dict[str, Any]]:
     """``result``'s markdown and sources with every source id given ``prefix`` (so two results
-    can be rendered together without their ids colliding)."""
-    markdown = _MARKER.sub(lambda m: f"[[source:{prefix}{m.group(1)}]]", result.markdown)
-    return markdown, {f"{prefix}{key}": record for key, record in result.sources.items()}
+    can be rendered together without their ids colliding). A source that points at the same data
+    as one of ``known`` is cited under that one's key (one citation number, not two)."""
+    existing = {_same_data(record): key for key, record in (known or {}).items()}
+    keys: dict[str, str] = {}
+    sources: dict[str, Any] = {}
+    for key, record in result.sources.items():
+        same = existing.get(_same_data(record))
+        if same is not None:
+            keys[str(key)] = same
+        else:
+            keys[str(key)] = f"{prefix}{key}"
+            sources[f"{prefix}{key}"] = record
+
+    def rekey(match: re.Match[str]) -> str:
+        return f"[[source:{keys.get(match.group(1), prefix + match.group(1))}]]"
+
+    return _MARKER.sub(rekey, result.markdown), sources
 
 
 def _impact_question(prompt: str, row: Investigation) -> str:
@@ -298,7 +319,7 @@ async def _produce(services: Services, row: Investigation) -> InvestigationOutco
     credits = float(found.credits)
     if impact_prompt:
         impact = await services.agent.answer(ctx, _impact_question(impact_prompt, row))
-        impact_markdown, impact_sources = _keyed(impact, "impact-")
+        impact_markdown, impact_sources = _keyed(impact, "impact-", sources)
         markdown = f"{markdown.rstrip()}\n\n## {IMPACT_HEADING}\n\n{impact_markdown.strip()}"
         sources.update(impact_sources)
         credits += float(impact.credits)
