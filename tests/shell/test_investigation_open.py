@@ -203,3 +203,64 @@ def test_single_flight_under_concurrent_openings(
 
     assert factory.run(count) == (2 if expired else 1)
     assert len(_jobs(factory)) == (2 if expired else 1)
+
+
+def test_migration_0007_backfills_the_claim_and_forgets_default_runbooks(
+    database_url: str, backend: str
+) -> None:
+    """Existing rows: the newest investigation of each (agent, dedup key) takes the claim (so a
+    repeat reuses it); agents that stored the default prompt for "no runbook" read null."""
+    from sqlalchemy import text
+
+    from sleuth_shell.db import migrate
+
+    migrate(database_url, "0006")
+    stamp = {"t": T0}
+
+    async def run(*statements: str) -> list[list[tuple[object, ...]]]:
+        engine = create_engine(database_url)
+        out = []
+        try:
+            async with engine.begin() as connection:
+                for statement in statements:
+                    result = await connection.execute(text(statement), stamp)
+                    out.append(list(result.all()) if result.returns_rows else [])
+        finally:
+            await engine.dispose()
+        return out
+
+    asyncio.run(
+        run(
+            "INSERT INTO organizations (name, plan, signing_secret, created_at) "
+            "VALUES ('o', 'free', 's', :t)",
+            "INSERT INTO teams (org_id, name, created_at) VALUES (1, 'Default', :t)",
+            "INSERT INTO alert_responders (org_id, team_id, name, runbook_prompt, runbook_active, "
+            "text_matches, match_rules, webhook_sources, status, created_at, updated_at) VALUES "
+            f"(1, 1, 'default', '{DEFAULT_PROMPT}', true, '[]', '{{}}', '[]', 'ACTIVE', :t, :t), "
+            "(1, 1, 'custom', 'Look.', true, '[]', '{}', '[]', 'ACTIVE', :t, :t), "
+            f"(1, 1, 'impact', '{DEFAULT_PROMPT}', true, '[]', '{{}}', '[]', 'ACTIVE', :t, :t)",
+            "UPDATE alert_responders SET runbook_impact_prompt = 'How bad?' WHERE name = 'impact'",
+            "INSERT INTO investigations (org_id, alert_responder_id, name, status, prompt, "
+            "event_payload, result, sources, dedup_key, created_at) VALUES "
+            "(1, 1, 'a', 'COMPLETED', 'p', '', '', '[]', 'K', :t), "
+            "(1, 1, 'b', 'PENDING', 'p', '', '', '[]', 'K', :t), "
+            "(1, 1, 'c', 'PENDING', 'p', '', '', '[]', NULL, :t)",
+        )
+    )
+    migrate(database_url)
+    agents, claims = asyncio.run(
+        run(
+            "SELECT name, runbook_prompt, runbook_active FROM alert_responders ORDER BY id",
+            "SELECT id, dedup_active FROM investigations ORDER BY id",
+        )
+    )
+    assert [(a[0], a[1], bool(a[2])) for a in agents] == [
+        ("default", None, False),
+        ("custom", "Look.", True),
+        ("impact", DEFAULT_PROMPT, True),
+    ]
+    assert [(c[0], c[1] if c[1] is None else bool(c[1])) for c in claims] == [
+        (1, None),
+        (2, True),
+        (3, None),
+    ]
