@@ -483,7 +483,7 @@ def test_impact_and_severity_section(
     assert record["prompt"] == DEFAULT_PROMPT
     [call] = agent.calls
     assert call["question"].startswith("Who is affected and how badly?")
-    assert "Checkout 5xx" in call["question"]
+    assert "The alert: Checkout 5xx" in call["question"]
     # The section follows the analysis; the same sources keep their numbers, one Sources list.
     analysis, _, rest = record["result"].partition("\n\n## Impact and severity\n\n")
     assert analysis == EXPECTED_RESULT.split("\n\nSources:")[0]
@@ -528,3 +528,72 @@ def test_completion_notifies_chat_and_signed_alt_webhook(
     assert message["text"].startswith("*Investigation: Checkout 5xx*")
     assert "Sources:" in message["text"] and "Checkout runbook" in message["text"]
     assert f"{PUBLIC_URL}/investigations/{gid}" in message["text"]
+
+
+# --- the embedded agent --------------------------------------------------------------------------
+
+
+def test_embedded_agent_investigates_with_the_demo_data(
+    ic: TestClient[Litestar], factory: Factory, org: OrgHandle, settings: Settings
+) -> None:
+    """The default (retrieval) agent, end to end through the job: the result names the alert,
+    cites the stores with numbered citations and ends with the Sources section, impact included."""
+    from sleuth_shell.demo import load_demo
+    from sleuth_shell.jobs import Worker
+    from sleuth_shell.runtime import job_registry
+    from sleuth_shell.services import build_services
+
+    now = datetime.now(UTC)
+
+    async def demo(session: Any) -> None:
+        await load_demo(session, org.id, now=now)
+
+    factory.run(demo)
+    agent_gid = make_agent(
+        ic, factory, org, runbook={"impact_and_severity_prompt": "Which customers are affected?"}
+    )
+    payload = (
+        '{"title": "Checkout 5xx rate high", "service": "checkout-api", "severity": "critical", '
+        f'"startsAt": "{now.strftime("%Y-%m-%dT%H:%M:%SZ")}"}}'
+    )
+    agent_pk = decode_global_id(agent_gid, "AlertResponder")
+
+    async def go() -> int:
+        engine = create_engine(settings.database_url)
+        sessions = create_session_factory(engine)
+        try:
+            async with sessions() as session:
+                agent = await session.get(AlertResponder, agent_pk)
+                assert agent is not None
+                pk, _ = await open_investigation(
+                    session,
+                    org_id=org.id,
+                    agent=agent,
+                    name="Checkout 5xx rate high",
+                    event_payload=payload,
+                    dedup_key="demo-1",
+                    now=now,
+                )
+                await session.commit()
+            services = build_services(settings, sessions)
+            worker = Worker(services, job_registry(), poll_interval=0.05)
+            await worker.run_until_idle()
+            await services.aclose()
+            return pk
+        finally:
+            await engine.dispose()
+
+    gid = encode_global_id("Investigation", asyncio.run(go()))
+    record = get(ic, org, gid)
+    assert record["status"] == "COMPLETED", record
+    result = record["result"]
+    assert "Checkout 5xx rate high" in result
+    assert "[1]" in result and "\n\nSources:\n[1] [" in result
+    assert "\n\n## Impact and severity\n\n" in result
+    assert "§" not in result and "[[source:" not in result
+    # Every citation in the text has its line in the Sources section, and only those.
+    body, _, sources = result.partition("\n\nSources:\n")
+    numbers = sorted({int(n) for n in __import__("re").findall(r"\[(\d+)\]", body)})
+    assert numbers == list(range(1, len(sources.splitlines()) + 1))
+    [event] = usage(settings)
+    assert event.team_id is None and event.feature == "investigation" and event.credits > 0

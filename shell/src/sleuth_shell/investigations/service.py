@@ -22,7 +22,8 @@ single writer serialises them. After the window the old investigation releases t
 new one takes it, in the same transaction.
 
 The run asks the agent's ``investigate`` with the prompt and the alert (and, when the runbook sets
-``impact_and_severity_prompt``, asks ``answer`` that question about the alert and appends it as an
+``impact_and_severity_prompt``, asks ``answer`` that question about the alert (its title,
+service and severity) and appends it as an
 "Impact and severity" section, cited like the rest). The result is rendered by the core
 (numbered citations, no ``§``, a ``Sources:`` section); usage is unattributed (null team); the
 agent's notification integrations get it on completion (CHAT_ALERT: its channel via
@@ -51,6 +52,7 @@ from sleuth_shell.jobs.queue import cancel
 from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat
 from sleuth_shell.runs import Charge, RunGone, RunKind, Statuses
 from sleuth_shell.services import Services
+from sleuth_shell.text import extract_alert
 from sleuth_shell.urls import investigation_url
 
 __all__ = [
@@ -283,7 +285,15 @@ def _keyed(
 
 
 def _impact_question(prompt: str, row: Investigation) -> str:
-    return f"{prompt}\n\nThe alert: {row.name}"
+    """The impact prompt with the alert it is about: its title, service and severity (what the
+    agent searches its stores with)."""
+    alert = extract_alert(row.event_payload)
+    lines = [prompt, "", f"The alert: {row.name}"]
+    if alert["service"]:
+        lines.append(f"Service: {alert['service']}")
+    if alert["severity"]:
+        lines.append(f"Severity: {alert['severity']}")
+    return "\n".join(lines)
 
 
 async def _stop_started(services: Services, investigation_id: int) -> None:
