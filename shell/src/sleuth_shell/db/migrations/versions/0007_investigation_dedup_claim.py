@@ -29,6 +29,9 @@ down_revision: str | None = '0006'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
+# SQLite rebuilds the table in a batch: keep AUTOINCREMENT (0004: ids are never reused).
+_KEEP_AUTOINCREMENT = {'sqlite_autoincrement': True}
+
 # The SPEC's default prompt as 0001-0006 stored it (a copy: migrations never import the app).
 _DEFAULT_PROMPT = (
     "Please investigate the issue and explain the root cause to the best of your abilities!"
@@ -36,7 +39,7 @@ _DEFAULT_PROMPT = (
 
 
 def upgrade() -> None:
-    with op.batch_alter_table('investigations') as batch:
+    with op.batch_alter_table('investigations', table_kwargs=_KEEP_AUTOINCREMENT) as batch:
         batch.add_column(sa.Column('dedup_active', sa.Boolean(), nullable=True))
     op.execute(
         "UPDATE investigations SET dedup_active = true WHERE id IN ("
@@ -44,7 +47,7 @@ def upgrade() -> None:
         " WHERE alert_responder_id IS NOT NULL AND dedup_key IS NOT NULL"
         " GROUP BY alert_responder_id, dedup_key)"
     )
-    with op.batch_alter_table('investigations') as batch:
+    with op.batch_alter_table('investigations', table_kwargs=_KEEP_AUTOINCREMENT) as batch:
         batch.create_unique_constraint(
             'uq_investigations_alert_responder_id_dedup_key_dedup_active',
             ['alert_responder_id', 'dedup_key', 'dedup_active'],
@@ -66,7 +69,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('investigations') as batch:
+    with op.batch_alter_table('investigations', table_kwargs=_KEEP_AUTOINCREMENT) as batch:
         batch.drop_constraint(
             'uq_investigations_alert_responder_id_dedup_key_dedup_active', type_='unique'
         )
