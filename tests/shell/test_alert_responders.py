@@ -64,7 +64,7 @@ def test_create_webhook_agent_and_read_it(client, org, hook) -> None:
         "organization_name": "acme",
         "team_name": "Default",
         "name": "db errors",
-        "runbook": {"investigation_prompt": DEFAULT_PROMPT},
+        "runbook": None,
         "matching_criteria": {
             "text_matches": ["database", "*timeout*"],
             "match_rules": {
@@ -370,19 +370,53 @@ def test_runbook_updates(client, org, hook) -> None:
 
     client.put(url, json={"runbook": None}, headers=org.headers)
     assert runbook() is None
+    client.put(url, json={"runbook": {"investigation_prompt": "New."}}, headers=org.headers)
     client.put(url, json={"runbook": {}}, headers=org.headers)
-    assert runbook() == {"investigation_prompt": DEFAULT_PROMPT}
+    assert runbook() is None
     client.put(url, json={"runbook": {"investigation_prompt": "New."}}, headers=org.headers)
     assert runbook() == {"investigation_prompt": "New."}
     client.put(url, json={"name": "still"}, headers=org.headers)
     assert runbook() == {"investigation_prompt": "New."}
+    # The runbook is replaced by exactly what is sent: the prompt not sent is gone.
+    client.put(
+        url, json={"runbook": {"impact_and_severity_prompt": "How bad?"}}, headers=org.headers
+    )
+    assert runbook() == {"impact_and_severity_prompt": "How bad?"}
+    client.put(
+        url,
+        json={"runbook": {"investigation_prompt": "A.", "impact_and_severity_prompt": None}},
+        headers=org.headers,
+    )
+    assert runbook() == {"investigation_prompt": "A."}
 
 
-def test_runbook_defaults_on_create(client, org, hook) -> None:
-    for i, runbook in enumerate([None, {}]):
-        created = create(client, org, webhook_body(hook, name=f"n{i}", runbook=runbook))
+def test_runbook_is_null_unless_set_on_create(client, org, hook) -> None:
+    """Absent, null or {} reads back as null (never the default filled in: a declarative client
+    would see a diff that never converges); a runbook that was set reads back exactly."""
+    cases = [
+        ("absent", None),
+        ("null", None),
+        ("empty", None),
+        ("impact-null", None),
+        ("prompt", {"investigation_prompt": DEFAULT_PROMPT}),
+        ("impact", {"impact_and_severity_prompt": "Who is affected?"}),
+        ("both", {"investigation_prompt": "Look.", "impact_and_severity_prompt": "How bad?"}),
+    ]
+    sent = {
+        "absent": {},
+        "null": {"runbook": None},
+        "empty": {"runbook": {}},
+        "impact-null": {"runbook": {"impact_and_severity_prompt": None}},
+        "prompt": {"runbook": {"investigation_prompt": DEFAULT_PROMPT}},
+        "impact": {"runbook": {"impact_and_severity_prompt": "Who is affected?"}},
+        "both": {
+            "runbook": {"investigation_prompt": "Look.", "impact_and_severity_prompt": "How bad?"}
+        },
+    }
+    for name, expected in cases:
+        created = create(client, org, webhook_body(hook, name=name, **sent[name]))
         record = client.get(f"{BASE}/{created['id']}", headers=org.headers).json()
-        assert record["runbook"] == {"investigation_prompt": DEFAULT_PROMPT}
+        assert record["runbook"] == expected, name
 
 
 def test_update_notification_integrations(client, factory, org, hook) -> None:

@@ -1,4 +1,4 @@
-"""One lifecycle for every kind of agent run: interactions, digest runs (and investigations next).
+"""One lifecycle for every kind of agent run: interactions, digest runs and investigations.
 
 A *run* is one row that an agent's work fills in. Its life (status names are the kind's
 :class:`Statuses`; the defaults are shown)::

@@ -3,8 +3,14 @@
 An agent is webhook-based (``webhook_sources``: the org's PROVIDER_A..D subscriptions) or chat-based
 (``chat_channel_id``); the kinds never mix. ``matching_criteria`` is normalised by
 :func:`sleuth_core.matching.normalize_criteria`, which returns both ``text_matches`` and
-``match_rules``. The runbook is stored as ``runbook_prompt`` + ``runbook_active``: inactive (after
-``PUT {"runbook": null}``) reads back as ``null`` and investigations use :data:`DEFAULT_PROMPT`.
+``match_rules``.
+
+The runbook is stored exactly as set (DESIGN 4): ``runbook_active`` says a custom runbook was set,
+``runbook_prompt`` and ``runbook_impact_prompt`` hold its members (NULL when not set). Absent,
+``null`` or ``{}`` (on create; ``null`` or ``{}`` on update) means no custom runbook: GET returns
+``runbook: null``, and otherwise only the members that were set, never the default prompt filled
+in. Investigations run with :data:`DEFAULT_PROMPT` when no ``investigation_prompt`` was set
+(:func:`~sleuth_shell.investigations.investigation_prompt`).
 """
 
 from __future__ import annotations
@@ -36,16 +42,13 @@ from sleuth_shell.auth import Principal
 from sleuth_shell.db.models import AlertResponder, Investigation, Team, WebhookSubscription
 from sleuth_shell.domain import WEBHOOK_PROVIDER_TYPES
 from sleuth_shell.errors import ApiError, bad_request, conflict, error_responses, not_found
+from sleuth_shell.investigations import DEFAULT_PROMPT, investigation_prompt
 from sleuth_shell.urls import alert_responder_url
 
 __all__ = ["DEFAULT_PROMPT", "GLOBAL_TYPE", "ROUTES", "effective_prompt"]
 
 GLOBAL_TYPE = "AlertResponder"
 THING = "Alert responder"
-#: The investigation prompt when no runbook is given (SPEC "Default runbook").
-DEFAULT_PROMPT = (
-    "Please investigate the issue and explain the root cause to the best of your abilities!"
-)
 MAX_PROMPT_LENGTH = 20_000
 MAX_WEBHOOK_SOURCES = 50
 MAX_BOT_ID_LENGTH = 64
@@ -55,9 +58,7 @@ ProviderType = Literal["PROVIDER_A", "PROVIDER_B", "PROVIDER_C", "PROVIDER_D"]
 
 def effective_prompt(agent: AlertResponder) -> str:
     """The prompt an investigation of ``agent`` runs with."""
-    if agent.runbook_active and agent.runbook_prompt:
-        return agent.runbook_prompt
-    return DEFAULT_PROMPT
+    return investigation_prompt(agent)
 
 
 # --- request and response shapes ---------------------------------------------------------------
@@ -71,15 +72,17 @@ class WebhookSource(msgspec.Struct):
 
 
 class Runbook(msgspec.Struct, kw_only=True):
-    """The investigation runbook; ``{}`` means the default prompt. ``impact_and_severity_prompt``
-    (optional) is stored and returned as set."""
+    """The investigation runbook; ``{}`` means no custom runbook (the default prompt applies).
+    Both members are optional and stored and returned as set."""
 
     investigation_prompt: str | UnsetType = UNSET
     impact_and_severity_prompt: str | UnsetType | None = UNSET
 
 
 class RunbookOut(msgspec.Struct, kw_only=True):
-    investigation_prompt: str
+    """The runbook as set: only the members that were given."""
+
+    investigation_prompt: str | UnsetType = UNSET
     impact_and_severity_prompt: str | UnsetType = UNSET
 
 
@@ -188,28 +191,24 @@ def _criteria(value: MatchingCriteria, *, chat: bool) -> dict[str, Any]:
     return normalize_criteria(raw)
 
 
-def _runbook(value: Runbook | UnsetType | None) -> tuple[str | None, bool]:
-    """(prompt, active) for a runbook given on create or update."""
-    if value is None or value is UNSET:
-        return DEFAULT_PROMPT, True
-    assert isinstance(value, Runbook)
-    prompt = value.investigation_prompt
-    if prompt is UNSET:
-        return DEFAULT_PROMPT, True
-    assert isinstance(prompt, str)
-    check_text(prompt, "runbook.investigation_prompt", max_length=MAX_PROMPT_LENGTH)
-    return prompt, True
-
-
-def _impact_prompt(value: Runbook | UnsetType | None) -> str | None:
-    """The runbook's ``impact_and_severity_prompt`` as set (None when absent or null)."""
-    if not isinstance(value, Runbook) or not isinstance(value.impact_and_severity_prompt, str):
-        return None
-    return check_text(
-        value.impact_and_severity_prompt,
-        "runbook.impact_and_severity_prompt",
-        max_length=MAX_PROMPT_LENGTH,
-    )
+def _runbook(value: Runbook | UnsetType | None) -> tuple[str | None, str | None, bool]:
+    """``(investigation prompt, impact prompt, active)`` of a runbook given on create or update:
+    each member as set (None when absent or null); ``active`` is False when none was set."""
+    if not isinstance(value, Runbook):
+        return None, None, False
+    prompt: str | None = None
+    if isinstance(value.investigation_prompt, str):
+        prompt = check_text(
+            value.investigation_prompt, "runbook.investigation_prompt", max_length=MAX_PROMPT_LENGTH
+        )
+    impact: str | None = None
+    if isinstance(value.impact_and_severity_prompt, str):
+        impact = check_text(
+            value.impact_and_severity_prompt,
+            "runbook.impact_and_severity_prompt",
+            max_length=MAX_PROMPT_LENGTH,
+        )
+    return prompt, impact, prompt is not None or impact is not None
 
 
 async def _webhook_sources(
@@ -266,6 +265,17 @@ def _ref(agent: AlertResponder, public_url: str) -> AlertResponderRef:
     )
 
 
+def _runbook_out(agent: AlertResponder) -> RunbookOut | None:
+    """The runbook exactly as set: None when no custom runbook was set."""
+    prompt, impact = agent.runbook_prompt, agent.runbook_impact_prompt
+    if not agent.runbook_active or (prompt is None and impact is None):
+        return None
+    return RunbookOut(
+        investigation_prompt=prompt if prompt is not None else UNSET,
+        impact_and_severity_prompt=impact if impact is not None else UNSET,
+    )
+
+
 def _record(
     agent: AlertResponder, team_name: str, principal: Principal, public_url: str
 ) -> AlertResponderRecord:
@@ -284,18 +294,7 @@ def _record(
         organization_name=principal.org_name,
         team_name=team_name,
         name=agent.name,
-        runbook=(
-            RunbookOut(
-                investigation_prompt=agent.runbook_prompt or DEFAULT_PROMPT,
-                impact_and_severity_prompt=(
-                    agent.runbook_impact_prompt
-                    if agent.runbook_impact_prompt is not None
-                    else UNSET
-                ),
-            )
-            if agent.runbook_active
-            else None
-        ),
+        runbook=_runbook_out(agent),
         matching_criteria=criteria,
         webhook_sources=[
             WebhookSource(type=s["type"], remote_id=s["remote_id"]) for s in agent.webhook_sources
@@ -361,8 +360,7 @@ class AlertResponderController(Controller):
             assert isinstance(data.chat_channel_id, str)
             channel = check_channel_id(data.chat_channel_id)
         criteria = _criteria(data.matching_criteria, chat=chat)
-        prompt, active = _runbook(data.runbook)
-        impact = _impact_prompt(data.runbook)
+        prompt, impact, active = _runbook(data.runbook)
         integrations: list[int] | None = None
         if _given(data.notification_integration_ids):
             assert isinstance(data.notification_integration_ids, list)
@@ -489,12 +487,11 @@ class AlertResponderController(Controller):
                 if clash is not None:
                     raise conflict(f"An alert responder named {name} already exists in this team")
                 agent.name = name
-        if data.runbook is None:
-            agent.runbook_prompt, agent.runbook_active = None, False
-            agent.runbook_impact_prompt = None
-        elif data.runbook is not UNSET:
-            agent.runbook_prompt, agent.runbook_active = _runbook(data.runbook)
-            agent.runbook_impact_prompt = _impact_prompt(data.runbook)
+        if data.runbook is not UNSET:
+            # null or {} clears the custom runbook; otherwise it becomes exactly what was sent.
+            agent.runbook_prompt, agent.runbook_impact_prompt, agent.runbook_active = _runbook(
+                data.runbook
+            )
         if data.matching_criteria is not UNSET:
             assert isinstance(data.matching_criteria, MatchingCriteria)
             criteria = _criteria(data.matching_criteria, chat=is_chat)

@@ -1,24 +1,46 @@
-"""``GET /api/v1/investigations/{investigation_id}``: one run of an alert agent."""
+"""Investigations (runs of alert agents): ``GET /api/v1/investigations`` (newest first, cursor
+paged), ``GET /api/v1/investigations/{id}`` and ``POST /api/v1/investigations/{id}/stop``.
+
+The list takes ``alert_responder_id`` (an alert agent's Global ID; one of another organization
+lists nothing), ``status`` (one of the investigation statuses), ``limit`` (1-100, default
+:data:`DEFAULT_LIMIT`) and ``cursor`` (the ``next_cursor`` of the previous page, opaque); any
+malformed one is 400 naming it. ``next_cursor`` is null on the last page.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 import msgspec
-from litestar import get
-from litestar.params import FromPath
+from litestar import get, post
+from litestar.params import FromPath, FromQuery
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from sleuth_core.ids import encode_global_id
-from sleuth_shell.api.common import decode_id_or_404
+from sleuth_core.ids import decode_global_id, encode_global_id
+from sleuth_shell.api.common import MAX_PK, decode_id_or_404
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
+from sleuth_shell.auth import Principal
 from sleuth_shell.db.models import Investigation, Team
-from sleuth_shell.errors import error_responses, not_found
+from sleuth_shell.errors import bad_request, error_responses, not_found
+from sleuth_shell.investigations import STATUSES, stop_investigation
 
-__all__ = ["GLOBAL_TYPE", "ROUTES", "InvestigationRecord", "investigation_record"]
+__all__ = [
+    "GLOBAL_TYPE",
+    "ROUTES",
+    "InvestigationList",
+    "InvestigationRecord",
+    "investigation_record",
+]
 
 GLOBAL_TYPE = "Investigation"
 THING = "Investigation"
+#: Page size of the list when ``limit`` is not given, and the largest accepted.
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 100
+# The cursor is the Global ID-style encoding of the last listed investigation's id under its own
+# type name, so it is opaque and never mistaken for an investigation's ID.
+_CURSOR_TYPE = "InvestigationCursor"
 
 
 class InvestigationRecord(msgspec.Struct, kw_only=True):
@@ -54,6 +76,128 @@ def investigation_record(
     )
 
 
+class InvestigationList(msgspec.Struct, kw_only=True):
+    """One page of investigations, newest first; ``next_cursor`` is null on the last page."""
+
+    investigations: list[InvestigationRecord]
+    next_cursor: str | None
+
+
+def _limit(value: str | None) -> int:
+    if value is None or value == "":
+        return DEFAULT_LIMIT
+    limit = int(value) if value.isascii() and value.isdigit() else 0
+    if not 1 <= limit <= MAX_LIMIT:
+        raise bad_request(f"limit must be an integer from 1 to {MAX_LIMIT}")
+    return limit
+
+
+def _cursor(value: str | None) -> int | None:
+    if value is None or value == "":
+        return None
+    pk = decode_global_id(value, _CURSOR_TYPE)
+    if pk is None or pk > MAX_PK:
+        raise bad_request("Invalid cursor")
+    return pk
+
+
+def _agent_filter(value: str | None) -> int | None:
+    if value is None or value == "":
+        return None
+    pk = decode_global_id(value, "AlertResponder")
+    if pk is None or pk > MAX_PK:
+        raise bad_request(f"Invalid alert_responder_id: {value[:100]}")
+    return pk
+
+
+def _status_filter(value: str | None) -> str | None:
+    if value is None or value == "":
+        return None
+    if value not in STATUSES:
+        raise bad_request(f"Invalid status: {value[:100]} (one of {', '.join(STATUSES)})")
+    return value
+
+
+async def _record_of(
+    session: AsyncSession, principal: Principal, pk: int
+) -> InvestigationRecord | None:
+    found = (
+        await session.execute(
+            select(Investigation, Team.name)
+            .outerjoin(Team, Team.id == Investigation.team_id)
+            .where(Investigation.id == pk, Investigation.org_id == principal.org_id)
+            .execution_options(populate_existing=True)
+        )
+    ).first()
+    if found is None:
+        return None
+    row, team_name = found
+    return investigation_record(row, principal.org_name, team_name)
+
+
+@get(
+    "/investigations",
+    operation_id="listInvestigations",
+    responses=error_responses(400),
+    tags=["investigations"],
+)
+async def list_investigations(
+    principal: CurrentPrincipal,
+    db_session: DbSession,
+    alert_responder_id: FromQuery[str | None] = None,
+    status: FromQuery[str | None] = None,
+    limit: FromQuery[str | None] = None,
+    cursor: FromQuery[str | None] = None,
+) -> InvestigationList:
+    """The organization's investigations, newest first, optionally of one alert agent and in
+    one status; page on with ``cursor`` = the previous page's ``next_cursor``."""
+    agent_id = _agent_filter(alert_responder_id)
+    wanted_status = _status_filter(status)
+    page_size = _limit(limit)
+    after = _cursor(cursor)
+    query = (
+        select(Investigation, Team.name)
+        .outerjoin(Team, Team.id == Investigation.team_id)
+        .where(Investigation.org_id == principal.org_id)
+    )
+    if agent_id is not None:
+        query = query.where(Investigation.alert_responder_id == agent_id)
+    if wanted_status is not None:
+        query = query.where(Investigation.status == wanted_status)
+    if after is not None:
+        query = query.where(Investigation.id < after)
+    rows = (
+        await db_session.execute(query.order_by(Investigation.id.desc()).limit(page_size + 1))
+    ).all()
+    more = len(rows) > page_size
+    rows = rows[:page_size]
+    return InvestigationList(
+        investigations=[investigation_record(row, principal.org_name, team) for row, team in rows],
+        next_cursor=encode_global_id(_CURSOR_TYPE, rows[-1][0].id) if more else None,
+    )
+
+
+@post(
+    "/investigations/{investigation_id:str}/stop",
+    operation_id="stopInvestigation",
+    responses=error_responses(404),
+    status_code=200,
+    tags=["investigations"],
+)
+async def stop(
+    investigation_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
+) -> InvestigationRecord:
+    """Stop an investigation that has not finished (it becomes ``STOPPED``); a finished one is
+    returned unchanged."""
+    pk = decode_id_or_404(investigation_id, GLOBAL_TYPE, THING)
+    await stop_investigation(db_session, principal.org_id, pk)
+    await db_session.commit()
+    record = await _record_of(db_session, principal, pk)
+    if record is None:
+        raise not_found(THING)
+    return record
+
+
 @get(
     "/investigations/{investigation_id:str}",
     operation_id="getInvestigation",
@@ -65,17 +209,10 @@ async def get_investigation(
 ) -> InvestigationRecord:
     """One investigation of the organization."""
     pk = decode_id_or_404(investigation_id, GLOBAL_TYPE, THING)
-    found = (
-        await db_session.execute(
-            select(Investigation, Team.name)
-            .outerjoin(Team, Team.id == Investigation.team_id)
-            .where(Investigation.id == pk, Investigation.org_id == principal.org_id)
-        )
-    ).first()
-    if found is None:
+    record = await _record_of(db_session, principal, pk)
+    if record is None:
         raise not_found(THING)
-    row, team_name = found
-    return investigation_record(row, principal.org_name, team_name)
+    return record
 
 
-ROUTES = [get_investigation]
+ROUTES = [list_investigations, get_investigation, stop]

@@ -10,7 +10,8 @@ Job kinds (register them with :func:`register_notification_jobs`):
     The plain key is read from ``interactions.callback_api_key`` and wiped from there once the
     delivery succeeded or failed for good.
 ``notify.alt``
-    POST a card message (JSON) to an alt incoming-webhook URL.
+    POST a card message (JSON) to an alt incoming-webhook URL, signed like callbacks
+    (``X-Service-Signature`` with the organization's signing secret, ``X-Service-Timestamp``).
 ``notify.chat``
     Post a message to a chat channel through the :class:`~sleuth_shell.notify.chat.ChatClient`
     (the embedded outbox, or the platform's Web API when ``SLEUTH_CHAT_BOT_TOKEN`` is set).
@@ -203,7 +204,17 @@ async def _web_failed(ctx: JobContext, session: AsyncSession, error: str) -> Non
 async def _deliver_alt(ctx: JobContext) -> None:
     url = str(ctx.payload["url"])
     body = json.dumps(ctx.payload["message"], ensure_ascii=False, separators=(",", ":"))
-    await _post(ctx, url, body.encode("utf-8"), {"Content-Type": "application/json"})
+    content = body.encode("utf-8")
+    headers = {"Content-Type": "application/json"}
+    org_id = ctx.payload.get("org_id")
+    if org_id is not None:
+        query = select(Organization.signing_secret).where(Organization.id == int(str(org_id)))
+        async with ctx.services.sessions() as session:
+            secret = await session.scalar(query)
+        if secret:
+            headers[SIGNATURE_HEADER] = sign(content, secret)
+            headers[TIMESTAMP_HEADER] = str(int(time.time()))
+    await _post(ctx, url, content, headers)
 
 
 # --- chat ----------------------------------------------------------------------------------------
