@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
     "sleuth_shell.html": 75,
     "sleuth_shell.interactions": 70,
     "sleuth_shell.digests": 70,
+    "sleuth_shell.investigations": 70,
     "sleuth_shell.runs": 60,
     "sleuth_shell.services": 50,
     "sleuth_shell.agents": 40,

@@ -17,6 +17,7 @@ from typing import Any
 
 from sleuth_shell.digests.service import ensure_cron_jobs, register_digest_jobs
 from sleuth_shell.interactions.service import INTERACTION
+from sleuth_shell.investigations import INVESTIGATION
 from sleuth_shell.jobs import JobRegistry, Worker
 from sleuth_shell.notify.delivery import register_notification_jobs
 from sleuth_shell.runs import register_run_kind
@@ -32,6 +33,7 @@ def job_registry() -> JobRegistry:
     registry = JobRegistry()
     register_run_kind(registry, INTERACTION)
     register_digest_jobs(registry)
+    register_run_kind(registry, INVESTIGATION)
     register_notification_jobs(registry)
     return registry
 

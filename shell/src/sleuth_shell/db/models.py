@@ -237,7 +237,13 @@ class Investigation(Base):
     """One run of an alert agent on one alert."""
 
     __tablename__ = "investigations"
-    __table_args__ = (Index(None, "alert_responder_id", "dedup_key"), NEVER_REUSE_IDS)
+    __table_args__ = (
+        Index(None, "alert_responder_id", "dedup_key"),
+        # The dedup claim: at most one investigation per (agent, dedup key) holds it (NULLs never
+        # collide, so released claims and investigations without a key are unconstrained).
+        UniqueConstraint("alert_responder_id", "dedup_key", "dedup_active"),
+        NEVER_REUSE_IDS,
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     org_id: Mapped[int] = _org_fk()
@@ -254,6 +260,9 @@ class Investigation(Base):
     result: Mapped[str] = mapped_column(Text, nullable=False, default="")
     sources: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
     dedup_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    dedup_active: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+    """True while this investigation is the one a repeat of its alert (same agent and dedup key)
+    reuses; NULL once a newer one took over (or when it has no dedup key)."""
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = _created()
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

@@ -1,0 +1,25 @@
+"""Investigations: one run of an alert agent on one alert (see :mod:`.service`)."""
+
+from sleuth_shell.investigations.service import (
+    DEDUP_WINDOW,
+    DEFAULT_PROMPT,
+    INVESTIGATION,
+    STATUSES,
+    InvestigationOutcome,
+    investigation_name,
+    investigation_prompt,
+    open_investigation,
+    stop_investigation,
+)
+
+__all__ = [
+    "DEDUP_WINDOW",
+    "DEFAULT_PROMPT",
+    "INVESTIGATION",
+    "STATUSES",
+    "InvestigationOutcome",
+    "investigation_name",
+    "investigation_prompt",
+    "open_investigation",
+    "stop_investigation",
+]

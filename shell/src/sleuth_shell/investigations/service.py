@@ -1,0 +1,373 @@
+"""Investigations: open them for alerts, run them as the third run kind, stop and list them.
+
+An investigation is one run of an alert agent on one alert. Statuses (DESIGN 4 "Statuses")::
+
+    PENDING --(its job starts)--> IN_PROGRESS --> COMPLETED | ERRORED
+       \\--(agent paused or deleted before it starts, or POST .../stop)--> STOPPED
+    IN_PROGRESS --(POST .../stop)--> STOPPED (the agent's answer is then discarded)
+
+The lifecycle is :mod:`sleuth_shell.runs`'s (:data:`INVESTIGATION` declares the kind: ``ERRORED``
+is its failed status and ``STOPPED`` an extra end state, so a stopped run is never started,
+finished or failed afterwards). Each investigation is one ``investigation.run`` job keyed by the
+investigation's id.
+
+Opening (:func:`open_investigation`) is what alert intake (webhooks, chat) calls once per
+matching agent. The same incident (the adapter's dedup key) for the same agent within
+:data:`DEDUP_WINDOW` reuses the investigation; concurrent openings of one incident create exactly
+one. The guarantee is the database's, not a lock in memory: the unique constraint over
+``(alert_responder_id, dedup_key, dedup_active)`` lets one investigation per pair hold the claim
+(``dedup_active = true``), taken with ``INSERT ... ON CONFLICT DO NOTHING``. On PostgreSQL a second
+transaction inserting the same claim waits for the first to commit or roll back; on SQLite the
+single writer serialises them. After the window the old investigation releases the claim and a
+new one takes it, in the same transaction.
+
+The run asks the agent's ``investigate`` with the prompt and the alert (and, when the runbook sets
+``impact_and_severity_prompt``, asks ``answer`` that question about the alert and appends it as an
+"Impact and severity" section, cited like the rest). The result is rendered by the core
+(numbered citations, no ``§``, a ``Sources:`` section); usage is unattributed (null team); the
+agent's notification integrations get it on completion (CHAT_ALERT: its channel via
+:func:`~sleuth_core.render.to_chat`; ALT_WEBHOOK: the card of
+:func:`~sleuth_core.render.to_alt_card`, posted by the signed, retried ``notify.alt`` job).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sleuth_core.ids import encode_global_id
+from sleuth_core.render import render_answer, to_alt_card, to_chat
+from sleuth_shell.agents.base import AgentResult
+from sleuth_shell.db.dialect import insert_ignore
+from sleuth_shell.db.models import AlertResponder, Investigation, NotificationIntegration
+from sleuth_shell.jobs import enqueue
+from sleuth_shell.jobs.queue import cancel
+from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat
+from sleuth_shell.runs import Charge, RunGone, RunKind, Statuses
+from sleuth_shell.services import Services
+from sleuth_shell.urls import investigation_url
+
+__all__ = [
+    "COMPLETED",
+    "DEDUP_WINDOW",
+    "DEFAULT_PROMPT",
+    "ERRORED",
+    "GLOBAL_TYPE",
+    "INVESTIGATION",
+    "IN_PROGRESS",
+    "MAX_NAME_LENGTH",
+    "PENDING",
+    "RUN_KIND",
+    "STATUSES",
+    "STOPPED",
+    "InvestigationOutcome",
+    "investigation_name",
+    "investigation_prompt",
+    "open_investigation",
+    "stop_investigation",
+]
+
+log = logging.getLogger("sleuth.investigations")
+
+PENDING = "PENDING"
+IN_PROGRESS = "IN_PROGRESS"
+COMPLETED = "COMPLETED"
+ERRORED = "ERRORED"
+STOPPED = "STOPPED"
+#: Every status, in lifecycle order (the values ``GET /investigations?status=`` accepts).
+STATUSES: tuple[str, ...] = (PENDING, IN_PROGRESS, COMPLETED, ERRORED, STOPPED)
+
+RUN_KIND = "investigation.run"
+USAGE_FEATURE = "investigation"
+GLOBAL_TYPE = "Investigation"
+#: A repeat of an alert (same agent, same dedup key) within this long reuses the investigation.
+DEDUP_WINDOW = timedelta(hours=24)
+#: Longest investigation name (the alert's title is cut to it).
+MAX_NAME_LENGTH = 200
+#: The investigation prompt when no runbook prompt was set (SPEC "Default runbook").
+DEFAULT_PROMPT = (
+    "Please investigate the issue and explain the root cause to the best of your abilities!"
+)
+#: The heading of the section that answers the runbook's ``impact_and_severity_prompt``.
+IMPACT_HEADING = "Impact and severity"
+# How often the claim is retried when it changes hands between our statements (rare: another
+# transaction released or took it in between). Each pass either returns or sees a change.
+_CLAIM_ATTEMPTS = 5
+_MARKER = re.compile(r"\[\[source:([^\s\[\]`]+)\]\]")
+
+
+def investigation_prompt(agent: AlertResponder) -> str:
+    """The prompt an investigation of ``agent`` runs with: its runbook's, else the default."""
+    if agent.runbook_active and agent.runbook_prompt:
+        return agent.runbook_prompt
+    return DEFAULT_PROMPT
+
+
+def investigation_name(title: str) -> str:
+    """An alert title as an investigation name: its first non-blank line, at most
+    :data:`MAX_NAME_LENGTH` characters (``"Alert"`` when there is none)."""
+    for line in title.replace("\x00", "").splitlines():
+        if line.strip():
+            return line.strip()[:MAX_NAME_LENGTH]
+    return "Alert"
+
+
+def _job_key(investigation_id: int) -> str:
+    return str(investigation_id)
+
+
+async def _enqueue_run(session: AsyncSession, investigation_id: int) -> None:
+    await enqueue(
+        session,
+        RUN_KIND,
+        {"investigation_id": investigation_id},
+        key=_job_key(investigation_id),
+    )
+
+
+async def open_investigation(
+    session: AsyncSession,
+    *,
+    org_id: int,
+    agent: AlertResponder,
+    name: str,
+    event_payload: str,
+    dedup_key: str | None,
+    now: datetime,
+) -> tuple[int, bool]:
+    """Open an investigation of ``agent`` for one alert; returns ``(investigation pk, created)``.
+
+    Creates the row ``PENDING`` (``name`` cut to its first line and 200 characters, ``prompt`` the
+    agent's runbook prompt or :data:`DEFAULT_PROMPT`, ``team_id`` the agent's team,
+    ``created_at`` = ``now``) and enqueues its ``investigation.run`` job, or, when ``dedup_key`` is
+    given and the same agent opened an investigation with that key less than
+    :data:`DEDUP_WINDOW` before ``now``, returns that one with ``created`` False (whatever its
+    status). Concurrent calls for one ``(agent, dedup_key)`` create exactly one, across
+    processes, on SQLite and PostgreSQL (see the module doc).
+
+    Transactions: it writes in ``session``'s transaction and flushes; **the caller commits** (the
+    row and its job become visible together) or rolls back (nothing happened). It needs no
+    transaction of its own. On PostgreSQL, a concurrent call for the same incident waits until
+    this transaction ends, so commit promptly. A ``dedup_key`` longer than 255 characters is
+    refused with ``ValueError`` (the column's size; adapters bound their keys).
+    """
+    if dedup_key is not None and len(dedup_key) > 255:
+        raise ValueError("dedup_key is at most 255 characters")
+    values: dict[str, Any] = {
+        "org_id": org_id,
+        "alert_responder_id": agent.id,
+        "team_id": agent.team_id,
+        "name": investigation_name(name),
+        "status": PENDING,
+        "prompt": investigation_prompt(agent),
+        "event_payload": event_payload,
+        "result": "",
+        "sources": [],
+        "dedup_key": dedup_key,
+        "dedup_active": True if dedup_key is not None else None,
+        "created_at": now,
+    }
+    table = Investigation.__table__
+    if dedup_key is None:
+        inserted = await session.execute(table.insert().values(**values).returning(table.c.id))
+        pk = int(inserted.scalar_one())
+        await _enqueue_run(session, pk)
+        return pk, True
+
+    dialect = session.get_bind().dialect.name
+    claim = (
+        Investigation.alert_responder_id == agent.id,
+        Investigation.dedup_key == dedup_key,
+        Investigation.dedup_active.is_(True),
+    )
+    for _ in range(_CLAIM_ATTEMPTS):
+        # Write first: on SQLite this takes the write lock before anything is read; on
+        # PostgreSQL it waits for a concurrent transaction holding the same claim.
+        statement = insert_ignore(
+            dialect,
+            table,
+            values,
+            conflict_columns=("alert_responder_id", "dedup_key", "dedup_active"),
+        ).returning(table.c.id)
+        new_pk = (await session.execute(statement)).scalar_one_or_none()
+        if new_pk is not None:
+            await _enqueue_run(session, int(new_pk))
+            return int(new_pk), True
+        held = (
+            await session.execute(select(Investigation.id, Investigation.created_at).where(*claim))
+        ).first()
+        if held is None:
+            continue  # released between the two statements: try again
+        held_pk, held_at = held
+        if now - held_at < DEDUP_WINDOW:
+            return int(held_pk), False
+        # Older than the window: release its claim; the next pass takes it (or sees who did).
+        await session.execute(
+            update(Investigation)
+            .where(Investigation.id == held_pk, Investigation.dedup_active.is_(True))
+            .values(dedup_active=None)
+            .execution_options(synchronize_session=False)
+        )
+    raise RuntimeError(f"could not claim the investigation of {dedup_key!r} for agent {agent.id}")
+
+
+async def stop_investigation(session: AsyncSession, org_id: int, investigation_id: int) -> bool:
+    """Stop an unfinished investigation of ``org_id`` (``PENDING`` or ``IN_PROGRESS`` ->
+    ``STOPPED``) and drop its pending job; the caller commits.
+
+    Returns False, writing nothing, when it had finished (or does not exist). A run already in
+    the agent's hands keeps running, but its answer is discarded: the completion only writes
+    runs that have not ended.
+    """
+    result = await session.execute(
+        update(Investigation)
+        .where(
+            Investigation.id == investigation_id,
+            Investigation.org_id == org_id,
+            Investigation.status.in_((PENDING, IN_PROGRESS)),
+        )
+        .values(status=STOPPED)
+        .execution_options(synchronize_session=False)
+    )
+    if not result.rowcount:  # type: ignore[attr-defined]
+        return False
+    await cancel(session, RUN_KIND, _job_key(investigation_id))
+    return True
+
+
+# --- the run kind --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InvestigationOutcome:
+    """A rendered investigation: ``result`` (with its Sources section), the cited ``sources``
+    in citation order, and what the agent calls cost."""
+
+    result: str
+    sources: list[dict[str, Any]]
+    credits: float
+
+
+def _keyed(result: AgentResult, prefix: str) -> tuple[str, dict[str, Any]]:
+    """``result``'s markdown and sources with every source id given ``prefix`` (so two results
+    can be rendered together without their ids colliding)."""
+    markdown = _MARKER.sub(lambda m: f"[[source:{prefix}{m.group(1)}]]", result.markdown)
+    return markdown, {f"{prefix}{key}": record for key, record in result.sources.items()}
+
+
+def _impact_question(prompt: str, row: Investigation) -> str:
+    return f"{prompt}\n\nThe alert: {row.name}"
+
+
+async def _stop_started(services: Services, investigation_id: int) -> None:
+    """The agent was paused or deleted before the run began: STOPPED, as if it never started."""
+    async with services.sessions() as session:
+        await session.execute(
+            update(Investigation)
+            .where(Investigation.id == investigation_id, Investigation.status == IN_PROGRESS)
+            .values(status=STOPPED, started_at=None)
+            .execution_options(synchronize_session=False)
+        )
+        await session.commit()
+
+
+async def _produce(services: Services, row: Investigation) -> InvestigationOutcome:
+    """Ask the agent about the alert and render the result (see the module doc)."""
+    async with services.sessions() as session:
+        agent = (
+            await session.get(AlertResponder, row.alert_responder_id)
+            if row.alert_responder_id is not None
+            else None
+        )
+        impact_prompt = agent.runbook_impact_prompt if agent is not None else None
+        paused = agent is None or agent.status != "ACTIVE"
+    if paused:
+        # Paused or deleted between the opening and the start (the pause's own update of the
+        # PENDING rows may not have seen this one yet).
+        await _stop_started(services, row.id)
+        raise RunGone(f"the agent of investigation {row.id} is paused or deleted")
+    ctx = services.agent_context(row.org_id)
+    found = await services.agent.investigate(ctx, row.prompt, row.event_payload, title=row.name)
+    markdown, sources = _keyed(found, "")
+    credits = float(found.credits)
+    if impact_prompt:
+        impact = await services.agent.answer(ctx, _impact_question(impact_prompt, row))
+        impact_markdown, impact_sources = _keyed(impact, "impact-")
+        markdown = f"{markdown.rstrip()}\n\n## {IMPACT_HEADING}\n\n{impact_markdown.strip()}"
+        sources.update(impact_sources)
+        credits += float(impact.credits)
+    rendered = render_answer(markdown, sources, sources_section=True)
+    return InvestigationOutcome(rendered.content, rendered.sources, credits)
+
+
+async def _charge(
+    session: AsyncSession, row: Investigation, outcome: InvestigationOutcome
+) -> Charge:
+    # Investigations belong to no team's budget (DESIGN 4 Billing).
+    return Charge(team_id=None, credits=outcome.credits)
+
+
+async def _notify(
+    session: AsyncSession, services: Services, row: Investigation, outcome: InvestigationOutcome
+) -> None:
+    """Queue the chat messages and alt cards of a completed investigation (in ``session``'s
+    transaction) for the agent's notification integrations."""
+    if row.alert_responder_id is None:
+        return
+    agent = await session.get(AlertResponder, row.alert_responder_id)
+    if agent is None or not agent.notification_integration_ids:
+        return
+    ids = [int(i) for i in agent.notification_integration_ids]
+    integrations = (
+        await session.scalars(
+            select(NotificationIntegration)
+            .where(
+                NotificationIntegration.id.in_(ids),
+                NotificationIntegration.org_id == row.org_id,
+            )
+            .order_by(NotificationIntegration.id)
+        )
+    ).all()
+    channels = list(
+        dict.fromkeys(i.channel_id for i in integrations if i.kind == "CHAT_ALERT" and i.channel_id)
+    )
+    alt_urls = list(dict.fromkeys(i.url for i in integrations if i.kind == "ALT_WEBHOOK" and i.url))
+    if not channels and not alt_urls:
+        return
+    url = investigation_url(services.settings.public_url, encode_global_id(GLOBAL_TYPE, row.id))
+    title = f"Investigation: {row.name}"
+    if channels:
+        text = to_chat(f"# {title}\n\n{outcome.result}\n\n[Open the investigation]({url})")
+        for channel_id in channels:
+            await enqueue_chat(session, row.org_id, channel_id, text)
+    if alt_urls:
+        card = to_alt_card(title, outcome.result, url)
+        for alt_url in alt_urls:
+            await enqueue_alt(session, row.org_id, alt_url, card)
+
+
+def _failure_message(exc: BaseException) -> str:
+    return f"The investigation failed: {str(exc).strip() or type(exc).__name__}"
+
+
+INVESTIGATION: RunKind[Investigation, InvestigationOutcome] = RunKind(
+    name="investigation",
+    model=Investigation,
+    job_kind=RUN_KIND,
+    payload_key="investigation_id",
+    parse_id=int,
+    produce=_produce,
+    result_values=lambda outcome: {"result": outcome.result, "sources": outcome.sources},
+    charge=_charge,
+    usage_feature=USAGE_FEATURE,
+    failure_message=_failure_message,
+    notify=_notify,
+    statuses=Statuses(failed=ERRORED, extra_terminal=(STOPPED,)),
+)
+"""The investigation run kind (see :mod:`sleuth_shell.runs` for its lifecycle)."""
