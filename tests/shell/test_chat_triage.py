@@ -12,7 +12,10 @@ from sleuth_shell.agents.triage import Rule, classify_message, parse_rules
 DEPLOYS = "Only answer questions about deploys."
 ACCESS = "Reply with the static text for access requests."
 GREETINGS = "Ignore greetings."
-ALL_THREE = "Answer questions about deploys; reply with the static text for access requests. Ignore greetings and thanks."
+ALL_THREE = (
+    "Answer questions about deploys; reply with the static text for access requests. "
+    "Ignore greetings and thanks."
+)
 
 MESSAGES = {
     "deploy_question": "How do I roll back a deploy?",
