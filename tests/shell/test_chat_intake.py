@@ -45,6 +45,8 @@ def _fixtures_dir() -> Path:
 
 
 FIXTURES = _fixtures_dir()
+pytestmark = pytest.mark.storage
+
 AGENTS = "/api/v1/alert-responders"
 EVENTS = "/api/v1/chat/events"
 SETTINGS = "/api/v1/settings/advanced"

@@ -148,6 +148,8 @@ async def post_chat_platform_event(
 ) -> Response[dict[str, Any]]:
     """The chat platform's own signed Events API delivery to a ``CHAT`` subscription."""
     subscription = await _chat_subscription(db_session, remote_id)
+    # Plain values: a rollback below expires the ORM object.
+    subscription_id, org_id = subscription.id, subscription.org_id
     raw = await request.body()
     clock = getattr(request.app.state, "clock", time.time)
     secret = subscription.provider_secret or subscription.secret
@@ -164,12 +166,12 @@ async def post_chat_platform_event(
     if isinstance(parsed, ChatChallenge):
         return Response(content={"challenge": parsed.challenge}, status_code=HTTP_200_OK)
     event_id = parsed.event_id[:255]
-    previous = await _recorded(db_session, subscription.id, event_id)
+    previous = await _recorded(db_session, subscription_id, event_id)
     if previous is not None:
         return _accepted(previous)
     delivery = ChatDelivery(
-        org_id=subscription.org_id,
-        subscription_id=subscription.id,
+        org_id=org_id,
+        subscription_id=subscription_id,
         event_id=event_id,
         kind=parsed.kind,
         reason=parsed.reason[:255],
@@ -185,12 +187,12 @@ async def post_chat_platform_event(
         await db_session.flush()
     except IntegrityError:
         await db_session.rollback()
-        previous = await _recorded(db_session, subscription.id, event_id)
+        previous = await _recorded(db_session, subscription_id, event_id)
         return _accepted(previous or {"investigation_ids": [], "replies": 0})
     if parsed.kind == "message":
         outcome = await handle_message(
             db_session,
-            org_id=subscription.org_id,
+            org_id=org_id,
             message=message_from_event(parsed, raw.decode("utf-8")),
             now=now,
         )
