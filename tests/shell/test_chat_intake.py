@@ -203,6 +203,23 @@ def test_missing_signature_headers_are_401(
     assert detail(client.post(url, content=body, headers=only_signature), 401)
 
 
+def test_the_platforms_own_header_names_are_read(
+    client: TestClient[Litestar], factory: Factory, org: OrgHandle
+) -> None:
+    hook = chat_hook(factory, org)
+    body = fixture("url_verification.json")
+    stamp = int(time.time())
+    headers = {
+        "X-Slack-Request-Timestamp": str(stamp),
+        "X-Slack-Signature": sign_chat(body, hook.secret, stamp),
+    }
+    response = client.post(f"/api/v1/webhooks/CHAT/{hook.remote_id}", content=body, headers=headers)
+    assert response.status_code == 200
+    headers["X-Slack-Signature"] = sign_chat(body, "wrong", stamp)
+    response = client.post(f"/api/v1/webhooks/CHAT/{hook.remote_id}", content=body, headers=headers)
+    assert detail(response, 401) == "Invalid webhook token"
+
+
 def test_signature_within_the_window_is_accepted(
     client: TestClient[Litestar], factory: Factory, org: OrgHandle
 ) -> None:

@@ -6,7 +6,9 @@
   ``CHAT`` webhook subscription, signed ``X-Chat-Signature: v0=<hex HMAC-SHA256>`` over
   ``v0:{X-Chat-Request-Timestamp}:{body}`` with the subscription's provider secret when one was set
   (the platform's signing secret, ``sleuth admin set-webhook-secret``), else with its own secret;
-  the timestamp must be within 5 minutes. ``url_verification`` is answered 200 with its
+  the timestamp must be within 5 minutes. The platform's own header names
+  (``X-Slack-Signature``, ``X-Slack-Request-Timestamp``) are read when the neutral ones are absent,
+  so the platform can post straight to Sleuth. ``url_verification`` is answered 200 with its
   challenge; an ``event_callback`` is recorded by its ``event_id`` (a retry gets the first
   answer again and starts nothing) and, when it is a top-level message, run exactly as
   ``/chat/events`` runs it. This static route is matched before the providers' generic
@@ -153,13 +155,10 @@ async def post_chat_platform_event(
     raw = await request.body()
     clock = getattr(request.app.state, "clock", time.time)
     secret = subscription.provider_secret or subscription.secret
-    if not verify_chat(
-        raw,
-        request.headers.get("x-chat-signature"),
-        request.headers.get("x-chat-request-timestamp"),
-        secret,
-        now=clock(),
-    ):
+    headers = request.headers
+    signature = headers.get("x-chat-signature") or headers.get("x-slack-signature")
+    stamp = headers.get("x-chat-request-timestamp") or headers.get("x-slack-request-timestamp")
+    if not verify_chat(raw, signature, stamp, secret, now=clock()):
         raise ApiError(HTTP_401_UNAUTHORIZED, INVALID_TOKEN)
     now = utcnow()
     parsed = parse_chat_event(raw, received_at=now)
