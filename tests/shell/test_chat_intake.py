@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -582,3 +584,58 @@ def test_platform_delivery_runs_triggers_too(
     drain(settings)
     [message] = outbox(client, org, "C06NRA6JLER")
     assert (message["text"], message["thread_ts"]) == ("Seen.", "1719209506.817929")
+
+
+class StandInWebApi:
+    """A local stand-in for the chat platform's Web API: records each request, answers ok."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                stand_in.requests.append((self.path, headers, json.loads(raw)))
+                body = json.dumps({"ok": True, "ts": "1714641302.000300"}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/api"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_with_a_bot_token_the_reply_goes_to_the_web_api_in_the_thread(
+    client: TestClient[Litestar], org: OrgHandle, settings: Settings
+) -> None:
+    """The same trigger reply, posted by ``chat.postMessage`` to the stand-in instead of the
+    outbox."""
+    admin_settings(client, org, TRIGGERS)
+    event(client, org, channel_id="C0HELP", text="sleuth can I get access to grafana?", ts="9.1")
+    api = StandInWebApi()
+    try:
+        drain(
+            settings.model_copy(
+                update={"chat_bot_token": "xoxb-test-token", "chat_api_url": api.base_url}
+            )
+        )
+    finally:
+        api.close()
+    [(path, headers, body)] = api.requests
+    assert path == "/api/chat.postMessage"
+    assert headers["authorization"] == "Bearer xoxb-test-token"
+    assert (body["channel"], body["thread_ts"]) == ("C0HELP", "9.1")
+    assert body["text"] == TRIGGERS["assignments"][0]["static_response"] + "\n\n" + TIP
+    assert outbox(client, org, "C0HELP") == []
