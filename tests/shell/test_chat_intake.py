@@ -639,3 +639,19 @@ def test_with_a_bot_token_the_reply_goes_to_the_web_api_in_the_thread(
     assert (body["channel"], body["thread_ts"]) == ("C0HELP", "9.1")
     assert body["text"] == TRIGGERS["assignments"][0]["static_response"] + "\n\n" + TIP
     assert outbox(client, org, "C0HELP") == []
+
+
+def test_nul_characters_and_long_ids_in_a_signed_delivery_are_no_500(
+    client: TestClient[Litestar], factory: Factory, org: OrgHandle, settings: Settings
+) -> None:
+    hook = chat_hook(factory, org)
+    chat_agent(client, org, "C06NRA6JLER", ["*"])
+    envelope = json.loads(fixture("message_user.json"))
+    envelope["event_id"] = "Ev\u0000" + "x" * 300
+    envelope["team_id"] = "T" * 300
+    envelope["event"]["text"] = "bad\u0000text"
+    envelope["event"]["ts"] = "1719209506.8\u00001"
+    response = deliver(client, hook, json.dumps(envelope).encode())
+    assert response.status_code == 202, response.text
+    [row] = fetch(settings, Investigation)
+    assert "\x00" not in row.name and len(row.dedup_key or "") <= 255

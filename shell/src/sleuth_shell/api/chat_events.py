@@ -49,6 +49,11 @@ MAX_TEXT_LENGTH = 40_000
 _OPTIONAL = ("user_id", "bot_app_user_id", "ts", "thread_ts")
 
 
+def _column(value: str, size: int) -> str:
+    """``value`` fit for a ``String(size)`` column (no NUL, which PostgreSQL refuses)."""
+    return value.replace("\x00", "")[:size]
+
+
 def _accepted(body: dict[str, Any]) -> Response[dict[str, Any]]:
     return Response(content=body, status_code=HTTP_202_ACCEPTED)
 
@@ -164,7 +169,7 @@ async def post_chat_platform_event(
     parsed = parse_chat_event(raw, received_at=now)
     if isinstance(parsed, ChatChallenge):
         return Response(content={"challenge": parsed.challenge}, status_code=HTTP_200_OK)
-    event_id = parsed.event_id[:255]
+    event_id = _column(parsed.event_id, 255)
     previous = await _recorded(db_session, subscription_id, event_id)
     if previous is not None:
         return _accepted(previous)
@@ -173,9 +178,9 @@ async def post_chat_platform_event(
         subscription_id=subscription_id,
         event_id=event_id,
         kind=parsed.kind,
-        reason=parsed.reason[:255],
-        channel_id=parsed.channel_id[:64],
-        ts=parsed.ts[:64],
+        reason=_column(parsed.reason, 255),
+        channel_id=_column(parsed.channel_id, 64),
+        ts=_column(parsed.ts, 64),
         response={"investigation_ids": [], "replies": 0},
         created_at=now,
     )

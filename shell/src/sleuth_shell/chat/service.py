@@ -82,17 +82,22 @@ class ChatOutcome:
         return {"investigation_ids": list(self.investigation_ids), "replies": self.replies}
 
 
+def _clean(value: str) -> str:
+    """No NUL characters (PostgreSQL refuses them in text)."""
+    return value.replace("\x00", "")
+
+
 def message_from_event(event: ChatEvent, body: str) -> IncomingMessage:
     """The message of a platform delivery (``event.kind`` must be ``message``)."""
     return IncomingMessage(
-        channel_id=event.channel_id,
-        text=event.text or event.match_text,
-        match_text=event.match_text,
+        channel_id=_clean(event.channel_id),
+        text=_clean(event.text or event.match_text),
+        match_text=_clean(event.match_text),
         name=event.name,
         sender_ids=event.sender_ids,
-        ts=event.ts or None,
-        thread_ts=event.thread_ts,
-        dedup_key=event.dedup_key,
+        ts=_clean(event.ts) or None,
+        thread_ts=_clean(event.thread_ts) if event.thread_ts is not None else None,
+        dedup_key=_clean(event.dedup_key)[:255],
         event_payload=body,
     )
 
