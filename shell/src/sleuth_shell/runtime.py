@@ -15,6 +15,7 @@ import logging
 import signal
 from typing import Any
 
+from sleuth_shell.chat import register_chat_jobs
 from sleuth_shell.digests.service import ensure_cron_jobs, register_digest_jobs
 from sleuth_shell.interactions.service import INTERACTION
 from sleuth_shell.investigations import INVESTIGATION
@@ -35,6 +36,7 @@ def job_registry() -> JobRegistry:
     register_digest_jobs(registry)
     register_run_kind(registry, INVESTIGATION)
     register_notification_jobs(registry)
+    register_chat_jobs(registry)
     return registry
 
 

@@ -21,7 +21,8 @@ What it does per operation:
 - ``digest_section``: reports over the window the prompt names (default: the 24 hours before
   ``now``): volume, errors per service, the busiest error hour, top errors, changes and a
   related runbook. The section body is returned without a heading (the digest adds it).
-- ``classify``: keyword rules, see `RetrievalAgent.classify`.
+- ``classify``: keyword rules read from the trigger's instructions, see
+  :mod:`sleuth_shell.agents.triage`.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from sleuth_shell.agents.base import (
     AgentContext,
     AgentResult,
     Classification,
-    ClassificationDecision,
     ContextMessage,
     KnowledgeHit,
     LogCount,
@@ -45,6 +45,7 @@ from sleuth_shell.agents.base import (
     SourceRecord,
 )
 from sleuth_shell.agents.sources import CostModel, knowledge_source, log_source
+from sleuth_shell.agents.triage import classify_message
 from sleuth_shell.text import (
     TimeWindow,
     best_passage,
@@ -52,7 +53,6 @@ from sleuth_shell.text import (
     format_ts,
     infer_window,
     match_services,
-    stem,
     terms,
 )
 
@@ -873,55 +873,10 @@ class RetrievalAgent:
     # --- classify -------------------------------------------------------------------------------
 
     async def classify(self, ctx: AgentContext, message: str, instructions: str) -> Classification:
-        """Decide how a chat trigger handles ``message``, by keyword rules:
-
-        1. A blank message is ``NONE``.
-        2. Directive lines in ``instructions`` — ``AGENT: word, "a phrase", ...``,
-           ``STATIC: ...`` or ``NONE: ...`` — are tried in order; the first whose keyword or
-           phrase occurs in the message (case-insensitive, whole words) decides.
-        3. Otherwise a message that asks for help — a question mark, a question word first,
-           or words such as help, investigate, check, error, failing, down — is ``AGENT`` when it
-           shares a word with the instructions' other text (or that text is empty); a message
-           that shares a word but asks for nothing is ``STATIC`` when the instructions mention a
-           static/canned/standard reply, else ``NONE``.
-        4. Everything else is ``NONE``.
-        """
-        decision = self._classify(message, instructions)
-        return Classification(decision, round(self.costs.classify, 6))
-
-    @staticmethod
-    def _classify(message: str, instructions: str) -> ClassificationDecision:
-        if not message.strip():
-            return "NONE"
-        lowered = message.lower()
-        prose: list[str] = []
-        for line in instructions.splitlines():
-            directive = re.match(r"\s*[-*]?\s*(AGENT|STATIC|NONE)\s*:\s*(.*)$", line, re.IGNORECASE)
-            if directive is None:
-                prose.append(line)
-                continue
-            keywords = re.findall(r'"([^"]+)"|([^,"]+)', directive[2])
-            for quoted, bare in keywords:
-                keyword = (quoted or bare).strip().lower()
-                if keyword and re.search(rf"(?<!\w){re.escape(keyword)}(?!\w)", lowered):
-                    return directive[1].upper()  # type: ignore[return-value]
-        prose_text = "\n".join(prose)
-        shared = set(terms(message)) & set(terms(prose_text))
-        if not shared:
-            shared = {stem(w) for w in terms(message)} & {stem(w) for w in terms(prose_text)}
-        asks = bool(
-            "?" in message
-            or re.match(
-                r"\s*(?:what|why|how|when|where|who|which|is|are|can|could|does|do)\b", lowered
-            )
-            or re.search(
-                r"\b(?:help|investigate|check|look into|errors?|fail\w*|down|broken|outage|"
-                r"alert\w*|slow|timeouts?|5\d\d)\b",
-                lowered,
-            )
+        """Decide how a chat trigger handles ``message`` by keyword rules read from the
+        instructions (:mod:`sleuth_shell.agents.triage` lists them): a matching "ignore" rule
+        wins, else the first matching rule; unmatched messages are ``NONE`` when the instructions
+        say what to answer and ``AGENT`` when they only say what to ignore."""
+        return Classification(
+            classify_message(message, instructions), round(self.costs.classify, 6)
         )
-        if asks and (shared or not terms(prose_text)):
-            return "AGENT"
-        if shared and re.search(r"\b(?:static|canned|standard|fixed)\b", prose_text, re.IGNORECASE):
-            return "STATIC"
-        return "NONE"

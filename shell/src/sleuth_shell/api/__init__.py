@@ -15,6 +15,7 @@ from litestar import Router
 from sleuth_shell.api import (
     alert_responders,
     billing,
+    chat_events,
     chat_outbox,
     data_pages,
     digests,
@@ -43,6 +44,7 @@ API_MODULES: tuple[ModuleType, ...] = (
     billing,
     interactions,
     chat_outbox,
+    chat_events,
     investigations,
     digests,
     settings,

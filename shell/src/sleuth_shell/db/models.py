@@ -36,6 +36,7 @@ __all__ = [
     "AlertResponder",
     "ApiKey",
     "Base",
+    "ChatDelivery",
     "ChatMessage",
     "Digest",
     "DigestRun",
@@ -449,6 +450,32 @@ class ChatMessage(Base):
     channel_id: Mapped[str] = mapped_column(String(64), nullable=False)
     text: Mapped[str] = mapped_column(Text, nullable=False)
     thread_ts: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_at: Mapped[datetime] = _created()
+
+
+class ChatDelivery(Base):
+    """One chat platform delivery to ``POST /webhooks/CHAT/{remote_id}``, by its ``event_id``.
+
+    The platform retries a delivery it thinks failed with the same ``event_id``; the row keeps the
+    answer given the first time (``response``), so a retry gets it again and starts nothing.
+    ``kind`` is ``message`` (a top-level message that was run) or ``ignored`` (``reason`` says
+    why: an edit, a thread reply, the app's own message, ...).
+    """
+
+    __tablename__ = "chat_deliveries"
+    __table_args__ = (UniqueConstraint("subscription_id", "event_id"), NEVER_REUSE_IDS)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = _org_fk()
+    subscription_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("webhook_subscriptions.id", ondelete="CASCADE"), nullable=False
+    )
+    event_id: Mapped[str] = mapped_column(String(255), nullable=False)
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    reason: Mapped[str] = mapped_column(String(255), nullable=False, default="")
+    channel_id: Mapped[str] = mapped_column(String(64), nullable=False, default="")
+    ts: Mapped[str] = mapped_column(String(64), nullable=False, default="")
+    response: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
     created_at: Mapped[datetime] = _created()
 
 
