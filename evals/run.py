@@ -189,7 +189,9 @@ async def _support_text(corpora: Corpora, corpus: str, source: dict[str, Any]) -
         if r.level in ("ERROR", "CRITICAL"):
             counts["errors"] += 1
             counts[f"{r.service}|errors"] += 1
+    counts["distinct"] = len({(r.service, r.message) for r in records})
     parts.append(" ".join(str(v) for v in counts.values()))
+    parts.append(source["query"])  # the query itself names its services and window
     return "\n".join(parts)
 
 

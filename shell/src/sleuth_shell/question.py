@@ -279,8 +279,8 @@ _HOW_TO = re.compile(
     re.IGNORECASE,
 )
 _LOGGED = re.compile(
-    r"\b(?:log(?:s|ged)?|report(?:ed)?|throw\w*|errors?|warnings?|exceptions?|fail(?:ed|ing|ures?)|"
-    r"timeouts?|timed out|5xx|incidents?|outages?|went wrong|happen\w*|broken|down)\b",
+    r"\b(?:log(?:s|ged)?|report(?:ed)?|throw\w*|errors|warnings|exceptions|fail(?:ed|ing|ures)|"
+    r"timeouts|timed out|5xx|incidents?|outages?|went wrong|happen\w*|broken|down)\b",
     re.IGNORECASE,
 )
 
