@@ -364,3 +364,18 @@ def test_cost_model_from_settings_not_the_environment(monkeypatch: pytest.Monkey
     settings = Settings.from_env({"SLEUTH_AGENT_COSTS": "run=3"})
     assert RetrievalAgent.from_settings(settings).costs.run == 3.0
     assert RetrievalAgent.from_settings(Settings()).costs.run == CostModel().run
+
+
+@pytest.mark.parametrize(
+    ("title", "shown"),
+    [
+        ("Deploys and rollbacks", "Runbook: Deploys and rollbacks"),
+        ("Runbook: database failover", "Runbook: database failover"),
+        ("Playbook - TLS renewal", "Playbook - TLS renewal"),
+        ("Runaway jobs", "Runbook: Runaway jobs"),
+    ],
+)
+def test_source_titles_are_not_doubled(title: str, shown: str) -> None:
+    from sleuth_shell.agents.sources import display_title
+
+    assert display_title(title) == shown

@@ -8,12 +8,15 @@ the same answer. Costs follow `sleuth_shell.agents.sources.CostModel`.
 
 What it does per operation:
 
-- ``answer``: how-to questions get the best matching runbook passage, quoted and cited, plus
-  related runbooks. Questions about errors, failures or a time window also get log counts per
-  service and level, the most frequent errors, the first errors and the deploys/rollbacks of the
-  window, each cited as a log query. Follow-ups without a window or service take them from the
-  previous user message. ``use_tools=False`` queries nothing and cites nothing: it answers from the
-  conversation alone and says so.
+- ``answer`` (question read by `sleuth_shell.question.understand`): catalog questions get the
+  best passage across the catalog (`sleuth_shell.passages`) as the first sentence, then the quoted
+  block it comes from and a confidence label; below the calibrated ``ABSTAIN_BELOW`` evidence the
+  answer is "I could not find ..." with no citation. Log questions get the error count and the
+  distinct messages (counts, first and last times) for exactly the asked services and window, or
+  say the window is empty and when the service last logged errors. "Why" questions first name the
+  deploy that preceded the errors, or say that no cause is established. Follow-ups without a
+  window or service take them from the previous user message. ``use_tools=False`` queries nothing
+  and cites nothing: it answers from the conversation alone and says so.
 - ``investigate``: summarises the alert, compares error rates around the alert time with the six
   hours before, builds a timeline (changes, first warnings, first errors per affected service,
   rollbacks, last errors), proposes the most likely root cause with its evidence, and quotes the
