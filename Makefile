@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup test lint format bench demo clean
+.PHONY: setup test lint format bench eval demo clean
 
 setup: $(VENV)/.installed
 
@@ -30,6 +30,10 @@ format: setup
 
 bench: setup
 	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-columns=min,median,mean,rounds -q
+
+# Answer-quality evaluation of the embedded agent (evals/README.md): per-kind scores, both splits.
+eval: setup
+	PYTHONPATH=core/src:shell/src:. $(BIN)/python -m evals.run $(EVAL_ARGS)
 
 demo: setup
 	HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) sh scripts/demo.sh

@@ -179,20 +179,25 @@ def test_error_question_reports_counts_that_match_the_database(demo: Demo) -> No
         *window, service, LogRecord.message.like("DB connection pool exhausted%")
     )
     assert errors > 100
-    assert f"logged {total} lines: {errors} errors" in result.markdown
-    assert f"| payments-api | {errors} |" in result.markdown
-    assert f"`DB connection pool exhausted (20/20 in use, waited 5000ms)` — {exhausted} times" in (
-        result.markdown
+    # The fact first: the error count and the distinct messages, for exactly that service/window.
+    first = result.markdown.split("\n\n", 1)[0]
+    assert first.startswith(
+        "Between §2026-11-22T09:00:00Z§ and §2026-11-22T12:00:00Z§, **payments-api** logged "
+        f"{errors} errors (2 distinct messages) [[source:1]]"
     )
+    assert (
+        f"`DB connection pool exhausted (20/20 in use, waited 5000ms)` {exhausted} times" in first
+    )
+    assert total > errors
     logs = [s for s in result.sources.values() if s["tool_id"] == "log_query"]
-    assert logs and all(s["type"] == "logs" for s in logs)
+    assert logs == list(result.sources.values())  # no runbook for a log question
     counts = logs[0]
     query = json.loads(counts["query"])
     assert query == {
         "start": "2026-11-22T09:00:00Z",
         "end": "2026-11-22T12:00:00Z",
         "services": ["payments-api"],
-        "levels": None,
+        "levels": ["ERROR", "CRITICAL"],
         "text": None,
     }
     assert (counts["start"], counts["end"]) == (query["start"], query["end"])
@@ -200,12 +205,39 @@ def test_error_question_reports_counts_that_match_the_database(demo: Demo) -> No
     link = urlsplit(counts["link"])
     assert f"{link.scheme}://{link.netloc}{link.path}" == f"{PUBLIC}/logs"
     assert json.loads(parse_qs(link.query)["query"][0]) == query
-    # The deploy that caused it is listed, and the payments runbook is cited.
-    assert "`deployed payments-api v2.14.0 (previous v2.13.4)`" in result.markdown
-    assert any(
-        s["display_text"].startswith("Runbook: Payments API") for s in result.sources.values()
+    assert result.credits == pytest.approx(1.1)  # run + one log query
+
+
+def test_why_question_names_the_deploy_first(demo: Demo) -> None:
+    result = answer(demo, "Why is checkout failing?")
+    assert_well_formed(result)
+    assert result.markdown.startswith(
+        "The most likely cause is the deploy `deployed payments-api v2.14.0 (previous v2.13.4)` "
+        "at §2026-11-22T09:30:00Z§"
     )
-    assert "§2026-11-22T09:30:00Z§" in result.markdown
+    assert "rolled back at §2026-11-22T10:25:00Z§" in result.markdown
+
+
+def test_empty_window_says_when_the_service_last_logged_errors(demo: Demo) -> None:
+    result = answer(demo, "What errors did payments-api log between 11:00 and 12:00?")
+    assert_well_formed(result)
+    assert result.markdown.startswith("**payments-api** logged no errors between")
+    assert "The last error **payments-api** logged was at §2026-11-22T10:2" in result.markdown
+
+
+def test_unanswerable_question_abstains_without_citations(demo: Demo) -> None:
+    result = answer(demo, "How do I reset a customer's loyalty points?")
+    assert result.markdown.startswith('I could not find anything about "reset", "customer"')
+    assert result.sources == {} and result.credits == pytest.approx(1.25)
+
+
+def test_catalog_answer_states_the_fact_first_without_log_noise(demo: Demo) -> None:
+    result = answer(demo, "How long does a payments-api rollback take?")
+    assert_well_formed(result)
+    assert "about 3 minutes" in result.markdown.split("\n\n", 1)[0]
+    assert all(s["type"] == "knowledge" for s in result.sources.values())
+    assert "No log records" not in result.markdown and "Related runbooks" not in result.markdown
+    assert "Runbook: Runbook:" not in json.dumps(result.sources)
 
 
 def test_follow_up_takes_the_window_and_service_from_history(demo: Demo) -> None:
@@ -288,7 +320,9 @@ def test_digest_section_honours_the_prompt_window_and_service(demo: Demo) -> Non
 def test_empty_organization_gets_an_honest_answer(demo: Demo) -> None:
     result = demo.agent(lambda ctx: AGENT.answer(ctx, "Any errors today?"), empty=True)
     assert result.sources == {}
-    assert "found nothing" in result.markdown
+    assert result.markdown.startswith("I could not find anything about")
+    assert "No logs are stored" in result.markdown
+    assert result.credits == pytest.approx(1.25)  # no more than a lookup
     inv = demo.agent(lambda ctx: AGENT.investigate(ctx, "", ALERT), empty=True)
     assert "No logs are stored" in inv.markdown
 
@@ -330,3 +364,18 @@ def test_cost_model_from_settings_not_the_environment(monkeypatch: pytest.Monkey
     settings = Settings.from_env({"SLEUTH_AGENT_COSTS": "run=3"})
     assert RetrievalAgent.from_settings(settings).costs.run == 3.0
     assert RetrievalAgent.from_settings(Settings()).costs.run == CostModel().run
+
+
+@pytest.mark.parametrize(
+    ("title", "shown"),
+    [
+        ("Deploys and rollbacks", "Runbook: Deploys and rollbacks"),
+        ("Runbook: database failover", "Runbook: database failover"),
+        ("Playbook - TLS renewal", "Playbook - TLS renewal"),
+        ("Runaway jobs", "Runbook: Runaway jobs"),
+    ],
+)
+def test_source_titles_are_not_doubled(title: str, shown: str) -> None:
+    from sleuth_shell.agents.sources import display_title
+
+    assert display_title(title) == shown

@@ -324,7 +324,7 @@ def test_a_huge_question_is_not_echoed_by_every_source(client, org) -> None:
     response = client.post("/api/v1/interactions", json={"question": question}, headers=org.headers)
     assert response.status_code == 200, response.text[:300]
     answer = response.json()
-    assert len(answer["sources"]) >= 2
+    assert answer["sources"]  # one runbook: answers cite no unrelated "related runbooks" (issue 9)
     for source in answer["sources"]:
         assert len(source["query"]) <= 700
         assert len(source["display_text"]) <= 300

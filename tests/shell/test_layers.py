@@ -44,6 +44,8 @@ LAYERS: dict[str, int] = {
     "sleuth_shell.domain": 10,
     "sleuth_shell.urls": 10,
     "sleuth_shell.text": 10,
+    "sleuth_shell.question": 15,  # pure, on top of text
+    "sleuth_shell.passages": 15,  # pure, on top of text
     "sleuth_shell": 0,  # the package root: only ``__version__``
 }
 

@@ -20,6 +20,7 @@ the response) 1 MB larger.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
@@ -33,6 +34,7 @@ __all__ = [
     "MAX_DISPLAY_TEXT",
     "MAX_QUERY_EXCERPT",
     "CostModel",
+    "display_title",
     "excerpt",
     "knowledge_source",
     "log_query_json",
@@ -114,6 +116,14 @@ def _dump(value: Mapping[str, Any]) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+def display_title(title: str) -> str:
+    """``Runbook: <title>``, unless the title already starts with its kind (``Runbook``,
+    ``Playbook``, ``Guide``, ...), which is kept as it is (no "Runbook: Runbook: ...")."""
+    if re.match(r"\s*(?:runbook|playbook|guide|procedure|sop|how-to)\b", title, re.IGNORECASE):
+        return title.strip()
+    return f"Runbook: {title}"
+
+
 def knowledge_source(
     source_id: int,
     *,
@@ -135,7 +145,7 @@ def knowledge_source(
         "tool_id": "knowledge_search",
         "type": "knowledge",
         "source_id": source_id,
-        "display_text": excerpt(f"Runbook: {title}", MAX_DISPLAY_TEXT),
+        "display_text": excerpt(display_title(title), MAX_DISPLAY_TEXT),
     }
 
 

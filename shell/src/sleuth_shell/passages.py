@@ -1,0 +1,229 @@
+"""Passage-level retrieval over knowledge documents (issue 9, item 2): pure functions.
+
+A document is cut into small passages: sentences of prose, list items, table rows (rendered with
+their column headers), ``key: value`` lines and code lines, each remembering its section heading
+and the block it sits in (quoted as the supporting context). `rank_passages` scores every passage
+of every candidate document against the question's key terms, weighting each term by how rare it
+is among the candidates (so ``booking`` tells the booking failover runbook from the records one,
+while ``database`` and ``failover`` do not), and `coverage` is the share of the question's key
+terms the best passage and its document carry: the evidence the agent's abstention threshold is
+calibrated on.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sleuth_shell.text import split_passages, stem, terms
+
+__all__ = ["Candidate", "Ranked", "expected_answer", "key_terms", "rank_passages", "split_fine"]
+
+_DURATION = re.compile(
+    r"\b\d+(?:\.\d+)?\s*-?\s*(?:ms|s|seconds?|minutes?|min|hours?|h|days?|weeks?|years?)\b"
+    r"|\b\d{1,2}:\d{2}\b|\bevery\b|\bnightly\b|\bweekly\b|\bdaily\b",
+    re.IGNORECASE,
+)
+_ANSWER_SHAPES = (
+    (re.compile(r"^\s*(?:how\s+(?:long|often|soon)|when\b|what\s+time)", re.I), _DURATION),
+    (
+        re.compile(r"^\s*(?:how\s+(?:do|to|can|should)|which\s+command|what\s+command)", re.I),
+        re.compile(r"`[^`]+`"),
+    ),
+    (
+        re.compile(
+            r"\b(?:threshold|limit|port|size|rto|rpo|quota|lag|timeout|rate|floor|how\s+many)\b",
+            re.I,
+        ),
+        re.compile(r"\d"),
+    ),
+)
+
+
+def expected_answer(question: str) -> re.Pattern[str] | None:
+    """The shape the answer to ``question`` takes (a duration, a command, a number), if any."""
+    for asks, shape in _ANSWER_SHAPES:
+        if asks.search(question):
+            return shape
+    return None
+
+
+#: Question words that carry no topic: never key terms.
+_GENERIC_WORDS = (
+    "long often much many mean means meaning does used use set value values command commands "
+    "kept keep retained valid listen happens happen take takes make makes run runs say says "
+    "best way ok okay exactly currently current allowed allow maximum minimum max min "
+    "fix fixes solve resolve handle deal troubleshoot expired"
+)
+_GENERIC = frozenset(_GENERIC_WORDS.split())
+
+
+def key_terms(question: str) -> list[str]:
+    """The topic words of ``question``, stemmed (generic question words dropped)."""
+    out: list[str] = []
+    for word in terms(question):
+        s = stem(word)
+        if s not in _GENERIC and word not in _GENERIC and len(s) >= 2 and s not in out:
+            out.append(s)
+    for joined in _compounds(question):
+        if joined not in out:
+            out.append(joined)
+    return out
+
+
+def _compounds(text: str) -> set[str]:
+    """Two-word phrases written as one word elsewhere: ``roll back`` is also ``rollback``."""
+    words = re.findall(r"[a-z]+", text.lower())
+    return {stem(a + b) for a, b in itertools.pairwise(words) if (a, b) in _COMPOUNDS}
+
+
+_COMPOUNDS = frozenset(
+    {("roll", "back"), ("fail", "over"), ("dead", "letter"), ("on", "call"), ("back", "up")}
+)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One fine passage of a document."""
+
+    doc: int
+    heading: str
+    text: str
+    block: str
+    kind: str  # sentence, item, row, pair, code
+
+
+def _row_text(header: list[str], cells: list[str]) -> str:
+    if header and len(header) == len(cells):
+        return "; ".join(f"{h}: {c}" for h, c in zip(header, cells, strict=True) if c)
+    return "; ".join(c for c in cells if c)
+
+
+def split_fine(doc: int, markdown: str) -> list[Candidate]:
+    """The fine passages of ``markdown`` (see the module doc)."""
+    out: list[Candidate] = []
+    for block in split_passages(markdown):
+        lines = block.text.splitlines()
+        if block.text.lstrip().startswith("```"):
+            for line in lines:
+                if line.strip() and not line.strip().startswith("```"):
+                    out.append(Candidate(doc, block.heading, line.strip(), block.text, "code"))
+            continue
+        if all(line.lstrip().startswith("|") for line in lines):
+            header: list[str] = []
+            for line in lines:
+                cells = [c.strip() for c in line.strip().strip("|").split("|")]
+                if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+                    continue
+                if not header:
+                    header = cells
+                    continue
+                out.append(
+                    Candidate(doc, block.heading, _row_text(header, cells), line.strip(), "row")
+                )
+            continue
+        pairs = all(re.match(r"^[A-Z][\w ()/'-]{1,60}:\s+\S", line.strip()) for line in lines)
+        item: list[str] = []
+        items: list[list[str]] = []
+        prose: list[str] = []
+        for line in lines:
+            if re.match(r"\s*(?:[-*+]|\d+\.)\s", line):
+                if item:
+                    items.append(item)
+                item = [re.sub(r"^\s*(?:[-*+]|\d+\.)\s+", "", line)]
+            elif item:
+                item.append(line.strip())
+            elif pairs:
+                out.append(Candidate(doc, block.heading, line.strip(), block.text, "pair"))
+            else:
+                prose.append(line.strip())
+        if item:
+            items.append(item)
+        for parts in items:
+            text = " ".join(parts)
+            out.append(Candidate(doc, block.heading, text, "\n".join(parts), "item"))
+        if prose:
+            paragraph = " ".join(prose)
+            for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z`*])", paragraph):
+                if sentence.strip():
+                    out.append(
+                        Candidate(doc, block.heading, sentence.strip(), paragraph, "sentence")
+                    )
+    return out
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A passage with its score and the share of the question's key-term weight it carries."""
+
+    passage: Candidate
+    score: float
+    coverage: float
+
+
+def _stems(text: str) -> set[str]:
+    found: set[str] = _compounds(text)
+    for word in terms(text):
+        found.add(stem(word))
+        if "-" in word:
+            found.update(stem(p) for p in word.split("-") if p)
+    return found
+
+
+def rank_passages(
+    question_terms: Sequence[str],
+    documents: Sequence[tuple[int, str, str]],
+    *,
+    catalog_size: int | None = None,
+    prefer: Sequence[str] = (),
+    expects: re.Pattern[str] | None = None,
+) -> list[Ranked]:
+    """Every fine passage of ``documents`` (``(id, title, markdown)``), best first.
+
+    A key term weighs ``log(1 + N / (1 + df))`` where ``df`` counts the documents holding it and
+    ``N`` is ``catalog_size`` (default: the number of documents). A passage earns a term's full
+    weight when it holds the term, 0.6 of it when its heading or the document's title does, and
+    0.35 when only the rest of its document does; ``coverage`` is that sum over the total weight.
+    Passages of kind ``pair``/``row``/``code``/``item`` get a small bonus when they match at all
+    (they hold values and commands), those whose kind is in ``prefer`` a little more, those
+    matching ``expects`` (the shape of the answer, see `expected_answer`) more again, and every
+    passage a bonus for the share of the key-term weight its document's title holds.
+    """
+    wanted = list(dict.fromkeys(question_terms))
+    if not wanted or not documents:
+        return []
+    doc_stems = {doc: _stems(f"{title}\n{content}") for doc, title, content in documents}
+    n = catalog_size or len(documents)
+    weight = {t: math.log(1 + n / (1 + sum(t in s for s in doc_stems.values()))) for t in wanted}
+    total = sum(weight.values())
+    ranked: list[Ranked] = []
+    for doc, title, content in documents:
+        title_stems = _stems(title)
+        title_share = sum(weight[t] for t in wanted if t in title_stems) / total if total else 0
+        for passage in split_fine(doc, content):
+            own = _stems(passage.text)
+            near = _stems(passage.heading) | title_stems
+            earned = 0.0
+            hits = 0
+            for t in wanted:
+                if t in own:
+                    earned += weight[t]
+                    hits += 1
+                elif t in near:
+                    earned += 0.6 * weight[t]
+                elif t in doc_stems[doc]:
+                    earned += 0.35 * weight[t]
+            coverage = earned / total if total else 0.0
+            score = coverage
+            if hits:
+                score += 0.04 if passage.kind != "sentence" else 0.0
+                score += 0.04 if passage.kind in prefer else 0.0
+            if expects is not None and not expects.search(passage.text):
+                score -= 0.25  # it cannot hold the asked duration, command or number
+            score += 0.2 * title_share
+            ranked.append(Ranked(passage, score, coverage))
+    ranked.sort(key=lambda r: -r.score)
+    return ranked

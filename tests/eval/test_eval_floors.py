@@ -1,0 +1,51 @@
+"""The answer-quality evaluation (evals/, `make eval`) as a CI check: scores stay above floors.
+
+The floors sit a little below what the retrieval agent reaches today (evals/README.md records the
+scores), so a change that makes answers worse fails here. The held-out split has its own floors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from evals import run as evaluation  # noqa: E402
+
+# split -> metric -> lowest acceptable share over all questions of the split.
+FLOORS: dict[str, dict[str, float]] = {
+    "tune": {"source": 0.95, "facts": 0.95, "lead": 0.85, "abstain": 0.95, "support": 0.95},
+    "held-out": {"source": 0.9, "facts": 0.85, "lead": 0.85, "abstain": 0.9, "support": 0.9},
+}
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> dict[str, list[evaluation.Outcome]]:
+    return asyncio.run(evaluation.run_all(list(evaluation.SPLITS)))
+
+
+def test_question_sets_are_big_enough_and_disjoint() -> None:
+    tune = evaluation.load_questions("tune")
+    held = evaluation.load_questions("held-out")
+    assert len(tune) + len(held) >= 40
+    assert not {q["question"] for q in tune} & {q["question"] for q in held}
+    for question in [*tune, *held]:
+        assert question["kind"] in evaluation.KINDS
+        assert question["kind"] == "abstain" or "source" in question or "logs" in question
+
+
+@pytest.mark.parametrize("split", list(FLOORS))
+def test_scores_stay_above_their_floors(
+    outcomes: dict[str, list[evaluation.Outcome]], split: str
+) -> None:
+    scores = evaluation.summarize(outcomes[split])["all"]
+    report = evaluation.render(split, outcomes[split])
+    for metric, floor in FLOORS[split].items():
+        value = scores[metric]
+        assert value is not None and value >= floor, f"{metric} below {floor}\n{report}"
