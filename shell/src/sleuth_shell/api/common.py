@@ -8,7 +8,7 @@ import binascii
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Unpack
+from typing import Any
 
 from sqlalchemy import Integer, Select, and_, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -202,7 +202,7 @@ def parse_page(limit: str | None, cursor: str | None) -> PageRequest:
 
 async def fetch_page(
     session: AsyncSession,
-    query: Select[Unpack[tuple[Any, ...]]],
+    query: Select[*tuple[Any, ...]],
     page: PageRequest,
     *,
     created: InstrumentedAttribute[datetime],
