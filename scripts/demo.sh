@@ -15,10 +15,12 @@ if [ ! -s .demo/api-key ]; then
     "$sleuth" admin create-key Demo --admin \
         | "$BIN/python" -c 'import json,sys; print(json.load(sys.stdin)["key"])' > .demo/api-key.tmp
     mv .demo/api-key.tmp .demo/api-key
-    "$sleuth" admin load-demo Demo
     "$sleuth" admin add-webhook Demo --type PROVIDER_A --name "Demo pager" >/dev/null
     "$sleuth" admin add-integration Demo --kind CHAT_ALERT --name "#incidents" --channel C0INCIDENTS >/dev/null
 fi
+# Every start reloads the demo logs to end now, so the sample incident is always in "the last
+# 6 hours" (unchanged runbooks keep their IDs).
+"$sleuth" admin load-demo Demo >/dev/null
 KEY=$(cat .demo/api-key)
 
 cat <<MSG
@@ -29,6 +31,11 @@ Ask the agent about the sample incident, for example:
   curl -s $SLEUTH_PUBLIC_URL/api/v1/interactions \\
     -H 'X-Service-Org-Api-Key: $KEY' -H 'Content-Type: application/json' \\
     -d '{"question": "Why is checkout failing? What errors did payments-api log in the last 6 hours?"}'
+
+The operator CLI is $BIN/sleuth; point it at the demo database first:
+
+  export SLEUTH_DATABASE_URL=$SLEUTH_DATABASE_URL
+  $BIN/sleuth admin list-keys Demo
 
 Starting the service on $SLEUTH_PUBLIC_URL (Ctrl-C stops it).
 MSG

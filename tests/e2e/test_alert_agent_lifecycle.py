@@ -40,6 +40,8 @@ def server(database_url: str, tmp_path: Path) -> Iterator[tuple[Sleuth, str]]:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = sleuth_env(database_url, SLEUTH_PUBLIC_URL=base, SLEUTH_WORKERS_INLINE="false")
+    # Only create-org makes a new SQLite database (serve refuses a missing one).
+    Sleuth(env).admin("create-org", "bootstrap")
     with serve(env, tmp_path / "serve.log", port):
         yield Sleuth(env), base
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from e2e_harness import free_port, poll, running, sleuth_env
+from e2e_harness import cli, free_port, poll, running, sleuth_env
 
 pytestmark = pytest.mark.e2e
 
@@ -84,6 +84,7 @@ def test_a_good_configuration_logs_one_startup_line(tmp_path: Path, command: str
         SLEUTH_WORKERS_INLINE="false",
         SLEUTH_AGENT_COSTS="run=2",
     )
+    cli(env, "admin", "create-org", "acme")  # only create-org makes a new SQLite database
     log = tmp_path / "out.log"
     inline = "off" if command == "serve" else "n/a (this process is the worker)"
     expected = (

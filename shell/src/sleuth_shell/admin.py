@@ -11,16 +11,19 @@ import hashlib
 import secrets
 from urllib.parse import urlsplit
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.config import PLANS
 from sleuth_shell.db.models import (
+    AlertResponder,
     ApiKey,
+    Digest,
     NotificationIntegration,
     Organization,
     Team,
     WebhookSubscription,
+    utcnow,
 )
 from sleuth_shell.domain import (
     DEFAULT_TEAM,
@@ -40,6 +43,15 @@ __all__ = [
     "generate_api_key",
     "get_org",
     "hash_api_key",
+    "list_integrations",
+    "list_keys",
+    "list_orgs",
+    "list_teams",
+    "list_webhooks",
+    "remove_integration",
+    "remove_webhook",
+    "revoke_key",
+    "set_plan",
     "set_webhook_secret",
 ]
 
@@ -232,5 +244,168 @@ async def add_integration(
         channel_id=channel if kind == "CHAT_ALERT" else None,
     )
     session.add(row)
+    await session.commit()
+    return row
+
+
+async def list_orgs(session: AsyncSession) -> list[Organization]:
+    """Every organization, oldest first."""
+    return list(await session.scalars(select(Organization).order_by(Organization.id)))
+
+
+async def set_plan(session: AsyncSession, org_name: str, plan: str) -> Organization:
+    """Put organization ``org_name`` on ``plan`` (its rate limit follows at once)."""
+    if plan not in PLANS:
+        raise AdminError(f"Unknown plan: {plan} (use one of {', '.join(PLANS)})")
+    org = await get_org(session, org_name)
+    org.plan = plan
+    await session.commit()
+    return org
+
+
+async def list_teams(session: AsyncSession, org_name: str) -> list[Team]:
+    """The organization's teams, oldest first."""
+    org = await get_org(session, org_name)
+    return list(await session.scalars(select(Team).where(Team.org_id == org.id).order_by(Team.id)))
+
+
+async def list_keys(session: AsyncSession, org_name: str) -> list[tuple[ApiKey, str | None]]:
+    """The organization's API keys (revoked ones too), oldest first, each with its team's name."""
+    org = await get_org(session, org_name)
+    rows = await session.execute(
+        select(ApiKey, Team.name)
+        .outerjoin(Team, Team.id == ApiKey.team_id)
+        .where(ApiKey.org_id == org.id)
+        .order_by(ApiKey.id)
+    )
+    return [(key, team) for key, team in rows.all()]
+
+
+def _parse_id(what: str, value: str) -> int:
+    text = value.strip()
+    if not (text.isascii() and text.isdigit()) or not 0 < int(text) < 2**31:
+        raise AdminError(f"Unknown {what}: {value}")
+    return int(text)
+
+
+async def revoke_key(
+    session: AsyncSession, org_name: str, key_id: str
+) -> tuple[ApiKey, str | None]:
+    """Revoke the organization's API key ``key_id`` (its ``id`` in :func:`list_keys`).
+
+    Sets ``revoked_at``; authentication reads the database on every request, so the key stops
+    working at once on every node. Revoking a revoked key changes nothing. The row is kept, so
+    the interactions made with the key stay attributed to it.
+    """
+    org = await get_org(session, org_name)
+    pk = _parse_id("API key", key_id)
+    row = (
+        await session.execute(
+            select(ApiKey, Team.name)
+            .outerjoin(Team, Team.id == ApiKey.team_id)
+            .where(ApiKey.id == pk, ApiKey.org_id == org.id)
+        )
+    ).first()
+    if row is None:
+        raise AdminError(f"Unknown API key: {key_id}")
+    key, team = row
+    if key.revoked_at is None:
+        key.revoked_at = utcnow()
+        await session.commit()
+    return key, team
+
+
+async def list_webhooks(session: AsyncSession, org_name: str) -> list[WebhookSubscription]:
+    """The organization's webhook subscriptions, oldest first."""
+    org = await get_org(session, org_name)
+    return list(
+        await session.scalars(
+            select(WebhookSubscription)
+            .where(WebhookSubscription.org_id == org.id)
+            .order_by(WebhookSubscription.id)
+        )
+    )
+
+
+async def remove_webhook(
+    session: AsyncSession, org_name: str, remote_id: str
+) -> WebhookSubscription:
+    """Delete the organization's webhook subscription ``remote_id``; returns it as it was.
+
+    Refused while an alert agent lists it in its ``webhook_sources`` (the agent would be left
+    listening to nothing): change or delete those agents first.
+    """
+    org = await get_org(session, org_name)
+    row = await session.scalar(
+        select(WebhookSubscription).where(
+            WebhookSubscription.org_id == org.id, WebhookSubscription.remote_id == remote_id
+        )
+    )
+    if row is None:
+        raise AdminError(f"Unknown webhook subscription: {remote_id}")
+    agents = await session.scalars(
+        select(AlertResponder).where(AlertResponder.org_id == org.id).order_by(AlertResponder.id)
+    )
+    users = [
+        agent.name
+        for agent in agents
+        if any(
+            isinstance(source, dict) and source.get("remote_id") == remote_id
+            for source in agent.webhook_sources or []
+        )
+    ]
+    if users:
+        raise AdminError(
+            f"Webhook subscription {remote_id} is a source of alert agents: {', '.join(users)} "
+            "(remove it from their webhook_sources first)"
+        )
+    await session.execute(delete(WebhookSubscription).where(WebhookSubscription.id == row.id))
+    await session.commit()
+    return row
+
+
+async def list_integrations(session: AsyncSession, org_name: str) -> list[NotificationIntegration]:
+    """The organization's notification integrations, oldest first."""
+    org = await get_org(session, org_name)
+    return list(
+        await session.scalars(
+            select(NotificationIntegration)
+            .where(NotificationIntegration.org_id == org.id)
+            .order_by(NotificationIntegration.id)
+        )
+    )
+
+
+async def remove_integration(
+    session: AsyncSession, org_name: str, integration_id: str
+) -> NotificationIntegration:
+    """Delete the organization's notification integration ``integration_id`` (its Global ID, as
+    the API and ``list-integrations`` print it, or its number); returns it as it was.
+
+    Alert agents and digests that notified it stop doing so: it is taken out of their
+    ``notification_integration_ids`` (left absent when it was the only one).
+    """
+    from sleuth_core.ids import decode_global_id
+
+    org = await get_org(session, org_name)
+    pk = decode_global_id(integration_id, "NotificationIntegration")
+    if pk is None:
+        pk = _parse_id("notification integration", integration_id)
+    row = await session.scalar(
+        select(NotificationIntegration).where(
+            NotificationIntegration.id == pk, NotificationIntegration.org_id == org.id
+        )
+    )
+    if row is None:
+        raise AdminError(f"Unknown notification integration: {integration_id}")
+    owners: list[AlertResponder | Digest] = [
+        *await session.scalars(select(AlertResponder).where(AlertResponder.org_id == org.id)),
+        *await session.scalars(select(Digest).where(Digest.org_id == org.id)),
+    ]
+    for owner in owners:
+        ids = owner.notification_integration_ids
+        if ids and any(int(i) == pk for i in ids):
+            owner.notification_integration_ids = [i for i in ids if int(i) != pk] or None
+    await session.execute(delete(NotificationIntegration).where(NotificationIntegration.id == pk))
     await session.commit()
     return row

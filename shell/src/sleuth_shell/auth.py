@@ -15,7 +15,9 @@ Route options (Litestar ``opt``, merged from router/controller/handler):
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from http.cookies import CookieError, SimpleCookie
 from typing import Any
 
@@ -25,11 +27,12 @@ from litestar.exceptions import NotAuthorizedException, PermissionDeniedExceptio
 from litestar.handlers.base import BaseRouteHandler
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Receive, Scope, Send
-from sqlalchemy import select
+from sqlalchemy import select, update
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_shell.admin import hash_api_key
-from sleuth_shell.db.models import ApiKey, Organization
+from sleuth_shell.db.models import ApiKey, Organization, utcnow
 from sleuth_shell.domain import API_KEY_HEADER
 
 __all__ = [
@@ -48,6 +51,9 @@ SESSION_COOKIE = "sleuth_key"
 _MAX_KEY_LENGTH = 256
 _SCOPE_KEY = "sleuth_auth"
 _HEADER_BYTES = API_KEY_HEADER.lower().encode("latin-1")  # ASGI header names are lower case
+#: ``api_keys.last_used_at`` is written at most this often per key (not on every request).
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+log = logging.getLogger("sleuth.auth")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +79,13 @@ class _AuthState:
 async def authenticate(
     session_factory: async_sessionmaker[AsyncSession], key: str | None
 ) -> Principal | None:
-    """Return the principal of API key ``key``, or None for a missing or unknown key."""
+    """Return the principal of API key ``key``, or None for a missing, unknown or revoked key.
+
+    Every call reads the database, so ``sleuth admin revoke-key`` (which sets
+    ``api_keys.revoked_at``) takes effect at once on every node; a cache in front of this must
+    honour ``revoked_at`` as promptly. Records ``last_used_at`` when it is older than
+    :data:`LAST_USED_RESOLUTION` (a failed write is logged, never fails the request).
+    """
     if not key or len(key) > _MAX_KEY_LENGTH:
         return None
     async with session_factory() as session:
@@ -81,12 +93,22 @@ async def authenticate(
             await session.execute(
                 select(ApiKey, Organization)
                 .join(Organization, Organization.id == ApiKey.org_id)
-                .where(ApiKey.key_hash == hash_api_key(key))
+                .where(ApiKey.key_hash == hash_api_key(key), ApiKey.revoked_at.is_(None))
             )
         ).first()
-    if row is None:
-        return None
-    api_key, org = row
+        if row is None:
+            return None
+        api_key, org = row
+        now = utcnow()
+        if api_key.last_used_at is None or now - api_key.last_used_at >= LAST_USED_RESOLUTION:
+            try:
+                await session.execute(
+                    update(ApiKey).where(ApiKey.id == api_key.id).values(last_used_at=now)
+                )
+                await session.commit()
+            except SQLAlchemyError as exc:
+                await session.rollback()
+                log.warning("could not record the last use of API key %s: %s", api_key.id, exc)
     return Principal(
         org_id=org.id,
         org_name=org.name,

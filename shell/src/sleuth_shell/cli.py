@@ -1,19 +1,29 @@
 """The ``sleuth`` command line: operator commands printing JSON, and ``serve``.
 
-Every ``admin`` command prints one JSON object on stdout and exits 0; on error it prints a message
-on stderr and exits 1 (2 for usage errors). All of them read ``SLEUTH_DATABASE_URL`` and bring the
-schema up to date first.
+Every ``admin`` command prints one JSON object on stdout (lists as ``{"items": [...]}``, timestamps
+as the API prints them) and exits 0; on error it prints a message on stderr and exits 1 (2 for
+usage errors). All of them read ``SLEUTH_DATABASE_URL`` and bring the schema up to date first.
+Only ``create-org`` creates a SQLite database; every other command (``serve`` and ``worker``
+too) refuses a SQLite file that does not exist, so a command run in the wrong directory or with
+the wrong URL never leaves an empty ``./sleuth.db`` behind. Long steps (migrations, ``load-demo``)
+report progress on stderr when it is a terminal.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
+import logging
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NoReturn, TypeVar
+from urllib.parse import urlsplit
 
 import click
+import msgspec
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import encode_global_id
@@ -40,10 +50,78 @@ def load_settings() -> Settings:
         _fail(str(exc))
 
 
-def prepare_database(settings: Settings) -> None:
-    """Create or upgrade the schema at ``settings.database_url``; exit with a message on failure."""
+def _interactive() -> bool:
+    """Whether stderr is a terminal (progress is shown there only then)."""
     try:
-        migrate(settings.database_url)
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _progress(message: str) -> None:
+    click.echo(f"sleuth: {message}", err=True)
+
+
+@contextmanager
+def _migration_progress() -> Iterator[None]:
+    """In a terminal, show each migration Alembic applies ("Running upgrade 0005 -> 0006")."""
+    if not _interactive():
+        yield
+        return
+    logger = logging.getLogger("alembic.runtime.migration")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("sleuth: migrating the database: %(message)s"))
+    previous = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(previous)
+
+
+def sqlite_file(database_url: str) -> Path | None:
+    """The file a ``sqlite:///`` URL names (``None`` for PostgreSQL or an in-memory database)."""
+    try:
+        url = make_url(database_url)
+    except ArgumentError:
+        return None
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    if url.database.startswith("file:"):
+        return None
+    return Path(url.database)
+
+
+def check_database_exists(settings: Settings) -> None:
+    """Exit with a clear message when ``SLEUTH_DATABASE_URL`` names a SQLite file that does not
+    exist (only ``sleuth admin create-org`` creates one)."""
+    path = sqlite_file(settings.database_url)
+    if path is None or path.exists():
+        return
+    hint = ""
+    demo = Path(".demo", "sleuth.db")
+    if demo.exists():
+        hint = (
+            f" The `make demo` database is {demo}: "
+            f"export SLEUTH_DATABASE_URL=sqlite:///{demo.resolve()}"
+        )
+    _fail(
+        f"no database at {path} (SLEUTH_DATABASE_URL={settings.database_url}). "
+        "Set SLEUTH_DATABASE_URL to your database, or create one with "
+        f"`sleuth admin create-org NAME`.{hint}"
+    )
+
+
+def prepare_database(settings: Settings, *, create: bool = False) -> None:
+    """Upgrade the schema at ``settings.database_url`` (``create``: also make a missing SQLite
+    file); exit with a message on failure."""
+    if not create:
+        check_database_exists(settings)
+    try:
+        with _migration_progress():
+            migrate(settings.database_url)
     except Exception as exc:
         _fail(f"cannot prepare the database at {settings.database_url}: {exc}")
 
@@ -64,12 +142,13 @@ def _run(settings: Settings, action: Callable[[AsyncSession], Awaitable[T]]) -> 
 
 
 def _print(obj: dict[str, Any]) -> None:
-    click.echo(json.dumps(obj))
+    """One JSON object on stdout, encoded as the API encodes (datetimes ``...Z``)."""
+    click.echo(msgspec.json.encode(obj).decode("utf-8"))
 
 
-def _admin_settings() -> Settings:
+def _admin_settings(*, create: bool = False) -> Settings:
     settings = load_settings()
-    prepare_database(settings)
+    prepare_database(settings, create=create)
     return settings
 
 
@@ -88,8 +167,9 @@ def admin_group() -> None:
 @click.argument("name")
 @click.option("--plan", type=click.Choice(PLANS), default="free", show_default=True)
 def create_org(name: str, plan: str) -> None:
-    """Create organization NAME (with its Default team)."""
-    settings = _admin_settings()
+    """Create organization NAME (with its Default team). The one command that creates a new
+    SQLite database when SLEUTH_DATABASE_URL names a file that does not exist yet."""
+    settings = _admin_settings(create=True)
     org = _run(settings, lambda s: admin.create_org(s, name, plan))
     _print({"id": org.id, "name": org.name, "plan": org.plan, "signing_secret": org.signing_secret})
 
@@ -185,7 +265,7 @@ def add_integration(org: str, kind: str, name: str, url: str | None, channel: st
             "id": encode_global_id("NotificationIntegration", row.id),
             "name": row.name,
             "kind": row.kind,
-            "created_at": row.created_at.isoformat(),
+            "created_at": row.created_at,
         }
     )
 
@@ -196,10 +276,151 @@ def load_demo(org: str) -> None:
     """Load the sample runbooks and a day of logs (with an incident) into organization ORG."""
     from sleuth_shell.demo import load_demo as load
 
+    progress = _progress if _interactive() else None
+
     async def go(session: AsyncSession) -> dict[str, int]:
-        return await load(session, (await admin.get_org(session, org)).id)
+        return await load(session, (await admin.get_org(session, org)).id, progress=progress)
 
     _print(_run(_admin_settings(), go))
+
+
+def _org_json(org: Any) -> dict[str, Any]:
+    return {"id": org.id, "name": org.name, "plan": org.plan, "created_at": org.created_at}
+
+
+def _key_json(row: Any, team: str | None) -> dict[str, Any]:
+    """An API key as the key commands print it: never the key itself (only its prefix)."""
+    return {
+        "id": row.id,
+        "prefix": row.prefix,
+        "admin": row.admin,
+        "team": team,
+        "created_at": row.created_at,
+        "last_used_at": row.last_used_at,
+        "revoked_at": row.revoked_at,
+    }
+
+
+def _webhook_json(settings: Settings, row: Any) -> dict[str, Any]:
+    """A subscription as the list prints it: also whether a provider secret is set (never the
+    secret itself) and when it was made."""
+    return {
+        **_subscription_json(settings, row),
+        "provider_secret_set": row.provider_secret is not None,
+        "created_at": row.created_at,
+    }
+
+
+def _integration_json(row: Any) -> dict[str, Any]:
+    """A notification integration as the API lists it, plus what it posts to: the channel, or
+    only the host of an alt webhook URL (such URLs often carry a token)."""
+    target = (
+        {"url_host": urlsplit(row.url or "").hostname}
+        if row.kind == "ALT_WEBHOOK"
+        else {"channel": row.channel_id}
+    )
+    return {
+        "id": encode_global_id("NotificationIntegration", row.id),
+        "name": row.name,
+        "kind": row.kind,
+        "created_at": row.created_at,
+        **target,
+    }
+
+
+@admin_group.command("list-orgs")
+def list_orgs() -> None:
+    """List every organization: {"items": [{id, name, plan, created_at}]}."""
+    rows = _run(_admin_settings(), admin.list_orgs)
+    _print({"items": [_org_json(org) for org in rows]})
+
+
+@admin_group.command("set-plan")
+@click.argument("org")
+@click.argument("plan")
+def set_plan(org: str, plan: str) -> None:
+    """Put organization ORG on PLAN (free, team or enterprise); prints the organization."""
+    row = _run(_admin_settings(), lambda s: admin.set_plan(s, org, plan))
+    _print(_org_json(row))
+
+
+@admin_group.command("list-teams")
+@click.argument("org")
+def list_teams(org: str) -> None:
+    """List ORG's teams: {"items": [{id, global_id, name, created_at}]}."""
+    rows = _run(_admin_settings(), lambda s: admin.list_teams(s, org))
+    _print(
+        {
+            "items": [
+                {
+                    "id": team.id,
+                    "global_id": encode_global_id("Team", team.id),
+                    "name": team.name,
+                    "created_at": team.created_at,
+                }
+                for team in rows
+            ]
+        }
+    )
+
+
+@admin_group.command("list-keys")
+@click.argument("org")
+def list_keys(org: str) -> None:
+    """List ORG's API keys (revoked ones too): {"items": [{id, prefix, admin, team, created_at,
+    last_used_at, revoked_at}]}. The keys themselves are stored only as hashes."""
+    rows = _run(_admin_settings(), lambda s: admin.list_keys(s, org))
+    _print({"items": [_key_json(row, team) for row, team in rows]})
+
+
+@admin_group.command("revoke-key")
+@click.argument("org")
+@click.argument("key_id")
+def revoke_key(org: str, key_id: str) -> None:
+    """Revoke ORG's API key KEY_ID (the id list-keys prints). It stops working at once, on every
+    node; prints the key as list-keys does."""
+    row, team = _run(_admin_settings(), lambda s: admin.revoke_key(s, org, key_id))
+    _print(_key_json(row, team))
+
+
+@admin_group.command("list-webhooks")
+@click.argument("org")
+def list_webhooks(org: str) -> None:
+    """List ORG's webhook subscriptions: {"items": [{type, remote_id, name, secret, ingest_url,
+    provider_secret_set, created_at}]} (never the provider's secret)."""
+    settings = _admin_settings()
+    rows = _run(settings, lambda s: admin.list_webhooks(s, org))
+    _print({"items": [_webhook_json(settings, row) for row in rows]})
+
+
+@admin_group.command("remove-webhook")
+@click.argument("org")
+@click.argument("remote_id")
+def remove_webhook(org: str, remote_id: str) -> None:
+    """Delete ORG's webhook subscription REMOTE_ID (refused while an alert agent uses it);
+    prints it as it was."""
+    settings = _admin_settings()
+    row = _run(settings, lambda s: admin.remove_webhook(s, org, remote_id))
+    _print(_webhook_json(settings, row))
+
+
+@admin_group.command("list-integrations")
+@click.argument("org")
+def list_integrations(org: str) -> None:
+    """List ORG's notification integrations: {"items": [{id, name, kind, created_at, channel |
+    url_host}]}."""
+    rows = _run(_admin_settings(), lambda s: admin.list_integrations(s, org))
+    _print({"items": [_integration_json(row) for row in rows]})
+
+
+@admin_group.command("remove-integration")
+@click.argument("org")
+@click.argument("integration_id")
+def remove_integration(org: str, integration_id: str) -> None:
+    """Delete ORG's notification integration INTEGRATION_ID (its Global ID); alert agents and
+    digests stop notifying it. Prints it as it was."""
+    row = _run(_admin_settings(), lambda s: admin.remove_integration(s, org, integration_id))
+    _print(_integration_json(row))
 
 
 def load_checked_agent(settings: Settings) -> Agent:
@@ -260,8 +481,6 @@ def worker(concurrency: int) -> None:
     the database in SLEUTH_DATABASE_URL until SIGINT or SIGTERM, then stops gracefully. Checks the
     configuration (the agent and its cost model included) before anything else.
     """
-    import logging
-
     from sleuth_shell.runtime import Runtime, run_worker
     from sleuth_shell.services import build_services
 

@@ -5,7 +5,8 @@
   hierarchy and fails on an unmapped class.
 - Litestar's HTTP exceptions keep their status and headers; their framework-default details are
   replaced by ours (404, 405, 413, validation errors; an unknown member of a strict body is
-  ``Unknown field: <name>``).
+  ``Unknown field: <name>``; a query, path, header or cookie parameter Litestar refuses is
+  ``Invalid <name>: <value>``, or ``Missing <where> parameter: <name>`` when it is absent).
 - A ``RecursionError`` (JSON nested too deeply for a decoder) or ``UnicodeError`` (a body that is
   not UTF-8, text with lone surrogates) is 400: it comes from the request, never from the service.
   The detail is the route's ``invalid_body_detail`` option when set (see
@@ -24,6 +25,7 @@ from typing import Any
 
 import msgspec
 from litestar import Litestar, MediaType, Request, Response
+from litestar.enums import ParamType
 from litestar.exceptions import (
     HTTPException,
     MethodNotAllowedException,
@@ -170,6 +172,21 @@ def error_response(
 _UNKNOWN_FIELD = re.compile(r"^Object contains unknown field `(.*)`$", re.DOTALL)
 
 
+_REQUEST_PARAMETERS = (ParamType.QUERY, ParamType.PATH, ParamType.HEADER, ParamType.COOKIE)
+
+
+def _parameter_value(request: Request[Any, Any, Any], source: ParamType, key: str) -> str | None:
+    """The value the request gave for parameter ``key`` of ``source``, as sent."""
+    if source is ParamType.QUERY:
+        return request.query_params.get(key)
+    if source is ParamType.PATH:
+        value = request.path_params.get(key)
+        return None if value is None else str(value)
+    if source is ParamType.HEADER:
+        return request.headers.get(key)
+    return request.cookies.get(key)
+
+
 def _validation_detail(request: Request[Any, Any, Any], exc: ValidationException) -> str:
     override = request.scope.get("route_handler") and request.route_handler.opt.get(
         "validation_detail"
@@ -184,6 +201,13 @@ def _validation_detail(request: Request[Any, Any, Any], exc: ValidationException
                 message = str(item.get("message", "")).strip()
                 key = item.get("key")
                 source = item.get("source")
+                if source in _REQUEST_PARAMETERS and key:
+                    # A parameter, not the body: name it with the value given, as our own
+                    # handlers do (``Invalid kind: BOGUS``), never Litestar's wording.
+                    value = _parameter_value(request, source, str(key))
+                    if value is None:
+                        return f"Missing {source.value} parameter: {key}"
+                    return f"Invalid {key}: {value}"
                 unknown = _UNKNOWN_FIELD.match(message)
                 if unknown:  # a strict body (forbid_unknown_fields): name the member
                     where = f"{key}." if key and key != "data" and source == "body" else ""

@@ -34,6 +34,7 @@ from sleuth_shell.api.common import (
     check_text,
     decode_id_or_404,
     encode_integration_ids,
+    find_team_id,
     resolve_integration_ids,
     resolve_team,
 )
@@ -302,7 +303,7 @@ def _record(
         chat_channel_id=agent.chat_channel_id,
         notification_integration_ids=(
             encode_integration_ids(agent.notification_integration_ids)
-            if agent.notification_integration_ids is not None
+            if agent.notification_integration_ids  # none configured ([] or null): omitted
             else UNSET
         ),
         status=agent.status,
@@ -364,8 +365,11 @@ class AlertResponderController(Controller):
         integrations: list[int] | None = None
         if _given(data.notification_integration_ids):
             assert isinstance(data.notification_integration_ids, list)
-            integrations = await resolve_integration_ids(
-                db_session, principal.org_id, data.notification_integration_ids
+            integrations = (
+                await resolve_integration_ids(
+                    db_session, principal.org_id, data.notification_integration_ids
+                )
+                or None
             )
 
         # Plain values, not ORM attributes: a rollback expires every loaded row.
@@ -428,8 +432,10 @@ class AlertResponderController(Controller):
             .where(AlertResponder.org_id == principal.org_id)
         )
         if team_name is not None:
-            team = await resolve_team(db_session, principal.org_id, team_name)
-            query = query.where(AlertResponder.team_id == team.id)
+            team_id = await find_team_id(db_session, principal.org_id, team_name)
+            if team_id is None:  # no such team: it has no agents
+                return AlertResponderList(alert_responders=[])
+            query = query.where(AlertResponder.team_id == team_id)
         rows = (await db_session.execute(query.order_by(AlertResponder.id))).all()
         items = []
         for agent, name_of_team in rows:
@@ -510,8 +516,11 @@ class AlertResponderController(Controller):
             agent.notification_integration_ids = None
         elif data.notification_integration_ids is not UNSET:
             assert isinstance(data.notification_integration_ids, list)
-            agent.notification_integration_ids = await resolve_integration_ids(
-                db_session, principal.org_id, data.notification_integration_ids
+            agent.notification_integration_ids = (
+                await resolve_integration_ids(
+                    db_session, principal.org_id, data.notification_integration_ids
+                )
+                or None  # an empty list configures none: stored (and shown) as absent
             )
         name = agent.name  # read before a rollback expires the row
         try:

@@ -1,4 +1,4 @@
-"""Digest agents: ``/api/v1/digests`` (create, get, update, delete, run, get a run).
+"""Digest agents: ``/api/v1/digests`` (create, list, get, update, delete, run, get a run).
 
 The schedule is a five-field Monday-zero cron validated by :func:`sleuth_core.cron.parse_cron`
 (400 ``Invalid schedule: <reason>``) and stored as given. Create and update (re)schedule the
@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 from litestar import Controller, Request, delete, get, post, put
-from litestar.params import FromPath
+from litestar.params import FromPath, FromQuery
 from msgspec import UNSET, UnsetType
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -27,6 +27,9 @@ from sleuth_shell.api.common import (
     check_text,
     decode_id_or_404,
     encode_integration_ids,
+    fetch_page,
+    find_team_id,
+    parse_page,
     resolve_integration_ids,
     resolve_team,
 )
@@ -99,6 +102,22 @@ class DigestRecord(msgspec.Struct, kw_only=True):
     schedule: str
     chat_channel_id: str | UnsetType = UNSET
     notification_integration_ids: list[str] | UnsetType = UNSET
+
+
+class DigestListItem(msgspec.Struct):
+    id: str
+    name: str
+    team_name: str
+    schedule: str
+    created_at: datetime
+    url: str
+
+
+class DigestList(msgspec.Struct):
+    """One page of digests, newest first; ``next_cursor`` is null on the last page."""
+
+    digests: list[DigestListItem]
+    next_cursor: str | None
 
 
 class Success(msgspec.Struct):
@@ -197,8 +216,11 @@ class DigestController(Controller):
         if isinstance(data.chat_channel_id, str):
             values["chat_channel_id"] = check_channel_id(data.chat_channel_id)
         if isinstance(data.notification_integration_ids, list):
-            values["notification_integration_ids"] = await resolve_integration_ids(
-                db_session, principal.org_id, data.notification_integration_ids
+            values["notification_integration_ids"] = (
+                await resolve_integration_ids(
+                    db_session, principal.org_id, data.notification_integration_ids
+                )
+                or None
             )
         digest = Digest(org_id=principal.org_id, team_id=team.id, **values)
         db_session.add(digest)
@@ -206,6 +228,47 @@ class DigestController(Controller):
         await schedule_next_fire(db_session, digest, utcnow())
         await db_session.commit()
         return _ref(digest, settings.public_url)
+
+    @get("/", operation_id="listDigests", responses=error_responses())
+    async def list_all(
+        self,
+        principal: CurrentPrincipal,
+        db_session: DbSession,
+        settings: AppSettings,
+        limit: FromQuery[str | None] = None,
+        cursor: FromQuery[str | None] = None,
+        team_name: FromQuery[str | None] = None,
+    ) -> DigestList:
+        """The organization's digest agents, newest first, cursor-paged (``limit`` 1-100,
+        default 20; pass ``next_cursor`` back as ``cursor``), optionally of one team."""
+        page_request = parse_page(limit, cursor)
+        query = (
+            select(Digest, Team.name)
+            .join(Team, Team.id == Digest.team_id)
+            .where(Digest.org_id == principal.org_id)
+        )
+        if team_name is not None:
+            team_id = await find_team_id(db_session, principal.org_id, team_name)
+            if team_id is None:
+                return DigestList(digests=[], next_cursor=None)
+            query = query.where(Digest.team_id == team_id)
+        page = await fetch_page(
+            db_session, query, page_request, created=Digest.created_at, key=Digest.id
+        )
+        items = []
+        for digest, name_of_team in page.rows:
+            gid = encode_global_id(GLOBAL_TYPE, digest.id)
+            items.append(
+                DigestListItem(
+                    id=gid,
+                    name=digest.name,
+                    team_name=name_of_team,
+                    schedule=digest.schedule,
+                    created_at=digest.created_at,
+                    url=digest_url(settings.public_url, gid),
+                )
+            )
+        return DigestList(digests=items, next_cursor=page.next_cursor)
 
     @get("/{digest_id:str}", operation_id="getDigest", responses=error_responses(404))
     async def get_one(
@@ -224,7 +287,7 @@ class DigestController(Controller):
             chat_channel_id=digest.chat_channel_id if digest.chat_channel_id else UNSET,
             notification_integration_ids=(
                 encode_integration_ids(digest.notification_integration_ids)
-                if digest.notification_integration_ids is not None
+                if digest.notification_integration_ids  # none configured ([] or null): omitted
                 else UNSET
             ),
         )
@@ -253,8 +316,11 @@ class DigestController(Controller):
         if data.notification_integration_ids is None:
             digest.notification_integration_ids = None
         elif isinstance(data.notification_integration_ids, list):
-            digest.notification_integration_ids = await resolve_integration_ids(
-                db_session, principal.org_id, data.notification_integration_ids
+            digest.notification_integration_ids = (
+                await resolve_integration_ids(
+                    db_session, principal.org_id, data.notification_integration_ids
+                )
+                or None  # an empty list configures none: stored (and shown) as absent
             )
         await schedule_next_fire(db_session, digest, utcnow())
         await db_session.commit()

@@ -1,4 +1,5 @@
-"""``POST /api/v1/interactions`` and ``GET /api/v1/interactions/{interaction_id}``.
+"""``POST /api/v1/interactions``, ``GET /api/v1/interactions/{interaction_id}`` and the list
+``GET /api/v1/interactions?limit=&cursor=`` (newest first, cursor-paged).
 
 Both answer 401 ``Unauthorized`` for a missing or invalid key and keep to the SPEC's 400 details
 (see :mod:`sleuth_shell.interactions.request`). Modes: synchronous (the answer is in the response),
@@ -23,17 +24,19 @@ from litestar.openapi.spec import (
     RequestBody,
     Schema,
 )
-from litestar.params import FromPath
+from litestar.params import FromPath, FromQuery
 from litestar.status_codes import HTTP_200_OK
 from sqlalchemy import select
 
 from sleuth_shell.api.body import decode_json_body
+from sleuth_shell.api.common import fetch_page, parse_page
 from sleuth_shell.api.deps import AppServices, CurrentPrincipal, DbSession
 from sleuth_shell.db.models import Interaction, utcnow
 from sleuth_shell.errors import INVALID_BODY_OPT, ApiError, bad_request, not_found
 from sleuth_shell.interactions.request import InvalidInteraction, parse_interaction_request
 from sleuth_shell.interactions.service import (
     answer_view,
+    list_item,
     scheduled_view,
     submit_interactions,
     view,
@@ -182,4 +185,31 @@ async def get_interaction(
     return view(row, services.settings.public_url)
 
 
-ROUTES = [create_interaction, get_interaction]
+@get(
+    "/interactions",
+    operation_id="listInteractions",
+    tags=["interactions"],
+    opt=_OPT,
+    responses={400: _error("Invalid limit or cursor"), 401: _error("Unauthorized")},
+)
+async def list_interactions(
+    principal: CurrentPrincipal,
+    db_session: DbSession,
+    services: AppServices,
+    limit: FromQuery[str | None] = None,
+    cursor: FromQuery[str | None] = None,
+) -> dict[str, Any]:
+    """The organization's interactions, newest first: ``{interactions: [{interaction_id,
+    question, status, created_at, url}], next_cursor}``. ``limit`` is 1-100 (default 20); pass
+    ``next_cursor`` back as ``cursor`` for the next page (null on the last one)."""
+    page_request = parse_page(limit, cursor)
+    query = select(Interaction).where(Interaction.org_id == principal.org_id)
+    page = await fetch_page(
+        db_session, query, page_request, created=Interaction.created_at, key=Interaction.id
+    )
+    public_url = services.settings.public_url
+    items = [list_item(row, public_url) for (row,) in page.rows]
+    return {"interactions": items, "next_cursor": page.next_cursor}
+
+
+ROUTES = [create_interaction, get_interaction, list_interactions]

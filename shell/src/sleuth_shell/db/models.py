@@ -172,6 +172,10 @@ class ApiKey(Base):
         Integer, ForeignKey("teams.id", ondelete="SET NULL"), nullable=True
     )
     created_at: Mapped[datetime] = _created()
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    """When the key last authenticated a request (kept to the minute: see ``auth``)."""
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    """When ``sleuth admin revoke-key`` revoked it; a revoked key authenticates nothing."""
 
 
 class WebhookSubscription(Base):

@@ -14,6 +14,7 @@ wrong with checkout in the last 3 hours?" find it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from importlib.resources import files
 from typing import Any
@@ -45,21 +46,42 @@ def demo_runbooks() -> list[tuple[str, str]]:
 
 
 async def load_demo(
-    session: AsyncSession, org_id: int, *, now: datetime | None = None
+    session: AsyncSession,
+    org_id: int,
+    *,
+    now: datetime | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> dict[str, int]:
     """Load the demo runbooks and logs into ``org_id`` and commit; returns the numbers loaded.
 
-    Loading again replaces the earlier demo data of that organization (documents with a demo
-    runbook's title, log records tagged with `DEMO_DATASET`) and leaves everything else alone.
+    Loading again moves the demo logs to end at ``now`` (so the sample incident is always in the
+    last few hours: ``make demo`` reloads at every start), replaces the demo runbooks whose text
+    changed (unchanged ones keep their IDs, so earlier answers' sources still open), and leaves
+    everything else alone. ``progress`` is told about each step (the CLI prints it in a terminal).
     """
+    say = progress or (lambda _message: None)
     end = (now or datetime.now(UTC)).astimezone(UTC)
     runbooks = demo_runbooks()
     titles = [title for title, _ in runbooks]
-    await session.execute(
-        delete(models.KnowledgeDocument).where(
-            models.KnowledgeDocument.org_id == org_id, models.KnowledgeDocument.title.in_(titles)
+    existing = {
+        (doc.title, doc.content)
+        for doc in await session.scalars(
+            select(models.KnowledgeDocument).where(
+                models.KnowledgeDocument.org_id == org_id,
+                models.KnowledgeDocument.title.in_(titles),
+            )
         )
-    )
+    }
+    fresh = [(title, content) for title, content in runbooks if (title, content) not in existing]
+    changed = {title for title, _ in fresh}
+    say(f"runbooks: {len(runbooks) - len(fresh)} unchanged, {len(fresh)} to (re)load")
+    if changed:
+        await session.execute(
+            delete(models.KnowledgeDocument).where(
+                models.KnowledgeDocument.org_id == org_id,
+                models.KnowledgeDocument.title.in_(sorted(changed)),
+            )
+        )
     old = (
         await session.execute(
             select(models.LogRecord.id, models.LogRecord.attributes).where(
@@ -72,9 +94,10 @@ async def load_demo(
         await session.execute(
             delete(models.LogRecord).where(models.LogRecord.id.in_(stale[start : start + 500]))
         )
+    say(f"logs: removed {len(stale)} earlier demo records")
     session.add_all(
         models.KnowledgeDocument(org_id=org_id, title=title, content=content, url=None)
-        for title, content in runbooks
+        for title, content in fresh
     )
     records: list[dict[str, Any]] = [
         {
@@ -87,7 +110,9 @@ async def load_demo(
         }
         for record in generate_logs(end)
     ]
+    say(f"logs: writing {len(records)} records ending {end:%Y-%m-%d %H:%M} UTC")
     if records:
         await session.execute(models.LogRecord.__table__.insert(), records)
     await session.commit()
+    say("done")
     return {"documents": len(runbooks), "log_records": len(records)}

@@ -46,6 +46,7 @@ __all__ = [
     "answer_view",
     "conversation",
     "create_interactions",
+    "list_item",
     "scheduled_view",
     "submit_interactions",
     "unix_seconds",
@@ -376,3 +377,14 @@ def view(row: Interaction, public_url: str) -> dict[str, Any]:
             "url": url,
         }
     return {"interaction_id": row.id, "status": row.status, "url": url}
+
+
+def list_item(row: Interaction, public_url: str) -> dict[str, Any]:
+    """One entry of ``GET /api/v1/interactions``: what was asked, when, and where it stands."""
+    return {
+        "interaction_id": row.id,
+        "question": row.question,
+        "status": row.status,
+        "created_at": row.created_at,
+        "url": interaction_url(public_url, row.id),
+    }
