@@ -1,7 +1,7 @@
 """api keys: when each was last used, and revocation
 
 Revision ID: 0010
-Revises: 0006
+Revises: 0009
 Create Date: 2026-11-23
 
 Adds the nullable ``api_keys.last_used_at`` (set by authentication, at most once a minute per
@@ -9,7 +9,6 @@ key) and ``api_keys.revoked_at`` (set by ``sleuth admin revoke-key``; a revoked 
 nothing from that moment, on every node, since authentication reads the database). Existing keys
 get NULL for both: never seen in use, not revoked.
 
-(The integrator re-chains ``down_revision`` onto the newest migration of the round.)
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from alembic import op
 
 
 revision: str = '0010'
-down_revision: str | None = '0006'
+down_revision: str | None = '0009'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
