@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup test lint format bench demo clean
+.PHONY: setup test lint format bench bench-intake demo clean
 
 setup: $(VENV)/.installed
 
@@ -30,6 +30,10 @@ format: setup
 
 bench: setup
 	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-columns=min,median,mean,rounds -q
+
+# Alert intake throughput against a real `sleuth serve` (minutes; figures in docs/performance.md).
+bench-intake: setup
+	$(BIN)/python benchmarks/bench_intake.py
 
 demo: setup
 	HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) sh scripts/demo.sh

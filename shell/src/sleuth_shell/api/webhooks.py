@@ -46,6 +46,7 @@ _CACHE_KEY = "agent_index_cache"
 #: sibling layer, so named here, and a test checks the two agree).
 RATE_LIMIT_STORE = "rate_limit"
 _LOCK_KEY = "webhook_rate_lock"
+_WRITER_KEY = "webhook_sqlite_writer"
 
 
 class WebhookAnswer(msgspec.Struct):
@@ -70,6 +71,17 @@ def _headers(limit: int, count: int, reset: int) -> dict[str, str]:
         "X-RateLimit-Remaining": str(max(limit - count, 0)),
         "X-RateLimit-Reset": str(reset),
     }
+
+
+def _sqlite_writer(state: State, session: Any) -> asyncio.Lock | None:
+    """On SQLite, the process's one lock for intake write transactions (see ``receive_alert``)."""
+    if session.get_bind().dialect.name != "sqlite":
+        return None
+    lock = state.get(_WRITER_KEY)
+    if lock is None:
+        lock = state[_WRITER_KEY] = asyncio.Lock()
+    assert isinstance(lock, asyncio.Lock)
+    return lock
 
 
 async def _count(request: Request[Any, Any, Any], sub: Subscription, limit: int) -> dict[str, str]:
@@ -124,8 +136,15 @@ async def receive_webhook(
     if not authenticate(sub, headers, body, request.query_params.get("token"), now=clock()):
         raise NotAuthorizedException(detail="Invalid webhook token")
     rate_headers = await _count(request, sub, settings.rate_limit_for(sub.plan))
+    state = request.app.state
     ids = await receive_alert(
-        db_session, agent_index_of(request.app.state), sub, body, headers, now=utcnow()
+        db_session,
+        agent_index_of(state),
+        sub,
+        body,
+        headers,
+        now=utcnow(),
+        writer=_sqlite_writer(state, db_session),
     )
     return Response(
         WebhookAnswer(investigation_ids=[encode_global_id("Investigation", i) for i in ids]),
