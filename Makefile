@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup test lint format bench eval demo clean
+.PHONY: setup test lint format bench bench-intake eval demo clean
 
 setup: $(VENV)/.installed
 
@@ -34,6 +34,10 @@ bench: setup
 # Answer-quality evaluation of the embedded agent (evals/README.md): per-kind scores, both splits.
 eval: setup
 	PYTHONPATH=core/src:shell/src:. $(BIN)/python -m evals.run $(EVAL_ARGS)
+
+# Alert intake throughput against a real `sleuth serve` (minutes; figures in docs/performance.md).
+bench-intake: setup
+	$(BIN)/python benchmarks/bench_intake.py
 
 demo: setup
 	HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) sh scripts/demo.sh

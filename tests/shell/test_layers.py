@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "sleuth_shell.errors": 75,
     "sleuth_shell.html": 75,
     "sleuth_shell.chat": 72,
+    "sleuth_shell.intake": 72,
     "sleuth_shell.interactions": 70,
     "sleuth_shell.digests": 70,
     "sleuth_shell.investigations": 70,

@@ -28,6 +28,7 @@ from sleuth_shell.api import (
     pages,
     settings,
     webhook_subscriptions,
+    webhooks,
 )
 from sleuth_shell.api.body import check_request_body
 from sleuth_shell.auth import require_api_key
@@ -38,6 +39,7 @@ __all__ = ["API_MODULES", "ROOT_MODULES", "api_router", "root_routes"]
 API_MODULES: tuple[ModuleType, ...] = (
     alert_responders,
     webhook_subscriptions,
+    webhooks,
     notification_integrations,
     knowledge,
     observability,

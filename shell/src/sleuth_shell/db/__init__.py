@@ -1,5 +1,6 @@
 """Persistence: engine and sessions, the schema (``models``), migrations, dialect specifics."""
 
+from sleuth_shell.db import agent_versions as _agent_versions  # noqa: F401  (registers the listener)
 from sleuth_shell.db.engine import create_engine, create_session_factory
 from sleuth_shell.db.migrate import migrate, migrate_async
 

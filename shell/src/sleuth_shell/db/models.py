@@ -33,7 +33,9 @@ from sqlalchemy.types import TypeDecorator
 
 __all__ = [
     "AdvancedSettings",
+    "AgentIndexVersion",
     "AlertResponder",
+    "AlertResponderChange",
     "ApiKey",
     "Base",
     "ChatDelivery",
@@ -52,6 +54,7 @@ __all__ = [
     "UsageDaily",
     "UsageEvent",
     "UsageMonthly",
+    "WebhookDelivery",
     "WebhookSubscription",
     "utcnow",
 ]
@@ -522,3 +525,58 @@ class UsageMonthly(Base):
     team_key: Mapped[int] = mapped_column(Integer, primary_key=True)
     credits: Mapped[float] = mapped_column(Float, nullable=False)
     events: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
+class AgentIndexVersion(Base):
+    """The organization's alert-agent version: bumped in the same transaction as every change of
+    one of its alert agents (create, update, pause, resume, delete; see
+    :mod:`sleuth_shell.db.agent_versions`). A process's cached matching index is current when its
+    version equals this one."""
+
+    __tablename__ = "agent_index_versions"
+
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), primary_key=True
+    )
+    version: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
+class AlertResponderChange(Base):
+    """Which alert agent changed at which version of its organization (0: reload every agent).
+
+    Rows older than :data:`sleuth_shell.db.agent_versions.KEEP_CHANGES` versions are pruned; a
+    cache further behind than that rebuilds in full.
+    """
+
+    __tablename__ = "alert_responder_changes"
+
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), primary_key=True
+    )
+    version: Mapped[int] = mapped_column(Integer, primary_key=True)
+    alert_responder_id: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
+class WebhookDelivery(Base):
+    """One inbound webhook delivery and the answer it got (a redelivery gets the same answer).
+
+    ``delivery_id`` is the provider's event id, or ``sha256:<hex>`` of the body when it sends
+    none; ``investigation_ids`` are the investigations' integer keys, in answer order.
+    """
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (UniqueConstraint("subscription_id", "delivery_id"), NEVER_REUSE_IDS)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = _org_fk()
+    subscription_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("webhook_subscriptions.id", ondelete="CASCADE"), nullable=False
+    )
+    delivery_id: Mapped[str] = mapped_column(String(255), nullable=False)
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    event_type: Mapped[str] = mapped_column(String(200), nullable=False)
+    dedup_key: Mapped[str] = mapped_column(String(255), nullable=False)
+    title: Mapped[str] = mapped_column(String(200), nullable=False)
+    occurred_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    received_at: Mapped[datetime] = _created()
+    investigation_ids: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)

@@ -1,7 +1,7 @@
 """chat deliveries: the chat platform's event deliveries, by event_id
 
 Revision ID: 0009
-Revises: 0007
+Revises: 0008
 Create Date: 2026-11-24
 
 Adds ``chat_deliveries``: one row per delivery the chat platform made to
@@ -18,7 +18,7 @@ from alembic import op
 
 
 revision: str = '0009'
-down_revision: str | None = '0007'
+down_revision: str | None = '0008'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

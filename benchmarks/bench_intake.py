@@ -1,0 +1,298 @@
+"""Alert intake throughput against a real ``sleuth serve`` on SQLite (``make bench-intake``).
+
+Not a test (no pass/fail; never collected by ``make test``): it prints figures for
+docs/performance.md.
+
+Setup (deterministic, seeded): one organization (enterprise plan, rate limit raised out of the
+way), one PROVIDER_A subscription, 1,000 ACTIVE alert agents on it created over the API with mixed
+criteria - a quarter each: a ``contains`` pattern, an AND of two leaves, an OR tree (with a nested
+AND), and an inner-star pattern (``*checkout*<n>*timeout*``, a regex leaf). Load: 5,000 distinct
+PagerDuty ``incident.triggered`` deliveries of 1-3 KB, each naming a few agents' words so it
+matches 0-3 agents, signed with ``X-Service-Webhook-Signature``, posted by 16 concurrent clients
+(one keep-alive connection each). The server runs its inline job worker (the default), so
+investigations run while the load goes on.
+
+Reported: accepted alerts/s (202s over wall time), 202 latency p50/p99, the investigations
+started and how long they ran against the 202 latency (the request never waits for them), and
+matching cost per alert for 10 vs 1,000 agents of the same mix (core ``MatchIndex``, the
+structure the intake caches, in this process).
+
+    .venv/bin/python benchmarks/bench_intake.py [--alerts 5000] [--agents 1000] [--clients 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import json
+import os
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [
+    str(ROOT / "tests" / "e2e"),
+    str(ROOT / "core" / "src"),
+    str(ROOT / "shell" / "src"),
+]
+
+from e2e_harness import cli, serve, sleuth_env  # noqa: E402
+
+from sleuth_core.intake import parse_alert, sign_generic  # noqa: E402
+from sleuth_core.matching import MatchIndex  # noqa: E402
+
+WORDS = [
+    "latency",
+    "timeout",
+    "errors",
+    "saturation",
+    "disk",
+    "memory",
+    "cpu",
+    "queue",
+    "replica",
+    "deploy",
+    "checkout",
+    "payments",
+    "search",
+    "login",
+    "cache",
+    "gateway",
+    "dns",
+    "tls",
+]
+
+
+def criteria(n: int) -> dict[str, Any]:
+    """Agent ``n``'s matching criteria: contains, AND, OR tree or inner-star, by ``n % 4``."""
+    tag = f"svc{n:04d}"
+    kind = n % 4
+    if kind == 0:
+        return {"text_matches": [f"{tag}x"]}
+    if kind == 1:
+        return {
+            "match_rules": {
+                "operator": "AND",
+                "conditions": [
+                    {"type": "contains", "value": f"{tag}x"},
+                    {"type": "contains", "value": WORDS[n % len(WORDS)]},
+                ],
+            }
+        }
+    if kind == 2:
+        return {
+            "match_rules": {
+                "operator": "OR",
+                "conditions": [
+                    {"type": "contains", "value": f"db-{n:04d}-primary"},
+                    {
+                        "operator": "AND",
+                        "conditions": [
+                            {"type": "contains", "value": f"{tag}x"},
+                            {"type": "regex", "value": r"p[0-9] incident"},
+                        ],
+                    },
+                ],
+            }
+        }
+    return {"text_matches": [f"*checkout*{tag}y*timeout*"]}
+
+
+def alert_body(i: int, agents: int, rng: random.Random) -> bytes:
+    """A PagerDuty V3 ``incident.triggered`` delivery of 1-3 KB naming 1-3 agents' words."""
+    named = [rng.randrange(agents) for _ in range(rng.randint(1, 3))]
+    words = " ".join(f"svc{n:04d}x svc{n:04d}y db-{n:04d}-primary" for n in named)
+    title = f"p{rng.randint(1, 4)} incident checkout {words} {rng.choice(WORDS)} timeout"
+    pad = " ".join(rng.choice(WORDS) for _ in range(rng.randint(60, 250)))
+    body = {
+        "event": {
+            "id": f"bench-event-{i}",
+            "event_type": "incident.triggered",
+            "resource_type": "incident",
+            "occurred_at": "2026-11-23T10:00:00.000Z",
+            "agent": None,
+            "client": None,
+            "data": {
+                "id": f"BENCH{i:06d}",
+                "type": "incident",
+                "self": f"https://api.pagerduty.com/incidents/BENCH{i:06d}",
+                "html_url": f"https://acme.pagerduty.com/incidents/BENCH{i:06d}",
+                "number": i,
+                "status": "triggered",
+                "incident_key": f"bench-{i}",
+                "created_at": "2026-11-23T10:00:00Z",
+                "title": title[:250],
+                "service": {"id": "PSVC", "summary": "checkout-api", "type": "service_reference"},
+                "urgency": "high",
+                "priority": {"id": "P1ID", "summary": "P1", "type": "priority_reference"},
+                "teams": [{"id": "PTEAM", "summary": "Payments", "type": "team_reference"}],
+                "body": {"type": "incident_body", "details": pad},
+            },
+        }
+    }
+    return json.dumps(body).encode()
+
+
+def matching_cost(bodies: list[bytes], agents: int) -> float:
+    """Microseconds per alert of ``MatchIndex.match`` with ``agents`` agents of the mix."""
+    from datetime import UTC, datetime
+
+    from sleuth_core.matching import normalize_criteria
+
+    index: MatchIndex[int] = MatchIndex()
+    for n in range(agents):
+        index.add(n, normalize_criteria(criteria(n))["match_rules"])
+    now = datetime.now(UTC)
+    texts = [parse_alert("PROVIDER_A", body, received_at=now).match_text for body in bodies]
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for text in texts:
+            index.match(text)
+        best = min(best, time.perf_counter() - start)
+    return best / len(texts) * 1e6
+
+
+async def load(
+    url: str, bodies: list[bytes], secret: str, clients: int, answered: dict[int, float]
+) -> tuple[list[float], float, list[int]]:
+    """Post ``bodies`` from ``clients`` concurrent clients; ``answered`` gets, per investigation
+    pk, the wall time the first 202 naming it arrived."""
+    queue: asyncio.Queue[bytes] = asyncio.Queue()
+    for body in bodies:
+        queue.put_nowait(body)
+    latencies: list[float] = []
+    codes: list[int] = []
+
+    async def client() -> None:
+        async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=1)) as http:
+            while not queue.empty():
+                body = queue.get_nowait()
+                headers = {
+                    "Content-Type": "application/json",
+                    "X-Service-Webhook-Signature": sign_generic(body, secret),
+                }
+                start = time.perf_counter()
+                response = await http.post(url, content=body, headers=headers)
+                latencies.append(time.perf_counter() - start)
+                codes.append(response.status_code)
+                done = time.time()
+                if response.status_code == 202:
+                    for gid in response.json()["investigation_ids"]:
+                        pk = int(base64.b64decode(gid).decode().split(":")[1])
+                        answered.setdefault(pk, done)
+
+    start = time.perf_counter()
+    await asyncio.gather(*(client() for _ in range(clients)))
+    return latencies, time.perf_counter() - start, codes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--alerts", type=int, default=5000)
+    parser.add_argument("--agents", type=int, default=1000)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument(
+        "--no-inline-worker",
+        action="store_true",
+        help="serve with SLEUTH_WORKERS_INLINE=false (investigations wait in the queue)",
+    )
+    args = parser.parse_args()
+    rng = random.Random(8)
+    bodies = [alert_body(i, args.agents, rng) for i in range(args.alerts)]
+    sizes = [len(b) for b in bodies]
+    print(
+        f"alerts: {len(bodies)}, body size {min(sizes)}-{max(sizes)} B"
+        f" (mean {statistics.mean(sizes):.0f})"
+    )
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "bench.db"
+        env = sleuth_env(
+            f"sqlite:///{db}",
+            SLEUTH_RATE_LIMIT_ENTERPRISE="100000000",
+            SLEUTH_WORKERS_INLINE="false" if args.no_inline_worker else "true",
+        )
+        cli(env, "admin", "create-org", "bench", "--plan", "enterprise")
+        key = cli(env, "admin", "create-key", "bench")["key"]
+        hook = cli(env, "admin", "add-webhook", "bench", "--type", "PROVIDER_A", "--name", "pd")
+        with serve(env, Path(tmp) / "serve.log") as base:
+            source = [{"type": "PROVIDER_A", "remote_id": hook["remote_id"]}]
+            with httpx.Client(base_url=base, headers={"X-Service-Org-Api-Key": key}) as http:
+                started = time.perf_counter()
+                for n in range(args.agents):
+                    response = http.post(
+                        "/api/v1/alert-responders/",
+                        json={
+                            "team_name": "Default",
+                            "name": f"agent {n}",
+                            "webhook_sources": source,
+                            "matching_criteria": criteria(n),
+                        },
+                    )
+                    response.raise_for_status()
+                print(f"agents: {args.agents} created in {time.perf_counter() - started:.1f} s")
+            url = f"{base}/api/v1/webhooks/PROVIDER_A/{hook['remote_id']}"
+            loadavg = os.getloadavg()
+            answered: dict[int, float] = {}
+            latencies, wall, codes = asyncio.run(
+                load(url, bodies, hook["secret"], args.clients, answered)
+            )
+            loadavg_after = os.getloadavg()
+            time.sleep(2)
+        with sqlite3.connect(db) as conn:
+            total, pending = conn.execute(
+                "SELECT count(*), sum(status = 'PENDING') FROM investigations"
+            ).fetchone()
+            runs = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT (julianday(completed_at) - julianday(started_at)) * 86400000 "
+                    "FROM investigations WHERE completed_at IS NOT NULL"
+                )
+            ]
+            finished = dict(
+                conn.execute(
+                    "SELECT id, (julianday(completed_at) - 2440587.5) * 86400.0 "
+                    "FROM investigations WHERE completed_at IS NOT NULL"
+                ).fetchall()
+            )
+        before_202 = sum(1 for pk, t in finished.items() if pk in answered and t < answered[pk])
+        conn.close()
+    accepted = codes.count(202)
+    latencies.sort()
+    p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000  # noqa: E731
+    print(
+        "load average at start {:.2f} {:.2f} {:.2f}; at end {:.2f}".format(
+            *loadavg, loadavg_after[0]
+        )
+    )
+    print(f"accepted: {accepted}/{len(codes)} in {wall:.2f} s = {accepted / wall:.0f} alerts/s")
+    print(
+        f"202 latency: p50 {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms, max {latencies[-1] * 1000:.1f} ms"
+    )
+    print(f"investigations: {total} opened, {pending} still PENDING after the load")
+    if runs:
+        print(
+            f"investigation run time ({len(runs)} completed): "
+            f"median {statistics.median(runs):.0f} ms"
+        )
+    print(
+        f"investigations completed before the 202 naming them arrived: {before_202}"
+        f" of {len(finished)} completed"
+    )
+    for agents in (10, 100, args.agents):
+        print(f"matching cost, {agents} agents: {matching_cost(bodies[:500], agents):.1f} us/alert")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""The per-organization alert-agent version: bumped in the same transaction as every agent change.
+
+The alert intake keeps each organization's ACTIVE alert agents in a per-process matching index
+(:mod:`sleuth_shell.intake.agent_index`). For the index to stay current across workers and nodes
+without a rebuild per alert, every flush that inserts, modifies or deletes an
+:class:`~sleuth_shell.db.models.AlertResponder` (create, update, pause, resume, delete) also, on
+the same connection and so in the same transaction:
+
+1. increments ``agent_index_versions.version`` of the agent's organization (an upsert: the row
+   lock it takes on PostgreSQL orders concurrent changes, so versions commit in order), and
+2. records ``(org_id, version, alert_responder_id)`` in ``alert_responder_changes``, and prunes
+   the rows older than :data:`KEEP_CHANGES` versions.
+
+A deleted :class:`~sleuth_shell.db.models.Team` (whose agents the database deletes by cascade)
+records agent id ``0``: "reload every agent". The listener is an ORM ``after_flush`` hook on every
+:class:`~sqlalchemy.orm.Session`, so no write path can forget it; bulk ``UPDATE``/``DELETE``
+statements on ``alert_responders`` bypass the ORM and must call :func:`bump` themselves.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Connection, delete, event, insert, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session, UOWTransaction
+
+from sleuth_shell.db.models import AgentIndexVersion, AlertResponder, AlertResponderChange, Team
+
+__all__ = ["KEEP_CHANGES", "RELOAD_ALL", "bump"]
+
+#: Change rows kept per organization; a cache further behind rebuilds the organization in full.
+KEEP_CHANGES = 1000
+#: The agent id recorded when every agent of the organization must be reloaded.
+RELOAD_ALL = 0
+
+
+def bump(connection: Connection, org_id: int, agent_ids: list[int]) -> int:
+    """Advance ``org_id``'s version once per agent id in ``agent_ids``, recording each change;
+    returns the new version. Runs on ``connection`` (the caller's transaction)."""
+    version = 0
+    table = AgentIndexVersion.__table__
+    for agent_id in agent_ids:
+        dialect_insert = (
+            postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
+        )
+        stmt = (
+            dialect_insert(table)
+            .values(org_id=org_id, version=1)
+            .on_conflict_do_update(index_elements=["org_id"], set_={"version": table.c.version + 1})
+            .returning(table.c.version)
+        )
+        version = int(connection.execute(stmt).scalar_one())
+        connection.execute(
+            insert(AlertResponderChange.__table__).values(
+                org_id=org_id, version=version, alert_responder_id=agent_id
+            )
+        )
+    if version > KEEP_CHANGES:
+        connection.execute(
+            delete(AlertResponderChange.__table__).where(
+                AlertResponderChange.org_id == org_id,
+                AlertResponderChange.version <= version - KEEP_CHANGES,
+            )
+        )
+    return version
+
+
+def current_version(connection: Connection, org_id: int) -> int:
+    """``org_id``'s version (0 before its first agent change)."""
+    found = connection.execute(
+        select(AgentIndexVersion.version).where(AgentIndexVersion.org_id == org_id)
+    ).scalar_one_or_none()
+    return int(found or 0)
+
+
+@event.listens_for(Session, "after_flush")
+def _record_agent_changes(session: Session, _flush: UOWTransaction) -> None:
+    changed: dict[int, list[int]] = {}
+
+    def note(org_id: Any, agent_id: Any) -> None:
+        if isinstance(org_id, int) and isinstance(agent_id, int):
+            ids = changed.setdefault(org_id, [])
+            if agent_id not in ids:
+                ids.append(agent_id)
+
+    for obj in session.new:
+        if isinstance(obj, AlertResponder):
+            note(obj.org_id, obj.id)
+    for obj in session.dirty:
+        if isinstance(obj, AlertResponder) and session.is_modified(obj):
+            note(obj.org_id, obj.id)
+    for obj in session.deleted:
+        if isinstance(obj, AlertResponder):
+            note(obj.org_id, obj.id)
+        elif isinstance(obj, Team):
+            note(obj.org_id, RELOAD_ALL)
+    if not changed:
+        return
+    connection = session.connection()
+    for org_id, agent_ids in sorted(changed.items()):
+        bump(connection, org_id, agent_ids)
