@@ -97,7 +97,8 @@ def _link_target(url: str) -> str:
 
 def sources_markdown(sources: Sequence[Mapping[str, Any]]) -> str:
     """``Sources:`` and one line per numbered source, ``[n] [display_text](link)`` plus what kind
-    of data it is and the time range it covers, when known ("" for no sources)."""
+    of data it is and the time range it covers, when known and not a single instant ("" for no
+    sources)."""
     if not sources:
         return ""
     lines = ["Sources:"]
@@ -106,8 +107,9 @@ def sources_markdown(sources: Sequence[Mapping[str, Any]]) -> str:
         link = str(source.get("link") or "")
         line = f"[{n}] [{text}]({_link_target(link)})" if link else f"[{n}] {text}"
         details = [str(source[k]) for k in ("log_type_name",) if source.get(k)]
-        if source.get("start") or source.get("end"):
-            details.append(f"{source.get('start') or '?'} to {source.get('end') or '?'}")
+        start, end = source.get("start"), source.get("end")
+        if (start or end) and start != end:  # a knowledge document's "range" is one instant
+            details.append(f"{start or '?'} to {end or '?'}")
         if details:
             line += f" ({', '.join(details)})"
         lines.append(line)
