@@ -258,6 +258,7 @@ def test_rate_limit_applies_per_organization(
 # --- sleuth_ask ----------------------------------------------------------------------------------
 
 
+@pytest.mark.storage
 def test_ask_creates_a_billed_attributed_interaction(
     mcp: TestClient[Litestar], org: OrgHandle, agent: FakeAgent, settings: Settings
 ) -> None:
@@ -361,6 +362,7 @@ def gid(type_name: str, pk: int) -> str:
     return encode_global_id(type_name, pk)
 
 
+@pytest.mark.storage
 def test_list_investigations_newest_first_with_filters(
     mcp: TestClient[Litestar], org: OrgHandle, factory: Factory
 ) -> None:
@@ -521,6 +523,7 @@ def test_fetch_context_of_an_investigation_strips_sources_unless_asked(
     assert full.endswith("[1].\n\nSources:\n[1] [disk logs](https://logs/1)")
 
 
+@pytest.mark.storage
 def test_fetch_context_of_a_digest_run(
     mcp: TestClient[Litestar], org: OrgHandle, factory: Factory
 ) -> None:
@@ -565,6 +568,7 @@ def test_fetch_context_of_a_digest_run(
     )
 
 
+@pytest.mark.storage
 def test_fetch_context_isolation_and_junk(
     mcp: TestClient[Litestar], org: OrgHandle, factory: Factory, settings: Settings
 ) -> None:
