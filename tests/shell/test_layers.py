@@ -21,6 +21,7 @@ LAYERS: dict[str, int] = {
     "sleuth_shell.runtime": 85,
     "sleuth_shell.api": 80,
     "sleuth_shell.ratelimit": 80,
+    "sleuth_shell.mcp_server": 80,
     "sleuth_shell.auth": 75,
     "sleuth_shell.errors": 75,
     "sleuth_shell.html": 75,

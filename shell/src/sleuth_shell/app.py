@@ -22,6 +22,7 @@ from sleuth_shell.auth import API_KEY_HEADER, ApiKeyMiddleware, provide_principa
 from sleuth_shell.config import Settings
 from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.errors import document_default_errors, exception_handlers
+from sleuth_shell.mcp_server import McpEndpoint
 from sleuth_shell.notify.http import HttpPoster
 from sleuth_shell.notify.urls import Resolver
 from sleuth_shell.ratelimit import (
@@ -108,6 +109,7 @@ def create_app(
     async def dispose_engine() -> None:
         await engine.dispose()
 
+    mcp = McpEndpoint(max_body_bytes=MAX_BODY_BYTES)
     all_stores: dict[str, Store] = {RATE_LIMIT_STORE: rate_limit_store(settings.redis_url)}
     all_stores.update(stores or {})
 
@@ -115,7 +117,7 @@ def create_app(
         await close_rate_limit_store(all_stores[RATE_LIMIT_STORE])
 
     app = Litestar(
-        route_handlers=[*root_routes(), api_router()],
+        route_handlers=[*root_routes(), api_router(), mcp.route()],
         state=state,
         stores=all_stores,
         dependencies={
@@ -129,6 +131,7 @@ def create_app(
         request_max_body_size=MAX_BODY_BYTES,
         on_startup=[runtime.startup],
         on_shutdown=[runtime.shutdown, dispose_engine, close_stores],
+        lifespan=[mcp.lifespan],
         openapi_config=OpenAPIConfig(
             title="Sleuth API",
             version=__version__,

@@ -1,6 +1,7 @@
 """API-key authentication.
 
-:class:`ApiKeyMiddleware` resolves the ``X-Service-Org-Api-Key`` header of every HTTP request to a
+:class:`ApiKeyMiddleware` resolves the ``X-Service-Org-Api-Key`` header of every HTTP request (on
+the MCP endpoint ``/mcp`` also ``Authorization: Bearer <key>``) to a
 :class:`Principal` (or to nothing) and records it in the scope; it never rejects a request itself,
 so the rate limiter can key on the organization. The :func:`require_api_key` guard, installed on the
 ``/api/v1`` router, turns a missing or invalid key into 401 before the body is parsed. Handlers
@@ -41,6 +42,8 @@ __all__ = [
     "ApiKeyMiddleware",
     "Principal",
     "authenticate",
+    "current_principal",
+    "key_presented",
     "provide_principal",
     "require_admin",
     "require_api_key",
@@ -54,6 +57,9 @@ _HEADER_BYTES = API_KEY_HEADER.lower().encode("latin-1")  # ASGI header names ar
 #: ``api_keys.last_used_at`` is written at most this often per key (not on every request).
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 log = logging.getLogger("sleuth.auth")
+#: The MCP endpoint (``/mcp``, ``/mcp/``) also takes ``Authorization: Bearer <key>``, as MCP clients
+#: send it, and never the sign-in cookie.
+_MCP_PATH = "/mcp"
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,13 +134,19 @@ class ApiKeyMiddleware(ASGIMiddleware):
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         key: str | None = None
         cookie: str | None = None
+        bearer: str | None = None
         for name, value in scope["headers"]:
             if name == _HEADER_BYTES:
                 key = value.decode("latin-1").strip()
                 break
             if name == b"cookie":
                 cookie = value.decode("latin-1")
-        if not key and cookie and _cookie_allowed(scope):
+            elif name == b"authorization":
+                bearer = value.decode("latin-1")
+        mcp = _is_mcp(scope)
+        if not key and bearer and mcp:
+            key = _bearer_key(bearer)
+        if not key and cookie and not mcp and _cookie_allowed(scope):
             key = _cookie_key(cookie)
         principal = None
         if key:
@@ -142,6 +154,16 @@ class ApiKeyMiddleware(ASGIMiddleware):
             principal = await authenticate(state.session_factory, key)
         scope[_SCOPE_KEY] = _AuthState(principal=principal, presented=bool(key))  # type: ignore[literal-required]
         await next_app(scope, receive, send)
+
+
+def _is_mcp(scope: Scope) -> bool:
+    return scope["path"].rstrip("/") == _MCP_PATH
+
+
+def _bearer_key(header: str) -> str:
+    """The credentials of an ``Authorization: Bearer <key>`` header ("" for another scheme)."""
+    scheme, _, credentials = header.strip().partition(" ")
+    return credentials.strip() if scheme.lower() == "bearer" else ""
 
 
 def _cookie_allowed(scope: Scope) -> bool:
@@ -166,6 +188,12 @@ def current_principal(scope: Scope) -> Principal | None:
     """The principal the middleware resolved for this request, if any."""
     state: _AuthState | None = scope.get(_SCOPE_KEY)  # type: ignore[assignment]
     return state.principal if state else None
+
+
+def key_presented(scope: Scope) -> bool:
+    """Whether the request presented an API key at all (valid or not)."""
+    state: _AuthState | None = scope.get(_SCOPE_KEY)  # type: ignore[assignment]
+    return state is not None and state.presented
 
 
 def require_api_key(
