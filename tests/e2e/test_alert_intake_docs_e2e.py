@@ -39,6 +39,14 @@ def test_the_guides_examples_run_as_written(tmp_path: Path) -> None:
         SLEUTH_WORKERS_INLINE="false",
     )
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    # `sleuth serve` needs an existing database: the first organization creates it.
+    subprocess.run(
+        [sys.executable, "-m", "sleuth_shell", "admin", "create-org", "Ops"],
+        env=env,
+        capture_output=True,
+        check=True,
+        timeout=120,
+    )
     with serve(env, tmp_path / "serve.log", port=port):
         done = subprocess.run(
             ["bash", "-c", script],
