@@ -23,7 +23,7 @@ LAYERS: dict[str, int] = {
     "sleuth_shell.ratelimit": 80,
     "sleuth_shell.auth": 75,
     "sleuth_shell.errors": 75,
-    "sleuth_shell.html": 75,
+    "sleuth_shell.web": 72,
     "sleuth_shell.interactions": 70,
     "sleuth_shell.digests": 70,
     "sleuth_shell.runs": 60,

@@ -26,6 +26,7 @@ from sleuth_shell.api import (
     observability,
     pages,
     settings,
+    web_pages,
     webhook_subscriptions,
 )
 from sleuth_shell.api.body import check_request_body
@@ -48,7 +49,7 @@ API_MODULES: tuple[ModuleType, ...] = (
     settings,
 )
 #: Modules served at the root (no API key, unless a route has its own guard).
-ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages, pages)
+ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages, pages, web_pages)
 
 
 def api_router() -> Router:
