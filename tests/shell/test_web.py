@@ -20,7 +20,7 @@ from sleuth_shell.db.models import (
     LogRecord,
     WebSession,
 )
-from sleuth_shell.web.render import ago, markdown_html, safe_url, schedule_words, ts
+from sleuth_shell.web.render import ago, cite_links, markdown_html, safe_url, schedule_words, ts
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 XSS = '<script>alert("x")</script><img src=x onerror=alert(1)>'
@@ -410,3 +410,11 @@ def test_pages_without_a_session_go_to_sign_in(client, path):
     response = client.get(path, follow_redirects=False)
     assert response.status_code == 303
     assert response.headers["location"].startswith("/login?next=")
+
+
+def test_citation_markers_link_to_their_sources():
+    html = cite_links(markdown_html("Bad deploy [1], see [2] and [9]. `code [1]`"), 2)
+    assert '<a class="cite" href="#source-1">[1]</a>' in str(html)
+    assert '<a class="cite" href="#source-2">[2]</a>' in str(html)
+    assert "[9]" in str(html) and "#source-9" not in str(html)
+    assert "<code>code [1]</code>" in str(html)

@@ -8,6 +8,7 @@ HTML in its input and refuses ``javascript:``, ``vbscript:``, ``file:`` and ``da
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from sleuth_core.errors import CoreError
 __all__ = [
     "TEMPLATE_DIR",
     "ago",
+    "cite_links",
     "environment",
     "fire_times",
     "markdown_html",
@@ -70,6 +72,34 @@ def markdown_html(text: Any) -> Markup:
     """Render markdown to HTML safely (raw HTML escaped, unsafe links refused)."""
     rendered: str = _MARKDOWN.render(str(text or ""))
     return Markup(rendered)
+
+
+_TAG = re.compile(r"(<[^>]*>)")
+_MARKER = re.compile(r"\[(\d{1,3})\]")
+
+
+def cite_links(rendered: Markup, count: int) -> Markup:
+    """Link the citation markers ``[n]`` (1 <= n <= ``count``) of rendered HTML to the page's
+    ``#source-n`` entries; markers inside links and code are left alone."""
+    parts = _TAG.split(str(rendered))
+    depth = 0  # inside <a> or <code>
+    for i, part in enumerate(parts):
+        if part.startswith("<"):
+            name = part[1:].split(None, 1)[0].rstrip(">").lower() if len(part) > 2 else ""
+            if name in ("a", "code", "pre"):
+                depth += 1
+            elif name in ("/a", "/code", "/pre"):
+                depth = max(0, depth - 1)
+        elif depth == 0 and "[" in part:
+            parts[i] = _MARKER.sub(
+                lambda m: (
+                    f'<a class="cite" href="#source-{m.group(1)}">[{m.group(1)}]</a>'
+                    if 1 <= int(m.group(1)) <= count
+                    else m.group(0)
+                ),
+                part,
+            )
+    return Markup("".join(parts))  # the input was escaped; only anchors are added
 
 
 def ts(value: datetime | None) -> str:
@@ -180,6 +210,7 @@ def environment() -> Environment:
         ts=ts,
         ago=ago,
         markdown=markdown_html,
+        cite_links=cite_links,
         pretty_json=pretty_json,
         safe_url=safe_url,
         schedule_words=schedule_words,
