@@ -26,7 +26,9 @@ KEY=$(cat .demo/api-key)
 cat <<MSG
 
 Sleuth demo organization "Demo" is ready. API key: $KEY
-Ask the agent about the sample incident, for example:
+
+Open the web app first: $SLEUTH_PUBLIC_URL/
+(sign in with the API key above), or ask the agent over the API, for example:
 
   curl -s $SLEUTH_PUBLIC_URL/api/v1/interactions \\
     -H 'X-Service-Org-Api-Key: $KEY' -H 'Content-Type: application/json' \\

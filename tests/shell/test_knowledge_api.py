@@ -109,6 +109,11 @@ def test_ingest_and_query_page(client, org, factory) -> None:
     assert "boom 100% &lt;b&gt;" in page.text and "<b>" not in page.text
     assert "slow" not in page.text  # text filter
     assert "1 matching lines" in page.text
+    # The counts follow every filter (the text too): only the one matching ERROR line counts.
+    assert "<td>api</td><td>ERROR</td><td>1</td>" in page.text
+    assert "<td>api</td><td>WARNING</td>" not in page.text
+    unfiltered = dict(query, text=None)
+    page = client.get("/logs?" + urlencode({"query": json.dumps(unfiltered)}), headers=org.headers)
     assert "<td>api</td><td>WARNING</td><td>1</td>" in page.text  # levels normalized
     assert "boom" not in client.get(url, headers=other.headers).text  # org scoped
     bad = client.get("/logs?" + urlencode({"query": "{}"}), headers=org.headers)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -147,33 +148,38 @@ def test_other_organizations_and_bad_ids_are_not_found(client, factory, org):
         assert response.json()["detail"].endswith("not found")
 
 
-def test_sign_in_sets_a_cookie_that_opens_pages_but_not_the_api(client, factory, org):
+def test_sign_in_opens_a_session_that_opens_pages_but_not_the_api(client, factory, org):
     responder = factory.add(_responder(org))
     path = f"/alert-responders/{encode_global_id('AlertResponder', responder.id)}"
 
     anonymous = client.get(path, follow_redirects=False)
     assert anonymous.status_code == 303
     assert anonymous.headers["location"].startswith("/login?next=%2Falert-responders%2F")
-    assert 'name="api_key"' in client.get("/login").text
+    form = client.get("/login")
+    assert 'name="api_key"' in form.text
+    token = re.search(r'name="csrf_token" value="([^"]+)"', form.text).group(1)
 
-    wrong = client.post("/login", data={"api_key": "slk_wrong", "next": path})
+    wrong = client.post("/login", data={"api_key": "slk_wrong", "next": path, "csrf_token": token})
     assert wrong.status_code == 401
     assert "not valid" in wrong.text
 
+    form = client.get("/login")
+    token = re.search(r'name="csrf_token" value="([^"]+)"', form.text).group(1)
     signed_in = client.post(
-        "/login", data={"api_key": org.key, "next": path}, follow_redirects=False
+        "/login",
+        data={"api_key": org.key, "next": path, "csrf_token": token},
+        follow_redirects=False,
     )
     assert signed_in.status_code == 303
     assert signed_in.headers["location"] == path
     cookie = signed_in.headers["set-cookie"]
+    assert "sleuth_session=" in cookie
+    assert org.key not in cookie  # the cookie carries a session token, never the key
     assert "HttpOnly" in cookie
-    assert "samesite=strict" in cookie.lower()
+    assert "samesite=lax" in cookie.lower()
     assert client.get(path).status_code == 200
-    # The cookie never authenticates the API: a cross-site form post cannot act with it.
+    # The session never authenticates the API: a cross-site form post cannot act with it.
     assert client.get("/api/v1/webhook-subscriptions").json() == {"detail": "Missing API key"}
-
-    client.post("/logout")
-    assert client.get(path, follow_redirects=False).status_code == 303
 
 
 def test_safe_next_refuses_other_sites():

@@ -7,12 +7,14 @@ import time
 from collections.abc import AsyncGenerator, Callable
 
 from litestar import Litestar
+from litestar.contrib.jinja import JinjaTemplateEngine
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 from litestar.stores.base import Store
+from litestar.template import TemplateConfig
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from sleuth_shell import __version__
@@ -33,6 +35,7 @@ from sleuth_shell.ratelimit import (
 )
 from sleuth_shell.runtime import Runtime
 from sleuth_shell.services import Services, build_services
+from sleuth_shell.web.render import environment
 
 __all__ = ["MAX_BODY_BYTES", "create_app"]
 
@@ -129,6 +132,9 @@ def create_app(
         middleware=[ApiKeyMiddleware(), RateLimitMiddleware()],
         exception_handlers=exception_handlers(),
         request_max_body_size=MAX_BODY_BYTES,
+        template_config=TemplateConfig(
+            instance=JinjaTemplateEngine.from_environment(environment())
+        ),
         on_startup=[runtime.startup],
         on_shutdown=[runtime.shutdown, dispose_engine, close_stores],
         lifespan=[mcp.lifespan],

@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
-from http.cookies import CookieError, SimpleCookie
 from typing import Any
 
 from litestar.connection import ASGIConnection, Request
@@ -38,7 +37,6 @@ from sleuth_shell.domain import API_KEY_HEADER
 
 __all__ = [
     "API_KEY_HEADER",
-    "SESSION_COOKIE",
     "ApiKeyMiddleware",
     "Principal",
     "authenticate",
@@ -49,8 +47,6 @@ __all__ = [
     "require_api_key",
 ]
 
-#: The cookie the sign-in page sets so a browser can read the HTML pages (never the API).
-SESSION_COOKIE = "sleuth_key"
 _MAX_KEY_LENGTH = 256
 _SCOPE_KEY = "sleuth_auth"
 _HEADER_BYTES = API_KEY_HEADER.lower().encode("latin-1")  # ASGI header names are lower case
@@ -133,21 +129,15 @@ class ApiKeyMiddleware(ASGIMiddleware):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         key: str | None = None
-        cookie: str | None = None
         bearer: str | None = None
         for name, value in scope["headers"]:
             if name == _HEADER_BYTES:
                 key = value.decode("latin-1").strip()
                 break
-            if name == b"cookie":
-                cookie = value.decode("latin-1")
-            elif name == b"authorization":
+            if name == b"authorization":
                 bearer = value.decode("latin-1")
-        mcp = _is_mcp(scope)
-        if not key and bearer and mcp:
+        if not key and bearer and _is_mcp(scope):
             key = _bearer_key(bearer)
-        if not key and cookie and not mcp and _cookie_allowed(scope):
-            key = _cookie_key(cookie)
         principal = None
         if key:
             state = scope["litestar_app"].state
@@ -164,24 +154,6 @@ def _bearer_key(header: str) -> str:
     """The credentials of an ``Authorization: Bearer <key>`` header ("" for another scheme)."""
     scheme, _, credentials = header.strip().partition(" ")
     return credentials.strip() if scheme.lower() == "bearer" else ""
-
-
-def _cookie_allowed(scope: Scope) -> bool:
-    """The sign-in cookie counts only for reading pages: GET/HEAD outside ``/api/``.
-
-    The API itself takes the header alone, so a cookie can never make a cross-site request act.
-    """
-    return scope.get("method") in ("GET", "HEAD") and not scope["path"].startswith("/api/")
-
-
-def _cookie_key(header: str) -> str | None:
-    jar = SimpleCookie()
-    try:
-        jar.load(header)
-    except CookieError:
-        return None
-    morsel = jar.get(SESSION_COOKIE)
-    return morsel.value.strip() if morsel is not None else None
 
 
 def current_principal(scope: Scope) -> Principal | None:

@@ -12,6 +12,8 @@
   The detail is the route's ``invalid_body_detail`` option when set (see
   :mod:`sleuth_shell.api.body`), else :data:`TOO_DEEP` / :data:`NOT_UTF8`.
 - Anything else is logged and answered 500 ``Internal server error`` (never a traceback).
+- A browser asking for a page (a path outside ``/api/`` with ``text/html`` in ``Accept``) gets the
+  same status as an HTML page showing the detail; the API always answers JSON.
 
 Handlers raise :class:`ApiError` (or its helpers :func:`bad_request`, :func:`not_found`,
 :func:`conflict`) for their own errors.
@@ -53,6 +55,7 @@ from sleuth_core.errors import (
     InvalidSettings,
     InvalidSources,
 )
+from sleuth_shell.web.render import render
 
 __all__ = [
     "CORE_ERROR_STATUS",
@@ -222,7 +225,38 @@ def _validation_detail(request: Request[Any, Any, Any], exc: ValidationException
     return "Invalid request body"
 
 
+_HEADINGS = {403: "Not allowed", 404: "Not found", 500: "Something went wrong"}
+
+
+def _wants_html(request: Request[Any, Any, Any]) -> bool:
+    """A browser asking for a page: outside ``/api/`` and accepting ``text/html``."""
+    return not request.url.path.startswith("/api/") and "text/html" in request.headers.get(
+        "accept", ""
+    )
+
+
+def _browser_error(request: Request[Any, Any, Any], response: Response[Any]) -> Response[Any]:
+    """The JSON error ``response`` as an HTML page when a browser asked for a page."""
+    if not _wants_html(request) or not isinstance(response.content, dict):
+        return response
+    status = int(response.status_code or 500)
+    html = render(
+        "error.html",
+        me=request.scope.get("sleuth_viewer"),
+        csrf=getattr(request.scope.get("sleuth_viewer"), "csrf", None),
+        status_code=status,
+        heading=_HEADINGS.get(status, "Error"),
+        detail=response.content.get("detail", ""),
+    )
+    headers = {k: v for k, v in response.headers.items() if k.lower() != "content-type"}
+    return Response(html, status_code=status, media_type=MediaType.HTML, headers=headers)
+
+
 def _http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+    return _browser_error(request, _http_error(request, exc))
+
+
+def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
     status = exc.status_code
     headers = dict(exc.headers or {})
     if isinstance(exc, ApiError):
@@ -271,7 +305,9 @@ def _not_unicode(request: Request[Any, Any, Any], exc: UnicodeError) -> Response
 
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     logger.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return error_response(HTTP_500_INTERNAL_SERVER_ERROR, _DEFAULT_DETAILS[500])
+    return _browser_error(
+        request, error_response(HTTP_500_INTERNAL_SERVER_ERROR, _DEFAULT_DETAILS[500])
+    )
 
 
 def document_default_errors(app: Litestar, prefix: str = "/api/v1") -> None:

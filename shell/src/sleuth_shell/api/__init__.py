@@ -27,6 +27,7 @@ from sleuth_shell.api import (
     observability,
     pages,
     settings,
+    web_pages,
     webhook_subscriptions,
     webhooks,
 )
@@ -52,7 +53,7 @@ API_MODULES: tuple[ModuleType, ...] = (
     settings,
 )
 #: Modules served at the root (no API key, unless a route has its own guard).
-ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages, pages)
+ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages, pages, web_pages)
 
 
 def api_router() -> Router:

@@ -1,62 +1,50 @@
-"""The pages source ``link``s open: ``/knowledge/{id}`` (a document) and ``/logs?query=`` (a log
-query's results). Server-rendered HTML, every value escaped; outside ``/api/v1`` but, as they show
-an organization's data, they need its API key like the API does.
+"""The pages source ``link``s open: ``/knowledge/{id}`` (a document) and ``/logs`` (application
+logs; a source link's ``?query=<JSON>`` or the page's own filter form). Signed-in pages (see
+:mod:`sleuth_shell.api.pages`), every value escaped.
 """
 
 from __future__ import annotations
 
-import html
 import json
+from datetime import datetime
 from typing import Any
+from urllib.parse import urlencode
 
-from litestar import MediaType, Request, get
+from litestar import Request, get
 from litestar.params import FromPath
+from litestar.response import Template
+from sqlalchemy import func, select
 
 from sleuth_shell.agents.base import LOG_LEVELS
 from sleuth_shell.api.common import MAX_PK
-from sleuth_shell.api.deps import CurrentPrincipal
-from sleuth_shell.api.pages import PAGE_OPTIONS
+from sleuth_shell.api.pages import PAGE_OPTIONS, ViewerDep, page
+from sleuth_shell.db.models import LogRecord
 from sleuth_shell.errors import bad_request, not_found
-from sleuth_shell.html import cells, markdown_html, page
 from sleuth_shell.knowledge.search import DatabaseKnowledgeSearch
 from sleuth_shell.observability.store import DatabaseLogStore
 from sleuth_shell.text import format_ts, parse_timestamp
 
-__all__ = ["MAX_PAGE_LINES", "ROUTES", "parse_log_query"]
+__all__ = ["LOG_PAGE", "MAX_PAGE_LINES", "ROUTES", "parse_log_query"]
 
 MAX_PAGE_LINES = 1000
 _DEFAULT_LINES = 200
+#: Log lines per page of ``/logs``.
+LOG_PAGE = 50
 
 
-@get(
-    "/knowledge/{doc_id:int}",
-    operation_id="knowledgeDocumentPage",
-    tags=["pages"],
-    media_type=MediaType.HTML,
-    **PAGE_OPTIONS,
-)
+@get("/knowledge/{doc_id:int}", **PAGE_OPTIONS)
 async def knowledge_page(
-    doc_id: FromPath[int], request: Request[Any, Any, Any], principal: CurrentPrincipal
-) -> str:
+    doc_id: FromPath[int], request: Request[Any, Any, Any], viewer: ViewerDep
+) -> Template:
     """A knowledge document, its markdown rendered (raw HTML escaped)."""
     document = None
     if 0 < doc_id <= MAX_PK:  # larger IDs name nothing (and would overflow PostgreSQL's INTEGER)
         document = await DatabaseKnowledgeSearch(request.app.state.session_factory).get(
-            principal.org_id, doc_id
+            viewer.org_id, doc_id
         )
     if document is None:
         raise not_found("Knowledge document")
-    source = ""
-    if document.url:
-        url = html.escape(document.url, quote=True)
-        source = f'<p class="meta">Source: <a href="{url}">{url}</a></p>'
-    body = (
-        f"<h1>{html.escape(document.title)}</h1>"
-        f'<p class="meta">Knowledge document {document.id}, added '
-        f"{html.escape(format_ts(document.created_at))}</p>{source}"
-        f"<article>{markdown_html(document.content)}</article>"
-    )
-    return page(document.title, body, org_name=principal.org_name)
+    return page("knowledge_doc.html", viewer, "knowledge", title=document.title, doc=document)
 
 
 def _strings(value: Any, name: str) -> list[str] | None:
@@ -103,63 +91,114 @@ def parse_log_query(raw: str) -> dict[str, Any]:
     }
 
 
-@get(
-    "/logs",
-    operation_id="logQueryPage",
-    tags=["pages"],
-    media_type=MediaType.HTML,
-    **PAGE_OPTIONS,
-)
-async def logs_page(request: Request[Any, Any, Any], principal: CurrentPrincipal) -> str:
-    """The results of a log query (``?query=<JSON>``): counts per service and level, then the
-    matching lines."""
-    raw = request.query_params.get("query")
-    if raw is None:
-        raise bad_request("Invalid query: the query parameter is required")
-    q = parse_log_query(raw)
-    store = DatabaseLogStore(request.app.state.session_factory)
-    org = principal.org_id
-    counts = await store.counts(org, q["start"], q["end"], q["services"])
-    if q["levels"]:
-        counts = [c for c in counts if c.level in q["levels"]]
-    lines = await store.query(
-        org, q["start"], q["end"], q["services"], q["levels"], q["text"], q["limit"]
+def _form_time(value: str | None, name: str) -> datetime | None:
+    if not value:
+        return None
+    parsed = parse_timestamp(value)
+    if parsed is None:
+        raise bad_request(f"Invalid {name}: an ISO 8601 date-time is required")
+    return parsed
+
+
+def _filters(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    """The log filters of the form (``service``, ``level``, ``text``, ``from``, ``to``) or of a
+    source link's ``query`` JSON."""
+    params = request.query_params
+    raw = params.get("query")
+    if raw is not None:
+        q = parse_log_query(raw)
+        return {
+            "start": q["start"],
+            "end": q["end"],
+            "services": q["services"],
+            "levels": q["levels"],
+            "text": q["text"],
+        }
+    level = (params.get("level") or "").upper()
+    if level and level not in LOG_LEVELS:
+        raise bad_request(f"Invalid level: must be one of {', '.join(LOG_LEVELS)}")
+    start = _form_time(params.get("from"), "from")
+    end = _form_time(params.get("to"), "to")
+    if start is not None and end is not None and end <= start:
+        raise bad_request("Invalid time range: to must be after from")
+    service = params.get("service") or ""
+    return {
+        "start": start,
+        "end": end,
+        "services": [service] if service else None,
+        "levels": [level] if level else None,
+        "text": params.get("text") or None,
+    }
+
+
+@get("/logs", **PAGE_OPTIONS)
+async def logs_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Template:
+    """Application logs, newest first, 50 a page, filtered by service, level, text and time range
+    (or by a source link's ``?query=<JSON>``), with the counts per service and level."""
+    raw = request.query_params.get("page") or "1"
+    if not raw.isdigit() or not 0 < int(raw) <= 100_000:
+        raise bad_request("Invalid page: a positive integer is required")
+    number = int(raw)
+    f = _filters(request)
+    query = select(LogRecord).where(LogRecord.org_id == viewer.org_id)
+    counts = select(LogRecord.service, LogRecord.level, func.count()).where(
+        LogRecord.org_id == viewer.org_id
     )
-    described = [
-        f"from {format_ts(q['start'])} to {format_ts(q['end'])}",
-        f"services: {', '.join(q['services'])}" if q["services"] else "all services",
-        f"levels: {', '.join(q['levels'])}" if q["levels"] else "all levels",
-    ]
-    if q["text"]:
-        described.append(f"message contains “{q['text']}”")
-    count_rows = "".join(f"<tr>{cells(c)}</tr>" for c in counts)
-    line_rows = "".join(
-        f'<tr class="{html.escape(r.level)}">'
-        + cells(
-            [
-                format_ts(r.timestamp),
-                r.service,
-                r.level,
-                r.message,
-                json.dumps(r.attributes, sort_keys=True) if r.attributes else "",
-            ]
+    conditions: list[Any] = []
+    if f["start"] is not None:
+        conditions.append(LogRecord.timestamp >= f["start"])
+    if f["end"] is not None:
+        conditions.append(LogRecord.timestamp < f["end"])
+    if f["services"]:
+        conditions.append(LogRecord.service.in_(f["services"]))
+    if f["levels"]:
+        conditions.append(LogRecord.level.in_(f["levels"]))
+    if f["text"]:
+        conditions.append(
+            func.lower(LogRecord.message).contains(f["text"].lower(), autoescape=True)
         )
-        + "</tr>"
-        for r in lines
+    query = query.where(*conditions)
+    counts = counts.where(*conditions).group_by(LogRecord.service, LogRecord.level)
+    store = DatabaseLogStore(request.app.state.session_factory)
+    async with request.app.state.session_factory() as session:
+        rows = (
+            await session.scalars(
+                query.order_by(LogRecord.timestamp.desc(), LogRecord.id.desc())
+                .offset((number - 1) * LOG_PAGE)
+                .limit(LOG_PAGE + 1)
+            )
+        ).all()
+        count_rows = sorted((s, lvl, int(n)) for s, lvl, n in (await session.execute(counts)).all())
+    services = await store.services(viewer.org_id)
+    params = {k: v for k, v in request.query_params.items() if k != "page" and v}
+    links: dict[str, str] = {}
+    if number > 1:
+        links["newer"] = urlencode({**params, "page": number - 1})
+    if len(rows) > LOG_PAGE:
+        links["older"] = urlencode({**params, "page": number + 1})
+    return page(
+        "logs.html",
+        viewer,
+        "logs",
+        title="Application logs",
+        rows=[
+            (r, json.dumps(r.attributes, sort_keys=True) if r.attributes else "")
+            for r in rows[:LOG_PAGE]
+        ],
+        counts=count_rows,
+        services=services,
+        levels=LOG_LEVELS,
+        f=f,
+        form={
+            "service": (f["services"] or [""])[0],
+            "level": (f["levels"] or [""])[0],
+            "text": f["text"] or "",
+            "from": format_ts(f["start"]) if f["start"] else "",
+            "to": format_ts(f["end"]) if f["end"] else "",
+        },
+        number=number,
+        links=links,
     )
-    shown = (
-        f"First {len(lines)} matching lines"
-        if len(lines) == q["limit"]
-        else f"{len(lines)} matching lines"
-    )
-    body = (
-        f'<h1>Application logs</h1><p class="meta">{html.escape("; ".join(described))}</p>'
-        f"<h2>Counts</h2><table><tr>{cells(['Service', 'Level', 'Count'], 'th')}</tr>"
-        f"{count_rows}</table><h2>{html.escape(shown)}</h2>"
-        f"<table><tr>{cells(['Time', 'Service', 'Level', 'Message', 'Attributes'], 'th')}</tr>"
-        f"{line_rows}</table>"
-    )
-    return page("Application logs", body, org_name=principal.org_name)
 
 
 ROUTES = [knowledge_page, logs_page]

@@ -1,48 +1,96 @@
-"""The detail pages every ``url`` field links to, and the browser sign-in.
+"""The web app's sign-in, the page guard, and the detail pages every ``url`` field links to.
 
-``/alert-responders/{id}``, ``/investigations/{id}``, ``/digests/{id}``,
-``/digests/{id}/runs/{run_id}`` and ``/interactions/{id}`` (DESIGN.md section 4) are server-rendered
-HTML. They show an organization's data, so they need its API key: the ``X-Service-Org-Api-Key``
-header, or the ``sleuth_key`` cookie that ``/login`` sets (HttpOnly, SameSite=Strict; it counts only
-for reading pages, never for the API). A page asked for without a key redirects to ``/login``; an ID
-that is malformed, of the wrong type or of another organization is 404, as in the API.
+Pages are server-rendered with Jinja (``sleuth_shell/web/templates``, autoescaped). A page takes
+the organization's API key in the ``X-Service-Org-Api-Key`` header, or a browser session: ``/login``
+checks a key and opens a server-side session (:mod:`sleuth_shell.web.sessions`) whose random token
+is the ``sleuth_session`` cookie (HttpOnly, SameSite=Lax, Secure over https); the key itself never
+reaches the browser. A page asked for without either redirects to ``/login?next=...``. Every form
+posts the session's CSRF token (the sign-in form a double-submit cookie); a request that
+authenticates with the header needs none, as no other site can set it. IDs that are malformed, of
+the wrong type or of another organization are 404, as in the API.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Annotated, Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeAlias
 from urllib.parse import quote
 
 from litestar import MediaType, Request, Response, get, post
 from litestar.connection import ASGIConnection
-from litestar.enums import RequestEncodingType
-from litestar.exceptions import NotAuthorizedException
+from litestar.datastructures import Cookie
+from litestar.di import NamedDependency, Provide
+from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 from litestar.handlers.base import BaseRouteHandler
-from litestar.params import Body, FromPath
-from litestar.response import Redirect
-from sqlalchemy import ColumnElement, select
+from litestar.params import FromPath
+from litestar.response import Redirect, Template
+from sqlalchemy import ColumnElement, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import decode_global_id, encode_global_id
 from sleuth_shell.api.common import MAX_PK
-from sleuth_shell.api.deps import CurrentPrincipal
-from sleuth_shell.auth import SESSION_COOKIE, Principal, authenticate, current_principal
+from sleuth_shell.auth import authenticate, current_principal
 from sleuth_shell.db.models import (
     AlertResponder,
     Digest,
     DigestRun,
     Interaction,
     Investigation,
+    NotificationIntegration,
     Team,
+    WebhookSubscription,
+    utcnow,
 )
 from sleuth_shell.errors import not_found
-from sleuth_shell.html import cells, definition_list, escape, markdown_html, page, table
+from sleuth_shell.urls import ingest_url
+from sleuth_shell.web.render import fire_times
+from sleuth_shell.web.sessions import (
+    COOKIE_NAME,
+    LOGIN_CSRF_COOKIE,
+    SESSION_LIFETIME,
+    csrf_matches,
+    end_session,
+    new_token,
+    open_session,
+    resolve_session,
+)
 
-__all__ = ["PAGE_OPTIONS", "ROUTES", "require_page_login", "safe_next"]
+__all__ = [
+    "PAGE_OPTIONS",
+    "ROUTES",
+    "VIEWER_SCOPE_KEY",
+    "Viewer",
+    "ViewerDep",
+    "form_data",
+    "owned",
+    "page",
+    "require_admin_viewer",
+    "require_page_login",
+    "safe_next",
+]
 
-_RECENT = 20
+RECENT = 20
+#: Where the page guard records who is looking (see :class:`Viewer`).
+VIEWER_SCOPE_KEY = "sleuth_viewer"
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who is looking at a page: the organization, the key's flags, and the session's CSRF token
+    (None when the request authenticated with the API-key header)."""
+
+    org_id: int
+    org_name: str
+    key_id: int
+    admin: bool
+    team_id: int | None
+    csrf: str | None
+
+
+#: Handler parameter marker for the ``viewer`` dependency.
+ViewerDep: TypeAlias = NamedDependency[Viewer]
 
 
 def safe_next(value: str | None) -> str:
@@ -52,16 +100,50 @@ def safe_next(value: str | None) -> str:
     return value
 
 
-def require_page_login(
+async def require_page_login(
     connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler
 ) -> None:
-    """Guard for pages: without a valid key (header or cookie) go to the sign-in form."""
-    if current_principal(connection.scope) is None:
+    """Guard for pages: the API-key header or a live session, else the sign-in form."""
+    principal = current_principal(connection.scope)
+    if principal is not None:
+        viewer = Viewer(
+            org_id=principal.org_id,
+            org_name=principal.org_name,
+            key_id=principal.key_id,
+            admin=principal.admin,
+            team_id=principal.team_id,
+            csrf=None,
+        )
+    else:
+        state = connection.app.state
+        session = await resolve_session(
+            state.session_factory, connection.cookies.get(COOKIE_NAME), utcnow()
+        )
+        if session is None:
+            raise NotAuthorizedException(detail="Sign in required")
+        viewer = Viewer(
+            org_id=session.org_id,
+            org_name=session.org_name,
+            key_id=session.key_id,
+            admin=session.admin,
+            team_id=session.team_id,
+            csrf=session.csrf_token,
+        )
+    connection.scope[VIEWER_SCOPE_KEY] = viewer  # type: ignore[literal-required]
+
+
+def provide_viewer(request: Request[Any, Any, Any]) -> Viewer:
+    """Dependency ``viewer``: set by :func:`require_page_login`."""
+    viewer: Viewer | None = request.scope.get(VIEWER_SCOPE_KEY)  # type: ignore[assignment]
+    if viewer is None:
         raise NotAuthorizedException(detail="Sign in required")
+    return viewer
 
 
 def _to_login(request: Request[Any, Any, Any], exc: NotAuthorizedException) -> Response[Any]:
     target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    if request.method != "GET":
+        target = "/"
     return Redirect(path=f"/login?next={quote(target, safe='')}", status_code=303)
 
 
@@ -70,29 +152,50 @@ PAGE_OPTIONS: dict[str, Any] = {
     "include_in_schema": False,
     "guards": [require_page_login],
     "exception_handlers": {NotAuthorizedException: _to_login},
+    "dependencies": {"viewer": Provide(provide_viewer, sync_to_thread=False)},
 }
 
 
-def _ts(value: Any) -> str:
-    return value.isoformat().replace("+00:00", "Z") if value is not None else "-"
+def require_admin_viewer(viewer: Viewer) -> None:
+    """403 ``Admin API key required`` unless the viewer signed in with an admin key."""
+    if not viewer.admin:
+        raise PermissionDeniedException(detail="Admin API key required")
 
 
-def _status(value: str) -> str:
-    return f'<span class="{escape(value)}">{escape(value)}</span>'
+async def form_data(request: Request[Any, Any, Any], viewer: Viewer) -> dict[str, str]:
+    """The posted form (last value per field), after checking its CSRF token.
+
+    A session's forms must send back ``csrf_token``; a request authenticated with the API-key
+    header needs none (no other site can make a browser send that header).
+    """
+    form = await request.form()
+    data = {key: str(value) for key, value in form.items() if isinstance(value, str)}
+    if viewer.csrf is not None and not csrf_matches(viewer.csrf, data.get("csrf_token")):
+        raise PermissionDeniedException(detail="The form expired or was not sent by this site")
+    return data
 
 
-def _pre(value: Any) -> str:
-    return f"<pre>{escape(value)}</pre>"
+def page(
+    template: str, viewer: Viewer | None, nav: str, status_code: int = 200, **context: Any
+) -> Template:
+    """A page response: ``template`` with the layout's context (viewer, CSRF token, now)."""
+    return Template(
+        template_name=template,
+        context={
+            "me": viewer,
+            "csrf": viewer.csrf if viewer else None,
+            "nav": nav,
+            "now": utcnow(),
+            **context,
+        },
+        media_type=MediaType.HTML,
+        status_code=status_code,
+        headers={"Cache-Control": "no-store"},
+    )
 
 
-async def _team_name(session: AsyncSession, team_id: int | None) -> str:
-    if team_id is None:
-        return "-"
-    team = await session.get(Team, team_id)
-    return team.name if team is not None else "-"
-
-
-async def _owned(session: AsyncSession, model: Any, pk: int | str | None, org_id: int) -> Any:
+async def owned(session: AsyncSession, model: Any, pk: int | str | None, org_id: int) -> Any:
+    """The ``model`` row ``pk`` when it belongs to ``org_id``, else None."""
     if pk is None or (isinstance(pk, int) and pk > MAX_PK):
         return None  # larger IDs name nothing (and would overflow PostgreSQL's INTEGER)
     row = await session.get(model, pk)
@@ -100,261 +203,329 @@ async def _owned(session: AsyncSession, model: Any, pk: int | str | None, org_id
 
 
 async def _latest(
-    session: AsyncSession, model: Any, condition: ColumnElement[bool]
+    session: AsyncSession, model: Any, condition: ColumnElement[bool], limit: int = RECENT
 ) -> Sequence[Any]:
-    """The newest ``model`` rows matching ``condition``, highest id first."""
-    query = select(model).where(condition).order_by(model.id.desc()).limit(_RECENT)
+    query = select(model).where(condition).order_by(model.id.desc()).limit(limit)
     return (await session.scalars(query)).all()
 
 
-def _html(principal: Principal, title: str, body: str) -> Response[str]:
-    return Response(
-        page(title, body, org_name=principal.org_name),
-        media_type=MediaType.HTML,
-        headers={"Cache-Control": "no-store"},
-    )
+async def team_names(session: AsyncSession, org_id: int) -> dict[int, str]:
+    """The organization's team names by id."""
+    rows = await session.execute(select(Team.id, Team.name).where(Team.org_id == org_id))
+    return {tid: name for tid, name in rows.all()}
+
+
+def gid(kind: str, pk: int) -> str:
+    """The global ID of row ``pk`` of type ``kind``."""
+    return encode_global_id(kind, pk)
+
+
+# --- detail pages ---------------------------------------------------------------------------------
 
 
 @get("/alert-responders/{responder_id:str}", **PAGE_OPTIONS)
 async def alert_responder_page(
-    request: Request[Any, Any, Any], principal: CurrentPrincipal, responder_id: FromPath[str]
-) -> Response[str]:
-    """An alert agent: its criteria, sources, runbook and latest investigations."""
+    request: Request[Any, Any, Any], viewer: ViewerDep, responder_id: FromPath[str]
+) -> Template:
+    """An alert agent: criteria in both forms, sources, integrations, ingest URL, investigations."""
+    public_url = request.app.state.settings.public_url
     async with request.app.state.session_factory() as session:
         pk = decode_global_id(responder_id, "AlertResponder")
-        agent = await _owned(session, AlertResponder, pk, principal.org_id)
+        agent = await owned(session, AlertResponder, pk, viewer.org_id)
         if agent is None:
             raise not_found("Alert responder")
         investigations = await _latest(
             session, Investigation, Investigation.alert_responder_id == agent.id
         )
-        team = await _team_name(session, agent.team_id)
-    source = (
-        f"chat channel {agent.chat_channel_id}"
-        if agent.chat_channel_id
-        else ", ".join(f"{s['type']} {s['remote_id']}" for s in agent.webhook_sources) or "-"
-    )
-    rows = [
-        f'<tr><td><a href="/investigations/{escape(encode_global_id("Investigation", i.id))}">'
-        f"{escape(i.name)}</a></td>{cells([i.status, _ts(i.created_at)])}</tr>"
-        for i in investigations
-    ]
-    body = (
-        f"<h1>{escape(agent.name)}</h1>"
-        + definition_list(
-            [
-                ("Status", _status(agent.status)),
-                ("Team", escape(team)),
-                ("Alerts from", escape(source)),
-                ("Text matches", escape(", ".join(agent.text_matches) or "-")),
-                ("Match rules", _pre(json.dumps(agent.match_rules, indent=2))),
-                (
-                    "Runbook prompt",
-                    escape(agent.runbook_prompt)
-                    if agent.runbook_active and agent.runbook_prompt
-                    else "default prompt",
+        teams = await team_names(session, viewer.org_id)
+        remote_ids = [s.get("remote_id") for s in agent.webhook_sources if isinstance(s, dict)]
+        subs = {
+            s.remote_id: s
+            for s in (
+                await session.scalars(
+                    select(WebhookSubscription).where(
+                        WebhookSubscription.org_id == viewer.org_id,
+                        WebhookSubscription.remote_id.in_([r for r in remote_ids if r]),
+                    )
+                )
+            ).all()
+        }
+        integration_ids = [
+            i for i in agent.notification_integration_ids or [] if isinstance(i, int)
+        ]
+        integrations = (
+            await session.scalars(
+                select(NotificationIntegration).where(
+                    NotificationIntegration.org_id == viewer.org_id,
+                    NotificationIntegration.id.in_(integration_ids),
+                )
+            )
+        ).all()
+    sources = []
+    for source in agent.webhook_sources:
+        if not isinstance(source, dict):
+            continue
+        sub = subs.get(source.get("remote_id"))
+        sources.append(
+            {
+                "name": sub.name if sub is not None else source.get("remote_id"),
+                "type": source.get("type", ""),
+                "ingest_url": ingest_url(
+                    public_url, str(source.get("type", "")), str(source.get("remote_id", ""))
                 ),
-                ("Updated", escape(_ts(agent.updated_at))),
-            ]
+            }
         )
-        + "<h2>Latest investigations</h2>"
-        + (table(["Name", "Status", "Created"], rows) if rows else "<p>None yet.</p>")
+    return page(
+        "agent.html",
+        viewer,
+        "agents",
+        title=agent.name,
+        agent=agent,
+        gid=responder_id,
+        team=teams.get(agent.team_id, "-"),
+        sources=sources,
+        integrations=integrations,
+        match_rules=json.dumps(agent.match_rules, indent=2, ensure_ascii=False),
+        investigations=[(gid("Investigation", i.id), i) for i in investigations],
     )
-    return _html(principal, agent.name, body)
+
+
+async def _set_agent_status(
+    request: Request[Any, Any, Any], viewer: Viewer, responder_id: str, status: str
+) -> Response[Any]:
+    await form_data(request, viewer)
+    async with request.app.state.session_factory() as session:
+        pk = decode_global_id(responder_id, "AlertResponder")
+        agent = await owned(session, AlertResponder, pk, viewer.org_id)
+        if agent is None:
+            raise not_found("Alert responder")
+        agent.status = status
+        if status == "PAUSED":
+            # As POST /api/v1/alert-responders/{id}/disable: queued investigations will not start.
+            await session.execute(
+                update(Investigation)
+                .where(
+                    Investigation.alert_responder_id == agent.id,
+                    Investigation.status == "PENDING",
+                )
+                .values(status="STOPPED")
+            )
+        await session.commit()
+    return Redirect(path=f"/alert-responders/{quote(responder_id, safe='=')}", status_code=303)
+
+
+@post("/alert-responders/{responder_id:str}/pause", status_code=303, **PAGE_OPTIONS)
+async def pause_agent(
+    request: Request[Any, Any, Any], viewer: ViewerDep, responder_id: FromPath[str]
+) -> Response[Any]:
+    """The Pause button: the agent ignores alerts until resumed."""
+    return await _set_agent_status(request, viewer, responder_id, "PAUSED")
+
+
+@post("/alert-responders/{responder_id:str}/resume", status_code=303, **PAGE_OPTIONS)
+async def resume_agent(
+    request: Request[Any, Any, Any], viewer: ViewerDep, responder_id: FromPath[str]
+) -> Response[Any]:
+    """The Resume button: the agent processes alerts again."""
+    return await _set_agent_status(request, viewer, responder_id, "ACTIVE")
 
 
 @get("/investigations/{investigation_id:str}", **PAGE_OPTIONS)
 async def investigation_page(
-    request: Request[Any, Any, Any], principal: CurrentPrincipal, investigation_id: FromPath[str]
-) -> Response[str]:
-    """One investigation: status, the alert it started from, and its cited analysis."""
+    request: Request[Any, Any, Any], viewer: ViewerDep, investigation_id: FromPath[str]
+) -> Template:
+    """One investigation: status, prompt, the alert payload, and the cited analysis."""
     async with request.app.state.session_factory() as session:
         pk = decode_global_id(investigation_id, "Investigation")
-        inv = await _owned(session, Investigation, pk, principal.org_id)
+        inv = await owned(session, Investigation, pk, viewer.org_id)
         if inv is None:
             raise not_found("Investigation")
-        team = await _team_name(session, inv.team_id)
-    agent_link = "-"
-    if inv.alert_responder_id is not None:
-        gid = escape(encode_global_id("AlertResponder", inv.alert_responder_id))
-        agent_link = f'<a href="/alert-responders/{gid}">alert agent</a>'
-    body = (
-        f"<h1>{escape(inv.name)}</h1>"
-        + definition_list(
-            [
-                ("Status", _status(inv.status)),
-                ("Team", escape(team)),
-                ("Started by", agent_link),
-                ("Started", escape(_ts(inv.started_at))),
-                ("Completed", escape(_ts(inv.completed_at))),
-                ("Prompt", escape(inv.prompt)),
-            ]
+        agent = (
+            await owned(session, AlertResponder, inv.alert_responder_id, viewer.org_id)
+            if inv.alert_responder_id is not None
+            else None
         )
-        + "<h2>Analysis</h2>"
-        + (markdown_html(inv.result) if inv.result else "<p>Not finished yet.</p>")
-        + (f"<h2>Error</h2>{_pre(inv.error)}" if inv.error else "")
-        + "<h2>Alert payload</h2>"
-        + _pre(inv.event_payload)
+        teams = await team_names(session, viewer.org_id)
+    return page(
+        "investigation.html",
+        viewer,
+        "investigations",
+        title=inv.name,
+        inv=inv,
+        team=teams.get(inv.team_id or 0, "-"),
+        agent=agent,
+        agent_gid=gid("AlertResponder", agent.id) if agent is not None else None,
     )
-    return _html(principal, inv.name, body)
 
 
 @get("/digests/{digest_id:str}", **PAGE_OPTIONS)
 async def digest_page(
-    request: Request[Any, Any, Any], principal: CurrentPrincipal, digest_id: FromPath[str]
-) -> Response[str]:
-    """A digest agent: schedule, sections and latest runs."""
+    request: Request[Any, Any, Any], viewer: ViewerDep, digest_id: FromPath[str]
+) -> Template:
+    """A digest agent: schedule in words and next fire times, sections, Run now, latest runs."""
     async with request.app.state.session_factory() as session:
         pk = decode_global_id(digest_id, "Digest")
-        digest = await _owned(session, Digest, pk, principal.org_id)
+        digest = await owned(session, Digest, pk, viewer.org_id)
         if digest is None:
             raise not_found("Digest")
         runs = await _latest(session, DigestRun, DigestRun.digest_id == digest.id)
-        team = await _team_name(session, digest.team_id)
-    sections = "".join(
-        f"<dt>{escape(s.get('section', ''))}</dt><dd>{escape(s.get('prompt', ''))}</dd>"
-        for s in digest.sections
+        teams = await team_names(session, viewer.org_id)
+    return page(
+        "digest.html",
+        viewer,
+        "digests",
+        title=digest.name,
+        digest=digest,
+        gid=digest_id,
+        team=teams.get(digest.team_id, "-"),
+        next_times=fire_times(digest.schedule, utcnow()),
+        runs=[(gid("DigestRun", r.id), r) for r in runs],
+        notice=request.query_params.get("notice"),
     )
-    run_rows = [
-        f'<tr><td><a href="/digests/{escape(digest_id)}/runs/'
-        f'{escape(encode_global_id("DigestRun", r.id))}">{escape(_ts(r.created_at))}</a></td>'
-        f"{cells([r.status, _ts(r.scheduled_runtime)])}</tr>"
-        for r in runs
-    ]
-    body = (
-        f"<h1>{escape(digest.name)}</h1>"
-        + definition_list(
-            [
-                ("Team", escape(team)),
-                ("Schedule (UTC, day 0 = Monday)", f"<code>{escape(digest.schedule)}</code>"),
-                ("Chat channel", escape(digest.chat_channel_id or "-")),
-            ]
-        )
-        + f"<h2>Sections</h2><dl>{sections}</dl><h2>Latest runs</h2>"
-        + (table(["Run", "Status", "Scheduled for"], run_rows) if run_rows else "<p>None yet.</p>")
-    )
-    return _html(principal, digest.name, body)
 
 
 @get("/digests/{digest_id:str}/runs/{run_id:str}", **PAGE_OPTIONS)
 async def digest_run_page(
     request: Request[Any, Any, Any],
-    principal: CurrentPrincipal,
+    viewer: ViewerDep,
     digest_id: FromPath[str],
     run_id: FromPath[str],
-) -> Response[str]:
+) -> Template:
     """One digest run and its sections' results."""
     async with request.app.state.session_factory() as session:
-        digest = await _owned(
-            session, Digest, decode_global_id(digest_id, "Digest"), principal.org_id
-        )
-        run = await _owned(
-            session, DigestRun, decode_global_id(run_id, "DigestRun"), principal.org_id
-        )
+        digest = await owned(session, Digest, decode_global_id(digest_id, "Digest"), viewer.org_id)
+        run = await owned(session, DigestRun, decode_global_id(run_id, "DigestRun"), viewer.org_id)
         if digest is None or run is None or run.digest_id != digest.id:
             raise not_found("Digest run")
-    results = "".join(
-        f"<h2>{escape(r.get('section', ''))}</h2>{markdown_html(str(r.get('result', '')))}"
-        for r in run.results
+    return page(
+        "digest_run.html",
+        viewer,
+        "digests",
+        title=digest.name,
+        digest=digest,
+        gid=digest_id,
+        run=run,
     )
-    body = (
-        f'<h1>{escape(digest.name)}</h1><p class="meta">Run of '
-        f'<a href="/digests/{escape(digest_id)}">this digest</a></p>'
-        + definition_list(
-            [
-                ("Status", _status(run.status)),
-                ("Scheduled for", escape(_ts(run.scheduled_runtime))),
-                ("Completed", escape(_ts(run.completed_at))),
-            ]
-        )
-        + (results or "<p>No results yet.</p>")
-        + (f"<h2>Error</h2>{_pre(run.error)}" if run.error else "")
-    )
-    return _html(principal, digest.name, body)
 
 
 @get("/interactions/{interaction_id:str}", **PAGE_OPTIONS)
 async def interaction_page(
-    request: Request[Any, Any, Any], principal: CurrentPrincipal, interaction_id: FromPath[str]
-) -> Response[str]:
-    """One interaction: the question, its status, the answer and its sources."""
+    request: Request[Any, Any, Any], viewer: ViewerDep, interaction_id: FromPath[str]
+) -> Template:
+    """One question: its status, the answer with numbered citations, its sources, a follow-up."""
     async with request.app.state.session_factory() as session:
-        interaction = await _owned(session, Interaction, interaction_id, principal.org_id)
+        interaction = await owned(session, Interaction, interaction_id, viewer.org_id)
         if interaction is None:
             raise not_found("Interaction")
-    source_rows = [
-        f'<tr><td>[{n}]</td><td><a href="{escape(s.get("link", ""))}">'
-        f"{escape(s.get('display_text', ''))}</a></td>"
-        f"{cells([s.get('log_type_name', ''), s.get('start', ''), s.get('end', '')])}</tr>"
-        for n, s in enumerate(interaction.sources, start=1)
-    ]
-    body = (
-        f"<h1>{escape(interaction.question)}</h1>"
-        + definition_list(
-            [
-                ("Status", _status(interaction.status)),
-                ("Scheduled for", escape(_ts(interaction.scheduled_runtime))),
-                ("Completed", escape(_ts(interaction.completed_at))),
-            ]
-        )
-        + "<h2>Answer</h2>"
-        + (markdown_html(interaction.content) if interaction.content else "<p>No answer yet.</p>")
-        + (
-            "<h2>Sources</h2>" + table(["#", "Source", "Data", "From", "To"], source_rows)
-            if source_rows
-            else ""
-        )
+        earlier = []
+        for item in interaction.context or []:
+            ref = item.get("interaction_id") if isinstance(item, Mapping) else None
+            if isinstance(ref, str):
+                row = await owned(session, Interaction, ref, viewer.org_id)
+                if row is not None:
+                    earlier.append(row)
+    return page(
+        "interaction.html",
+        viewer,
+        "ask",
+        title=interaction.question[:80],
+        interaction=interaction,
+        earlier=earlier,
     )
-    return _html(principal, interaction.question[:80], body)
 
 
-_LOGIN_FORM = (
-    "<h1>Sign in to Sleuth</h1>{message}"
-    '<form method="post" action="/login"><input type="hidden" name="next" value="{next}">'
-    '<p><label>Organization API key<br><input type="password" name="api_key" size="60" '
-    'autocomplete="off" required></label></p><p><button>Sign in</button></p></form>'
-)
+# --- sign-in --------------------------------------------------------------------------------------
 
 
-@get("/login", include_in_schema=False, media_type=MediaType.HTML)
-async def login_form(request: Request[Any, Any, Any]) -> str:
-    """The sign-in form: the organization API key, kept in an HttpOnly cookie for pages."""
-    target = safe_next(request.query_params.get("next"))
-    return page("Sign in", _LOGIN_FORM.format(message="", next=escape(target)))
+def _secure(request: Request[Any, Any, Any]) -> bool:
+    return bool(
+        request.app.state.settings.public_url.startswith("https://")
+        or request.url.scheme == "https"
+    )
+
+
+def _login_page(
+    request: Request[Any, Any, Any], target: str, message: str = "", status_code: int = 200
+) -> Template:
+    token = new_token()
+    response = Template(
+        template_name="login.html",
+        context={
+            "me": None,
+            "csrf": None,
+            "next": target,
+            "message": message,
+            "login_csrf": token,
+            "lifetime_hours": int(SESSION_LIFETIME.total_seconds() // 3600),
+        },
+        media_type=MediaType.HTML,
+        status_code=status_code,
+        headers={"Cache-Control": "no-store"},
+        cookies=[
+            Cookie(
+                key=LOGIN_CSRF_COOKIE,
+                value=token,
+                httponly=True,
+                samesite="strict",
+                secure=_secure(request),
+                path="/login",
+                max_age=3600,
+            )
+        ],
+    )
+    return response
+
+
+@get("/login", include_in_schema=False)
+async def login_form(request: Request[Any, Any, Any]) -> Template:
+    """The sign-in form (organization API key)."""
+    return _login_page(request, safe_next(request.query_params.get("next")))
 
 
 @post("/login", include_in_schema=False, status_code=303)
-async def login(
-    request: Request[Any, Any, Any],
-    data: Annotated[dict[str, str], Body(media_type=RequestEncodingType.URL_ENCODED)],
-) -> Response[str]:
-    """Check the key; on success set the cookie and go to ``next``, else show the form again."""
+async def login(request: Request[Any, Any, Any]) -> Response[Any]:
+    """Check the key; on success open a session and go to ``next``, else show the form again."""
+    form = await request.form()
+    data = {key: str(value) for key, value in form.items() if isinstance(value, str)}
     target = safe_next(data.get("next"))
-    key = (data.get("api_key") or "").strip()
-    principal = await authenticate(request.app.state.session_factory, key)
-    if principal is None:
-        form = _LOGIN_FORM.format(
-            message='<p class="FAILED">That API key is not valid.</p>', next=escape(target)
+    if not csrf_matches(request.cookies.get(LOGIN_CSRF_COOKIE), data.get("csrf_token")):
+        return _login_page(
+            request, target, "The sign-in form expired; please try again.", status_code=403
         )
-        return Response(page("Sign in", form), status_code=401, media_type=MediaType.HTML)
-    secure = request.app.state.settings.public_url.startswith("https://")
-    response: Response[str] = Redirect(path=target, status_code=303)
+    state = request.app.state
+    principal = await authenticate(state.session_factory, (data.get("api_key") or "").strip())
+    if principal is None:
+        return _login_page(request, target, "That API key is not valid.", status_code=401)
+    async with state.session_factory() as session:
+        token = await open_session(session, principal.key_id, principal.org_id, utcnow())
+    response: Response[Any] = Redirect(path=target, status_code=303)
     response.set_cookie(
-        SESSION_COOKIE, key, httponly=True, samesite="strict", secure=secure, path="/"
+        COOKIE_NAME,
+        token,
+        httponly=True,
+        samesite="lax",
+        secure=_secure(request),
+        path="/",
+        max_age=int(SESSION_LIFETIME.total_seconds()),
     )
+    response.delete_cookie(LOGIN_CSRF_COOKIE, path="/login")
     return response
 
 
-@post("/logout", include_in_schema=False, status_code=303)
-async def logout() -> Response[str]:
-    """Forget the sign-in cookie."""
-    response: Response[str] = Redirect(path="/login", status_code=303)
-    response.delete_cookie(SESSION_COOKIE, path="/")
+@post("/logout", status_code=303, **PAGE_OPTIONS)
+async def logout(request: Request[Any, Any, Any], viewer: ViewerDep) -> Response[Any]:
+    """End the session (the row is deleted, so the cookie opens nothing even if kept)."""
+    await form_data(request, viewer)
+    await end_session(request.app.state.session_factory, request.cookies.get(COOKIE_NAME))
+    response: Response[Any] = Redirect(path="/login", status_code=303)
+    response.delete_cookie(COOKIE_NAME, path="/")
     return response
 
 
-ROUTES = [
+ROUTES: list[Any] = [
     alert_responder_page,
+    pause_agent,
+    resume_agent,
     investigation_page,
     digest_page,
     digest_run_page,

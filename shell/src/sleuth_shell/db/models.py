@@ -580,3 +580,22 @@ class WebhookDelivery(Base):
     occurred_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
     received_at: Mapped[datetime] = _created()
     investigation_ids: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+
+
+class WebSession(Base):
+    """A browser sign-in: the cookie carries a random token; only its SHA-256 is stored here.
+
+    The session belongs to the API key it was opened with (revoking the key ends it) and expires
+    at ``expires_at``; ``csrf_token`` is what every form of the session must send back.
+    """
+
+    __tablename__ = "web_sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    org_id: Mapped[int] = _org_fk()
+    api_key_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("api_keys.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    csrf_token: Mapped[str] = mapped_column(String(64), nullable=False)
+    created_at: Mapped[datetime] = _created()
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, index=True)

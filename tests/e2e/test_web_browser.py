@@ -1,0 +1,272 @@
+"""The web app in a real browser: Playwright driving Debian's Chromium against ``sleuth serve``.
+
+Each page is opened at 390 px (a phone) and must not scroll sideways; a screenshot of each is
+saved under ``build/screenshots/`` (the CI artifact). Skipped only when /usr/bin/chromium is
+missing (``.ci/run`` installs it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from e2e_harness import ROOT, cli, free_port, serve, sleuth_env
+
+from sleuth_core.ids import decode_global_id, encode_global_id
+from sleuth_shell.db import create_engine, create_session_factory
+from sleuth_shell.db.models import Investigation, Organization
+from sleuth_shell.urls import investigation_url
+
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = ROOT / "build" / "screenshots"
+XSS = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned=1">'
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="needs Chromium at /usr/bin/chromium (apt-get install chromium)",
+    ),
+]
+
+
+@pytest.fixture
+def site(database_url: str, tmp_path: Path) -> Iterator[dict[str, Any]]:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = sleuth_env(database_url, SLEUTH_PUBLIC_URL=base, SLEUTH_WORKERS_INLINE="true")
+    with serve(env, tmp_path / "serve.log", port):
+        cli(env, "admin", "create-org", "Demo", "--plan", "team")
+        admin_key = cli(env, "admin", "create-key", "Demo", "--admin")["key"]
+        user_key = cli(env, "admin", "create-key", "Demo")["key"]
+        cli(env, "admin", "load-demo", "Demo")
+        hook = cli(env, "admin", "add-webhook", "Demo", "--type", "PROVIDER_A", "--name", "Pager")
+        yield {
+            "base": base,
+            "admin_key": admin_key,
+            "user_key": user_key,
+            "hook": hook,
+            "database_url": database_url,
+        }
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        instance = p.chromium.launch(
+            executable_path=str(CHROMIUM),
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+        )
+        try:
+            yield instance
+        finally:
+            instance.close()
+
+
+def _add_investigation(database_url: str, agent_id: int) -> int:
+    async def go() -> int:
+        engine = create_engine(database_url)
+        try:
+            async with create_session_factory(engine)() as session:
+                org = (
+                    await session.execute(
+                        Organization.__table__.select().where(Organization.name == "Demo")
+                    )
+                ).first()
+                assert org is not None
+                inv = Investigation(
+                    org_id=org.id,
+                    alert_responder_id=agent_id,
+                    name=f"5xx on checkout {XSS}",
+                    status="COMPLETED",
+                    prompt="Investigate the alert.",
+                    event_payload=json.dumps(
+                        {"title": f"checkout 5xx {XSS}", "service": "checkout", "count": 42}
+                    ),
+                    result=(
+                        f"Likely the payments deploy {XSS} [1]. [bad](javascript:window.__pwned=1)"
+                        "\n\nSources:\n[1] [payments-api errors](/logs?service=payments-api)"
+                    ),
+                )
+                session.add(inv)
+                await session.commit()
+                return inv.id
+        finally:
+            await engine.dispose()
+
+    # Playwright's sync API keeps an event loop on this thread: run the insert on another one.
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, go()).result()
+
+
+def _sign_in(page: Any, base: str, key: str, next_path: str = "/") -> None:
+    page.goto(f"{base}/login?next={next_path}")
+    page.fill("#api_key", key)
+    page.click("button:has-text('Sign in')")
+    page.wait_for_load_state()
+
+
+def _check_phone(page: Any, name: str) -> None:
+    """No page-level horizontal scroll at 390 px; screenshot saved; no injected script ran."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    inner = page.evaluate("window.innerWidth")
+    assert width <= inner, f"{name}: scrollWidth {width} > innerWidth {inner}"
+    assert page.evaluate("window.__pwned") is None, f"{name}: injected script ran"
+
+
+def test_the_web_app_in_a_real_browser(site, browser) -> None:
+    base = site["base"]
+    headers = {"X-Service-Org-Api-Key": site["admin_key"]}
+    with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
+        created = http.post(
+            "/api/v1/alert-responders",
+            json={
+                "team_name": "Default",
+                "name": f"Checkout {XSS}",
+                "webhook_sources": [{"type": "PROVIDER_A", "remote_id": site["hook"]["remote_id"]}],
+                "matching_criteria": {"text_matches": ["*checkout*"]},
+            },
+        )
+        assert created.status_code in (200, 201), created.text
+        agent = created.json()
+        agent_gid = agent["id"]
+        digest = http.post(
+            "/api/v1/digests",
+            json={
+                "team_name": "Default",
+                "name": "Morning report",
+                "schedule": "0 9 * * 0-4",
+                "sections": [{"section": "Errors", "prompt": "Errors overnight in payments-api"}],
+            },
+        )
+        assert digest.status_code in (200, 201), digest.text
+    pk = decode_global_id(agent_gid, "AlertResponder")
+    assert pk is not None
+    inv_id = _add_investigation(site["database_url"], pk)
+    inv_gid = encode_global_id("Investigation", inv_id)
+    with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
+        record = http.get(f"/api/v1/investigations/{inv_gid}").json()
+    inv_url = record.get("url") or investigation_url(base, inv_gid)
+
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+
+    # Signing in from an investigation's URL lands on it.
+    page.goto(inv_url)
+    assert "/login" in page.url
+    page.fill("#api_key", site["admin_key"])
+    page.click("button:has-text('Sign in')")
+    page.wait_for_load_state()
+    assert page.url == inv_url, (page.url, page.inner_text("main"))
+    assert "5xx on checkout" in page.inner_text("h1")
+    assert '"count": 42' in page.inner_text("pre")
+    cookie = next(c for c in context.cookies() if c["name"] == "sleuth_session")
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
+    assert site["admin_key"] not in cookie["value"]
+    _check_phone(page, "investigation")
+
+    page.goto(f"{base}/")
+    assert page.inner_text("h1") == "Demo"
+    _check_phone(page, "home")
+
+    # Pause the agent with its button; the API reports PAUSED.
+    page.goto(f"{base}/alert-responders/{agent_gid}")
+    _check_phone(page, "alert-agent")
+    page.click("button:has-text('Pause')")
+    page.wait_for_load_state()
+    assert "PAUSED" in page.inner_text("dl.facts")
+    with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
+        assert http.get(f"/api/v1/alert-responders/{agent_gid}").json()["status"] == "PAUSED"
+    page.goto(f"{base}/alert-responders")
+    _check_phone(page, "alert-agents")
+
+    # Ask a question and follow a citation to its source.
+    page.goto(f"{base}/ask")
+    page.fill(
+        "#question",
+        "Why is checkout failing? What errors did payments-api log in the last 6 hours?",
+    )
+    page.click("button:has-text('Ask')")
+    page.wait_for_url(re.compile(r".*/interactions/.*"))
+    assert page.locator(".answer").count() == 1
+    _check_phone(page, "answer")
+    cite = page.locator(".answer a.cite").first
+    assert cite.get_attribute("href") == "#source-1"
+    first_source = page.locator("ol.sources a").first
+    target = first_source.get_attribute("href")
+    assert target
+    first_source.click()
+    page.wait_for_load_state()
+    assert page.locator("h1").count() == 1
+    assert page.url.split("?")[0].rstrip("/") in target or target.startswith(page.url[:20])
+    _check_phone(page, "source")
+    page.goto(f"{base}/ask")
+    _check_phone(page, "ask")
+
+    # Settings: a bad document is refused with the message next to the field.
+    page.goto(f"{base}/settings")
+    page.fill("#document", '{"assignments": 5}')
+    page.click("button:has-text('Save')")
+    page.wait_for_load_state()
+    assert page.locator("#document-error").is_visible()
+    assert "assignments" in page.inner_text("#document-error")
+    _check_phone(page, "settings-admin")
+
+    for path, name in [
+        ("/investigations", "investigations"),
+        ("/digests", "digests"),
+        ("/knowledge", "knowledge"),
+        ("/logs", "logs"),
+        ("/no-such-page", "not-found"),
+    ]:
+        page.goto(f"{base}{path}")
+        _check_phone(page, name)
+    page.goto(f"{base}/digests")
+    page.click("table a")
+    page.wait_for_load_state()
+    assert "Monday to Friday" in page.inner_text("dl.facts")
+    _check_phone(page, "digest")
+    page.click("button:has-text('Run now')")
+    page.wait_for_url(re.compile(r".*/runs/.*"))
+    _check_phone(page, "digest-run")
+    page.goto(f"{base}/knowledge")
+    page.click("table a")
+    page.wait_for_load_state()
+    _check_phone(page, "knowledge-document")
+
+    # Sign out: the kept cookie opens nothing.
+    page.click("button:has-text('Sign out')")
+    page.wait_for_url(re.compile(r".*/login.*"))
+    page.goto(f"{base}/")
+    assert "/login" in page.url
+    _check_phone(page, "login")
+    context.close()
+
+    # A non-admin reads the settings but cannot change them.
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    _sign_in(page, base, site["user_key"], "/settings")
+    assert "Read-only" in page.inner_text("main")
+    assert page.locator("#document").count() == 0
+    _check_phone(page, "settings-read-only")
+    csrf = page.locator("input[name=csrf_token]").first.get_attribute("value")
+    refused = page.request.post(
+        f"{base}/settings",
+        form={"csrf_token": csrf or "", "document": "{}"},
+        headers={"Accept": "text/html"},
+    )
+    assert refused.status == 403
+    assert "Admin API key required" in refused.text()
+    context.close()
