@@ -42,8 +42,8 @@ def site(database_url: str, tmp_path: Path) -> Iterator[dict[str, Any]]:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = sleuth_env(database_url, SLEUTH_PUBLIC_URL=base, SLEUTH_WORKERS_INLINE="true")
+    cli(env, "admin", "create-org", "Demo", "--plan", "team")  # creates the database serve needs
     with serve(env, tmp_path / "serve.log", port):
-        cli(env, "admin", "create-org", "Demo", "--plan", "team")
         admin_key = cli(env, "admin", "create-key", "Demo", "--admin")["key"]
         user_key = cli(env, "admin", "create-key", "Demo")["key"]
         cli(env, "admin", "load-demo", "Demo")

@@ -418,7 +418,9 @@ async def _settings_context(request: Request[Any, Any, Any], viewer: Viewer) -> 
         document = await load_advanced_settings(session, viewer.org_id)
         keys = (
             await session.scalars(
-                select(ApiKey).where(ApiKey.org_id == viewer.org_id).order_by(ApiKey.id)
+                select(ApiKey)
+                .where(ApiKey.org_id == viewer.org_id, ApiKey.revoked_at.is_(None))
+                .order_by(ApiKey.id)
             )
         ).all()
         teams = await team_names(session, viewer.org_id)
@@ -472,7 +474,8 @@ async def save_settings(request: Request[Any, Any, Any], viewer: ViewerDep) -> R
 async def revoke_key(
     request: Request[Any, Any, Any], viewer: ViewerDep, key_id: FromPath[int]
 ) -> Response[Any]:
-    """Delete one of the organization's API keys (admins only) and end its sessions. An admin
+    """Revoke one of the organization's API keys (admins only; ``revoked_at`` is set as by
+    ``sleuth admin revoke-key``, so its interactions stay attributed) and end its sessions. An admin
     cannot revoke the key they are signed in with (that would lock the page out mid-action)."""
     await form_data(request, viewer)
     require_admin_viewer(viewer)
@@ -483,7 +486,8 @@ async def revoke_key(
         if key is None:
             raise not_found("API key")
         await session.execute(delete(WebSession).where(WebSession.api_key_id == key.id))
-        await session.delete(key)
+        if key.revoked_at is None:
+            key.revoked_at = utcnow()
         await session.commit()
     return Redirect(path="/settings?notice=revoked", status_code=303)
 

@@ -106,7 +106,7 @@ async def resolve_session(
                 select(WebSession, ApiKey, Organization)
                 .join(ApiKey, ApiKey.id == WebSession.api_key_id)
                 .join(Organization, Organization.id == WebSession.org_id)
-                .where(WebSession.token_hash == _hash(token))
+                .where(WebSession.token_hash == _hash(token), ApiKey.revoked_at.is_(None))
             )
         ).first()
     if row is None:
