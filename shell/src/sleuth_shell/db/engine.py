@@ -7,6 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.ext.asyncio import create_async_engine as _create_async_engine
 
 from sleuth_shell.db.dialect import async_url, install_connection_setup
+from sleuth_shell.db.sqlite_reads import connect_inline_reads
 
 __all__ = ["create_engine", "create_session_factory"]
 
@@ -16,8 +17,19 @@ def create_engine(url: str | URL, *, echo: bool = False) -> AsyncEngine:
 
     The driver is chosen by :func:`sleuth_shell.db.dialect.async_url` and every connection is set
     up by :func:`sleuth_shell.db.dialect.install_connection_setup` (SQLite pragmas).
+
+    PostgreSQL connections are pinged on checkout (a server restart or an idle timeout drops
+    them); SQLite connections are files in this process and cannot go stale, so they are not (the
+    ping was one extra thread hop through aiosqlite on every checkout).
+    SQLite reads run on the event loop thread (:mod:`sleuth_shell.db.sqlite_reads`).
     """
-    engine = _create_async_engine(async_url(url), echo=echo, pool_pre_ping=True)
+    parsed = async_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        engine = _create_async_engine(
+            parsed, echo=echo, connect_args={"async_creator_fn": connect_inline_reads}
+        )
+    else:
+        engine = _create_async_engine(parsed, echo=echo, pool_pre_ping=True)
     install_connection_setup(engine)
     return engine
 
