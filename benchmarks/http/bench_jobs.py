@@ -110,7 +110,9 @@ async def run(args: argparse.Namespace, database_url: str) -> int:
                     body = queue.get_nowait()
                     response = await client.post("/api/v1/interactions", json=body)
                     if response.status_code != 200:
-                        raise RuntimeError(f"schedule failed: {response.status_code} {response.text}")
+                        raise RuntimeError(
+                            f"schedule failed: {response.status_code} {response.text}"
+                        )
 
             await asyncio.gather(*(post_all() for _ in range(8)))
         scheduled_in = time.monotonic() - started

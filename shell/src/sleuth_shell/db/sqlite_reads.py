@@ -61,6 +61,7 @@ def _lock_key(database: str) -> str | None:
     path = database[len("file:") :].split("?", 1)[0] if database.startswith("file:") else database
     return os.path.realpath(path)
 
+
 _CURSOR_INLINE = frozenset({"fetchone", "fetchmany", "fetchall", "close"})
 _READ_PREFIXES = ("SELECT", "select")
 
@@ -74,7 +75,10 @@ class InlineReadConnection(aiosqlite.Connection):
     write transactions take turns with the process's other writers of the same file."""
 
     def __init__(
-        self, connector: Callable[[], sqlite3.Connection], iter_chunk_size: int, lock_key: str | None
+        self,
+        connector: Callable[[], sqlite3.Connection],
+        iter_chunk_size: int,
+        lock_key: str | None,
     ) -> None:
         super().__init__(connector, iter_chunk_size)
         self._lock_key = lock_key

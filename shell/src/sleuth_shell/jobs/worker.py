@@ -146,14 +146,14 @@ class Worker:
             while not self._stopping:
                 self._wake.clear()
                 await self._maybe_purge()
-                free = self.concurrency - len(self._running)
-                claimed = await self._claim()
+                asked = self._claim_limit()
+                claimed = await self._claim(asked)
                 for job in claimed:
                     task = asyncio.create_task(self._run_job(job))
                     self._running[task] = job
                     task.add_done_callback(self._job_finished)
-                if free > 0 and len(claimed) == free:
-                    continue  # every free slot taken: more may be due, look again when one frees
+                if asked > 0 and len(claimed) == asked:
+                    continue  # got all it asked for: more may be due, look again
                 timeout = await self._idle_timeout()
                 if timeout > 0:
                     with contextlib.suppress(TimeoutError):
@@ -182,9 +182,18 @@ class Worker:
         # A timer may fire a little early; the claim never takes a job before its run_at.
         return min(wait + 0.001, self.poll_interval)
 
+    def _kind_counts(self) -> collections.Counter[str]:
+        return collections.Counter(job.kind for job in self._running.values())
+
     def _saturated_kinds(self) -> set[str]:
-        counts = collections.Counter(job.kind for job in self._running.values())
-        return {kind for kind, count in counts.items() if count >= self.kind_limit}
+        return {kind for kind, count in self._kind_counts().items() if count >= self.kind_limit}
+
+    def _claim_limit(self) -> int:
+        """How many jobs to claim now: the free slots, but no more than any kind that may still
+        be claimed has left of its share (so one claim cannot overfill a kind)."""
+        free = self.concurrency - len(self._running)
+        open_counts = [count for count in self._kind_counts().values() if count < self.kind_limit]
+        return max(0, min(free, self.kind_limit - max(open_counts, default=0)))
 
     async def _maybe_purge(self) -> None:
         """Every :data:`PURGE_INTERVAL` seconds, delete ``done`` jobs older than ``keep_done``."""
@@ -231,16 +240,15 @@ class Worker:
 
     # --- one job ----------------------------------------------------------------------------------
 
-    async def _claim(self, limit: int | None = None) -> list[ClaimedJob]:
-        free = (self.concurrency - len(self._running)) if limit is None else limit
-        if free <= 0:
+    async def _claim(self, limit: int) -> list[ClaimedJob]:
+        if limit <= 0:
             return []
         try:
             async with self.services.sessions() as session:
                 return await queue.claim_due(
                     session,
                     self.worker_id,
-                    limit=free,
+                    limit=limit,
                     lease=self.lease,
                     exclude_kinds=self._saturated_kinds(),
                 )
