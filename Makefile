@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup test lint format bench bench-intake eval demo clean
+.PHONY: setup test lint format bench bench-intake bench-http bench-jobs eval demo clean
 
 setup: $(VENV)/.installed
 
@@ -38,6 +38,14 @@ eval: setup
 # Alert intake throughput against a real `sleuth serve` (minutes; figures in docs/performance.md).
 bench-intake: setup
 	$(BIN)/python benchmarks/bench_intake.py
+
+# Service benchmarks (docs/performance.md): real servers on fresh databases, several minutes each,
+# never part of `make test`. bench-http installs Debian's `wrk` when it is missing (needs root).
+bench-http: setup
+	$(BIN)/python benchmarks/http/bench_http.py $(BENCH_ARGS)
+
+bench-jobs: setup
+	$(BIN)/python benchmarks/http/bench_jobs.py $(BENCH_ARGS)
 
 demo: setup
 	HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) sh scripts/demo.sh

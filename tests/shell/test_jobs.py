@@ -614,3 +614,194 @@ async def test_duplicate_of_needs_a_key(db: Database) -> None:
     )
     async with db.sessions()() as session:
         assert await queue.duplicate_of(session, job) is None
+
+
+# --- waking, concurrency, isolation (issue 11) ---------------------------------------------------
+# No timed assertions: the deadlines below only keep a broken worker from hanging the suite; every
+# worker polls every 60 s, so only the behaviour under test can make the job run in time.
+
+
+async def _insert_without_wakeup(db: Database, kind: str, run_at_in: float) -> int:
+    """A pending job written as another process would: no in-process wake-up follows."""
+    now = utcnow()
+    async with db.sessions()() as session:
+        job = Job(
+            kind=kind,
+            payload={},
+            run_at=now + timedelta(seconds=run_at_in),
+            status=PENDING,
+            attempts=0,
+            max_attempts=1,
+            created_at=now,
+            updated_at=now,
+        )
+        session.add(job)
+        await session.commit()
+        return job.id
+
+
+async def test_the_worker_sleeps_until_the_earliest_due_job_and_never_starts_it_early(
+    db: Database,
+) -> None:
+    started_at: list[object] = []
+    done = asyncio.Event()
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        started_at.append(utcnow())
+        done.set()
+
+    registry.register("test.due", handler)
+    job_id = await _insert_without_wakeup(db, "test.due", 0.3)
+    worker = make_worker(db, registry, poll_interval=60.0)
+    await worker.start()
+    try:
+        await asyncio.wait_for(done.wait(), timeout=10)
+    finally:
+        await worker.stop()
+    row = (await job_rows(db))[job_id]
+    assert row.status == DONE
+    assert started_at[0] >= row.run_at  # type: ignore[operator]
+
+
+async def test_an_enqueue_earlier_than_the_wake_up_wakes_the_worker(db: Database) -> None:
+    ran: list[str] = []
+    done = asyncio.Event()
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        ran.append(str(ctx.payload["name"]))
+        done.set()
+
+    registry.register("test.order", handler)
+    # The worker's next wake-up is for a job an hour ahead (capped by the 60 s poll)...
+    await add_jobs(db, "test.order", [{"name": "later"}], run_at=utcnow() + timedelta(hours=1))
+    worker = make_worker(db, registry, poll_interval=60.0)
+    await worker.start()
+    try:
+        await wait_for(lambda: worker._wake is not None and not worker._wake.is_set())
+        # ...then a job due now is enqueued in this process: it runs at once.
+        await add_jobs(db, "test.order", [{"name": "now"}])
+        await asyncio.wait_for(done.wait(), timeout=10)
+    finally:
+        await worker.stop()
+    assert ran == ["now"]
+
+
+async def test_claimed_jobs_run_concurrently(db: Database) -> None:
+    """Job A waits for job B: with one job at a time this could never finish."""
+    b_ran = asyncio.Event()
+    finished: list[str] = []
+    registry = JobRegistry()
+
+    async def handler(ctx: JobContext) -> None:
+        name = str(ctx.payload["name"])
+        if name == "a":
+            await b_ran.wait()
+        else:
+            b_ran.set()
+        finished.append(name)
+
+    registry.register("test.pair", handler)
+    await add_jobs(db, "test.pair", [{"name": "a"}, {"name": "b"}])
+    worker = make_worker(db, registry, concurrency=4)
+    await worker.start()
+    try:
+        await wait_for(lambda: len(finished) == 2)
+    finally:
+        await worker.stop()
+    assert finished == ["b", "a"]
+    assert {row.status for row in (await job_rows(db)).values()} == {DONE}
+
+
+async def test_a_slow_kind_cannot_take_every_slot(db: Database) -> None:
+    """Callbacks to a target that never answers hold at most the kind's share of the slots;
+    other work enqueued after them still runs, and they finish once the target answers."""
+    release = asyncio.Event()
+    slow_running = 0
+    most_slow_at_once = 0
+    fast_done = asyncio.Event()
+    registry = JobRegistry()
+
+    async def slow(ctx: JobContext) -> None:
+        nonlocal slow_running, most_slow_at_once
+        slow_running += 1
+        most_slow_at_once = max(most_slow_at_once, slow_running)
+        try:
+            await release.wait()
+        finally:
+            slow_running -= 1
+
+    async def fast(ctx: JobContext) -> None:
+        fast_done.set()
+
+    registry.register("test.slow_target", slow)
+    registry.register("test.other", fast)
+    slow_ids = await add_jobs(db, "test.slow_target", [{"n": i} for i in range(6)])
+    [fast_id] = await add_jobs(db, "test.other", [{}])
+    worker = make_worker(db, registry, concurrency=4, kind_share=0.5, poll_interval=60.0)
+    await worker.start()
+    try:
+        await asyncio.wait_for(fast_done.wait(), timeout=10)
+        assert slow_running == 2  # the slow kind's share of 4 slots, still blocked
+        release.set()
+        await wait_for(lambda: _all_done(db, [*slow_ids, fast_id]), timeout=20)
+    finally:
+        release.set()
+        await worker.stop()
+    assert most_slow_at_once == 2
+
+
+async def _all_done(db: Database, ids: list[int]) -> bool:
+    rows = await job_rows(db)
+    return all(rows[i].status == DONE for i in ids)
+
+
+async def test_finish_many_marks_the_held_jobs_in_one_statement(db: Database) -> None:
+    ids = await add_jobs(db, "test.batch", [{"n": i} for i in range(3)])
+    async with db.sessions()() as session:
+        claimed = await queue.claim_due(session, "w1", limit=3, lease=timedelta(seconds=60))
+    assert sorted(job.id for job in claimed) == sorted(ids)
+    # Job 0 was taken over by another worker meanwhile: it is not this worker's to finish.
+    async with db.sessions()() as session:
+        await queue.release(session, claimed[0])
+        marked = await queue.finish_many(session, claimed)
+    assert marked == {job.id for job in claimed[1:]}
+    rows = await job_rows(db)
+    assert rows[claimed[0].id].status == PENDING
+    assert all(rows[job.id].status == DONE for job in claimed[1:])
+
+
+async def test_jobs_that_finish_together_are_marked_done_together(db: Database) -> None:
+    registry = JobRegistry()
+    gate = asyncio.Event()
+    started = 0
+
+    async def handler(ctx: JobContext) -> None:
+        nonlocal started
+        started += 1
+        if started == 5:
+            gate.set()
+        await gate.wait()
+
+    registry.register("test.together", handler)
+    ids = await add_jobs(db, "test.together", [{"n": i} for i in range(5)])
+    calls: list[int] = []
+    original = queue.finish_many
+
+    async def spy(session: AsyncSession, jobs: list[queue.ClaimedJob]) -> set[int]:
+        calls.append(len(jobs))
+        return await original(session, jobs)
+
+    queue.finish_many = spy  # type: ignore[assignment]
+    try:
+        worker = make_worker(db, registry, concurrency=8)
+        await worker.start()
+        try:
+            await wait_for(lambda: _all_done(db, ids))
+        finally:
+            await worker.stop()
+    finally:
+        queue.finish_many = original  # type: ignore[assignment]
+    assert sum(calls) == 5
+    assert len(calls) < 5  # at least two completions shared one statement

@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sleuth_shell import __version__
 from sleuth_shell.agents.base import Agent, KnowledgeSearch, LogStore
 from sleuth_shell.api import api_router, root_routes
-from sleuth_shell.auth import API_KEY_HEADER, ApiKeyMiddleware, provide_principal
+from sleuth_shell.auth import API_KEY_HEADER, ApiKeyMiddleware, PrincipalCache, provide_principal
 from sleuth_shell.config import Settings
 from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.errors import document_default_errors, exception_handlers
@@ -106,6 +106,7 @@ def create_app(
             "services": services,
             "runtime": runtime,
             "clock": clock,
+            "principal_cache": PrincipalCache(),
         }
     )
 

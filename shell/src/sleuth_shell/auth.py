@@ -7,6 +7,12 @@ so the rate limiter can key on the organization. The :func:`require_api_key` gua
 ``/api/v1`` router, turns a missing or invalid key into 401 before the body is parsed. Handlers
 receive the principal through the ``principal`` dependency.
 
+Resolved keys are kept in a :class:`PrincipalCache` (key hash -> principal) for at most
+:data:`PRINCIPAL_TTL` seconds, so a burst of requests with one key costs one database read. The
+bound on revocation follows: a key deleted from the database (or an organization's plan changed)
+takes effect on every node within :data:`PRINCIPAL_TTL` seconds, and at once in a process that calls
+:func:`forget_api_keys` after revoking. Unknown keys are never cached (a new key works at once).
+
 Route options (Litestar ``opt``, merged from router/controller/handler):
 
 - ``public=True``: the route takes no API key (e.g. inbound provider webhooks).
@@ -17,6 +23,9 @@ Route options (Litestar ``opt``, merged from router/controller/handler):
 from __future__ import annotations
 
 import logging
+import time
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -37,10 +46,13 @@ from sleuth_shell.domain import API_KEY_HEADER
 
 __all__ = [
     "API_KEY_HEADER",
+    "PRINCIPAL_TTL",
     "ApiKeyMiddleware",
     "Principal",
+    "PrincipalCache",
     "authenticate",
     "current_principal",
+    "forget_api_keys",
     "key_presented",
     "provide_principal",
     "require_admin",
@@ -56,6 +68,9 @@ log = logging.getLogger("sleuth.auth")
 #: The MCP endpoint (``/mcp``, ``/mcp/``) also takes ``Authorization: Bearer <key>``, as MCP clients
 #: send it, and never the sign-in cookie.
 _MCP_PATH = "/mcp"
+
+#: Seconds a resolved API key is trusted without reading the database again (the revocation bound).
+PRINCIPAL_TTL = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,48 +93,128 @@ class _AuthState:
     presented: bool
 
 
+_caches: weakref.WeakSet[PrincipalCache] = weakref.WeakSet()
+
+
+class PrincipalCache:
+    """Key hash -> principal for at most ``ttl`` seconds, bounded to ``max_entries`` keys.
+
+    Every cache in the process is reachable from :func:`forget_api_keys`, so a revocation made in
+    this process takes effect here at once; other processes see it within ``ttl``.
+    """
+
+    def __init__(
+        self,
+        ttl: float = PRINCIPAL_TTL,
+        *,
+        max_entries: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.ttl = ttl
+        self.max_entries = max_entries
+        self._clock = clock
+        self._entries: dict[str, tuple[float, Principal]] = {}
+        _caches.add(self)
+
+    def get(self, key_hash: str) -> Principal | None:
+        """The cached principal of ``key_hash`` while it is fresh, else None."""
+        entry = self._entries.get(key_hash)
+        if entry is None:
+            return None
+        if entry[0] <= self._clock():
+            self._entries.pop(key_hash, None)
+            return None
+        return entry[1]
+
+    def put(self, key_hash: str, principal: Principal) -> None:
+        """Remember ``principal`` for ``ttl`` seconds (the oldest entry goes when full)."""
+        if self.ttl <= 0:
+            return
+        self._entries.pop(key_hash, None)
+        while len(self._entries) >= self.max_entries:
+            self._entries.pop(next(iter(self._entries)))
+        self._entries[key_hash] = (self._clock() + self.ttl, principal)
+
+    def forget(self, *, key_ids: set[int] | None = None, org_ids: set[int] | None = None) -> None:
+        """Drop the entries of ``key_ids`` and of every key of ``org_ids`` (both None: all)."""
+        if key_ids is None and org_ids is None:
+            self._entries.clear()
+            return
+        for key_hash, (_expires, principal) in list(self._entries.items()):
+            if (key_ids and principal.key_id in key_ids) or (
+                org_ids and principal.org_id in org_ids
+            ):
+                self._entries.pop(key_hash, None)
+
+
+def forget_api_keys(*, key_ids: set[int] | None = None, org_ids: set[int] | None = None) -> None:
+    """Make every principal cache of this process forget ``key_ids`` and the keys of ``org_ids``
+    (both None: everything). Call it after revoking a key or changing an organization's plan."""
+    for cache in list(_caches):
+        cache.forget(key_ids=key_ids, org_ids=org_ids)
+
+
 async def authenticate(
-    session_factory: async_sessionmaker[AsyncSession], key: str | None
+    session_factory: async_sessionmaker[AsyncSession],
+    key: str | None,
+    cache: PrincipalCache | None = None,
 ) -> Principal | None:
     """Return the principal of API key ``key``, or None for a missing, unknown or revoked key.
 
-    Every call reads the database, so ``sleuth admin revoke-key`` (which sets
-    ``api_keys.revoked_at``) takes effect at once on every node; a cache in front of this must
-    honour ``revoked_at`` as promptly. Records ``last_used_at`` when it is older than
-    :data:`LAST_USED_RESOLUTION` (a failed write is logged, never fails the request).
+    With ``cache``, a key resolved less than its TTL (:data:`PRINCIPAL_TTL`) ago is answered without
+    the database, so ``sleuth admin revoke-key`` (which sets ``api_keys.revoked_at``) takes effect
+    on every node within that TTL, and at once in a process that calls :func:`forget_api_keys`.
+    A database read records ``last_used_at`` when it is older than :data:`LAST_USED_RESOLUTION`
+    (a failed write is logged, never fails the request).
     """
     if not key or len(key) > _MAX_KEY_LENGTH:
         return None
+    key_hash = hash_api_key(key)
+    if cache is not None:
+        cached = cache.get(key_hash)
+        if cached is not None:
+            return cached
     async with session_factory() as session:
         row = (
             await session.execute(
-                select(ApiKey, Organization)
+                select(
+                    ApiKey.id,
+                    ApiKey.admin,
+                    ApiKey.team_id,
+                    ApiKey.last_used_at,
+                    Organization.id,
+                    Organization.name,
+                    Organization.plan,
+                )
                 .join(Organization, Organization.id == ApiKey.org_id)
-                .where(ApiKey.key_hash == hash_api_key(key), ApiKey.revoked_at.is_(None))
+                .where(ApiKey.key_hash == key_hash, ApiKey.revoked_at.is_(None))
             )
         ).first()
         if row is None:
             return None
-        api_key, org = row
+        key_id, admin, team_id, last_used_at, org_id, org_name, plan = row
         now = utcnow()
-        if api_key.last_used_at is None or now - api_key.last_used_at >= LAST_USED_RESOLUTION:
+        if last_used_at is None or now - last_used_at >= LAST_USED_RESOLUTION:
             try:
                 await session.execute(
-                    update(ApiKey).where(ApiKey.id == api_key.id).values(last_used_at=now)
+                    update(ApiKey).where(ApiKey.id == key_id).values(last_used_at=now)
                 )
                 await session.commit()
             except SQLAlchemyError as exc:
                 await session.rollback()
-                log.warning("could not record the last use of API key %s: %s", api_key.id, exc)
-    return Principal(
-        org_id=org.id,
-        org_name=org.name,
-        plan=org.plan,
-        key_id=api_key.id,
-        admin=api_key.admin,
-        team_id=api_key.team_id,
+                log.warning("could not record the last use of API key %s: %s", key_id, exc)
+    principal = Principal(
+        org_id=org_id,
+        org_name=org_name,
+        plan=plan,
+        key_id=key_id,
+        admin=bool(admin),
+        team_id=team_id,
         api_key=key,
     )
+    if cache is not None:
+        cache.put(key_hash, principal)
+    return principal
 
 
 class ApiKeyMiddleware(ASGIMiddleware):
@@ -141,7 +236,9 @@ class ApiKeyMiddleware(ASGIMiddleware):
         principal = None
         if key:
             state = scope["litestar_app"].state
-            principal = await authenticate(state.session_factory, key)
+            principal = await authenticate(
+                state.session_factory, key, getattr(state, "principal_cache", None)
+            )
         scope[_SCOPE_KEY] = _AuthState(principal=principal, presented=bool(key))  # type: ignore[literal-required]
         await next_app(scope, receive, send)
 
@@ -168,10 +265,13 @@ def key_presented(scope: Scope) -> bool:
     return state is not None and state.presented
 
 
-def require_api_key(
+async def require_api_key(
     connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler
 ) -> None:
-    """Guard: 401 unless the request carries a valid API key (skipped for ``opt public=True``)."""
+    """Guard: 401 unless the request carries a valid API key (skipped for ``opt public=True``).
+
+    A coroutine function on purpose: Litestar runs a plain function guard in a worker thread.
+    """
     if handler.opt.get("public"):
         return
     state: _AuthState | None = connection.scope.get(_SCOPE_KEY)  # type: ignore[assignment]

@@ -469,8 +469,8 @@ def serve(host: str, port: int) -> None:
 @main.command("worker")
 @click.option(
     "--concurrency",
-    default=4,
-    type=click.IntRange(1, 64),
+    default=32,
+    type=click.IntRange(1, 256),
     show_default=True,
     help="Jobs run at the same time.",
 )

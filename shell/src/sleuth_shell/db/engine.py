@@ -7,8 +7,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.ext.asyncio import create_async_engine as _create_async_engine
 
 from sleuth_shell.db.dialect import async_url, install_connection_setup
+from sleuth_shell.db.sqlite_reads import connect_inline_reads
 
-__all__ = ["create_engine", "create_session_factory"]
+__all__ = ["POOL_OVERFLOW", "POOL_SIZE", "create_engine", "create_session_factory"]
+
+#: Connections an engine keeps open.
+POOL_SIZE = 10
+#: Connections an engine may open beyond :data:`POOL_SIZE` under load (closed when returned).
+POOL_OVERFLOW = 40
 
 
 def create_engine(url: str | URL, *, echo: bool = False) -> AsyncEngine:
@@ -16,8 +22,32 @@ def create_engine(url: str | URL, *, echo: bool = False) -> AsyncEngine:
 
     The driver is chosen by :func:`sleuth_shell.db.dialect.async_url` and every connection is set
     up by :func:`sleuth_shell.db.dialect.install_connection_setup` (SQLite pragmas).
+
+    PostgreSQL connections are pinged on checkout (a server restart or an idle timeout drops
+    them); SQLite connections are files in this process and cannot go stale, so they are not (the
+    ping was one extra thread hop through aiosqlite on every checkout).
+    SQLite reads run on the event loop thread (:mod:`sleuth_shell.db.sqlite_reads`).
+
+    The pool keeps :data:`POOL_SIZE` connections and opens up to :data:`POOL_OVERFLOW` more under
+    load, enough for the HTTP requests and a worker's 32 concurrent jobs of one process.
     """
-    engine = _create_async_engine(async_url(url), echo=echo, pool_pre_ping=True)
+    parsed = async_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        engine = _create_async_engine(
+            parsed,
+            echo=echo,
+            connect_args={"async_creator_fn": connect_inline_reads},
+            pool_size=POOL_SIZE,
+            max_overflow=POOL_OVERFLOW,
+        )
+    else:
+        engine = _create_async_engine(
+            parsed,
+            echo=echo,
+            pool_pre_ping=True,
+            pool_size=POOL_SIZE,
+            max_overflow=POOL_OVERFLOW,
+        )
     install_connection_setup(engine)
     return engine
 

@@ -25,12 +25,12 @@ never overwrite the outcome of the worker that took over.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, event, or_, select, update
+from sqlalchemy import and_, delete, event, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
@@ -51,7 +51,9 @@ __all__ = [
     "extend_lease",
     "fail",
     "finish",
+    "finish_many",
     "mark_done",
+    "next_due",
     "purge_finished",
     "register_waker",
     "release",
@@ -185,12 +187,18 @@ async def enqueue(
 
 
 async def claim_due(
-    session: AsyncSession, worker_id: str, *, limit: int, lease: timedelta
+    session: AsyncSession,
+    worker_id: str,
+    *,
+    limit: int,
+    lease: timedelta,
+    exclude_kinds: Collection[str] = (),
 ) -> list[ClaimedJob]:
-    """Claim up to ``limit`` due jobs for ``worker_id`` and commit the claim.
+    """Claim up to ``limit`` due jobs for ``worker_id`` and commit the claim (one statement).
 
     Due means ``pending`` with ``run_at <= now``, or ``running`` with an expired lease (its worker
-    died). Oldest ``run_at`` first. Must be the first statement of ``session``'s transaction.
+    died). Oldest ``run_at`` first. Jobs of ``exclude_kinds`` are left for later (a worker whose
+    share of slots for a kind is taken). Must be the first statement of ``session``'s transaction.
     """
     if limit <= 0:
         return []
@@ -199,7 +207,10 @@ async def claim_due(
         and_(Job.status == PENDING, Job.run_at <= now),
         and_(Job.status == RUNNING, Job.lease_until < now),
     )
-    candidates = select(Job.id).where(due).order_by(Job.run_at, Job.id).limit(limit)
+    candidates = select(Job.id).where(due)
+    if exclude_kinds:
+        candidates = candidates.where(Job.kind.not_in(list(exclude_kinds)))
+    candidates = candidates.order_by(Job.run_at, Job.id).limit(limit)
     if supports_skip_locked(session.get_bind().dialect.name):
         candidates = candidates.with_for_update(skip_locked=True)
     stmt = (
@@ -267,6 +278,40 @@ async def finish(session: AsyncSession, job: ClaimedJob) -> bool:
     changed = await _transition(session, job, status=DONE, lease_until=None, last_error=None)
     await session.commit()
     return changed
+
+
+async def finish_many(session: AsyncSession, jobs: Sequence[ClaimedJob]) -> set[int]:
+    """:func:`finish` for several jobs of one worker in one statement; commit. Returns the ids
+    that were marked (the others were already done or taken over)."""
+    if not jobs:
+        return set()
+    worker_ids = {job.worker_id for job in jobs}
+    if len(worker_ids) != 1:
+        raise ValueError("finish_many takes the jobs of one worker")
+    now = utcnow()
+    rows = await session.execute(
+        update(Job)
+        .where(
+            Job.id.in_([job.id for job in jobs]),
+            Job.status == RUNNING,
+            Job.locked_by == worker_ids.pop(),
+        )
+        .values(status=DONE, lease_until=None, last_error=None, updated_at=now)
+        .returning(Job.id)
+        .execution_options(synchronize_session=False)
+    )
+    marked = {int(job_id) for job_id in rows.scalars()}
+    await session.commit()
+    return marked
+
+
+async def next_due(session: AsyncSession) -> datetime | None:
+    """When the next job becomes claimable: the earliest ``run_at`` of a pending job or
+    ``lease_until`` of a running one (None: no such job). May be in the past."""
+    pending = await session.scalar(select(func.min(Job.run_at)).where(Job.status == PENDING))
+    leased = await session.scalar(select(func.min(Job.lease_until)).where(Job.status == RUNNING))
+    times = [moment for moment in (pending, leased) if moment is not None]
+    return min(times) if times else None
 
 
 async def schedule_retry(

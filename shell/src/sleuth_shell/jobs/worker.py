@@ -3,10 +3,18 @@
 One loop serves both ``sleuth serve`` (in-process, unless ``SLEUTH_WORKERS_INLINE=false``) and
 ``sleuth worker``. Any number of workers may share one database:
 
-- it polls every ``poll_interval`` seconds (0.5 s by default) and wakes at once when a job is
-  enqueued and committed in the same process, so a due job starts within a second;
-- it runs up to ``concurrency`` jobs at a time and keeps their leases alive while they run
-  (renewed every third of ``lease``), so a job is held by exactly one live worker;
+- it sleeps until the earliest due job (the smallest ``run_at`` of a pending job, or lease expiry
+  of a running one), never longer than ``poll_interval`` seconds (0.5 s by default: the bound for
+  jobs enqueued by another process), and wakes at once when a job is enqueued and committed in
+  the same process or one of its own jobs finishes; a job never starts before its ``run_at``;
+- it claims as many due jobs as it has free slots in one statement, and runs up to
+  ``concurrency`` jobs at a time (32 by default), each in its own task, so a job waiting on I/O
+  (a callback POST, say) never holds up the next; no kind may take more than ``kind_share`` of
+  the slots (3/4 by default), so a slow or failing callback target cannot stall runs and other
+  work; it keeps the leases of running jobs alive (renewed every third of ``lease``), so a job is
+  held by exactly one live worker;
+- handlers that do not complete their job in their own transaction are marked done in batches
+  (one statement for all the jobs that finished together);
 - a job whose worker died is claimed again once its lease has expired; after
   :data:`LEASE_RECOVERIES` such recoveries beyond ``max_attempts`` it is failed as abandoned
   (a job that kills its worker cannot loop forever);
@@ -19,6 +27,7 @@ One loop serves both ``sleuth serve`` (in-process, unless ``SLEUTH_WORKERS_INLIN
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import os
@@ -62,8 +71,9 @@ class Worker:
         registry: JobRegistry,
         *,
         worker_id: str | None = None,
-        concurrency: int = 4,
+        concurrency: int = 32,
         poll_interval: float = 0.5,
+        kind_share: float = 0.75,
         lease: float = 60.0,
         shutdown_timeout: float = 10.0,
         keep_done: timedelta = timedelta(days=7),
@@ -72,10 +82,14 @@ class Worker:
             raise ValueError("concurrency must be at least 1")
         if poll_interval <= 0 or lease <= 0:
             raise ValueError("poll_interval and lease must be positive")
+        if not 0 < kind_share <= 1:
+            raise ValueError("kind_share must be in (0, 1]")
         self.services = services
         self.registry = registry
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.concurrency = concurrency
+        self.kind_limit = max(1, int(concurrency * kind_share))
+        """At most this many jobs of one kind run at a time."""
         self.poll_interval = poll_interval
         self.lease = timedelta(seconds=lease)
         self.shutdown_timeout = shutdown_timeout
@@ -87,6 +101,8 @@ class Worker:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
         self._waker_handle: object | None = None
+        self._to_finish: list[tuple[ClaimedJob, asyncio.Future[None]]] = []
+        self._finisher: asyncio.Task[None] | None = None
 
     # --- lifecycle ------------------------------------------------------------------------------
 
@@ -130,17 +146,54 @@ class Worker:
             while not self._stopping:
                 self._wake.clear()
                 await self._maybe_purge()
-                claimed = await self._claim()
+                asked = self._claim_limit()
+                claimed = await self._claim(asked)
                 for job in claimed:
                     task = asyncio.create_task(self._run_job(job))
                     self._running[task] = job
                     task.add_done_callback(self._job_finished)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+                if asked > 0 and len(claimed) == asked:
+                    continue  # got all it asked for: more may be due, look again
+                timeout = await self._idle_timeout()
+                if timeout > 0:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._wake.wait(), timeout)
         finally:
             await self._shutdown()
             self._waker_handle = None
             log.info("worker %s stopped", self.worker_id)
+
+    async def _idle_timeout(self) -> float:
+        """Seconds until the earliest due job, at most ``poll_interval`` (0: look again now)."""
+        if len(self._running) >= self.concurrency:
+            return self.poll_interval  # a finishing job wakes the loop
+        try:
+            async with self.services.sessions() as session:
+                due = await queue.next_due(session)
+        except Exception:
+            log.exception("worker %s could not read the next due time", self.worker_id)
+            return self.poll_interval
+        if due is None:
+            return self.poll_interval
+        wait = (due - utcnow()).total_seconds()
+        if wait <= 0:
+            # Due now but not claimed: only jobs of kinds at their share; a finishing job wakes us.
+            return self.poll_interval if self._saturated_kinds() else 0.0
+        # A timer may fire a little early; the claim never takes a job before its run_at.
+        return min(wait + 0.001, self.poll_interval)
+
+    def _kind_counts(self) -> collections.Counter[str]:
+        return collections.Counter(job.kind for job in self._running.values())
+
+    def _saturated_kinds(self) -> set[str]:
+        return {kind for kind, count in self._kind_counts().items() if count >= self.kind_limit}
+
+    def _claim_limit(self) -> int:
+        """How many jobs to claim now: the free slots, but no more than any kind that may still
+        be claimed has left of its share (so one claim cannot overfill a kind)."""
+        free = self.concurrency - len(self._running)
+        open_counts = [count for count in self._kind_counts().values() if count < self.kind_limit]
+        return max(0, min(free, self.kind_limit - max(open_counts, default=0)))
 
     async def _maybe_purge(self) -> None:
         """Every :data:`PURGE_INTERVAL` seconds, delete ``done`` jobs older than ``keep_done``."""
@@ -187,13 +240,18 @@ class Worker:
 
     # --- one job ----------------------------------------------------------------------------------
 
-    async def _claim(self, limit: int | None = None) -> list[ClaimedJob]:
-        free = (self.concurrency - len(self._running)) if limit is None else limit
-        if free <= 0:
+    async def _claim(self, limit: int) -> list[ClaimedJob]:
+        if limit <= 0:
             return []
         try:
             async with self.services.sessions() as session:
-                return await queue.claim_due(session, self.worker_id, limit=free, lease=self.lease)
+                return await queue.claim_due(
+                    session,
+                    self.worker_id,
+                    limit=limit,
+                    lease=self.lease,
+                    exclude_kinds=self._saturated_kinds(),
+                )
         except Exception:
             log.exception("worker %s could not claim jobs", self.worker_id)
             return []
@@ -244,14 +302,37 @@ class Worker:
         else:
             if not ctx.completed:
                 try:
-                    async with self.services.sessions() as session:
-                        await queue.finish(session, job)
+                    await self._finish(job)
                 except Exception:
                     log.exception("could not mark job %s done", job.id)
         finally:
             keeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await keeper
+
+    async def _finish(self, job: ClaimedJob) -> None:
+        """Mark ``job`` done together with the other jobs that finish at the same moment."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._to_finish.append((job, future))
+        if self._finisher is None or self._finisher.done():
+            self._finisher = asyncio.create_task(self._finish_batches())
+        await future
+
+    async def _finish_batches(self) -> None:
+        await asyncio.sleep(0)  # let the jobs finishing in this loop turn join the batch
+        while self._to_finish:
+            batch, self._to_finish = self._to_finish, []
+            try:
+                async with self.services.sessions() as session:
+                    await queue.finish_many(session, [job for job, _future in batch])
+            except Exception as exc:
+                for _job, future in batch:
+                    if not future.done():
+                        future.set_exception(exc)
+            else:
+                for _job, future in batch:
+                    if not future.done():
+                        future.set_result(None)
 
     async def _retry_or_fail(self, ctx: JobContext, exc: RetryJob) -> None:
         job = ctx.job

@@ -1,0 +1,163 @@
+"""HTTP benchmark: Sleuth's authenticated ``GET /api/v1/alert-responders/{id}`` against the
+Litestar and FastAPI hello-world apps, in one run, alternated over rounds (``make bench-http``).
+
+Each server is a uvicorn process with one worker and the access log on, as ``sleuth serve`` runs.
+Sleuth gets a fresh database with many enterprise organizations and agents, so the per-organization
+rate limits never cap the load; every request picks a random (key, agent) pair. The machine is
+shared, so the figures that matter are the same-run ratios; the load average is printed next to
+every measurement.
+
+    python benchmarks/http/bench_http.py [--rounds 3] [--duration 5] [--connections 50]
+        [--postgres postgresql://user@host/db]   # also measure Sleuth on PostgreSQL
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import statistics
+import sys
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import harness
+
+from sleuth_core.ids import encode_global_id
+
+
+@contextlib.contextmanager
+def postgres_database(base_url: str) -> Iterator[str]:
+    """A fresh PostgreSQL database next to ``base_url``'s, dropped afterwards."""
+    import asyncpg  # type: ignore[import-untyped]
+    from sqlalchemy.engine import make_url
+
+    url = make_url(base_url)
+    name = f"sleuth_bench_{uuid.uuid4().hex[:8]}"
+    admin_dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+    async def run(sql: str) -> None:
+        conn = await asyncpg.connect(admin_dsn)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(run(f'CREATE DATABASE "{name}"'))
+    try:
+        yield url.set(drivername="postgresql", database=name).render_as_string(hide_password=False)
+    finally:
+        asyncio.run(run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def write_targets(path: Path, triples: list[tuple[str, int, int]]) -> None:
+    lines = [
+        f"{key} /api/v1/alert-responders/{encode_global_id('AlertResponder', agent_id)}"
+        for key, _org, agent_id in triples
+    ]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--duration", type=float, default=5.0)
+    parser.add_argument("--connections", type=int, default=50)
+    parser.add_argument("--orgs", type=int, default=200)
+    parser.add_argument("--agents", type=int, default=5, help="alert agents per organization")
+    parser.add_argument("--postgres", default=None, help="also measure Sleuth on this server")
+    args = parser.parse_args()
+
+    wrk = harness.ensure_wrk()
+    print(harness.describe_machine())
+    print(f"load average at start: {harness.loadavg()}")
+
+    with contextlib.ExitStack() as stack:
+        tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sleuth-bench-")))
+        targets: dict[str, tuple[str, list[str]]] = {}
+        databases = {"sleuth-sqlite": f"sqlite:///{tmp / 'sleuth.db'}"}
+        if args.postgres:
+            databases["sleuth-postgres"] = stack.enter_context(postgres_database(args.postgres))
+        for name, url in databases.items():
+            triples = asyncio.run(harness.seed(url, args.orgs, args.agents))
+            target_file = tmp / f"{name}.txt"
+            write_targets(target_file, triples)
+            port = harness.free_port()
+            stack.enter_context(harness.sleuth_server(url, port))
+            targets[name] = (f"http://127.0.0.1:{port}", ["-s", str(target_file)])
+            # Sanity check: one authenticated GET answers 200.
+            key, _org, agent_id = triples[0]
+            import urllib.request
+
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/api/v1/alert-responders/"
+                f"{encode_global_id('AlertResponder', agent_id)}",
+                headers={"X-Service-Org-Api-Key": key},
+            )
+            with urllib.request.urlopen(request, timeout=10) as response:
+                assert response.status == 200, response.status
+        for name, module in (
+            ("litestar-hello", "hello_litestar"),
+            ("fastapi-hello", "hello_fastapi"),
+        ):
+            port = harness.free_port()
+            stack.enter_context(harness.hello_server(module, port))
+            targets[name] = (f"http://127.0.0.1:{port}/", [])
+
+        results: dict[str, list[harness.WrkResult]] = {name: [] for name in targets}
+        for round_no in range(1, args.rounds + 1):
+            for name, (url, extra) in targets.items():
+                script = Path(extra[1]) if extra else None
+                result = harness.run_wrk(
+                    wrk,
+                    url,
+                    duration=args.duration,
+                    connections=args.connections,
+                    script=harness.HERE / "rotate.lua" if script else None,
+                    script_args=[str(script)] if script else None,
+                )
+                results[name].append(result)
+                print(
+                    f"round {round_no} {name:16} {result.rps:9.0f} req/s"
+                    f"  p50 {result.p50_ms:7.2f} ms  p99 {result.p99_ms:7.2f} ms"
+                    f"  errors {result.errors}  load {result.load}",
+                    flush=True,
+                )
+
+    print()
+    print(
+        "| target | median req/s | median p50 ms | median p99 ms"
+        " | req/s vs Litestar | p99 vs Litestar |"
+    )
+    print("|---|---|---|---|---|---|")
+    ref = results["litestar-hello"]
+    ref_rps = statistics.median(r.rps for r in ref)
+    ref_p99 = statistics.median(r.p99_ms for r in ref)
+    for name, runs in results.items():
+        rps = statistics.median(r.rps for r in runs)
+        p50 = statistics.median(r.p50_ms for r in runs)
+        p99 = statistics.median(r.p99_ms for r in runs)
+        print(
+            f"| {name} | {rps:.0f} | {p50:.2f} | {p99:.2f}"
+            f" | {rps / ref_rps:.2f}x | {p99 / ref_p99:.2f}x |"
+        )
+    # Per-round ratios (same round, adjacent in time) say more than medians on a busy machine.
+    for name in results:
+        if name.startswith("sleuth"):
+            ratios = [s.rps / r.rps for s, r in zip(results[name], ref, strict=True)]
+            print(f"{name} / litestar-hello per round: " + ", ".join(f"{x:.2f}x" for x in ratios))
+    print(f"load average at end: {harness.loadavg()}")
+    errors = sum(r.errors for runs in results.values() for r in runs)
+    if errors:
+        print(
+            f"{errors} non-2xx responses or timeouts: the figures above are not valid",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,240 @@
+"""Shared plumbing of the HTTP and job benchmarks: seed a fresh database, start servers, run wrk.
+
+Not a test module (pytest collects only ``test_*.py``); see ``bench_http.py`` and ``bench_jobs.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import platform
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+PYTHON = sys.executable
+# This checkout's code, not whatever the virtualenv has installed.
+for _src in (ROOT / "shell" / "src", ROOT / "core" / "src"):
+    if str(_src) not in sys.path:
+        sys.path.insert(0, str(_src))
+
+
+def source_path() -> str:
+    """PYTHONPATH that makes subprocesses run this checkout's code."""
+    parts = [str(ROOT / "core" / "src"), str(ROOT / "shell" / "src"), str(HERE)]
+    if os.environ.get("PYTHONPATH"):
+        parts.append(os.environ["PYTHONPATH"])
+    return os.pathsep.join(parts)
+
+
+def loadavg() -> str:
+    """The 1, 5 and 15 minute load averages, as ``/proc/loadavg`` shows them."""
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "n/a"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def describe_machine() -> str:
+    """Commit, CPU count, Python and the UTC date, for the record next to the figures."""
+    return (
+        f"commit {git_commit()}, {platform.machine()} x {len(os.sched_getaffinity(0))} CPUs, "
+        f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
+    )
+
+
+def git_commit() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        )
+        return out.stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def wait_http(url: str, timeout: float = 60.0, proc: subprocess.Popen[bytes] | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"server for {url} exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except Exception:
+            time.sleep(0.2)
+    raise RuntimeError(f"{url} did not come up within {timeout:.0f}s")
+
+
+@contextlib.contextmanager
+def server(
+    args: list[str], port: int, *, env: dict[str, str] | None = None, ready_path: str = "/"
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Run ``python args...`` (listening on ``port``) until the block ends."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    full_env["PYTHONPATH"] = source_path()
+    log = open(os.devnull, "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen([PYTHON, *args], env=full_env, stdout=log, stderr=log)
+    try:
+        wait_http(f"http://127.0.0.1:{port}{ready_path}", proc=proc)
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+def hello_server(
+    module: str, port: int
+) -> contextlib.AbstractContextManager[subprocess.Popen[bytes]]:
+    """A framework hello-world under uvicorn, configured like ``sleuth serve`` (one worker,
+    ``log_level=info`` with the access log)."""
+    return server(
+        [
+            "-m", "uvicorn", f"{module}:app", "--app-dir", str(HERE),
+            "--host", "127.0.0.1", "--port", str(port), "--log-level", "info",
+        ],
+        port,
+    )  # fmt: skip
+
+
+def sleuth_server(
+    database_url: str, port: int, extra_env: dict[str, str] | None = None
+) -> contextlib.AbstractContextManager[subprocess.Popen[bytes]]:
+    env = {
+        "SLEUTH_DATABASE_URL": database_url,
+        "SLEUTH_PUBLIC_URL": f"http://127.0.0.1:{port}",
+        "SLEUTH_ALLOW_PRIVATE_URLS": "true",
+    }
+    env.update(extra_env or {})
+    return server(
+        ["-m", "sleuth_shell", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        port,
+        env=env,
+        ready_path="/health",
+    )
+
+
+def ensure_wrk() -> str:
+    """The path of ``wrk``, installing Debian's package when it is missing (needs root)."""
+    found = shutil.which("wrk")
+    if found:
+        return found
+    print("wrk not found: installing it with apt-get (Debian package 'wrk')", file=sys.stderr)
+    subprocess.run(["apt-get", "install", "-y", "-q", "wrk"], check=True)
+    found = shutil.which("wrk")
+    if not found:
+        raise RuntimeError("wrk is still missing after apt-get install")
+    return found
+
+
+@dataclass(frozen=True)
+class WrkResult:
+    rps: float
+    p50_ms: float
+    p99_ms: float
+    errors: int
+    load: str
+
+
+_UNIT = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+
+
+def _ms(text: str) -> float:
+    match = re.fullmatch(r"([\d.]+)(us|ms|s)", text)
+    if not match:
+        raise ValueError(f"unexpected wrk latency {text!r}")
+    return float(match.group(1)) * _UNIT[match.group(2)]
+
+
+def run_wrk(
+    wrk: str,
+    url: str,
+    *,
+    duration: float,
+    connections: int,
+    threads: int = 2,
+    script: Path | None = None,
+    script_args: list[str] | None = None,
+) -> WrkResult:
+    load = loadavg()
+    cmd = [wrk, f"-t{threads}", f"-c{connections}", f"-d{duration:g}s", "--latency"]
+    if script is not None:
+        cmd += ["-s", str(script)]
+    cmd.append(url)
+    if script_args:
+        cmd += ["--", *script_args]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    p50 = _ms(re.search(r"\s50%\s+(\S+)", out).group(1))  # type: ignore[union-attr]
+    p99 = _ms(re.search(r"\s99%\s+(\S+)", out).group(1))  # type: ignore[union-attr]
+    errors = 0
+    for pattern in (r"Non-2xx or 3xx responses:\s+(\d+)", r"Socket errors:.*?timeout (\d+)"):
+        match = re.search(pattern, out)
+        if match:
+            errors += int(match.group(1))
+    return WrkResult(rps=rps, p50_ms=p50, p99_ms=p99, errors=errors, load=load)
+
+
+async def seed(database_url: str, orgs: int, agents_per_org: int) -> list[tuple[str, int, int]]:
+    """Migrate ``database_url`` and create ``orgs`` enterprise organizations, one API key and
+    ``agents_per_org`` alert agents each. Returns ``(api_key, org_id, agent_id)`` triples."""
+    from sleuth_shell import admin
+    from sleuth_shell.db import create_engine, create_session_factory, migrate
+    from sleuth_shell.db.models import AlertResponder, Team
+
+    await asyncio.to_thread(migrate, database_url)
+    engine = create_engine(database_url)
+    out: list[tuple[str, int, int]] = []
+    try:
+        sessions = create_session_factory(engine)
+        for i in range(orgs):
+            async with sessions() as session:
+                org = await admin.create_org(session, f"Bench org {i}", plan="enterprise")
+                _row, key = await admin.create_key(session, org.name, admin=True)
+                team = (
+                    await session.execute(Team.__table__.select().where(Team.org_id == org.id))
+                ).first()
+                assert team is not None
+                agents = [
+                    AlertResponder(
+                        org_id=org.id,
+                        team_id=team.id,
+                        name=f"Agent {j}",
+                        runbook_prompt=f"Check the dashboards of service {j}, then the deploy log.",
+                        runbook_active=True,
+                        text_matches=[f"service-{j}"],
+                        match_rules={"rules": []},
+                        chat_channel_id=f"C{i:04d}{j:03d}",
+                        webhook_sources=[],
+                        status="ACTIVE",
+                    )
+                    for j in range(agents_per_org)
+                ]
+                session.add_all(agents)
+                await session.commit()
+                out.extend((key, org.id, agent.id) for agent in agents)
+    finally:
+        await engine.dispose()
+    return out

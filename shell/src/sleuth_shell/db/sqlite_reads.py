@@ -1,0 +1,159 @@
+"""SQLite reads without a thread hop: an aiosqlite connection that runs non-blocking calls inline.
+
+aiosqlite runs every call on its connection's thread and resolves a future back on the event
+loop: two thread switches (and a GIL hand-over) per call, several calls per query. On a busy
+2-core machine that hop, not SQLite, was most of the cost of an authenticated read (see
+docs/performance.md).
+
+:class:`InlineReadConnection` runs a call directly on the event loop thread when it cannot wait
+for a lock: a ``SELECT`` (in WAL mode, set by
+:func:`~sleuth_shell.db.dialect.install_connection_setup`, readers never wait for the writer),
+fetching rows, closing cursors, creating a cursor, and a commit or rollback with no transaction
+open (a no-op). Everything that can wait on the database lock or write to disk (``INSERT``,
+``UPDATE``, ``DELETE``, ``BEGIN``, real commits, pragmas, connecting, closing) still goes through
+aiosqlite's thread, so the busy timeout never blocks the event loop. A ``SELECT`` that must wait
+(a WAL checkpoint restart, rare and short) is the one exception, accepted for the common case.
+
+Writers of one process take turns through an asyncio lock per database file (:func:`write_lock`),
+held from the first writing statement of a transaction to its commit or rollback. SQLite allows one
+writer at a time anyway; without the lock, concurrent writers (the worker's jobs, requests) collide
+on the database lock and sleep in SQLite's busy handler (1 ms to 100 ms backoff), which left the
+database idle most of the time under load. Writers of other processes still meet SQLite's busy
+timeout. Waiting for the lock longer than the busy timeout fails like SQLite would, with
+``database is locked``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import aiosqlite
+
+__all__ = ["InlineReadConnection", "connect_inline_reads", "write_lock"]
+
+#: Seconds a writer waits for the in-process write lock before failing (SQLite's busy timeout).
+WRITE_LOCK_TIMEOUT = 10.0
+
+_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def write_lock(database: str) -> asyncio.Lock:
+    """The lock the writers of ``database`` take turns with, in the running event loop."""
+    loop = asyncio.get_running_loop()
+    per_loop = _locks.setdefault(loop, {})
+    lock = per_loop.get(database)
+    if lock is None:
+        lock = per_loop[database] = asyncio.Lock()
+    return lock
+
+
+def _lock_key(database: str) -> str | None:
+    """The file a connection string names, or None for an in-memory database (no sharing)."""
+    if database == ":memory:" or "mode=memory" in database:
+        return None
+    path = database[len("file:") :].split("?", 1)[0] if database.startswith("file:") else database
+    return os.path.realpath(path)
+
+
+_CURSOR_INLINE = frozenset({"fetchone", "fetchmany", "fetchall", "close"})
+_READ_PREFIXES = ("SELECT", "select")
+
+
+def _is_read(sql: object) -> bool:
+    return isinstance(sql, str) and sql.lstrip().startswith(_READ_PREFIXES)
+
+
+class InlineReadConnection(aiosqlite.Connection):
+    """An aiosqlite connection whose non-blocking calls run on the event loop thread and whose
+    write transactions take turns with the process's other writers of the same file."""
+
+    def __init__(
+        self,
+        connector: Callable[[], sqlite3.Connection],
+        iter_chunk_size: int,
+        lock_key: str | None,
+    ) -> None:
+        super().__init__(connector, iter_chunk_size)
+        self._lock_key = lock_key
+        self._write_lock: asyncio.Lock | None = None
+
+    def _in_transaction(self) -> bool:
+        connection = self._connection
+        if connection is None:
+            return False
+        try:
+            return connection.in_transaction
+        except sqlite3.ProgrammingError:  # closed
+            return False
+
+    def _release_if_idle(self) -> None:
+        if self._write_lock is not None and not self._in_transaction():
+            lock, self._write_lock = self._write_lock, None
+            if lock.locked():
+                lock.release()
+
+    def _inline(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> bool:
+        owner = getattr(fn, "__self__", None)
+        name = getattr(fn, "__name__", "")
+        if isinstance(owner, sqlite3.Cursor):
+            if name in _CURSOR_INLINE:
+                return True
+            return name == "execute" and bool(args) and _is_read(args[0])
+        if isinstance(owner, sqlite3.Connection):
+            if name == "cursor":
+                return True
+            if name in ("commit", "rollback"):
+                return not owner.in_transaction
+        return False
+
+    async def _execute(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        if self._connection is not None and self._running and self._inline(fn, args):
+            return fn(*args, **kwargs)
+        if (
+            self._lock_key is not None
+            and self._write_lock is None
+            and self._connection is not None
+            and getattr(fn, "__name__", "") in ("execute", "executemany", "executescript")
+            and not self._in_transaction()
+        ):
+            lock = write_lock(self._lock_key)
+            try:
+                await asyncio.wait_for(lock.acquire(), WRITE_LOCK_TIMEOUT)
+            except TimeoutError:
+                raise sqlite3.OperationalError("database is locked") from None
+            self._write_lock = lock
+        try:
+            return await super()._execute(fn, *args, **kwargs)  # type: ignore[no-untyped-call]
+        finally:
+            self._release_if_idle()
+
+    def stop(self) -> asyncio.Future[Any] | None:
+        """Stop the thread (closing the connection rolls back): give up the write lock too."""
+        lock, self._write_lock = self._write_lock, None
+        if lock is not None and lock.locked():
+            lock.release()
+        future: asyncio.Future[Any] | None = super().stop()
+        return future
+
+
+def connect_inline_reads(database: str, **kwargs: Any) -> InlineReadConnection:
+    """Like :func:`aiosqlite.connect`, returning an :class:`InlineReadConnection` (SQLAlchemy's
+    ``async_creator_fn`` connect argument of the aiosqlite dialect)."""
+    # The connection is used from the event loop thread and from aiosqlite's thread, one call at
+    # a time; sqlite3 must not insist on a single thread.
+    kwargs["check_same_thread"] = False
+
+    def connector() -> sqlite3.Connection:
+        connection: sqlite3.Connection = sqlite3.connect(database, **kwargs)
+        return connection
+
+    connection = InlineReadConnection(connector, 64, _lock_key(database))
+    connection._thread.daemon = True  # as SQLAlchemy does for aiosqlite's own connections
+    return connection
