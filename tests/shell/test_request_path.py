@@ -10,9 +10,9 @@ from litestar import Litestar
 from litestar.testing import TestClient
 from sqlalchemy import delete, select, text
 
-from sleuth_shell.auth import PrincipalCache, forget_api_keys
+from sleuth_shell.auth import PrincipalCache, RevocationWatch, forget_api_keys
 from sleuth_shell.db import create_engine, create_session_factory
-from sleuth_shell.db.models import ApiKey, Organization
+from sleuth_shell.db.models import ApiKey, Organization, utcnow
 from sleuth_shell.db.sqlite_reads import InlineReadConnection
 from tests.shell.conftest import Factory, OrgHandle
 
@@ -169,3 +169,26 @@ def test_wal_reads_see_committed_writes_of_other_connections(tmp_path: Path) -> 
             await engine.dispose()
 
     assert asyncio.run(go()) == [1, 2]
+
+
+def test_revocation_watch_forgets_keys_revoked_by_another_process(
+    app: Litestar, client: TestClient[Litestar], factory: Factory, org: OrgHandle
+) -> None:
+    """`sleuth admin revoke-key` runs in its own process: the watch's poll, not the TTL, makes
+    every serving process refuse the key."""
+    assert client.get(GET, headers=org.headers).status_code == 200  # now cached
+    key_id = _key_id(factory, org)
+
+    async def revoke(session):  # type: ignore[no-untyped-def]
+        key = await session.get(ApiKey, key_id)
+        key.revoked_at = utcnow()
+        await session.commit()
+
+    factory.run(revoke)
+    assert client.get(GET, headers=org.headers).status_code == 200  # still cached
+    watch = RevocationWatch(app.state.session_factory)
+    with client.portal() as portal:
+        assert portal.call(watch.poll) == {key_id}
+    response = client.get(GET, headers=org.headers)
+    assert response.status_code == 401
+    assert response.json() == {"detail": "Invalid API key"}

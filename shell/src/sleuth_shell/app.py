@@ -20,7 +20,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sleuth_shell import __version__
 from sleuth_shell.agents.base import Agent, KnowledgeSearch, LogStore
 from sleuth_shell.api import api_router, root_routes
-from sleuth_shell.auth import API_KEY_HEADER, ApiKeyMiddleware, PrincipalCache, provide_principal
+from sleuth_shell.auth import (
+    API_KEY_HEADER,
+    ApiKeyMiddleware,
+    PrincipalCache,
+    RevocationWatch,
+    provide_principal,
+)
 from sleuth_shell.config import Settings
 from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.errors import document_default_errors, exception_handlers
@@ -88,6 +94,7 @@ def create_app(
     """
     engine = engine if engine is not None else create_engine(settings.database_url)
     session_factory = create_session_factory(engine)
+    revocations = RevocationWatch(session_factory)
     services = build_services(
         settings,
         session_factory,
@@ -136,8 +143,8 @@ def create_app(
         template_config=TemplateConfig(
             instance=JinjaTemplateEngine.from_environment(environment())
         ),
-        on_startup=[runtime.startup],
-        on_shutdown=[runtime.shutdown, dispose_engine, close_stores],
+        on_startup=[runtime.startup, revocations.start],
+        on_shutdown=[revocations.stop, runtime.shutdown, dispose_engine, close_stores],
         lifespan=[mcp.lifespan],
         openapi_config=OpenAPIConfig(
             title="Sleuth API",

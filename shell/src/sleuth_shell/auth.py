@@ -22,6 +22,8 @@ Route options (Litestar ``opt``, merged from router/controller/handler):
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
 import weakref
@@ -50,6 +52,7 @@ __all__ = [
     "ApiKeyMiddleware",
     "Principal",
     "PrincipalCache",
+    "RevocationWatch",
     "authenticate",
     "current_principal",
     "forget_api_keys",
@@ -152,6 +155,61 @@ def forget_api_keys(*, key_ids: set[int] | None = None, org_ids: set[int] | None
     (both None: everything). Call it after revoking a key or changing an organization's plan."""
     for cache in list(_caches):
         cache.forget(key_ids=key_ids, org_ids=org_ids)
+
+
+#: How often each serving process looks for keys revoked elsewhere (``sleuth admin revoke-key``
+#: runs in its own process, other nodes share the database): the bound on revocation.
+REVOCATION_POLL_SECONDS = 0.25
+#: Keys revoked this long before a poll are looked at again (clock skew between nodes).
+_REVOCATION_LOOKBACK = timedelta(minutes=2)
+
+
+class RevocationWatch:
+    """Make this process's principal caches forget keys revoked by any process, within
+    :data:`REVOCATION_POLL_SECONDS`: one small query per interval, whatever the request rate.
+
+    ``start()`` in the app's startup, ``stop()`` at shutdown. A failed poll is logged; the cache's
+    own TTL (:data:`PRINCIPAL_TTL`) still bounds revocation then.
+    """
+
+    def __init__(
+        self,
+        session_factory: async_sessionmaker[AsyncSession],
+        interval: float = REVOCATION_POLL_SECONDS,
+    ) -> None:
+        self._sessions = session_factory
+        self._interval = interval
+        self._task: asyncio.Task[None] | None = None
+
+    async def poll(self) -> set[int]:
+        """Forget the keys revoked recently (by anyone); returns their ids."""
+        since = utcnow() - _REVOCATION_LOOKBACK
+        async with self._sessions() as session:
+            ids = set(
+                (await session.scalars(select(ApiKey.id).where(ApiKey.revoked_at >= since))).all()
+            )
+        if ids:
+            forget_api_keys(key_ids=ids)
+        return ids
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self._interval)
+            try:
+                await self.poll()
+            except Exception:
+                log.exception("could not check for revoked API keys")
+
+    async def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
 
 async def authenticate(
