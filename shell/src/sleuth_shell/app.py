@@ -7,12 +7,12 @@ import time
 from collections.abc import AsyncGenerator, Callable
 
 from litestar import Litestar
-from litestar.contrib.jinja import JinjaTemplateEngine
 from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
+from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.stores.base import Store
 from litestar.template import TemplateConfig
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
