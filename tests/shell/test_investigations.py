@@ -444,16 +444,19 @@ def test_list_newest_first_with_cursor_paging_and_filters(
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({"limit": "0"}, "limit must be an integer from 1 to 100"),
-        ({"limit": "101"}, "limit must be an integer from 1 to 100"),
-        ({"limit": "ten"}, "limit must be an integer from 1 to 100"),
-        ({"limit": "-1"}, "limit must be an integer from 1 to 100"),
+        ({"limit": "0"}, "Invalid limit: 0 (a whole number from 1 to 100)"),
+        ({"limit": "101"}, "Invalid limit: 101 (a whole number from 1 to 100)"),
+        ({"limit": "ten"}, "Invalid limit: ten (a whole number from 1 to 100)"),
+        ({"limit": "-1"}, "Invalid limit: -1 (a whole number from 1 to 100)"),
         (
             {"status": "DONE"},
             "Invalid status: DONE (one of PENDING, IN_PROGRESS, COMPLETED, ERRORED, STOPPED)",
         ),
-        ({"cursor": "junk"}, "Invalid cursor"),
-        ({"cursor": encode_global_id("Investigation", 3)}, "Invalid cursor"),
+        ({"cursor": "junk"}, "Invalid cursor: junk"),
+        (
+            {"cursor": encode_global_id("Investigation", 3)},
+            f"Invalid cursor: {encode_global_id('Investigation', 3)}",
+        ),
         ({"alert_responder_id": "junk"}, "Invalid alert_responder_id: junk"),
     ],
 )

@@ -3,8 +3,9 @@ paged), ``GET /api/v1/investigations/{id}`` and ``POST /api/v1/investigations/{i
 
 The list takes ``alert_responder_id`` (an alert agent's Global ID; one of another organization
 lists nothing), ``status`` (one of the investigation statuses), ``limit`` (1-100, default
-:data:`DEFAULT_LIMIT`) and ``cursor`` (the ``next_cursor`` of the previous page, opaque); any
-malformed one is 400 naming it. ``next_cursor`` is null on the last page.
+20) and ``cursor`` (the ``next_cursor`` of the previous page, opaque), paged by
+:func:`~sleuth_shell.api.common.parse_page`/:func:`~sleuth_shell.api.common.fetch_page` like every
+list; any malformed one is 400 naming it. ``next_cursor`` is null on the last page.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import decode_global_id, encode_global_id
-from sleuth_shell.api.common import MAX_PK, decode_id_or_404
+from sleuth_shell.api.common import MAX_PK, decode_id_or_404, fetch_page, parse_page
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.auth import Principal
 from sleuth_shell.db.models import Investigation, Team
@@ -35,12 +36,6 @@ __all__ = [
 
 GLOBAL_TYPE = "Investigation"
 THING = "Investigation"
-#: Page size of the list when ``limit`` is not given, and the largest accepted.
-DEFAULT_LIMIT = 20
-MAX_LIMIT = 100
-# The cursor is the Global ID-style encoding of the last listed investigation's id under its own
-# type name, so it is opaque and never mistaken for an investigation's ID.
-_CURSOR_TYPE = "InvestigationCursor"
 
 
 class InvestigationRecord(msgspec.Struct, kw_only=True):
@@ -81,24 +76,6 @@ class InvestigationList(msgspec.Struct, kw_only=True):
 
     investigations: list[InvestigationRecord]
     next_cursor: str | None
-
-
-def _limit(value: str | None) -> int:
-    if value is None or value == "":
-        return DEFAULT_LIMIT
-    limit = int(value) if value.isascii() and value.isdigit() else 0
-    if not 1 <= limit <= MAX_LIMIT:
-        raise bad_request(f"limit must be an integer from 1 to {MAX_LIMIT}")
-    return limit
-
-
-def _cursor(value: str | None) -> int | None:
-    if value is None or value == "":
-        return None
-    pk = decode_global_id(value, _CURSOR_TYPE)
-    if pk is None or pk > MAX_PK:
-        raise bad_request("Invalid cursor")
-    return pk
 
 
 def _agent_filter(value: str | None) -> int | None:
@@ -153,8 +130,7 @@ async def list_investigations(
     one status; page on with ``cursor`` = the previous page's ``next_cursor``."""
     agent_id = _agent_filter(alert_responder_id)
     wanted_status = _status_filter(status)
-    page_size = _limit(limit)
-    after = _cursor(cursor)
+    page = parse_page(limit, cursor)
     query = (
         select(Investigation, Team.name)
         .outerjoin(Team, Team.id == Investigation.team_id)
@@ -164,16 +140,14 @@ async def list_investigations(
         query = query.where(Investigation.alert_responder_id == agent_id)
     if wanted_status is not None:
         query = query.where(Investigation.status == wanted_status)
-    if after is not None:
-        query = query.where(Investigation.id < after)
-    rows = (
-        await db_session.execute(query.order_by(Investigation.id.desc()).limit(page_size + 1))
-    ).all()
-    more = len(rows) > page_size
-    rows = rows[:page_size]
+    found = await fetch_page(
+        db_session, query, page, created=Investigation.created_at, key=Investigation.id
+    )
     return InvestigationList(
-        investigations=[investigation_record(row, principal.org_name, team) for row, team in rows],
-        next_cursor=encode_global_id(_CURSOR_TYPE, rows[-1][0].id) if more else None,
+        investigations=[
+            investigation_record(row, principal.org_name, team) for row, team in found.rows
+        ],
+        next_cursor=found.next_cursor,
     )
 
 
