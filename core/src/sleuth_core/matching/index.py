@@ -26,6 +26,7 @@ The result is exactly the set of keys whose rules :func:`~sleuth_core.matching.m
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Mapping
+from operator import itemgetter
 from typing import Any, Generic, TypeVar
 
 import regex
@@ -47,6 +48,8 @@ _Node = tuple[bool, frozenset[int], tuple[int, ...], tuple[Any, ...]]
 
 #: Literals added since the automaton was built are scanned one by one until there are this many.
 _MAX_PENDING = 64
+
+_second = itemgetter(1)
 
 _COST_ALWAYS = 10_000.0
 _COST_UNFILTERED_REGEX = 1_000.0
@@ -232,7 +235,10 @@ class MatchIndex(Generic[K]):
                 lid = self._intern(item["type"], item["value"])
                 leaves.append(lid)
                 (regexes if item["type"] == "regex" else plain).append(lid)
-                options.append((self._cost[lid], frozenset((lid,))))
+                # A leaf that many trees already watch makes them all candidates when it is
+                # true: spread the watches (any choice gives the same results).
+                cost = self._cost[lid] * (1 + len(self._watchers[lid]))
+                options.append((cost, frozenset((lid,))))
         if is_and:
             cost, watch = min(options, key=lambda option: option[0])
         else:
@@ -290,7 +296,7 @@ class MatchIndex(Generic[K]):
         trigger = min(folded, key=rank)
         everything = frozenset(literal for alternatives in folded for literal in alternatives)
         self._factors[lid] = (everything, trigger)
-        self._checks[lid] = tuple(alternatives for alternatives in folded if alternatives != trigger)
+        self._checks[lid] = tuple(other for other in folded if other != trigger)
         for literal in trigger:
             self._regex_by_literal.setdefault(literal, set()).add(lid)
         for literal in everything:
@@ -380,7 +386,7 @@ class MatchIndex(Generic[K]):
             return {literal for literal in self._literals if literal in folded}
         hits: set[str] = set()
         if self._automaton is not None:
-            hits.update(literal for _, literal in self._automaton.iter(folded))
+            hits.update(map(_second, self._automaton.iter(folded)))
         for literal in self._pending:
             if literal in folded:
                 hits.add(literal)
