@@ -16,9 +16,10 @@ each distinct leaf once per text and then evaluates only the trees that could be
    fewest indexed users when the regex was added - so a literal that every text holds does not
    make every regex that needs it a candidate; the other sets are checked against the literals
    found only when the trigger is hit.
-4. Each tree *watches* a few of its leaves - for an AND the single most selective child, for an
-   OR all children - such that the tree can only be true if a watched leaf is (or may be) true.
-   Only trees with a true watched leaf are evaluated.
+4. Each tree *watches* a few of its leaves - for an AND the single most selective child (its
+   estimated cost times one plus the number of trees already watching it, so that a common leaf
+   does not gather every tree), for an OR all children - such that the tree can only be true if
+   a watched leaf is (or may be) true. Only trees with a true watched leaf are evaluated.
 
 The result is exactly the set of keys whose rules :func:`~sleuth_core.matching.matches` accepts.
 """
@@ -105,7 +106,7 @@ class MatchIndex(Generic[K]):
         self._contains_by_literal: dict[str, int] = {}
         # Regex leaf ids by the literals of their trigger set.
         self._regex_by_literal: dict[str, set[int]] = {}
-        # Per prefiltered regex leaf: all its literals, its trigger set and its other sets.
+        # Per prefiltered regex leaf: all its literals and its trigger set; its other sets.
         self._factors: dict[int, tuple[frozenset[str], tuple[str, ...]]] = {}
         self._checks: dict[int, tuple[tuple[str, ...], ...]] = {}
         self._regex: dict[int, regex.Pattern[str]] = {}
