@@ -18,6 +18,7 @@ matching cost per alert for 10 vs 1,000 agents of the same mix (core ``MatchInde
 structure the intake caches, in this process).
 
     .venv/bin/python benchmarks/bench_intake.py [--alerts 5000] [--agents 1000] [--clients 16]
+    .venv/bin/python benchmarks/bench_intake.py --matching-only [--agents 10000]
 """
 
 from __future__ import annotations
@@ -206,9 +207,20 @@ def main() -> None:
         action="store_true",
         help="serve with SLEUTH_WORKERS_INLINE=false (investigations wait in the queue)",
     )
+    parser.add_argument(
+        "--matching-only",
+        action="store_true",
+        help="only the in-process matching cost per alert at 10, 100, 1,000 and --agents agents",
+    )
     args = parser.parse_args()
     rng = random.Random(8)
     bodies = [alert_body(i, args.agents, rng) for i in range(args.alerts)]
+    if args.matching_only:
+        print("load average at start {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+        for agents in sorted({10, 100, 1000, args.agents}):
+            cost = matching_cost(bodies[:500], agents)
+            print(f"matching cost, {agents} agents: {cost:.1f} us/alert")
+        return
     sizes = [len(b) for b in bodies]
     print(
         f"alerts: {len(bodies)}, body size {min(sizes)}-{max(sizes)} B"

@@ -4,9 +4,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_matching_strategies import ALPHABET, regexes, texts_for, tree_literals, trees
 
+import sleuth_core.matching.index as index_module
 from sleuth_core.errors import InvalidCriteria
 from sleuth_core.matching import MAX_TEXT_LENGTH, MatchIndex, matches
-from sleuth_core.matching.prefilter import required_literals
+from sleuth_core.matching.prefilter import required_literal_sets, required_literals
 
 NATIVE = [True, False]
 
@@ -195,6 +196,89 @@ def test_required_literals_are_in_every_match(data, pattern):
         text = data.draw(texts_for(pieces) | st.text(alphabet=ALPHABET, max_size=12))
         if factors is not None and compiled.search(text):
             assert any(factor in text for factor in factors)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "sets"),
+    [
+        ("checkout.*svc7.*timeout", [{"checkout"}, {"svc7"}, {"timeout"}]),
+        (r"^checkout.*svc7.*timeout$", [{"checkout"}, {"svc7"}, {"timeout"}]),
+        ("(?:a|b)c.*de.*x", [{"ac", "bc"}, {"de"}]),  # "x" is too short to be worth a set
+        ("ab.*cd.*ab", [{"ab"}, {"cd"}]),  # the same set twice is kept once
+        ("a.*b", None),
+        ("(?i)ab.*cd", None),
+    ],
+)
+def test_required_literal_sets(pattern, sets):
+    found = required_literal_sets(pattern)
+    assert (None if found is None else [set(s) for s in found]) == sets
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data(), regexes)
+def test_every_required_literal_set_is_in_every_match(data, pattern):
+    sets = required_literal_sets(pattern)
+    compiled = regex.compile(pattern, cache_pattern=False)
+    pieces = tree_literals(AND(leaf("regex", pattern)))
+    for _ in range(5):
+        text = data.draw(texts_for(pieces) | st.text(alphabet=ALPHABET, max_size=12))
+        if sets is not None and compiled.search(text):
+            assert all(any(factor in text for factor in s) for s in sets)
+
+
+@pytest.fixture
+def searched(monkeypatch):
+    """The regex leaves the index runs, in order (a counter around its one regex search)."""
+    calls = []
+    search = index_module.search_regex
+
+    def counting(compiled, text):
+        calls.append(compiled.pattern)
+        return search(compiled, text)
+
+    monkeypatch.setattr(index_module, "search_regex", counting)
+    return calls
+
+
+@pytest.mark.parametrize("native", NATIVE)
+def test_a_regex_runs_only_when_all_its_literal_parts_occur(native, searched):
+    # The intake benchmark's inner-star agents: every alert holds "checkout" and "timeout", so a
+    # prefilter on one literal would run all 250 regexes on every alert.
+    entries = {n: AND(leaf("regex", f"checkout.*svc{n:04d}y.*timeout")) for n in range(250)}
+    entries["other"] = AND(leaf("regex", "alpha.*beta"))
+    index = MatchIndex(entries, native=native)
+    text = "p1 incident checkout svc0042y svc0107x latency timeout"
+    assert index.match(text) == expected(entries, text) == {42}
+    assert searched == ["checkout.*svc0042y.*timeout"]
+
+    searched.clear()
+    text = "timeout then checkout of svc0042y, svc0043y, svc0044y and alpha"
+    assert index.match(text) == expected(entries, text) == set()
+    # Only the three whose literal parts all occur ran (and failed on the order); not "alpha.*beta"
+    assert sorted(searched) == [f"checkout.*svc{n:04d}y.*timeout" for n in (42, 43, 44)]
+
+    searched.clear()
+    for text in ("checkout timeout", "alpha gamma", "beta alpha", "svc0001y timeout"):
+        index.match(text)
+    assert searched == ["alpha.*beta"]  # "beta alpha": both parts occur, in the wrong order
+
+
+@pytest.mark.parametrize("native", NATIVE)
+def test_literal_parts_are_checked_after_adds_and_removes(native, searched):
+    index = MatchIndex(native=native)
+    for n in range(20):
+        index.add(n, AND(leaf("regex", f"shared.*part{n:02d}.*common")))
+    for n in range(0, 20, 2):
+        index.remove(n)
+    index.add("late", AND(leaf("regex", "shared.*late.*common")))
+    text = "shared part07 part08 common"
+    assert index.match(text) == {7}
+    assert searched == ["shared.*part07.*common"]
+    index.remove(7)
+    searched.clear()
+    assert index.match(text) == set()
+    assert searched == []
+    assert index.match("shared late common") == {"late"}
 
 
 @pytest.mark.parametrize("native", NATIVE)

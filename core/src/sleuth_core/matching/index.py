@@ -9,11 +9,17 @@ each distinct leaf once per text and then evaluates only the trees that could be
    or ``native=False``).
 2. ``starts_with`` / ``ends_with`` leaves sit in dicts keyed by literal length: one lookup of
    ``text[:L]`` / ``text[-L:]`` per distinct length ``L``.
-3. A regex leaf is only run when a tree needs it and its factor was found (a regex without a
-   safely extractable factor is always a candidate), at most once per text.
-4. Each tree *watches* a few of its leaves - for an AND the single most selective child, for an
-   OR all children - such that the tree can only be true if a watched leaf is (or may be) true.
-   Only trees with a true watched leaf are evaluated.
+3. A regex leaf is only run when a tree needs it and *every* one of its required literal sets
+   has a literal in the text (``checkout.*svc7.*timeout`` needs ``checkout``, ``svc7`` and
+   ``timeout``; a regex without a safely extractable literal is always a candidate), at most once
+   per text. Each regex is listed under one *trigger* set only - the one whose literals had the
+   fewest indexed users when the regex was added - so a literal that every text holds does not
+   make every regex that needs it a candidate; the other sets are checked against the literals
+   found only when the trigger is hit.
+4. Each tree *watches* a few of its leaves - for an AND the single most selective child (its
+   estimated cost times one plus the number of trees already watching it, so that a common leaf
+   does not gather every tree), for an OR all children - such that the tree can only be true if
+   a watched leaf is (or may be) true. Only trees with a true watched leaf are evaluated.
 
 The result is exactly the set of keys whose rules :func:`~sleuth_core.matching.matches` accepts.
 """
@@ -21,12 +27,13 @@ The result is exactly the set of keys whose rules :func:`~sleuth_core.matching.m
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Mapping
+from operator import itemgetter
 from typing import Any, Generic, TypeVar
 
 import regex
 
 from sleuth_core.matching.evaluate import search_regex
-from sleuth_core.matching.prefilter import required_literals
+from sleuth_core.matching.prefilter import required_literal_sets
 from sleuth_core.matching.rules import MAX_TEXT_LENGTH, compile_regex, validate_rules
 
 try:
@@ -42,6 +49,8 @@ _Node = tuple[bool, frozenset[int], tuple[int, ...], tuple[Any, ...]]
 
 #: Literals added since the automaton was built are scanned one by one until there are this many.
 _MAX_PENDING = 64
+
+_second = itemgetter(1)
 
 _COST_ALWAYS = 10_000.0
 _COST_UNFILTERED_REGEX = 1_000.0
@@ -95,8 +104,11 @@ class MatchIndex(Generic[K]):
         self._next_id = 0
         self._always: set[int] = set()
         self._contains_by_literal: dict[str, int] = {}
+        # Regex leaf ids by the literals of their trigger set.
         self._regex_by_literal: dict[str, set[int]] = {}
-        self._factors: dict[int, tuple[str, ...]] = {}
+        # Per prefiltered regex leaf: all its literals and its trigger set; its other sets.
+        self._factors: dict[int, tuple[frozenset[str], tuple[str, ...]]] = {}
+        self._checks: dict[int, tuple[tuple[str, ...], ...]] = {}
         self._regex: dict[int, regex.Pattern[str]] = {}
         self._unfiltered: set[int] = set()
         self._starts: dict[int, dict[str, int]] = {}
@@ -145,15 +157,24 @@ class MatchIndex(Generic[K]):
         text = text[:MAX_TEXT_LENGTH]
         true: set[int] = set(self._always)
         maybe: set[int] = set(self._unfiltered)
+        triggered: set[int] = set()
         contains_by_literal = self._contains_by_literal
         regex_by_literal = self._regex_by_literal
-        for literal in self._literal_hits(text.casefold()):
+        hits = self._literal_hits(text.casefold())
+        for literal in hits:
             lid = contains_by_literal.get(literal)
             if lid is not None:
                 true.add(lid)
             regex_ids = regex_by_literal.get(literal)
             if regex_ids:
-                maybe.update(regex_ids)
+                triggered.update(regex_ids)
+        checks = self._checks
+        for lid in triggered:
+            for alternatives in checks[lid]:
+                if hits.isdisjoint(alternatives):
+                    break
+            else:
+                maybe.add(lid)
         for length, table in self._starts.items():
             lid = table.get(text[:length])
             if lid is not None:
@@ -215,7 +236,10 @@ class MatchIndex(Generic[K]):
                 lid = self._intern(item["type"], item["value"])
                 leaves.append(lid)
                 (regexes if item["type"] == "regex" else plain).append(lid)
-                options.append((self._cost[lid], frozenset((lid,))))
+                # A leaf that many trees already watch makes them all candidates when it is
+                # true: spread the watches (any choice gives the same results).
+                cost = self._cost[lid] * (1 + len(self._watchers[lid]))
+                options.append((cost, frozenset((lid,))))
         if is_and:
             cost, watch = min(options, key=lambda option: option[0])
         else:
@@ -238,18 +262,12 @@ class MatchIndex(Generic[K]):
         literal = ident[1]
         if kind == "regex":
             self._regex[lid] = compile_regex(value)
-            factors = required_literals(value)
-            if factors is None:
+            sets = required_literal_sets(value)
+            if sets is None:
                 self._unfiltered.add(lid)
                 self._cost[lid] = _COST_UNFILTERED_REGEX
             else:
-                folded = tuple({factor.casefold() for factor in factors})
-                self._factors[lid] = folded
-                for literal in folded:
-                    self._regex_by_literal.setdefault(literal, set()).add(lid)
-                    self._hold_literal(literal)
-                shortest = min(map(len, folded))
-                self._cost[lid] = 3.0 + 8.0 / shortest + 0.5 * (len(folded) - 1)
+                self._add_factors(lid, sets)
         elif literal == "":
             self._always.add(lid)
             self._cost[lid] = _COST_ALWAYS
@@ -263,6 +281,32 @@ class MatchIndex(Generic[K]):
             self._cost[lid] = 1.0
         return lid
 
+    def _add_factors(self, lid: int, sets: tuple[frozenset[str], ...]) -> None:
+        """Index a regex leaf under its trigger set; keep its other sets to check."""
+        folded = [tuple(sorted({factor.casefold() for factor in s})) for s in sets]
+        users = self._literals
+
+        def rank(alternatives: tuple[str, ...]) -> tuple[int, int, int]:
+            # Fewest indexed users, then the longest shortest literal, then fewest alternatives.
+            return (
+                sum(users.get(literal, 0) for literal in alternatives),
+                -min(map(len, alternatives)),
+                len(alternatives),
+            )
+
+        trigger = min(folded, key=rank)
+        everything = frozenset(literal for alternatives in folded for literal in alternatives)
+        self._factors[lid] = (everything, trigger)
+        self._checks[lid] = tuple(other for other in folded if other != trigger)
+        for literal in trigger:
+            self._regex_by_literal.setdefault(literal, set()).add(lid)
+        for literal in everything:
+            self._hold_literal(literal)
+        self._cost[lid] = min(
+            3.0 + 8.0 / min(map(len, alternatives)) + 0.5 * (len(alternatives) - 1)
+            for alternatives in folded
+        )
+
     def _release(self, lid: int) -> None:
         self._refs[lid] -= 1
         if self._refs[lid]:
@@ -272,12 +316,17 @@ class MatchIndex(Generic[K]):
         if kind == "regex":
             del self._regex[lid]
             self._unfiltered.discard(lid)
-            for literal in self._factors.pop(lid, ()):
-                users = self._regex_by_literal[literal]
-                users.discard(lid)
-                if not users:
-                    del self._regex_by_literal[literal]
-                self._drop_literal(literal)
+            factors = self._factors.pop(lid, None)
+            if factors is not None:
+                everything, trigger = factors
+                del self._checks[lid]
+                for literal in trigger:
+                    users = self._regex_by_literal[literal]
+                    users.discard(lid)
+                    if not users:
+                        del self._regex_by_literal[literal]
+                for literal in everything:
+                    self._drop_literal(literal)
         elif literal == "":
             self._always.discard(lid)
         elif kind == "contains":
@@ -338,7 +387,7 @@ class MatchIndex(Generic[K]):
             return {literal for literal in self._literals if literal in folded}
         hits: set[str] = set()
         if self._automaton is not None:
-            hits.update(literal for _, literal in self._automaton.iter(folded))
+            hits.update(map(_second, self._automaton.iter(folded)))
         for literal in self._pending:
             if literal in folded:
                 hits.add(literal)

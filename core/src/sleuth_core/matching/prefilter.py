@@ -1,7 +1,9 @@
 """Required literals of regexes, for prefiltering.
 
-:func:`required_literals` returns a set of strings one of which occurs in every text a regex
-matches, or None when it cannot tell safely. It reads the pattern conservatively: only the top
+:func:`required_literal_sets` returns sets of strings such that every text a regex matches holds
+at least one string of *each* set (``checkout.*svc7.*timeout`` gives ``{checkout}``, ``{svc7}``,
+``{timeout}``), or None when it cannot tell safely; :func:`required_literals` returns the single
+most selective of those sets. It reads the pattern conservatively: only the top
 level of the pattern counts - literal characters not made optional by a quantifier, and groups
 that are a plain alternation of literals such as ``(?:error|timeout)`` - and any construct it does
 not fully understand (inline flags such as ``(?i)`` or ``(?x)``, which change what a literal
@@ -30,11 +32,33 @@ _BREAK = None
 def required_literals(pattern: str) -> frozenset[str] | None:
     """A set of literals one of which every match of ``pattern`` contains, or None.
 
+    The most selective set of :func:`required_literal_sets`: longest shortest literal, then
+    fewest alternatives, then the first.
+
     >>> sorted(required_literals(r"^db-\\d+ (?:down|slow) after timeout"))
     [' down after timeout', ' slow after timeout']
     >>> sorted(required_literals(r"(?:payments|ledger) timeout"))
     ['ledger timeout', 'payments timeout']
     >>> required_literals(r"(?i)timeout") is None
+    True
+    """
+    sets = required_literal_sets(pattern)
+    if sets is None:
+        return None
+    return max(sets, key=lambda alternatives: (min(map(len, alternatives)), -len(alternatives)))
+
+
+def required_literal_sets(pattern: str) -> tuple[frozenset[str], ...] | None:
+    """Sets of literals such that every match of ``pattern`` contains one literal of each set.
+
+    Each set comes from one run of required top-level elements, so each alone is a necessary
+    condition and so is their conjunction. Sets whose shortest literal is shorter than
+    :data:`MIN_FACTOR_LENGTH` are left out; None when no set is left or the pattern is not
+    understood.
+
+    >>> [sorted(s) for s in required_literal_sets(r"checkout.*svc7.*(?:timeout|slow)")]
+    [['checkout'], ['svc7'], ['slow', 'timeout']]
+    >>> required_literal_sets(r"a.*b") is None
     True
     """
     elements = _elements(pattern)
@@ -51,12 +75,11 @@ def required_literals(pattern: str) -> frozenset[str] | None:
         if current != {""}:
             candidates.append(frozenset(current))
         current = set(element) if element is not _BREAK else {""}
-    if not candidates:
-        return None
-    best = max(
-        candidates, key=lambda alternatives: (min(map(len, alternatives)), -len(alternatives))
-    )
-    return best if min(map(len, best)) >= MIN_FACTOR_LENGTH else None
+    kept: list[frozenset[str]] = []
+    for alternatives in candidates:
+        if min(map(len, alternatives)) >= MIN_FACTOR_LENGTH and alternatives not in kept:
+            kept.append(alternatives)
+    return tuple(kept) or None
 
 
 def _elements(pattern: str) -> list[frozenset[str] | None] | None:
