@@ -73,7 +73,7 @@ def browser() -> Iterator[Any]:
             instance.close()
 
 
-def _add_investigation(database_url: str, agent_id: int) -> int:
+def _add_investigation(database_url: str, agent_id: int, status: str = "COMPLETED") -> int:
     async def go() -> int:
         engine = create_engine(database_url)
         try:
@@ -88,7 +88,7 @@ def _add_investigation(database_url: str, agent_id: int) -> int:
                     org_id=org.id,
                     alert_responder_id=agent_id,
                     name=f"5xx on checkout {XSS}",
-                    status="COMPLETED",
+                    status=status,
                     prompt="Investigate the alert.",
                     event_payload=json.dumps(
                         {"title": f"checkout 5xx {XSS}", "service": "checkout", "count": 42}
@@ -176,6 +176,21 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
     assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
     assert site["admin_key"] not in cookie["value"]
     _check_phone(page, "investigation")
+
+    # Stop an unfinished investigation with its button (it has no queued run, so it stays
+    # PENDING until stopped); the API reports STOPPED and the button is gone.
+    pending_gid = encode_global_id(
+        "Investigation", _add_investigation(site["database_url"], pk, "PENDING")
+    )
+    page.goto(f"{base}/investigations/{pending_gid}")
+    assert "PENDING" in page.inner_text("dl.facts")
+    page.click("button:has-text('Stop')")
+    page.wait_for_load_state()
+    assert page.url == f"{base}/investigations/{pending_gid}"
+    assert "STOPPED" in page.inner_text("dl.facts")
+    assert page.locator("button:has-text('Stop')").count() == 0
+    with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
+        assert http.get(f"/api/v1/investigations/{pending_gid}").json()["status"] == "STOPPED"
 
     page.goto(f"{base}/")
     assert page.inner_text("h1") == "Demo"

@@ -17,9 +17,11 @@ from sleuth_shell.db.models import (
     Digest,
     Interaction,
     Investigation,
+    Job,
     LogRecord,
     WebSession,
 )
+from sleuth_shell.investigations.service import RUN_KIND
 from sleuth_shell.web.render import ago, cite_links, markdown_html, safe_url, schedule_words, ts
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -132,6 +134,66 @@ def test_every_form_checks_the_csrf_token(client, factory, org):
     assert "Resume" in client.get(f"/alert-responders/{gid}").text
     client.post(f"/alert-responders/{gid}/resume", data={"csrf_token": csrf})
     assert factory.run(lambda s: s.get(AlertResponder, agent.id)).status == "ACTIVE"
+
+
+def test_stop_button_stops_an_unfinished_investigation(client, factory, org):
+    def investigation(owner, name, status):
+        return factory.add(
+            Investigation(
+                org_id=owner.id,
+                team_id=owner.default_team_id,
+                name=name,
+                status=status,
+                prompt="p",
+            )
+        )
+
+    running = investigation(org, "Checkout 5xx", "PENDING")
+    job = factory.add(
+        Job(
+            kind=RUN_KIND,
+            key=str(running.id),
+            payload={"investigation_id": running.id},
+            run_at=NOW,
+            status="pending",
+            attempts=0,
+            max_attempts=1,
+            created_at=NOW,
+            updated_at=NOW,
+        )
+    )
+    done = investigation(org, "Disk full", "COMPLETED")
+    theirs = investigation(factory.org("globex"), "Globex alert", "IN_PROGRESS")
+    gid, done_gid = (encode_global_id("Investigation", i.id) for i in (running, done))
+    csrf = sign_in(client, org.key)
+
+    page = client.get(f"/investigations/{gid}").text
+    assert f'action="/investigations/{gid}/stop"' in page and ">Stop</button>" in page
+    assert ">Stop</button>" not in client.get(f"/investigations/{done_gid}").text
+
+    for data in ({}, {"csrf_token": "wrong"}):
+        assert client.post(f"/investigations/{gid}/stop", data=data).status_code == 403
+    assert factory.run(lambda s: s.get(Investigation, running.id)).status == "PENDING"
+
+    stopped = client.post(
+        f"/investigations/{gid}/stop", data={"csrf_token": csrf}, follow_redirects=False
+    )
+    assert stopped.status_code == 303
+    assert stopped.headers["location"] == f"/investigations/{gid}"
+    assert factory.run(lambda s: s.get(Investigation, running.id)).status == "STOPPED"
+    assert factory.run(lambda s: s.get(Job, job.id)) is None  # its queued run is dropped
+    after = client.get(f"/investigations/{gid}").text
+    assert "STOPPED" in after and ">Stop</button>" not in after
+
+    # A finished investigation stays as it was; another organization's is not found.
+    client.post(f"/investigations/{done_gid}/stop", data={"csrf_token": csrf})
+    assert factory.run(lambda s: s.get(Investigation, done.id)).status == "COMPLETED"
+    foreign = encode_global_id("Investigation", theirs.id)
+    assert (
+        client.post(f"/investigations/{foreign}/stop", data={"csrf_token": csrf}).status_code == 404
+    )
+    assert client.post("/investigations/nope/stop", data={"csrf_token": csrf}).status_code == 404
+    assert factory.run(lambda s: s.get(Investigation, theirs.id)).status == "IN_PROGRESS"
 
 
 def test_hostile_values_are_escaped_everywhere(client, factory, org):

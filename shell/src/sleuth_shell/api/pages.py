@@ -44,6 +44,7 @@ from sleuth_shell.db.models import (
     utcnow,
 )
 from sleuth_shell.errors import not_found
+from sleuth_shell.investigations import stop_investigation
 from sleuth_shell.urls import ingest_url
 from sleuth_shell.web.render import fire_times
 from sleuth_shell.web.sessions import (
@@ -353,9 +354,27 @@ async def investigation_page(
         title=inv.name,
         inv=inv,
         team=teams.get(inv.team_id or 0, "-"),
+        gid=investigation_id,
         agent=agent,
         agent_gid=gid("AlertResponder", agent.id) if agent is not None else None,
     )
+
+
+@post("/investigations/{investigation_id:str}/stop", status_code=303, **PAGE_OPTIONS)
+async def stop_investigation_form(
+    request: Request[Any, Any, Any], viewer: ViewerDep, investigation_id: FromPath[str]
+) -> Response[Any]:
+    """The Stop button: as ``POST /api/v1/investigations/{id}/stop``, an unfinished
+    investigation becomes ``STOPPED`` (a finished one is left as it is); back to its page."""
+    await form_data(request, viewer)
+    async with request.app.state.session_factory() as session:
+        pk = decode_global_id(investigation_id, "Investigation")
+        inv = await owned(session, Investigation, pk, viewer.org_id)
+        if inv is None:
+            raise not_found("Investigation")
+        await stop_investigation(session, viewer.org_id, inv.id)
+        await session.commit()
+    return Redirect(path=f"/investigations/{quote(investigation_id, safe='=')}", status_code=303)
 
 
 @get("/digests/{digest_id:str}", **PAGE_OPTIONS)
@@ -527,6 +546,7 @@ ROUTES: list[Any] = [
     pause_agent,
     resume_agent,
     investigation_page,
+    stop_investigation_form,
     digest_page,
     digest_run_page,
     interaction_page,
