@@ -25,6 +25,7 @@ import logging
 import time
 from collections.abc import Callable
 
+from litestar import Litestar
 from litestar.datastructures import MutableScopeHeaders
 from litestar.enums import ScopeType
 from litestar.exceptions import TooManyRequestsException
@@ -43,9 +44,11 @@ __all__ = [
     "REDIS_RETRY_SECONDS",
     "CounterRedisStore",
     "RateLimitMiddleware",
+    "RateLimiter",
     "RateWindow",
     "close_rate_limit_store",
     "rate_limit_store",
+    "rate_limiter_of",
 ]
 
 RATE_LIMIT_STORE = "rate_limit"
@@ -137,17 +140,16 @@ class RateWindow:
         }
 
 
-class RateLimitMiddleware(ASGIMiddleware):
-    """Count requests per organization (or client address) and refuse them over the plan limit.
+class RateLimiter:
+    """Counts requests per identity in fixed windows and refuses them over a limit.
 
-    One instance serves every route (Litestar builds the stack from it). A
-    :class:`CounterRedisStore` counts atomically in Redis; any other store (the in-memory default)
-    is counted under this instance's lock, which serialises the read-increment-write within the
-    process. During a Redis outage the counts go to a process-local memory store (fail open).
+    One per application (:func:`rate_limiter_of`): the middleware counts every request by
+    organization or client address, and the webhook intake counts deliveries by the subscription's
+    organization once it knows it. A :class:`CounterRedisStore` counts atomically in Redis; any
+    other store (the in-memory default) is counted under this instance's lock, which serialises the
+    read-increment-write within the process. During a Redis outage the counts go to a
+    process-local memory store (fail open).
     """
-
-    scopes = (ScopeType.HTTP,)
-    exclude_opt_key = "skip_rate_limit"
 
     def __init__(self) -> None:
         self._lock: asyncio.Lock | None = None
@@ -187,10 +189,47 @@ class RateLimitMiddleware(ASGIMiddleware):
                 return count
         return await self._count_locally(self._fallback, key, expires_in)
 
+    async def hit(self, app: Litestar, identity: str, limit: int) -> RateWindow:
+        """Count one request of ``identity`` in the current window; 429 ``Rate limit exceeded``
+        (with ``Retry-After``) over ``limit``. Refused requests count too (the count only grows
+        past the limit; Remaining shows 0)."""
+        window = app.state.settings.rate_limit_window
+        clock: Callable[[], float] = getattr(app.state, "clock", time.time)
+        now = int(clock())
+        start = now - now % window
+        count = await self._count(
+            app.stores.get(RATE_LIMIT_STORE), f"rate:{identity}:{start}", window + 1
+        )
+        state = RateWindow(limit, count, start + window)
+        if count > limit:
+            headers = state.headers()
+            headers["Retry-After"] = str(max(start + window - now, 1))
+            raise TooManyRequestsException(detail="Rate limit exceeded", headers=headers)
+        return state
+
+
+_LIMITER_KEY = "rate_limiter"
+
+
+def rate_limiter_of(app: Litestar) -> RateLimiter:
+    """The application's :class:`RateLimiter` (made on first use)."""
+    limiter = app.state.get(_LIMITER_KEY)
+    if limiter is None:
+        limiter = app.state[_LIMITER_KEY] = RateLimiter()
+    assert isinstance(limiter, RateLimiter)
+    return limiter
+
+
+class RateLimitMiddleware(ASGIMiddleware):
+    """Count every request per organization (or client address) with the app's
+    :class:`RateLimiter` and refuse it over the plan limit."""
+
+    scopes = (ScopeType.HTTP,)
+    exclude_opt_key = "skip_rate_limit"
+
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         app = scope["litestar_app"]
         settings = app.state.settings
-        store = app.stores.get(RATE_LIMIT_STORE)
         principal = current_principal(scope)
         if principal is not None:
             identity = f"org:{principal.org_id}"
@@ -199,17 +238,7 @@ class RateLimitMiddleware(ASGIMiddleware):
             client = scope.get("client")
             identity = f"addr:{client[0] if client else 'unknown'}"
             limit = settings.rate_limit_for("free")
-        window = settings.rate_limit_window
-        clock: Callable[[], float] = getattr(app.state, "clock", time.time)
-        now = int(clock())
-        start = now - now % window
-        # Refused requests count too (the count only grows past the limit; Remaining shows 0).
-        count = await self._count(store, f"rate:{identity}:{start}", window + 1)
-        state = RateWindow(limit, count, start + window)
-        if count > limit:
-            headers = state.headers()
-            headers["Retry-After"] = str(max(start + window - now, 1))
-            raise TooManyRequestsException(detail="Rate limit exceeded", headers=headers)
+        state = await rate_limiter_of(app).hit(app, identity, limit)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -15,7 +15,6 @@ limit unauthenticated requests get.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from typing import Any
@@ -23,7 +22,7 @@ from typing import Any
 import msgspec
 from litestar import Request, Response, post
 from litestar.datastructures import State
-from litestar.exceptions import NotAuthorizedException, TooManyRequestsException
+from litestar.exceptions import NotAuthorizedException
 from litestar.params import FromPath
 from litestar.status_codes import HTTP_202_ACCEPTED
 
@@ -33,20 +32,15 @@ from sleuth_shell.db.models import utcnow
 from sleuth_shell.errors import error_responses, not_found
 from sleuth_shell.intake import (
     AgentIndexCache,
-    Subscription,
     authenticate,
     find_subscription,
     receive_alert,
 )
+from sleuth_shell.ratelimit import rate_limiter_of
 
 __all__ = ["ROUTES", "agent_index_of"]
 
 _CACHE_KEY = "agent_index_cache"
-#: The Litestar store the rate limiter counts in (``sleuth_shell.ratelimit.RATE_LIMIT_STORE``; a
-#: sibling layer, so named here, and a test checks the two agree).
-RATE_LIMIT_STORE = "rate_limit"
-_LOCK_KEY = "webhook_rate_lock"
-_WRITER_KEY = "webhook_sqlite_writer"
 
 
 class WebhookAnswer(msgspec.Struct):
@@ -63,48 +57,6 @@ def agent_index_of(state: State) -> AgentIndexCache:
         state[_CACHE_KEY] = cache
     assert isinstance(cache, AgentIndexCache)
     return cache
-
-
-def _headers(limit: int, count: int, reset: int) -> dict[str, str]:
-    return {
-        "X-RateLimit-Limit": str(limit),
-        "X-RateLimit-Remaining": str(max(limit - count, 0)),
-        "X-RateLimit-Reset": str(reset),
-    }
-
-
-def _sqlite_writer(state: State, session: Any) -> asyncio.Lock | None:
-    """On SQLite, the process's one lock for intake write transactions (see ``receive_alert``)."""
-    if session.get_bind().dialect.name != "sqlite":
-        return None
-    lock = state.get(_WRITER_KEY)
-    if lock is None:
-        lock = state[_WRITER_KEY] = asyncio.Lock()
-    assert isinstance(lock, asyncio.Lock)
-    return lock
-
-
-async def _count(request: Request[Any, Any, Any], sub: Subscription, limit: int) -> dict[str, str]:
-    app = request.app
-    store = app.stores.get(RATE_LIMIT_STORE)
-    window = app.state.settings.rate_limit_window
-    clock: Callable[[], float] = getattr(app.state, "clock", time.time)
-    now = int(clock())
-    start = now - now % window
-    key = f"webhook-org:{sub.org_id}:{start}"
-    lock = app.state.get(_LOCK_KEY)
-    if lock is None:
-        lock = app.state[_LOCK_KEY] = asyncio.Lock()
-    async with lock:
-        raw = await store.get(key)
-        count = int(raw) if raw else 0
-        if count >= limit:
-            headers = _headers(limit, count, start + window)
-            headers["Retry-After"] = str(max(start + window - now, 1))
-            raise TooManyRequestsException(detail="Rate limit exceeded", headers=headers)
-        count += 1
-        await store.set(key, str(count).encode(), expires_in=window + 1)
-    return _headers(limit, count, start + window)
 
 
 @post(
@@ -135,7 +87,9 @@ async def receive_webhook(
     headers = dict(request.headers)
     if not authenticate(sub, headers, body, request.query_params.get("token"), now=clock()):
         raise NotAuthorizedException(detail="Invalid webhook token")
-    rate_headers = await _count(request, sub, settings.rate_limit_for(sub.plan))
+    window = await rate_limiter_of(request.app).hit(
+        request.app, f"webhook-org:{sub.org_id}", settings.rate_limit_for(sub.plan)
+    )
     state = request.app.state
     ids = await receive_alert(
         db_session,
@@ -144,12 +98,11 @@ async def receive_webhook(
         body,
         headers,
         now=utcnow(),
-        writer=_sqlite_writer(state, db_session),
     )
     return Response(
         WebhookAnswer(investigation_ids=[encode_global_id("Investigation", i) for i in ids]),
         status_code=HTTP_202_ACCEPTED,
-        headers=rate_headers,
+        headers=window.headers(),
     )
 
 

@@ -18,7 +18,6 @@ investigations. The investigations run later as durable jobs, never in the reque
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -199,23 +198,18 @@ async def receive_alert(
     headers: Mapping[str, str],
     *,
     now: datetime,
-    writer: asyncio.Lock | None = None,
 ) -> list[int]:
     """Read, record and act on one authenticated delivery; the investigation ids of the answer.
 
     Raises :class:`~sleuth_core.errors.InvalidAlertPayload` (400) for a body the adapter cannot
     read. Commits its own work; a transaction that loses a race (a unique claim, SQLite's lock)
-    is retried, and the retry finds what the winner recorded. ``writer``, when given, is held
-    around the transaction: on SQLite (one writer at a time) the process's deliveries then take
-    turns instead of waiting in SQLite's sleeping busy handler.
+    is retried, and the retry finds what the winner recorded. (On SQLite the engine's in-process
+    write lock, :mod:`sleuth_shell.db.sqlite_reads`, makes the process's writers take turns.)
     """
     event = parse_alert(sub.type, body, received_at=now, headers=headers)
     for attempt in range(1, _ATTEMPTS + 1):
         try:
-            if writer is None:
-                return await _process(session, cache, sub, event, body, now)
-            async with writer:
-                return await _process(session, cache, sub, event, body, now)
+            return await _process(session, cache, sub, event, body, now)
         except (IntegrityError, OperationalError):
             await session.rollback()
             if attempt == _ATTEMPTS:
