@@ -23,7 +23,7 @@ import msgspec
 from litestar import Controller, delete, get, post, put
 from litestar.params import FromPath, FromQuery
 from msgspec import UNSET, UnsetType
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -41,10 +41,14 @@ from sleuth_shell.api.common import (
 )
 from sleuth_shell.api.deps import AppSettings, CurrentPrincipal, DbSession
 from sleuth_shell.auth import Principal
-from sleuth_shell.db.models import AlertResponder, Investigation, Team, WebhookSubscription
+from sleuth_shell.db.models import AlertResponder, Team, WebhookSubscription
 from sleuth_shell.domain import WEBHOOK_PROVIDER_TYPES
 from sleuth_shell.errors import ApiError, bad_request, conflict, error_responses, not_found
-from sleuth_shell.investigations import DEFAULT_PROMPT, investigation_prompt
+from sleuth_shell.investigations import (
+    DEFAULT_PROMPT,
+    investigation_prompt,
+    stop_pending_investigations,
+)
 from sleuth_shell.urls import alert_responder_url
 
 __all__ = ["DEFAULT_PROMPT", "GLOBAL_TYPE", "ROUTES", "effective_prompt"]
@@ -318,15 +322,6 @@ async def _team_name(session: AsyncSession, team_id: int) -> str:
     return name or ""
 
 
-async def _stop_pending(session: AsyncSession, agent_id: int) -> None:
-    """Investigations of the agent that have not started yet will not: mark them STOPPED."""
-    await session.execute(
-        update(Investigation)
-        .where(Investigation.alert_responder_id == agent_id, Investigation.status == "PENDING")
-        .values(status="STOPPED")
-    )
-
-
 #: The hot read (``GET /alert-responders/{id}``): the agent's columns and its team's name in one
 #: round trip, as a Core statement built once (no per-request statement building or ORM loading).
 _agents, _teams = AlertResponder.__table__, Team.__table__
@@ -564,7 +559,7 @@ class AlertResponderController(Controller):
             agent = await _load(db_session, principal, alert_id)
         except ApiError:
             return Success(success=True)
-        await _stop_pending(db_session, agent.id)
+        await stop_pending_investigations(db_session, agent.id)
         await db_session.delete(agent)
         await db_session.commit()
         return Success(success=True)
@@ -596,7 +591,7 @@ class AlertResponderController(Controller):
         """Set the agent PAUSED: it ignores alerts until enabled."""
         agent = await _load(db_session, principal, alert_id)
         agent.status = "PAUSED"
-        await _stop_pending(db_session, agent.id)
+        await stop_pending_investigations(db_session, agent.id)
         await db_session.commit()
         return AlertResponderStatus(id=alert_id, status=agent.status)
 

@@ -26,7 +26,7 @@ from litestar.exceptions import NotAuthorizedException, PermissionDeniedExceptio
 from litestar.handlers.base import BaseRouteHandler
 from litestar.params import FromPath
 from litestar.response import Redirect, Template
-from sqlalchemy import ColumnElement, select, update
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import decode_global_id, encode_global_id
@@ -44,7 +44,7 @@ from sleuth_shell.db.models import (
     utcnow,
 )
 from sleuth_shell.errors import not_found
-from sleuth_shell.investigations import stop_investigation
+from sleuth_shell.investigations import stop_investigation, stop_pending_investigations
 from sleuth_shell.urls import ingest_url
 from sleuth_shell.web.render import fire_times
 from sleuth_shell.web.sessions import (
@@ -301,16 +301,8 @@ async def _set_agent_status(
         if agent is None:
             raise not_found("Alert responder")
         agent.status = status
-        if status == "PAUSED":
-            # As POST /api/v1/alert-responders/{id}/disable: queued investigations will not start.
-            await session.execute(
-                update(Investigation)
-                .where(
-                    Investigation.alert_responder_id == agent.id,
-                    Investigation.status == "PENDING",
-                )
-                .values(status="STOPPED")
-            )
+        if status == "PAUSED":  # as POST /api/v1/alert-responders/{id}/disable
+            await stop_pending_investigations(session, agent.id)
         await session.commit()
     return Redirect(path=f"/alert-responders/{quote(responder_id, safe='=')}", status_code=303)
 

@@ -10,6 +10,7 @@ from sleuth_shell.investigations.service import (
     investigation_prompt,
     open_investigation,
     stop_investigation,
+    stop_pending_investigations,
 )
 
 __all__ = [
@@ -22,4 +23,5 @@ __all__ = [
     "investigation_prompt",
     "open_investigation",
     "stop_investigation",
+    "stop_pending_investigations",
 ]

@@ -73,6 +73,7 @@ __all__ = [
     "investigation_prompt",
     "open_investigation",
     "stop_investigation",
+    "stop_pending_investigations",
 ]
 
 log = logging.getLogger("sleuth.investigations")
@@ -217,6 +218,16 @@ async def open_investigation(
             .execution_options(synchronize_session=False)
         )
     raise RuntimeError(f"could not claim the investigation of {dedup_key!r} for agent {agent.id}")
+
+
+async def stop_pending_investigations(session: AsyncSession, agent_id: int) -> None:
+    """The agent was paused or deleted: its investigations that have not started yet will not
+    (``STOPPED``; their jobs find them stopped and do nothing). Not committed."""
+    await session.execute(
+        update(Investigation)
+        .where(Investigation.alert_responder_id == agent_id, Investigation.status == "PENDING")
+        .values(status="STOPPED")
+    )
 
 
 async def stop_investigation(session: AsyncSession, org_id: int, investigation_id: int) -> bool:
