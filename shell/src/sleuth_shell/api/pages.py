@@ -65,6 +65,7 @@ __all__ = [
     "Viewer",
     "ViewerDep",
     "form_data",
+    "latest",
     "owned",
     "page",
     "require_admin_viewer",
@@ -203,10 +204,18 @@ async def owned(session: AsyncSession, model: Any, pk: int | str | None, org_id:
     return row if row is not None and row.org_id == org_id else None
 
 
-async def _latest(
-    session: AsyncSession, model: Any, condition: ColumnElement[bool], limit: int = RECENT
+async def latest(
+    session: AsyncSession,
+    model: Any,
+    condition: ColumnElement[bool],
+    limit: int = RECENT,
+    *,
+    newest: Any = None,
 ) -> Sequence[Any]:
-    query = select(model).where(condition).order_by(model.id.desc()).limit(limit)
+    """The newest ``limit`` rows of ``model`` meeting ``condition`` (by ``newest``, default the
+    id, descending)."""
+    order = newest if newest is not None else model.id
+    query = select(model).where(condition).order_by(order.desc()).limit(limit)
     return (await session.scalars(query)).all()
 
 
@@ -235,7 +244,7 @@ async def alert_responder_page(
         agent = await owned(session, AlertResponder, pk, viewer.org_id)
         if agent is None:
             raise not_found("Alert responder")
-        investigations = await _latest(
+        investigations = await latest(
             session, Investigation, Investigation.alert_responder_id == agent.id
         )
         teams = await team_names(session, viewer.org_id)
@@ -379,7 +388,7 @@ async def digest_page(
         digest = await owned(session, Digest, pk, viewer.org_id)
         if digest is None:
             raise not_found("Digest")
-        runs = await _latest(session, DigestRun, DigestRun.digest_id == digest.id)
+        runs = await latest(session, DigestRun, DigestRun.digest_id == digest.id)
         teams = await team_names(session, viewer.org_id)
     return page(
         "digest.html",

@@ -24,6 +24,7 @@ from sleuth_shell.api.pages import (
     Viewer,
     ViewerDep,
     form_data,
+    latest,
     owned,
     page,
     require_admin_viewer,
@@ -83,22 +84,13 @@ async def home_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Templ
     """Recent investigations, running and scheduled work, recent questions, agents, digests."""
     org = viewer.org_id
     async with request.app.state.session_factory() as session:
-        investigations = (
-            await session.scalars(
-                select(Investigation)
-                .where(Investigation.org_id == org)
-                .order_by(Investigation.id.desc())
-                .limit(10)
-            )
-        ).all()
-        running_inv = (
-            await session.scalars(
-                select(Investigation)
-                .where(Investigation.org_id == org, Investigation.status.in_(_UNFINISHED))
-                .order_by(Investigation.id.desc())
-                .limit(10)
-            )
-        ).all()
+        investigations = await latest(session, Investigation, Investigation.org_id == org, 10)
+        running_inv = await latest(
+            session,
+            Investigation,
+            (Investigation.org_id == org) & Investigation.status.in_(_UNFINISHED),
+            10,
+        )
         running_runs = (
             await session.execute(
                 select(DigestRun, Digest)
@@ -108,22 +100,16 @@ async def home_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Templ
                 .limit(10)
             )
         ).all()
-        running_questions = (
-            await session.scalars(
-                select(Interaction)
-                .where(Interaction.org_id == org, Interaction.status.in_(_UNFINISHED))
-                .order_by(Interaction.created_at.desc())
-                .limit(10)
-            )
-        ).all()
-        questions = (
-            await session.scalars(
-                select(Interaction)
-                .where(Interaction.org_id == org)
-                .order_by(Interaction.created_at.desc())
-                .limit(8)
-            )
-        ).all()
+        running_questions = await latest(
+            session,
+            Interaction,
+            (Interaction.org_id == org) & Interaction.status.in_(_UNFINISHED),
+            10,
+            newest=Interaction.created_at,
+        )
+        questions = await latest(
+            session, Interaction, Interaction.org_id == org, 8, newest=Interaction.created_at
+        )
         agents = (
             await session.scalars(
                 select(AlertResponder)
