@@ -92,6 +92,9 @@ async def run_worker(runtime: Runtime, *, stop: asyncio.Event | None = None) -> 
     loop = asyncio.get_running_loop()
     installed: list[signal.Signals] = []
     for sig in (signal.SIGINT, signal.SIGTERM):
+        # Not a placeholder: add_signal_handler raises NotImplementedError where the loop has no
+        # Unix signals (Windows) and RuntimeError outside the main thread (embedded use, tests);
+        # there `stop` alone ends the worker.
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
             installed.append(sig)
