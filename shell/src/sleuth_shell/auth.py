@@ -180,6 +180,7 @@ class RevocationWatch:
         self._sessions = session_factory
         self._interval = interval
         self._task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
 
     async def poll(self) -> set[int]:
         """Forget the keys revoked recently (by anyone); returns their ids."""
@@ -192,9 +193,12 @@ class RevocationWatch:
             forget_api_keys(key_ids=ids)
         return ids
 
-    async def _run(self) -> None:
+    async def _run(self, stopping: asyncio.Event) -> None:
         while True:
-            await asyncio.sleep(self._interval)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stopping.wait(), self._interval)
+            if stopping.is_set():
+                return
             try:
                 await self.poll()
             except Exception:
@@ -202,14 +206,17 @@ class RevocationWatch:
 
     async def start(self) -> None:
         if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run())
+            self._stopping = asyncio.Event()
+            self._task = asyncio.get_running_loop().create_task(self._run(self._stopping))
 
     async def stop(self) -> None:
+        """Let an in-flight poll finish, then end. A poll is never cancelled half-way: a database
+        call cancelled mid-flight can leave its connection unusable and hang the engine's
+        dispose."""
         task, self._task = self._task, None
         if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            self._stopping.set()
+            await task
 
 
 async def authenticate(
