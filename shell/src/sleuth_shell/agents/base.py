@@ -14,6 +14,8 @@ passes in an `AgentContext` (built by ``Services.agent_context``).
 
 - `KnowledgeSearch`: the org's knowledge catalog (runbooks, notes), full-text ranked.
 - `LogStore`: the org's observability data (application log records).
+- `ChangeStore`: the org's change records (deploys, commits, flag flips, config changes).
+- `MetricStore`: the org's metric series (error rates, latencies, saturation, any named series).
 
 All datetimes crossing these interfaces are timezone-aware UTC.
 """
@@ -26,11 +28,15 @@ from datetime import datetime
 from typing import Any, Literal, NamedTuple, Protocol, runtime_checkable
 
 __all__ = [
+    "CHANGE_KINDS",
     "LOG_LEVELS",
     "Agent",
     "AgentContext",
     "AgentError",
     "AgentResult",
+    "ChangeKind",
+    "ChangeRecord",
+    "ChangeStore",
     "Classification",
     "ClassificationDecision",
     "ContextMessage",
@@ -41,6 +47,10 @@ __all__ = [
     "LogMessageCount",
     "LogRecord",
     "LogStore",
+    "MetricSeries",
+    "MetricStore",
+    "NoChanges",
+    "NoMetrics",
     "SourceRecord",
 ]
 
@@ -56,6 +66,9 @@ JSON object of the query parameters), ``start`` and ``end`` (str, ISO 8601, the 
 
 ClassificationDecision = Literal["AGENT", "STATIC", "NONE"]
 
+ChangeKind = Literal["deploy", "commit", "flag", "config"]
+CHANGE_KINDS: tuple[ChangeKind, ...] = ("deploy", "commit", "flag", "config")
+
 LOG_LEVELS: tuple[str, ...] = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 """The canonical log levels, least to most severe. Stores keep levels in this spelling."""
 
@@ -70,11 +83,17 @@ class AgentResult:
 
     ``markdown`` carries ``[[source:<source_id>]]`` and ``§...§`` markers; ``sources`` maps each
     ``source_id`` to its source record; ``credits`` is what the run cost (the agent's cost model).
+
+    ``analysis`` is the structured root-cause result of an investigation (or of a "why" answer),
+    None when the operation produced none: ``{verdict: "change"|"external"|"unknown", change_id,
+    service, affected_services, confidence: "CONFIRMED"|"LIKELY"|"INCONCLUSIVE", remediation,
+    evidence: [source_id, ...]}`` where each evidence item is a key of ``sources``.
     """
 
     markdown: str
     sources: dict[int, SourceRecord]
     credits: float
+    analysis: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -230,6 +249,116 @@ class LogStore(Protocol):
 
 
 @dataclass(frozen=True)
+class ChangeRecord:
+    """One change: a deploy, a commit, a feature-flag flip or a configuration change.
+
+    ``id`` is the stored row's id (used in links); ``change_id`` is the record's own id as sent
+    (a commit SHA, a deploy id, a flag key with its version). ``files`` are the paths a commit
+    touched, ``diff`` its (size-bounded) unified diff, ``ships`` the commit ids a deploy carries.
+    """
+
+    id: int
+    change_id: str
+    timestamp: datetime
+    service: str
+    kind: ChangeKind
+    summary: str
+    author: str | None = None
+    url: str | None = None
+    files: tuple[str, ...] = ()
+    diff: str = ""
+    ships: tuple[str, ...] = ()
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class ChangeStore(Protocol):
+    """Queries over an organization's change records; ``start`` inclusive, ``end`` exclusive."""
+
+    async def query(
+        self,
+        org_id: int,
+        start: datetime,
+        end: datetime,
+        services: Sequence[str] | None = None,
+        kinds: Sequence[str] | None = None,
+        text: str | None = None,
+        limit: int = 200,
+    ) -> list[ChangeRecord]:
+        """Records in ``[start, end)``, oldest first, filtered by service, kind and a
+        case-insensitive substring of the summary, files or diff."""
+        ...
+
+    async def get_many(self, org_id: int, change_ids: Sequence[str]) -> list[ChangeRecord]:
+        """The records with these ``change_id`` values (any time), oldest first; unknown ids are
+        left out. Resolves the commits a deploy ``ships``."""
+        ...
+
+
+@dataclass(frozen=True)
+class MetricSeries:
+    """One metric series: its identity and its points in the queried range, oldest first."""
+
+    id: int
+    name: str
+    service: str
+    labels: dict[str, str]
+    points: tuple[tuple[datetime, float], ...]
+
+
+@runtime_checkable
+class MetricStore(Protocol):
+    """Queries over an organization's metric series; ``start`` inclusive, ``end`` exclusive."""
+
+    async def query(
+        self,
+        org_id: int,
+        start: datetime,
+        end: datetime,
+        services: Sequence[str] | None = None,
+        names: Sequence[str] | None = None,
+        limit: int = 100,
+    ) -> list[MetricSeries]:
+        """At most ``limit`` series (sorted by service, name, labels) with their points in
+        ``[start, end)``; series without a point in the range are left out."""
+        ...
+
+
+class NoChanges:
+    """A `ChangeStore` with no records (contexts built without change data)."""
+
+    async def query(
+        self,
+        org_id: int,
+        start: datetime,
+        end: datetime,
+        services: Sequence[str] | None = None,
+        kinds: Sequence[str] | None = None,
+        text: str | None = None,
+        limit: int = 200,
+    ) -> list[ChangeRecord]:
+        return []
+
+    async def get_many(self, org_id: int, change_ids: Sequence[str]) -> list[ChangeRecord]:
+        return []
+
+
+class NoMetrics:
+    """A `MetricStore` with no series (contexts built without metric data)."""
+
+    async def query(
+        self,
+        org_id: int,
+        start: datetime,
+        end: datetime,
+        services: Sequence[str] | None = None,
+        names: Sequence[str] | None = None,
+        limit: int = 100,
+    ) -> list[MetricSeries]:
+        return []
+
+
+@dataclass(frozen=True)
 class AgentContext:
     """What an agent run may read: whose data, the current time, and the stores.
 
@@ -242,6 +371,8 @@ class AgentContext:
     knowledge: KnowledgeSearch
     logs: LogStore
     public_url: str
+    changes: ChangeStore = field(default_factory=NoChanges)
+    metrics: MetricStore = field(default_factory=NoMetrics)
 
 
 @runtime_checkable
