@@ -20,6 +20,7 @@ LAYERS: dict[str, int] = {
     "sleuth_shell.app": 90,
     "sleuth_shell.runtime": 85,
     "sleuth_shell.api": 80,
+    "sleuth_shell.gate": 79,  # the request middleware: auth and rate limits, below api
     "sleuth_shell.ratelimit": 78,  # below api (the webhook intake counts with it), above auth
     "sleuth_shell.mcp_server": 80,
     "sleuth_shell.auth": 75,

@@ -186,7 +186,7 @@ def test_revocation_watch_forgets_keys_revoked_by_another_process(
 
     factory.run(revoke)
     assert client.get(GET, headers=org.headers).status_code == 200  # still cached
-    watch = RevocationWatch(app.state.session_factory)
+    watch = RevocationWatch(app.state.hot_reader)
     with client.portal() as portal:
         assert portal.call(watch.poll) == {key_id}
     response = client.get(GET, headers=org.headers)

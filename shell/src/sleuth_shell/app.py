@@ -22,20 +22,20 @@ from sleuth_shell.agents.base import Agent, KnowledgeSearch, LogStore
 from sleuth_shell.api import api_router, root_routes
 from sleuth_shell.auth import (
     API_KEY_HEADER,
-    ApiKeyMiddleware,
     PrincipalCache,
     RevocationWatch,
     provide_principal,
 )
 from sleuth_shell.config import Settings
 from sleuth_shell.db import create_engine, create_session_factory
+from sleuth_shell.db.hot_reads import HotReader
 from sleuth_shell.errors import document_default_errors, exception_handlers
+from sleuth_shell.gate import GateMiddleware
 from sleuth_shell.mcp_server import McpEndpoint
 from sleuth_shell.notify.http import HttpPoster
 from sleuth_shell.notify.urls import Resolver
 from sleuth_shell.ratelimit import (
     RATE_LIMIT_STORE,
-    RateLimitMiddleware,
     close_rate_limit_store,
     rate_limit_store,
 )
@@ -94,7 +94,8 @@ def create_app(
     """
     engine = engine if engine is not None else create_engine(settings.database_url)
     session_factory = create_session_factory(engine)
-    revocations = RevocationWatch(session_factory)
+    hot_reader = HotReader(engine)
+    revocations = RevocationWatch(hot_reader)
     services = build_services(
         settings,
         session_factory,
@@ -114,10 +115,12 @@ def create_app(
             "runtime": runtime,
             "clock": clock,
             "principal_cache": PrincipalCache(),
+            "hot_reader": hot_reader,
         }
     )
 
     async def dispose_engine() -> None:
+        state.hot_reader.close()
         await engine.dispose()
 
     mcp = McpEndpoint(max_body_bytes=MAX_BODY_BYTES)
@@ -137,7 +140,7 @@ def create_app(
             "settings": Provide(provide_settings, sync_to_thread=False),
             "services": Provide(provide_services, sync_to_thread=False),
         },
-        middleware=[ApiKeyMiddleware(), RateLimitMiddleware()],
+        middleware=[GateMiddleware()],
         exception_handlers=exception_handlers(),
         request_max_body_size=MAX_BODY_BYTES,
         template_config=TemplateConfig(

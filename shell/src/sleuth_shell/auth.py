@@ -1,10 +1,11 @@
 """API-key authentication.
 
-:class:`ApiKeyMiddleware` resolves the ``X-Service-Org-Api-Key`` header of every HTTP request (on
+:func:`resolve_principal` resolves the ``X-Service-Org-Api-Key`` header of every HTTP request (on
 the MCP endpoint ``/mcp`` also ``Authorization: Bearer <key>``) to a
 :class:`Principal` (or to nothing) and records it in the scope; it never rejects a request itself,
-so the rate limiter can key on the organization. The :func:`require_api_key` guard, installed on the
-``/api/v1`` router, turns a missing or invalid key into 401 before the body is parsed. Handlers
+so the rate limiter can key on the organization. :func:`check_api_key` turns a missing or invalid
+key into 401 on the routes that require one (the ``/api/v1`` router) before the body is parsed.
+Both run in the one request middleware, :class:`sleuth_shell.gate.GateMiddleware`. Handlers
 receive the principal through the ``principal`` dependency.
 
 Resolved keys are kept in a :class:`PrincipalCache` (key hash -> principal) for at most
@@ -32,34 +33,32 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from litestar.connection import ASGIConnection, Request
-from litestar.enums import ScopeType
+from litestar.connection import Request
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
-from litestar.handlers.base import BaseRouteHandler
-from litestar.middleware import ASGIMiddleware
-from litestar.types import ASGIApp, Receive, Scope, Send
-from sqlalchemy import select, update
+from litestar.types import Scope
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_shell.admin import hash_api_key
+from sleuth_shell.db.hot_reads import HotRead, HotReader
 from sleuth_shell.db.models import ApiKey, Organization, utcnow
 from sleuth_shell.domain import API_KEY_HEADER
 
 __all__ = [
     "API_KEY_HEADER",
     "PRINCIPAL_TTL",
-    "ApiKeyMiddleware",
     "Principal",
     "PrincipalCache",
     "RevocationWatch",
     "authenticate",
+    "check_api_key",
     "current_principal",
     "forget_api_keys",
     "key_presented",
     "provide_principal",
     "require_admin",
-    "require_api_key",
+    "resolve_principal",
 ]
 
 _MAX_KEY_LENGTH = 256
@@ -172,12 +171,8 @@ class RevocationWatch:
     own TTL (:data:`PRINCIPAL_TTL`) still bounds revocation then.
     """
 
-    def __init__(
-        self,
-        session_factory: async_sessionmaker[AsyncSession],
-        interval: float = REVOCATION_POLL_SECONDS,
-    ) -> None:
-        self._sessions = session_factory
+    def __init__(self, reader: HotReader, interval: float = REVOCATION_POLL_SECONDS) -> None:
+        self._reader = reader
         self._interval = interval
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
@@ -185,10 +180,7 @@ class RevocationWatch:
     async def poll(self) -> set[int]:
         """Forget the keys revoked recently (by anyone); returns their ids."""
         since = utcnow() - _REVOCATION_LOOKBACK
-        async with self._sessions() as session:
-            ids = set(
-                (await session.scalars(select(ApiKey.id).where(ApiKey.revoked_at >= since))).all()
-            )
+        ids = {row["id"] for row in await _REVOKED_SINCE.all(self._reader, {"since": since})}
         if ids:
             forget_api_keys(key_ids=ids)
         return ids
@@ -219,7 +211,26 @@ class RevocationWatch:
             await task
 
 
+#: The principal of a key hash: the key's row and its organization, unless revoked.
+_KEY_LOOKUP = HotRead(
+    select(
+        ApiKey.id.label("key_id"),
+        ApiKey.admin,
+        ApiKey.team_id,
+        ApiKey.last_used_at,
+        Organization.id.label("org_id"),
+        Organization.name.label("org_name"),
+        Organization.plan,
+    )
+    .join(Organization, Organization.id == ApiKey.org_id)
+    .where(ApiKey.key_hash == bindparam("key_hash"), ApiKey.revoked_at.is_(None))
+)
+#: Keys revoked at or after ``since``.
+_REVOKED_SINCE = HotRead(select(ApiKey.id).where(ApiKey.revoked_at >= bindparam("since")))
+
+
 async def authenticate(
+    reader: HotReader,
     session_factory: async_sessionmaker[AsyncSession],
     key: str | None,
     cache: PrincipalCache | None = None,
@@ -229,8 +240,9 @@ async def authenticate(
     With ``cache``, a key resolved less than its TTL (:data:`PRINCIPAL_TTL`) ago is answered without
     the database, so ``sleuth admin revoke-key`` (which sets ``api_keys.revoked_at``) takes effect
     on every node within that TTL, and at once in a process that calls :func:`forget_api_keys`.
-    A database read records ``last_used_at`` when it is older than :data:`LAST_USED_RESOLUTION`
-    (a failed write is logged, never fails the request).
+    The key is looked up through ``reader`` (:mod:`sleuth_shell.db.hot_reads`: on SQLite no thread
+    hop). A lookup records ``last_used_at`` through ``session_factory`` when it is older than
+    :data:`LAST_USED_RESOLUTION` (a failed write is logged, never fails the request).
     """
     if not key or len(key) > _MAX_KEY_LENGTH:
         return None
@@ -239,27 +251,14 @@ async def authenticate(
         cached = cache.get(key_hash)
         if cached is not None:
             return cached
-    async with session_factory() as session:
-        row = (
-            await session.execute(
-                select(
-                    ApiKey.id,
-                    ApiKey.admin,
-                    ApiKey.team_id,
-                    ApiKey.last_used_at,
-                    Organization.id,
-                    Organization.name,
-                    Organization.plan,
-                )
-                .join(Organization, Organization.id == ApiKey.org_id)
-                .where(ApiKey.key_hash == key_hash, ApiKey.revoked_at.is_(None))
-            )
-        ).first()
-        if row is None:
-            return None
-        key_id, admin, team_id, last_used_at, org_id, org_name, plan = row
-        now = utcnow()
-        if last_used_at is None or now - last_used_at >= LAST_USED_RESOLUTION:
+    row = await _KEY_LOOKUP.first(reader, {"key_hash": key_hash})
+    if row is None:
+        return None
+    key_id = row["key_id"]
+    now = utcnow()
+    last_used_at = row["last_used_at"]
+    if last_used_at is None or now - last_used_at >= LAST_USED_RESOLUTION:
+        async with session_factory() as session:
             try:
                 await session.execute(
                     update(ApiKey).where(ApiKey.id == key_id).values(last_used_at=now)
@@ -269,12 +268,12 @@ async def authenticate(
                 await session.rollback()
                 log.warning("could not record the last use of API key %s: %s", key_id, exc)
     principal = Principal(
-        org_id=org_id,
-        org_name=org_name,
-        plan=plan,
+        org_id=row["org_id"],
+        org_name=row["org_name"],
+        plan=row["plan"],
         key_id=key_id,
-        admin=bool(admin),
-        team_id=team_id,
+        admin=bool(row["admin"]),
+        team_id=row["team_id"],
         api_key=key,
     )
     if cache is not None:
@@ -282,30 +281,26 @@ async def authenticate(
     return principal
 
 
-class ApiKeyMiddleware(ASGIMiddleware):
-    """Resolve the API key header into a principal stored in the scope (never rejects)."""
-
-    scopes = (ScopeType.HTTP,)
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
-        key: str | None = None
-        bearer: str | None = None
-        for name, value in scope["headers"]:
-            if name == _HEADER_BYTES:
-                key = value.decode("latin-1").strip()
-                break
-            if name == b"authorization":
-                bearer = value.decode("latin-1")
-        if not key and bearer and _is_mcp(scope):
-            key = _bearer_key(bearer)
-        principal = None
-        if key:
-            state = scope["litestar_app"].state
-            principal = await authenticate(
-                state.session_factory, key, getattr(state, "principal_cache", None)
-            )
-        scope[_SCOPE_KEY] = _AuthState(principal=principal, presented=bool(key))  # type: ignore[literal-required]
-        await next_app(scope, receive, send)
+async def resolve_principal(scope: Scope) -> None:
+    """Resolve the request's API key header (or, on ``/mcp``, its bearer token) into a principal
+    recorded in the scope (:func:`current_principal`, :func:`key_presented`); never rejects."""
+    key: str | None = None
+    bearer: str | None = None
+    for name, value in scope["headers"]:
+        if name == _HEADER_BYTES:
+            key = value.decode("latin-1").strip()
+            break
+        if name == b"authorization":
+            bearer = value.decode("latin-1")
+    if not key and bearer and _is_mcp(scope):
+        key = _bearer_key(bearer)
+    principal = None
+    if key:
+        state = scope["litestar_app"].state
+        principal = await authenticate(
+            state.hot_reader, state.session_factory, key, getattr(state, "principal_cache", None)
+        )
+    scope[_SCOPE_KEY] = _AuthState(principal=principal, presented=bool(key))  # type: ignore[literal-required]
 
 
 def _is_mcp(scope: Scope) -> bool:
@@ -330,22 +325,21 @@ def key_presented(scope: Scope) -> bool:
     return state is not None and state.presented
 
 
-async def require_api_key(
-    connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler
-) -> None:
-    """Guard: 401 unless the request carries a valid API key (skipped for ``opt public=True``).
+def check_api_key(scope: Scope, opt: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+    """401 unless the request carries a valid API key (nothing to check for ``opt public=True``).
 
-    A coroutine function on purpose: Litestar runs a plain function guard in a worker thread.
+    The detail is ``opt["unauthorized_detail"]`` when the route sets one, else ``Missing API key``
+    or ``Invalid API key``; ``headers`` go on the 401 response (the rate-limit headers).
     """
-    if handler.opt.get("public"):
+    if opt.get("public"):
         return
-    state: _AuthState | None = connection.scope.get(_SCOPE_KEY)  # type: ignore[assignment]
+    state: _AuthState | None = scope.get(_SCOPE_KEY)  # type: ignore[assignment]
     if state is not None and state.principal is not None:
         return
-    detail = handler.opt.get("unauthorized_detail")
+    detail = opt.get("unauthorized_detail")
     if detail is None:
         detail = "Invalid API key" if state is not None and state.presented else "Missing API key"
-    raise NotAuthorizedException(detail=detail)
+    raise NotAuthorizedException(detail=detail, headers=headers)
 
 
 def provide_principal(request: Request[Any, Any, Any]) -> Principal:

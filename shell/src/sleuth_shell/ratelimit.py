@@ -16,6 +16,9 @@ reached the limiter fails open to per-process counting (docs/decisions.md, "Shel
 error when the outage starts, counts in memory, retries Redis after :data:`REDIS_RETRY_SECONDS`,
 and logs once more when Redis answers again.
 Routes with ``opt skip_rate_limit=True`` (``/health``) are neither counted nor given headers.
+The counting happens in :class:`sleuth_shell.gate.GateMiddleware`; with the default in-memory
+store the counters are a plain dict of this process (:class:`_LocalCounts`), not the store's
+get/set round trips.
 """
 
 from __future__ import annotations
@@ -26,24 +29,17 @@ import time
 from collections.abc import Callable
 
 from litestar import Litestar
-from litestar.datastructures import MutableScopeHeaders
-from litestar.enums import ScopeType
 from litestar.exceptions import TooManyRequestsException
-from litestar.middleware import ASGIMiddleware
 from litestar.stores.base import Store
 from litestar.stores.memory import MemoryStore
 from litestar.stores.redis import RedisStore
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
-
-from sleuth_shell.auth import current_principal
 
 __all__ = [
     "RATE_LIMIT_STORE",
     "REDIS_RETRY_SECONDS",
     "CounterRedisStore",
-    "RateLimitMiddleware",
     "RateLimiter",
     "RateWindow",
     "close_rate_limit_store",
@@ -140,24 +136,47 @@ class RateWindow:
         }
 
 
+class _LocalCounts:
+    """Fixed-window counters in this process: a dict, no lock (the event loop runs one increment
+    at a time), expired windows dropped as they pass."""
+
+    __slots__ = ("_counts", "_next_sweep")
+
+    def __init__(self) -> None:
+        self._counts: dict[str, tuple[int, float]] = {}
+        self._next_sweep = 0.0
+
+    def add(self, key: str, expires_in: int) -> int:
+        now = time.monotonic()
+        if now >= self._next_sweep:
+            self._counts = {k: v for k, v in self._counts.items() if v[1] > now}
+            self._next_sweep = now + 1.0
+        count, expires = self._counts.get(key, (0, 0.0))
+        if expires <= now:
+            count, expires = 0, now + expires_in
+        count += 1
+        self._counts[key] = (count, expires)
+        return count
+
+
 class RateLimiter:
     """Counts requests per identity in fixed windows and refuses them over a limit.
 
     One per application (:func:`rate_limiter_of`): the middleware counts every request by
     organization or client address, and the webhook intake counts deliveries by the subscription's
     organization once it knows it. A :class:`CounterRedisStore` counts atomically in Redis; any
-    other store (the in-memory default) is counted under this instance's lock, which serialises the
-    read-increment-write within the process. During a Redis outage the counts go to a
-    process-local memory store (fail open).
+    Litestar ``MemoryStore`` (the default) is counted in this instance's dict of windows; any other
+    store under this instance's lock, which serialises its read-increment-write within the process.
+    During a Redis outage the counts go to that process-local dict (fail open).
     """
 
     def __init__(self) -> None:
         self._lock: asyncio.Lock | None = None
-        self._fallback = MemoryStore()
+        self._local = _LocalCounts()
         self._redis_retry_at: float | None = None
         """``time.monotonic()`` after which Redis is tried again; ``None`` while Redis works."""
 
-    async def _count_locally(self, store: Store, key: str, expires_in: int) -> int:
+    async def _count_in_store(self, store: Store, key: str, expires_in: int) -> int:
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
@@ -168,8 +187,10 @@ class RateLimiter:
 
     async def _count(self, store: Store, key: str, expires_in: int) -> int:
         """Add this request to ``key`` and return the window's count including it."""
+        if isinstance(store, MemoryStore):
+            return self._local.add(key, expires_in)
         if not isinstance(store, CounterRedisStore):
-            return await self._count_locally(store, key, expires_in)
+            return await self._count_in_store(store, key, expires_in)
         now = time.monotonic()
         if self._redis_retry_at is None or now >= self._redis_retry_at:
             try:
@@ -187,7 +208,7 @@ class RateLimiter:
                     log.warning("rate-limit store (Redis) answers again; counting shared")
                     self._redis_retry_at = None
                 return count
-        return await self._count_locally(self._fallback, key, expires_in)
+        return self._local.add(key, expires_in)
 
     async def hit(self, app: Litestar, identity: str, limit: int) -> RateWindow:
         """Count one request of ``identity`` in the current window; 429 ``Rate limit exceeded``
@@ -218,34 +239,3 @@ def rate_limiter_of(app: Litestar) -> RateLimiter:
         limiter = app.state[_LIMITER_KEY] = RateLimiter()
     assert isinstance(limiter, RateLimiter)
     return limiter
-
-
-class RateLimitMiddleware(ASGIMiddleware):
-    """Count every request per organization (or client address) with the app's
-    :class:`RateLimiter` and refuse it over the plan limit."""
-
-    scopes = (ScopeType.HTTP,)
-    exclude_opt_key = "skip_rate_limit"
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
-        app = scope["litestar_app"]
-        settings = app.state.settings
-        principal = current_principal(scope)
-        if principal is not None:
-            identity = f"org:{principal.org_id}"
-            limit = settings.rate_limit_for(principal.plan)
-        else:
-            client = scope.get("client")
-            identity = f"addr:{client[0] if client else 'unknown'}"
-            limit = settings.rate_limit_for("free")
-        state = await rate_limiter_of(app).hit(app, identity, limit)
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message.setdefault("headers", [])
-                headers = MutableScopeHeaders(message)
-                for name, value in state.headers().items():
-                    headers[name] = value
-            await send(message)
-
-        await next_app(scope, receive, send_with_headers)

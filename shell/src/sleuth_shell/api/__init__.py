@@ -32,7 +32,7 @@ from sleuth_shell.api import (
     webhooks,
 )
 from sleuth_shell.api.body import check_request_body
-from sleuth_shell.auth import require_api_key
+from sleuth_shell.gate import API_KEY_REQUIRED
 
 __all__ = ["API_MODULES", "ROOT_MODULES", "api_router", "root_routes"]
 
@@ -63,7 +63,7 @@ def api_router() -> Router:
     return Router(
         path="/api/v1",
         route_handlers=handlers,
-        guards=[require_api_key],
+        opt={API_KEY_REQUIRED: True},
         before_request=check_request_body,
         security=[{"ApiKey": []}],
     )

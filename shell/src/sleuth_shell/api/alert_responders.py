@@ -20,7 +20,7 @@ from types import SimpleNamespace
 from typing import Any, Literal, cast
 
 import msgspec
-from litestar import Controller, delete, get, post, put
+from litestar import Controller, Request, delete, get, post, put
 from litestar.params import FromPath, FromQuery
 from msgspec import UNSET, UnsetType
 from sqlalchemy import bindparam, select
@@ -41,6 +41,8 @@ from sleuth_shell.api.common import (
 )
 from sleuth_shell.api.deps import AppSettings, CurrentPrincipal, DbSession
 from sleuth_shell.auth import Principal
+from sleuth_shell.config import Settings
+from sleuth_shell.db.hot_reads import HotRead, hot_reader_of
 from sleuth_shell.db.models import AlertResponder, Team, WebhookSubscription
 from sleuth_shell.domain import WEBHOOK_PROVIDER_TYPES
 from sleuth_shell.errors import ApiError, bad_request, conflict, error_responses, not_found
@@ -325,7 +327,7 @@ async def _team_name(session: AsyncSession, team_id: int) -> str:
 #: The hot read (``GET /alert-responders/{id}``): the agent's columns and its team's name in one
 #: round trip, as a Core statement built once (no per-request statement building or ORM loading).
 _agents, _teams = AlertResponder.__table__, Team.__table__
-_GET_ONE = (
+_GET_ONE = HotRead(
     select(*_agents.columns, _teams.c.name.label("team_name"))
     .join(_teams, _teams.c.id == _agents.c.team_id)
     .where(_agents.c.id == bindparam("pk"), _agents.c.org_id == bindparam("org_id"))
@@ -460,17 +462,19 @@ class AlertResponderController(Controller):
     @get("/{alert_id:str}", operation_id="getAlertResponder", responses=error_responses(404))
     async def get_one(
         self,
+        request: Request[Any, Any, Any],
         alert_id: FromPath[str],
         principal: CurrentPrincipal,
-        db_session: DbSession,
-        settings: AppSettings,
     ) -> AlertResponderRecord:
-        """The full alert agent."""
+        """The full alert agent.
+
+        The hottest read of the API: one dependency (Litestar resolves several in a task group),
+        settings from the app state, the row through :class:`~sleuth_shell.db.hot_reads.HotRead`.
+        """
+        settings: Settings = request.app.state.settings
         pk = decode_id_or_404(alert_id, GLOBAL_TYPE, THING)
-        row = (
-            (await db_session.execute(_GET_ONE, {"pk": pk, "org_id": principal.org_id}))
-            .mappings()
-            .first()
+        row = await _GET_ONE.first(
+            hot_reader_of(request.app), {"pk": pk, "org_id": principal.org_id}
         )
         if row is None:
             raise not_found(THING)

@@ -513,7 +513,9 @@ async def login(request: Request[Any, Any, Any]) -> Response[Any]:
             request, target, "The sign-in form expired; please try again.", status_code=403
         )
     state = request.app.state
-    principal = await authenticate(state.session_factory, (data.get("api_key") or "").strip())
+    principal = await authenticate(
+        state.hot_reader, state.session_factory, (data.get("api_key") or "").strip()
+    )
     if principal is None:
         return _login_page(request, target, "That API key is not valid.", status_code=401)
     async with state.session_factory() as session:

@@ -8,11 +8,10 @@ The manager's task group runs for the app's lifetime (:meth:`McpEndpoint.lifespa
 lifespan manager).
 
 The route (:meth:`McpEndpoint.route`) sits behind the app's middleware like every other route:
-:class:`~sleuth_shell.auth.ApiKeyMiddleware` resolves ``X-Service-Org-Api-Key`` or, on ``/mcp``,
-``Authorization: Bearer <key>``, and :class:`~sleuth_shell.ratelimit.RateLimitMiddleware` counts the
-request against the organization's plan. Errors outside the protocol are JSON-RPC error objects
-with the HTTP status: 401 for a missing or invalid key, 405 for anything but POST, 429 over the
-rate limit (with ``Retry-After``).
+:class:`~sleuth_shell.gate.GateMiddleware` resolves ``X-Service-Org-Api-Key`` or, on ``/mcp``,
+``Authorization: Bearer <key>``, and counts the request against the organization's plan.
+Errors outside the protocol are JSON-RPC error objects with the HTTP status: 401 for a missing or
+invalid key, 405 for anything but POST, 429 over the rate limit (with ``Retry-After``).
 """
 
 from __future__ import annotations

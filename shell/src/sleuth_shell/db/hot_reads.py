@@ -1,0 +1,169 @@
+"""Hot reads: one prebuilt ``SELECT`` run with as little machinery between it and the driver as
+possible, for the request paths that are read far more often than anything else.
+
+An ORM ``AsyncSession`` read costs about 1 ms on this machine's loaded two cores (session set-up,
+a greenlet switch per call, result and session bookkeeping, close with its reset); the same query
+through :mod:`sqlite3` costs about 30 us. :class:`HotRead` keeps SQLAlchemy's meaning (the
+statement, its bind and result type processing: JSON columns, UTC datetimes) and drops the rest:
+
+- **SQLite (a file):** the statement is compiled once for the engine's dialect and run on one
+  plain :mod:`sqlite3` connection per process, on the event loop thread. In WAL mode (which
+  :func:`~sleuth_shell.db.dialect.install_connection_setup` sets) a reader never waits for the
+  writer, so the call cannot block the loop on a lock; like the inline reads of
+  :mod:`sleuth_shell.db.sqlite_reads`, a ``SELECT`` that meets a WAL checkpoint restart (rare,
+  short) is the one exception. Each call is its own snapshot (autocommit: no transaction is left
+  open, so the reader never holds the WAL back) and sees every commit made before it began.
+- **Anything else** (PostgreSQL, an in-memory SQLite database that a second connection could not
+  see): the statement runs on a pooled ``AsyncConnection`` (Core, no ORM session).
+
+>>> from sqlalchemy import Column, Integer, MetaData, String, Table, bindparam, select
+>>> things = Table("things", MetaData(), Column("id", Integer), Column("name", String))
+>>> read = HotRead(select(things).where(things.c.id == bindparam("pk")))
+>>> read.parameters
+('pk',)
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import Select
+from sqlalchemy.engine import Dialect
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from sleuth_shell.db.dialect import SQLITE_BUSY_TIMEOUT_MS
+
+__all__ = ["HotRead", "HotReader", "hot_reader_of"]
+
+
+class _Compiled:
+    """A statement compiled for one dialect: SQL, parameter order and per-column converters."""
+
+    def __init__(self, statement: Select[*tuple[Any, ...]], dialect: Dialect) -> None:
+        compiled = statement.compile(dialect=dialect)
+        self.sql = str(compiled)
+        self.order: tuple[str, ...] = tuple(compiled.positiontup or ())
+        binds = compiled._bind_processors
+        self.bind: dict[str, Callable[[Any], Any]] = {
+            name: processor for name, processor in binds.items() if callable(processor)
+        }
+        self.names: tuple[str, ...] = tuple(
+            str(column.key) for column in statement.selected_columns
+        )
+        self.convert: tuple[Callable[[Any], Any] | None, ...] = tuple(
+            column.type._cached_result_processor(dialect, None)
+            for column in statement.selected_columns
+        )
+
+    def arguments(self, params: Mapping[str, Any]) -> list[Any]:
+        out = []
+        for name in self.order:
+            value = params[name]
+            processor = self.bind.get(name)
+            out.append(processor(value) if processor is not None else value)
+        return out
+
+    def row(self, values: Sequence[Any]) -> dict[str, Any]:
+        return {
+            name: (convert(value) if convert is not None and value is not None else value)
+            for name, convert, value in zip(self.names, self.convert, values, strict=True)
+        }
+
+
+class HotReader:
+    """The process's hot-read path to one database (see the module doc); one per engine."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self._path = self._file_of(engine)
+        self._local = threading.local()
+
+    @staticmethod
+    def _file_of(engine: AsyncEngine) -> str | None:
+        url = engine.url
+        if url.get_backend_name() != "sqlite":
+            return None
+        database = url.database or ""
+        if not database or database == ":memory:" or "mode=memory" in database:
+            return None
+        return database
+
+    @property
+    def inline(self) -> bool:
+        """Whether reads run on a plain sqlite3 connection on the calling thread."""
+        return self._path is not None
+
+    def _connection(self) -> sqlite3.Connection:
+        # One connection per thread: the event loop's thread in the service (tests may run apps
+        # on other loops in other threads).
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            assert self._path is not None
+            connection = sqlite3.connect(self._path, isolation_level=None, check_same_thread=True)
+            connection.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+            connection.execute("PRAGMA query_only = ON")
+            self._local.connection = connection
+        return connection
+
+    def close(self) -> None:
+        """Close this thread's connection (others close when their threads end)."""
+        connection = getattr(self._local, "connection", None)
+        if connection is not None:
+            self._local.connection = None
+            connection.close()
+
+
+class HotRead:
+    """A prebuilt ``SELECT`` (named ``bindparam`` parameters) for :class:`HotReader`."""
+
+    def __init__(self, statement: Select[*tuple[Any, ...]]) -> None:
+        self.statement = statement
+        self.parameters: tuple[str, ...] = tuple(
+            sorted(statement.compile().construct_params(_check=False).keys())
+        )
+        self._compiled: dict[int, _Compiled] = {}
+
+    def _for(self, dialect: Dialect) -> _Compiled:
+        compiled = self._compiled.get(id(dialect))
+        if compiled is None:
+            compiled = self._compiled[id(dialect)] = _Compiled(self.statement, dialect)
+        return compiled
+
+    async def first(self, reader: HotReader, params: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The first row as a dict keyed by column name, or None."""
+        if reader.inline:
+            compiled = self._for(reader.engine.dialect)
+            cursor = reader._connection().execute(compiled.sql, compiled.arguments(params))
+            try:
+                values = cursor.fetchone()
+            finally:
+                cursor.close()
+            return None if values is None else compiled.row(values)
+        async with reader.engine.connect() as connection:
+            result = await connection.execute(self.statement, dict(params))
+            row = result.mappings().first()
+        return None if row is None else dict(row)
+
+    async def all(self, reader: HotReader, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Every row, each a dict keyed by column name."""
+        if reader.inline:
+            compiled = self._for(reader.engine.dialect)
+            cursor = reader._connection().execute(compiled.sql, compiled.arguments(params))
+            try:
+                rows = cursor.fetchall()
+            finally:
+                cursor.close()
+            return [compiled.row(values) for values in rows]
+        async with reader.engine.connect() as connection:
+            result = await connection.execute(self.statement, dict(params))
+            return [dict(row) for row in result.mappings()]
+
+
+def hot_reader_of(app: Any) -> HotReader:
+    """The :class:`HotReader` of a Sleuth Litestar application (``app.state.hot_reader``)."""
+    reader = app.state.hot_reader
+    assert isinstance(reader, HotReader)
+    return reader

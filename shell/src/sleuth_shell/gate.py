@@ -1,0 +1,72 @@
+"""The one middleware every HTTP request passes: who calls, how often, and whether they may.
+
+:class:`GateMiddleware` does, in this order:
+
+1. resolves the API key into a principal in the scope (:func:`sleuth_shell.auth.resolve_principal`;
+   never rejects);
+2. unless the route sets ``opt skip_rate_limit=True``, counts the request against its
+   organization (or, without a valid key, its client address) with the application's
+   :class:`~sleuth_shell.ratelimit.RateLimiter`: 429 ``Rate limit exceeded`` over the plan limit;
+3. on routes with ``opt api_key_required=True`` (the ``/api/v1`` router) that are not
+   ``public``, refuses a missing or invalid key with 401 (:func:`sleuth_shell.auth.check_api_key`),
+   so a request is counted before it is refused, as an unauthenticated flood must be;
+4. adds the ``X-RateLimit-*`` headers to the response.
+
+It used to be two ASGI middlewares and a route guard. Litestar copies the route handler for every
+guard call and wraps every middleware in its own dispatch, which on the authenticated read path
+cost more than the read (docs/performance.md, issue 11).
+"""
+
+from __future__ import annotations
+
+from litestar.datastructures import MutableScopeHeaders
+from litestar.enums import ScopeType
+from litestar.middleware import ASGIMiddleware
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+from sleuth_shell.auth import check_api_key, current_principal, resolve_principal
+from sleuth_shell.ratelimit import rate_limiter_of
+
+__all__ = ["API_KEY_REQUIRED", "GateMiddleware"]
+
+#: The route option that makes a route refuse requests without a valid API key.
+API_KEY_REQUIRED = "api_key_required"
+
+
+class GateMiddleware(ASGIMiddleware):
+    """Authenticate, rate-limit and admit every HTTP request (see the module doc)."""
+
+    scopes = (ScopeType.HTTP,)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
+        await resolve_principal(scope)
+        opt = scope["route_handler"].opt
+        if opt.get("skip_rate_limit"):
+            if opt.get(API_KEY_REQUIRED):
+                check_api_key(scope, opt)
+            await next_app(scope, receive, send)
+            return
+        app = scope["litestar_app"]
+        settings = app.state.settings
+        principal = current_principal(scope)
+        if principal is not None:
+            identity = f"org:{principal.org_id}"
+            limit = settings.rate_limit_for(principal.plan)
+        else:
+            client = scope.get("client")
+            identity = f"addr:{client[0] if client else 'unknown'}"
+            limit = settings.rate_limit_for("free")
+        window = await rate_limiter_of(app).hit(app, identity, limit)
+        headers = window.headers()
+        if opt.get(API_KEY_REQUIRED):
+            check_api_key(scope, opt, headers)
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", [])
+                response_headers = MutableScopeHeaders(message)
+                for name, value in headers.items():
+                    response_headers[name] = value
+            await send(message)
+
+        await next_app(scope, receive, send_with_headers)

@@ -1,0 +1,149 @@
+"""`db/hot_reads.py`: a hot read returns exactly what the ORM session would, sees every commit made
+before it, and takes the plain-sqlite3 path only where a second connection sees the same data."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from sqlalchemy import bindparam, select, update
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from sleuth_shell.db import create_engine, create_session_factory
+from sleuth_shell.db.hot_reads import HotRead, HotReader
+from sleuth_shell.db.models import AlertResponder, ApiKey, Team
+from tests.shell.conftest import Factory, OrgHandle
+
+_agents, _teams = AlertResponder.__table__, Team.__table__
+AGENT_WITH_TEAM = HotRead(
+    select(*_agents.columns, _teams.c.name.label("team_name"))
+    .join(_teams, _teams.c.id == _agents.c.team_id)
+    .where(_agents.c.id == bindparam("pk"), _agents.c.org_id == bindparam("org_id"))
+)
+KEYS_OF_ORG = HotRead(
+    select(ApiKey.id, ApiKey.last_used_at)
+    .where(ApiKey.org_id == bindparam("org_id"))
+    .order_by(ApiKey.id)
+)
+
+
+def _agent(factory: Factory, org: OrgHandle) -> AlertResponder:
+    row: AlertResponder = factory.add(
+        AlertResponder(
+            org_id=org.id,
+            team_id=org.default_team_id,
+            name="Checkout errors",
+            runbook_prompt="Check the dashboards, then the deploy log.",
+            runbook_active=True,
+            text_matches=["checkout*", "payments ERROR"],
+            match_rules={"rules": [{"contains": "checkout"}]},
+            chat_channel_id="C0CHECKOUT",
+            webhook_sources=[],
+            notification_integration_ids=[3, 5],
+            status="ACTIVE",
+        )
+    )
+    return row
+
+
+async def _session_read(url: str, params: dict[str, Any]) -> dict[str, Any] | None:
+    engine = create_engine(url)
+    try:
+        async with create_session_factory(engine)() as session:
+            row = (await session.execute(AGENT_WITH_TEAM.statement, params)).mappings().first()
+            return None if row is None else dict(row)
+    finally:
+        await engine.dispose()
+
+
+@pytest.mark.storage
+def test_a_hot_read_equals_the_session_read(
+    migrated_url: str, backend: str, factory: Factory, org: OrgHandle
+) -> None:
+    agent = _agent(factory, org)
+    params = {"pk": agent.id, "org_id": org.id}
+
+    async def go() -> tuple[dict[str, Any] | None, dict[str, Any] | None, bool]:
+        engine = create_engine(migrated_url)
+        reader = HotReader(engine)
+        try:
+            hot = await AGENT_WITH_TEAM.first(reader, params)
+            other_org = await AGENT_WITH_TEAM.first(reader, {"pk": agent.id, "org_id": org.id + 1})
+            assert other_org is None
+            return hot, await _session_read(migrated_url, params), reader.inline
+        finally:
+            reader.close()
+            await engine.dispose()
+
+    hot, via_session, inline = asyncio.run(go())
+    assert inline is (backend == "sqlite")
+    assert hot is not None and hot == via_session
+    # Types are converted as the ORM converts them: JSON columns, aware UTC datetimes.
+    assert hot["text_matches"] == ["checkout*", "payments ERROR"]
+    assert hot["match_rules"] == {"rules": [{"contains": "checkout"}]}
+    assert hot["notification_integration_ids"] == [3, 5]
+    assert hot["team_name"] == "Default"
+    assert isinstance(hot["created_at"], datetime) and hot["created_at"].tzinfo is not None
+
+
+@pytest.mark.storage
+def test_a_hot_read_sees_every_commit_made_before_it(
+    migrated_url: str, factory: Factory, org: OrgHandle
+) -> None:
+    """The reader's connection keeps no snapshot between reads: a write committed through the
+    async engine (another connection, another thread on SQLite) is visible to the next read."""
+    stamp = datetime(2026, 11, 23, 12, 30, tzinfo=UTC)
+
+    async def go() -> list[list[dict[str, Any]]]:
+        engine = create_engine(migrated_url)
+        reader = HotReader(engine)
+        sessions = create_session_factory(engine)
+        try:
+            seen = [await KEYS_OF_ORG.all(reader, {"org_id": org.id})]
+            async with sessions() as session:
+                await session.execute(
+                    update(ApiKey).where(ApiKey.org_id == org.id).values(last_used_at=stamp)
+                )
+                await session.commit()
+            seen.append(await KEYS_OF_ORG.all(reader, {"org_id": org.id}))
+            return seen
+        finally:
+            reader.close()
+            await engine.dispose()
+
+    before, after = asyncio.run(go())
+    assert [row["last_used_at"] for row in before] == [None]
+    assert [row["last_used_at"] for row in after] == [stamp]
+
+
+def test_an_in_memory_database_is_read_through_the_engine() -> None:
+    """A second sqlite3 connection to ``:memory:`` would see an empty database of its own."""
+
+    async def go() -> bool:
+        engine = create_async_engine("sqlite+aiosqlite:///:memory:")
+        try:
+            return HotReader(engine).inline
+        finally:
+            await engine.dispose()
+
+    assert asyncio.run(go()) is False
+
+
+def test_the_reader_cannot_write(migrated_url: str, factory: Factory, org: OrgHandle) -> None:
+    """The plain connection is opened ``query_only``: a statement that writes fails instead of
+    taking SQLite's write lock on the event loop thread."""
+
+    async def go() -> None:
+        engine = create_engine(migrated_url)
+        reader = HotReader(engine)
+        try:
+            with pytest.raises(sqlite3.OperationalError, match="readonly"):
+                reader._connection().execute("DELETE FROM api_keys")
+        finally:
+            reader.close()
+            await engine.dispose()
+
+    asyncio.run(go())
