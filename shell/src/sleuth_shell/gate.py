@@ -19,7 +19,6 @@ cost more than the read (docs/performance.md, issue 11).
 
 from __future__ import annotations
 
-from litestar.datastructures import MutableScopeHeaders
 from litestar.enums import ScopeType
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
@@ -60,13 +59,16 @@ class GateMiddleware(ASGIMiddleware):
         headers = window.headers()
         if opt.get(API_KEY_REQUIRED):
             check_api_key(scope, opt, headers)
+        # Appended as raw pairs: nothing else sets these headers (a 429 or 401 is raised above,
+        # before the handler, and carries them itself).
+        raw = [
+            (name.lower().encode("latin-1"), value.encode("latin-1"))
+            for name, value in headers.items()
+        ]
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message.setdefault("headers", [])
-                response_headers = MutableScopeHeaders(message)
-                for name, value in headers.items():
-                    response_headers[name] = value
+                message["headers"] = [*message.get("headers", ()), *raw]
             await send(message)
 
         await next_app(scope, receive, send_with_headers)
