@@ -573,3 +573,77 @@ def test_missing_configuration_names_the_variables() -> None:
 
     with pytest.raises(AgentError, match="SLEUTH_LLM_BASE_URL and SLEUTH_LLM_MODEL"):
         load_agent("openai", Settings())
+
+
+# --- through the API, on the database stores ----------------------------------------------------
+
+
+def _cite_what_was_returned(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """The stand-in's final answer: it cites the source ids the tool results carried."""
+    knowledge, top = tool_messages(body)
+    doc = knowledge["results"][0]
+    message = top["messages"][0]
+    return completion(
+        f"Roll back with `deployctl rollback payments-api` [[source:{doc['source_id']}]]. "
+        f"**payments-api** logged `{message['message']}` {message['count']} times "
+        f"[[source:{top['source_id']}]]."
+    )
+
+
+def test_interaction_through_the_api_cites_the_database_sources(
+    settings: Any, org: Any, llm: StandInLLM
+) -> None:
+    from litestar.testing import TestClient
+
+    from sleuth_shell.app import create_app
+
+    now = datetime.now(UTC).replace(microsecond=0)
+    start = (now - timedelta(hours=1)).isoformat().replace("+00:00", "Z")
+    end = (now + timedelta(minutes=1)).isoformat().replace("+00:00", "Z")
+    llm.replies += [
+        tool_calls(
+            ("search_knowledge", {"query": "roll back a payments-api deploy"}),
+            ("log_top_messages", {"start": start, "end": end, "levels": ["ERROR"]}),
+        ),
+        _cite_what_was_returned,
+    ]
+    configured = settings.model_copy(
+        update={"agent": "openai", "llm_base_url": llm.url, "llm_model": "stand-in-model"}
+    )
+    with TestClient(app=create_app(configured), raise_server_exceptions=False) as client:
+        doc = client.post(
+            "/api/v1/knowledge/documents",
+            json={"title": "Payments database pool", "content": POOL_RUNBOOK, "url": None},
+            headers=org.headers,
+        )
+        assert doc.status_code == 200, doc.text
+        records = [
+            {
+                "timestamp": (now - timedelta(minutes=10 - i)).isoformat(),
+                "service": "payments-api",
+                "level": "error",
+                "message": "DB pool exhausted",
+            }
+            for i in range(3)
+        ]
+        ingested = client.post(
+            "/api/v1/observability/logs", json={"records": records}, headers=org.headers
+        )
+        assert ingested.status_code == 200, ingested.text
+        response = client.post(
+            "/api/v1/interactions",
+            json={"question": "How do I roll back payments-api?"},
+            headers=org.headers,
+        )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["content"] == (
+        "Roll back with `deployctl rollback payments-api` [1]. **payments-api** logged "
+        "`DB pool exhausted` 3 times [2].\n"
+    )
+    knowledge, logs = body["sources"]
+    assert (knowledge["type"], knowledge["artifact_id"]) == ("knowledge", str(doc.json()["id"]))
+    assert knowledge["display_text"] == "Runbook: Payments database pool"
+    assert (logs["type"], logs["tool_id"]) == ("logs", "log_query")
+    assert json.loads(logs["query"])["levels"] == ["ERROR"]
+    assert len(llm.requests) == 2
