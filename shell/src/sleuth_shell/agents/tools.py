@@ -446,7 +446,10 @@ def _downsample(points: Sequence[tuple[datetime, float]]) -> dict[str, Any]:
             "last": values[-1],
         }
     if len(points) <= _MAX_POINTS:
-        return {"points": [[format_ts(t), v] for t, v in points], "summary": summary}
+        return {
+            "points": [[format_ts(t), v if math.isfinite(v) else None] for t, v in points],
+            "summary": summary,
+        }
     size = math.ceil(len(points) / _MAX_POINTS)
     buckets = []
     for i in range(0, len(points), size):
@@ -528,8 +531,8 @@ class ToolRun:
     queries: int = 0
     found_data: bool = False
     searched: list[str] = field(default_factory=list)
-    _keys: dict[tuple[str, str], int] = field(default_factory=dict)
-    _services: list[str] | None = None
+    _keys: dict[tuple[str, str], int] = field(default_factory=dict, init=False, repr=False)
+    _services: list[str] | None = field(default=None, init=False, repr=False)
 
     @property
     def credits(self) -> float:
