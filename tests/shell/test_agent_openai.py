@@ -317,6 +317,15 @@ def test_abstains_when_the_data_has_nothing(llm: StandInLLM) -> None:
     assert result.credits == pytest.approx(1.25 + 0.75)  # 1,500 tokens
 
 
+def test_an_answer_from_memory_without_tools_is_flagged(llm: StandInLLM) -> None:
+    llm.replies.append(completion("Restart the pods with `kubectl rollout restart`."))
+    result = asyncio.run(agent_for(llm).answer(context(), "How do I restart the pods?"))
+    assert result.markdown.startswith(
+        'I could not find anything about "restart", "pods": no data was queried for this answer.'
+    )
+    assert result.sources == {}
+
+
 def test_an_abstaining_model_answer_is_kept_as_it_is(llm: StandInLLM) -> None:
     llm.replies += [
         tool_calls(("log_counts", WINDOW)),
