@@ -18,6 +18,10 @@ services and vocabulary), asks every question of ``questions_tune.json`` and
   timestamp lies in the cited log query's window.
 
 The held-out split is kept apart: it was written before tuning and is only ever scored.
+
+``--agent openai`` (with ``SLEUTH_LLM_BASE_URL``/``SLEUTH_LLM_MODEL``/``SLEUTH_LLM_API_KEY`` set as
+for ``sleuth serve``) scores the LLM agent on the same questions with the same checks; its token
+credits make the ``abstain`` credit bound stricter for it than for the embedded agent.
 """
 
 from __future__ import annotations
@@ -41,11 +45,11 @@ from evals import kestrel
 from sleuth_shell import admin
 from sleuth_shell.agents.base import Agent, AgentContext, AgentResult
 from sleuth_shell.agents.retrieval import RetrievalAgent
-from sleuth_shell.config import Settings
+from sleuth_shell.config import ConfigError, Settings
 from sleuth_shell.db import create_engine, create_session_factory, models
 from sleuth_shell.db.migrate import migrate_async
 from sleuth_shell.demo import load_demo
-from sleuth_shell.services import Services, build_services
+from sleuth_shell.services import Services, build_services, load_configured_agent
 
 HERE = Path(__file__).parent
 SPLITS = {"tune": HERE / "questions_tune.json", "held-out": HERE / "questions_heldout.json"}
@@ -353,9 +357,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         "-v", "--verbose", action="store_true", help="list each failure (tune split only)"
     )
     parser.add_argument("--show", help="print the answer to the question with this id")
+    parser.add_argument(
+        "--agent",
+        default="retrieval",
+        help="the agent to score (e.g. openai, configured by SLEUTH_LLM_* as for `sleuth serve`)",
+    )
     args = parser.parse_args(argv)
     splits = list(SPLITS) if args.split == "all" else [args.split]
-    results = asyncio.run(run_all(splits))
+    try:
+        settings = Settings.from_env().model_copy(update={"agent": args.agent})
+        agent = load_configured_agent(settings)
+    except ConfigError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 2
+    results = asyncio.run(run_all(splits, agent))
     for split, outcomes in results.items():
         print(render(split, outcomes, verbose=args.verbose))
         for o in outcomes:

@@ -34,8 +34,11 @@ def test_values_are_read() -> None:
             "SLEUTH_WORKERS_INLINE": "false",
             "SLEUTH_RATE_LIMIT_TEAM": "1000",
             "SLEUTH_RATE_LIMIT_WINDOW": "30",
+            "SLEUTH_LLM_MAX_ROUNDS": "3",
+            "SLEUTH_LLM_MAX_TOOL_CALLS": "10",
         }
     )
+    assert (settings.llm_max_rounds, settings.llm_max_tool_calls) == (3, 10)
     assert settings.public_url == "https://sleuth.example.com"
     assert (settings.agent, settings.llm_model, settings.llm_api_key) == ("openai", "m", "k")
     assert settings.allow_private_urls is True and settings.workers_inline is False
@@ -53,6 +56,9 @@ def test_values_are_read() -> None:
         ("SLEUTH_RATE_LIMIT_FREE", "-1", "SLEUTH_RATE_LIMIT_FREE must be a positive integer"),
         ("SLEUTH_RATE_LIMIT_WINDOW", "soon", "SLEUTH_RATE_LIMIT_WINDOW must be a positive"),
         ("SLEUTH_LLM_BASE_URL", "ftp://x", "SLEUTH_LLM_BASE_URL must be an http"),
+        ("SLEUTH_LLM_MAX_ROUNDS", "0", "SLEUTH_LLM_MAX_ROUNDS must be a positive integer"),
+        ("SLEUTH_LLM_MAX_ROUNDS", "51", "SLEUTH_LLM_MAX_ROUNDS must be at most 50"),
+        ("SLEUTH_LLM_MAX_TOOL_CALLS", "many", "SLEUTH_LLM_MAX_TOOL_CALLS must be a positive"),
     ],
 )
 def test_bad_values_name_the_variable(name: str, value: str, message: str) -> None:

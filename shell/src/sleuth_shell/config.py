@@ -44,6 +44,11 @@ class Settings(BaseModel):
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key: str | None = None
+    llm_max_rounds: int = 6
+    """``SLEUTH_LLM_MAX_ROUNDS``: rounds of tool calls the ``openai`` agent may make per
+    operation before it must answer."""
+    llm_max_tool_calls: int = 24
+    """``SLEUTH_LLM_MAX_TOOL_CALLS``: tool calls the ``openai`` agent may make per operation."""
     agent_costs: str = ""
     """``SLEUTH_AGENT_COSTS``: the built-in agents' cost overrides, ``name=value,...`` (parsed and
     checked by :class:`sleuth_shell.agents.sources.CostModel` when the agent is loaded at start)."""
@@ -130,6 +135,14 @@ class Settings(BaseModel):
             "llm_model": text("SLEUTH_LLM_MODEL", None),
             "llm_api_key": text("SLEUTH_LLM_API_KEY", None),
         }
+        llm_max_rounds = positive_int("SLEUTH_LLM_MAX_ROUNDS", 6)
+        llm_max_tool_calls = positive_int("SLEUTH_LLM_MAX_TOOL_CALLS", 24)
+        if llm_max_rounds > 50:
+            raise ConfigError(f"SLEUTH_LLM_MAX_ROUNDS must be at most 50, got {llm_max_rounds}")
+        if llm_max_tool_calls > 500:
+            raise ConfigError(
+                f"SLEUTH_LLM_MAX_TOOL_CALLS must be at most 500, got {llm_max_tool_calls}"
+            )
         agent_costs = text("SLEUTH_AGENT_COSTS", "") or ""
         base = llm["llm_base_url"]
         if base is not None and urlsplit(base).scheme not in {"http", "https"}:
@@ -165,5 +178,7 @@ class Settings(BaseModel):
             chat_bot_token=text("SLEUTH_CHAT_BOT_TOKEN", None),
             chat_api_url=chat_api_url.rstrip("/"),
             redis_url=redis_url,
+            llm_max_rounds=llm_max_rounds,
+            llm_max_tool_calls=llm_max_tool_calls,
             **llm,
         )

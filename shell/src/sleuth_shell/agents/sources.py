@@ -49,7 +49,8 @@ class CostModel:
     A run of ``answer``, ``investigate`` or ``digest_section`` costs ``run`` plus
     ``knowledge_search`` per catalog search plus ``log_query`` per log query (counts, top messages,
     lines, histograms; looking up the service list is free). ``classify`` is a flat price. The
-    ``openai`` agent adds ``llm_1k_tokens`` per thousand model tokens. Override any of them with
+    ``openai`` agent charges its tool calls the same way (change-record and metric queries at
+    ``log_query``) and adds ``llm_1k_tokens`` per thousand model tokens. Override any of them with
     ``SLEUTH_AGENT_COSTS``, e.g. ``run=1,knowledge_search=0.25,log_query=0.1``.
     """
 
