@@ -60,6 +60,10 @@ def _filtered(
     text: str | None,
 ) -> Select[*_Ts]:
     statement = statement.where(_C.org_id == org_id)
+    # PostgreSQL refuses NUL in text parameters; no stored value contains one.
+    services = [s for s in services or () if "\x00" not in s] if services else services
+    kinds = [k for k in kinds or () if "\x00" not in k] if kinds else kinds
+    text = text.replace("\x00", "") if text else text
     if start is not None:
         statement = statement.where(_C.timestamp >= _aware(start))
     if end is not None:
@@ -137,7 +141,8 @@ class SqlChangeStore:
 
     async def get_many(self, org_id: int, change_ids: Sequence[str]) -> list[ChangeRecord]:
         """The records with these change ids (any time), oldest first; unknown ids left out."""
-        wanted = sorted({c for c in change_ids if isinstance(c, str)})[:MAX_LOOKUP_IDS]
+        wanted = sorted({c for c in change_ids if isinstance(c, str) and "\x00" not in c})
+        wanted = wanted[:MAX_LOOKUP_IDS]
         if not wanted:
             return []
         statement = (
@@ -157,6 +162,8 @@ class SqlChangeStore:
 
     async def shipped_by(self, org_id: int, change_id: str) -> list[ChangeRecord]:
         """The deploys whose ``ships`` list ``change_id``, oldest first."""
+        if "\x00" in change_id:
+            return []
         quoted = json.dumps(change_id)  # how the id appears in the stored JSON list
         statement = (
             select(_C)

@@ -50,10 +50,11 @@ class SqlMetricStore:
         start, end = _aware(start), _aware(end)
         in_range = exists().where(_P.series_id == _S.id, _P.timestamp >= start, _P.timestamp < end)
         statement = select(_S).where(_S.org_id == org_id, in_range)
+        # PostgreSQL refuses NUL in text parameters; no stored name contains one.
         if services:
-            statement = statement.where(_S.service.in_(list(services)))
+            statement = statement.where(_S.service.in_([s for s in services if "\x00" not in s]))
         if names:
-            statement = statement.where(_S.name.in_(list(names)))
+            statement = statement.where(_S.name.in_([n for n in names if "\x00" not in n]))
         statement = statement.order_by(_S.service, _S.name, _S.labels_key, _S.id).limit(
             max(0, limit)
         )
