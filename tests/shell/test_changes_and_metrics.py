@@ -75,7 +75,7 @@ def counts(url: str) -> tuple[int, int, int]:
     return run_store(url, action)
 
 
-# --- change records: validation ------------------------------------------------------------------
+# --- change records: validation ---
 
 
 @pytest.mark.parametrize(
@@ -162,7 +162,7 @@ def test_diff_truncation_keeps_whole_lines_and_says_so() -> None:
     assert truncate_diff("é" * 10, 5).startswith("éé\n[diff truncated by Sleuth: 4 of 20")
 
 
-# --- change records: storage, upsert, queries -----------------------------------------------------
+# --- change records: storage, upsert, queries ---
 
 
 @pytest.mark.storage
@@ -282,7 +282,7 @@ def test_store_protocol_conformance(client, org, migrated_url) -> None:
     assert other == []
 
 
-# --- metrics ----------------------------------------------------------------------------------------
+# --- metrics ---
 
 
 def series(**overrides):
@@ -439,7 +439,7 @@ def test_metrics_ingest_overwrite_and_query(client, org, migrated_url) -> None:
     assert [(s.service, s.name) for s in limited] == [("checkout-api", "http_error_rate")]
 
 
-# --- isolation, pages, sources ------------------------------------------------------------------------
+# --- isolation, pages, sources ---
 
 
 @pytest.mark.storage
