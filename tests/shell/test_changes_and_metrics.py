@@ -20,7 +20,7 @@ from sleuth_shell.app import create_app
 from sleuth_shell.changes.ingest import MAX_DIFF_BYTES, truncate_diff
 from sleuth_shell.changes.store import SqlChangeStore
 from sleuth_shell.db import create_engine, create_session_factory
-from sleuth_shell.db.models import ChangeRow, MetricPoint, MetricSeriesRow
+from sleuth_shell.db.models import ChangeRow, LogRecord, MetricPoint, MetricSeriesRow
 from sleuth_shell.observability.metric_store import SqlMetricStore
 
 T0 = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
@@ -627,3 +627,64 @@ def test_services_pass_the_stores_to_agents(settings) -> None:
     assert context.changes is fake
     assert isinstance(context.metrics, SqlMetricStore) and context.metrics is services.metrics
     assert isinstance(create_app(settings).state.services.changes, SqlChangeStore)
+
+
+# --- demo ---
+
+
+@pytest.mark.storage
+def test_demo_loads_changes_and_metrics_consistent_with_its_logs(org, migrated_url) -> None:
+    from sleuth_shell.demo import load_demo
+    from sleuth_shell.demo.logs import INCIDENT
+
+    now = datetime(2026, 11, 22, 10, 0, 30, tzinfo=UTC)
+    end = now.replace(second=0)
+
+    async def action(sessions):
+        async with sessions() as session:
+            first = await load_demo(session, org.id, now=now)
+        changes = SqlChangeStore(sessions)
+        before = {c.change_id: c.id for c in await changes.search(org.id, limit=100)}
+        async with sessions() as session:
+            again = await load_demo(session, org.id, now=now + timedelta(hours=1))
+        after = await changes.search(org.id, limit=100)
+        deploy = (await changes.get_many(org.id, ["payments-api@v2.14.0"]))[0]
+        shipped = await changes.get_many(org.id, list(deploy.ships))
+        metrics = await SqlMetricStore(sessions).query(
+            org.id, end - timedelta(hours=25), end + timedelta(hours=2)
+        )
+        async with sessions() as session:
+            deploy_logs = (
+                await session.execute(
+                    select(LogRecord.timestamp, LogRecord.message).where(
+                        LogRecord.org_id == org.id, LogRecord.service == "deploy-bot"
+                    )
+                )
+            ).all()
+        return first, again, before, after, deploy, shipped, metrics, deploy_logs
+
+    first, again, before, after, deploy, shipped, metrics, deploy_logs = run_store(
+        migrated_url, action
+    )
+    assert first["changes"] == again["changes"] == 10
+    assert first["metric_points"] == again["metric_points"] == 7 * 24 * 60
+    assert {c.change_id: c.id for c in after} == before  # reload keeps row ids
+    later = end + timedelta(hours=1)
+    assert deploy.timestamp == later - INCIDENT["deploy"]
+    # Every deploy record matches a deploy-bot log line at the same time naming the version.
+    deploys = [c for c in after if c.kind == "deploy"]
+    assert len(deploys) == 4
+    for record in deploys:
+        lines = [m for t, m in deploy_logs if t == record.timestamp]
+        assert lines and record.attributes["version"] in lines[0], record.change_id
+    culprit = next(c for c in shipped if c.author == "dana")
+    assert "payments_api/refunds/handler.py" in culprit.files and "db_pool" in culprit.diff
+    assert culprit.timestamp < deploy.timestamp
+    by_key = {(s.service, s.name): s for s in metrics}
+    assert len(by_key) == 7 and all(len(s.points) == 24 * 60 for s in metrics)  # old points gone
+    errors = dict(by_key[("payments-api", "http_error_rate")].points)
+    during = later - INCIDENT["first_error"] + timedelta(minutes=5)
+    calm = later - timedelta(hours=10)
+    assert errors[during] > 0.4 > 0.01 > errors[calm]
+    pool = dict(by_key[("payments-api", "db_pool_in_use")].points)
+    assert pool[during] == 20.0 and pool[calm] <= 8

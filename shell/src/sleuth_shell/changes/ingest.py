@@ -30,6 +30,7 @@ __all__ = [
     "MAX_SHIPS",
     "MAX_SUMMARY_CHARS",
     "IngestError",
+    "store_changes",
     "truncate_diff",
     "upsert_changes",
     "validate_records",
@@ -219,10 +220,10 @@ def validate_records(body: Any) -> list[dict[str, Any]]:
     return list(rows.values())
 
 
-async def upsert_changes(session: AsyncSession, org_id: int, rows: list[dict[str, Any]]) -> int:
-    """Store validated rows for ``org_id`` in one transaction and commit: a new change id is
-    inserted, a known one has its content replaced (its row ``id`` and ``created_at`` kept).
-    Returns the number of records stored."""
+async def store_changes(session: AsyncSession, org_id: int, rows: list[dict[str, Any]]) -> int:
+    """Upsert validated rows for ``org_id`` in the session's transaction (no commit): a new
+    change id is inserted, a known one has its content replaced (its row ``id`` and
+    ``created_at`` kept). Each change id must appear once. Returns the number of rows."""
     if rows:
         dialect = session.get_bind().dialect.name
         statement = upsert_rows(
@@ -235,5 +236,11 @@ async def upsert_changes(session: AsyncSession, org_id: int, rows: list[dict[str
         values = [{**row, "org_id": org_id, "created_at": now} for row in rows]
         for start in range(0, len(values), 500):
             await session.execute(statement, values[start : start + 500])
-    await session.commit()
     return len(rows)
+
+
+async def upsert_changes(session: AsyncSession, org_id: int, rows: list[dict[str, Any]]) -> int:
+    """`store_changes` in one transaction, committed; the number of records stored."""
+    count = await store_changes(session, org_id, rows)
+    await session.commit()
+    return count

@@ -33,6 +33,7 @@ __all__ = [
     "SeriesBatch",
     "ingest_metrics",
     "labels_key",
+    "store_metrics",
     "validate_metrics",
 ]
 
@@ -164,11 +165,10 @@ def validate_metrics(body: Any) -> list[SeriesBatch]:
     return list(batches.values())
 
 
-async def ingest_metrics(session: AsyncSession, org_id: int, batches: list[SeriesBatch]) -> int:
-    """Store validated series for ``org_id`` in one transaction and commit: new series are
-    created, points upserted by ``(series, timestamp)``. Returns the number of points stored."""
+async def store_metrics(session: AsyncSession, org_id: int, batches: list[SeriesBatch]) -> int:
+    """Store validated series for ``org_id`` in the session's transaction (no commit): new series
+    are created, points upserted by ``(series, timestamp)``. Returns the number of points."""
     if not batches:
-        await session.commit()
         return 0
     dialect = session.get_bind().dialect.name
     now = utcnow()
@@ -215,5 +215,11 @@ async def ingest_metrics(session: AsyncSession, org_id: int, batches: list[Serie
     )
     for start in range(0, len(points), 5000):
         await session.execute(statement, points[start : start + 5000])
-    await session.commit()
     return len(points)
+
+
+async def ingest_metrics(session: AsyncSession, org_id: int, batches: list[SeriesBatch]) -> int:
+    """`store_metrics` in one transaction, committed; the number of points stored."""
+    count = await store_metrics(session, org_id, batches)
+    await session.commit()
+    return count
