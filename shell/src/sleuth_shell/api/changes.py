@@ -13,9 +13,12 @@ from typing import Any
 
 import msgspec
 from litestar import Request, get, post
+from litestar.openapi.spec import Schema
+from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.params import FromQuery
 
 from sleuth_shell.agents.base import CHANGE_KINDS, ChangeRecord
+from sleuth_shell.api.body import documented_json_body
 from sleuth_shell.api.deps import AppSettings, CurrentPrincipal, DbSession
 from sleuth_shell.api.knowledge import json_body
 from sleuth_shell.api.observability import Ingested
@@ -24,11 +27,62 @@ from sleuth_shell.changes.store import SqlChangeStore
 from sleuth_shell.errors import bad_request, error_responses
 from sleuth_shell.text import parse_instant
 
-__all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "MAX_Q_CHARS", "ROUTES", "change_item", "query_text"]
+__all__ = [
+    "CHANGES_BODY",
+    "DEFAULT_LIMIT",
+    "MAX_LIMIT",
+    "MAX_Q_CHARS",
+    "ROUTES",
+    "change_item",
+    "query_text",
+]
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
 MAX_Q_CHARS = 500
+
+
+_STRING = Schema(type=OpenAPIType.STRING)
+_TIMESTAMP = Schema(
+    one_of=[
+        Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.DATE_TIME),
+        Schema(type=OpenAPIType.NUMBER),
+    ],
+    description="ISO 8601 date-time or Unix seconds",
+)
+_STRINGS = Schema(type=OpenAPIType.ARRAY, items=_STRING, max_items=ingest.MAX_FILES)
+#: The documented request body of ``POST /api/v1/changes`` (the handler validates it itself).
+CHANGES_BODY = Schema(
+    type=OpenAPIType.OBJECT,
+    required=["records"],
+    additional_properties=False,
+    properties={
+        "records": Schema(
+            type=OpenAPIType.ARRAY,
+            max_items=ingest.MAX_RECORDS,
+            items=Schema(
+                type=OpenAPIType.OBJECT,
+                required=["timestamp", "service", "kind", "id", "summary"],
+                additional_properties=False,
+                properties={
+                    "timestamp": _TIMESTAMP,
+                    "service": Schema(type=OpenAPIType.STRING, max_length=200),
+                    "kind": Schema(type=OpenAPIType.STRING, enum=list(CHANGE_KINDS)),
+                    "id": Schema(type=OpenAPIType.STRING, max_length=255),
+                    "summary": Schema(type=OpenAPIType.STRING, max_length=ingest.MAX_SUMMARY_CHARS),
+                    "author": Schema(type=[OpenAPIType.STRING, OpenAPIType.NULL]),
+                    "url": Schema(
+                        type=[OpenAPIType.STRING, OpenAPIType.NULL], format=OpenAPIFormat.URI
+                    ),
+                    "files": _STRINGS,
+                    "diff": Schema(type=[OpenAPIType.STRING, OpenAPIType.NULL]),
+                    "ships": _STRINGS,
+                    "attributes": Schema(type=OpenAPIType.OBJECT),
+                },
+            ),
+        )
+    },
+)
 
 
 class ChangeItem(msgspec.Struct):
@@ -94,6 +148,7 @@ def query_time(value: str | None, name: str) -> datetime | None:
     operation_id="ingestChanges",
     tags=["changes"],
     status_code=200,
+    operation_class=documented_json_body(CHANGES_BODY, "Change records (all or none)"),
 )
 async def ingest_changes(
     request: Request[Any, Any, Any], principal: CurrentPrincipal, db_session: DbSession

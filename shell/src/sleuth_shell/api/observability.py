@@ -9,8 +9,11 @@ from typing import Any
 
 import msgspec
 from litestar import Request, get, post
+from litestar.openapi.spec import Schema
+from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.params import FromQuery
 
+from sleuth_shell.api.body import documented_json_body
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.api.knowledge import json_body
 from sleuth_shell.db.models import utcnow
@@ -19,7 +22,14 @@ from sleuth_shell.observability import ingest, metric_ingest
 from sleuth_shell.observability.metric_store import SqlMetricStore
 from sleuth_shell.text import parse_instant
 
-__all__ = ["DEFAULT_WINDOW", "MAX_RESPONSE_POINTS", "MAX_RESPONSE_SERIES", "ROUTES", "Ingested"]
+__all__ = [
+    "DEFAULT_WINDOW",
+    "MAX_RESPONSE_POINTS",
+    "MAX_RESPONSE_SERIES",
+    "METRICS_BODY",
+    "ROUTES",
+    "Ingested",
+]
 
 #: Series one ``GET /api/v1/observability/metrics`` returns at most.
 MAX_RESPONSE_SERIES = 100
@@ -27,6 +37,54 @@ MAX_RESPONSE_SERIES = 100
 MAX_RESPONSE_POINTS = 5000
 #: The range read when ``start`` is not given: this long before ``end``.
 DEFAULT_WINDOW = timedelta(hours=24)
+
+
+_TIMESTAMP = Schema(
+    one_of=[
+        Schema(type=OpenAPIType.STRING, format=OpenAPIFormat.DATE_TIME),
+        Schema(type=OpenAPIType.NUMBER),
+    ],
+    description="ISO 8601 date-time or Unix seconds",
+)
+#: The documented request body of ``POST /api/v1/observability/metrics`` (validated by the handler).
+METRICS_BODY = Schema(
+    type=OpenAPIType.OBJECT,
+    required=["series"],
+    additional_properties=False,
+    properties={
+        "series": Schema(
+            type=OpenAPIType.ARRAY,
+            max_items=metric_ingest.MAX_SERIES,
+            items=Schema(
+                type=OpenAPIType.OBJECT,
+                required=["name", "service", "points"],
+                additional_properties=False,
+                properties={
+                    "name": Schema(type=OpenAPIType.STRING, max_length=200),
+                    "service": Schema(type=OpenAPIType.STRING, max_length=200),
+                    "labels": Schema(
+                        type=OpenAPIType.OBJECT,
+                        additional_properties=Schema(type=OpenAPIType.STRING),
+                        max_properties=metric_ingest.MAX_LABELS,
+                    ),
+                    "points": Schema(
+                        type=OpenAPIType.ARRAY,
+                        items=Schema(
+                            type=OpenAPIType.ARRAY,
+                            description="[timestamp (ISO 8601 or Unix seconds), value]",
+                            prefix_items=[
+                                _TIMESTAMP,
+                                Schema(type=OpenAPIType.NUMBER),
+                            ],
+                            min_items=2,
+                            max_items=2,
+                        ),
+                    ),
+                },
+            ),
+        )
+    },
+)
 
 
 class Ingested(msgspec.Struct):
@@ -69,6 +127,7 @@ async def ingest_logs(
     operation_id="ingestMetrics",
     tags=["observability"],
     status_code=200,
+    operation_class=documented_json_body(METRICS_BODY, "Metric series and points (all or none)"),
 )
 async def ingest_metrics(
     request: Request[Any, Any, Any], principal: CurrentPrincipal, db_session: DbSession
