@@ -688,3 +688,20 @@ def test_demo_loads_changes_and_metrics_consistent_with_its_logs(org, migrated_u
     assert errors[during] > 0.4 > 0.01 > errors[calm]
     pool = dict(by_key[("payments-api", "db_pool_in_use")].points)
     assert pool[during] == 20.0 and pool[calm] <= 8
+
+
+def test_openapi_documents_closed_request_bodies(client) -> None:
+    paths = client.get("/schema/openapi.json").json()["paths"]
+    for path, member in (
+        ("/api/v1/changes", "records"),
+        ("/api/v1/observability/metrics", "series"),
+    ):
+        body = paths[path]["post"]["requestBody"]
+        schema = body["content"]["application/json"]["schema"]
+        assert body["required"] is True and schema["additionalProperties"] is False
+        assert schema["required"] == [member]
+        assert schema["properties"][member]["items"]["additionalProperties"] is False
+    assert set(paths["/api/v1/changes"]) == {"get", "post"}
+    assert set(paths["/api/v1/observability/metrics"]) == {"get", "post"}
+    params = {p["name"] for p in paths["/api/v1/changes"]["get"]["parameters"]}
+    assert params == {"service", "since", "until", "kind", "q", "limit"}
