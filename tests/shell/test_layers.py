@@ -39,7 +39,8 @@ LAYERS: dict[str, int] = {
     "sleuth_shell.notify": 40,
     "sleuth_shell.billing": 40,
     "sleuth_shell.admin": 40,
-    "sleuth_shell.demo": 40,
+    "sleuth_shell.changes": 40,
+    "sleuth_shell.demo": 45,  # loads its data through the stores' ingestion
     "sleuth_shell.jobs": 30,
     "sleuth_shell.agents.base": 20,
     "sleuth_shell.db": 10,

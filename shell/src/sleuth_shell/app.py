@@ -18,7 +18,7 @@ from litestar.template import TemplateConfig
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from sleuth_shell import __version__
-from sleuth_shell.agents.base import Agent, KnowledgeSearch, LogStore
+from sleuth_shell.agents.base import Agent, ChangeStore, KnowledgeSearch, LogStore, MetricStore
 from sleuth_shell.api import api_router, root_routes
 from sleuth_shell.auth import (
     API_KEY_HEADER,
@@ -77,6 +77,8 @@ def create_app(
     agent: Agent | None = None,
     knowledge: KnowledgeSearch | None = None,
     logs: LogStore | None = None,
+    changes: ChangeStore | None = None,
+    metrics: MetricStore | None = None,
     poster: HttpPoster | None = None,
     resolver: Resolver | None = None,
     worker_options: dict[str, object] | None = None,
@@ -88,7 +90,8 @@ def create_app(
     ``settings.database_url`` and is disposed on shutdown either way; the ``rate_limit`` store is
     Redis when ``settings.redis_url`` is set, else memory, and ``stores`` may replace it;
     ``clock`` (Unix seconds) is what the rate limiter reads. ``agent``,
-    ``knowledge``, ``logs``, ``poster`` and ``resolver`` replace the service container's defaults
+    ``knowledge``, ``logs``, ``changes``, ``metrics``, ``poster`` and ``resolver`` replace the
+    service container's defaults
     (see :func:`sleuth_shell.services.build_services`); without ``agent`` the configured one is
     loaded now, and a configuration it refuses raises :class:`~sleuth_shell.config.ConfigError`.
     """
@@ -102,6 +105,8 @@ def create_app(
         agent=agent,
         knowledge=knowledge,
         logs=logs,
+        changes=changes,
+        metrics=metrics,
         poster=poster,
         resolver=resolver,
     )

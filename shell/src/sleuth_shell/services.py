@@ -3,8 +3,8 @@
 ``create_app(settings, ...)`` and ``sleuth worker`` build one :class:`Services` with
 :func:`build_services` and pass it down (handlers get it as the ``services`` dependency, job
 handlers as ``ctx.services``). Every member is typed with its protocol, so a test swaps any of them
-by passing a fake to ``create_app`` (``agent=``, ``knowledge=``, ``logs=``, ``poster=``,
-``resolver=``), never by assigning attributes after the build.
+by passing a fake to ``create_app`` (``agent=``, ``knowledge=``, ``logs=``, ``changes=``,
+``metrics=``, ``poster=``, ``resolver=``), never by assigning attributes after the build.
 
 The agent is loaded here, once, when the container is built: an unknown ``SLEUTH_AGENT``, an
 invalid ``SLEUTH_AGENT_COSTS`` or an ``openai`` agent without its URL and model raise
@@ -21,15 +21,25 @@ from typing import cast
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from sleuth_shell.agents.base import Agent, AgentContext, AgentError, KnowledgeSearch, LogStore
+from sleuth_shell.agents.base import (
+    Agent,
+    AgentContext,
+    AgentError,
+    ChangeStore,
+    KnowledgeSearch,
+    LogStore,
+    MetricStore,
+)
 from sleuth_shell.agents.registry import UnknownAgentError, load_agent
 from sleuth_shell.agents.sources import CostModel
+from sleuth_shell.changes.store import SqlChangeStore
 from sleuth_shell.config import ConfigError, Settings
 from sleuth_shell.db.models import utcnow
 from sleuth_shell.jobs import JobContext
 from sleuth_shell.knowledge.search import DatabaseKnowledgeSearch
 from sleuth_shell.notify.http import HttpPoster, HttpxPoster
 from sleuth_shell.notify.urls import Resolver, system_resolver
+from sleuth_shell.observability.metric_store import SqlMetricStore
 from sleuth_shell.observability.store import DatabaseLogStore
 
 __all__ = ["Services", "build_services", "load_configured_agent", "services_of"]
@@ -47,6 +57,10 @@ class Services:
     """The knowledge search agents read (default: the database's full-text catalog)."""
     logs: LogStore
     """The observability store agents read (default: the database's log records)."""
+    changes: ChangeStore
+    """The change records agents read (default: the database's ``changes`` table)."""
+    metrics: MetricStore
+    """The metric series agents read (default: the database's metric series and points)."""
     poster: HttpPoster
     """The outbound HTTP seam of callbacks and alt webhooks."""
     resolver: Resolver
@@ -63,6 +77,8 @@ class Services:
             knowledge=self.knowledge,
             logs=self.logs,
             public_url=self.settings.public_url.rstrip("/"),
+            changes=self.changes,
+            metrics=self.metrics,
         )
 
     def backoff(self, attempt: int) -> float:
@@ -99,6 +115,8 @@ def build_services(
     agent: Agent | None = None,
     knowledge: KnowledgeSearch | None = None,
     logs: LogStore | None = None,
+    changes: ChangeStore | None = None,
+    metrics: MetricStore | None = None,
     poster: HttpPoster | None = None,
     resolver: Resolver | None = None,
     retry_base_seconds: float = 1.0,
@@ -115,6 +133,8 @@ def build_services(
         agent=agent if agent is not None else load_configured_agent(settings),
         knowledge=knowledge if knowledge is not None else DatabaseKnowledgeSearch(sessions),
         logs=logs if logs is not None else DatabaseLogStore(sessions),
+        changes=changes if changes is not None else SqlChangeStore(sessions),
+        metrics=metrics if metrics is not None else SqlMetricStore(sessions),
         poster=poster if poster is not None else HttpxPoster(),
         resolver=resolver if resolver is not None else system_resolver,
         retry_base_seconds=retry_base_seconds,

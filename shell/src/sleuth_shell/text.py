@@ -25,6 +25,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 __all__ = [
+    "EARLIEST_INSTANT",
+    "LATEST_INSTANT",
     "STOPWORDS",
     "Passage",
     "TimeWindow",
@@ -33,6 +35,7 @@ __all__ = [
     "format_ts",
     "infer_window",
     "match_services",
+    "parse_instant",
     "parse_timestamp",
     "split_passages",
     "stem",
@@ -260,6 +263,31 @@ def parse_timestamp(text: str) -> datetime | None:
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
     return parsed.astimezone(UTC)
+
+
+#: The range :func:`parse_instant` accepts (a database column holds no later year).
+EARLIEST_INSTANT = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST_INSTANT = datetime(9999, 1, 1, tzinfo=UTC)
+
+
+def parse_instant(value: Any) -> datetime | None:
+    """A JSON timestamp: an ISO 8601 string (naive means UTC) or Unix seconds (a number), between
+    1970 and 9999 (aware UTC); None for anything else (booleans included).
+
+    >>> parse_instant(0), parse_instant("2026-11-22T09:41:07Z").hour, parse_instant(True)
+    (datetime.datetime(1970, 1, 1, 0, 0, tzinfo=datetime.timezone.utc), 9, None)
+    """
+    parsed: datetime | None = None
+    if isinstance(value, str):
+        parsed = parse_timestamp(value)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            parsed = datetime.fromtimestamp(float(value), UTC)
+        except (OverflowError, OSError, ValueError):
+            parsed = None
+    if parsed is None or not EARLIEST_INSTANT <= parsed < LATEST_INSTANT:
+        return None
+    return parsed
 
 
 def _point(text: str, now: datetime) -> datetime | None:

@@ -9,7 +9,19 @@ Two kinds of source:
 - a log query: ``tool_id`` ``log_query``, ``type`` ``logs``, ``log_type_name`` ``Application logs``,
   ``artifact_id`` null, ``query`` ``{"start", "end", "services", "levels", "text"}`` (the
   parameters of `LogStore.query`), ``start``/``end`` the query's range, ``link``
-  ``{public_url}/logs?query=<the query JSON, URL-encoded>``.
+  ``{public_url}/logs?query=<the query JSON, URL-encoded>``;
+- a change record: ``tool_id`` ``change_query``, ``type`` ``change``, ``log_type_name``
+  ``Change records``, ``artifact_id`` the change's own id (a commit SHA, a deploy id), ``query``
+  ``{"change_id", "service", "kind"}``, ``start`` = ``end`` = the change's time, ``link``
+  ``{public_url}/changes/{row id}`` (`change_source`);
+- a change query: the same ``tool_id``, ``type`` and ``log_type_name``, ``artifact_id`` null,
+  ``query`` ``{"start", "end", "services", "kinds", "text"}`` (the parameters of
+  `ChangeStore.query`), ``link`` ``{public_url}/changes?query=<the query JSON, URL-encoded>``
+  (`change_query_source`);
+- a metric query: ``tool_id`` ``metric_query``, ``type`` ``metrics``, ``log_type_name``
+  ``Metrics``, ``artifact_id`` null, ``query`` ``{"start", "end", "services", "names"}`` (the
+  parameters of `MetricStore.query`), ``link`` ``{public_url}/metrics?query=<the query JSON,
+  URL-encoded>`` (`metric_source`).
 
 Sources echo what was asked in bounded excerpts: a search text or log ``text`` filter longer than
 :data:`MAX_QUERY_EXCERPT` characters is cut (ending in ``…``) and ``display_text`` is at most
@@ -27,18 +39,23 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from sleuth_shell.agents.base import SourceRecord
+from sleuth_shell.agents.base import ChangeRecord, SourceRecord
 from sleuth_shell.text import format_ts
 
 __all__ = [
     "MAX_DISPLAY_TEXT",
     "MAX_QUERY_EXCERPT",
     "CostModel",
+    "change_query_json",
+    "change_query_source",
+    "change_source",
     "display_title",
     "excerpt",
     "knowledge_source",
     "log_query_json",
     "log_source",
+    "metric_query_json",
+    "metric_source",
 ]
 
 
@@ -191,6 +208,120 @@ def log_source(
         "artifact_id": None,
         "tool_id": "log_query",
         "type": "logs",
+        "source_id": source_id,
+        "display_text": excerpt(description, MAX_DISPLAY_TEXT),
+    }
+
+
+_KIND_LABELS = {"deploy": "Deploy", "commit": "Commit", "flag": "Flag change", "config": "Config"}
+
+
+def change_source(source_id: int, *, change: ChangeRecord, public_url: str) -> SourceRecord:
+    """The source record citing one change record (its page is ``/changes/{change.id}``)."""
+    label = _KIND_LABELS.get(change.kind, change.kind.title())
+    summary = change.summary.strip().splitlines()[0] if change.summary.strip() else ""
+    return {
+        "log_type_name": "Change records",
+        "query": _dump(
+            {"change_id": change.change_id, "service": change.service, "kind": change.kind}
+        ),
+        "start": format_ts(change.timestamp),
+        "end": format_ts(change.timestamp),
+        "link": f"{public_url}/changes/{change.id}",
+        "artifact_id": change.change_id,
+        "tool_id": "change_query",
+        "type": "change",
+        "source_id": source_id,
+        "display_text": excerpt(
+            f"{label} {change.change_id} ({change.service}): {summary}", MAX_DISPLAY_TEXT
+        ),
+    }
+
+
+def change_query_json(
+    start: datetime,
+    end: datetime,
+    services: Sequence[str] | None = None,
+    kinds: Sequence[str] | None = None,
+    text: str | None = None,
+) -> str:
+    """The JSON form of a change query, as carried in ``query`` and in the ``/changes`` link."""
+    return _dump(
+        {
+            "start": format_ts(start),
+            "end": format_ts(end),
+            "services": list(services) if services else None,
+            "kinds": list(kinds) if kinds else None,
+            "text": excerpt(text, MAX_QUERY_EXCERPT) if text is not None else None,
+        }
+    )
+
+
+def change_query_source(
+    source_id: int,
+    *,
+    start: datetime,
+    end: datetime,
+    services: Sequence[str] | None,
+    kinds: Sequence[str] | None,
+    text: str | None,
+    description: str,
+    public_url: str,
+) -> SourceRecord:
+    """The source record citing a change query; ``description`` becomes ``display_text``."""
+    query = change_query_json(start, end, services, kinds, text)
+    return {
+        "log_type_name": "Change records",
+        "query": query,
+        "start": format_ts(start),
+        "end": format_ts(end),
+        "link": f"{public_url}/changes?{urlencode({'query': query})}",
+        "artifact_id": None,
+        "tool_id": "change_query",
+        "type": "change",
+        "source_id": source_id,
+        "display_text": excerpt(description, MAX_DISPLAY_TEXT),
+    }
+
+
+def metric_query_json(
+    start: datetime,
+    end: datetime,
+    services: Sequence[str] | None = None,
+    names: Sequence[str] | None = None,
+) -> str:
+    """The JSON form of a metric query, as carried in ``query`` and in the ``/metrics`` link."""
+    return _dump(
+        {
+            "start": format_ts(start),
+            "end": format_ts(end),
+            "services": list(services) if services else None,
+            "names": list(names) if names else None,
+        }
+    )
+
+
+def metric_source(
+    source_id: int,
+    *,
+    start: datetime,
+    end: datetime,
+    services: Sequence[str] | None,
+    names: Sequence[str] | None,
+    description: str,
+    public_url: str,
+) -> SourceRecord:
+    """The source record citing a metric query; ``description`` becomes ``display_text``."""
+    query = metric_query_json(start, end, services, names)
+    return {
+        "log_type_name": "Metrics",
+        "query": query,
+        "start": format_ts(start),
+        "end": format_ts(end),
+        "link": f"{public_url}/metrics?{urlencode({'query': query})}",
+        "artifact_id": None,
+        "tool_id": "metric_query",
+        "type": "metrics",
         "source_id": source_id,
         "display_text": excerpt(description, MAX_DISPLAY_TEXT),
     }

@@ -15,6 +15,7 @@ from litestar import Router
 from sleuth_shell.api import (
     alert_responders,
     billing,
+    changes,
     chat_events,
     chat_outbox,
     data_pages,
@@ -44,6 +45,7 @@ API_MODULES: tuple[ModuleType, ...] = (
     notification_integrations,
     knowledge,
     observability,
+    changes,
     billing,
     interactions,
     chat_outbox,

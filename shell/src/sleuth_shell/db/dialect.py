@@ -21,9 +21,11 @@ __all__ = [
     "async_url",
     "dialect_name",
     "insert_ignore",
+    "insert_ignore_rows",
     "install_connection_setup",
     "supports_skip_locked",
     "upsert",
+    "upsert_rows",
 ]
 
 #: How long a SQLite connection waits for a lock held by another connection before failing.
@@ -106,6 +108,29 @@ def insert_ignore(
     """``INSERT ... ON CONFLICT (conflict_columns) DO NOTHING``."""
     stmt = _insert(dialect, table).values(**values)
     return stmt.on_conflict_do_nothing(index_elements=list(conflict_columns))
+
+
+def upsert_rows(
+    dialect: str,
+    table: Table,
+    *,
+    conflict_columns: Sequence[str],
+    update_columns: Sequence[str],
+) -> Insert:
+    """:func:`upsert` without values: execute it with a list of rows (one statement per batch).
+
+    PostgreSQL refuses a batch that names the same conflict key twice; callers send each key once.
+    """
+    stmt = _insert(dialect, table)
+    return stmt.on_conflict_do_update(
+        index_elements=list(conflict_columns),
+        set_={name: stmt.excluded[name] for name in update_columns},
+    )
+
+
+def insert_ignore_rows(dialect: str, table: Table, *, conflict_columns: Sequence[str]) -> Insert:
+    """:func:`insert_ignore` without values: execute it with a list of rows."""
+    return _insert(dialect, table).on_conflict_do_nothing(index_elements=list(conflict_columns))
 
 
 def supports_skip_locked(dialect: str) -> bool:

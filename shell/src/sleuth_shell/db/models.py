@@ -38,6 +38,7 @@ __all__ = [
     "AlertResponderChange",
     "ApiKey",
     "Base",
+    "ChangeRow",
     "ChatDelivery",
     "ChatMessage",
     "Digest",
@@ -47,6 +48,8 @@ __all__ = [
     "Job",
     "KnowledgeDocument",
     "LogRecord",
+    "MetricPoint",
+    "MetricSeriesRow",
     "NotificationIntegration",
     "Organization",
     "Team",
@@ -430,6 +433,72 @@ class LogRecord(Base):
     level: Mapped[str] = mapped_column(String(32), nullable=False)
     message: Mapped[str] = mapped_column(Text, nullable=False)
     attributes: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+
+
+class ChangeRow(Base):
+    """One change record (a deploy, commit, flag flip or config change) sent to
+    ``POST /api/v1/changes``; ``change_id`` is the record's own id, unique per organization
+    (sending it again replaces the row's content and keeps its ``id``)."""
+
+    __tablename__ = "changes"
+    __table_args__ = (
+        Index(None, "org_id", "timestamp"),
+        Index(None, "org_id", "service", "timestamp"),
+        Index(None, "org_id", "change_id", unique=True),
+        NEVER_REUSE_IDS,
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False
+    )
+    change_id: Mapped[str] = mapped_column(String(255), nullable=False)
+    timestamp: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    service: Mapped[str] = mapped_column(String(200), nullable=False)
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    summary: Mapped[str] = mapped_column(Text, nullable=False)
+    author: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    files: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    diff: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    ships: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    attributes: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    created_at: Mapped[datetime] = _created()
+
+
+class MetricSeriesRow(Base):
+    """One metric series: a name, a service and labels. ``labels_key`` is the labels' canonical
+    JSON (sorted keys, ASCII), so one (org, name, service, labels) is one row."""
+
+    __tablename__ = "metric_series"
+    __table_args__ = (
+        UniqueConstraint("org_id", "name", "service", "labels_key"),
+        Index(None, "org_id", "service", "name"),
+        NEVER_REUSE_IDS,
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False
+    )
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    service: Mapped[str] = mapped_column(String(200), nullable=False)
+    labels: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    labels_key: Mapped[str] = mapped_column(String(800), nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+
+class MetricPoint(Base):
+    """One point of a metric series; the primary key ``(series_id, timestamp)`` is the time index
+    and makes a point sent again for the same time overwrite the value."""
+
+    __tablename__ = "metric_points"
+
+    series_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("metric_series.id", ondelete="CASCADE"), primary_key=True
+    )
+    timestamp: Mapped[datetime] = mapped_column(UTCDateTime(), primary_key=True)
+    value: Mapped[float] = mapped_column(Float, nullable=False)
 
 
 class AdvancedSettings(Base):
