@@ -521,8 +521,14 @@ def test_investigate_gets_the_alert_and_the_same_tools(llm: StandInLLM) -> None:
     assert [c["change_id"] for c in resolved["changes"]] == ["abc123"]
     assert sorted(result.sources) == [1, 2, 3]
     assert result.sources[3]["type"] == "change"
-    assert result.sources[3]["artifact_id"] is None
-    assert json.loads(result.sources[3]["query"]) == {"change_ids": ["abc123", "nope"]}
+    # One change found (of two ids asked): cited by its own page.
+    assert result.sources[3]["artifact_id"] == "abc123"
+    assert result.sources[3]["link"].endswith("/changes/" + str(CHANGES[0].id))
+    assert json.loads(result.sources[3]["query"]) == {
+        "change_id": "abc123",
+        "service": "payments-api",
+        "kind": "commit",
+    }
     rendered = render_answer(result.markdown, result.sources, sources_section=True)
     assert rendered.content.count("\n[") == 3
 

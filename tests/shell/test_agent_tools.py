@@ -12,15 +12,8 @@ from llm_standin import MemoryChanges, MemoryLogs, MemoryMetrics
 from test_agent_openai import NOW, T0, WINDOW, context
 
 from sleuth_shell.agents.base import ChangeRecord, LogRecord, MetricSeries
-from sleuth_shell.agents.sources import CostModel, log_source
-from sleuth_shell.agents.tools import (
-    MAX_RESULT_CHARS,
-    TOOLS,
-    ToolRun,
-    change_source,
-    metric_source,
-    tool_definitions,
-)
+from sleuth_shell.agents.sources import CostModel, change_source, log_source, metric_source
+from sleuth_shell.agents.tools import MAX_RESULT_CHARS, TOOLS, ToolRun, tool_definitions
 
 
 def call(run: ToolRun, name: str, args: Any) -> dict[str, Any]:
@@ -55,12 +48,8 @@ def test_source_records_have_the_spec_members() -> None:
     )
     change = change_source(
         2,
-        query={"change_ids": ["a"]},
-        start=NOW,
-        end=NOW,
-        description="c",
+        change=ChangeRecord(7, "a", NOW, "api", "commit", "Fix the retry loop"),
         public_url="http://x",
-        artifact_id="a",
     )
     metric = metric_source(
         3, start=NOW, end=NOW, services=["s"], names=None, description="m", public_url="http://x"
@@ -124,8 +113,10 @@ def test_change_diffs_are_bounded_and_missing_ids_reported() -> None:
     assert len(item["diff"]) == 2000 and item["diff"].endswith("…")
     assert len(item["files"]) == 30 and item["files_omitted"] == 10
     assert result["not_found"] == ["zz"]
+    # The one change found is cited by its own page.
     source = run.sources[result["source_id"]]
-    assert (source["start"], source["end"]) == ("2026-11-22T09:00:00Z", "2026-11-22T09:00:01Z")
+    assert (source["start"], source["end"]) == ("2026-11-22T09:00:00Z", "2026-11-22T09:00:00Z")
+    assert (source["link"], source["artifact_id"]) == ("http://sleuth.test/changes/1", "c1")
 
 
 def test_knowledge_search_and_document_share_one_source() -> None:

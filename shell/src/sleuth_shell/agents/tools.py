@@ -32,7 +32,6 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import urlencode
 
 from sleuth_shell.agents.base import (
     CHANGE_KINDS,
@@ -45,12 +44,13 @@ from sleuth_shell.agents.base import (
 )
 from sleuth_shell.agents.retrieval import ABSTAIN_BELOW
 from sleuth_shell.agents.sources import (
-    MAX_DISPLAY_TEXT,
-    MAX_QUERY_EXCERPT,
     CostModel,
+    change_query_source,
+    change_source,
     excerpt,
     knowledge_source,
     log_source,
+    metric_source,
 )
 from sleuth_shell.passages import expected_answer, key_terms, rank_passages
 from sleuth_shell.text import format_ts, parse_timestamp
@@ -60,8 +60,6 @@ __all__ = [
     "MAX_WINDOW",
     "TOOLS",
     "ToolRun",
-    "change_source",
-    "metric_source",
     "tool_definitions",
 ]
 
@@ -76,72 +74,8 @@ _MAX_POINTS = 60
 _CANDIDATES = 10
 
 
-# --- source records for changes and metrics -------------------------------------------------------
-# Kept minimal and in one place: the shared helpers of the same names in `agents.sources` replace
-# these when they land (docs/decisions.md).
-
-
 def _dump(value: Mapping[str, Any]) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def change_source(
-    source_id: int,
-    *,
-    query: Mapping[str, Any],
-    start: datetime,
-    end: datetime,
-    description: str,
-    public_url: str,
-    artifact_id: str | None = None,
-) -> SourceRecord:
-    """The source record citing a change-record query (``type`` ``change``)."""
-    text = _dump(query)
-    return {
-        "log_type_name": "Change records",
-        "query": text,
-        "start": format_ts(start),
-        "end": format_ts(end),
-        "link": f"{public_url}/changes?{urlencode({'query': text})}",
-        "artifact_id": artifact_id,
-        "tool_id": "change_query",
-        "type": "change",
-        "source_id": source_id,
-        "display_text": excerpt(description, MAX_DISPLAY_TEXT),
-    }
-
-
-def metric_source(
-    source_id: int,
-    *,
-    start: datetime,
-    end: datetime,
-    services: Sequence[str] | None,
-    names: Sequence[str] | None,
-    description: str,
-    public_url: str,
-) -> SourceRecord:
-    """The source record citing a metric query (``type`` ``metrics``)."""
-    text = _dump(
-        {
-            "start": format_ts(start),
-            "end": format_ts(end),
-            "services": list(services) if services else None,
-            "names": list(names) if names else None,
-        }
-    )
-    return {
-        "log_type_name": "Metrics",
-        "query": text,
-        "start": format_ts(start),
-        "end": format_ts(end),
-        "link": f"{public_url}/metrics?{urlencode({'query': text})}",
-        "artifact_id": None,
-        "tool_id": "metric_query",
-        "type": "metrics",
-        "source_id": source_id,
-        "display_text": excerpt(description, MAX_DISPLAY_TEXT),
-    }
 
 
 # --- schemas and validation -----------------------------------------------------------------------
@@ -867,16 +801,21 @@ class ToolRun:
         rows = await self.ctx.changes.query(
             self.ctx.org_id, start, end, services, kinds, text, int(args.get("limit", 20))
         )
-        query = {
-            "start": format_ts(start),
-            "end": format_ts(end),
-            "services": services,
-            "kinds": kinds,
-            "text": _cut(text, MAX_QUERY_EXCERPT) if text else None,
-        }
         what = "/".join(kinds) if kinds else "Changes"
         description = f"{what.capitalize()} of {self._scope(services)}"
-        return self._change_result(query, start, end, description, rows)
+        return self._change_result(
+            lambda run: change_query_source(
+                0,
+                start=start,
+                end=end,
+                services=services,
+                kinds=kinds,
+                text=text,
+                description=description,
+                public_url=run.ctx.public_url,
+            ),
+            rows,
+        )
 
     async def _get_changes(self, args: Mapping[str, Any]) -> Present:
         ids = list(dict.fromkeys(args["change_ids"]))
@@ -887,14 +826,25 @@ class ToolRun:
         else:
             start, end = self.ctx.now, self.ctx.now
         missing = [i for i in ids if i not in {r.change_id for r in rows}]
-        present = self._change_result(
-            {"change_ids": ids},
-            start,
-            end,
-            f"Changes {', '.join(ids[:3])}" + ("…" if len(ids) > 3 else ""),
-            rows,
-            artifact=ids[0] if len(ids) == 1 else None,
-        )
+        description = f"Changes {', '.join(ids[:3])}" + ("…" if len(ids) > 3 else "")
+        found_services = sorted({r.service for r in rows}) or None
+
+        def source(run: ToolRun) -> SourceRecord:
+            # One change: its own page; several: the change list of their time span and services.
+            if len(rows) == 1:
+                return change_source(0, change=rows[0], public_url=run.ctx.public_url)
+            return change_query_source(
+                0,
+                start=start,
+                end=end,
+                services=found_services,
+                kinds=None,
+                text=None,
+                description=description,
+                public_url=run.ctx.public_url,
+            )
+
+        present = self._change_result(source, rows)
         if not missing:
             return present
 
@@ -905,29 +855,15 @@ class ToolRun:
 
     def _change_result(
         self,
-        query: dict[str, Any],
-        start: datetime,
-        end: datetime,
-        description: str,
+        source: Callable[[ToolRun], SourceRecord],
         rows: Sequence[ChangeRecord],
-        artifact: str | None = None,
     ) -> Present:
         items = [_change_item(r) for r in rows]
 
         def present(run: ToolRun) -> dict[str, Any]:
             if items:
                 run.found_data = True
-            source_id = run.cite(
-                change_source(
-                    0,
-                    query=query,
-                    start=start,
-                    end=end,
-                    description=description,
-                    public_url=run.ctx.public_url,
-                    artifact_id=artifact,
-                )
-            )
+            source_id = run.cite(source(run))
             return _bounded({"source_id": source_id, "changes": items}, "changes")
 
         return present
