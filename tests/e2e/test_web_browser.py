@@ -244,10 +244,17 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
         ("/digests", "digests"),
         ("/knowledge", "knowledge"),
         ("/logs", "logs"),
+        ("/changes", "changes"),
+        ("/metrics", "metrics"),
         ("/no-such-page", "not-found"),
     ]:
         page.goto(f"{base}{path}")
         _check_phone(page, name)
+    page.goto(f"{base}/changes?kind=deploy")
+    page.click("table a")
+    page.wait_for_load_state()
+    assert page.locator("h1").count() == 1 and "Deploy" in page.inner_text("h1")
+    _check_phone(page, "change")
     page.goto(f"{base}/digests")
     page.click("table a")
     page.wait_for_load_state()

@@ -94,7 +94,12 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
         org = await admin.create_org(session, "pebble")
         empty = await admin.create_org(session, "empty")
         state.org_id, state.empty_org_id = org.id, empty.id
-        assert await load_demo(session, org.id, now=NOW) == {"documents": 12, "log_records": 4978}
+        assert await load_demo(session, org.id, now=NOW) == {
+            "documents": 12,
+            "log_records": 4978,
+            "changes": 10,
+            "metric_points": 7 * 24 * 60,
+        }
 
     state.run(setup)
     return state
