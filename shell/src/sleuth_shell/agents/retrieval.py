@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from sleuth_shell.agents import rca
 from sleuth_shell.agents.base import (
     AgentContext,
     AgentResult,
@@ -628,6 +629,9 @@ class RetrievalAgent:
         mentioned = match_services(
             " ".join(filter(None, [title, alert["service"] or "", alert["text"]])), known
         )
+        engine = await self._investigate_with_engine(run, title, alert, fired, mentioned)
+        if engine is not None:
+            return engine
 
         parts = [self._alert_summary(title, alert, fired, mentioned)]
         cause_line = ""
@@ -706,6 +710,62 @@ class RetrievalAgent:
         if cause_line:
             parts.insert(1, cause_line)
         return run.result("\n\n".join(parts))
+
+    async def _investigate_with_engine(
+        self,
+        run: _Run,
+        title: str,
+        alert: Mapping[str, Any],
+        fired: datetime,
+        mentioned: Sequence[str],
+        *,
+        summary: bool = True,
+    ) -> AgentResult | None:
+        """The root-cause engine's report (`sleuth_shell.agents.rca`), verdict first; None when
+        the organization has no change records or metrics to reason over (the log-only report
+        is written instead)."""
+        ctx = run.ctx
+        service = str(alert.get("service") or "")
+        if mentioned and service not in mentioned:
+            service = mentioned[0]
+        gathered = await rca.gather(
+            ctx,
+            title=title,
+            service=service,
+            fired=fired,
+            text=str(alert.get("text") or ""),
+            known=await run.services(),
+        )
+        run.log_queries += gathered.queries
+        run.knowledge_searches += gathered.searches
+        if not gathered.has_data:
+            return None
+        analysis = rca.run_engine(gathered)
+        window = TimeWindow(gathered.start, gathered.end, "look-back")
+
+        def cite_errors(services: Sequence[str] | None) -> str:
+            return run.cite_logs(
+                window, services, ERROR_LEVELS, f"Errors from {_desc(services)}, hours before"
+            )
+
+        body, evidence = rca.report(
+            gathered, analysis, run._cite, public_url=ctx.public_url, cite_errors=cite_errors
+        )
+        parts = [body]
+        if summary:
+            parts.insert(1, self._alert_summary(title, alert, fired, mentioned))
+        origin = analysis.service or service
+        top_message = next(
+            (s.message for s in gathered.evidence.signatures if s.service == origin), ""
+        )
+        search = " ".join(filter(None, [origin, top_message]))
+        hits = await run.search(search, limit=1) if search else []
+        if hits and set(terms(search)) & set(terms(hits[0].title + " " + hits[0].content[:400])):
+            parts.append(
+                "## Runbook\n\n" + _runbook_block(run, hits[0], search, terms(search), act=True)
+            )
+        result = run.result("\n\n".join(parts))
+        return dataclasses.replace(result, analysis=rca.analysis_dict(analysis, evidence))
 
     @staticmethod
     def _alert_summary(
