@@ -43,7 +43,7 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import encode_global_id
-from sleuth_core.render import render_answer, to_alt_card, to_chat
+from sleuth_core.render import RenderedAnswer, render_answer, to_alt_card, to_chat
 from sleuth_shell.agents.base import AgentResult
 from sleuth_shell.db.dialect import insert_ignore
 from sleuth_shell.db.models import AlertResponder, Investigation, NotificationIntegration
@@ -265,6 +265,7 @@ class InvestigationOutcome:
     result: str
     sources: list[dict[str, Any]]
     credits: float
+    analysis: dict[str, Any] | None = None
 
 
 def _same_data(record: dict[str, Any]) -> str:
@@ -344,8 +345,36 @@ async def _produce(services: Services, row: Investigation) -> InvestigationOutco
         markdown = f"{markdown.rstrip()}\n\n## {IMPACT_HEADING}\n\n{impact_markdown.strip()}"
         sources.update(impact_sources)
         credits += float(impact.credits)
-    rendered = render_answer(markdown, sources, sources_section=True)
-    return InvestigationOutcome(rendered.content, rendered.sources, credits)
+    rendered, numbers = _render_numbered(markdown, sources)
+    return InvestigationOutcome(
+        rendered.content, rendered.sources, credits, _final_analysis(found, numbers)
+    )
+
+
+_KEY = "__sleuth_source_key"
+
+
+def _render_numbered(
+    markdown: str, sources: dict[str, Any]
+) -> tuple[RenderedAnswer, dict[str, int]]:
+    """Render, and map each cited source key to its final citation number (``[n]``)."""
+    tagged = {key: {**record, _KEY: key} for key, record in sources.items()}
+    rendered = render_answer(markdown, tagged, sources_section=True)
+    numbers: dict[str, int] = {}
+    for n, record in enumerate(rendered.sources, start=1):
+        numbers[str(record.pop(_KEY))] = n
+    return rendered, numbers
+
+
+def _final_analysis(found: AgentResult, numbers: dict[str, int]) -> dict[str, Any] | None:
+    """The agent's analysis with ``evidence`` as the final citation numbers of the rendered
+    result (evidence the result does not cite is left out)."""
+    if not found.analysis:
+        return None
+    analysis = dict(found.analysis)
+    evidence = [numbers[str(e)] for e in analysis.get("evidence") or [] if str(e) in numbers]
+    analysis["evidence"] = sorted(set(evidence))
+    return analysis
 
 
 async def _charge(
@@ -405,7 +434,11 @@ INVESTIGATION: RunKind[Investigation, InvestigationOutcome] = RunKind(
     payload_key="investigation_id",
     parse_id=int,
     produce=_produce,
-    result_values=lambda outcome: {"result": outcome.result, "sources": outcome.sources},
+    result_values=lambda outcome: {
+        "result": outcome.result,
+        "sources": outcome.sources,
+        "analysis": outcome.analysis,
+    },
     charge=_charge,
     usage_feature=USAGE_FEATURE,
     failure_message=_failure_message,

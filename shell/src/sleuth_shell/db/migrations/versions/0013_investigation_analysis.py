@@ -1,0 +1,36 @@
+"""investigations: the structured root-cause analysis
+
+Revision ID: 0013
+Revises: 0011
+Create Date: 2026-11-23
+
+Adds the nullable JSON column ``investigations.analysis``: the agent's structured root-cause
+result (``{verdict, change_id, service, affected_services, confidence, remediation, evidence}``,
+evidence as the rendered result's citation numbers), NULL until an investigation produced one.
+
+Chained on 0011 on its branch; wip/rca-data adds 0012 (change records and metrics), and the merge
+re-chains this revision on it (down_revision "0012").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+
+revision: str = '0013'
+down_revision: str | None = '0011'
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table('investigations') as batch:
+        batch.add_column(sa.Column('analysis', sa.JSON(), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table('investigations') as batch:
+        batch.drop_column('analysis')
