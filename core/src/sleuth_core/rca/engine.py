@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from sleuth_core.rca.model import (
     Analysis,
@@ -61,6 +61,33 @@ _REGION = re.compile(
 )
 _HOST = re.compile(r"\b(?:[a-z0-9-]+\.)+(?:com|io|net|org|cloud|dev|co)\b", re.IGNORECASE)
 _REQUEST_METRIC = re.compile(r"request|rps|qps|throughput|traffic|calls|hits|rate_in|inbound")
+_NOT_VOLUME = re.compile(r"duration|latency|error|fail|p\d\d|_ms|seconds|size|bytes|timeout")
+_MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+_TEXT_DATE = re.compile(
+    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2}),? (\d{4})\b"
+    r"|\b(\d{4})-(\d{2})-(\d{2})\b",
+    re.IGNORECASE,
+)
+
+
+def _volume_metric(name: str) -> bool:
+    lowered = name.lower()
+    return bool(_REQUEST_METRIC.search(lowered)) and not _NOT_VOLUME.search(lowered)
+
+
+def _dates_in(text: str) -> list[date]:
+    """The calendar dates a text names (``Mar 9, 2026``, ``2026-03-09``)."""
+    found = []
+    for m in _TEXT_DATE.finditer(text):
+        try:
+            if m.group(1):
+                month = _MONTHS.index(m.group(1).lower()[:3]) + 1
+                found.append(date(int(m.group(3)), month, int(m.group(2))))
+            else:
+                found.append(date(int(m.group(4)), int(m.group(5)), int(m.group(6))))
+        except ValueError:
+            continue
+    return found
 _HOST_METRIC = re.compile(r"steal|host|node|neighbou?r|hypervisor|iowait|noisy")
 _SATURATION_METRIC = re.compile(
     r"mem|heap|rss|cpu|conn|pool|queue|lag|backlog|disk|fd|thread|goroutine|gc|saturation|"
@@ -233,7 +260,7 @@ def analyze(evidence: Evidence) -> Analysis:
     for shift in shifts:
         name = shift.series.name.lower()
         svc = shift.series.service
-        if _REQUEST_METRIC.search(name) or not _SATURATION_METRIC.search(name):
+        if _volume_metric(name) or not _SATURATION_METRIC.search(name):
             continue
         if (
             svc in onsets
@@ -549,6 +576,9 @@ def _external(
             )
         ):
             continue
+        dates = _dates_in(body)
+        if dates and onset is not None and all(abs((d - onset.date()).days) > 1 for d in dates):
+            continue  # a notice about another day (an old, resolved incident)
         shared = set(signature_terms([body])) & error_terms
         shared |= {h for h in hosts if h in body.lower()}
         if len(shared) >= 2 or any("." in s or "-" in s for s in shared):
@@ -558,7 +588,7 @@ def _external(
         name = shift.series.name.lower()
         if onset is not None and abs(shift.at - onset) > timedelta(hours=1):
             continue
-        if _REQUEST_METRIC.search(name) and shift.direction == 1 and shift.ratio >= 1.8:
+        if _volume_metric(name) and shift.direction == 1 and shift.ratio >= 1.8:
             found.append(
                 (
                     2.5,

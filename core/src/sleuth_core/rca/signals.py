@@ -85,7 +85,7 @@ def change_point(
     scale = max(1.4826 * mad, min_scale, 1e-9)
     if counts:
         scale = max(scale, math.sqrt(max(m, 1.0)))
-    tail = values[-max(3, min(10, len(values) // 10)) :]
+    tail = values[-3:]
     level = _median(tail)
     shift = (level - m) / scale
     if direction * shift < threshold / 2:
