@@ -50,6 +50,7 @@ from sleuth_core.rca.signals import (
     ChangePoint,
     change_point,
     change_terms,
+    message_template,
     relatedness,
     signature_terms,
 )
@@ -73,6 +74,7 @@ __all__ = [
     "analyze",
     "change_point",
     "change_terms",
+    "message_template",
     "relatedness",
     "signature_terms",
 ]

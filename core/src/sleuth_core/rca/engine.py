@@ -34,6 +34,7 @@ STRONG_AT = 0.65
 #: How long after the onset a change is still taken as "at the onset" when the onset is exact.
 _SLACK = timedelta(seconds=30)
 _MIN_ERRORS = 5
+_MIN_NEW_ERRORS = 3
 
 _TLS = re.compile(
     r"x509|certificate (?:has )?expired|certificate verify failed|ssl(?:error)?|tls handshake|"
@@ -134,7 +135,12 @@ def _dense(
 
 
 def _service_onsets(evidence: Evidence) -> tuple[dict[str, datetime], dict[str, timedelta]]:
-    """Per failing service: when it began failing, and how exact that time is."""
+    """Per failing service: when it began failing, and how exact that time is.
+
+    A service fails when its error counts shift up (CUSUM change point), or when error messages
+    new since the baseline (first seen after the first third of the look-back) recur. The onset is
+    the first sighting of the new messages, else the change point's bucket.
+    """
     fired = evidence.alert.fired_at
     onsets: dict[str, datetime] = {}
     slack: dict[str, timedelta] = {}
@@ -142,36 +148,35 @@ def _service_onsets(evidence: Evidence) -> tuple[dict[str, datetime], dict[str, 
     for sig in evidence.signatures:
         by_service.setdefault(sig.service, []).append(sig)
     starts = [s.points[0][0] for s in evidence.errors if s.points]
-    lookback_start = min(starts) if starts else None
-    for series in evidence.errors:
-        dense = _dense(series.points, series.bucket_seconds, fired)
-        if sum(v for _, v in dense) < _MIN_ERRORS:
-            continue
-        cp = change_point(dense, direction=1, counts=True, threshold=6.0)
-        if cp is None:
-            continue
-        bucket = timedelta(seconds=series.bucket_seconds)
-        onset = cp.at
-        exact = bucket
-        new = [
-            s
-            for s in by_service.get(series.service, [])
-            if s.count >= 2 and s.first_seen >= cp.at - bucket and s.last_seen >= cp.at
-        ]
-        if new:
-            onset = min(s.first_seen for s in new)
-            exact = _SLACK
-        onsets[series.service] = onset
-        slack[series.service] = exact
-    if not evidence.errors:
-        # No histograms: services whose error messages first appeared after the lookback began.
-        for service, sigs in by_service.items():
-            total = sum(s.count for s in sigs)
-            if total >= _MIN_ERRORS:
-                first = min(s.first_seen for s in sigs)
-                if lookback_start is None or first > lookback_start:
-                    onsets[service] = first
-                    slack[service] = _SLACK
+    starts += [s.first_seen for s in evidence.signatures]
+    if not starts:
+        return onsets, slack
+    lookback_start = min(starts)
+    baseline_end = lookback_start + (fired - lookback_start) / 3
+    series_of = {s.service: s for s in evidence.errors}
+    for service in sorted(set(series_of) | set(by_service)):
+        sigs = by_service.get(service, [])
+        new = [s for s in sigs if s.first_seen > baseline_end and s.first_seen <= fired]
+        cp_at: datetime | None = None
+        bucket = _SLACK
+        series = series_of.get(service)
+        if series is not None:
+            dense = _dense(series.points, series.bucket_seconds, fired)
+            bucket = timedelta(seconds=series.bucket_seconds)
+            if sum(v for _, v in dense) >= _MIN_ERRORS:
+                cp = change_point(dense, direction=1, counts=True, threshold=6.0)
+                cp_at = cp.at if cp is not None else None
+        if cp_at is not None:
+            recent = [s for s in new if s.first_seen >= cp_at - bucket and s.count >= 2]
+            if recent:
+                onsets[service] = min(s.first_seen for s in recent)
+                slack[service] = _SLACK
+            else:
+                onsets[service] = cp_at
+                slack[service] = bucket
+        elif sum(s.count for s in new if s.count >= 2) >= _MIN_NEW_ERRORS:
+            onsets[service] = min(s.first_seen for s in new if s.count >= 2)
+            slack[service] = _SLACK
     return onsets, slack
 
 

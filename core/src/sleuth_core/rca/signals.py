@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 
 __all__ = [
     "ChangePoint",
+    "message_template",
     "change_point",
     "change_terms",
     "relatedness",
@@ -450,6 +451,25 @@ def relatedness(
             matched.append((gain, term))
     matched.sort(key=lambda item: (-item[0], item[1]))
     return round(total / (total + 3.0), 6), tuple(term for _, term in matched)
+
+
+_VARIABLE = re.compile(
+    r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"
+    r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"
+    r"|\b(?=[0-9a-f]*\d)[0-9a-f]{8,}\b"
+    r"|(?<![A-Za-z_])-?\d+(?:\.\d+)?(?![A-Za-z_])",
+    re.IGNORECASE,
+)
+
+
+def message_template(message: str) -> str:
+    """``message`` with its variable parts (numbers, ids, addresses) replaced by ``#``, so one
+    failure's log lines group together.
+
+    >>> message_template("body too large: 5595115 bytes, client: 10.0.2.7, order 9f3a2b1c77")
+    'body too large: # bytes, client: #, order #'
+    """
+    return _VARIABLE.sub("#", message)
 
 
 def within(at: datetime, start: datetime, end: datetime) -> bool:

@@ -33,6 +33,7 @@ from sleuth_core.rca import (
     MetricPoints,
     Suspect,
     analyze,
+    message_template,
 )
 from sleuth_shell.agents.base import AgentContext, ChangeRecord, KnowledgeHit, SourceRecord
 from sleuth_shell.agents.sources import MAX_DISPLAY_TEXT, excerpt
@@ -56,6 +57,8 @@ LOOKBACK = timedelta(hours=12)
 CHANGE_LOOKBACK = timedelta(hours=72)
 _BUCKET_SECONDS = 300
 _MAX_SERVICES = 10
+_MAX_LINE_SERVICES = 8
+_MAX_LINES = 2000
 _CATALOG_LINE = re.compile(r"^\s*[-*]\s*`?([A-Za-z0-9_.-]+)`?\s*:(.*)$")
 _CALLS = re.compile(r"\b(?:calls|depends on|uses|reads from|talks to)\b([^;.\n]*)", re.IGNORECASE)
 _STATUS_TITLE = re.compile(r"status|incident|outage|degrad|disruption|notice", re.IGNORECASE)
@@ -176,12 +179,19 @@ async def gather(
             points += [(t, float(n)) for t, n in histogram]
             series.append(ErrorSeries(svc, _BUCKET_SECONDS, tuple(points)))
     signatures: list[ErrorSignature] = []
-    if noisy:
-        top = await ctx.logs.top_messages(org, start, end, noisy, list(ERROR_LEVELS), 40)
+    for svc in noisy[:_MAX_LINE_SERVICES]:
+        # The error lines themselves (oldest first), grouped by message template: messages that
+        # differ only in numbers and ids are one failure.
+        lines = await ctx.logs.query(org, start, end, [svc], list(ERROR_LEVELS), None, _MAX_LINES)
         queries += 1
-        signatures = [
-            ErrorSignature(m.service, m.message, m.count, m.first_seen, m.last_seen) for m in top
-        ]
+        groups: dict[str, list[Any]] = {}
+        for line in lines:
+            group = groups.setdefault(message_template(line.message), [line.message, 0, None, None])
+            group[1] += 1
+            group[2] = group[2] or line.timestamp
+            group[3] = line.timestamp
+        for sample, count, first, last in groups.values():
+            signatures.append(ErrorSignature(svc, sample, count, first, last))
     metrics = await ctx.metrics.query(org, start, end, None, None, 300)
     queries += 1
     metric_points = [
