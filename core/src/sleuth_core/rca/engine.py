@@ -21,6 +21,7 @@ from sleuth_core.rca.model import (
 from sleuth_core.rca.signals import (
     change_point,
     change_terms,
+    message_template,
     relatedness,
     signature_terms,
 )
@@ -33,8 +34,10 @@ LIKELY_AT = 0.5
 STRONG_AT = 0.65
 #: How long after the onset a change is still taken as "at the onset" when the onset is exact.
 _SLACK = timedelta(seconds=30)
+#: A related change this close before the onset, on a failing service, gains relatedness.
+_PROXIMITY = timedelta(minutes=15)
 _MIN_ERRORS = 5
-_MIN_NEW_ERRORS = 3
+_MIN_NEW_ERRORS = 5
 
 _TLS = re.compile(
     r"x509|certificate (?:has )?expired|certificate verify failed|ssl(?:error)?|tls handshake|"
@@ -61,7 +64,10 @@ _REGION = re.compile(
     r"\b(?:[a-z]{2}-[a-z]+-\d|availability zone|region|zone [a-z]|az[- ]?\d)\b", re.IGNORECASE
 )
 _HOST = re.compile(r"\b(?:[a-z0-9-]+\.)+(?:com|io|net|org|cloud|dev|co)\b", re.IGNORECASE)
-_REQUEST_METRIC = re.compile(r"request|rps|qps|throughput|traffic|calls|hits|rate_in|inbound")
+_REQUEST_METRIC = re.compile(
+    r"^(?:http_|grpc_|api_)?requests?(?:_per_second|_per_minute|_total|_rate)?$|^rps$|^qps$|"
+    r"traffic|ingress|inbound|visitors|sessions_started"
+)
 _NOT_VOLUME = re.compile(r"duration|latency|error|fail|p\d\d|_ms|seconds|size|bytes|timeout")
 _MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
 _TEXT_DATE = re.compile(
@@ -90,6 +96,7 @@ def _dates_in(text: str) -> list[date]:
             continue
     return found
 _HOST_METRIC = re.compile(r"steal|host|node|neighbou?r|hypervisor|iowait|noisy")
+_BUSY_METRIC = re.compile(r"cpu|util|load|steal|saturation")
 _SATURATION_METRIC = re.compile(
     r"mem|heap|rss|cpu|conn|pool|queue|lag|backlog|disk|fd|thread|goroutine|gc|saturation|"
     r"latency|duration|p9\d|p50|error|5xx|fail|timeout|usage|util"
@@ -154,9 +161,17 @@ def _service_onsets(evidence: Evidence) -> tuple[dict[str, datetime], dict[str, 
     lookback_start = min(starts)
     baseline_end = lookback_start + (fired - lookback_start) / 3
     series_of = {s.service: s for s in evidence.errors}
+    # Messages any service logged in the baseline are background noise, wherever they recur.
+    noise = {
+        message_template(s.message) for s in evidence.signatures if s.first_seen <= baseline_end
+    }
     for service in sorted(set(series_of) | set(by_service)):
         sigs = by_service.get(service, [])
-        new = [s for s in sigs if s.first_seen > baseline_end and s.first_seen <= fired]
+        new = [
+            s
+            for s in sigs
+            if baseline_end < s.first_seen <= fired and message_template(s.message) not in noise
+        ]
         cp_at: datetime | None = None
         bucket = _SLACK
         series = series_of.get(service)
@@ -338,9 +353,14 @@ def analyze(evidence: Evidence) -> Analysis:
     ]
     old_sigs = [s for s in evidence.signatures if s not in new_sigs]
     signature = signature_terms([s.message for s in new_sigs], ignore=ignore)
-    for name in {sh.series.name for sh in shifts if sh.series.service in scope}:
-        for term, w in signature_terms([name], ignore=ignore, weight=0.7).items():
-            signature[term] = max(signature.get(term, 0.0), w)
+    metric_terms = signature_terms(
+        sorted({sh.series.name for sh in shifts if sh.series.service in scope}),
+        ignore=ignore,
+        weight=0.7,
+    )
+    for term, w in metric_terms.items():
+        # A term both the errors and a shifted metric show counts for both.
+        signature[term] = signature.get(term, 0.0) + w
     for term, w in signature_terms([alert.title, alert.text], ignore=ignore, weight=0.4).items():
         signature[term] = max(signature.get(term, 0.0), w)
     for term in signature_terms([s.message for s in old_sigs], ignore=ignore):
@@ -370,16 +390,28 @@ def analyze(evidence: Evidence) -> Analysis:
             deploy = deploys[0]
         effective = deploy.timestamp if deploy is not None else change.timestamp
         rel, matched = relatedness(signature, touched[change.change_id], df, len(touched))
+        if change.kind in ("flag", "config") and rel > 0:
+            # A flag or setting the failure names by its own key's words.
+            key_terms = set(signature_terms([change.change_id, *change.files], ignore=ignore))
+            if key_terms & set(matched):
+                rel = round(min(0.95, rel * 1.3), 6)
+        homes = {change.service} | ({deploy.service} if deploy else set())
         if (
             ramp is not None
             and rel > 0
             and timedelta(0) <= onset - effective <= max(6 * ramp, timedelta(minutes=30))
-            and change.service == origin
+            and origin in homes
         ):
             # A slow build-up that began as this change shipped: time is strong evidence here.
             rel = round(min(0.95, rel + 0.2), 6)
             matched = (*matched, "onset of the build-up")
-        homes = {change.service} | ({deploy.service} if deploy else set())
+        elif (
+            rel >= 0.25
+            and timedelta(0) <= onset + tolerance - effective <= _PROXIMITY
+            and homes & set(affected)
+        ):
+            # Related and shipped to a failing service minutes before it began failing.
+            rel = round(min(0.95, rel + 0.1), 6)
         text = f"{change.summary} {' '.join(change.files)}"
         named_here = _mentions(text, list(scope))
         in_scope = bool(homes & scope) or bool(named_here)
@@ -603,6 +635,22 @@ def _external(
             )
         elif _HOST_METRIC.search(name) and shift.direction == 1:
             found.append((2.0, f"host saturation (a noisy neighbour): {shift.series.name}"))
+    changed = {c.service for c in evidence.changes}
+    for shift in shifts:
+        svc = shift.series.service
+        if (
+            onset is not None
+            and shift.direction == 1
+            and _BUSY_METRIC.search(shift.series.name.lower())
+            and abs(shift.at - onset) <= timedelta(minutes=30)
+            and svc not in changed
+            and svc not in affected
+        ):
+            found.append(
+                (2.0, f"saturation of the shared {svc} ({shift.series.name} rose): a noisy "
+                      "neighbour or outside load")
+            )
+            break
     if _REGION.search(text) or hosts:
         found.append((1.0, "errors from an outside provider or cloud region"))
     if len(affected) >= 3 and onset is not None:

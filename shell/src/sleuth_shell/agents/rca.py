@@ -51,6 +51,8 @@ __all__ = [
 ]
 
 ERROR_LEVELS: tuple[str, ...] = ("ERROR", "CRITICAL")
+#: The levels whose messages make a failure's signature (warnings included: rejections, limits).
+SIGNAL_LEVELS: tuple[str, ...] = ("WARNING", "ERROR", "CRITICAL")
 #: How far before the alert the onset is looked for (slow leaks start hours before the alert).
 LOOKBACK = timedelta(hours=12)
 #: How far before the alert changes are considered (delayed-onset faults).
@@ -161,7 +163,7 @@ async def gather(
     queries += 1
     errors_by_service: dict[str, int] = {}
     for svc, level, count in counts:
-        if level in ERROR_LEVELS:
+        if level in SIGNAL_LEVELS:
             errors_by_service[svc] = errors_by_service.get(svc, 0) + count
     noisy = sorted(errors_by_service, key=lambda s: (-errors_by_service[s], s))[:_MAX_SERVICES]
     series: list[ErrorSeries] = []
@@ -182,7 +184,7 @@ async def gather(
     for svc in noisy[:_MAX_LINE_SERVICES]:
         # The error lines themselves (oldest first), grouped by message template: messages that
         # differ only in numbers and ids are one failure.
-        lines = await ctx.logs.query(org, start, end, [svc], list(ERROR_LEVELS), None, _MAX_LINES)
+        lines = await ctx.logs.query(org, start, end, [svc], list(SIGNAL_LEVELS), None, _MAX_LINES)
         queries += 1
         groups: dict[str, list[Any]] = {}
         for line in lines:
