@@ -154,8 +154,10 @@ def _service_onsets(evidence: Evidence) -> tuple[dict[str, datetime], dict[str, 
     by_service: dict[str, list[ErrorSignature]] = {}
     for sig in evidence.signatures:
         by_service.setdefault(sig.service, []).append(sig)
-    starts = [s.points[0][0] for s in evidence.errors if s.points]
+    # Where the data begins (the look-back may reach back before the first stored record).
+    starts = [next((t for t, v in s.points if v > 0), fired) for s in evidence.errors]
     starts += [s.first_seen for s in evidence.signatures]
+    starts += [m.points[0][0] for m in evidence.metrics if m.points]
     if not starts:
         return onsets, slack
     lookback_start = min(starts)
@@ -176,7 +178,11 @@ def _service_onsets(evidence: Evidence) -> tuple[dict[str, datetime], dict[str, 
         bucket = _SLACK
         series = series_of.get(service)
         if series is not None:
-            dense = _dense(series.points, series.bucket_seconds, fired)
+            dense = [
+                p
+                for p in _dense(series.points, series.bucket_seconds, fired)
+                if p[0] >= lookback_start - timedelta(seconds=series.bucket_seconds)
+            ]
             bucket = timedelta(seconds=series.bucket_seconds)
             if sum(v for _, v in dense) >= _MIN_ERRORS:
                 cp = change_point(dense, direction=1, counts=True, threshold=6.0)
@@ -644,7 +650,6 @@ def _external(
             and _BUSY_METRIC.search(shift.series.name.lower())
             and abs(shift.at - onset) <= timedelta(minutes=30)
             and svc not in changed
-            and svc not in affected
         ):
             found.append(
                 (2.0, f"saturation of the shared {svc} ({shift.series.name} rose): a noisy "

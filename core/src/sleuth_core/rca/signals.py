@@ -140,6 +140,8 @@ def stem(word: str) -> str:
     >>> stem("connections"), stem("connect"), stem("exhausted"), stem("pool")
     ('connect', 'connect', 'exhaust', 'pool')
     """
+    if word.endswith(("is", "us", "ss")):
+        return word
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
@@ -169,7 +171,7 @@ def _pieces(token: str) -> list[str]:
     for part in _SPLIT.split(token):
         for piece in _CAMEL.findall(part):
             lowered = piece.lower()
-            out.append(_ABBREVIATIONS.get(lowered) or stem(lowered))
+            out.append(stem(_ABBREVIATIONS.get(lowered, lowered)))
     return out
 
 
