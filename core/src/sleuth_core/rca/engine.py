@@ -37,7 +37,7 @@ _SLACK = timedelta(seconds=30)
 #: A related change this close before the onset, on a failing service, gains relatedness.
 _PROXIMITY = timedelta(minutes=15)
 _MIN_ERRORS = 5
-_MIN_NEW_ERRORS = 5
+_MIN_NEW_ERRORS = 4
 
 _TLS = re.compile(
     r"x509|certificate (?:has )?expired|certificate verify failed|ssl(?:error)?|tls handshake|"
@@ -195,8 +195,8 @@ def _service_onsets(evidence: Evidence) -> tuple[dict[str, datetime], dict[str, 
             else:
                 onsets[service] = cp_at
                 slack[service] = bucket
-        elif sum(s.count for s in new if s.count >= 2) >= _MIN_NEW_ERRORS:
-            onsets[service] = min(s.first_seen for s in new if s.count >= 2)
+        elif sum(s.count for s in new if s.count >= 3) >= _MIN_NEW_ERRORS:
+            onsets[service] = min(s.first_seen for s in new if s.count >= 3)
             slack[service] = _SLACK
     return onsets, slack
 
