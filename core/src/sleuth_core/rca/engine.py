@@ -69,7 +69,7 @@ _REQUEST_METRIC = re.compile(
     r"traffic|ingress|inbound|visitors|sessions_started"
 )
 _NOT_VOLUME = re.compile(r"duration|latency|error|fail|p\d\d|_ms|seconds|size|bytes|timeout")
-_MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 _TEXT_DATE = re.compile(
     r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2}),? (\d{4})\b"
     r"|\b(\d{4})-(\d{2})-(\d{2})\b",
@@ -95,6 +95,8 @@ def _dates_in(text: str) -> list[date]:
         except ValueError:
             continue
     return found
+
+
 _HOST_METRIC = re.compile(r"steal|host|node|neighbou?r|hypervisor|iowait|noisy")
 _BUSY_METRIC = re.compile(r"cpu|util|load|steal|saturation")
 _SATURATION_METRIC = re.compile(
@@ -652,8 +654,11 @@ def _external(
             and svc not in changed
         ):
             found.append(
-                (2.0, f"saturation of the shared {svc} ({shift.series.name} rose): a noisy "
-                      "neighbour or outside load")
+                (
+                    2.0,
+                    f"saturation of the shared {svc} ({shift.series.name} rose): a noisy "
+                    "neighbour or outside load",
+                )
             )
             break
     if _REGION.search(text) or hosts:

@@ -392,10 +392,18 @@ def report(
         parts.append(lead + f" Confidence: **{analysis.confidence}**.")
     # Evidence.
     bullets: list[str] = []
-    for reason in analysis.reasons:
-        bullets.append(f"- {_i(reason, 400)}")
+    if analysis.verdict == "change" and analysis.change_id:
+        best = next(s for s in analysis.suspects if s.change.change_id == analysis.change_id)
+        terms = ", ".join(_c(t, 60) for t in best.matched[:5] if " " not in t)
+        lead_time = analysis.onset - best.effective_at if analysis.onset else timedelta(0)
+        bullets.append(
+            f"- {best.change.kind.capitalize()} {_c(best.change.change_id)} reached production at "
+            f"{_t(best.effective_at)}, {_duration(lead_time)} before the failure began, and "
+            f"touches what the failure shows ({terms}) {change_cite(best.change.change_id)}."
+        )
+    onset_floor = (analysis.onset or ev.alert.fired_at) - timedelta(hours=1)
     new_sigs = sorted(
-        (s for s in ev.signatures if s.service in affected),
+        (s for s in ev.signatures if s.service in affected and s.first_seen >= onset_floor),
         key=lambda s: (s.first_seen, -s.count),
     )[:6]
     for sig in new_sigs:
@@ -413,8 +421,22 @@ def report(
     parts.append("## Evidence\n\n" + "\n".join(bullets))
     # Timeline.
     events: list[tuple[datetime, int, str]] = []
-    shown = [s for s in analysis.suspects if s.change.kind != "deploy" or not s.ruled_out]
-    for suspect in analysis.suspects[:12]:
+    onset_at = analysis.onset or ev.alert.fired_at
+    shown = sorted(
+        (s for s in analysis.suspects if s.change.kind != "deploy" or not s.ruled_out),
+        key=lambda s: (
+            bool(s.ruled_out),
+            -s.relatedness,
+            abs((onset_at - s.effective_at).total_seconds()),
+        ),
+    )
+    near = [
+        s
+        for s in analysis.suspects
+        if onset_at - timedelta(hours=3) <= s.effective_at <= ev.alert.fired_at
+        or s.change.change_id in (analysis.change_id, analysis.deploy_id)
+    ]
+    for suspect in near[:15]:
         ch = suspect.change
         events.append(
             (
@@ -448,9 +470,16 @@ def report(
     return "\n\n".join(parts), evidence_ids
 
 
+def _duration(delta: timedelta) -> str:
+    minutes = max(0, int(delta.total_seconds() // 60))
+    if minutes < 120:
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return f"{minutes // 60} hours"
+
+
 def _suspect_line(suspect: Suspect, change_cite: Callable[[str], str], analysis: Analysis) -> str:
     ch = suspect.change
-    terms = ", ".join(_c(t, 60) for t in suspect.matched[:4])
+    terms = ", ".join(_c(t, 60) for t in suspect.matched[:4] if " " not in t)
     if ch.change_id == analysis.change_id and analysis.verdict == "change":
         why = f"the cause: touches {terms}" if terms else "the cause"
     elif suspect.ruled_out:

@@ -745,7 +745,10 @@ class RetrievalAgent:
 
         def cite_errors(services: Sequence[str] | None) -> str:
             return run.cite_logs(
-                window, services, ERROR_LEVELS, f"Errors from {_desc(services)}, hours before"
+                window,
+                services,
+                rca.SIGNAL_LEVELS,
+                f"Errors and warnings from {_desc(services)} before the alert",
             )
 
         body, evidence = rca.report(
@@ -759,7 +762,8 @@ class RetrievalAgent:
             (s.message for s in gathered.evidence.signatures if s.service == origin), ""
         )
         search = " ".join(filter(None, [origin, top_message]))
-        hits = await run.search(search, limit=1) if search else []
+        hits = await run.search(search, limit=3) if search else []
+        hits = [h for h in hits if "catalog" not in h.title.lower()][:1]
         if hits and set(terms(search)) & set(terms(hits[0].title + " " + hits[0].content[:400])):
             parts.append(
                 "## Runbook\n\n" + _runbook_block(run, hits[0], search, terms(search), act=True)
