@@ -159,6 +159,13 @@ async def gather(
     start = fired - LOOKBACK
     end = min(fired + timedelta(minutes=5), max(ctx.now, fired))
     queries = 0
+    # Changes and metrics first: without either there is nothing for the engine to reason over,
+    # and the caller writes its log-only answer (these two empty look-ups are not charged).
+    metrics = await ctx.metrics.query(org, start, end, None, None, 300)
+    records = await ctx.changes.query(org, fired - CHANGE_LOOKBACK, end, None, None, None, 1000)
+    if not metrics and not records:
+        return Gathered(Evidence(Alert(title, service, fired, text)), start, end)
+    queries += 2
     counts = await ctx.logs.counts(org, start, end, None)
     queries += 1
     errors_by_service: dict[str, int] = {}
@@ -194,13 +201,9 @@ async def gather(
             group[3] = line.timestamp
         for sample, count, first, last in groups.values():
             signatures.append(ErrorSignature(svc, sample, count, first, last))
-    metrics = await ctx.metrics.query(org, start, end, None, None, 300)
-    queries += 1
     metric_points = [
         MetricPoints(m.name, m.service, m.points, tuple(sorted(m.labels.items()))) for m in metrics
     ]
-    records = await ctx.changes.query(org, fired - CHANGE_LOOKBACK, end, None, None, None, 1000)
-    queries += 1
     have = {r.change_id for r in records}
     shipped = sorted({c for r in records for c in r.ships if c not in have})
     if shipped:
@@ -403,9 +406,13 @@ def report(
         )
     onset_floor = (analysis.onset or ev.alert.fired_at) - timedelta(hours=1)
     new_sigs = sorted(
-        (s for s in ev.signatures if s.service in affected and s.first_seen >= onset_floor),
-        key=lambda s: (s.first_seen, -s.count),
-    )[:6]
+        (
+            s
+            for s in ev.signatures
+            if s.service in affected and s.first_seen >= onset_floor and s.count >= 2
+        ),
+        key=lambda s: (-s.count, s.first_seen),
+    )[:5]
     for sig in new_sigs:
         bullets.append(
             f"- **{_i(sig.service, 100)}** {_c(sig.message)}: {sig.count} time(s), first "

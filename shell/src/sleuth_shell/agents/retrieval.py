@@ -376,10 +376,39 @@ class RetrievalAgent:
                 services = list(before.services)
             if before.about_logs and asked.intent == "fact" and len(terms(question)) < 4:
                 asked = dataclasses.replace(asked, intent=before.intent)
+        if asked.intent == "cause":
+            found = await self._answer_cause(run, question, window, services)
+            if found is not None:
+                return found
         if known and (asked.about_logs or (asked.intent == "fact" and window and services)):
             return await self._answer_from_logs(run, asked, window, services)
         search = question if len(terms(question)) >= 4 or not previous else f"{previous} {question}"
         return await self._answer_from_catalog(run, search, asked, bool(known))
+
+    async def _answer_cause(
+        self,
+        run: _Run,
+        question: str,
+        window: TimeWindow | None,
+        services: Sequence[str],
+    ) -> AgentResult | None:
+        """A "why" / "root cause" question answered by the root-cause engine, as if an alert on
+        the named service fired at the end of the asked window (or now); None when there are no
+        change records or metrics to reason over (the log answer is given instead)."""
+        ctx = run.ctx
+        alert = extract_alert(question)
+        fired = window.end if window is not None else alert["time"] or ctx.now
+        fired = min(fired, ctx.now)
+        known = await run.services()
+        named = list(services) or match_services(question, known)
+        payload = {
+            "title": question.strip().split("\n", 1)[0],
+            "service": (alert["service"] or (named[0] if named else "")),
+            "text": alert["text"],
+        }
+        return await self._investigate_with_engine(
+            run, payload["title"], payload, fired, named, summary=False
+        )
 
     async def _answer_from_catalog(
         self, run: _Run, search: str, asked: Question, have_logs: bool
