@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -35,6 +35,7 @@ from sleuth_core.rca import (
     analyze,
     message_template,
 )
+from sleuth_core.render import RenderedAnswer, render_answer
 from sleuth_shell.agents.base import AgentContext, ChangeRecord, KnowledgeHit, SourceRecord
 from sleuth_shell.agents.sources import MAX_DISPLAY_TEXT, excerpt
 from sleuth_shell.text import format_ts
@@ -45,8 +46,10 @@ __all__ = [
     "Gathered",
     "analysis_dict",
     "change_source",
+    "final_analysis",
     "gather",
     "metric_source",
+    "render_numbered",
     "report",
 ]
 
@@ -534,3 +537,32 @@ def analysis_dict(analysis: Analysis, evidence: Sequence[int]) -> dict[str, Any]
 def run_engine(gathered: Gathered) -> Analysis:
     """`sleuth_core.rca.analyze` over what was gathered."""
     return analyze(gathered.evidence)
+
+
+_KEY = "__sleuth_source_key"
+
+
+def render_numbered(
+    markdown: str, sources: Mapping[Any, Mapping[str, Any]], *, sources_section: bool
+) -> tuple[RenderedAnswer, dict[str, int]]:
+    """`sleuth_core.render.render_answer`, and each cited source id's final citation number
+    (``[n]``: its position in the rendered sources, from 1)."""
+    tagged = {key: {**record, _KEY: str(key)} for key, record in sources.items()}
+    rendered = render_answer(markdown, tagged, sources_section=sources_section)
+    numbers: dict[str, int] = {}
+    for n, record in enumerate(rendered.sources, start=1):
+        numbers[str(record.pop(_KEY))] = n
+    return rendered, numbers
+
+
+def final_analysis(
+    analysis: Mapping[str, Any] | None, numbers: Mapping[str, int]
+) -> dict[str, Any] | None:
+    """``analysis`` with ``evidence`` as final citation numbers (see `render_numbered`);
+    evidence the rendered answer does not cite is left out."""
+    if not analysis:
+        return None
+    out = dict(analysis)
+    evidence = [numbers[str(e)] for e in out.get("evidence") or [] if str(e) in numbers]
+    out["evidence"] = sorted(set(evidence))
+    return out

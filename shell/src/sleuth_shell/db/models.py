@@ -343,6 +343,8 @@ class Interaction(Base):
     status: Mapped[str] = mapped_column(String(16), nullable=False, default="PENDING")
     content: Mapped[str | None] = mapped_column(Text, nullable=True)
     sources: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    analysis: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """The root-cause analysis of a "why" answer (evidence as citation numbers), else NULL."""
     notifications: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
     callback_api_key: Mapped[str | None] = mapped_column(Text, nullable=True)
     scheduled_runtime: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

@@ -43,8 +43,9 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import encode_global_id
-from sleuth_core.render import RenderedAnswer, render_answer, to_alt_card, to_chat
+from sleuth_core.render import to_alt_card, to_chat
 from sleuth_shell.agents.base import AgentResult
+from sleuth_shell.agents.rca import final_analysis, render_numbered
 from sleuth_shell.db.dialect import insert_ignore
 from sleuth_shell.db.models import AlertResponder, Investigation, NotificationIntegration
 from sleuth_shell.jobs import enqueue
@@ -345,36 +346,10 @@ async def _produce(services: Services, row: Investigation) -> InvestigationOutco
         markdown = f"{markdown.rstrip()}\n\n## {IMPACT_HEADING}\n\n{impact_markdown.strip()}"
         sources.update(impact_sources)
         credits += float(impact.credits)
-    rendered, numbers = _render_numbered(markdown, sources)
+    rendered, numbers = render_numbered(markdown, sources, sources_section=True)
     return InvestigationOutcome(
-        rendered.content, rendered.sources, credits, _final_analysis(found, numbers)
+        rendered.content, rendered.sources, credits, final_analysis(found.analysis, numbers)
     )
-
-
-_KEY = "__sleuth_source_key"
-
-
-def _render_numbered(
-    markdown: str, sources: dict[str, Any]
-) -> tuple[RenderedAnswer, dict[str, int]]:
-    """Render, and map each cited source key to its final citation number (``[n]``)."""
-    tagged = {key: {**record, _KEY: key} for key, record in sources.items()}
-    rendered = render_answer(markdown, tagged, sources_section=True)
-    numbers: dict[str, int] = {}
-    for n, record in enumerate(rendered.sources, start=1):
-        numbers[str(record.pop(_KEY))] = n
-    return rendered, numbers
-
-
-def _final_analysis(found: AgentResult, numbers: dict[str, int]) -> dict[str, Any] | None:
-    """The agent's analysis with ``evidence`` as the final citation numbers of the rendered
-    result (evidence the result does not cite is left out)."""
-    if not found.analysis:
-        return None
-    analysis = dict(found.analysis)
-    evidence = [numbers[str(e)] for e in analysis.get("evidence") or [] if str(e) in numbers]
-    analysis["evidence"] = sorted(set(evidence))
-    return analysis
 
 
 async def _charge(

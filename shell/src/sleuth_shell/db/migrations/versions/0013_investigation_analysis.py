@@ -1,4 +1,4 @@
-"""investigations: the structured root-cause analysis
+"""investigations and interactions: the structured root-cause analysis
 
 Revision ID: 0013
 Revises: 0011
@@ -6,7 +6,8 @@ Create Date: 2026-11-23
 
 Adds the nullable JSON column ``investigations.analysis``: the agent's structured root-cause
 result (``{verdict, change_id, service, affected_services, confidence, remediation, evidence}``,
-evidence as the rendered result's citation numbers), NULL until an investigation produced one.
+evidence as the rendered result's citation numbers), NULL until an investigation produced one; and the same column on ``interactions`` for "why"
+answers.
 
 Chained on 0011 on its branch; wip/rca-data adds 0012 (change records and metrics), and the merge
 re-chains this revision on it (down_revision "0012").
@@ -27,10 +28,12 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table('investigations') as batch:
-        batch.add_column(sa.Column('analysis', sa.JSON(), nullable=True))
+    for table in ('investigations', 'interactions'):
+        with op.batch_alter_table(table) as batch:
+            batch.add_column(sa.Column('analysis', sa.JSON(), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table('investigations') as batch:
-        batch.drop_column('analysis')
+    for table in ('interactions', 'investigations'):
+        with op.batch_alter_table(table) as batch:
+            batch.drop_column('analysis')
