@@ -160,6 +160,8 @@ def _service_onsets(evidence: Evidence) -> tuple[dict[str, datetime], dict[str, 
     starts = [next((t for t, v in s.points if v > 0), fired) for s in evidence.errors]
     starts += [s.first_seen for s in evidence.signatures]
     starts += [m.points[0][0] for m in evidence.metrics if m.points]
+    if evidence.since is not None:
+        starts = [evidence.since]
     if not starts:
         return onsets, slack
     lookback_start = min(starts)

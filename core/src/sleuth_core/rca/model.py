@@ -106,7 +106,9 @@ class Evidence:
     """Everything one analysis reads.
 
     ``dependencies`` are ``(caller, callee)`` hints; more are read from error messages that name
-    another known service. ``services`` are all known service names (for those hints).
+    another known service. ``services`` are all known service names (for those hints). ``since``
+    is where the data begins (the first stored record in the look-back); when None it is taken
+    from the earliest point, error or metric given.
     """
 
     alert: Alert
@@ -117,6 +119,7 @@ class Evidence:
     signals: tuple[ExternalSignal, ...] = ()
     dependencies: tuple[tuple[str, str], ...] = ()
     services: tuple[str, ...] = ()
+    since: datetime | None = None
 
 
 @dataclass(frozen=True)

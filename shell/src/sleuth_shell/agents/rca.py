@@ -169,6 +169,9 @@ async def gather(
     if not metrics and not records:
         return Gathered(Evidence(Alert(title, service, fired, text)), start, end)
     queries += 2
+    bounds = await ctx.logs.time_bounds(org)
+    queries += 1
+    since = max(start, bounds[0]) if bounds is not None else start
     counts = await ctx.logs.counts(org, start, end, None)
     queries += 1
     errors_by_service: dict[str, int] = {}
@@ -185,7 +188,7 @@ async def gather(
         if histogram:
             # Start the series at the look-back's first bucket so the baseline is the quiet time.
             first = datetime.fromtimestamp(
-                start.timestamp() // _BUCKET_SECONDS * _BUCKET_SECONDS, tz=start.tzinfo
+                since.timestamp() // _BUCKET_SECONDS * _BUCKET_SECONDS, tz=since.tzinfo
             )
             points = [(first, 0.0)] if histogram[0][0] > first else []
             points += [(t, float(n)) for t, n in histogram]
@@ -263,6 +266,7 @@ async def gather(
         signals=tuple(signals),
         dependencies=tuple(deps),
         services=tuple(all_services),
+        since=since,
     )
     return Gathered(
         evidence,
@@ -341,6 +345,8 @@ def report(
     for onset in analysis.onsets:
         if onset.basis == "metric" and onset.service == origin:
             onset_cites.insert(0, metric_cite(onset.service, onset.metric))
+    if analysis.onset is None:
+        origin = None
     onset_text = (
         f"**{_i(origin, 100)}** began failing at {_t(analysis.onset)}"
         if origin and analysis.onset
