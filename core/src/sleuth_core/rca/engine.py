@@ -157,7 +157,7 @@ def _service_onsets(evidence: Evidence) -> tuple[dict[str, datetime], dict[str, 
     for sig in evidence.signatures:
         by_service.setdefault(sig.service, []).append(sig)
     # Where the data begins (the look-back may reach back before the first stored record).
-    starts = [next((t for t, v in s.points if v > 0), fired) for s in evidence.errors]
+    starts = [s.points[0][0] for s in evidence.errors if s.points]
     starts += [s.first_seen for s in evidence.signatures]
     starts += [m.points[0][0] for m in evidence.metrics if m.points]
     if evidence.since is not None:
