@@ -178,3 +178,19 @@ def test_final_analysis_maps_evidence_to_citation_numbers() -> None:
         "evidence": [1, 2],
     }
     assert final_analysis(None, numbers) is None
+
+
+def test_why_question_without_a_failure_gets_the_log_answer() -> None:
+    ctx = context([GUILTY, SHIP])
+    quiet = AgentContext(
+        org_id=1,
+        now=ctx.now,
+        knowledge=ctx.knowledge,
+        logs=MemoryLogs([r for r in logs() if r.level == "INFO"]),
+        public_url=ctx.public_url,
+        changes=ctx.changes,
+        metrics=ctx.metrics,
+    )
+    result = asyncio.run(AGENT.answer(quiet, "Why is orders slow?"))
+    assert result.analysis is None
+    assert "Root cause" not in result.markdown

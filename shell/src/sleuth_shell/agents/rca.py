@@ -377,12 +377,13 @@ def report(
                 hit = gathered.documents.get(signal.ref)
                 if hit is not None:
                     ext_cites.insert(0, cite(_knowledge(hit, public_url, ev.alert.fired_at)))
-        if "traffic" in analysis.external_cause or "host" in analysis.external_cause:
-            for metric in ev.metrics:
-                if metric.name in analysis.external_cause and metric.service in (
-                    analysis.external_cause
-                ):
-                    ext_cites.insert(0, metric_cite(metric.service, metric.name))
+        cited_metrics = {
+            (m.service, m.name)
+            for m in ev.metrics
+            if m.name in analysis.external_cause and m.service in analysis.external_cause
+        }
+        for service_name, metric_name in sorted(cited_metrics):
+            ext_cites.insert(0, metric_cite(service_name, metric_name))
         for marker in ext_cites:
             use(marker)
         parts.append(
@@ -395,7 +396,7 @@ def report(
         for marker in onset_cites:
             use(marker)
         lead = (
-            f"**No change in the data explains this** and I could not establish a cause. "
+            f"**No change in the data explains this**, and no cause is established. "
             f"{onset_text}{down_text} " + " ".join(onset_cites) + "."
             if origin
             else "**No change in the data explains this**: no service's error rate or metrics "

@@ -396,7 +396,8 @@ class RetrievalAgent:
     ) -> AgentResult | None:
         """A "why" / "root cause" question answered by the root-cause engine, as if an alert on
         the named service fired at the end of the asked window (or now); None when there are no
-        change records or metrics to reason over (the log answer is given instead)."""
+        change records or metrics to reason over, or no failure in them (the log answer is given
+        instead)."""
         ctx = run.ctx
         alert = extract_alert(question)
         fired = window.end if window is not None else alert["time"] or ctx.now
@@ -409,7 +410,7 @@ class RetrievalAgent:
             "text": alert["text"],
         }
         return await self._investigate_with_engine(
-            run, payload["title"], payload, fired, named, summary=False
+            run, payload["title"], payload, fired, named, summary=False, need_failure=True
         )
 
     async def _answer_from_catalog(
@@ -751,10 +752,11 @@ class RetrievalAgent:
         mentioned: Sequence[str],
         *,
         summary: bool = True,
+        need_failure: bool = False,
     ) -> AgentResult | None:
         """The root-cause engine's report (`sleuth_shell.agents.rca`), verdict first; None when
         the organization has no change records or metrics to reason over (the log-only report
-        is written instead)."""
+        is written instead), and with ``need_failure`` when the engine sees no failure."""
         ctx = run.ctx
         service = str(alert.get("service") or "")
         if mentioned and service not in mentioned:
@@ -772,6 +774,8 @@ class RetrievalAgent:
         if not gathered.has_data:
             return None
         analysis = rca.run_engine(gathered)
+        if need_failure and analysis.onset is None:
+            return None
         window = TimeWindow(gathered.start, gathered.end, "look-back")
 
         def cite_errors(services: Sequence[str] | None) -> str:
