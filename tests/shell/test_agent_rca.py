@@ -194,3 +194,29 @@ def test_why_question_without_a_failure_gets_the_log_answer() -> None:
     result = asyncio.run(AGENT.answer(quiet, "Why is orders slow?"))
     assert result.analysis is None
     assert "Root cause" not in result.markdown
+
+
+def test_a_chatty_service_still_shows_its_new_failure() -> None:
+    chatter = [
+        LogRecord(
+            100_000 + i,
+            T0 + timedelta(seconds=10 * i),
+            "orders",
+            "WARNING",
+            f"cache miss for key order:{i}",
+        )
+        for i in range(int((FIRED - T0).total_seconds() // 10))
+    ]
+    assert len(chatter) > 2000  # more than one page of warning lines
+    ctx = context([GUILTY, SHIP, DECOY, DECOY_SHIP])
+    noisy = AgentContext(
+        org_id=1,
+        now=ctx.now,
+        knowledge=ctx.knowledge,
+        logs=MemoryLogs([*logs(), *chatter]),
+        public_url=ctx.public_url,
+        changes=ctx.changes,
+        metrics=ctx.metrics,
+    )
+    result = investigate(noisy)
+    assert result.analysis is not None and result.analysis["change_id"] == "c0ffee12"

@@ -64,6 +64,7 @@ _BUCKET_SECONDS = 300
 _MAX_SERVICES = 10
 _MAX_LINE_SERVICES = 8
 _MAX_LINES = 2000
+_RECENT = timedelta(hours=3)
 _CATALOG_LINE = re.compile(r"^\s*[-*]\s*`?([A-Za-z0-9_.-]+)`?\s*:(.*)$")
 _CALLS = re.compile(r"\b(?:calls|depends on|uses|reads from|talks to)\b([^;.\n]*)", re.IGNORECASE)
 _STATUS_TITLE = re.compile(r"status|incident|outage|degrad|disruption|notice", re.IGNORECASE)
@@ -197,8 +198,20 @@ async def gather(
     for svc in noisy[:_MAX_LINE_SERVICES]:
         # The error lines themselves (oldest first), grouped by message template: messages that
         # differ only in numbers and ids are one failure.
-        lines = await ctx.logs.query(org, start, end, [svc], list(SIGNAL_LEVELS), None, _MAX_LINES)
+        levels = list(SIGNAL_LEVELS)
+        lines = await ctx.logs.query(org, start, end, [svc], levels, None, _MAX_LINES)
         queries += 1
+        if len(lines) >= _MAX_LINES:
+            # A chatty service: the oldest lines filled the page, so read the recent hours too
+            # (where the failure usually is); counts in between are then a lower bound.
+            recent_start = max(start, fired - _RECENT)
+            recent = await ctx.logs.query(org, recent_start, end, [svc], levels, None, _MAX_LINES)
+            queries += 1
+            seen = {line.id for line in lines}
+            lines = sorted(
+                [*lines, *(r for r in recent if r.id not in seen)],
+                key=lambda r: (r.timestamp, r.id),
+            )
         groups: dict[str, list[Any]] = {}
         for line in lines:
             group = groups.setdefault(message_template(line.message), [line.message, 0, None, None])
