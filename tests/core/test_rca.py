@@ -482,3 +482,21 @@ def test_shifting_every_timestamp_changes_nothing(
 def test_docstring_examples_run(module: object) -> None:
     result = doctest.testmod(module)  # type: ignore[arg-type]
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_an_undated_runbook_is_not_a_status_notice() -> None:
+    runbook = ExternalSignal(
+        "Paylane status page: how to read it",
+        "If api.paylane.example returns 503 for authorizations, check the status page first.",
+    )
+    sigs = OUTSIDE_SIGNALS["status"]["sigs"]
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=sigs, signals=(runbook,)))  # type: ignore[arg-type]
+    assert "status notice" not in result.external_cause
+    stale = ExternalSignal(
+        "Paylane status: Resolved - authorizations failing",
+        "Mar 2, 2026 09:35 UTC - Resolved: elevated 503 errors on api.paylane.example",
+    )
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=sigs, signals=(stale,)))  # type: ignore[arg-type]
+    assert "status notice" not in result.external_cause
+    fresh = analyze(incident(DECOY, DECOY_SHIP, **OUTSIDE_SIGNALS["status"]))  # type: ignore[arg-type]
+    assert "status notice" in fresh.external_cause and fresh.confidence == "LIKELY"

@@ -60,6 +60,9 @@ _STATUS = re.compile(
     r"service issue|major|identified|monitoring",
     re.IGNORECASE,
 )
+_STATUS_UPDATE = re.compile(
+    r"\b(?:investigating|identified|monitoring|resolved|update)\b\s*[:-]", re.IGNORECASE
+)
 _REGION = re.compile(
     r"\b(?:[a-z]{2}-[a-z]+-\d|availability zone|region|zone [a-z]|az[- ]?\d)\b", re.IGNORECASE
 )
@@ -626,6 +629,8 @@ def _external(
         dates = _dates_in(body)
         if dates and onset is not None and all(abs((d - onset.date()).days) > 1 for d in dates):
             continue  # a notice about another day (an old, resolved incident)
+        if not dates and signal.at is None and not _STATUS_UPDATE.search(body):
+            continue  # undated and not written as status updates: a runbook, not a notice
         shared = set(signature_terms([body])) & error_terms
         shared |= {h for h in hosts if h in body.lower()}
         if len(shared) >= 2 or any("." in s or "-" in s for s in shared):

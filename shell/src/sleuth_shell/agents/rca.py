@@ -67,7 +67,9 @@ _MAX_LINES = 2000
 _RECENT = timedelta(hours=3)
 _CATALOG_LINE = re.compile(r"^\s*[-*]\s*`?([A-Za-z0-9_.-]+)`?\s*:(.*)$")
 _CALLS = re.compile(r"\b(?:calls|depends on|uses|reads from|talks to)\b([^;.\n]*)", re.IGNORECASE)
-_STATUS_TITLE = re.compile(r"status|incident|outage|degrad|disruption|notice", re.IGNORECASE)
+_STATUS_TITLE = re.compile(
+    r"status|outage|degrad|disruption|health|service (?:issue|notice|incident)", re.IGNORECASE
+)
 
 
 def _dump(value: dict[str, Any]) -> str:
