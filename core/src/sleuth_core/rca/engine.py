@@ -21,9 +21,11 @@ from sleuth_core.rca.model import (
 from sleuth_core.rca.signals import (
     change_point,
     change_terms,
+    compound_hits,
     message_template,
     relatedness,
     signature_terms,
+    words_of,
 )
 
 __all__ = ["LIKELY_AT", "STRONG_AT", "analyze"]
@@ -36,6 +38,8 @@ STRONG_AT = 0.65
 _SLACK = timedelta(seconds=30)
 #: A related change this close before the onset, on a failing service, gains relatedness.
 _PROXIMITY = timedelta(minutes=15)
+_PROXIMITY_GAIN = 0.06
+_COMPOUND_GAIN = 1.5
 _MIN_ERRORS = 5
 _MIN_NEW_ERRORS = 4
 
@@ -379,6 +383,9 @@ def analyze(evidence: Evidence) -> Analysis:
     for term in signature_terms([s.message for s in old_sigs], ignore=ignore):
         signature[term] = signature.get(term, 0.0) * 0.3
     signature = {t: w for t, w in signature.items() if w > 0}
+    failure_words = words_of(s.message for s in new_sigs) - frozenset(
+        p for name in ignore for p in words_of([name])
+    )
     # Suspects. A build-up (metric) onset on the origin is only as exact as its metric's step.
     ramp = next(
         (
@@ -403,6 +410,14 @@ def analyze(evidence: Evidence) -> Analysis:
             deploy = deploys[0]
         effective = deploy.timestamp if deploy is not None else change.timestamp
         rel, matched = relatedness(signature, touched[change.change_id], df, len(touched))
+        compounds = [
+            c for c in compound_hits(touched[change.change_id], failure_words) if c not in matched
+        ]
+        if compounds:
+            # An identifier the change touches whose words the failure spells out separately.
+            total = 3 * rel / (1 - rel) + _COMPOUND_GAIN * len(compounds[:2])
+            rel = round(total / (total + 3), 6)
+            matched = (*matched, *compounds[:2])
         if change.kind in ("flag", "config") and rel > 0:
             # A flag or setting the failure names by its own key's words.
             key_terms = set(signature_terms([change.change_id, *change.files], ignore=ignore))
@@ -424,7 +439,7 @@ def analyze(evidence: Evidence) -> Analysis:
             and homes & set(affected)
         ):
             # Related and shipped to a failing service minutes before it began failing.
-            rel = round(min(0.95, rel + 0.1), 6)
+            rel = round(min(0.95, rel + _PROXIMITY_GAIN), 6)
         text = f"{change.summary} {' '.join(change.files)}"
         named_here = _mentions(text, list(scope))
         in_scope = bool(homes & scope) or bool(named_here)

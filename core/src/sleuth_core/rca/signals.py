@@ -24,9 +24,11 @@ __all__ = [
     "ChangePoint",
     "change_point",
     "change_terms",
+    "compound_hits",
     "message_template",
     "relatedness",
     "signature_terms",
+    "words_of",
 ]
 
 
@@ -235,6 +237,37 @@ def change_terms(summary: str, files: Sequence[str], diff: str) -> frozenset[str
     for text in lines:
         _terms(text, frozenset(), found, 1.0)
     return frozenset(found)
+
+
+def words_of(texts: Iterable[str]) -> frozenset[str]:
+    """Every word piece of four letters or more in ``texts`` (stemmed, generic words included).
+
+    >>> sorted(words_of(["client intended to send too large body"]))
+    ['body', 'client', 'intend', 'large', 'send']
+    """
+    out: set[str] = set()
+    for text in texts:
+        for match in _IDENT.finditer(text):
+            out.update(p for p in _pieces(match.group(0)) if len(p) >= 4)
+    return frozenset(out)
+
+
+def compound_hits(touched: frozenset[str], words: frozenset[str]) -> tuple[str, ...]:
+    """The snake_case identifiers (settings, variables) a change touches of which two or more word
+    pieces appear in ``words`` (the failure's words): ``client_max_body_size`` for "client ... too
+    large body".
+
+    >>> compound_hits(frozenset({"client_max_body_size", "color"}), frozenset({"client", "body"}))
+    ('client_max_body_size',)
+    """
+    hits = []
+    for term in sorted(touched):
+        if "_" not in term or any(c in term for c in "./:"):
+            continue  # setting and variable names only, not paths, URLs or module names
+        pieces = {p for p in _pieces(term) if len(p) >= 4}
+        if len(pieces) >= 2 and len(pieces & words) >= 2:
+            hits.append(term)
+    return tuple(hits)
 
 
 def relatedness(
