@@ -192,6 +192,7 @@ def test_investigation_record(client, factory, org) -> None:
         "prompt": "Investigate.",
         "event_payload": '{"title": "DB down"}',
         "result": "It was the disk [1].\n\nSources:\n[1] [logs](https://x)",
+        "analysis": None,
     }
     assert datetime.fromisoformat(record["started_at"]) == started
     assert datetime.fromisoformat(record["completed_at"]) == started.replace(minute=5)

@@ -779,3 +779,25 @@ def test_private_alt_urls_are_refused_by_default(
     )
     assert response.status_code == 400
     assert response.json() == {"detail": "Invalid payload"}
+
+
+class _AnalysingAgent(FakeAgent):
+    """Answers like `FakeAgent`, with a root-cause analysis citing agent ids 3, 7 and 99."""
+
+    async def answer(self, ctx: Any, question: str, **kwargs: Any) -> Any:
+        found = await super().answer(ctx, question, **kwargs)
+        analysis = {"verdict": "unknown", "change_id": None, "evidence": [3, 7, 99]}
+        return type(found)(found.markdown, found.sources, found.credits, analysis)
+
+
+def test_why_answer_carries_its_analysis_with_final_citation_numbers(
+    settings: Settings, org: OrgHandle
+) -> None:
+    with TestClient(app=_wire(settings, _AnalysingAgent())) as client:
+        body = post(client, org, {"question": "Why did checkout fail?"}).json()
+        # Citations: the logs (agent id 7) are [1], the runbook (3) is [2]; 99 was never cited.
+        assert body["sources"] == [LOGS, RUNBOOK]
+        assert body["analysis"] == {"verdict": "unknown", "change_id": None, "evidence": [1, 2]}
+        got = client.get(f"{URL}/{body['interaction_id']}", headers=org.headers).json()
+    assert got["analysis"] == body["analysis"]
+    assert interaction_row(settings, body["interaction_id"]).analysis == body["analysis"]

@@ -600,3 +600,44 @@ def test_embedded_agent_investigates_with_the_demo_data(
     assert numbers == list(range(1, len(sources.splitlines()) + 1))
     [event] = usage(settings)
     assert event.team_id is None and event.feature == "investigation" and event.credits > 0
+
+
+# --- the structured analysis ---------------------------------------------------------------------
+
+
+class AnalysingAgent(InvestigatingAgent):
+    """Investigates like `InvestigatingAgent` and adds a root-cause analysis citing its agent-side
+    source ids 3 (the runbook) and 7 (the logs) and one id the markdown never cites."""
+
+    async def investigate(
+        self, ctx: AgentContext, prompt: str, event_payload: str, *, title: str = ""
+    ) -> AgentResult:
+        found = await super().investigate(ctx, prompt, event_payload, title=title)
+        analysis = {
+            "verdict": "change",
+            "change_id": "abc1234",
+            "service": "checkout",
+            "affected_services": ["checkout"],
+            "confidence": "LIKELY",
+            "remediation": "Revert commit abc1234.",
+            "evidence": [3, 7, 99],
+        }
+        return AgentResult(found.markdown, found.sources, found.credits, analysis)
+
+
+def test_analysis_is_stored_with_final_citation_numbers(
+    factory: Factory, org: OrgHandle, settings: Settings
+) -> None:
+    analysing = AnalysingAgent(settings)
+    with TestClient(app=create_app(settings, **fakes(analysing))) as client:
+        gid = open_for(settings, make_agent(client, factory, org))
+        assert get(client, org, gid)["analysis"] is None  # null until there is one
+        run_worker(settings, analysing)
+        done = get(client, org, gid)
+    assert done["result"] == EXPECTED_RESULT  # logs are [1], the runbook [2]
+    analysis = done["analysis"]
+    assert analysis["verdict"] == "change" and analysis["change_id"] == "abc1234"
+    # Agent ids 7 and 3 became citations [1] and [2]; 99 was never cited, so it is left out.
+    assert analysis["evidence"] == [1, 2]
+    [row] = fetch(settings, Investigation)
+    assert row.analysis == analysis

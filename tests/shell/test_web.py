@@ -480,3 +480,40 @@ def test_citation_markers_link_to_their_sources():
     assert '<a class="cite" href="#source-2">[2]</a>' in str(html)
     assert "[9]" in str(html) and "#source-9" not in str(html)
     assert "<code>code [1]</code>" in str(html)
+
+
+def test_investigation_page_shows_the_verdict(client, factory, org):
+    analysis = {
+        "verdict": "change",
+        "change_id": "c0ffee12",
+        "deploy_id": "deploy-orders-9",
+        "service": "orders",
+        "affected_services": ["orders", "checkout"],
+        "confidence": "LIKELY",
+        "remediation": "Revert commit c0ffee12 and redeploy.",
+        "onset": "2026-05-06T13:35:00Z",
+        "evidence": [1, 2],
+    }
+    inv = factory.add(
+        Investigation(
+            org_id=org.id,
+            team_id=org.default_team_id,
+            name="Orders errors",
+            status="COMPLETED",
+            prompt="p",
+            result="It was c0ffee12 [1].",
+            analysis=analysis,
+        )
+    )
+    plain = factory.add(
+        Investigation(
+            org_id=org.id, team_id=org.default_team_id, name="Old", status="COMPLETED", prompt="p"
+        )
+    )
+    sign_in(client, org.key)
+    page = client.get(f"/investigations/{encode_global_id('Investigation', inv.id)}").text
+    assert "<code>c0ffee12</code>" in page and "<code>deploy-orders-9</code>" in page
+    assert "LIKELY" in page and "Revert commit c0ffee12 and redeploy." in page
+    assert "Also affected</dt><dd>checkout" in page and "[1] [2]" in page
+    other = client.get(f"/investigations/{encode_global_id('Investigation', plain.id)}").text
+    assert "Verdict" not in other

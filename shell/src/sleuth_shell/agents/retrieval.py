@@ -17,10 +17,12 @@ What it does per operation:
   deploy that preceded the errors, or say that no cause is established. Follow-ups without a
   window or service take them from the previous user message. ``use_tools=False`` queries nothing
   and cites nothing: it answers from the conversation alone and says so.
-- ``investigate``: summarises the alert, compares error rates around the alert time with the six
-  hours before, builds a timeline (changes, first warnings, first errors per affected service,
-  rollbacks, last errors), proposes the most likely root cause with its evidence, and quotes the
-  matching runbook.
+- ``investigate``: when the organization has change records or metrics, the root-cause engine's
+  report (:mod:`sleuth_shell.agents.rca`: onset, suspects, verdict first, ``AgentResult.analysis``;
+  "why" questions use it too). Otherwise it summarises the alert, compares error rates around the
+  alert time with the six hours before, builds a timeline (changes, first warnings, first errors
+  per affected service, rollbacks, last errors), proposes the most likely root cause with its
+  evidence, and quotes the matching runbook.
 - ``digest_section``: reports over the window the prompt names (default: the 24 hours before
   ``now``): volume, errors per service, the busiest error hour, top errors, changes and a
   related runbook. The section body is returned without a heading (the digest adds it).
@@ -37,6 +39,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from sleuth_shell.agents import rca
 from sleuth_shell.agents.base import (
     AgentContext,
     AgentResult,
@@ -375,10 +378,40 @@ class RetrievalAgent:
                 services = list(before.services)
             if before.about_logs and asked.intent == "fact" and len(terms(question)) < 4:
                 asked = dataclasses.replace(asked, intent=before.intent)
+        if asked.intent == "cause":
+            found = await self._answer_cause(run, question, window, services)
+            if found is not None:
+                return found
         if known and (asked.about_logs or (asked.intent == "fact" and window and services)):
             return await self._answer_from_logs(run, asked, window, services)
         search = question if len(terms(question)) >= 4 or not previous else f"{previous} {question}"
         return await self._answer_from_catalog(run, search, asked, bool(known))
+
+    async def _answer_cause(
+        self,
+        run: _Run,
+        question: str,
+        window: TimeWindow | None,
+        services: Sequence[str],
+    ) -> AgentResult | None:
+        """A "why" / "root cause" question answered by the root-cause engine, as if an alert on
+        the named service fired at the end of the asked window (or now); None when there are no
+        change records or metrics to reason over, or no failure in them (the log answer is given
+        instead)."""
+        ctx = run.ctx
+        alert = extract_alert(question)
+        fired = window.end if window is not None else alert["time"] or ctx.now
+        fired = min(fired, ctx.now)
+        known = await run.services()
+        named = list(services) or match_services(question, known)
+        payload = {
+            "title": question.strip().split("\n", 1)[0],
+            "service": (alert["service"] or (named[0] if named else "")),
+            "text": alert["text"],
+        }
+        return await self._investigate_with_engine(
+            run, payload["title"], payload, fired, named, summary=False, need_failure=True
+        )
 
     async def _answer_from_catalog(
         self, run: _Run, search: str, asked: Question, have_logs: bool
@@ -628,6 +661,9 @@ class RetrievalAgent:
         mentioned = match_services(
             " ".join(filter(None, [title, alert["service"] or "", alert["text"]])), known
         )
+        engine = await self._investigate_with_engine(run, title, alert, fired, mentioned)
+        if engine is not None:
+            return engine
 
         parts = [self._alert_summary(title, alert, fired, mentioned)]
         cause_line = ""
@@ -706,6 +742,69 @@ class RetrievalAgent:
         if cause_line:
             parts.insert(1, cause_line)
         return run.result("\n\n".join(parts))
+
+    async def _investigate_with_engine(
+        self,
+        run: _Run,
+        title: str,
+        alert: Mapping[str, Any],
+        fired: datetime,
+        mentioned: Sequence[str],
+        *,
+        summary: bool = True,
+        need_failure: bool = False,
+    ) -> AgentResult | None:
+        """The root-cause engine's report (`sleuth_shell.agents.rca`), verdict first; None when
+        the organization has no change records or metrics to reason over (the log-only report
+        is written instead), and with ``need_failure`` when the engine sees no failure."""
+        ctx = run.ctx
+        service = str(alert.get("service") or "")
+        if mentioned and service not in mentioned:
+            service = mentioned[0]
+        gathered = await rca.gather(
+            ctx,
+            title=title,
+            service=service,
+            fired=fired,
+            text=str(alert.get("text") or ""),
+            known=await run.services(),
+        )
+        run.log_queries += gathered.queries
+        run.knowledge_searches += gathered.searches
+        if not gathered.has_data:
+            return None
+        analysis = rca.run_engine(gathered)
+        if need_failure and analysis.onset is None:
+            return None
+        window = TimeWindow(gathered.start, gathered.end, "look-back")
+
+        def cite_errors(services: Sequence[str] | None) -> str:
+            return run.cite_logs(
+                window,
+                services,
+                rca.SIGNAL_LEVELS,
+                f"Errors and warnings from {_desc(services)} before the alert",
+            )
+
+        body, evidence = rca.report(
+            gathered, analysis, run._cite, public_url=ctx.public_url, cite_errors=cite_errors
+        )
+        parts = [body]
+        if summary:
+            parts.insert(1, self._alert_summary(title, alert, fired, mentioned))
+        origin = analysis.service or service
+        top_message = next(
+            (s.message for s in gathered.evidence.signatures if s.service == origin), ""
+        )
+        search = " ".join(filter(None, [origin, top_message]))
+        hits = await run.search(search, limit=3) if search else []
+        hits = [h for h in hits if "catalog" not in h.title.lower()][:1]
+        if hits and set(terms(search)) & set(terms(hits[0].title + " " + hits[0].content[:400])):
+            parts.append(
+                "## Runbook\n\n" + _runbook_block(run, hits[0], search, terms(search), act=True)
+            )
+        result = run.result("\n\n".join(parts))
+        return dataclasses.replace(result, analysis=rca.analysis_dict(analysis, evidence))
 
     @staticmethod
     def _alert_summary(

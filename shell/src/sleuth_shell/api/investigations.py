@@ -11,6 +11,7 @@ list; any malformed one is 400 naming it. ``next_cursor`` is null on the last pa
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import msgspec
 from litestar import get, post
@@ -51,6 +52,11 @@ class InvestigationRecord(msgspec.Struct, kw_only=True):
     prompt: str
     event_payload: str
     result: str
+    analysis: dict[str, Any] | None = None
+    """The structured root-cause result (additive to SPEC): ``{verdict: change|external|unknown,
+    change_id, deploy_id, service, affected_services, confidence: CONFIRMED|LIKELY|INCONCLUSIVE,
+    remediation, external_cause, onset, evidence: [citation numbers of result]}``; null until the
+    agent produced one."""
 
 
 def investigation_record(
@@ -68,6 +74,7 @@ def investigation_record(
         prompt=row.prompt,
         event_payload=row.event_payload,
         result=row.result,
+        analysis=row.analysis,
     )
 
 

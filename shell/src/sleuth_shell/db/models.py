@@ -269,6 +269,9 @@ class Investigation(Base):
     event_payload: Mapped[str] = mapped_column(Text, nullable=False, default="")
     result: Mapped[str] = mapped_column(Text, nullable=False, default="")
     sources: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    analysis: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """The structured root-cause result (``AgentResult.analysis`` with ``evidence`` as the
+    rendered result's citation numbers), NULL until the agent produced one."""
     dedup_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
     dedup_active: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     """True while this investigation is the one a repeat of its alert (same agent and dedup key)
@@ -343,6 +346,8 @@ class Interaction(Base):
     status: Mapped[str] = mapped_column(String(16), nullable=False, default="PENDING")
     content: Mapped[str | None] = mapped_column(Text, nullable=True)
     sources: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    analysis: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """The root-cause analysis of a "why" answer (evidence as citation numbers), else NULL."""
     notifications: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
     callback_api_key: Mapped[str | None] = mapped_column(Text, nullable=True)
     scheduled_runtime: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)

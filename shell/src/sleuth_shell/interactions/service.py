@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.render import render_answer, to_alt_card, to_chat
 from sleuth_shell.agents.base import AgentResult, ContextMessage
+from sleuth_shell.agents.rca import final_analysis, render_numbered
 from sleuth_shell.db.models import Interaction, Team, utcnow
 from sleuth_shell.interactions.request import InteractionRequest, InvalidInteraction
 from sleuth_shell.jobs import enqueue
@@ -74,6 +75,8 @@ class Answer:
     result: AgentResult
     content: str
     sources: list[dict[str, Any]]
+    analysis: dict[str, Any] | None = None
+    """The root-cause analysis of a "why" answer, evidence as citation numbers of ``sources``."""
 
 
 def unix_seconds(moment: datetime) -> int:
@@ -227,8 +230,13 @@ async def _answer(services: Services, interaction: Interaction) -> Answer:
         history=history,
         use_tools=interaction.use_tools,
     )
-    rendered = render_answer(result.markdown, result.sources, sources_section=False)
-    return Answer(result=result, content=rendered.content, sources=list(rendered.sources))
+    rendered, numbers = render_numbered(result.markdown, result.sources, sources_section=False)
+    return Answer(
+        result=result,
+        content=rendered.content,
+        sources=list(rendered.sources),
+        analysis=final_analysis(result.analysis, numbers),
+    )
 
 
 def _failure_message(exc: BaseException) -> str:
@@ -237,7 +245,7 @@ def _failure_message(exc: BaseException) -> str:
 
 
 def _result_values(answer: Answer) -> dict[str, Any]:
-    return {"content": answer.content, "sources": answer.sources}
+    return {"content": answer.content, "sources": answer.sources, "analysis": answer.analysis}
 
 
 async def _charge(session: AsyncSession, row: Interaction, answer: Answer) -> Charge | None:
@@ -345,6 +353,7 @@ def answer_view(row: Interaction, answer: Answer, public_url: str) -> dict[str, 
         "sources": answer.sources,
         "interaction_id": row.id,
         "url": interaction_url(public_url, row.id),
+        **({"analysis": answer.analysis} if answer.analysis is not None else {}),
     }
 
 
@@ -375,6 +384,7 @@ def view(row: Interaction, public_url: str) -> dict[str, Any]:
             "interaction_id": row.id,
             "status": COMPLETED,
             "url": url,
+            **({"analysis": row.analysis} if row.analysis is not None else {}),
         }
     return {"interaction_id": row.id, "status": row.status, "url": url}
 

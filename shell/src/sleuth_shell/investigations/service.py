@@ -43,8 +43,9 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import encode_global_id
-from sleuth_core.render import render_answer, to_alt_card, to_chat
+from sleuth_core.render import to_alt_card, to_chat
 from sleuth_shell.agents.base import AgentResult
+from sleuth_shell.agents.rca import final_analysis, render_numbered
 from sleuth_shell.db.dialect import insert_ignore
 from sleuth_shell.db.models import AlertResponder, Investigation, NotificationIntegration
 from sleuth_shell.jobs import enqueue
@@ -265,6 +266,7 @@ class InvestigationOutcome:
     result: str
     sources: list[dict[str, Any]]
     credits: float
+    analysis: dict[str, Any] | None = None
 
 
 def _same_data(record: dict[str, Any]) -> str:
@@ -344,8 +346,10 @@ async def _produce(services: Services, row: Investigation) -> InvestigationOutco
         markdown = f"{markdown.rstrip()}\n\n## {IMPACT_HEADING}\n\n{impact_markdown.strip()}"
         sources.update(impact_sources)
         credits += float(impact.credits)
-    rendered = render_answer(markdown, sources, sources_section=True)
-    return InvestigationOutcome(rendered.content, rendered.sources, credits)
+    rendered, numbers = render_numbered(markdown, sources, sources_section=True)
+    return InvestigationOutcome(
+        rendered.content, rendered.sources, credits, final_analysis(found.analysis, numbers)
+    )
 
 
 async def _charge(
@@ -405,7 +409,11 @@ INVESTIGATION: RunKind[Investigation, InvestigationOutcome] = RunKind(
     payload_key="investigation_id",
     parse_id=int,
     produce=_produce,
-    result_values=lambda outcome: {"result": outcome.result, "sources": outcome.sources},
+    result_values=lambda outcome: {
+        "result": outcome.result,
+        "sources": outcome.sources,
+        "analysis": outcome.analysis,
+    },
     charge=_charge,
     usage_feature=USAGE_FEATURE,
     failure_message=_failure_message,

@@ -1,0 +1,502 @@
+"""Unit tests for sleuth_core.rca: onset, suspects and verdicts as case tables, and properties."""
+
+# ruff: noqa: E501  (the case tables read best one case per line)
+
+from __future__ import annotations
+
+import doctest
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sleuth_core.rca
+import sleuth_core.rca.engine
+import sleuth_core.rca.signals
+from sleuth_core.rca import (
+    Alert,
+    Analysis,
+    Change,
+    ErrorSeries,
+    ErrorSignature,
+    Evidence,
+    ExternalSignal,
+    MetricPoints,
+    analyze,
+    change_point,
+    message_template,
+    signature_terms,
+)
+
+T0 = datetime(2026, 3, 14, 0, 0, tzinfo=UTC)
+BUCKET = 300
+FIRED = 10 * 60  # minutes after T0: the alert
+ONSET = 9 * 60 + 30  # minutes after T0: the failure begins
+
+
+def at(minutes: float) -> datetime:
+    return T0 + timedelta(minutes=minutes)
+
+
+# --- a small incident generator --------------------------------------------------------------------
+
+GUILTY_DIFF = """--- a/orders/db.py
++++ b/orders/db.py
+@@ -10,3 +10,3 @@
+-POOL = create_pool(max_connections=50)
++POOL = create_pool(max_connections=5)
+"""
+DECOY_DIFF = """--- a/web/footer.html
++++ b/web/footer.html
+@@ -1,2 +1,2 @@
+-<p>Copyright 2025</p>
++<p>Copyright 2026</p>
+"""
+FAILURE = "PoolTimeoutError: max_connections=5 exhausted waiting for a connection"
+NOISE = "request validation failed: field 'email' invalid"
+
+
+def errors(
+    service: str, onset: float | None, level: float = 30.0, base: float = 0.0
+) -> ErrorSeries:
+    points = []
+    for i in range(FIRED // 5 + 1):
+        minute = 5 * i
+        value = base + (1 if i % 17 == 0 else 0)
+        if onset is not None and minute >= onset:
+            value = level
+        points.append((at(minute), float(value)))
+    return ErrorSeries(service, BUCKET, tuple(points))
+
+
+def signature(
+    service: str, message: str, first: float, count: int = 200, last: float = FIRED
+) -> ErrorSignature:
+    return ErrorSignature(service, message, count, at(first), at(last))
+
+
+def commit(
+    cid: str,
+    minute: float,
+    summary: str,
+    files: tuple[str, ...] = (),
+    diff: str = "",
+    service: str = "orders",
+) -> Change:
+    return Change(cid, service, "commit", at(minute), summary, files, diff)
+
+
+def deploy(did: str, minute: float, ships: tuple[str, ...], service: str = "orders") -> Change:
+    return Change(did, service, "deploy", at(minute), f"Deploy {service}", ships=ships)
+
+
+def incident(
+    *changes: Change,
+    sigs: tuple[ErrorSignature, ...] | None = None,
+    series: tuple[ErrorSeries, ...] | None = None,
+    **extra: object,
+) -> Evidence:
+    return Evidence(
+        alert=Alert("Orders error rate high", "orders", at(FIRED)),
+        errors=series if series is not None else (errors("orders", ONSET), errors("web", None)),
+        signatures=sigs
+        if sigs is not None
+        else (signature("orders", FAILURE, ONSET + 0.5), signature("web", NOISE, 30, count=3)),
+        changes=changes,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+GUILTY = commit("a1b2c3d4", ONSET - 40, "Shrink the database pool", ("orders/db.py",), GUILTY_DIFF)
+SHIP = deploy("deploy-orders-42", ONSET - 20, ("a1b2c3d4",))
+DECOY = commit("d3c0y000", ONSET - 6, "Footer copyright year", ("web/footer.html",), DECOY_DIFF)
+DECOY_SHIP = deploy("deploy-orders-43", ONSET - 3, ("d3c0y000",))
+
+
+# --- onset -------------------------------------------------------------------------------------------
+
+
+def test_change_point_finds_a_step_and_ignores_flat_or_recovered_series() -> None:
+    step = [(at(i), 1.0 if i < 100 else 20.0) for i in range(130)]
+    cp = change_point(step, counts=True)
+    assert cp is not None and cp.at == at(100) and cp.shift > 0
+    assert change_point([(at(i), 3.0) for i in range(100)], counts=True) is None
+    spike = [(at(i), 40.0 if 50 <= i < 55 else 1.0) for i in range(130)]
+    assert change_point(spike, counts=True) is None  # recovered: not an onset
+    drop = [(at(i), 100.0 if i < 60 else 10.0) for i in range(100)]
+    assert change_point(drop, direction=-1, min_scale=1.0) is not None
+    assert change_point(drop, direction=1, min_scale=1.0) is None
+
+
+def test_onset_is_the_first_new_error_not_the_alert() -> None:
+    result = analyze(incident(GUILTY, SHIP))
+    assert result.onset == at(ONSET + 0.5)
+    assert result.service == "orders" and result.affected_services == ("orders",)
+
+
+def test_slow_leak_onset_is_where_the_saturation_metric_starts_climbing() -> None:
+    leak_start = 4 * 60
+    memory = MetricPoints(
+        "db_pool_connections_in_use",
+        "orders",
+        tuple(
+            (at(m), 5.0 if m < leak_start else 5.0 + (m - leak_start) / 10)
+            for m in range(0, FIRED + 1, 4)
+        ),
+    )
+    guilty = commit(
+        "1eak0001",
+        leak_start - 15,
+        "Return early for unknown ids",
+        ("orders/repository.py",),
+        "@@ -1,4 +1,4 @@\n     conn = pool.connect()\n-    try:\n-        row = conn.execute(q).first()\n-    finally:\n-        conn.close()\n+    row = conn.execute(q).first()\n",
+    )
+    ship = deploy("deploy-orders-7", leak_start - 5, ("1eak0001",))
+    late_decoy = commit(
+        "1a7e0001",
+        ONSET - 90,
+        "Tweak pool_size",
+        ("orders/pool.py",),
+        "-pool_size=10\n+pool_size=12",
+    )
+    late_ship = deploy("deploy-orders-8", ONSET - 80, ("1a7e0001",))
+    result = analyze(incident(guilty, ship, late_decoy, late_ship, metrics=(memory,)))
+    assert result.onset is not None and result.onset < at(leak_start + 30)
+    assert any(o.basis == "metric" for o in result.onsets)
+    assert result.verdict == "change" and result.change_id == "1eak0001"
+    ruled = {s.change.change_id: s.ruled_out for s in result.suspects}
+    assert ruled["1a7e0001"] == "landed after the failure began"
+
+
+# --- verdicts: a case table ------------------------------------------------------------------------
+# (name, changes, extra evidence, expected verdict, expected change id, expected deploy id)
+
+OUTSIDE_SIGNALS = {
+    "tls": dict(
+        sigs=(
+            signature(
+                "orders",
+                "ssl.SSLCertVerificationError: certificate verify failed: certificate has expired",
+                ONSET + 0.5,
+            ),
+        )
+    ),
+    "dns": dict(
+        sigs=(
+            signature(
+                "orders",
+                "getaddrinfo ENOTFOUND db.internal: Temporary failure in name resolution",
+                ONSET + 0.5,
+            ),
+        )
+    ),
+    "status": dict(
+        sigs=(
+            signature(
+                "orders",
+                "PaylaneAPIError: 503 from api.paylane.example/v2/authorizations",
+                ONSET + 0.5,
+            ),
+        ),
+        signals=(
+            ExternalSignal(
+                "Paylane status: Investigating - authorizations failing",
+                "Mar 14, 2026 09:35 UTC - elevated 503 errors on api.paylane.example /v2/authorizations",
+            ),
+        ),
+    ),
+}
+
+CASES: list[tuple[str, tuple[Change, ...], dict[str, object], str, str | None, str | None]] = [
+    (
+        "guilty commit shipped by a deploy",
+        (GUILTY, SHIP),
+        {},
+        "change",
+        "a1b2c3d4",
+        "deploy-orders-42",
+    ),
+    (
+        "guilty beside a later decoy",
+        (GUILTY, SHIP, DECOY, DECOY_SHIP),
+        {},
+        "change",
+        "a1b2c3d4",
+        "deploy-orders-42",
+    ),
+    ("only a decoy before the onset", (DECOY, DECOY_SHIP), {}, "unknown", None, None),
+    (
+        "guilty lands after the onset",
+        (
+            replace(GUILTY, timestamp=at(ONSET + 5)),
+            deploy("deploy-orders-44", ONSET + 10, ("a1b2c3d4",)),
+        ),
+        {},
+        "unknown",
+        None,
+        None,
+    ),
+    ("guilty committed but never shipped", (GUILTY, DECOY, DECOY_SHIP), {}, "unknown", None, None),
+    ("expired certificate", (DECOY, DECOY_SHIP), OUTSIDE_SIGNALS["tls"], "external", None, None),
+    ("dns failure", (DECOY, DECOY_SHIP), OUTSIDE_SIGNALS["dns"], "external", None, None),
+    (
+        "provider status notice",
+        (DECOY, DECOY_SHIP),
+        OUTSIDE_SIGNALS["status"],
+        "external",
+        None,
+        None,
+    ),
+    (
+        "a flag named by the failure",
+        (
+            Change(
+                "flag-orders.strict_pool-1",
+                "orders",
+                "flag",
+                at(ONSET - 2),
+                "strict_pool to 100%",
+                ("flags/orders.strict_pool.yaml",),
+                "-rollout: 10\n+rollout: 100",
+            ),
+        ),
+        dict(
+            sigs=(
+                signature(
+                    "orders", "StrictPoolError: strict_pool rejected the connection", ONSET + 0.5
+                ),
+            )
+        ),
+        "change",
+        "flag-orders.strict_pool-1",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "changes", "extra", "verdict", "change_id", "deploy_id"),
+    CASES,
+    ids=[c[0] for c in CASES],
+)
+def test_verdicts(
+    name: str,
+    changes: tuple[Change, ...],
+    extra: dict[str, object],
+    verdict: str,
+    change_id: str | None,
+    deploy_id: str | None,
+) -> None:
+    result = analyze(incident(*changes, **extra))  # type: ignore[arg-type]
+    assert (result.verdict, result.change_id, result.deploy_id) == (
+        verdict,
+        change_id,
+        deploy_id,
+    ), result.reasons
+    if verdict == "external":
+        assert result.external_cause
+        assert "no rollback" in result.remediation.lower()
+    if verdict == "change":
+        assert result.confidence in ("CONFIRMED", "LIKELY")
+        assert change_id is not None and change_id in result.remediation
+    else:
+        assert result.confidence in ("LIKELY", "INCONCLUSIVE")
+
+
+def test_a_commit_counts_when_another_service_deploy_ships_it() -> None:
+    lib = commit(
+        "11b00001",
+        ONSET - 300,
+        "platform-http: lower max_connections default",
+        ("platform_http/db.py",),
+        GUILTY_DIFF,
+        service="platform-http",
+    )
+    ship = deploy("deploy-orders-50", ONSET - 4, ("11b00001",))
+    result = analyze(incident(lib, ship, DECOY, DECOY_SHIP))
+    assert (result.verdict, result.change_id, result.deploy_id) == (
+        "change",
+        "11b00001",
+        "deploy-orders-50",
+    )
+    [suspect] = [s for s in result.suspects if s.change.change_id == "11b00001"]
+    assert suspect.effective_at == at(ONSET - 4)
+
+
+def test_decoys_are_listed_with_why_they_were_ruled_out() -> None:
+    result = analyze(incident(GUILTY, SHIP, DECOY, DECOY_SHIP))
+    reasons = {s.change.change_id: s.ruled_out for s in result.suspects}
+    assert reasons["d3c0y000"] == "touches nothing the failure shows"
+    assert reasons["deploy-orders-42"] == "a deploy: judged by the commits it ships"
+    assert reasons["a1b2c3d4"] == ""
+
+
+def test_several_unrelated_services_failing_together_is_external() -> None:
+    services = ("orders", "search", "mail")
+    series = tuple(errors(s, ONSET) for s in services)
+    sigs = tuple(
+        signature(s, f"upstream connect error from {s} node pool-7", ONSET + 0.5) for s in services
+    )
+    result = analyze(incident(DECOY, DECOY_SHIP, series=series, sigs=sigs))
+    assert result.verdict == "external"
+    assert set(result.affected_services) == set(services)
+
+
+def test_traffic_surge_is_external() -> None:
+    rps = MetricPoints(
+        "http_requests_per_second",
+        "orders",
+        tuple((at(m), 100.0 if m < ONSET else 400.0) for m in range(0, FIRED + 1, 2)),
+    )
+    sigs = (signature("orders", "rejecting request: concurrency limit 512 reached", ONSET + 0.5),)
+    result = analyze(incident(DECOY, DECOY_SHIP, metrics=(rps,), sigs=sigs))
+    assert result.verdict == "external" and "traffic surge" in result.external_cause
+
+
+def test_no_failure_at_all_is_unknown() -> None:
+    quiet = (errors("orders", None),)
+    result = analyze(incident(GUILTY, SHIP, series=quiet, sigs=()))
+    assert result.verdict == "unknown" and result.onset is None and result.affected_services == ()
+
+
+# --- signatures -------------------------------------------------------------------------------------
+
+TEMPLATE_CASES = [
+    ("timeout after 3000ms for order 8f2a9c77e1", "timeout after # for order #"),
+    ("client: 10.0.2.7, request id req_c28985b359", "client: #.#.#.#, request id #"),
+    ("no numbers here", "no numbers here"),
+]
+
+
+@pytest.mark.parametrize(("message", "template"), TEMPLATE_CASES)
+def test_message_template(message: str, template: str) -> None:
+    assert message_template(message) == template
+
+
+def test_signature_terms_leave_out_service_names_and_generic_words() -> None:
+    terms = signature_terms(
+        ["orders-api: request failed: QueuePool limit reached"], ignore=["orders-api"]
+    )
+    assert "queuepool" in terms and "limit" in terms
+    assert "orders" not in terms and "request" not in terms and "failed" not in terms
+
+
+# --- properties --------------------------------------------------------------------------------------
+
+DECOY_WORDS = st.sampled_from(
+    ["README", "CODEOWNERS", "docs/setup.md", "web/footer.css", "k8s/labels.yaml", "CHANGELOG.md"]
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(after=st.integers(min_value=2, max_value=60))
+def test_a_change_after_the_onset_is_never_blamed(after: int) -> None:
+    late = commit(
+        "1a7e1a7e", ONSET + after, "Shrink the database pool again", ("orders/db.py",), GUILTY_DIFF
+    )
+    result = analyze(incident(late, DECOY, DECOY_SHIP))
+    assert result.change_id != "1a7e1a7e"
+    result = analyze(incident(GUILTY, SHIP, late))
+    assert result.change_id == "a1b2c3d4"
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    minute=st.integers(min_value=ONSET - 180, max_value=ONSET),
+    path=DECOY_WORDS,
+    with_guilty=st.booleans(),
+)
+def test_an_unrelated_decoy_never_takes_the_verdict(
+    minute: int, path: str, with_guilty: bool
+) -> None:
+    base = (GUILTY, SHIP) if with_guilty else ()
+    before = analyze(incident(*base))
+    decoy = commit(
+        "fa1e0001",
+        minute,
+        f"Update {path}",
+        (path,),
+        f"--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-old text\n+new text\n",
+    )
+    after = analyze(incident(*base, decoy, deploy("deploy-orders-99", minute, ("fa1e0001",))))
+    assert after.change_id != "fa1e0001"
+    assert (after.verdict, after.change_id) == (before.verdict, before.change_id)
+
+
+def _shifted(evidence: Evidence, delta: timedelta) -> Evidence:
+    return Evidence(
+        alert=replace(evidence.alert, fired_at=evidence.alert.fired_at + delta),
+        errors=tuple(
+            replace(s, points=tuple((t + delta, v) for t, v in s.points)) for s in evidence.errors
+        ),
+        signatures=tuple(
+            replace(s, first_seen=s.first_seen + delta, last_seen=s.last_seen + delta)
+            for s in evidence.signatures
+        ),
+        metrics=tuple(
+            replace(m, points=tuple((t + delta, v) for t, v in m.points)) for m in evidence.metrics
+        ),
+        changes=tuple(replace(c, timestamp=c.timestamp + delta) for c in evidence.changes),
+        signals=evidence.signals,
+        dependencies=evidence.dependencies,
+        services=evidence.services,
+    )
+
+
+def _shape(result: Analysis) -> tuple[object, ...]:
+    return (
+        result.verdict,
+        result.confidence,
+        result.change_id,
+        result.deploy_id,
+        result.service,
+        result.affected_services,
+        result.external_cause,
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    minutes=st.integers(min_value=-60 * 24 * 30, max_value=60 * 24 * 30).map(lambda m: m - m % 5),
+    case=st.sampled_from(CASES[:6]),
+)
+def test_shifting_every_timestamp_changes_nothing(
+    minutes: int,
+    case: tuple[str, tuple[Change, ...], dict[str, object], str, str | None, str | None],
+) -> None:
+    evidence = incident(*case[1], **case[2])  # type: ignore[arg-type]
+    delta = timedelta(minutes=minutes)
+    result, moved = analyze(evidence), analyze(_shifted(evidence, delta))
+    assert _shape(moved) == _shape(result)
+    assert (moved.onset is None and result.onset is None) or (moved.onset == result.onset + delta)  # type: ignore[operator]
+
+
+# --- docs ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "module", [sleuth_core.rca, sleuth_core.rca.engine, sleuth_core.rca.signals]
+)
+def test_docstring_examples_run(module: object) -> None:
+    result = doctest.testmod(module)  # type: ignore[arg-type]
+    assert result.failed == 0 and result.attempted > 0
+
+
+def test_an_undated_runbook_is_not_a_status_notice() -> None:
+    runbook = ExternalSignal(
+        "Paylane status page: how to read it",
+        "If api.paylane.example returns 503 for authorizations, check the status page first.",
+    )
+    sigs = OUTSIDE_SIGNALS["status"]["sigs"]
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=sigs, signals=(runbook,)))  # type: ignore[arg-type]
+    assert "status notice" not in result.external_cause
+    stale = ExternalSignal(
+        "Paylane status: Resolved - authorizations failing",
+        "Mar 2, 2026 09:35 UTC - Resolved: elevated 503 errors on api.paylane.example",
+    )
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=sigs, signals=(stale,)))  # type: ignore[arg-type]
+    assert "status notice" not in result.external_cause
+    fresh = analyze(incident(DECOY, DECOY_SHIP, **OUTSIDE_SIGNALS["status"]))  # type: ignore[arg-type]
+    assert "status notice" in fresh.external_cause and fresh.confidence == "LIKELY"

@@ -1,0 +1,222 @@
+"""The retrieval agent's root-cause path over in-memory stores: evidence gathered from the logs,
+metrics, change records and knowledge catalog; the verdict first; citations that resolve; the
+structured analysis; "why" questions through the same engine."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from rca_memory import MemoryChanges, MemoryKnowledge, MemoryLogs, MemoryMetrics
+
+from sleuth_shell.agents.base import AgentContext, AgentResult, ChangeRecord, LogRecord
+from sleuth_shell.agents.rca import change_source, final_analysis, render_numbered
+from sleuth_shell.agents.retrieval import RetrievalAgent
+
+T0 = datetime(2026, 5, 6, 6, 0, tzinfo=UTC)
+FIRED = T0 + timedelta(hours=8)
+ONSET = FIRED - timedelta(minutes=25)
+AGENT = RetrievalAgent()
+FAILURE = "PoolTimeoutError: QueuePool limit of size 5 overflow 0 reached (max_connections)"
+CATALOG = "- checkout: storefront; calls orders\n- orders: order records; PostgreSQL orders-db"
+
+
+def logs(failure: str = FAILURE) -> list[LogRecord]:
+    records: list[LogRecord] = []
+    t = T0
+    n = 0
+    while t < FIRED + timedelta(minutes=10):
+        n += 1
+        records.append(LogRecord(n, t, "orders", "INFO", "GET /orders/1 200 12ms"))
+        if t >= ONSET:
+            n += 1
+            records.append(LogRecord(n, t + timedelta(seconds=5), "orders", "ERROR", failure))
+            n += 1
+            records.append(
+                LogRecord(
+                    n,
+                    t + timedelta(seconds=20),
+                    "checkout",
+                    "ERROR",
+                    "upstream request failed: orders GET /orders/{id} timed out",
+                )
+            )
+        t += timedelta(minutes=1)
+    return records
+
+
+def change(
+    n: int, cid: str, minutes_before: float, kind: str, summary: str, **extra: Any
+) -> ChangeRecord:
+    return ChangeRecord(
+        n,
+        cid,
+        ONSET - timedelta(minutes=minutes_before),
+        extra.pop("service", "orders"),
+        kind,  # type: ignore[arg-type]
+        summary,
+        **extra,
+    )
+
+
+GUILTY = change(
+    1,
+    "c0ffee12",
+    40,
+    "commit",
+    "Pool: lower max_connections to 5",
+    files=("orders/db.py",),
+    diff="-POOL = QueuePool(max_connections=50)\n+POOL = QueuePool(max_connections=5)\n",
+)
+SHIP = change(2, "deploy-orders-9", 30, "deploy", "Deploy orders v1.9", ships=("c0ffee12",))
+DECOY = change(
+    3,
+    "dec0y123",
+    6,
+    "commit",
+    "Checkout: new button colour",
+    service="checkout",
+    files=("static/checkout.css",),
+    diff="-color: blue;\n+color: green;\n",
+)
+DECOY_SHIP = change(
+    4, "deploy-checkout-3", 4, "deploy", "Deploy checkout", service="checkout", ships=("dec0y123",)
+)
+PAYLOAD = json.dumps(
+    {"title": "Checkout error rate high", "service": "checkout", "time": FIRED.isoformat()}
+)
+
+
+def context(
+    changes: list[ChangeRecord], *, failure: str = FAILURE, knowledge: list[tuple[str, str]] = ()
+) -> AgentContext:
+    return AgentContext(
+        org_id=1,
+        now=FIRED + timedelta(minutes=10),
+        knowledge=MemoryKnowledge([("Service catalog", CATALOG), *knowledge]),
+        logs=MemoryLogs(logs(failure)),
+        public_url="http://sleuth.test",
+        changes=MemoryChanges(changes),
+        metrics=MemoryMetrics([]),
+    )
+
+
+def investigate(ctx: AgentContext) -> AgentResult:
+    return asyncio.run(AGENT.investigate(ctx, "Find the root cause.", PAYLOAD))
+
+
+def first_sentence(markdown: str) -> str:
+    return re.split(r"(?<=[.!?])\s", markdown.strip(), maxsplit=1)[0]
+
+
+def test_investigation_names_the_guilty_commit_first_and_cites_it() -> None:
+    result = investigate(context([GUILTY, SHIP, DECOY, DECOY_SHIP]))
+    assert result.analysis is not None
+    analysis = result.analysis
+    assert analysis["verdict"] == "change"
+    assert (analysis["change_id"], analysis["deploy_id"]) == ("c0ffee12", "deploy-orders-9")
+    assert analysis["service"] == "orders" and analysis["affected_services"][0] == "orders"
+    assert "checkout" in analysis["affected_services"]
+    assert analysis["confidence"] in ("CONFIRMED", "LIKELY")
+    assert "c0ffee12" in analysis["remediation"]
+    first = first_sentence(result.markdown)
+    assert first.startswith("**Root cause: commit `c0ffee12`**")
+    # Every evidence id is a source; the change records it cites are the guilty commit and deploy.
+    assert analysis["evidence"] and set(analysis["evidence"]) <= set(result.sources)
+    cited = {result.sources[i]["artifact_id"] for i in analysis["evidence"]}
+    assert {"c0ffee12", "deploy-orders-9"} <= cited
+    for marker in re.findall(r"\[\[source:(\d+)\]\]", result.markdown):
+        assert int(marker) in result.sources
+    # The decoy is listed and ruled out, not blamed.
+    assert "`dec0y123`" in result.markdown
+    assert "touches nothing the failure shows" in result.markdown
+
+
+def test_no_related_change_says_no_change_explains_it() -> None:
+    result = investigate(context([DECOY, DECOY_SHIP]))
+    assert result.analysis is not None and result.analysis["verdict"] == "unknown"
+    assert result.analysis["change_id"] is None
+    assert first_sentence(result.markdown).startswith("**No change in the data explains this**")
+
+
+def test_an_outside_cause_is_named() -> None:
+    failure = "ssl.SSLCertVerificationError: certificate verify failed: certificate has expired"
+    result = investigate(context([DECOY, DECOY_SHIP], failure=failure))
+    assert result.analysis is not None and result.analysis["verdict"] == "external"
+    assert "certificate" in result.analysis["external_cause"]
+    assert "certificate" in first_sentence(result.markdown)
+
+
+def test_why_question_uses_the_engine_and_states_the_cause_first() -> None:
+    ctx = context([GUILTY, SHIP, DECOY, DECOY_SHIP])
+    result = asyncio.run(AGENT.answer(ctx, "Why is checkout failing?"))
+    assert result.analysis is not None and result.analysis["change_id"] == "c0ffee12"
+    assert first_sentence(result.markdown).startswith("**Root cause: commit `c0ffee12`**")
+
+
+def test_without_changes_or_metrics_the_log_report_is_written() -> None:
+    result = investigate(context([]))
+    assert result.analysis is None
+    assert "## Likely root cause" in result.markdown
+
+
+def test_final_analysis_maps_evidence_to_citation_numbers() -> None:
+    sources = {
+        5: change_source(GUILTY, public_url="http://x"),
+        9: change_source(SHIP, public_url="http://x"),
+    }
+    rendered, numbers = render_numbered(
+        "Shipped [[source:9]] then [[source:5]].", sources, sources_section=False
+    )
+    assert numbers == {"9": 1, "5": 2}
+    assert all("__sleuth_source_key" not in s for s in rendered.sources)
+    assert final_analysis({"verdict": "change", "evidence": [5, 9, 11]}, numbers) == {
+        "verdict": "change",
+        "evidence": [1, 2],
+    }
+    assert final_analysis(None, numbers) is None
+
+
+def test_why_question_without_a_failure_gets_the_log_answer() -> None:
+    ctx = context([GUILTY, SHIP])
+    quiet = AgentContext(
+        org_id=1,
+        now=ctx.now,
+        knowledge=ctx.knowledge,
+        logs=MemoryLogs([r for r in logs() if r.level == "INFO"]),
+        public_url=ctx.public_url,
+        changes=ctx.changes,
+        metrics=ctx.metrics,
+    )
+    result = asyncio.run(AGENT.answer(quiet, "Why is orders slow?"))
+    assert result.analysis is None
+    assert "Root cause" not in result.markdown
+
+
+def test_a_chatty_service_still_shows_its_new_failure() -> None:
+    chatter = [
+        LogRecord(
+            100_000 + i,
+            T0 + timedelta(seconds=10 * i),
+            "orders",
+            "WARNING",
+            f"cache miss for key order:{i}",
+        )
+        for i in range(int((FIRED - T0).total_seconds() // 10))
+    ]
+    assert len(chatter) > 2000  # more than one page of warning lines
+    ctx = context([GUILTY, SHIP, DECOY, DECOY_SHIP])
+    noisy = AgentContext(
+        org_id=1,
+        now=ctx.now,
+        knowledge=ctx.knowledge,
+        logs=MemoryLogs([*logs(), *chatter]),
+        public_url=ctx.public_url,
+        changes=ctx.changes,
+        metrics=ctx.metrics,
+    )
+    result = investigate(noisy)
+    assert result.analysis is not None and result.analysis["change_id"] == "c0ffee12"
