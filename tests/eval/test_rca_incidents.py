@@ -39,6 +39,7 @@ def test_ids_are_unique_across_splits_and_the_mix_is_as_documented() -> None:
     ids = [inc["id"] for split in INCIDENTS.values() for inc in split]
     assert len(ids) == len(set(ids))
     assert len(INCIDENTS["tune"]) >= 12
+    assert len(INCIDENTS["held-out"]) >= 8
     everything = [inc for split in INCIDENTS.values() for inc in split]
     verdicts = Counter(inc["truth"]["verdict"] for inc in everything)  # type: ignore[index]
     code = sum(
