@@ -278,6 +278,22 @@ def h02_not_null_migration() -> Incident:
         ),
     )
     inc.red("shipping-svc", err=lambda t, v: v + (0.05 if t >= onset else 0))
+    xc = inc.commit(
+        ts("2026-03-26T13:12"),
+        "warehouse-api",
+        "Picks: sort pick list by bin aisle",
+        [
+            (
+                "warehouse_api/picks.py",
+                "    return sorted(picks, key=lambda p: p.sku)",
+                "    return sorted(picks, key=lambda p: (p.bin.aisle, p.bin.shelf))",
+                20,
+            )
+        ],
+        author="tomas.novak",
+        cid="e07b3f19a4",
+    )
+    xd = inc.deploy(ts("2026-03-26T13:35"), "warehouse-api", ships=[xc])
     healthy(inc, "warehouse-api", "tracking-worker", "orders-api", "label-printer-gw")
     inc.alert = alerts.datadog(
         "Shipment creation errors",
@@ -295,7 +311,7 @@ def h02_not_null_migration() -> Incident:
         "accept": [gdep],
         "service": "shipping-svc",
         "external_cause": None,
-        "decoys": [flag, late],
+        "decoys": [flag, xc, xd, late],
     }
     return inc
 
@@ -398,6 +414,22 @@ def verify(token: str, key: Key, leeway: int = DEFAULT_LEEWAY) -> Claims:
         jitter=0.2,
         digits=2,
     )
+    xc = inc.commit(
+        ts("2026-04-29T08:44"),
+        "billing-api",
+        "Invoices: PDF footer with VAT id",
+        [
+            (
+                "billing/billing_api/pdf/footer.html",
+                "<p>{{ company.name }}</p>",
+                "<p>{{ company.name }} - VAT {{ company.vat_id }}</p>",
+                20,
+            )
+        ],
+        author="anna.berg",
+        cid="41d9c6b2e0",
+    )
+    xd = inc.deploy(ts("2026-04-29T09:05"), "billing-api", ships=[xc])
     healthy(inc, "gateway", "billing-api", "ledger", "invoice-worker", "accounts-api")
     inc.alert = alerts.alertmanager(
         "GatewayUnauthorizedHigh",
@@ -415,7 +447,7 @@ def verify(token: str, key: Key, leeway: int = DEFAULT_LEEWAY) -> Claims:
         "accept": [gdep, gbump],
         "service": "gateway",
         "external_cause": None,
-        "decoys": [route, adep, abump],
+        "decoys": [route, xc, xd, adep, abump],
     }
     return inc
 
@@ -428,11 +460,12 @@ def h04_indexer_bulk_size() -> Incident:
     ]
     inc = Incident(
         "h04-indexer-bulk-size",
-        "Search index freshness lag above 15 minutes",
+        "Search results stale: index freshness lag above 15 minutes",
         """search-indexer's bulk size went from 500 to 5000 documents per request in a commit
         meant to speed up re-indexing. The OpenSearch write queue overflows and bulk requests are
         rejected (es_rejected_execution_exception); the indexer retries, its lag grows and
-        search results go stale. Deployed at 11:05; errors from 11:07; freshness alert at 11:40.
+        search results go stale. Deployed at 11:05; errors from 11:07; search-api's freshness alert
+        fires at 11:40 (an orders-api deploy at 11:21 came in between).
         A search-api deploy at 11:02 and an OpenSearch thread-pool config change at 11:50 (after
         the onset, looks related) are innocent.""",
         now,
@@ -519,10 +552,37 @@ def h04_indexer_bulk_size() -> Incident:
         lambda t: 140 if t >= onset else 0,
         digits=0,
     )
+    xc = inc.commit(
+        ts("2026-06-24T11:02"),
+        "orders-api",
+        "Orders: expose gift message in API",
+        [
+            (
+                "orders_api/schemas.py",
+                "    note: str | None",
+                "    note: str | None\n    gift_message: str | None",
+                20,
+            )
+        ],
+        author="j.okafor",
+        cid="b85f2a90c3",
+    )
+    xd = inc.deploy(ts("2026-06-24T11:21"), "orders-api", ships=[xc])
+    inc.burst(
+        "search-api",
+        onset + 15 * MINUTE,
+        now,
+        0.3,
+        same(
+            "WARNING",
+            "products index freshness lag exceeds 15m SLO; results may be stale",
+            index="products",
+        ),
+    )
     healthy(inc, "search-api", "checkout-web", "orders-api", "cart-svc")
     inc.alert = alerts.generic(
-        "Search index freshness lag above 15 minutes",
-        "search-indexer",
+        "Search results stale: index freshness lag above 15 minutes",
+        "search-api",
         alert_at,
         "warning",
         {"metric": "indexer_lag_seconds", "value": 1980, "threshold": 900, "source": "prometheus"},
@@ -533,7 +593,7 @@ def h04_indexer_bulk_size() -> Incident:
         "accept": [gdep],
         "service": "search-indexer",
         "external_cause": None,
-        "decoys": [sc, sdep, late],
+        "decoys": [sc, sdep, xc, xd, late],
     }
     return inc
 

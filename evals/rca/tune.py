@@ -187,6 +187,22 @@ def make_client(base_url: str, **kwargs: Any) -> httpx.AsyncClient:
         digits=1,
     )
     inc.red("checkout-web", err=lambda t, v: v + (0.03 if t >= onset else 0))
+    xc = inc.commit(
+        ts("2026-03-11T12:58"),
+        "cart-svc",
+        "Cart: log cart size on checkout handoff",
+        [
+            (
+                "cart_svc/handoff.py",
+                '    log.info("handoff", cart_id=cart.id)',
+                '    log.info("handoff", cart_id=cart.id, items=len(cart.items))',
+                20,
+            )
+        ],
+        author="sam.ortiz",
+        cid="5e1c0a7d42",
+    )
+    xd = inc.deploy(ts("2026-03-11T13:15"), "cart-svc", ships=[xc])
     healthy(inc, "orders-api", "cart-svc", "inventory-svc", "search-api")
     inc.alert = alerts.datadog(
         "Payment authorization success rate below 97%",
@@ -204,7 +220,7 @@ def make_client(base_url: str, **kwargs: Any) -> httpx.AsyncClient:
         "accept": [dep, bump],
         "service": "payments-api",
         "external_cause": None,
-        "decoys": [flag, receipts, odep, obump],
+        "decoys": [flag, receipts, xc, xd, odep, obump],
     }
     return inc
 
@@ -1282,6 +1298,22 @@ def t09_bundled_invoice_rounding() -> Incident:
         labels={"reason": "invalid_amount"},
         digits=2,
     )
+    xc = inc.commit(
+        ts("2026-08-03T09:05"),
+        "gateway",
+        "Gateway: add request id to access log",
+        [
+            (
+                "gateway/access_log.py",
+                'FORMAT = "{method} {path} {status} {ms}ms"',
+                'FORMAT = "{method} {path} {status} {ms}ms rid={request_id}"',
+                20,
+            )
+        ],
+        author="oliver.grant",
+        cid="9a0e44c1f3",
+    )
+    xd = inc.deploy(ts("2026-08-03T09:27"), "gateway", ships=[xc])
     healthy(inc, "billing-api", "accounts-api", "gateway")
     inc.alert = alerts.alertmanager(
         "LedgerRejections",
@@ -1299,7 +1331,7 @@ def t09_bundled_invoice_rounding() -> Incident:
         "accept": [gdep],
         "service": "invoice-worker",
         "external_cause": None,
-        "decoys": [csv, ldep, other],
+        "decoys": [csv, ldep, other, xc, xd],
     }
     return inc
 
@@ -1536,6 +1568,22 @@ def render_order_shipped(event, user):
         labels={"template": "order_shipped"},
         digits=0,
     )
+    xc = inc.commit(
+        ts("2026-10-05T08:59"),
+        "checkout-web",
+        "Checkout: lazy-load payment method icons",
+        [
+            (
+                "checkout_web/templates/payment_methods.html",
+                '<img src="{{ icon }}">',
+                '<img src="{{ icon }}" loading="lazy">',
+                20,
+            )
+        ],
+        author="hana.sato",
+        cid="c4d2e8b710",
+    )
+    xd = inc.deploy(ts("2026-10-05T09:19"), "checkout-web", ships=[xc])
     healthy(inc, "orders-api", "checkout-web", "payments-api", "cart-svc")
     inc.alert = alerts.alertmanager(
         "NotificationSendFailures",
@@ -1553,7 +1601,7 @@ def render_order_shipped(event, user):
         "accept": [gdep],
         "service": "notifications-worker",
         "external_cause": None,
-        "decoys": [status, odep, flag, rb],
+        "decoys": [status, odep, flag, xc, xd, rb],
     }
     return inc
 
