@@ -86,6 +86,10 @@ class Run:
     missing: list[str]  # ingestion endpoints the app does not have yet
     crashes: list[str]
 
+    def __repr__(self) -> str:  # short: test reports must not spell out held-out answers
+        counts = {split: len(rows) for split, rows in self.outcomes.items()}
+        return f"Run({counts}, missing={self.missing}, crashes={len(self.crashes)})"
+
 
 def parse(text: str) -> datetime:
     value = schema.parse(text)
