@@ -217,7 +217,8 @@ async def run_all(splits: Sequence[str] = SPLITS) -> Run:
 
 def first_sentence(markdown: str) -> str:
     text = re.sub(r"\[\[source:\d+\]\]", "", markdown)
-    text = text.replace("§", "").strip()
+    text = text.replace("§", "").replace("**", "").replace("`", "")
+    text = re.sub(r"[ \t]+([.!?,;:])", r"\1", text).strip()
     for line in text.splitlines():
         line = line.strip().lstrip("#>*-| ").strip()
         if line:
