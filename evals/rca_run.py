@@ -128,6 +128,11 @@ async def ingest(client: Any, key: str, incident: dict[str, Any], missing: set[s
             raise RuntimeError(
                 f"{incident['id']}: POST {path} -> {response.status_code} {response.text[:300]}"
             )
+        stored = response.json().get("ingested")
+        if "records" in body and stored != len(body["records"]):  # logs and changes: one each
+            raise RuntimeError(
+                f"{incident['id']}: POST {path} stored {stored} of {len(body['records'])} records"
+            )
         return True
 
     for doc in incident["knowledge"]:
