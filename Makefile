@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup test lint format bench bench-intake bench-http bench-jobs eval demo clean
+.PHONY: setup test lint format bench bench-intake bench-http bench-jobs eval eval-rca demo clean
 
 setup: $(VENV)/.installed
 
@@ -34,6 +34,11 @@ bench: setup
 # Answer-quality evaluation of the embedded agent (evals/README.md): per-kind scores, both splits.
 eval: setup
 	PYTHONPATH=core/src:shell/src:. $(BIN)/python -m evals.run $(EVAL_ARGS)
+
+# Root-cause evaluation (evals/rca/README.md): culprit named, innocent blamed, abstention, both
+# splits, next to naive baselines. EVAL_ARGS=-v lists the tune split's failures.
+eval-rca: setup
+	PYTHONPATH=core/src:shell/src:. $(BIN)/python -m evals.rca_run $(EVAL_ARGS)
 
 # Alert intake throughput against a real `sleuth serve` (minutes; figures in docs/performance.md).
 bench-intake: setup

@@ -1,0 +1,103 @@
+"""The frozen root-cause incidents (evals/rca/) follow their format: fast, no database."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from evals import rca_run  # noqa: E402
+from evals.rca import schema  # noqa: E402
+
+INCIDENTS = {split: schema.load(split) for split in schema.SPLITS}
+
+
+@pytest.mark.parametrize(
+    "incident",
+    [inc for split in INCIDENTS.values() for inc in split],
+    ids=lambda inc: str(inc["id"]),
+)
+def test_incident_follows_the_format(incident: dict[str, object]) -> None:
+    assert schema.problems(incident) == []
+
+
+def test_files_are_named_by_id_and_small() -> None:
+    for directory in schema.SPLITS.values():
+        for path in directory.glob("*.json"):
+            assert path.stat().st_size <= schema.MAX_BYTES, path.name
+    for split, incidents in INCIDENTS.items():
+        names = sorted(p.stem for p in schema.SPLITS[split].glob("*.json"))
+        assert names == sorted(str(i["id"]) for i in incidents)
+
+
+def test_ids_are_unique_across_splits_and_the_mix_is_as_documented() -> None:
+    ids = [inc["id"] for split in INCIDENTS.values() for inc in split]
+    assert len(ids) == len(set(ids))
+    assert len(INCIDENTS["tune"]) >= 12
+    assert len(INCIDENTS["held-out"]) >= 8
+    everything = [inc for split in INCIDENTS.values() for inc in split]
+    verdicts = Counter(inc["truth"]["verdict"] for inc in everything)  # type: ignore[index]
+    code = sum(
+        1
+        for inc in everything
+        if inc["truth"]["verdict"] == "change"  # type: ignore[index]
+        and _kind(inc, inc["truth"]["change_id"]) == "commit"  # type: ignore[index]
+    )
+    assert verdicts["external"] >= len(everything) // 3 - 1
+    assert code >= len(everything) // 2 - 1
+
+
+def _kind(incident: dict[str, object], change_id: str) -> str:
+    records = incident["changes"]["records"]  # type: ignore[index]
+    return next(c["kind"] for c in records if c["id"] == change_id)
+
+
+def test_the_checker_catches_a_culprit_after_the_onset() -> None:
+    incident = next(i for i in INCIDENTS["tune"] if i["truth"]["verdict"] == "change")  # type: ignore[index]
+    broken = {**incident, "truth": {**incident["truth"], "onset": "2000-01-01T00:00:00Z"}}  # type: ignore[dict-item]
+    assert any("after the onset" in p for p in schema.problems(broken))
+
+
+def test_the_naive_baselines_stay_weak() -> None:
+    """The incidents keep the hidden set's shape: blaming the latest deploy before the alert
+    rarely finds the culprit (issue 10: about one in twenty), blaming the alerting service's last
+    deploy sometimes (about one in five)."""
+    everything = [inc for split in INCIDENTS.values() for inc in split]
+    latest = rca_run.summarize_baseline(
+        everything, lambda i: rca_run.baseline(i, alerting_only=False)
+    )
+    alerting = rca_run.summarize_baseline(
+        everything, lambda i: rca_run.baseline(i, alerting_only=True)
+    )
+    assert latest["culprit"] is not None and latest["culprit"] <= 0.15
+    assert alerting["culprit"] is not None and 0.1 <= alerting["culprit"] <= 0.4
+    assert latest["innocent"] is not None and latest["innocent"] >= 0.6
+
+
+def test_scoring_rules() -> None:
+    """Naming the deploy that shipped the culprit counts; naming a decoy is an innocent blamed;
+    an outside cause is abstained on only without a change id."""
+    incident = next(i for i in INCIDENTS["tune"] if i["id"] == "t01-orders-pool-leak")
+    truth = incident["truth"]
+    deploy = {"verdict": "change", "change_id": truth["accept"][0]}
+    assert rca_run.verdicts(incident, deploy)["culprit"] is True
+    decoy = {"verdict": "change", "change_id": truth["decoys"][0]}
+    assert rca_run.verdicts(incident, decoy) | {} == {
+        "culprit": False,
+        "innocent": True,
+        "abstain": None,
+        "external": None,
+        "service": False,
+    }
+    outside = next(i for i in INCIDENTS["tune"] if i["truth"]["verdict"] == "external")
+    assert rca_run.verdicts(outside, {"verdict": "unknown", "change_id": None})["abstain"]
+    assert not rca_run.verdicts(outside, {"verdict": "external", "change_id": "x"})["abstain"]
+    assert rca_run.first_sentence("**No change** explains this [[source:2]]. More.") == (
+        "No change explains this."
+    )
