@@ -13,8 +13,9 @@ from typing import Any
 from rca_memory import MemoryChanges, MemoryKnowledge, MemoryLogs, MemoryMetrics
 
 from sleuth_shell.agents.base import AgentContext, AgentResult, ChangeRecord, LogRecord
-from sleuth_shell.agents.rca import change_source, final_analysis, render_numbered
+from sleuth_shell.agents.rca import final_analysis, render_numbered
 from sleuth_shell.agents.retrieval import RetrievalAgent
+from sleuth_shell.agents.sources import change_source
 
 T0 = datetime(2026, 5, 6, 6, 0, tzinfo=UTC)
 FIRED = T0 + timedelta(hours=8)
@@ -165,8 +166,8 @@ def test_without_changes_or_metrics_the_log_report_is_written() -> None:
 
 def test_final_analysis_maps_evidence_to_citation_numbers() -> None:
     sources = {
-        5: change_source(GUILTY, public_url="http://x"),
-        9: change_source(SHIP, public_url="http://x"),
+        5: change_source(5, change=GUILTY, public_url="http://x"),
+        9: change_source(9, change=SHIP, public_url="http://x"),
     }
     rendered, numbers = render_numbered(
         "Shipped [[source:9]] then [[source:5]].", sources, sources_section=False

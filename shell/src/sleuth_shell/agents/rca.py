@@ -14,13 +14,11 @@ Source records for change records and metric queries are built here (`change_sou
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import urlencode
 
 from sleuth_core.rca import (
     Alert,
@@ -37,7 +35,11 @@ from sleuth_core.rca import (
 )
 from sleuth_core.render import RenderedAnswer, render_answer
 from sleuth_shell.agents.base import AgentContext, ChangeRecord, KnowledgeHit, SourceRecord
-from sleuth_shell.agents.sources import MAX_DISPLAY_TEXT, excerpt
+from sleuth_shell.agents.sources import (
+    change_source,
+    knowledge_source,
+    metric_source,
+)
 from sleuth_shell.text import format_ts
 
 __all__ = [
@@ -70,49 +72,6 @@ _CALLS = re.compile(r"\b(?:calls|depends on|uses|reads from|talks to)\b([^;.\n]*
 _STATUS_TITLE = re.compile(
     r"status|outage|degrad|disruption|health|service (?:issue|notice|incident)", re.IGNORECASE
 )
-
-
-def _dump(value: dict[str, Any]) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def change_source(record: ChangeRecord, *, public_url: str) -> SourceRecord:
-    """The source record citing one change record (``type`` ``change``)."""
-    query = _dump({"change_id": record.change_id, "service": record.service})
-    what = f"{record.kind.capitalize()} {record.change_id} on {record.service}: {record.summary}"
-    return {
-        "log_type_name": "Change records",
-        "query": query,
-        "start": format_ts(record.timestamp),
-        "end": format_ts(record.timestamp),
-        "link": record.url or f"{public_url}/changes?{urlencode({'change_id': record.change_id})}",
-        "artifact_id": record.change_id,
-        "tool_id": "change_query",
-        "type": "change",
-        "source_id": 0,
-        "display_text": excerpt(" ".join(what.split()), MAX_DISPLAY_TEXT),
-    }
-
-
-def metric_source(
-    *, start: datetime, end: datetime, service: str, name: str, public_url: str
-) -> SourceRecord:
-    """The source record citing a metric query for one series (``type`` ``metrics``)."""
-    query = _dump(
-        {"start": format_ts(start), "end": format_ts(end), "services": [service], "names": [name]}
-    )
-    return {
-        "log_type_name": "Metrics",
-        "query": query,
-        "start": format_ts(start),
-        "end": format_ts(end),
-        "link": f"{public_url}/observability/metrics?{urlencode({'query': query})}",
-        "artifact_id": None,
-        "tool_id": "metric_query",
-        "type": "metrics",
-        "source_id": 0,
-        "display_text": excerpt(f"Metric {name} of {service}", MAX_DISPLAY_TEXT),
-    }
 
 
 @dataclass
@@ -338,15 +297,17 @@ def report(
 
     def change_cite(change_id: str) -> str:
         record = gathered.records.get(change_id)
-        return cite(change_source(record, public_url=public_url)) if record else ""
+        return cite(change_source(0, change=record, public_url=public_url)) if record else ""
 
     def metric_cite(service: str, name: str) -> str:
         return cite(
             metric_source(
+                0,
                 start=gathered.start,
                 end=gathered.end,
-                service=service,
-                name=name,
+                services=[service],
+                names=[name],
+                description=f"Metric {name} of {service}",
                 public_url=public_url,
             )
         )
@@ -527,8 +488,6 @@ def _suspect_line(suspect: Suspect, change_cite: Callable[[str], str], analysis:
 
 
 def _knowledge(hit: KnowledgeHit, public_url: str, at: datetime) -> SourceRecord:
-    from sleuth_shell.agents.sources import knowledge_source
-
     return knowledge_source(
         0,
         doc_id=hit.id,
