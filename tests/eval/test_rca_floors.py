@@ -1,11 +1,10 @@
 """The root-cause evaluation (evals/rca/, `make eval-rca`) as a CI check: scores stay above floors.
 
-The floors are the issue's goals for the hidden set (issue 10: the guilty change named in at least
-half of the incidents that have one, an innocent change blamed in at most one in ten, a correct
-"no change explains this" in at least 85% of those without one). Once the engine has landed, set
-them a little below the scores `make eval-rca` measures (evals/rca/README.md records them), so a
-change that makes the analysis worse fails here. Timings are reported by the runner, never
-asserted.
+The floors sit a little below the scores `make eval-rca` measured when the engine landed
+(evals/rca/README.md records them: tune culprit 100%, held-out 67%; no innocent change blamed;
+every outside cause abstained on; every answer led by its verdict), and never below the issue's
+goals for the hidden set (culprit >= 50%, innocent <= 10%, abstention >= 85%). A change that
+makes the analysis worse fails here. Timings are reported by the runner, never asserted.
 """
 
 from __future__ import annotations
@@ -24,11 +23,11 @@ from evals import rca_run  # noqa: E402
 
 # split -> metric -> lowest acceptable share (``innocent``: highest acceptable share).
 FLOORS: dict[str, dict[str, float]] = {
-    "tune": {"culprit": 0.5, "abstain": 0.85, "evidence": 0.9, "leads": 0.8},
-    "held-out": {"culprit": 0.5, "abstain": 0.85, "evidence": 0.9, "leads": 0.8},
+    "tune": {"culprit": 0.85, "abstain": 0.9, "evidence": 0.95, "leads": 0.9},
+    "held-out": {"culprit": 0.6, "abstain": 0.9, "evidence": 0.95, "leads": 0.9},
 }
 CEILINGS: dict[str, dict[str, float]] = {
-    "tune": {"innocent": 0.1},
+    "tune": {"innocent": 0.09},
     "held-out": {"innocent": 0.1},
 }
 
