@@ -19,6 +19,7 @@ structure the intake caches, in this process).
 
     .venv/bin/python benchmarks/bench_intake.py [--alerts 5000] [--agents 1000] [--clients 16]
     .venv/bin/python benchmarks/bench_intake.py --matching-only [--agents 10000]
+    .venv/bin/python benchmarks/bench_intake.py --profile /tmp/intake.txt  # py-spy, during the load
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ import base64
 import json
 import os
 import random
+import signal
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -197,6 +200,69 @@ async def load(
     return latencies, time.perf_counter() - start, codes
 
 
+def server_pid(base: str) -> int:
+    """The pid of the ``sleuth serve`` listening on ``base``'s port (found in /proc)."""
+    port = base.rsplit(":", 1)[1]
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"serve" in args and b"--port" in args and port.encode() in args:
+            return int(entry.name)
+    raise RuntimeError(f"no sleuth serve process on port {port}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (all its threads) so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start_profile(base: str, output: str) -> subprocess.Popen[bytes]:
+    """``py-spy record`` of the server (collapsed stacks to ``output``) until SIGINT."""
+    py_spy = Path(sys.executable).with_name("py-spy")
+    return subprocess.Popen(
+        [
+            str(py_spy),
+            "record",
+            "--pid",
+            str(server_pid(base)),
+            "--format",
+            "raw",
+            "--rate",
+            "200",
+            "--output",
+            output,
+            "--nonblocking",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def top_of_profile(path: str, count: int = 25) -> None:
+    """Print the functions with the most samples in ``path`` (py-spy raw format): self and
+    inclusive shares of all samples."""
+    own: dict[str, int] = {}
+    inclusive: dict[str, int] = {}
+    total = 0
+    for line in Path(path).read_text().splitlines():
+        stack, _, n = line.rpartition(" ")
+        samples = int(n)
+        total += samples
+        frames = stack.split(";")
+        own[frames[-1]] = own.get(frames[-1], 0) + samples
+        for frame in set(frames):
+            inclusive[frame] = inclusive.get(frame, 0) + samples
+    print(f"profile: {total} samples")
+    print("self %  incl %  function")
+    for frame, n in sorted(own.items(), key=lambda kv: -kv[1])[:count]:
+        print(f"{100 * n / total:6.1f}  {100 * inclusive[frame] / total:6.1f}  {frame}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--alerts", type=int, default=5000)
@@ -206,6 +272,9 @@ def main() -> None:
         "--no-inline-worker",
         action="store_true",
         help="serve with SLEUTH_WORKERS_INLINE=false (investigations wait in the queue)",
+    )
+    parser.add_argument(
+        "--profile", metavar="PATH", help="py-spy record the server during the load into PATH"
     )
     parser.add_argument(
         "--matching-only",
@@ -256,9 +325,18 @@ def main() -> None:
             url = f"{base}/api/v1/webhooks/PROVIDER_A/{hook['remote_id']}"
             loadavg = os.getloadavg()
             answered: dict[int, float] = {}
+            profiler = start_profile(base, args.profile) if args.profile else None
+            pid = server_pid(base)
+            server_cpu = cpu_seconds(pid)
+            client_cpu = time.process_time()
             latencies, wall, codes = asyncio.run(
                 load(url, bodies, hook["secret"], args.clients, answered)
             )
+            server_cpu = cpu_seconds(pid) - server_cpu
+            client_cpu = time.process_time() - client_cpu
+            if profiler is not None:
+                profiler.send_signal(signal.SIGINT)
+                profiler.wait(timeout=60)
             loadavg_after = os.getloadavg()
             time.sleep(2)
         with sqlite3.connect(db) as conn:
@@ -290,6 +368,11 @@ def main() -> None:
     )
     print(f"accepted: {accepted}/{len(codes)} in {wall:.2f} s = {accepted / wall:.0f} alerts/s")
     print(
+        f"CPU during the load: server {server_cpu:.1f} s ({server_cpu / wall:.0%} of one core,"
+        f" {server_cpu / max(accepted, 1) * 1000:.2f} ms per accepted alert),"
+        f" benchmark clients {client_cpu:.1f} s"
+    )
+    print(
         f"202 latency: p50 {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms, max {latencies[-1] * 1000:.1f} ms"
     )
     print(f"investigations: {total} opened, {pending} still PENDING after the load")
@@ -302,6 +385,8 @@ def main() -> None:
         f"investigations completed before the 202 naming them arrived: {before_202}"
         f" of {len(finished)} completed"
     )
+    if args.profile:
+        top_of_profile(args.profile)
     for agents in (10, 100, args.agents):
         print(f"matching cost, {agents} agents: {matching_cost(bodies[:500], agents):.1f} us/alert")
 

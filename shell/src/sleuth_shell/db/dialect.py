@@ -21,6 +21,7 @@ __all__ = [
     "async_url",
     "dialect_name",
     "insert_ignore",
+    "insert_ignore_rows",
     "install_connection_setup",
     "supports_skip_locked",
     "upsert",
@@ -106,6 +107,13 @@ def insert_ignore(
     """``INSERT ... ON CONFLICT (conflict_columns) DO NOTHING``."""
     stmt = _insert(dialect, table).values(**values)
     return stmt.on_conflict_do_nothing(index_elements=list(conflict_columns))
+
+
+def insert_ignore_rows(dialect: str, table: Table, *, conflict_columns: Sequence[str]) -> Insert:
+    """``INSERT ... ON CONFLICT (conflict_columns) DO NOTHING`` without values, to execute with a
+    list of rows: SQLAlchemy sends them as multi-row ``VALUES`` (its "insertmanyvalues", also with
+    ``RETURNING``, which then returns the inserted rows only) from one cached compilation."""
+    return _insert(dialect, table).on_conflict_do_nothing(index_elements=list(conflict_columns))
 
 
 def supports_skip_locked(dialect: str) -> bool:
