@@ -9,9 +9,12 @@ docs/performance.md).
 for a lock: a ``SELECT`` (in WAL mode, set by
 :func:`~sleuth_shell.db.dialect.install_connection_setup`, readers never wait for the writer),
 fetching rows, closing cursors, creating a cursor, and a commit or rollback with no transaction
-open (a no-op). Everything that can wait on the database lock or write to disk (``INSERT``,
-``UPDATE``, ``DELETE``, ``BEGIN``, real commits, pragmas, connecting, closing) still goes through
-aiosqlite's thread, so the busy timeout never blocks the event loop. A ``SELECT`` that must wait
+open (a no-op). The first statement that can wait on the database lock (``INSERT``, ``UPDATE``,
+``DELETE``, ``BEGIN``, pragmas, connecting, closing) goes through aiosqlite's thread, so the busy
+timeout never blocks the event loop. Once a transaction holds the write lock (its first write went
+through the thread), nothing can make it wait any more, and its further statements, its commit or
+rollback run inline too: a transaction of many writes costs one thread hop, not one a statement
+(the commit may checkpoint the WAL, a short write to the file, never a wait on another process). A ``SELECT`` that must wait
 (a WAL checkpoint restart, rare and short) is the one exception, accepted for the common case.
 
 Writers of one process take turns through an asyncio lock per database file (:func:`write_lock`),
@@ -113,9 +116,22 @@ class InlineReadConnection(aiosqlite.Connection):
                 return not owner.in_transaction
         return False
 
+    def _holds_write_transaction(self) -> bool:
+        """Whether this connection already holds SQLite's write lock: it took the process's
+        write lock and its transaction has written (the first write went through the thread)."""
+        return self._write_lock is not None and self._in_transaction()
+
     async def _execute(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        if self._connection is not None and self._running and self._inline(fn, args):
-            return fn(*args, **kwargs)
+        if self._connection is not None and self._running:
+            if self._inline(fn, args):
+                return fn(*args, **kwargs)
+            if self._holds_write_transaction():
+                # Nothing left to wait for: the rest of the transaction, commit included, runs
+                # here instead of a thread hop per statement.
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    self._release_if_idle()
         if (
             self._lock_key is not None
             and self._write_lock is None
