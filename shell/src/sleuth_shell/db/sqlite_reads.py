@@ -14,8 +14,9 @@ open (a no-op). The first statement that can wait on the database lock (``INSERT
 timeout never blocks the event loop. Once a transaction holds the write lock (its first write went
 through the thread), nothing can make it wait any more, and its further statements, its commit or
 rollback run inline too: a transaction of many writes costs one thread hop, not one a statement
-(the commit may checkpoint the WAL, a short write to the file, never a wait on another process). A ``SELECT`` that must wait
-(a WAL checkpoint restart, rare and short) is the one exception, accepted for the common case.
+(the commit may checkpoint the WAL, a short write to the file, never a wait on another
+process). A ``SELECT`` that must wait (a WAL checkpoint restart, rare and short) is the one
+exception, accepted for the common case.
 
 Writers of one process take turns through an asyncio lock per database file (:func:`write_lock`),
 held from the first writing statement of a transaction to its commit or rollback. SQLite allows one

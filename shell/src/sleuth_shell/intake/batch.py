@@ -184,7 +184,11 @@ async def write_batch(session: AsyncSession, deliveries: Sequence[Delivery]) -> 
         statement = insert_ignore_rows(
             dialect, table, conflict_columns=["subscription_id", "delivery_id"]
         ).returning(table.c.id)
-        values = [delivery_values(deliveries[i], answers[i]) for i in first.values()]
+        # In key order, like the claims: two nodes' batches then wait for each other, never
+        # deadlock, on PostgreSQL's unique index.
+        values = [
+            delivery_values(deliveries[first[key]], answers[first[key]]) for key in sorted(first)
+        ]
         result = await session.execute(statement, values)
         inserted = len(result.all())
         if inserted != len(first):

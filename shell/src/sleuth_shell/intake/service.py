@@ -137,7 +137,7 @@ async def receive_alert(
         subscription_id=sub.id,
         org_id=sub.org_id,
         event=event,
-        payload=body.decode("utf-8"),
+        payload=body.decode("utf-8", errors="replace"),  # JSON may come as UTF-16/32
         matched=tuple(matched),
         now=now,
     )
