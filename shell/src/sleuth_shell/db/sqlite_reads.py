@@ -18,7 +18,8 @@ rollback run inline too: a transaction of many writes costs one thread hop, not 
 process). A ``SELECT`` that must wait (a WAL checkpoint restart, rare and short) is the one
 exception, accepted for the common case.
 
-Writers of one process take turns through an asyncio lock per database file (:func:`write_lock`),
+Writers of one process take turns through an asyncio lock per database file (:func:`write_lock`,
+a :class:`WriteLock`: writers marked urgent with :func:`urgent_writes` alternate with the others),
 held from the first writing statement of a transaction to its commit or rollback. SQLite allows one
 writer at a time anyway; without the lock, concurrent writers (the worker's jobs, requests) collide
 on the database lock and sleep in SQLite's busy handler (1 ms to 100 ms backoff), which left the
@@ -30,31 +31,109 @@ timeout. Waiting for the lock longer than the busy timeout fails like SQLite wou
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import os
 import sqlite3
 import weakref
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import aiosqlite
 
-__all__ = ["InlineReadConnection", "connect_inline_reads", "write_lock"]
+__all__ = [
+    "InlineReadConnection",
+    "WriteLock",
+    "connect_inline_reads",
+    "urgent_writes",
+    "write_lock",
+]
 
 #: Seconds a writer waits for the in-process write lock before failing (SQLite's busy timeout).
 WRITE_LOCK_TIMEOUT = 10.0
 
-_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]] = (
+_urgent: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "sleuth_urgent_writes", default=False
+)
+
+
+@contextmanager
+def urgent_writes() -> Iterator[None]:
+    """Within this block (of the current task), write transactions are *urgent*: they take the
+    write lock ahead of ordinary writers (see :class:`WriteLock`). For work a client is waiting
+    for while background jobs write (the alert intake's delivery batches)."""
+    token = _urgent.set(True)
+    try:
+        yield
+    finally:
+        _urgent.reset(token)
+
+
+class WriteLock:
+    """An asyncio lock handed over in turns: urgent and ordinary waiters alternate.
+
+    When both kinds wait, an urgent waiter goes next after an ordinary holder and an ordinary one
+    after an urgent holder, so urgent writers (a request's delivery batch) wait for at most one
+    ordinary transaction however many background jobs queue, and the jobs still get every other
+    turn. Within a kind, first come, first served."""
+
+    def __init__(self) -> None:
+        self._held = False
+        self._last_urgent = False
+        self._waiters: dict[bool, deque[asyncio.Future[None]]] = {True: deque(), False: deque()}
+
+    def locked(self) -> bool:
+        """Whether someone holds the lock."""
+        return self._held
+
+    async def acquire(self, *, urgent: bool = False) -> bool:
+        """Wait for the lock (cancellable; a cancelled waiter never ends up holding it)."""
+        if not self._held and not self._waiters[True] and not self._waiters[False]:
+            self._held = True
+            self._last_urgent = urgent
+            return True
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        queue = self._waiters[urgent]
+        queue.append(future)
+        try:
+            await future
+        except asyncio.CancelledError:
+            if future in queue:
+                queue.remove(future)
+            elif future.done() and not future.cancelled():
+                self.release()  # handed over just as we were cancelled: pass it on
+            raise
+        return True
+
+    def release(self) -> None:
+        """Hand the lock to the next waiter (see the class doc), or free it."""
+        if not self._held:
+            raise RuntimeError("WriteLock is not acquired")
+        order = (False, True) if self._last_urgent else (True, False)
+        for urgent in order:
+            queue = self._waiters[urgent]
+            while queue:
+                future = queue.popleft()
+                if not future.done():
+                    self._last_urgent = urgent
+                    future.set_result(None)
+                    return
+        self._held = False
+
+
+_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, WriteLock]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def write_lock(database: str) -> asyncio.Lock:
+def write_lock(database: str) -> WriteLock:
     """The lock the writers of ``database`` take turns with, in the running event loop."""
     loop = asyncio.get_running_loop()
     per_loop = _locks.setdefault(loop, {})
     lock = per_loop.get(database)
     if lock is None:
-        lock = per_loop[database] = asyncio.Lock()
+        lock = per_loop[database] = WriteLock()
     return lock
 
 
@@ -86,7 +165,7 @@ class InlineReadConnection(aiosqlite.Connection):
     ) -> None:
         super().__init__(connector, iter_chunk_size)
         self._lock_key = lock_key
-        self._write_lock: asyncio.Lock | None = None
+        self._write_lock: WriteLock | None = None
 
     def _in_transaction(self) -> bool:
         connection = self._connection
@@ -142,7 +221,7 @@ class InlineReadConnection(aiosqlite.Connection):
         ):
             lock = write_lock(self._lock_key)
             try:
-                await asyncio.wait_for(lock.acquire(), WRITE_LOCK_TIMEOUT)
+                await asyncio.wait_for(lock.acquire(urgent=_urgent.get()), WRITE_LOCK_TIMEOUT)
             except TimeoutError:
                 raise sqlite3.OperationalError("database is locked") from None
             self._write_lock = lock

@@ -43,6 +43,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sleuth_core.intake import AlertEvent
 from sleuth_shell.db.dialect import insert_ignore_rows
 from sleuth_shell.db.models import AlertResponder, WebhookDelivery
+from sleuth_shell.db.sqlite_reads import urgent_writes
 from sleuth_shell.investigations import Opening, open_investigations
 
 __all__ = [
@@ -246,6 +247,13 @@ class DeliveryBatcher:
         return await future
 
     async def _drain(self) -> None:
+        # Requests wait for these transactions: on SQLite they take the write lock ahead of the
+        # background jobs' (in turns, see sqlite_reads.WriteLock), so a busy worker in the same
+        # process cannot starve the intake.
+        with urgent_writes():
+            await self._drain_batches()
+
+    async def _drain_batches(self) -> None:
         while self._waiting:
             batch = self._waiting[: self._max_batch]
             del self._waiting[: self._max_batch]
