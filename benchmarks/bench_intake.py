@@ -9,8 +9,9 @@ criteria - a quarter each: a ``contains`` pattern, an AND of two leaves, an OR t
 AND), and an inner-star pattern (``*checkout*<n>*timeout*``, a regex leaf). Load: 5,000 distinct
 PagerDuty ``incident.triggered`` deliveries of 1-3 KB, each naming a few agents' words so it
 matches 0-3 agents, signed with ``X-Service-Webhook-Signature``, posted by 16 concurrent clients
-(one keep-alive connection each). The server runs its inline job worker (the default), so
-investigations run while the load goes on.
+(one keep-alive connection each, a minimal HTTP/1.1 client on asyncio streams with the
+requests signed beforehand, so that the load generator takes little of the shared CPU). The
+server runs its inline job worker (the default), so investigations run while the load goes on.
 
 Reported: accepted alerts/s (202s over wall time), 202 latency p50/p99, the investigations
 started and how long they ran against the 202 latency (the request never waits for them), and
@@ -19,6 +20,7 @@ structure the intake caches, in this process).
 
     .venv/bin/python benchmarks/bench_intake.py [--alerts 5000] [--agents 1000] [--clients 16]
     .venv/bin/python benchmarks/bench_intake.py --matching-only [--agents 10000]
+    .venv/bin/python benchmarks/bench_intake.py --profile /tmp/intake.txt  # py-spy, during the load
 """
 
 from __future__ import annotations
@@ -29,8 +31,10 @@ import base64
 import json
 import os
 import random
+import signal
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -167,34 +171,118 @@ async def load(
     url: str, bodies: list[bytes], secret: str, clients: int, answered: dict[int, float]
 ) -> tuple[list[float], float, list[int]]:
     """Post ``bodies`` from ``clients`` concurrent clients; ``answered`` gets, per investigation
-    pk, the wall time the first 202 naming it arrived."""
+    pk, the wall time the first 202 naming it arrived.
+
+    Each client is one keep-alive HTTP/1.1 connection written with asyncio streams, the requests
+    built and signed before the clock starts: the benchmark shares the machine with the server,
+    and a full client library (httpx: about 2.7 ms of CPU a request here) would take more of it
+    than the server's own work."""
+    parsed = httpx.URL(url)
+    host, port, path = parsed.host, parsed.port or 80, parsed.raw_path.decode()
     queue: asyncio.Queue[bytes] = asyncio.Queue()
     for body in bodies:
-        queue.put_nowait(body)
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+            "Content-Type: application/json\r\n"
+            f"X-Service-Webhook-Signature: {sign_generic(body, secret)}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        )
+        queue.put_nowait(head.encode() + body)
     latencies: list[float] = []
     codes: list[int] = []
 
     async def client() -> None:
-        async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=1)) as http:
+        reader, writer = await asyncio.open_connection(host, port)
+        try:
             while not queue.empty():
-                body = queue.get_nowait()
-                headers = {
-                    "Content-Type": "application/json",
-                    "X-Service-Webhook-Signature": sign_generic(body, secret),
-                }
+                request = queue.get_nowait()
                 start = time.perf_counter()
-                response = await http.post(url, content=body, headers=headers)
+                writer.write(request)
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.decode("latin-1").split("\r\n")
+                status = int(lines[0].split(" ", 2)[1])
+                length = next(
+                    int(line.split(":", 1)[1])
+                    for line in lines[1:]
+                    if line.lower().startswith("content-length:")
+                )
+                payload = await reader.readexactly(length)
                 latencies.append(time.perf_counter() - start)
-                codes.append(response.status_code)
+                codes.append(status)
                 done = time.time()
-                if response.status_code == 202:
-                    for gid in response.json()["investigation_ids"]:
+                if status == 202:
+                    for gid in json.loads(payload)["investigation_ids"]:
                         pk = int(base64.b64decode(gid).decode().split(":")[1])
                         answered.setdefault(pk, done)
+        finally:
+            writer.close()
 
     start = time.perf_counter()
     await asyncio.gather(*(client() for _ in range(clients)))
     return latencies, time.perf_counter() - start, codes
+
+
+def server_pid(base: str) -> int:
+    """The pid of the ``sleuth serve`` listening on ``base``'s port (found in /proc)."""
+    port = base.rsplit(":", 1)[1]
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"serve" in args and b"--port" in args and port.encode() in args:
+            return int(entry.name)
+    raise RuntimeError(f"no sleuth serve process on port {port}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (all its threads) so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start_profile(base: str, output: str) -> subprocess.Popen[bytes]:
+    """``py-spy record`` of the server (collapsed stacks to ``output``) until SIGINT."""
+    py_spy = Path(sys.executable).with_name("py-spy")
+    return subprocess.Popen(
+        [
+            str(py_spy),
+            "record",
+            "--pid",
+            str(server_pid(base)),
+            "--format",
+            "raw",
+            "--rate",
+            "200",
+            "--output",
+            output,
+            "--nonblocking",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def top_of_profile(path: str, count: int = 25) -> None:
+    """Print the functions with the most samples in ``path`` (py-spy raw format): self and
+    inclusive shares of all samples."""
+    own: dict[str, int] = {}
+    inclusive: dict[str, int] = {}
+    total = 0
+    for line in Path(path).read_text().splitlines():
+        stack, _, n = line.rpartition(" ")
+        samples = int(n)
+        total += samples
+        frames = stack.split(";")
+        own[frames[-1]] = own.get(frames[-1], 0) + samples
+        for frame in set(frames):
+            inclusive[frame] = inclusive.get(frame, 0) + samples
+    print(f"profile: {total} samples")
+    print("self %  incl %  function")
+    for frame, n in sorted(own.items(), key=lambda kv: -kv[1])[:count]:
+        print(f"{100 * n / total:6.1f}  {100 * inclusive[frame] / total:6.1f}  {frame}")
 
 
 def main() -> None:
@@ -206,6 +294,9 @@ def main() -> None:
         "--no-inline-worker",
         action="store_true",
         help="serve with SLEUTH_WORKERS_INLINE=false (investigations wait in the queue)",
+    )
+    parser.add_argument(
+        "--profile", metavar="PATH", help="py-spy record the server during the load into PATH"
     )
     parser.add_argument(
         "--matching-only",
@@ -256,9 +347,18 @@ def main() -> None:
             url = f"{base}/api/v1/webhooks/PROVIDER_A/{hook['remote_id']}"
             loadavg = os.getloadavg()
             answered: dict[int, float] = {}
+            profiler = start_profile(base, args.profile) if args.profile else None
+            pid = server_pid(base)
+            server_cpu = cpu_seconds(pid)
+            client_cpu = time.process_time()
             latencies, wall, codes = asyncio.run(
                 load(url, bodies, hook["secret"], args.clients, answered)
             )
+            server_cpu = cpu_seconds(pid) - server_cpu
+            client_cpu = time.process_time() - client_cpu
+            if profiler is not None:
+                profiler.send_signal(signal.SIGINT)
+                profiler.wait(timeout=60)
             loadavg_after = os.getloadavg()
             time.sleep(2)
         with sqlite3.connect(db) as conn:
@@ -278,6 +378,7 @@ def main() -> None:
                     "FROM investigations WHERE completed_at IS NOT NULL"
                 ).fetchall()
             )
+            job_instants = conn.execute("SELECT count(DISTINCT created_at) FROM jobs").fetchone()[0]
         before_202 = sum(1 for pk, t in finished.items() if pk in answered and t < answered[pk])
         conn.close()
     accepted = codes.count(202)
@@ -290,9 +391,18 @@ def main() -> None:
     )
     print(f"accepted: {accepted}/{len(codes)} in {wall:.2f} s = {accepted / wall:.0f} alerts/s")
     print(
+        f"CPU during the load: server {server_cpu:.1f} s ({server_cpu / wall:.0%} of one core,"
+        f" {server_cpu / max(accepted, 1) * 1000:.2f} ms per accepted alert),"
+        f" benchmark clients {client_cpu:.1f} s"
+    )
+    print(
         f"202 latency: p50 {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms, max {latencies[-1] * 1000:.1f} ms"
     )
     print(f"investigations: {total} opened, {pending} still PENDING after the load")
+    print(
+        f"write transactions that enqueued investigation jobs (distinct jobs.created_at):"
+        f" {job_instants}"
+    )
     if runs:
         print(
             f"investigation run time ({len(runs)} completed): "
@@ -302,6 +412,8 @@ def main() -> None:
         f"investigations completed before the 202 naming them arrived: {before_202}"
         f" of {len(finished)} completed"
     )
+    if args.profile:
+        top_of_profile(args.profile)
     for agents in (10, 100, args.agents):
         print(f"matching cost, {agents} agents: {matching_cost(bodies[:500], agents):.1f} us/alert")
 

@@ -4,7 +4,8 @@ Order of checks: the subscription (404 ``Webhook subscription not found`` when i
 another type, or ``CHAT``, which has its own route), the credential (401 ``Invalid webhook
 token``; nothing is read or written), the rate limit, then the body (400 when the adapter cannot
 read it; 413 over 1 MiB is the app-wide limit). The answer is 202 ``{"investigation_ids": [...]}``
-(Global IDs); the investigations run later in the job queue.
+(Global IDs), sent once the delivery is committed (with other requests' deliveries, see
+:mod:`sleuth_shell.intake.batch`); the investigations run later in the job queue.
 
 Rate limit: deliveries count against the subscription's organization and its plan limit, in a
 window of their own (``webhook-org:<id>``), so a busy API client cannot make the organization
@@ -32,15 +33,17 @@ from sleuth_shell.db.models import utcnow
 from sleuth_shell.errors import error_responses, not_found
 from sleuth_shell.intake import (
     AgentIndexCache,
+    DeliveryBatcher,
     authenticate,
     find_subscription,
     receive_alert,
 )
 from sleuth_shell.ratelimit import rate_limiter_of
 
-__all__ = ["ROUTES", "agent_index_of"]
+__all__ = ["ROUTES", "agent_index_of", "delivery_batcher_of"]
 
 _CACHE_KEY = "agent_index_cache"
+_BATCHER_KEY = "delivery_batcher"
 
 
 class WebhookAnswer(msgspec.Struct):
@@ -57,6 +60,16 @@ def agent_index_of(state: State) -> AgentIndexCache:
         state[_CACHE_KEY] = cache
     assert isinstance(cache, AgentIndexCache)
     return cache
+
+
+def delivery_batcher_of(state: State) -> DeliveryBatcher:
+    """The application's delivery batcher (made on first use; group commit of deliveries)."""
+    batcher = state.get(_BATCHER_KEY)
+    if batcher is None:
+        batcher = DeliveryBatcher(state.session_factory)
+        state[_BATCHER_KEY] = batcher
+    assert isinstance(batcher, DeliveryBatcher)
+    return batcher
 
 
 @post(
@@ -98,6 +111,7 @@ async def receive_webhook(
         body,
         headers,
         now=utcnow(),
+        batcher=delivery_batcher_of(state),
     )
     return Response(
         WebhookAnswer(investigation_ids=[encode_global_id("Investigation", i) for i in ids]),

@@ -129,7 +129,9 @@ def upsert_rows(
 
 
 def insert_ignore_rows(dialect: str, table: Table, *, conflict_columns: Sequence[str]) -> Insert:
-    """:func:`insert_ignore` without values: execute it with a list of rows."""
+    """``INSERT ... ON CONFLICT (conflict_columns) DO NOTHING`` without values, to execute with a
+    list of rows: SQLAlchemy sends them as multi-row ``VALUES`` (its "insertmanyvalues", also with
+    ``RETURNING``, which then returns the inserted rows only) from one cached compilation."""
     return _insert(dialect, table).on_conflict_do_nothing(index_elements=list(conflict_columns))
 
 

@@ -29,16 +29,21 @@ def create_engine(url: str | URL, *, echo: bool = False) -> AsyncEngine:
     SQLite reads run on the event loop thread (:mod:`sleuth_shell.db.sqlite_reads`).
 
     The pool keeps :data:`POOL_SIZE` connections and opens up to :data:`POOL_OVERFLOW` more under
-    load, enough for the HTTP requests and a worker's 32 concurrent jobs of one process.
+    load, enough for the HTTP requests and a worker's 32 concurrent jobs of one process. On SQLite
+    the connections opened under load are kept open (up to the same total) instead of being
+    closed on return.
     """
     parsed = async_url(url)
     if parsed.get_backend_name() == "sqlite":
+        # Every connection is kept: an overflow connection closed on return and opened again on
+        # the next burst costs a thread start and the pragmas' thread hops (a file connection
+        # holds no server resources, only its idle thread).
         engine = _create_async_engine(
             parsed,
             echo=echo,
             connect_args={"async_creator_fn": connect_inline_reads},
-            pool_size=POOL_SIZE,
-            max_overflow=POOL_OVERFLOW,
+            pool_size=POOL_SIZE + POOL_OVERFLOW,
+            max_overflow=0,
         )
     else:
         engine = _create_async_engine(

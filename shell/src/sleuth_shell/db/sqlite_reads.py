@@ -9,12 +9,17 @@ docs/performance.md).
 for a lock: a ``SELECT`` (in WAL mode, set by
 :func:`~sleuth_shell.db.dialect.install_connection_setup`, readers never wait for the writer),
 fetching rows, closing cursors, creating a cursor, and a commit or rollback with no transaction
-open (a no-op). Everything that can wait on the database lock or write to disk (``INSERT``,
-``UPDATE``, ``DELETE``, ``BEGIN``, real commits, pragmas, connecting, closing) still goes through
-aiosqlite's thread, so the busy timeout never blocks the event loop. A ``SELECT`` that must wait
-(a WAL checkpoint restart, rare and short) is the one exception, accepted for the common case.
+open (a no-op). The first statement that can wait on the database lock (``INSERT``, ``UPDATE``,
+``DELETE``, ``BEGIN``, pragmas, connecting, closing) goes through aiosqlite's thread, so the busy
+timeout never blocks the event loop. Once a transaction holds the write lock (its first write went
+through the thread), nothing can make it wait any more, and its further statements, its commit or
+rollback run inline too: a transaction of many writes costs one thread hop, not one a statement
+(the commit may checkpoint the WAL, a short write to the file, never a wait on another
+process). A ``SELECT`` that must wait (a WAL checkpoint restart, rare and short) is the one
+exception, accepted for the common case.
 
-Writers of one process take turns through an asyncio lock per database file (:func:`write_lock`),
+Writers of one process take turns through an asyncio lock per database file (:func:`write_lock`,
+a :class:`WriteLock`: writers marked urgent with :func:`urgent_writes` alternate with the others),
 held from the first writing statement of a transaction to its commit or rollback. SQLite allows one
 writer at a time anyway; without the lock, concurrent writers (the worker's jobs, requests) collide
 on the database lock and sleep in SQLite's busy handler (1 ms to 100 ms backoff), which left the
@@ -26,31 +31,109 @@ timeout. Waiting for the lock longer than the busy timeout fails like SQLite wou
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import os
 import sqlite3
 import weakref
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import aiosqlite
 
-__all__ = ["InlineReadConnection", "connect_inline_reads", "write_lock"]
+__all__ = [
+    "InlineReadConnection",
+    "WriteLock",
+    "connect_inline_reads",
+    "urgent_writes",
+    "write_lock",
+]
 
 #: Seconds a writer waits for the in-process write lock before failing (SQLite's busy timeout).
 WRITE_LOCK_TIMEOUT = 10.0
 
-_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]] = (
+_urgent: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "sleuth_urgent_writes", default=False
+)
+
+
+@contextmanager
+def urgent_writes() -> Iterator[None]:
+    """Within this block (of the current task), write transactions are *urgent*: they take the
+    write lock ahead of ordinary writers (see :class:`WriteLock`). For work a client is waiting
+    for while background jobs write (the alert intake's delivery batches)."""
+    token = _urgent.set(True)
+    try:
+        yield
+    finally:
+        _urgent.reset(token)
+
+
+class WriteLock:
+    """An asyncio lock handed over in turns: urgent and ordinary waiters alternate.
+
+    When both kinds wait, an urgent waiter goes next after an ordinary holder and an ordinary one
+    after an urgent holder, so urgent writers (a request's delivery batch) wait for at most one
+    ordinary transaction however many background jobs queue, and the jobs still get every other
+    turn. Within a kind, first come, first served."""
+
+    def __init__(self) -> None:
+        self._held = False
+        self._last_urgent = False
+        self._waiters: dict[bool, deque[asyncio.Future[None]]] = {True: deque(), False: deque()}
+
+    def locked(self) -> bool:
+        """Whether someone holds the lock."""
+        return self._held
+
+    async def acquire(self, *, urgent: bool = False) -> bool:
+        """Wait for the lock (cancellable; a cancelled waiter never ends up holding it)."""
+        if not self._held and not self._waiters[True] and not self._waiters[False]:
+            self._held = True
+            self._last_urgent = urgent
+            return True
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        queue = self._waiters[urgent]
+        queue.append(future)
+        try:
+            await future
+        except asyncio.CancelledError:
+            if future in queue:
+                queue.remove(future)
+            elif future.done() and not future.cancelled():
+                self.release()  # handed over just as we were cancelled: pass it on
+            raise
+        return True
+
+    def release(self) -> None:
+        """Hand the lock to the next waiter (see the class doc), or free it."""
+        if not self._held:
+            raise RuntimeError("WriteLock is not acquired")
+        order = (False, True) if self._last_urgent else (True, False)
+        for urgent in order:
+            queue = self._waiters[urgent]
+            while queue:
+                future = queue.popleft()
+                if not future.done():
+                    self._last_urgent = urgent
+                    future.set_result(None)
+                    return
+        self._held = False
+
+
+_locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, WriteLock]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def write_lock(database: str) -> asyncio.Lock:
+def write_lock(database: str) -> WriteLock:
     """The lock the writers of ``database`` take turns with, in the running event loop."""
     loop = asyncio.get_running_loop()
     per_loop = _locks.setdefault(loop, {})
     lock = per_loop.get(database)
     if lock is None:
-        lock = per_loop[database] = asyncio.Lock()
+        lock = per_loop[database] = WriteLock()
     return lock
 
 
@@ -82,7 +165,7 @@ class InlineReadConnection(aiosqlite.Connection):
     ) -> None:
         super().__init__(connector, iter_chunk_size)
         self._lock_key = lock_key
-        self._write_lock: asyncio.Lock | None = None
+        self._write_lock: WriteLock | None = None
 
     def _in_transaction(self) -> bool:
         connection = self._connection
@@ -113,9 +196,22 @@ class InlineReadConnection(aiosqlite.Connection):
                 return not owner.in_transaction
         return False
 
+    def _holds_write_transaction(self) -> bool:
+        """Whether this connection already holds SQLite's write lock: it took the process's
+        write lock and its transaction has written (the first write went through the thread)."""
+        return self._write_lock is not None and self._in_transaction()
+
     async def _execute(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        if self._connection is not None and self._running and self._inline(fn, args):
-            return fn(*args, **kwargs)
+        if self._connection is not None and self._running:
+            if self._inline(fn, args):
+                return fn(*args, **kwargs)
+            if self._holds_write_transaction():
+                # Nothing left to wait for: the rest of the transaction, commit included, runs
+                # here instead of a thread hop per statement.
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    self._release_if_idle()
         if (
             self._lock_key is not None
             and self._write_lock is None
@@ -125,7 +221,7 @@ class InlineReadConnection(aiosqlite.Connection):
         ):
             lock = write_lock(self._lock_key)
             try:
-                await asyncio.wait_for(lock.acquire(), WRITE_LOCK_TIMEOUT)
+                await asyncio.wait_for(lock.acquire(urgent=_urgent.get()), WRITE_LOCK_TIMEOUT)
             except TimeoutError:
                 raise sqlite3.OperationalError("database is locked") from None
             self._write_lock = lock

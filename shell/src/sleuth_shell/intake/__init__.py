@@ -2,6 +2,8 @@
 
 - :mod:`.service` - subscription lookup, authentication, delivery record, matching and
   :func:`~sleuth_shell.investigations.open_investigation` per matching agent.
+- :mod:`.batch` - group commit: the deliveries of concurrent requests recorded, and their
+  investigations opened, in one transaction.
 - :mod:`.agent_index` - each organization's ACTIVE webhook agents in the core's ``MatchIndex``,
   cached per process and kept current through the organization's agent version.
 
@@ -10,6 +12,7 @@ The pure part (adapters, signatures) is :mod:`sleuth_core.intake`; the route is
 """
 
 from sleuth_shell.intake.agent_index import AgentIndexCache
+from sleuth_shell.intake.batch import DeliveryBatcher
 from sleuth_shell.intake.service import (
     INTAKE_TYPES,
     Subscription,
@@ -21,6 +24,7 @@ from sleuth_shell.intake.service import (
 __all__ = [
     "INTAKE_TYPES",
     "AgentIndexCache",
+    "DeliveryBatcher",
     "Subscription",
     "authenticate",
     "find_subscription",

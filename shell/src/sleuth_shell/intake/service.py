@@ -5,15 +5,16 @@ plan), :func:`authenticate` (native signature, else Sleuth's own credential) and
 :func:`receive_alert` (adapter, delivery record, matching, investigations) are called in that
 order by the route, which maps their outcomes to 404, 401, 400 and 202.
 
-Delivery record and single flight: a delivery already recorded for the subscription (same
-delivery id: the provider's event id, or the body hash) is answered from its record, with no new
-work. Otherwise, for a new alert, every matching ACTIVE agent subscribed to the source gets
-:func:`~sleuth_shell.investigations.open_investigation` (which reuses the agent's investigation
+Delivery record and single flight (written by :mod:`.batch`, several concurrent deliveries per
+transaction): a delivery already recorded for the subscription (same delivery id: the provider's
+event id, or the body hash) is answered from its record, with no new work. Otherwise, for a new
+alert, every matching ACTIVE agent subscribed to the source gets an investigation through
+:func:`~sleuth_shell.investigations.open_investigations` (which reuses the agent's investigation
 of the same dedup key within 24 h and is single flight across processes), and the delivery is
 recorded with ``INSERT ... ON CONFLICT DO NOTHING`` in the same transaction. When a parallel copy
-of the delivery recorded first, this transaction is rolled back and that record's answer
-returned, so every copy gets the same answer. Lifecycle and ignored events are recorded with no
-investigations. The investigations run later as durable jobs, never in the request.
+of the delivery recorded first, the transaction is rolled back and run again, which returns that
+record's answer, so every copy gets the same answer. Lifecycle and ignored events are recorded
+with no investigations. The investigations run later as durable jobs, never in the request.
 """
 
 from __future__ import annotations
@@ -21,24 +22,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sleuth_core.intake import AlertEvent, parse_alert, verify_generic, verify_native
-from sleuth_shell.db.dialect import insert_ignore
-from sleuth_shell.db.models import (
-    AgentIndexVersion,
-    AlertResponder,
-    Organization,
-    WebhookDelivery,
-    WebhookSubscription,
-)
+from sleuth_core.intake import parse_alert, verify_generic, verify_native
+from sleuth_shell.db.models import AgentIndexVersion, Organization, WebhookSubscription
 from sleuth_shell.domain import WEBHOOK_PROVIDER_TYPES
 from sleuth_shell.intake.agent_index import AgentIndexCache
-from sleuth_shell.investigations import open_investigation
+from sleuth_shell.intake.batch import Delivery, DeliveryBatcher, write_alone
 
 __all__ = [
     "INTAKE_TYPES",
@@ -51,7 +43,6 @@ __all__ = [
 #: Webhook types this intake serves (``CHAT`` has its own route).
 INTAKE_TYPES: frozenset[str] = frozenset({*WEBHOOK_PROVIDER_TYPES, "GENERIC"})
 _NATIVE = frozenset({"PROVIDER_A", "PROVIDER_C", "PROVIDER_D"})
-_ATTEMPTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,79 +108,6 @@ def authenticate(
     return verify_generic(body, signature, token, sub.secret)
 
 
-async def _recorded(session: AsyncSession, sub: Subscription, delivery_id: str) -> list[int] | None:
-    found = await session.scalar(
-        select(WebhookDelivery.investigation_ids).where(
-            WebhookDelivery.subscription_id == sub.id,
-            WebhookDelivery.delivery_id == delivery_id,
-        )
-    )
-    return None if found is None else [int(i) for i in found]
-
-
-async def _process(
-    session: AsyncSession,
-    cache: AgentIndexCache,
-    sub: Subscription,
-    event: AlertEvent,
-    body: bytes,
-    now: datetime,
-) -> list[int]:
-    recorded = await _recorded(session, sub, event.delivery_id)
-    if recorded is not None:
-        return recorded
-    ids: list[int] = []
-    if event.kind == "new_alert":
-        matched = await cache.match(
-            session, sub.org_id, sub.agents_version, (sub.type, sub.remote_id), event.match_text
-        )
-        if matched:
-            agents = await session.scalars(
-                select(AlertResponder)
-                .where(AlertResponder.id.in_(matched), AlertResponder.status == "ACTIVE")
-                .order_by(AlertResponder.id)
-            )
-            payload = body.decode("utf-8")
-            for agent in agents:
-                investigation_id, _created = await open_investigation(
-                    session,
-                    org_id=sub.org_id,
-                    agent=agent,
-                    name=event.title,
-                    event_payload=payload,
-                    dedup_key=event.dedup_key,
-                    now=now,
-                )
-                if investigation_id not in ids:
-                    ids.append(investigation_id)
-    values: dict[str, Any] = {
-        "org_id": sub.org_id,
-        "subscription_id": sub.id,
-        "delivery_id": event.delivery_id[:255],
-        "kind": event.kind,
-        "event_type": event.event_type[:200],
-        "dedup_key": event.dedup_key[:255],
-        "title": event.title[:200],
-        "occurred_at": event.occurred_at,
-        "received_at": now,
-        "investigation_ids": ids,
-    }
-    dialect = session.bind.dialect.name if session.bind is not None else "sqlite"
-    result: Any = await session.execute(
-        insert_ignore(
-            dialect,
-            WebhookDelivery.__table__,
-            values,
-            conflict_columns=["subscription_id", "delivery_id"],
-        )
-    )
-    if result.rowcount == 0:  # a parallel copy of this delivery recorded first: its answer
-        await session.rollback()
-        return await _recorded(session, sub, event.delivery_id) or []
-    await session.commit()
-    return ids
-
-
 async def receive_alert(
     session: AsyncSession,
     cache: AgentIndexCache,
@@ -198,20 +116,34 @@ async def receive_alert(
     headers: Mapping[str, str],
     *,
     now: datetime,
+    batcher: DeliveryBatcher | None = None,
 ) -> list[int]:
     """Read, record and act on one authenticated delivery; the investigation ids of the answer.
 
     Raises :class:`~sleuth_core.errors.InvalidAlertPayload` (400) for a body the adapter cannot
-    read. Commits its own work; a transaction that loses a race (a unique claim, SQLite's lock)
-    is retried, and the retry finds what the winner recorded. (On SQLite the engine's in-process
-    write lock, :mod:`sleuth_shell.db.sqlite_reads`, makes the process's writers take turns.)
+    read. The delivery is matched against the cached index (reads through ``session``) and then
+    written by ``batcher`` together with other requests' deliveries
+    (:mod:`sleuth_shell.intake.batch`), or, without one, alone in ``session``; either way it is
+    committed before this returns. A transaction that loses a race (a unique claim, SQLite's lock,
+    a parallel record) is retried, and the retry finds what the winner recorded.
     """
     event = parse_alert(sub.type, body, received_at=now, headers=headers)
-    for attempt in range(1, _ATTEMPTS + 1):
-        try:
-            return await _process(session, cache, sub, event, body, now)
-        except (IntegrityError, OperationalError):
-            await session.rollback()
-            if attempt == _ATTEMPTS:
-                raise
-    raise AssertionError("unreachable")  # pragma: no cover
+    matched: list[int] = []
+    if event.kind == "new_alert":
+        matched = await cache.match(
+            session, sub.org_id, sub.agents_version, (sub.type, sub.remote_id), event.match_text
+        )
+    delivery = Delivery(
+        subscription_id=sub.id,
+        org_id=sub.org_id,
+        event=event,
+        payload=body.decode("utf-8", errors="replace"),  # JSON may come as UTF-16/32
+        matched=tuple(matched),
+        now=now,
+    )
+    if batcher is None:
+        return await write_alone(session, delivery)
+    # Hand the connection back to the pool while the batch is written: every waiting request
+    # would otherwise hold one, and the batch would have to open one beyond the pool's size.
+    await session.close()
+    return await batcher.submit(delivery)

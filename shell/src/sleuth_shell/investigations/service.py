@@ -35,9 +35,10 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -46,10 +47,10 @@ from sleuth_core.ids import encode_global_id
 from sleuth_core.render import to_alt_card, to_chat
 from sleuth_shell.agents.base import AgentResult
 from sleuth_shell.agents.rca import final_analysis, render_numbered
-from sleuth_shell.db.dialect import insert_ignore
+from sleuth_shell.db.dialect import insert_ignore, insert_ignore_rows
 from sleuth_shell.db.models import AlertResponder, Investigation, NotificationIntegration
 from sleuth_shell.jobs import enqueue
-from sleuth_shell.jobs.queue import cancel
+from sleuth_shell.jobs.queue import cancel, enqueue_many
 from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat
 from sleuth_shell.runs import Charge, RunGone, RunKind, Statuses
 from sleuth_shell.services import Services
@@ -70,9 +71,12 @@ __all__ = [
     "STATUSES",
     "STOPPED",
     "InvestigationOutcome",
+    "Opening",
+    "OpeningAgent",
     "investigation_name",
     "investigation_prompt",
     "open_investigation",
+    "open_investigations",
     "stop_investigation",
     "stop_pending_investigations",
 ]
@@ -106,7 +110,32 @@ _CLAIM_ATTEMPTS = 5
 _MARKER = re.compile(r"\[\[source:([^\s\[\]`]+)\]\]")
 
 
-def investigation_prompt(agent: AlertResponder) -> str:
+class OpeningAgent(Protocol):
+    """What opening an investigation reads of its agent (an :class:`AlertResponder` has it)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def team_id(self) -> int: ...
+    @property
+    def runbook_active(self) -> bool: ...
+    @property
+    def runbook_prompt(self) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """One :func:`open_investigation` call's arguments, for :func:`open_investigations`."""
+
+    org_id: int
+    agent: OpeningAgent
+    name: str
+    event_payload: str
+    dedup_key: str
+    now: datetime
+
+
+def investigation_prompt(agent: OpeningAgent) -> str:
     """The prompt an investigation of ``agent`` runs with: its runbook's, else the default."""
     if agent.runbook_active and agent.runbook_prompt:
         return agent.runbook_prompt
@@ -139,7 +168,7 @@ async def open_investigation(
     session: AsyncSession,
     *,
     org_id: int,
-    agent: AlertResponder,
+    agent: OpeningAgent,
     name: str,
     event_payload: str,
     dedup_key: str | None,
@@ -219,6 +248,96 @@ async def open_investigation(
             .execution_options(synchronize_session=False)
         )
     raise RuntimeError(f"could not claim the investigation of {dedup_key!r} for agent {agent.id}")
+
+
+async def open_investigations(session: AsyncSession, openings: Sequence[Opening]) -> list[int]:
+    """Open many investigations in ``session``'s transaction with a few statements; the pk of
+    each opening, in order. The caller commits, as for :func:`open_investigation`.
+
+    The outcome is :func:`open_investigation`'s for each opening in turn: an opening of the same
+    ``(agent, dedup_key)`` as an earlier one of the list gets that one's investigation; an
+    investigation of the pair opened less than :data:`DEDUP_WINDOW` before the opening's
+    ``now`` is reused; otherwise one is created with its ``investigation.run`` job. All claims
+    are taken with one ``INSERT ... ON CONFLICT DO NOTHING RETURNING`` executed with every row
+    (SQLAlchemy sends multi-row statements), in ``(agent, dedup_key)`` order (so two concurrent
+    batches on PostgreSQL wait for each other instead of deadlocking), the jobs with one
+    insert; a claim held by an investigation older than the window, or released between the
+    statements, goes through :func:`open_investigation` (the careful path). Raises
+    ``ValueError`` for a ``dedup_key`` over 255 characters, writing nothing.
+    """
+    first: dict[tuple[int, str], Opening] = {}
+    for opening in openings:
+        if len(opening.dedup_key) > 255:
+            raise ValueError("dedup_key is at most 255 characters")
+        first.setdefault((opening.agent.id, opening.dedup_key), opening)
+    pairs = sorted(first)
+    table = Investigation.__table__
+    dialect = session.get_bind().dialect.name
+    pk_of: dict[tuple[int, str], int] = {}
+    created: list[int] = []
+    if pairs:
+        statement = insert_ignore_rows(
+            dialect, table, conflict_columns=("alert_responder_id", "dedup_key", "dedup_active")
+        ).returning(table.c.id, table.c.alert_responder_id, table.c.dedup_key)
+        rows = [_opening_values(first[pair]) for pair in pairs]
+        for pk, agent_id, dedup_key in (await session.execute(statement, rows)).all():
+            pk_of[(int(agent_id), str(dedup_key))] = int(pk)
+            created.append(int(pk))
+    missing = [pair for pair in pairs if pair not in pk_of]
+    if missing:
+        held = {
+            (int(agent_id or 0), str(dedup_key)): (int(pk), held_at)
+            for pk, held_at, agent_id, dedup_key in (
+                await session.execute(
+                    select(
+                        Investigation.id,
+                        Investigation.created_at,
+                        Investigation.alert_responder_id,
+                        Investigation.dedup_key,
+                    ).where(
+                        Investigation.alert_responder_id.in_({a for a, _ in missing}),
+                        Investigation.dedup_key.in_({k for _, k in missing}),
+                        Investigation.dedup_active.is_(True),
+                    )
+                )
+            ).all()
+        }
+        for pair in missing:
+            opening = first[pair]
+            found = held.get(pair)
+            if found is not None and opening.now - found[1] < DEDUP_WINDOW:
+                pk_of[pair] = found[0]
+                continue
+            pk_of[pair], _created = await open_investigation(
+                session,
+                org_id=opening.org_id,
+                agent=opening.agent,
+                name=opening.name,
+                event_payload=opening.event_payload,
+                dedup_key=opening.dedup_key,
+                now=opening.now,
+            )
+    await enqueue_many(
+        session, RUN_KIND, [({"investigation_id": pk}, _job_key(pk)) for pk in created]
+    )
+    return [pk_of[(opening.agent.id, opening.dedup_key)] for opening in openings]
+
+
+def _opening_values(opening: Opening) -> dict[str, Any]:
+    return {
+        "org_id": opening.org_id,
+        "alert_responder_id": opening.agent.id,
+        "team_id": opening.agent.team_id,
+        "name": investigation_name(opening.name),
+        "status": PENDING,
+        "prompt": investigation_prompt(opening.agent),
+        "event_payload": opening.event_payload,
+        "result": "",
+        "sources": [],
+        "dedup_key": opening.dedup_key,
+        "dedup_active": True,
+        "created_at": opening.now,
+    }
 
 
 async def stop_pending_investigations(session: AsyncSession, agent_id: int) -> None:

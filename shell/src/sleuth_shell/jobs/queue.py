@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, event, func, or_, select, update
+from sqlalchemy import and_, delete, event, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
@@ -48,6 +48,7 @@ __all__ = [
     "claim_due",
     "duplicate_of",
     "enqueue",
+    "enqueue_many",
     "extend_lease",
     "fail",
     "finish",
@@ -184,6 +185,38 @@ async def enqueue(
     await session.flush()
     _watch(session)
     return job
+
+
+async def enqueue_many(
+    session: AsyncSession, kind: str, jobs: Sequence[tuple[dict[str, Any], str | None]]
+) -> None:
+    """Add one ``kind`` job per ``(payload, key)`` of ``jobs`` to ``session``'s transaction in one
+    statement (run now, one attempt each); as :func:`enqueue` otherwise. For callers that write
+    many jobs at once (a batch of alert deliveries) and need no :class:`Job` objects back."""
+    if not kind:
+        raise ValueError("a job needs a kind")
+    if not jobs:
+        return
+    for _payload, key in jobs:
+        if key is not None and not 0 < len(key) <= MAX_KEY_LENGTH:
+            raise ValueError(f"a job key has 1 to {MAX_KEY_LENGTH} characters")
+    now = utcnow()
+    rows = [
+        {
+            "kind": kind,
+            "key": key,
+            "payload": payload,
+            "run_at": now,
+            "status": PENDING,
+            "attempts": 0,
+            "max_attempts": 1,
+            "created_at": now,
+            "updated_at": now,
+        }
+        for payload, key in jobs
+    ]
+    await session.execute(insert(Job), rows)
+    _watch(session)
 
 
 async def claim_due(

@@ -1,0 +1,299 @@
+"""Group commit of webhook deliveries: many concurrent deliveries, one write transaction.
+
+Every accepted delivery is a write: its record, and for a new alert an investigation claim and a
+job per matching agent. Written one delivery per transaction, the single SQLite writer (and on
+PostgreSQL the round trips) cap the intake at a few dozen deliveries a second under concurrent
+load, whatever the CPU: each transaction holds the write lock across several statements, each a
+hop to the driver's thread and back through a busy event loop (docs/performance.md, "Alert
+intake").
+
+A :class:`DeliveryBatcher` (one per application) collects the deliveries that concurrent requests
+hand it (:meth:`DeliveryBatcher.submit`, after the request has authenticated, read and matched
+its delivery) and writes all that are waiting in one transaction (:func:`write_batch`): one read
+of the already recorded deliveries, one of the matched agents, the claims and jobs of every
+investigation (:func:`~sleuth_shell.investigations.open_investigations`), one insert of the
+delivery records, one commit. There is no timer: while one batch is being written the next
+requests queue up, so a lone delivery is written at once and a burst is written in few
+transactions. Each request is answered only once the transaction holding its delivery has
+committed; the answers are exactly those of the one-at-a-time path
+(:func:`~sleuth_shell.intake.service.receive_alert` without a batcher):
+
+- a delivery already recorded (or a second copy of one in the same batch) gets the recorded answer
+  and writes nothing;
+- a delivery recorded first by a parallel transaction (another process or node) makes the batch
+  roll back and run again, which then finds that record;
+- when a batch fails for any other reason, it is rolled back and each of its deliveries is written
+  alone, in its own transaction with the usual retries, so one bad delivery cannot fail the others
+  and its own request still gets its own error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from sleuth_core.intake import AlertEvent
+from sleuth_shell.db.dialect import insert_ignore_rows
+from sleuth_shell.db.models import AlertResponder, WebhookDelivery
+from sleuth_shell.db.sqlite_reads import urgent_writes
+from sleuth_shell.investigations import Opening, open_investigations
+
+__all__ = [
+    "MAX_BATCH",
+    "Delivery",
+    "DeliveryBatcher",
+    "LostRace",
+    "delivery_values",
+    "write_alone",
+    "write_batch",
+]
+
+log = logging.getLogger("sleuth.intake")
+
+#: Most deliveries written in one transaction (10 bound values each in the record insert).
+MAX_BATCH = 128
+_ATTEMPTS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """An authenticated, read and matched delivery, ready to be recorded.
+
+    ``matched`` are the ids of the agents subscribed to the source whose rules matched (whether
+    they are still ACTIVE is checked when writing); ``payload`` is the body as text."""
+
+    subscription_id: int
+    org_id: int
+    event: AlertEvent
+    payload: str
+    matched: tuple[int, ...]
+    now: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class _Agent:
+    id: int
+    team_id: int
+    runbook_active: bool
+    runbook_prompt: str | None
+
+
+class LostRace(Exception):
+    """A delivery of the batch was recorded by a parallel transaction first (roll back, retry)."""
+
+
+def delivery_values(delivery: Delivery, ids: Sequence[int]) -> dict[str, Any]:
+    """The ``webhook_deliveries`` row of ``delivery`` answered with ``ids``."""
+    event = delivery.event
+    return {
+        "org_id": delivery.org_id,
+        "subscription_id": delivery.subscription_id,
+        "delivery_id": event.delivery_id[:255],
+        "kind": event.kind,
+        "event_type": event.event_type[:200],
+        "dedup_key": event.dedup_key[:255],
+        "title": event.title[:200],
+        "occurred_at": event.occurred_at,
+        "received_at": delivery.now,
+        "investigation_ids": list(ids),
+    }
+
+
+async def write_batch(session: AsyncSession, deliveries: Sequence[Delivery]) -> list[list[int]]:
+    """Record ``deliveries`` (at most :data:`MAX_BATCH`) and open their investigations in
+    ``session``'s transaction, and commit; the answer (investigation pks) of each, in order.
+
+    Raises :class:`LostRace` (nothing committed; the caller rolls back and may retry) when a
+    parallel transaction recorded one of them first; any other failure propagates likewise.
+    """
+    if len(deliveries) > MAX_BATCH:
+        raise ValueError(f"at most {MAX_BATCH} deliveries a batch")
+    keys = [(d.subscription_id, d.event.delivery_id[:255]) for d in deliveries]
+    recorded: dict[tuple[int, str], list[int]] = {}
+    by_subscription: dict[int, set[str]] = {}
+    for subscription_id, delivery_id in keys:
+        by_subscription.setdefault(subscription_id, set()).add(delivery_id)
+    for subscription_id, delivery_ids in by_subscription.items():
+        rows = await session.execute(
+            select(WebhookDelivery.delivery_id, WebhookDelivery.investigation_ids).where(
+                WebhookDelivery.subscription_id == subscription_id,
+                WebhookDelivery.delivery_id.in_(delivery_ids),
+            )
+        )
+        for delivery_id, ids in rows.all():
+            recorded[(subscription_id, delivery_id)] = [int(i) for i in ids]
+
+    first: dict[tuple[int, str], int] = {}  # each new delivery's first copy in the batch
+    for index, key in enumerate(keys):
+        if key not in recorded:
+            first.setdefault(key, index)
+    wanted = {
+        agent_id
+        for index in first.values()
+        if deliveries[index].event.kind == "new_alert"
+        for agent_id in deliveries[index].matched
+    }
+    agents: dict[int, _Agent] = {}
+    if wanted:
+        rows = await session.execute(
+            select(
+                AlertResponder.id,
+                AlertResponder.team_id,
+                AlertResponder.runbook_active,
+                AlertResponder.runbook_prompt,
+            ).where(AlertResponder.id.in_(wanted), AlertResponder.status == "ACTIVE")
+        )
+        agents = {
+            int(row[0]): _Agent(int(row[0]), int(row[1]), bool(row[2]), row[3]) for row in rows
+        }
+
+    openings: list[Opening] = []
+    owners: list[int] = []
+    for index in first.values():
+        delivery = deliveries[index]
+        if delivery.event.kind != "new_alert":
+            continue
+        for agent_id in sorted(set(delivery.matched) & agents.keys()):
+            openings.append(
+                Opening(
+                    org_id=delivery.org_id,
+                    agent=agents[agent_id],
+                    name=delivery.event.title,
+                    event_payload=delivery.payload,
+                    dedup_key=delivery.event.dedup_key,
+                    now=delivery.now,
+                )
+            )
+            owners.append(index)
+    answers: dict[int, list[int]] = {index: [] for index in first.values()}
+    if openings:
+        for index, pk in zip(owners, await open_investigations(session, openings), strict=True):
+            if pk not in answers[index]:
+                answers[index].append(pk)
+
+    if first:
+        dialect = session.get_bind().dialect.name
+        table = WebhookDelivery.__table__
+        statement = insert_ignore_rows(
+            dialect, table, conflict_columns=["subscription_id", "delivery_id"]
+        ).returning(table.c.id)
+        # In key order, like the claims: two nodes' batches then wait for each other, never
+        # deadlock, on PostgreSQL's unique index.
+        values = [
+            delivery_values(deliveries[first[key]], answers[first[key]]) for key in sorted(first)
+        ]
+        result = await session.execute(statement, values)
+        inserted = len(result.all())
+        if inserted != len(first):
+            raise LostRace
+        await session.commit()
+    return [recorded[key] if key in recorded else answers[first[key]] for key in keys]
+
+
+async def write_alone(session: AsyncSession, delivery: Delivery) -> list[int]:
+    """Record one delivery in its own transaction(s) of ``session``: :func:`write_batch` of one,
+    retried when it loses a race (a unique claim, SQLite's lock held by another process, a
+    parallel record); the retry finds what the winner wrote."""
+    for attempt in range(1, _ATTEMPTS + 1):
+        try:
+            return (await write_batch(session, [delivery]))[0]
+        except (IntegrityError, OperationalError, LostRace):
+            await session.rollback()
+            if attempt == _ATTEMPTS:
+                raise
+        except BaseException:
+            await session.rollback()
+            raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+class DeliveryBatcher:
+    """Writes the deliveries concurrent requests submit in shared transactions (module doc).
+
+    A batch that fails is written again one delivery at a time (:func:`write_alone`, each in its
+    own session).
+    """
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        *,
+        max_batch: int = MAX_BATCH,
+    ) -> None:
+        self._sessions = sessions
+        self._max_batch = max(1, min(max_batch, MAX_BATCH))
+        self._waiting: list[tuple[Delivery, asyncio.Future[list[int]]]] = []
+        self._task: asyncio.Task[None] | None = None
+        self.batches = 0
+        """How many transactions wrote batches (for tests and benchmarks)."""
+        self.fallbacks = 0
+        """How many batches were written one delivery at a time after failing."""
+
+    async def submit(self, delivery: Delivery) -> list[int]:
+        """Write ``delivery`` with whatever else is waiting; its answer once committed."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[list[int]] = loop.create_future()
+        self._waiting.append((delivery, future))
+        if self._task is None or self._task.done() or self._task.get_loop() is not loop:
+            self._task = loop.create_task(self._drain())
+        return await future
+
+    async def _drain(self) -> None:
+        # Requests wait for these transactions: on SQLite they take the write lock ahead of the
+        # background jobs' (in turns, see sqlite_reads.WriteLock), so a busy worker in the same
+        # process cannot starve the intake.
+        with urgent_writes():
+            await self._drain_batches()
+
+    async def _drain_batches(self) -> None:
+        while self._waiting:
+            batch = self._waiting[: self._max_batch]
+            del self._waiting[: self._max_batch]
+            try:
+                await self._flush(batch)
+            except BaseException:  # cancelled (shutdown): nobody is left to answer
+                for _delivery, future in [*batch, *self._waiting]:
+                    if not future.done():
+                        future.cancel()
+                self._waiting.clear()
+                raise
+
+    async def _flush(self, batch: list[tuple[Delivery, asyncio.Future[list[int]]]]) -> None:
+        deliveries = [delivery for delivery, _future in batch]
+        for _attempt in range(2):
+            try:
+                async with self._sessions() as session:
+                    try:
+                        answers = await write_batch(session, deliveries)
+                    except BaseException:
+                        await session.rollback()
+                        raise
+            except LostRace:
+                continue  # the next pass finds the parallel record
+            except Exception:
+                log.warning("a batch of %d deliveries failed; writing them one by one", len(batch))
+                break
+            self.batches += 1
+            for (_delivery, future), answer in zip(batch, answers, strict=True):
+                if not future.done():
+                    future.set_result(answer)
+            return
+        self.fallbacks += 1
+        for delivery, future in batch:
+            try:
+                async with self._sessions() as session:
+                    answer = await write_alone(session, delivery)
+            except Exception as exc:
+                if not future.done():
+                    future.set_exception(exc)
+            else:
+                if not future.done():
+                    future.set_result(answer)
