@@ -15,22 +15,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-from e2e_harness import cli, serve, sleuth_env
+from e2e_harness import ROOT, cli, serve, sleuth_env
 
 from sleuth_core.intake import sign_firehydrant, sign_generic, sign_pagerduty, sign_rootly
 
 pytestmark = [pytest.mark.e2e, pytest.mark.storage]
 
 
-def _fixtures_dir() -> Path:
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "fixtures" / "alert-payloads"
-        if candidate.is_dir():
-            return candidate
-    raise AssertionError("no shared/fixtures/alert-payloads found")
-
-
-FIXTURES = _fixtures_dir()
+#: The sample deliveries shipped in the repository (their origins are in its README).
+FIXTURES = ROOT / "examples" / "alert-payloads"
 PROVIDER_SECRET = "provider-issued-secret"
 TYPES = {
     "pagerduty": "PROVIDER_A",

@@ -89,3 +89,13 @@ def test_async_driver_is_chosen(url: str, expected: str) -> None:
 def test_unsupported_database() -> None:
     with pytest.raises(ValueError, match="unsupported database"):
         async_url("mysql://x/y")
+
+
+def test_secret_key_is_read_checked_and_never_shown() -> None:
+    assert Settings.from_env({}).secret_key is None
+    secret = "s3cr3t-" + "k" * 40
+    settings = Settings.from_env({"SLEUTH_SECRET_KEY": f"  {secret} "})
+    assert settings.secret_key == secret
+    assert secret not in repr(settings)
+    with pytest.raises(ConfigError, match="SLEUTH_SECRET_KEY must be at least 32 characters"):
+        Settings.from_env({"SLEUTH_SECRET_KEY": "short"})

@@ -74,6 +74,87 @@ async def _all(session, model):
     return (await session.scalars(select(model))).all()
 
 
+def test_session_cookie_is_signed_and_tampering_signs_out(client, org):
+    sign_in(client, org.key)
+    cookie = client.cookies.get("sleuth_session")
+    token, dot, signature = cookie.rpartition(".")
+    assert dot and len(signature) == 43 and len(token) == 43
+    assert client.get("/", follow_redirects=False).status_code == 200
+    flipped = signature[:-1] + ("A" if signature[-1] != "A" else "B")
+    other = "x" + token[1:] if token[0] != "x" else "y" + token[1:]
+    for forged in (
+        token,  # the bare session id, unsigned
+        f"{token}.{flipped}",  # signature altered
+        f"{other}.{signature}",  # id altered, signature kept
+        f"{token}.",
+        ".",
+        "garbage",
+        f"{token}.{signature}x" * 3,
+    ):
+        client.cookies.set("sleuth_session", forged)
+        assert client.get("/", follow_redirects=False).status_code == 303, forged
+    client.cookies.set("sleuth_session", cookie)
+    assert client.get("/", follow_redirects=False).status_code == 200
+
+
+def test_unsigned_session_id_from_the_database_opens_nothing(client, factory, org):
+    """Knowing a session id (the old cookie format) is not enough without the signature."""
+    sign_in(client, org.key)
+    token = client.cookies.get("sleuth_session").rpartition(".")[0]
+    client.cookies.clear()
+    client.cookies.set("sleuth_session", token)
+    assert client.get("/", follow_redirects=False).status_code == 303
+
+
+def test_generated_secret_is_kept_in_the_database_and_shared(settings, factory, org):
+    """Unset SLEUTH_SECRET_KEY: the first app generates the secret, a second node (another app on
+    the same database) accepts its cookies; a new secret row signs everyone out."""
+    from litestar.testing import TestClient
+
+    from sleuth_shell.app import create_app
+    from sleuth_shell.db.models import ServerSecret
+
+    assert settings.secret_key is None
+    with TestClient(create_app(settings)) as first:
+        sign_in(first, org.key)
+        cookie = first.cookies.get("sleuth_session")
+    rows = factory.run(lambda s: _all(s, ServerSecret))
+    assert [r.name for r in rows] == ["session_signing"] and len(rows[0].value) >= 64
+    with TestClient(create_app(settings)) as second:
+        second.cookies.set("sleuth_session", cookie)
+        assert second.get("/", follow_redirects=False).status_code == 200
+
+    async def rotate(session):
+        row = await session.get(ServerSecret, "session_signing")
+        row.value = "rotated-" + "z" * 60
+        await session.commit()
+
+    factory.run(rotate)
+    with TestClient(create_app(settings)) as third:
+        third.cookies.set("sleuth_session", cookie)
+        assert third.get("/", follow_redirects=False).status_code == 303
+
+
+def test_configured_secret_rotation_signs_everyone_out(settings, org):
+    from litestar.testing import TestClient
+
+    from sleuth_shell.app import create_app
+
+    one = settings.model_copy(update={"secret_key": "a" * 40})
+    two = settings.model_copy(update={"secret_key": "b" * 40})
+    with TestClient(create_app(one)) as first:
+        sign_in(first, org.key)
+        cookie = first.cookies.get("sleuth_session")
+    with TestClient(create_app(one)) as same:
+        same.cookies.set("sleuth_session", cookie)
+        assert same.get("/", follow_redirects=False).status_code == 200
+    with TestClient(create_app(two)) as rotated:
+        rotated.cookies.set("sleuth_session", cookie)
+        assert rotated.get("/", follow_redirects=False).status_code == 303
+        sign_in(rotated, org.key)  # signing in again works with the new key
+        assert rotated.get("/", follow_redirects=False).status_code == 200
+
+
 def test_sign_out_ends_the_session_even_for_a_kept_cookie(client, factory, org):
     csrf = sign_in(client, org.key)
     cookie = client.cookies.get("sleuth_session")

@@ -42,6 +42,7 @@ from sleuth_shell.ratelimit import (
 from sleuth_shell.runtime import Runtime
 from sleuth_shell.services import Services, build_services
 from sleuth_shell.web.render import environment
+from sleuth_shell.web.sessions import load_signing_key
 
 __all__ = ["MAX_BODY_BYTES", "create_app"]
 
@@ -124,6 +125,9 @@ def create_app(
         }
     )
 
+    async def load_session_signing_key() -> None:
+        state.session_signing_key = await load_signing_key(session_factory, settings.secret_key)
+
     async def dispose_engine() -> None:
         state.hot_reader.close()
         await engine.dispose()
@@ -151,7 +155,7 @@ def create_app(
         template_config=TemplateConfig(
             instance=JinjaTemplateEngine.from_environment(environment())
         ),
-        on_startup=[runtime.startup, revocations.start],
+        on_startup=[load_session_signing_key, runtime.startup, revocations.start],
         on_shutdown=[revocations.stop, runtime.shutdown, dispose_engine, close_stores],
         lifespan=[mcp.lifespan],
         openapi_config=OpenAPIConfig(

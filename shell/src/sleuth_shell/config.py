@@ -17,10 +17,13 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["PLANS", "ConfigError", "Settings"]
+__all__ = ["MIN_SECRET_KEY_LENGTH", "PLANS", "ConfigError", "Settings"]
 
 #: The organization plans, in increasing order of their default rate limits.
 PLANS: tuple[str, ...] = ("free", "team", "enterprise")
+
+#: The shortest ``SLEUTH_SECRET_KEY`` accepted.
+MIN_SECRET_KEY_LENGTH = 32
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off", ""})
@@ -68,6 +71,9 @@ class Settings(BaseModel):
     """Base URL of the chat platform's Web API (``chat.postMessage`` is appended)."""
     redis_url: str | None = None
     """Redis holding the rate-limit counters shared by every node (``None``: per-process memory)."""
+    secret_key: str | None = Field(default=None, repr=False)
+    """``SLEUTH_SECRET_KEY``: the key browser-session cookies are signed with (at least 32
+    characters). ``None``: a random key generated once and kept in the database."""
 
     def rate_limit_for(self, plan: str) -> int:
         """Return the request limit per window for ``plan`` (unknown plans get ``free``'s)."""
@@ -166,6 +172,13 @@ class Settings(BaseModel):
             raise ConfigError(
                 f"SLEUTH_REDIS_URL must be a redis://, rediss:// or unix:// URL, got {redis_url!r}"
             )
+        secret_key = text("SLEUTH_SECRET_KEY", None)
+        if secret_key is not None and len(secret_key) < MIN_SECRET_KEY_LENGTH:
+            raise ConfigError(
+                f"SLEUTH_SECRET_KEY must be at least {MIN_SECRET_KEY_LENGTH} characters long "
+                f"(got {len(secret_key)}); generate one with: "
+                'python -c "import secrets; print(secrets.token_urlsafe(48))"'
+            )
         return cls(
             database_url=database_url,
             public_url=public_url.rstrip("/"),
@@ -180,5 +193,6 @@ class Settings(BaseModel):
             redis_url=redis_url,
             llm_max_rounds=llm_max_rounds,
             llm_max_tool_calls=llm_max_tool_calls,
+            secret_key=secret_key,
             **llm,
         )

@@ -56,6 +56,8 @@ from sleuth_shell.web.sessions import (
     new_token,
     open_session,
     resolve_session,
+    sign_token,
+    verify_token,
 )
 
 __all__ = [
@@ -119,7 +121,9 @@ async def require_page_login(
     else:
         state = connection.app.state
         session = await resolve_session(
-            state.session_factory, connection.cookies.get(COOKIE_NAME), utcnow()
+            state.session_factory,
+            verify_token(connection.cookies.get(COOKIE_NAME), state.session_signing_key),
+            utcnow(),
         )
         if session is None:
             raise NotAuthorizedException(detail="Sign in required")
@@ -523,7 +527,7 @@ async def login(request: Request[Any, Any, Any]) -> Response[Any]:
     response: Response[Any] = Redirect(path=target, status_code=303)
     response.set_cookie(
         COOKIE_NAME,
-        token,
+        sign_token(token, state.session_signing_key),
         httponly=True,
         samesite="lax",
         secure=_secure(request),
@@ -538,7 +542,11 @@ async def login(request: Request[Any, Any, Any]) -> Response[Any]:
 async def logout(request: Request[Any, Any, Any], viewer: ViewerDep) -> Response[Any]:
     """End the session (the row is deleted, so the cookie opens nothing even if kept)."""
     await form_data(request, viewer)
-    await end_session(request.app.state.session_factory, request.cookies.get(COOKIE_NAME))
+    state = request.app.state
+    await end_session(
+        state.session_factory,
+        verify_token(request.cookies.get(COOKIE_NAME), state.session_signing_key),
+    )
     response: Response[Any] = Redirect(path="/login", status_code=303)
     response.delete_cookie(COOKIE_NAME, path="/")
     return response

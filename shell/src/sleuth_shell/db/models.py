@@ -673,3 +673,18 @@ class WebSession(Base):
     csrf_token: Mapped[str] = mapped_column(String(64), nullable=False)
     created_at: Mapped[datetime] = _created()
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, index=True)
+
+
+class ServerSecret(Base):
+    """A secret the service generated for itself and that every node must share.
+
+    ``name`` says what it is for (``session_signing``: the HMAC key of the browser-session
+    cookie when ``SLEUTH_SECRET_KEY`` is unset); ``value`` is URL-safe base64 text. The first
+    node to need one inserts it; every other node reads that row.
+    """
+
+    __tablename__ = "server_secrets"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128), nullable=False)
+    created_at: Mapped[datetime] = _created()

@@ -1,14 +1,29 @@
 """Server-side browser sessions (table ``web_sessions``) and their CSRF tokens.
 
 Signing in with an organization API key opens a session: the browser gets a cookie holding a
-random 256-bit token (never the key); the database keeps only the token's SHA-256, the API key it
-was opened with, a per-session CSRF token and the expiry time. Each request resolves the cookie to
-the key's current principal (so a revoked key or a removed admin flag counts at once). Signing out
-deletes the row; expired rows are refused and removed on the next sign-in.
+random 256-bit token (never the key) signed with HMAC-SHA256 (:func:`sign_token`); the database
+keeps only the token's SHA-256, the API key it was opened with, a per-session CSRF token and the
+expiry time. A cookie whose signature does not verify (tampered, unsigned, or signed with a key
+that has since been rotated) counts as signed out before the database is asked. Each request
+resolves the cookie to the key's current principal (so a revoked key or a removed admin flag
+counts at once). Signing out deletes the row; expired rows are refused and removed on the next
+sign-in.
+
+The signing key comes from ``SLEUTH_SECRET_KEY``, or, when that is unset, from a random secret
+generated once and kept in the database (table ``server_secrets``), so every node shares it
+(:func:`load_signing_key`).
+
+>>> key = signing_key("x" * 32)
+>>> cookie = sign_token("abc", key)
+>>> verify_token(cookie, key), verify_token(cookie + "0", key), verify_token("abc", key)
+('abc', None, None)
+>>> verify_token(cookie, signing_key("y" * 32)) is None
+True
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import secrets
@@ -16,20 +31,26 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from sleuth_shell.db.models import ApiKey, Organization, WebSession
+from sleuth_shell.db.models import ApiKey, Organization, ServerSecret, WebSession
 
 __all__ = [
     "COOKIE_NAME",
     "LOGIN_CSRF_COOKIE",
     "SESSION_LIFETIME",
+    "SIGNING_SECRET_NAME",
     "SessionPrincipal",
     "csrf_matches",
     "end_session",
+    "load_signing_key",
     "new_token",
     "open_session",
     "resolve_session",
+    "sign_token",
+    "signing_key",
+    "verify_token",
 ]
 
 #: The session cookie (HttpOnly, SameSite=Lax, Secure over https).
@@ -39,6 +60,10 @@ LOGIN_CSRF_COOKIE = "sleuth_login_csrf"
 #: How long a sign-in lasts; afterwards the browser is sent to the sign-in form again.
 SESSION_LIFETIME = timedelta(hours=12)
 _MAX_TOKEN_LENGTH = 128
+#: The ``server_secrets`` row holding the generated signing secret.
+SIGNING_SECRET_NAME = "session_signing"
+_KEY_CONTEXT = b"sleuth web session cookie v1"
+_SIGNATURE_CHARS = 43  # unpadded URL-safe base64 of 32 bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +83,60 @@ class SessionPrincipal:
 def new_token() -> str:
     """A fresh random token (43 URL-safe characters, 256 bits)."""
     return secrets.token_urlsafe(32)
+
+
+def signing_key(secret: str) -> bytes:
+    """The HMAC key derived from a secret (``SLEUTH_SECRET_KEY`` or the generated one)."""
+    return hmac.new(secret.encode("utf-8"), _KEY_CONTEXT, hashlib.sha256).digest()
+
+
+def _signature(token: str, key: bytes) -> str:
+    digest = hmac.new(key, token.encode("utf-8"), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
+def sign_token(token: str, key: bytes) -> str:
+    """The cookie value for a session token: ``<token>.<HMAC-SHA256 signature>``."""
+    return f"{token}.{_signature(token, key)}"
+
+
+def verify_token(cookie: str | None, key: bytes) -> str | None:
+    """The session token inside a signed cookie value, or None when the signature does not verify
+    (missing, unsigned, tampered, oversized, or signed with another key). Constant-time compare."""
+    if not cookie or len(cookie) > _MAX_TOKEN_LENGTH + 1 + _SIGNATURE_CHARS:
+        return None
+    token, dot, signature = cookie.rpartition(".")
+    if not dot or not token or len(signature) != _SIGNATURE_CHARS:
+        return None
+    expected = _signature(token, key)
+    if not hmac.compare_digest(expected.encode("ascii"), signature.encode("ascii", "replace")):
+        return None
+    return token
+
+
+async def load_signing_key(
+    factory: async_sessionmaker[AsyncSession], configured: str | None
+) -> bytes:
+    """The cookie-signing key: from ``configured`` (``SLEUTH_SECRET_KEY``) when set, else from the
+    database's generated secret, created on first use (a node that loses the insert race reads
+    the winner's row, so every node ends up with the same key)."""
+    if configured:
+        return signing_key(configured)
+    async with factory() as session:
+        stored = await session.get(ServerSecret, SIGNING_SECRET_NAME)
+        if stored is not None:
+            return signing_key(stored.value)
+        session.add(ServerSecret(name=SIGNING_SECRET_NAME, value=secrets.token_urlsafe(48)))
+        try:
+            await session.commit()
+        except IntegrityError:
+            await session.rollback()
+        stored = (
+            await session.execute(
+                select(ServerSecret).where(ServerSecret.name == SIGNING_SECRET_NAME)
+            )
+        ).scalar_one()
+        return signing_key(stored.value)
 
 
 def _hash(token: str) -> str:
