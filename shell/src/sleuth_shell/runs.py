@@ -58,6 +58,7 @@ __all__ = [
     "execute",
     "fail",
     "finish",
+    "finish_in",
     "register_run_kind",
     "run_now",
     "start",
@@ -179,6 +180,21 @@ async def finish(
     Returns False when the run had already finished or no longer exists (then only the job's
     completion is written).
     """
+    finished = await finish_in(session, services, kind, run_id, outcome, job=job)
+    await session.commit()
+    return finished
+
+
+async def finish_in(
+    session: AsyncSession,
+    services: Services,
+    kind: RunKind[RowT, OutT],
+    run_id: Any,
+    outcome: OutT,
+    *,
+    job: JobContext | None = None,
+) -> bool:
+    """:func:`finish` inside ``session``'s transaction (the caller commits)."""
     model, st = _model(kind), kind.statuses
     now = utcnow()
     # Write first: on SQLite this takes the write lock before anything is read.
@@ -191,7 +207,6 @@ async def finish(
     if not finished.rowcount:  # type: ignore[attr-defined]
         if job is not None:
             await job.complete(session)
-        await session.commit()
         return False
     row = await session.get(model, run_id, populate_existing=True)
     assert row is not None
@@ -209,7 +224,6 @@ async def finish(
         await kind.notify(session, services, row, outcome)
     if job is not None:
         await job.complete(session)
-    await session.commit()
     return True
 
 
@@ -276,13 +290,19 @@ async def run_now(services: Services, kind: RunKind[RowT, OutT], row: RowT) -> O
 async def _run_job(kind: RunKind[Any, Any], ctx: JobContext) -> None:
     services = services_of(ctx)
     run_id = kind.parse_id(ctx.payload[kind.payload_key])
+
+    async def begin(session: AsyncSession) -> bool:
+        if await start(session, kind, run_id):
+            return True
+        # Finished already (a re-run after a crash) or deleted: nothing to do.
+        await ctx.complete(session)
+        return False
+
+    # The start, the finish (with its usage row and notification jobs) and the job's completion
+    # are each committed together with other jobs' writes (JobContext.write).
+    if not await ctx.write(begin):
+        return
     async with services.sessions() as session:
-        if not await start(session, kind, run_id):
-            # Finished already (a re-run after a crash) or deleted: nothing to do.
-            await ctx.complete(session)
-            await session.commit()
-            return
-        await session.commit()
         row = await session.get(kind.model, run_id)
     if row is not None:
         try:
@@ -290,12 +310,13 @@ async def _run_job(kind: RunKind[Any, Any], ctx: JobContext) -> None:
         except RunGone:
             row = None
     if row is None:
-        async with services.sessions() as session:
-            await ctx.complete(session)
-            await session.commit()
+        await ctx.write(ctx.complete)
         return
-    async with services.sessions() as session:
-        await finish(session, services, kind, run_id, outcome, job=ctx)
+
+    async def end(session: AsyncSession) -> bool:
+        return await finish_in(session, services, kind, run_id, outcome, job=ctx)
+
+    await ctx.write(end)
 
 
 def register_run_kind(registry: JobRegistry, kind: RunKind[Any, Any]) -> None:

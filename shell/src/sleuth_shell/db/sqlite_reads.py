@@ -9,10 +9,15 @@ docs/performance.md).
 for a lock: a ``SELECT`` (in WAL mode, set by
 :func:`~sleuth_shell.db.dialect.install_connection_setup`, readers never wait for the writer),
 fetching rows, closing cursors, creating a cursor, and a commit or rollback with no transaction
-open (a no-op). Everything that can wait on the database lock or write to disk (``INSERT``,
-``UPDATE``, ``DELETE``, ``BEGIN``, real commits, pragmas, connecting, closing) still goes through
-aiosqlite's thread, so the busy timeout never blocks the event loop. A ``SELECT`` that must wait
-(a WAL checkpoint restart, rare and short) is the one exception, accepted for the common case.
+open (a no-op). The first writing statement of a transaction (which takes SQLite's write lock and
+may have to wait for another process's writer), pragmas, connecting and closing go through
+aiosqlite's thread, so the busy timeout never blocks the event loop. Once a transaction holds the
+write lock, its further statements, its commit and its rollback cannot wait for any lock (in WAL
+mode readers never block the writer) and run inline too: a write transaction costs one thread hop,
+not one per statement (each hand-over waited for the GIL behind the busy event loop, which made
+the write lock's hold time, and so the job throughput, several times longer; see
+docs/performance.md). A ``SELECT`` that must wait (a WAL checkpoint restart, rare and short) is the
+one exception, accepted for the common case.
 
 Writers of one process take turns through an asyncio lock per database file (:func:`write_lock`),
 held from the first writing statement of a transaction to its commit or rollback. SQLite allows one
@@ -99,23 +104,32 @@ class InlineReadConnection(aiosqlite.Connection):
             if lock.locked():
                 lock.release()
 
+    def _holds_write(self) -> bool:
+        """True inside a write transaction this connection began (it holds SQLite's write lock)."""
+        return self._write_lock is not None and self._in_transaction()
+
     def _inline(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> bool:
         owner = getattr(fn, "__self__", None)
         name = getattr(fn, "__name__", "")
         if isinstance(owner, sqlite3.Cursor):
             if name in _CURSOR_INLINE:
                 return True
+            if name in ("execute", "executemany") and self._holds_write():
+                return True
             return name == "execute" and bool(args) and _is_read(args[0])
         if isinstance(owner, sqlite3.Connection):
             if name == "cursor":
                 return True
             if name in ("commit", "rollback"):
-                return not owner.in_transaction
+                return not owner.in_transaction or self._holds_write()
         return False
 
     async def _execute(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         if self._connection is not None and self._running and self._inline(fn, args):
-            return fn(*args, **kwargs)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self._release_if_idle()
         if (
             self._lock_key is not None
             and self._write_lock is None

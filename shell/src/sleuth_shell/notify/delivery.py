@@ -182,10 +182,12 @@ async def _deliver_web(ctx: JobContext) -> None:
     headers[SIGNATURE_HEADER] = sign(body, secret)
     headers[TIMESTAMP_HEADER] = str(int(time.time()))
     await _post(ctx, url, body, headers)
-    async with sessions() as session:
+
+    async def delivered(session: AsyncSession) -> None:
         await _forget_key(session, interaction_id)
         await ctx.complete(session)
-        await session.commit()
+
+    await ctx.write(delivered)
 
 
 async def _forget_key(session: AsyncSession, interaction_id: str) -> None:
