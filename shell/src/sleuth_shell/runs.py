@@ -39,7 +39,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import func, update
+from sqlalchemy import bindparam, func, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.errors import InvalidSources
@@ -150,18 +150,40 @@ def _row_id(row: Any) -> Any:
 # --- transitions ---------------------------------------------------------------------------------
 
 
+_statements: dict[tuple[Any, ...], Any] = {}
+
+
+def _statement(key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
+    """A statement of the run lifecycle built once per kind (with bound parameters, so each
+    execution skips rebuilding it and SQLAlchemy's compiled cache serves it directly)."""
+    found = _statements.get(key)
+    if found is None:
+        found = _statements[key] = build()
+    return found
+
+
+def _start_statement(kind: RunKind[Any, Any]) -> Any:
+    model, st = _model(kind), kind.statuses
+    return (
+        update(model)
+        .where(model.id == bindparam("run_id"), model.status.in_((st.pending, st.in_progress)))
+        .values(
+            status=st.in_progress,
+            started_at=func.coalesce(
+                model.started_at, bindparam("now", type_=model.started_at.type)
+            ),
+        )
+        .execution_options(synchronize_session=False)
+    )
+
+
 async def start(session: AsyncSession, kind: RunKind[Any, Any], run_id: Any) -> bool:
     """``PENDING``/``IN_PROGRESS`` -> ``IN_PROGRESS`` (the caller commits).
 
     Returns False, writing nothing, when the run has finished or does not exist.
     """
-    model, st = _model(kind), kind.statuses
-    result = await session.execute(
-        update(model)
-        .where(model.id == run_id, model.status.in_((st.pending, st.in_progress)))
-        .values(status=st.in_progress, started_at=func.coalesce(model.started_at, utcnow()))
-        .execution_options(synchronize_session=False)
-    )
+    stmt = _statement(("start", kind.name, kind.model), lambda: _start_statement(kind))
+    result = await session.execute(stmt, {"run_id": run_id, "now": utcnow()})
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
@@ -197,13 +219,28 @@ async def finish_in(
     """:func:`finish` inside ``session``'s transaction (the caller commits)."""
     model, st = _model(kind), kind.statuses
     now = utcnow()
+    values = kind.result_values(outcome)
+
+    def build() -> Any:
+        return (
+            update(model)
+            .where(model.id == bindparam("run_id"), model.status.not_in(st.terminal))
+            .values(
+                status=st.completed,
+                completed_at=bindparam("now", type_=model.completed_at.type),
+                error=None,
+                **{
+                    name: bindparam(f"v_{name}", type_=model.__table__.c[name].type)
+                    for name in values
+                },
+            )
+            .execution_options(synchronize_session=False)
+        )
+
+    stmt = _statement(("finish", kind.name, model, tuple(sorted(values))), build)
+    params = {"run_id": run_id, "now": now, **{f"v_{name}": v for name, v in values.items()}}
     # Write first: on SQLite this takes the write lock before anything is read.
-    finished = await session.execute(
-        update(model)
-        .where(model.id == run_id, model.status.not_in(st.terminal))
-        .values(status=st.completed, completed_at=now, error=None, **kind.result_values(outcome))
-        .execution_options(synchronize_session=False)
-    )
+    finished = await session.execute(stmt, params)
     if not finished.rowcount:  # type: ignore[attr-defined]
         if job is not None:
             await job.complete(session)

@@ -28,7 +28,7 @@ import json
 import time
 from typing import Any, Protocol, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.config import Settings
@@ -190,13 +190,16 @@ async def _deliver_web(ctx: JobContext) -> None:
     await ctx.write(delivered)
 
 
+_FORGET_KEY = (
+    update(Interaction)
+    .where(Interaction.id == bindparam("interaction_id"))
+    .values(callback_api_key=None)
+    .execution_options(synchronize_session=False)
+)
+
+
 async def _forget_key(session: AsyncSession, interaction_id: str) -> None:
-    await session.execute(
-        update(Interaction)
-        .where(Interaction.id == interaction_id)
-        .values(callback_api_key=None)
-        .execution_options(synchronize_session=False)
-    )
+    await session.execute(_FORGET_KEY, {"interaction_id": interaction_id})
 
 
 async def _web_failed(ctx: JobContext, session: AsyncSession, error: str) -> None:
