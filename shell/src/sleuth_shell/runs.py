@@ -163,17 +163,16 @@ def _statement(key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
 
 
 def _start_statement(kind: RunKind[Any, Any]) -> Any:
-    model, st = _model(kind), kind.statuses
+    # Core statements on the table: the ORM's bulk-update machinery would cost more than the write.
+    table, st = _model(kind).__table__, kind.statuses
+    c = table.c
     return (
-        update(model)
-        .where(model.id == bindparam("run_id"), model.status.in_((st.pending, st.in_progress)))
+        update(table)
+        .where(c.id == bindparam("run_id"), c.status.in_((st.pending, st.in_progress)))
         .values(
             status=st.in_progress,
-            started_at=func.coalesce(
-                model.started_at, bindparam("now", type_=model.started_at.type)
-            ),
+            started_at=func.coalesce(c.started_at, bindparam("now", type_=c.started_at.type)),
         )
-        .execution_options(synchronize_session=False)
     )
 
 
@@ -222,19 +221,16 @@ async def finish_in(
     values = kind.result_values(outcome)
 
     def build() -> Any:
+        c = model.__table__.c
         return (
-            update(model)
-            .where(model.id == bindparam("run_id"), model.status.not_in(st.terminal))
+            update(model.__table__)
+            .where(c.id == bindparam("run_id"), c.status.not_in(st.terminal))
             .values(
                 status=st.completed,
-                completed_at=bindparam("now", type_=model.completed_at.type),
+                completed_at=bindparam("now", type_=c.completed_at.type),
                 error=None,
-                **{
-                    name: bindparam(f"v_{name}", type_=model.__table__.c[name].type)
-                    for name in values
-                },
+                **{name: bindparam(f"v_{name}", type_=c[name].type) for name in values},
             )
-            .execution_options(synchronize_session=False)
         )
 
     stmt = _statement(("finish", kind.name, model, tuple(sorted(values))), build)

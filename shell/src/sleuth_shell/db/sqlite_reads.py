@@ -39,6 +39,8 @@ from typing import Any
 
 import aiosqlite
 
+from sleuth_shell.db.dialect import SQLITE_BUSY_TIMEOUT_MS
+
 __all__ = ["InlineReadConnection", "connect_inline_reads", "write_lock"]
 
 #: Seconds a writer waits for the in-process write lock before failing (SQLite's busy timeout).
@@ -73,6 +75,10 @@ _READ_PREFIXES = ("SELECT", "select")
 
 def _is_read(sql: object) -> bool:
     return isinstance(sql, str) and sql.lstrip().startswith(_READ_PREFIXES)
+
+
+class _Busy(Exception):
+    """Another connection holds SQLite's write lock."""
 
 
 class InlineReadConnection(aiosqlite.Connection):
@@ -138,15 +144,42 @@ class InlineReadConnection(aiosqlite.Connection):
             and not self._in_transaction()
         ):
             lock = write_lock(self._lock_key)
-            try:
-                await asyncio.wait_for(lock.acquire(), WRITE_LOCK_TIMEOUT)
-            except TimeoutError:
-                raise sqlite3.OperationalError("database is locked") from None
+            if not lock.locked():
+                await lock.acquire()  # free: taken without yielding to the event loop
+            else:
+                try:
+                    await asyncio.wait_for(lock.acquire(), WRITE_LOCK_TIMEOUT)
+                except TimeoutError:
+                    raise sqlite3.OperationalError("database is locked") from None
             self._write_lock = lock
+            if self._running and isinstance(getattr(fn, "__self__", None), sqlite3.Cursor):
+                try:
+                    return self._first_write_inline(fn, args, kwargs)
+                except _Busy:
+                    pass  # another process is writing: wait for it on aiosqlite's thread
+                finally:
+                    self._release_if_idle()
         try:
             return await super()._execute(fn, *args, **kwargs)  # type: ignore[no-untyped-call]
         finally:
             self._release_if_idle()
+
+    def _first_write_inline(
+        self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        """Run a transaction's first write on the event loop thread, without waiting: raises
+        :class:`_Busy` (nothing written) when another process holds SQLite's write lock."""
+        connection = self._connection
+        assert connection is not None
+        connection.execute("PRAGMA busy_timeout = 0")
+        try:
+            return fn(*args, **kwargs)
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY:
+                raise _Busy from exc
+            raise
+        finally:
+            connection.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
 
     def stop(self) -> asyncio.Future[Any] | None:
         """Stop the thread (closing the connection rolls back): give up the write lock too."""

@@ -191,10 +191,9 @@ async def _deliver_web(ctx: JobContext) -> None:
 
 
 _FORGET_KEY = (
-    update(Interaction)
-    .where(Interaction.id == bindparam("interaction_id"))
+    update(Interaction.__table__)
+    .where(Interaction.__table__.c.id == bindparam("interaction_id"))
     .values(callback_api_key=None)
-    .execution_options(synchronize_session=False)
 )
 
 
