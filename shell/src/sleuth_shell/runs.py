@@ -181,7 +181,7 @@ async def start(session: AsyncSession, kind: RunKind[Any, Any], run_id: Any) -> 
 
     Returns False, writing nothing, when the run has finished or does not exist.
     """
-    stmt = _statement(("start", kind.name, kind.model), lambda: _start_statement(kind))
+    stmt = _statement(("start", kind.model, kind.statuses), lambda: _start_statement(kind))
     result = await session.execute(stmt, {"run_id": run_id, "now": utcnow()})
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
@@ -233,7 +233,7 @@ async def finish_in(
             )
         )
 
-    stmt = _statement(("finish", kind.name, model, tuple(sorted(values))), build)
+    stmt = _statement(("finish", model, st, tuple(sorted(values))), build)
     params = {"run_id": run_id, "now": now, **{f"v_{name}": v for name, v in values.items()}}
     # Write first: on SQLite this takes the write lock before anything is read.
     finished = await session.execute(stmt, params)

@@ -73,6 +73,13 @@ _CURSOR_INLINE = frozenset({"fetchone", "fetchmany", "fetchall", "close"})
 _READ_PREFIXES = ("SELECT", "select")
 
 
+_DML_PREFIXES = ("INSERT", "UPDATE", "DELETE", "insert", "update", "delete")
+
+
+def _is_dml(sql: object) -> bool:
+    return isinstance(sql, str) and sql.lstrip().startswith(_DML_PREFIXES)
+
+
 def _is_read(sql: object) -> bool:
     return isinstance(sql, str) and sql.lstrip().startswith(_READ_PREFIXES)
 
@@ -152,7 +159,12 @@ class InlineReadConnection(aiosqlite.Connection):
                 except TimeoutError:
                     raise sqlite3.OperationalError("database is locked") from None
             self._write_lock = lock
-            if self._running and isinstance(getattr(fn, "__self__", None), sqlite3.Cursor):
+            if (
+                self._running
+                and isinstance(getattr(fn, "__self__", None), sqlite3.Cursor)
+                and args
+                and _is_dml(args[0])
+            ):
                 try:
                     return self._first_write_inline(fn, args, kwargs)
                 except _Busy:
