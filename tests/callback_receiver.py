@@ -63,9 +63,18 @@ class CallbackReceiver:
     Use as a context manager; ``url`` is ``http://127.0.0.1:<port>``.
     """
 
-    def __init__(self, statuses: list[int] | None = None, *, default_status: int = 200) -> None:
+    def __init__(
+        self,
+        statuses: list[int] | None = None,
+        *,
+        default_status: int = 200,
+        hold: threading.Event | None = None,
+    ) -> None:
         self.statuses = list(statuses or [])
         self.default_status = default_status
+        self.hold = hold
+        """When given, each request is recorded at once but answered only once this is set (a
+        slow target)."""
         self.received: list[Received] = []
         self._cond = threading.Condition()
         receiver = self
@@ -82,6 +91,8 @@ class CallbackReceiver:
                         Received(self.path, {k: v for k, v in self.headers.items()}, body)
                     )
                     receiver._cond.notify_all()
+                if receiver.hold is not None:
+                    receiver.hold.wait()
                 payload = b'{"ok": true}'
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -106,6 +117,8 @@ class CallbackReceiver:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.hold is not None:
+            self.hold.set()
         self._server.shutdown()
         self._server.server_close()
 

@@ -9,7 +9,10 @@ Printed: runs per second, and the delay percentiles from each scheduled time to 
 (``started_at``) and to its callback's arrival; with the load average next to the figures.
 
     python benchmarks/http/bench_jobs.py [--count 10000] [--window 60] [--lead 40]
-        [--database-url postgresql://...]   # default: a fresh SQLite file
+        [--database-url URL | --postgres postgresql://server/db]   # default: a fresh SQLite
+                                                                   # file; --postgres: a fresh
+                                                                   # database on that server
+        [--workers N]   # N `sleuth worker` processes instead of serve's in-process worker
 """
 
 from __future__ import annotations
@@ -18,9 +21,12 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -65,6 +71,32 @@ class Receiver:
             writer.close()
 
 
+@contextlib.contextmanager
+def worker_process(database_url: str) -> Iterator[subprocess.Popen[bytes]]:
+    """A ``sleuth worker`` process on ``database_url`` until the block ends."""
+    env = dict(os.environ)
+    env.update(
+        SLEUTH_DATABASE_URL=database_url,
+        SLEUTH_ALLOW_PRIVATE_URLS="true",
+        PYTHONPATH=harness.source_path(),
+    )
+    proc = subprocess.Popen(
+        [harness.PYTHON, "-m", "sleuth_shell", "worker"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     if not ordered:
@@ -84,7 +116,10 @@ async def run(args: argparse.Namespace, database_url: str) -> int:
     callback_port = server.sockets[0].getsockname()[1]
     callback_url = f"http://127.0.0.1:{callback_port}/callback"
     port = harness.free_port()
-    with harness.sleuth_server(database_url, port):
+    extra_env = {"SLEUTH_WORKERS_INLINE": "false"} if args.workers else None
+    with harness.sleuth_server(database_url, port, extra_env), contextlib.ExitStack() as workers:
+        for _ in range(args.workers):
+            workers.enter_context(worker_process(database_url))
         base = f"http://127.0.0.1:{port}"
         opens = int(time.time()) + args.lead
         runtimes = [opens + (i * args.window) // args.count for i in range(args.count)]
@@ -202,7 +237,23 @@ def main() -> int:
     parser.add_argument("--lead", type=int, default=40, help="seconds until the window opens")
     parser.add_argument("--timeout", type=int, default=120, help="seconds to wait after it")
     parser.add_argument("--database-url", default=None)
+    parser.add_argument(
+        "--postgres",
+        default=None,
+        help="a fresh database on this PostgreSQL server (dropped after)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="run N `sleuth worker` processes instead of serve's in-process worker",
+    )
     args = parser.parse_args()
+    if args.postgres:
+        from bench_http import postgres_database
+
+        with postgres_database(args.postgres) as url:
+            return asyncio.run(run(args, url))
     with tempfile.TemporaryDirectory(prefix="sleuth-bench-jobs-") as tmp:
         url = args.database_url or f"sqlite:///{Path(tmp) / 'sleuth.db'}"
         return asyncio.run(run(args, url))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -801,3 +802,48 @@ def test_why_answer_carries_its_analysis_with_final_citation_numbers(
         got = client.get(f"{URL}/{body['interaction_id']}", headers=org.headers).json()
     assert got["analysis"] == body["analysis"]
     assert interaction_row(settings, body["interaction_id"]).analysis == body["analysis"]
+
+
+@pytest.mark.storage
+def test_callbacks_stuck_on_a_slow_target_do_not_stall_runs_or_other_callbacks(
+    ix_client: TestClient[Litestar], org: OrgHandle, agent: FakeAgent, settings: Settings
+) -> None:
+    """Three callbacks hang on a target that does not answer (real HTTP): they hold at most the
+    callback kind's share of the worker's slots, and an interaction created after them still
+    runs; its callback goes out once a slot frees, and the held ones complete once released."""
+    release = threading.Event()
+    with CallbackReceiver(hold=release) as slow, CallbackReceiver() as fast:
+        stuck = [
+            post(
+                ix_client,
+                org,
+                {"question": f"slow {i}?", "notifications": {"web": {"callback_url": slow.url}}},
+            ).json()["interactions"][0]["interaction_id"]
+            for i in range(3)
+        ]
+        later = post(
+            ix_client,
+            org,
+            {"question": "fast?", "notifications": {"web": {"callback_url": fast.url}}},
+        ).json()["interactions"][0]["interaction_id"]
+        seen: dict[str, object] = {}
+
+        def two_held_and_later_run() -> bool:
+            # With 4 slots and a share of 1/2, two callbacks are in flight on the slow target...
+            if len(slow.received) < 2 or interaction_row(settings, later).status != "COMPLETED":
+                return False
+            if "held" not in seen:
+                seen["held"] = len(slow.received)
+                seen["stuck_statuses"] = {interaction_row(settings, i).status for i in stuck}
+            release.set()  # ...then the target answers and everything drains.
+            return (
+                len(fast.received) == 1
+                and len(slow.received) == 3
+                and not [job for job in jobs(settings, "notify.web") if job.status != "done"]
+            )
+
+        run_worker_until(settings, agent, two_held_and_later_run, concurrency=4, kind_share=0.5)
+    assert seen["held"] == 2
+    assert seen["stuck_statuses"] == {"COMPLETED"}  # the runs themselves never waited
+    assert [r.json()["interaction_id"] for r in fast.received] == [later]
+    assert sorted(r.json()["interaction_id"] for r in slow.received) == sorted(stuck)

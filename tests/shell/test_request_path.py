@@ -4,6 +4,7 @@ the revoking node), unknown keys are never cached, SQLite reads run inline but w
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 
 from litestar import Litestar
@@ -103,13 +104,17 @@ def test_cache_is_bounded() -> None:
     assert cache.get("1") is not None and cache.get("2") is not None
 
 
-def test_sqlite_reads_are_inline_and_writes_go_through_the_thread(
+def test_sqlite_reads_and_uncontended_writes_are_inline_a_contended_write_waits_on_the_thread(
     migrated_url: str, org: OrgHandle
 ) -> None:
+    """Reads and a write transaction nobody else is writing run without aiosqlite's thread; when
+    another connection (another process) holds SQLite's write lock, the first write waits for it
+    on the thread, so the event loop keeps running (here: it is what releases that lock)."""
     if not migrated_url.startswith("sqlite"):
         return
+    database = migrated_url.removeprefix("sqlite:///")
 
-    async def go() -> tuple[int, int, str]:
+    async def go() -> tuple[int, int, int, str]:
         engine = create_engine(migrated_url)
         try:
             sessions = create_session_factory(engine)
@@ -126,27 +131,39 @@ def test_sqlite_reads_are_inline_and_writes_go_through_the_thread(
                     return await original(self, fn, *args, **kwargs)
 
                 type(raw).__mro__[1]._execute = counting  # type: ignore[method-assign]
+                update = text("UPDATE organizations SET name = name WHERE id = :id")
                 try:
                     name = await session.scalar(
                         select(Organization.name).where(Organization.id == org.id)
                     )
                     read_hops = hops
-                    await session.execute(
-                        text("UPDATE organizations SET name = name WHERE id = :id"),
-                        {"id": org.id},
-                    )
+                    await session.execute(update, {"id": org.id})
                     await session.commit()
                     write_hops = hops - read_hops
+
+                    other = sqlite3.connect(database, isolation_level=None)
+                    other.execute("BEGIN IMMEDIATE")  # another process is writing
+                    before = hops
+                    pending = asyncio.ensure_future(session.execute(update, {"id": org.id}))
+                    while hops == before:  # the write went to the thread to wait there
+                        await asyncio.sleep(0.01)
+                    assert not pending.done()
+                    other.execute("COMMIT")
+                    other.close()
+                    await pending
+                    await session.commit()
+                    contended_hops = hops - before
                 finally:
                     type(raw).__mro__[1]._execute = original  # type: ignore[method-assign]
-                return read_hops, write_hops, str(name)
+                return read_hops, write_hops, contended_hops, str(name)
         finally:
             await engine.dispose()
 
-    read_hops, write_hops, name = asyncio.run(go())
+    read_hops, write_hops, contended_hops, name = asyncio.run(go())
     assert name == org.name
     assert read_hops == 0
-    assert write_hops >= 2  # the UPDATE and the COMMIT went to aiosqlite's thread
+    assert write_hops == 0  # the UPDATE and the COMMIT ran on the event loop thread
+    assert contended_hops == 1  # only the first write, which had to wait for the other writer
 
 
 def test_wal_reads_see_committed_writes_of_other_connections(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import func, update
+from sqlalchemy import bindparam, func, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.errors import InvalidSources
@@ -58,6 +58,7 @@ __all__ = [
     "execute",
     "fail",
     "finish",
+    "finish_in",
     "register_run_kind",
     "run_now",
     "start",
@@ -149,18 +150,39 @@ def _row_id(row: Any) -> Any:
 # --- transitions ---------------------------------------------------------------------------------
 
 
+_statements: dict[tuple[Any, ...], Any] = {}
+
+
+def _statement(key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
+    """A statement of the run lifecycle built once per kind (with bound parameters, so each
+    execution skips rebuilding it and SQLAlchemy's compiled cache serves it directly)."""
+    found = _statements.get(key)
+    if found is None:
+        found = _statements[key] = build()
+    return found
+
+
+def _start_statement(kind: RunKind[Any, Any]) -> Any:
+    # Core statements on the table: the ORM's bulk-update machinery would cost more than the write.
+    table, st = _model(kind).__table__, kind.statuses
+    c = table.c
+    return (
+        update(table)
+        .where(c.id == bindparam("run_id"), c.status.in_((st.pending, st.in_progress)))
+        .values(
+            status=st.in_progress,
+            started_at=func.coalesce(c.started_at, bindparam("now", type_=c.started_at.type)),
+        )
+    )
+
+
 async def start(session: AsyncSession, kind: RunKind[Any, Any], run_id: Any) -> bool:
     """``PENDING``/``IN_PROGRESS`` -> ``IN_PROGRESS`` (the caller commits).
 
     Returns False, writing nothing, when the run has finished or does not exist.
     """
-    model, st = _model(kind), kind.statuses
-    result = await session.execute(
-        update(model)
-        .where(model.id == run_id, model.status.in_((st.pending, st.in_progress)))
-        .values(status=st.in_progress, started_at=func.coalesce(model.started_at, utcnow()))
-        .execution_options(synchronize_session=False)
-    )
+    stmt = _statement(("start", kind.model, kind.statuses), lambda: _start_statement(kind))
+    result = await session.execute(stmt, {"run_id": run_id, "now": utcnow()})
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
@@ -179,19 +201,45 @@ async def finish(
     Returns False when the run had already finished or no longer exists (then only the job's
     completion is written).
     """
+    finished = await finish_in(session, services, kind, run_id, outcome, job=job)
+    await session.commit()
+    return finished
+
+
+async def finish_in(
+    session: AsyncSession,
+    services: Services,
+    kind: RunKind[RowT, OutT],
+    run_id: Any,
+    outcome: OutT,
+    *,
+    job: JobContext | None = None,
+) -> bool:
+    """:func:`finish` inside ``session``'s transaction (the caller commits)."""
     model, st = _model(kind), kind.statuses
     now = utcnow()
+    values = kind.result_values(outcome)
+
+    def build() -> Any:
+        c = model.__table__.c
+        return (
+            update(model.__table__)
+            .where(c.id == bindparam("run_id"), c.status.not_in(st.terminal))
+            .values(
+                status=st.completed,
+                completed_at=bindparam("now", type_=c.completed_at.type),
+                error=None,
+                **{name: bindparam(f"v_{name}", type_=c[name].type) for name in values},
+            )
+        )
+
+    stmt = _statement(("finish", model, st, tuple(sorted(values))), build)
+    params = {"run_id": run_id, "now": now, **{f"v_{name}": v for name, v in values.items()}}
     # Write first: on SQLite this takes the write lock before anything is read.
-    finished = await session.execute(
-        update(model)
-        .where(model.id == run_id, model.status.not_in(st.terminal))
-        .values(status=st.completed, completed_at=now, error=None, **kind.result_values(outcome))
-        .execution_options(synchronize_session=False)
-    )
+    finished = await session.execute(stmt, params)
     if not finished.rowcount:  # type: ignore[attr-defined]
         if job is not None:
             await job.complete(session)
-        await session.commit()
         return False
     row = await session.get(model, run_id, populate_existing=True)
     assert row is not None
@@ -209,7 +257,6 @@ async def finish(
         await kind.notify(session, services, row, outcome)
     if job is not None:
         await job.complete(session)
-    await session.commit()
     return True
 
 
@@ -276,13 +323,19 @@ async def run_now(services: Services, kind: RunKind[RowT, OutT], row: RowT) -> O
 async def _run_job(kind: RunKind[Any, Any], ctx: JobContext) -> None:
     services = services_of(ctx)
     run_id = kind.parse_id(ctx.payload[kind.payload_key])
+
+    async def begin(session: AsyncSession) -> bool:
+        if await start(session, kind, run_id):
+            return True
+        # Finished already (a re-run after a crash) or deleted: nothing to do.
+        await ctx.complete(session)
+        return False
+
+    # The start, the finish (with its usage row and notification jobs) and the job's completion
+    # are each committed together with other jobs' writes (JobContext.write).
+    if not await ctx.write(begin):
+        return
     async with services.sessions() as session:
-        if not await start(session, kind, run_id):
-            # Finished already (a re-run after a crash) or deleted: nothing to do.
-            await ctx.complete(session)
-            await session.commit()
-            return
-        await session.commit()
         row = await session.get(kind.model, run_id)
     if row is not None:
         try:
@@ -290,12 +343,13 @@ async def _run_job(kind: RunKind[Any, Any], ctx: JobContext) -> None:
         except RunGone:
             row = None
     if row is None:
-        async with services.sessions() as session:
-            await ctx.complete(session)
-            await session.commit()
+        await ctx.write(ctx.complete)
         return
-    async with services.sessions() as session:
-        await finish(session, services, kind, run_id, outcome, job=ctx)
+
+    async def end(session: AsyncSession) -> bool:
+        return await finish_in(session, services, kind, run_id, outcome, job=ctx)
+
+    await ctx.write(end)
 
 
 def register_run_kind(registry: JobRegistry, kind: RunKind[Any, Any]) -> None:

@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, date, datetime
+from typing import Any
 
 from sqlalchemy import (
     Date,
     String,
+    bindparam,
     cast,
     delete,
     func,
@@ -175,40 +177,55 @@ async def record_usage(
     moment = _as_utc(occurred_at)
     day = moment.date()
 
-    await session.execute(
-        insert(UsageEvent).values(
-            org_id=org_id,
-            team_id=team_id,
-            feature=feature,
-            credits=amount,
-            occurred_at=moment,
-        )
-    )
     team_key = UNATTRIBUTED_TEAM_KEY if team_id is None else team_id
+    event, daily, monthly = _usage_statements(_dialect(session))
+    await session.execute(
+        event,
+        {
+            "org_id": org_id,
+            "team_id": team_id,
+            "feature": feature,
+            "credits": amount,
+            "occurred_at": moment,
+        },
+    )
+    common = {"org_id": org_id, "team_key": team_key, "credits": amount, "events": 1}
     month = day.strftime("%Y-%m")
-    dialect = _dialect(session)
-    await _add_to_rollup(
-        session, dialect, UsageDaily, dict(org_id=org_id, day=day, team_key=team_key), month, amount
-    )
-    await _add_to_rollup(
-        session,
-        dialect,
-        UsageMonthly,
-        dict(org_id=org_id, month=month, team_key=team_key),
-        None,
-        amount,
-    )
+    await session.execute(daily, {**common, "day": day, "month": month})
+    await session.execute(monthly, {**common, "month": month})
 
 
-async def _add_to_rollup(
-    session: AsyncSession,
+_STATEMENTS: dict[str, tuple[Any, Any, Any]] = {}
+
+
+def _usage_statements(dialect: str) -> tuple[Any, Any, Any]:
+    """The ledger insert and the two rollup upserts of ``dialect``, built once (with bound
+    parameters, so SQLAlchemy's compiled cache serves them without rebuilding the statements)."""
+    found = _STATEMENTS.get(dialect)
+    if found is None:
+        event = insert(UsageEvent).values(
+            {name: bindparam(name) for name in ("org_id", "team_id", "feature", "credits")}
+            | {"occurred_at": bindparam("occurred_at", type_=UsageEvent.occurred_at.type)}
+        )
+        found = _STATEMENTS[dialect] = (
+            event,
+            _rollup_upsert(dialect, UsageDaily, ("org_id", "day", "team_key"), with_month=True),
+            _rollup_upsert(
+                dialect, UsageMonthly, ("org_id", "month", "team_key"), with_month=False
+            ),
+        )
+    return found
+
+
+def _rollup_upsert(
     dialect: str,
     model: type[UsageDaily] | type[UsageMonthly],
-    key: dict[str, object],
-    month: str | None,
-    amount: float,
-) -> None:
-    """``INSERT`` the rollup row for ``key`` or add ``amount`` to it, in one atomic statement."""
+    key: tuple[str, ...],
+    *,
+    with_month: bool,
+) -> Any:
+    """``INSERT`` the rollup row for ``key`` or add ``credits`` and ``events`` to it, in one
+    atomic statement."""
     stmt: sqlite.Insert | postgresql.Insert
     if dialect == "sqlite":
         stmt = sqlite.insert(model)
@@ -216,19 +233,17 @@ async def _add_to_rollup(
         stmt = postgresql.insert(model)
     else:  # pragma: no cover - the engine factory accepts only these two
         raise ValueError(f"unsupported dialect: {dialect!r}")
-    values: dict[str, object] = {**key, "credits": amount, "events": 1}
-    if month is not None:
-        values["month"] = month
-    stmt = stmt.values(**values)
     table = model.__table__
-    await session.execute(
-        stmt.on_conflict_do_update(
-            index_elements=[table.c[name] for name in key],
-            set_={
-                "credits": table.c.credits + stmt.excluded.credits,
-                "events": table.c.events + stmt.excluded.events,
-            },
-        )
+    names = [*key, "credits", "events"]
+    if with_month:
+        names.append("month")
+    stmt = stmt.values({name: bindparam(name, type_=table.c[name].type) for name in names})
+    return stmt.on_conflict_do_update(
+        index_elements=[table.c[name] for name in key],
+        set_={
+            "credits": table.c.credits + stmt.excluded.credits,
+            "events": table.c.events + stmt.excluded.events,
+        },
     )
 
 

@@ -29,9 +29,9 @@ def create_engine(url: str | URL, *, echo: bool = False) -> AsyncEngine:
     SQLite reads run on the event loop thread (:mod:`sleuth_shell.db.sqlite_reads`).
 
     The pool keeps :data:`POOL_SIZE` connections and opens up to :data:`POOL_OVERFLOW` more under
-    load, enough for the HTTP requests and a worker's 32 concurrent jobs of one process. On SQLite
-    the connections opened under load are kept open (up to the same total) instead of being
-    closed on return.
+    load, enough for the HTTP requests and a worker's 32 concurrent jobs of one process; on SQLite
+    the ones opened under load are kept open (file handles of this process, cheap to keep and
+    costly to reopen).
     """
     parsed = async_url(url)
     if parsed.get_backend_name() == "sqlite":
@@ -42,6 +42,9 @@ def create_engine(url: str | URL, *, echo: bool = False) -> AsyncEngine:
             parsed,
             echo=echo,
             connect_args={"async_creator_fn": connect_inline_reads},
+            # The same ceiling, but connections opened under load stay open: opening one is a
+            # thread start, a file open and the schema parse, which the worker's 32 jobs
+            # otherwise paid again and again (see docs/performance.md).
             pool_size=POOL_SIZE + POOL_OVERFLOW,
             max_overflow=0,
         )

@@ -9,14 +9,15 @@ docs/performance.md).
 for a lock: a ``SELECT`` (in WAL mode, set by
 :func:`~sleuth_shell.db.dialect.install_connection_setup`, readers never wait for the writer),
 fetching rows, closing cursors, creating a cursor, and a commit or rollback with no transaction
-open (a no-op). The first statement that can wait on the database lock (``INSERT``, ``UPDATE``,
-``DELETE``, ``BEGIN``, pragmas, connecting, closing) goes through aiosqlite's thread, so the busy
-timeout never blocks the event loop. Once a transaction holds the write lock (its first write went
-through the thread), nothing can make it wait any more, and its further statements, its commit or
-rollback run inline too: a transaction of many writes costs one thread hop, not one a statement
-(the commit may checkpoint the WAL, a short write to the file, never a wait on another
-process). A ``SELECT`` that must wait (a WAL checkpoint restart, rare and short) is the one
-exception, accepted for the common case.
+open (a no-op). The first writing statement of a transaction (which takes SQLite's write lock and
+may have to wait for another process's writer), pragmas, connecting and closing go through
+aiosqlite's thread, so the busy timeout never blocks the event loop. Once a transaction holds the
+write lock, its further statements, its commit and its rollback cannot wait for any lock (in WAL
+mode readers never block the writer) and run inline too: a write transaction costs one thread hop,
+not one per statement (each hand-over waited for the GIL behind the busy event loop, which made
+the write lock's hold time, and so the job throughput, several times longer; see
+docs/performance.md). A ``SELECT`` that must wait (a WAL checkpoint restart, rare and short) is the
+one exception, accepted for the common case.
 
 Writers of one process take turns through an asyncio lock per database file (:func:`write_lock`,
 a :class:`WriteLock`: writers marked urgent with :func:`urgent_writes` alternate with the others),
@@ -41,6 +42,8 @@ from contextlib import contextmanager
 from typing import Any
 
 import aiosqlite
+
+from sleuth_shell.db.dialect import SQLITE_BUSY_TIMEOUT_MS
 
 __all__ = [
     "InlineReadConnection",
@@ -149,8 +152,19 @@ _CURSOR_INLINE = frozenset({"fetchone", "fetchmany", "fetchall", "close"})
 _READ_PREFIXES = ("SELECT", "select")
 
 
+_DML_PREFIXES = ("INSERT", "UPDATE", "DELETE", "insert", "update", "delete")
+
+
+def _is_dml(sql: object) -> bool:
+    return isinstance(sql, str) and sql.lstrip().startswith(_DML_PREFIXES)
+
+
 def _is_read(sql: object) -> bool:
     return isinstance(sql, str) and sql.lstrip().startswith(_READ_PREFIXES)
+
+
+class _Busy(Exception):
+    """Another connection holds SQLite's write lock."""
 
 
 class InlineReadConnection(aiosqlite.Connection):
@@ -182,36 +196,32 @@ class InlineReadConnection(aiosqlite.Connection):
             if lock.locked():
                 lock.release()
 
+    def _holds_write(self) -> bool:
+        """True inside a write transaction this connection began (it holds SQLite's write lock)."""
+        return self._write_lock is not None and self._in_transaction()
+
     def _inline(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> bool:
         owner = getattr(fn, "__self__", None)
         name = getattr(fn, "__name__", "")
         if isinstance(owner, sqlite3.Cursor):
             if name in _CURSOR_INLINE:
                 return True
+            if name in ("execute", "executemany") and self._holds_write():
+                return True
             return name == "execute" and bool(args) and _is_read(args[0])
         if isinstance(owner, sqlite3.Connection):
             if name == "cursor":
                 return True
             if name in ("commit", "rollback"):
-                return not owner.in_transaction
+                return not owner.in_transaction or self._holds_write()
         return False
 
-    def _holds_write_transaction(self) -> bool:
-        """Whether this connection already holds SQLite's write lock: it took the process's
-        write lock and its transaction has written (the first write went through the thread)."""
-        return self._write_lock is not None and self._in_transaction()
-
     async def _execute(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        if self._connection is not None and self._running:
-            if self._inline(fn, args):
+        if self._connection is not None and self._running and self._inline(fn, args):
+            try:
                 return fn(*args, **kwargs)
-            if self._holds_write_transaction():
-                # Nothing left to wait for: the rest of the transaction, commit included, runs
-                # here instead of a thread hop per statement.
-                try:
-                    return fn(*args, **kwargs)
-                finally:
-                    self._release_if_idle()
+            finally:
+                self._release_if_idle()
         if (
             self._lock_key is not None
             and self._write_lock is None
@@ -220,15 +230,48 @@ class InlineReadConnection(aiosqlite.Connection):
             and not self._in_transaction()
         ):
             lock = write_lock(self._lock_key)
-            try:
-                await asyncio.wait_for(lock.acquire(urgent=_urgent.get()), WRITE_LOCK_TIMEOUT)
-            except TimeoutError:
-                raise sqlite3.OperationalError("database is locked") from None
+            urgent = _urgent.get()
+            if not lock.locked():
+                await lock.acquire(urgent=urgent)  # free: taken without yielding to the loop
+            else:
+                try:
+                    await asyncio.wait_for(lock.acquire(urgent=urgent), WRITE_LOCK_TIMEOUT)
+                except TimeoutError:
+                    raise sqlite3.OperationalError("database is locked") from None
             self._write_lock = lock
+            if (
+                self._running
+                and isinstance(getattr(fn, "__self__", None), sqlite3.Cursor)
+                and args
+                and _is_dml(args[0])
+            ):
+                try:
+                    return self._first_write_inline(fn, args, kwargs)
+                except _Busy:
+                    pass  # another process is writing: wait for it on aiosqlite's thread
+                finally:
+                    self._release_if_idle()
         try:
             return await super()._execute(fn, *args, **kwargs)  # type: ignore[no-untyped-call]
         finally:
             self._release_if_idle()
+
+    def _first_write_inline(
+        self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        """Run a transaction's first write on the event loop thread, without waiting: raises
+        :class:`_Busy` (nothing written) when another process holds SQLite's write lock."""
+        connection = self._connection
+        assert connection is not None
+        connection.execute("PRAGMA busy_timeout = 0")
+        try:
+            return fn(*args, **kwargs)
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY:
+                raise _Busy from exc
+            raise
+        finally:
+            connection.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
 
     def stop(self) -> asyncio.Future[Any] | None:
         """Stop the thread (closing the connection rolls back): give up the write lock too."""

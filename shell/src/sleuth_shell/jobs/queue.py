@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, event, func, insert, or_, select, update
+from sqlalchemy import and_, bindparam, delete, event, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Session
 
@@ -295,6 +295,26 @@ async def _transition(session: AsyncSession, job: ClaimedJob, **values: Any) -> 
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
+_jobs = Job.__table__.c
+
+#: running -> done for a held job, built once (the hot path of every handler's completion). A Core
+#: statement on the table: the ORM's bulk-update machinery is most of the cost of a small UPDATE.
+_MARK_DONE = (
+    update(Job.__table__)
+    .where(
+        _jobs.id == bindparam("job_id"),
+        _jobs.status == RUNNING,
+        _jobs.locked_by == bindparam("worker_id"),
+    )
+    .values(
+        status=DONE,
+        lease_until=None,
+        last_error=None,
+        updated_at=bindparam("now", type_=_jobs.updated_at.type),
+    )
+)
+
+
 async def mark_done(session: AsyncSession, job: ClaimedJob) -> None:
     """Mark ``job`` done inside ``session``'s transaction (the caller commits).
 
@@ -302,7 +322,10 @@ async def mark_done(session: AsyncSession, job: ClaimedJob) -> None:
     result, so the result and the completion commit together. Raises :class:`LeaseLost` when the
     job is no longer held by this worker; the caller must then roll back.
     """
-    if not await _transition(session, job, status=DONE, lease_until=None, last_error=None):
+    result = await session.execute(
+        _MARK_DONE, {"job_id": job.id, "worker_id": job.worker_id, "now": utcnow()}
+    )
+    if not result.rowcount:  # type: ignore[attr-defined]
         raise LeaseLost(f"job {job.id} is no longer held by {job.worker_id}")
 
 

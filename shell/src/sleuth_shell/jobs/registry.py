@@ -22,11 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from sleuth_shell.jobs.batch import Unit, WriteBatcher, write_alone
 from sleuth_shell.jobs.queue import ClaimedJob, mark_done
+
+T = TypeVar("T")
 
 __all__ = [
     "FailureHook",
@@ -78,6 +81,8 @@ class JobContext:
 
     job: ClaimedJob
     services: WorkerServices
+    writer: WriteBatcher | None = field(default=None, repr=False)
+    """The worker's write batcher (None: :meth:`write` commits each unit alone)."""
     completed: bool = field(default=False, init=False)
 
     @property
@@ -89,6 +94,18 @@ class JobContext:
     def final_attempt(self) -> bool:
         """True when a :class:`RetryJob` raised now would fail the job instead of retrying it."""
         return self.job.attempt >= self.job.max_attempts
+
+    async def write(self, unit: Unit[T]) -> T:
+        """Run ``unit(session)`` (writes only, no commit) in a transaction shared with other
+        jobs' writes, and return its result once committed (see :mod:`sleuth_shell.jobs.batch`).
+
+        The unit may run twice (a batch rolled back because of another unit is re-run unit by
+        unit), so it must only touch the database, through the session it is given. Exceptions
+        it raises reach the caller, with its writes rolled back.
+        """
+        if self.writer is None:
+            return await write_alone(self.services.sessions, unit)
+        return await self.writer.write(unit)
 
     async def complete(self, session: AsyncSession) -> None:
         """Mark the job done inside ``session``'s transaction (commit it yourself).

@@ -14,7 +14,9 @@ One loop serves both ``sleuth serve`` (in-process, unless ``SLEUTH_WORKERS_INLIN
   work; it keeps the leases of running jobs alive (renewed every third of ``lease``), so a job is
   held by exactly one live worker;
 - handlers that do not complete their job in their own transaction are marked done in batches
-  (one statement for all the jobs that finished together);
+  (one statement for all the jobs that finished together); handlers write through
+  ``JobContext.write``, which commits the writes of the jobs finishing together in one
+  transaction (:mod:`sleuth_shell.jobs.batch`);
 - a job whose worker died is claimed again once its lease has expired; after
   :data:`LEASE_RECOVERIES` such recoveries beyond ``max_attempts`` it is failed as abandoned
   (a job that kills its worker cannot loop forever);
@@ -38,6 +40,7 @@ from datetime import timedelta
 
 from sleuth_shell.db.models import utcnow
 from sleuth_shell.jobs import queue
+from sleuth_shell.jobs.batch import WriteBatcher
 from sleuth_shell.jobs.queue import ClaimedJob, LeaseLost
 from sleuth_shell.jobs.registry import (
     JobContext,
@@ -103,6 +106,8 @@ class Worker:
         self._waker_handle: object | None = None
         self._to_finish: list[tuple[ClaimedJob, asyncio.Future[None]]] = []
         self._finisher: asyncio.Task[None] | None = None
+        self.writer = WriteBatcher(services.sessions)
+        """Commits the writes the running jobs submit together (``JobContext.write``)."""
 
     # --- lifecycle ------------------------------------------------------------------------------
 
@@ -216,14 +221,14 @@ class Worker:
             self._wake.set()
 
     async def _shutdown(self) -> None:
-        if not self._running:
-            return
-        tasks = list(self._running)
-        _done, pending = await asyncio.wait(tasks, timeout=self.shutdown_timeout)
-        for task in pending:
-            task.cancel()
-        if pending:
-            await asyncio.wait(pending)
+        if self._running:
+            tasks = list(self._running)
+            _done, pending = await asyncio.wait(tasks, timeout=self.shutdown_timeout)
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.wait(pending)
+        await self.writer.aclose()
 
     async def run_until_idle(self, *, max_rounds: int = 1000) -> int:
         """Run due jobs until none is due (tests, one-shot draining). Returns how many ran."""
@@ -271,7 +276,7 @@ class Worker:
                 return
 
     async def _run_job(self, job: ClaimedJob) -> None:
-        ctx = JobContext(job=job, services=self.services)
+        ctx = JobContext(job=job, services=self.services, writer=self.writer)
         kind = self.registry.get(job.kind)
         if kind is None:
             await self._fail(ctx, f"no handler registered for job kind {job.kind!r}")

@@ -28,7 +28,7 @@ import json
 import time
 from typing import Any, Protocol, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.config import Settings
@@ -182,19 +182,23 @@ async def _deliver_web(ctx: JobContext) -> None:
     headers[SIGNATURE_HEADER] = sign(body, secret)
     headers[TIMESTAMP_HEADER] = str(int(time.time()))
     await _post(ctx, url, body, headers)
-    async with sessions() as session:
+
+    async def delivered(session: AsyncSession) -> None:
         await _forget_key(session, interaction_id)
         await ctx.complete(session)
-        await session.commit()
+
+    await ctx.write(delivered)
+
+
+_FORGET_KEY = (
+    update(Interaction.__table__)
+    .where(Interaction.__table__.c.id == bindparam("interaction_id"))
+    .values(callback_api_key=None)
+)
 
 
 async def _forget_key(session: AsyncSession, interaction_id: str) -> None:
-    await session.execute(
-        update(Interaction)
-        .where(Interaction.id == interaction_id)
-        .values(callback_api_key=None)
-        .execution_options(synchronize_session=False)
-    )
+    await session.execute(_FORGET_KEY, {"interaction_id": interaction_id})
 
 
 async def _web_failed(ctx: JobContext, session: AsyncSession, error: str) -> None:

@@ -1,0 +1,138 @@
+"""The worker alone, in process: CPU per light run (``python benchmarks/http/bench_worker.py``).
+
+``--count`` interactions (an organization with no knowledge, callbacks to a receiver in this
+process) are all due at once; one worker (the real one, ``job_registry()``) drains them. Printed:
+the process CPU time per run plus its callback (``time.process_time``: what the work costs,
+largely independent of how much of a core a shared machine leaves the process), the wall-clock
+rate, duplicates and early starts; with ``--locks``, how long SQLite's in-process write lock was
+held (the contended resource of a single-file database) and how many transactions took it.
+
+    python benchmarks/http/bench_worker.py [--count 300] [--database-url URL] [--locks]
+
+Compare two commits by running it from each checkout alternately at the same load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import harness
+from bench_jobs import Receiver
+
+
+def time_write_lock() -> list[float]:
+    """Patch the SQLite write lock to add up how long it is held: ``[seconds, times]``."""
+    from sleuth_shell.db import sqlite_reads
+
+    held = [0.0, 0.0]
+
+    class TimedLock(asyncio.Lock):
+        since = 0.0
+
+        async def acquire(self) -> bool:
+            result = await super().acquire()
+            self.since = time.perf_counter()
+            return result
+
+        def release(self) -> None:
+            held[0] += time.perf_counter() - self.since
+            held[1] += 1
+            super().release()
+
+    locks: dict[str, asyncio.Lock] = {}
+    sqlite_reads.write_lock = lambda database: locks.setdefault(database, TimedLock())  # type: ignore[assignment]
+    return held
+
+
+async def run(args: argparse.Namespace, url: str) -> None:
+    from sqlalchemy import select
+
+    from sleuth_shell.config import Settings
+    from sleuth_shell.db import create_engine, create_session_factory
+    from sleuth_shell.db.models import Interaction, Organization, utcnow
+    from sleuth_shell.interactions.request import parse_interaction_request
+    from sleuth_shell.interactions.service import create_interactions
+    from sleuth_shell.jobs import Worker
+    from sleuth_shell.runtime import job_registry
+    from sleuth_shell.services import build_services
+
+    await harness.seed(url, 1, 1)
+    receiver = Receiver()
+    receiver.expected = args.count
+    server = await asyncio.start_server(receiver.handle, "127.0.0.1", 0)
+    callback = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/cb"
+    held = time_write_lock() if args.locks else None
+    engine = create_engine(url)
+    sessions = create_session_factory(engine)
+    settings = Settings(database_url=url, allow_private_urls=True, workers_inline=False)
+    services = build_services(settings, sessions)
+    now = utcnow()
+    due = int(now.timestamp()) + 2
+    async with sessions() as session:
+        org_id = await session.scalar(select(Organization.id))
+        assert org_id is not None
+        for first in range(0, args.count, 10):
+            body: dict[str, Any] = {
+                "question": f"What changed in service {first}?",
+                "scheduled_runtimes": [due] * min(10, args.count - first),
+                "notifications": {"web": {"callback_url": callback}},
+            }
+            await create_interactions(
+                session,
+                services,
+                org_id=org_id,
+                team_id=None,
+                api_key_id=None,
+                api_key="bench",
+                request=parse_interaction_request(body, now),
+                now=now,
+            )
+        await session.commit()
+    await asyncio.sleep(max(0.0, due - time.time()))
+    worker = Worker(services, job_registry())
+    wall, cpu = time.perf_counter(), time.process_time()
+    await worker.start()
+    await asyncio.wait_for(receiver.done.wait(), args.timeout)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    await worker.stop()
+    async with sessions() as session:
+        rows = (
+            await session.execute(select(Interaction.scheduled_runtime, Interaction.started_at))
+        ).all()
+    server.close()
+    await services.aclose()
+    await engine.dispose()
+    early = sum(1 for scheduled, started in rows if started is not None and started < scheduled)
+    print(harness.describe_machine())
+    print(
+        f"{args.count} runs with callbacks: CPU {cpu / args.count * 1000:.1f} ms each;"
+        f" all called back in {wall:.1f} s ({args.count / wall:.0f}/s wall);"
+        f" duplicates {receiver.duplicates}, early starts {early}; load {harness.loadavg()}"
+    )
+    if held is not None:
+        print(f"write lock held {held[0]:.1f} s of {wall:.1f} s, taken {int(held[1])} times")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--count", type=int, default=300)
+    parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--locks", action="store_true", help="time SQLite's write lock")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="sleuth-bench-worker-") as tmp:
+        url = args.database_url or f"sqlite:///{Path(tmp) / 'sleuth.db'}"
+        asyncio.run(run(args, url))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("SLEUTH_LOG_LEVEL", "WARNING")
+    sys.exit(main())

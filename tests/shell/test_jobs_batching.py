@@ -1,0 +1,89 @@
+"""Write batches (jobs/batch.py): units committed together, each unit's outcome its own."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sleuth_shell.db import create_engine, create_session_factory, migrate_async
+from sleuth_shell.db.models import Job
+from sleuth_shell.jobs import enqueue
+from sleuth_shell.jobs.batch import WriteBatcher
+
+pytestmark = [pytest.mark.anyio, pytest.mark.storage]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def batcher(database_url: str) -> AsyncIterator[WriteBatcher]:
+    await migrate_async(database_url)
+    engine = create_engine(database_url)
+    yield WriteBatcher(create_session_factory(engine))
+    await engine.dispose()
+
+
+def add(name: str, *, then_fail: bool = False):  # type: ignore[no-untyped-def]
+    async def unit(session: AsyncSession) -> str:
+        await enqueue(session, "test.batch", {"name": name})
+        if then_fail:
+            raise ValueError(f"{name} refuses")
+        return name
+
+    return unit
+
+
+async def names(batcher: WriteBatcher) -> list[str]:
+    async with batcher.sessions() as session:
+        rows = await session.scalars(select(Job).order_by(Job.id))
+        return [str(job.payload["name"]) for job in rows]
+
+
+async def test_units_submitted_together_commit_in_one_transaction(batcher: WriteBatcher) -> None:
+    results = await asyncio.gather(*(batcher.write(add(f"u{i}")) for i in range(5)))
+    assert results == [f"u{i}" for i in range(5)]
+    assert batcher.batches == 1
+    assert await names(batcher) == [f"u{i}" for i in range(5)]
+
+
+async def test_a_failing_unit_fails_alone_and_the_others_commit(batcher: WriteBatcher) -> None:
+    results = await asyncio.gather(
+        batcher.write(add("a")),
+        batcher.write(add("b", then_fail=True)),
+        batcher.write(add("c")),
+        return_exceptions=True,
+    )
+    assert results[0] == "a" and results[2] == "c"
+    assert isinstance(results[1], ValueError) and str(results[1]) == "b refuses"
+    # The batch was rolled back and each unit ran alone once: no unit's writes twice, b's none.
+    assert await names(batcher) == ["a", "c"]
+    assert batcher.batches == 3
+
+
+async def test_a_unit_alone_that_fails_is_not_run_again(batcher: WriteBatcher) -> None:
+    calls = 0
+
+    async def unit(session: AsyncSession) -> None:
+        nonlocal calls
+        calls += 1
+        await enqueue(session, "test.batch", {"name": "x"})
+        raise RuntimeError("no")
+
+    with pytest.raises(RuntimeError, match="no"):
+        await batcher.write(unit)
+    assert calls == 1
+    assert await names(batcher) == []
+
+
+async def test_batches_hold_at_most_max_batch_units(batcher: WriteBatcher) -> None:
+    batcher.max_batch = 2
+    await asyncio.gather(*(batcher.write(add(f"u{i}")) for i in range(5)))
+    assert batcher.batches == 3
+    assert await names(batcher) == [f"u{i}" for i in range(5)]
