@@ -184,12 +184,14 @@ def covered(text, intervals):
 
 @SETTINGS
 @given(texts)
-# a list item starting with a blank line holds no paragraph: a line indented 4 or more past its
-# content column (the marker's width plus one) is indented code inside it
+# a list item starting with a blank line (or a heading, a thematic break) holds no paragraph: a
+# line indented 4 or more past its content column is indented code inside it
 @example("1. \n        [[source:1]]")
 @example("1.\n       [[source:1]] §t§")
 @example("- 1. \n          [[source:1]]")
 @example("1. a\n\n   2.\n          [[source:1]]")
+@example("1. # h\n        [[source:1]]")
+@example("1. ***\n        [[source:1]]")
 def test_region_analysis_equals_full_parse(text):
     analysis = impl._analyse(impl._scan_copy(text))
     mine = analysis.intervals if analysis else []
@@ -364,7 +366,8 @@ def literal_table(text: str) -> list[tuple[str, str]]:
 
 
 # An item whose first line is empty has its content column at the marker's width plus one, so a
-# line indented four more is indented code in it (not a continuation: there is no paragraph).
+# line indented four more is indented code in it (not a continuation: there is no paragraph);
+# likewise after an item starting with a heading, a thematic break or an empty nested item.
 BLANK_START_ITEMS = literal_table(r"""
 # ordered, '.' and ')' markers, wider numbers, tabs: code, kept verbatim
 '1. \n        [[source:1]] §t§'       -> '1. \n        [[source:1]] §t§'
@@ -378,6 +381,13 @@ BLANK_START_ITEMS = literal_table(r"""
 '- 1.\n\t\t\t[[source:1]]'            -> '- 1.\n\t\t\t[[source:1]]'
 '> 1. \n>        [[source:1]]'       -> '> 1. \n>        [[source:1]]'
 '1. a\n\n   2.\n          [[source:1]]' -> '1. a\n\n   2.\n          [[source:1]]'
+# items starting with a heading, a thematic break or an empty nested item: no paragraph either
+'1. # h\n        [[source:1]]'        -> '1. # h\n        [[source:1]]'
+'1) #\n        [[source:1]]'          -> '1) #\n        [[source:1]]'
+'1. ***\n        [[source:1]]'        -> '1. ***\n        [[source:1]]'
+'1. ---\n        [[source:1]]'        -> '1. ---\n        [[source:1]]'
+'1. - \n         [[source:1]]'        -> '1. - \n         [[source:1]]'
+'- 1. # h\n          [[source:1]]'    -> '- 1. # h\n          [[source:1]]'
 # bullet markers
 '- \n      [[source:1]]'              -> '- \n      [[source:1]]'
 '* \n      [[source:1]]'              -> '* \n      [[source:1]]'
@@ -389,6 +399,8 @@ BLANK_START_ITEMS = literal_table(r"""
 '1. a\n   2.\n          [[source:1]]' -> '1. a\n   2.\n          [1]'
 # a marker with text after it opens a paragraph: the indented line continues it
 '1. a\n        [[source:1]]'          -> '1. a\n        [1]'
+'1. #x\n        [[source:1]]'         -> '1. #x\n        [1]'
+'1. > q\n        [[source:1]]'        -> '1. > q\n        [1]'
 # not list markers: ten digits, no space after the dot
 '1234567890.\n        [[source:1]]'   -> '1234567890.\n        [1]'
 '1.x\n        [[source:1]]'           -> '1.x\n        [1]'
