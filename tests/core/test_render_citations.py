@@ -1,9 +1,10 @@
 """render_answer: citations, § removal, code verbatim, Sources section (DESIGN section 4)."""
 
+import ast
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sleuth_core.errors import CoreError, InvalidSources
@@ -183,6 +184,14 @@ def covered(text, intervals):
 
 @SETTINGS
 @given(texts)
+# a list item starting with a blank line (or a heading, a thematic break) holds no paragraph: a
+# line indented 4 or more past its content column is indented code inside it
+@example("1. \n        [[source:1]]")
+@example("1.\n       [[source:1]] §t§")
+@example("- 1. \n          [[source:1]]")
+@example("1. a\n\n   2.\n          [[source:1]]")
+@example("1. # h\n        [[source:1]]")
+@example("1. ***\n        [[source:1]]")
 def test_region_analysis_equals_full_parse(text):
     analysis = impl._analyse(impl._scan_copy(text))
     mine = analysis.intervals if analysis else []
@@ -338,3 +347,69 @@ def test_block_structured_analysis_equals_full_parse(text):
     region = impl._parse_region(impl._scan_copy(text))
     open_fence = region.open_markup if region.open_kind == "fence" else None
     assert (analysis.open_fence if analysis else None) == open_fence
+
+
+# --- list items starting with a blank line -----------------------------------------------------
+
+
+def literal_table(text: str) -> list[tuple[str, str]]:
+    """Rows ``'source' -> 'rendered'`` of Python string literals; lines starting with # are notes.
+
+    The table is a raw string, so the literals' escapes (``\\n``, ``\\t``) read as written.
+    """
+    rows = []
+    for line in text.strip().splitlines():
+        if not line.startswith("#"):
+            source, rendered = line.split(" -> ")
+            rows.append((ast.literal_eval(source), ast.literal_eval(rendered)))
+    return rows
+
+
+# An item whose first line is empty has its content column at the marker's width plus one, so a
+# line indented four more is indented code in it (not a continuation: there is no paragraph);
+# likewise after an item starting with a heading, a thematic break or an empty nested item.
+BLANK_START_ITEMS = literal_table(r"""
+# ordered, '.' and ')' markers, wider numbers, tabs: code, kept verbatim
+'1. \n        [[source:1]] §t§'       -> '1. \n        [[source:1]] §t§'
+'1.\n       [[source:1]] §t§'        -> '1.\n       [[source:1]] §t§'
+'1) \n       [[source:1]]'           -> '1) \n       [[source:1]]'
+'10. \n         [[source:1]]'        -> '10. \n         [[source:1]]'
+'1.\t\n\t\t[[source:1]]'              -> '1.\t\n\t\t[[source:1]]'
+'1. \n\t\t[[source:1]]'               -> '1. \n\t\t[[source:1]]'
+# nested in a bullet item, in a quote, and after a blank line inside a list
+'- 1. \n          [[source:1]]'      -> '- 1. \n          [[source:1]]'
+'- 1.\n\t\t\t[[source:1]]'            -> '- 1.\n\t\t\t[[source:1]]'
+'> 1. \n>        [[source:1]]'       -> '> 1. \n>        [[source:1]]'
+'1. a\n\n   2.\n          [[source:1]]' -> '1. a\n\n   2.\n          [[source:1]]'
+# items starting with a heading, a thematic break or an empty nested item: no paragraph either
+'1. # h\n        [[source:1]]'        -> '1. # h\n        [[source:1]]'
+'1) #\n        [[source:1]]'          -> '1) #\n        [[source:1]]'
+'1. ***\n        [[source:1]]'        -> '1. ***\n        [[source:1]]'
+'1. ---\n        [[source:1]]'        -> '1. ---\n        [[source:1]]'
+'1. - \n         [[source:1]]'        -> '1. - \n         [[source:1]]'
+'- 1. # h\n          [[source:1]]'    -> '- 1. # h\n          [[source:1]]'
+# bullet markers
+'- \n      [[source:1]]'              -> '- \n      [[source:1]]'
+'* \n      [[source:1]]'              -> '* \n      [[source:1]]'
+# less indented: a paragraph in the item, processed
+'1. \n    [[source:1]] §t§'           -> '1. \n    [1] t'
+'- \n     [[source:1]]'               -> '- \n     [1]'
+# an empty item cannot interrupt a paragraph: the lines continue it, processed
+'para\n1. \n        [[source:1]]'     -> 'para\n1. \n        [1]'
+'1. a\n   2.\n          [[source:1]]' -> '1. a\n   2.\n          [1]'
+# a marker with text after it opens a paragraph: the indented line continues it
+'1. a\n        [[source:1]]'          -> '1. a\n        [1]'
+'1. #x\n        [[source:1]]'         -> '1. #x\n        [1]'
+'1. > q\n        [[source:1]]'        -> '1. > q\n        [1]'
+# not list markers: ten digits, no space after the dot
+'1234567890.\n        [[source:1]]'   -> '1234567890.\n        [1]'
+'1.x\n        [[source:1]]'           -> '1.x\n        [1]'
+""")
+
+
+@pytest.mark.parametrize(("source", "expected"), BLANK_START_ITEMS)
+def test_list_items_starting_blank(source, expected):
+    assert render(source).content == expected
+    analysis = impl._analyse(impl._scan_copy(source))
+    mine = analysis.intervals if analysis else []
+    assert covered(source, mine) == covered(source, full_parse_intervals(source))

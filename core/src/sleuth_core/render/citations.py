@@ -18,10 +18,11 @@ runs only where code can be:
 1. Code needs a backtick, a ``~~~`` fence, or an indented line (four spaces or a tab, possibly
    after container markers) that can start an indented code block, i.e. one that does not
    continue a plain paragraph line (a line of a table or of a link reference definition is
-   not one: the block is looked at back to the last blank line). (HTML blocks of CommonMark
-   types 1-5, which can hide fences across blank lines, count too.) Text with none of these
-   takes the fast path: ``§`` removal and one marker substitution in C-level string
-   operations.
+   not one: the block is looked at back to the last blank line; nor is a list item that does
+   not start with paragraph text, e.g. ``1.`` alone, ``- # h`` or ``1. ***``). (HTML
+   blocks of CommonMark types 1-5, which can hide fences across blank lines, count too.) Text
+   with none of these takes the fast path: ``§`` removal and one marker substitution in
+   C-level string operations.
 2. Otherwise the text is cut into blank-line separated groups. A group whose first line starts
    at column 0 begins at the top level (after a blank line it cannot continue a list item, a
    quote or indented code; only an open top-level fence or HTML block could swallow it), so
@@ -84,9 +85,14 @@ _MARKER_SPLIT = _MARKER  # split() on a one-group pattern yields text, id, text,
 # Candidates for code (see the module docstring, point 1).
 _HTML_CANDIDATE = re.compile(r"<(?:[!?]|(?i:pre|script|style|textarea))")
 _PREFIX = re.compile(r"[ >*+\-0-9.)\t]*")
-# A line that a following indented line would continue (lazily or not) rather than leave.
+# A line that a following indented line would continue (lazily or not) rather than leave: after
+# container markers, text that starts a paragraph. An ordered list marker ("1." or "1)" before
+# a space, a tab or the line end) is not such text, like a bullet: the item it opens may start
+# with a blank line, a heading, a thematic break or another list, none a paragraph.
 _PLAIN_LINE = re.compile(
-    r"[ \t]*(?:>[ \t]*)*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)?[^\s#|<>=~`\-+*_]", re.UNICODE
+    r"[ \t]*(?:>[ \t]*)*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)?"
+    r"(?![0-9]{1,9}[.)](?:[ \t]|$))[^\s#|<>=~`\-+*_]",
+    re.UNICODE,
 )
 _THEMATIC = re.compile(r"[ ]{0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _BLANKS = re.compile(r"\n(?:[ \t]*\n)+")
