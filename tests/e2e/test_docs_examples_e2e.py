@@ -17,7 +17,8 @@ skipped silently. A block is one of:
   configuration (``mcpServers``) is also used: every server's ``url`` and ``headers`` must list
   Sleuth's tools on the test server.
 * ``toml``: must parse.
-* anything else (diagrams, profiler output, untagged) must be in :data:`NOT_RUN`.
+* untagged blocks on the pages of :data:`OUTPUT_PAGES` are measured output (profiles, tables);
+* anything else (diagrams, untagged) must be in :data:`NOT_RUN`.
 
 A block that fits none of these, or a :data:`NOT_RUN` entry that no longer matches a block, fails
 the test: a new example must either run or be listed with the reason it cannot.
@@ -110,17 +111,12 @@ NOT_RUN: dict[tuple[str, str], str] = {
         "interactions.md",
         "secret:    dc20fd41d15bf2b529d955e21f34ef9d51698319b6b5b6ac3bc1278416779145",
     ): "a signature test vector, checked by test_signature_vector_in_interactions_doc below",
-    ("performance.md", "ncalls  cumtime  function"): "profiler output",
-    (
-        "performance.md",
-        "35.4%  aiosqlite Connection._execute        (the event loop side of the"
-        " thread hop, GIL waits)",
-    ): "profiler output",
-    (
-        "performance.md",
-        "19.4%  asyncio socket write (sending the response; GIL and scheduler"
-        " waits on the loaded machine)",
-    ): "profiler output",
+}
+
+#: Pages whose untagged (or ``text``) blocks are measured output, never programs: what the
+#: benchmarks and profilers printed, kept as the record of a measurement.
+OUTPUT_PAGES: dict[str, str] = {
+    "performance.md": "benchmark tables and profiler output (make bench-*, py-spy, cProfile)",
 }
 
 #: Pages whose ``sh`` blocks another test runs as one script, with assertions about their answers.
@@ -515,6 +511,8 @@ def plan_page(path: Path, listed: set[tuple[str, str]]) -> Plan:
         key = (block.page, block.first_line)
         if key in NOT_RUN:
             listed.add(key)
+            continue
+        if block.page in OUTPUT_PAGES and block.lang in ("", "text"):
             continue
         if block.lang == "console":
             steps.append(("console", block, None))
