@@ -50,6 +50,7 @@ from sleuth_shell.db import create_engine, create_session_factory, models
 from sleuth_shell.db.migrate import migrate_async
 from sleuth_shell.demo import load_demo
 from sleuth_shell.services import Services, build_services, load_configured_agent
+from sleuth_shell.text import format_ts
 
 HERE = Path(__file__).parent
 SPLITS = {"tune": HERE / "questions_tune.json", "held-out": HERE / "questions_heldout.json"}
@@ -169,6 +170,49 @@ async def _support_text(corpora: Corpora, corpus: str, source: dict[str, Any]) -
         doc = await ctx.knowledge.get(ctx.org_id, int(source["artifact_id"]))
         return doc.content if doc is not None else ""
     query = json.loads(source["query"])
+    if source["type"] == "change":
+        if "change_id" in query:  # one change record
+            changes = await ctx.changes.get_many(ctx.org_id, [query["change_id"]])
+        else:  # a change query
+            changes = await ctx.changes.query(
+                ctx.org_id,
+                _parse_ts(query["start"]),
+                _parse_ts(query["end"]),
+                query.get("services"),
+                query.get("kinds"),
+                query.get("text"),
+                10_000,
+            )
+        return "\n".join(
+            " ".join(
+                [
+                    c.kind,
+                    c.change_id,
+                    c.service,
+                    format_ts(c.timestamp),
+                    c.summary,
+                    c.author or "",
+                    " ".join(c.files),
+                    " ".join(c.ships),
+                    c.diff,
+                ]
+            )
+            for c in changes
+        )
+    if source["type"] == "metrics":
+        series = await ctx.metrics.query(
+            ctx.org_id,
+            _parse_ts(query["start"]),
+            _parse_ts(query["end"]),
+            query.get("services"),
+            query.get("names"),
+            1000,
+        )
+        return "\n".join(
+            f"{m.service} {m.name} {json.dumps(m.labels)} "
+            + " ".join(f"{format_ts(t)} {v:g} {v:.1f} {v:.2f} {v:.0f}" for t, v in m.points)
+            for m in series
+        )
     records = await ctx.logs.query(
         ctx.org_id,
         _parse_ts(query["start"]),
