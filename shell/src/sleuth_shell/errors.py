@@ -63,7 +63,6 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "NOT_JSON",
     "NOT_UTF8",
-    "NUL_TEXT",
     "TOO_DEEP",
     "ApiError",
     "ErrorBody",
@@ -86,7 +85,6 @@ INVALID_BODY_OPT = "invalid_body_detail"
 NOT_UTF8 = "Invalid request body: not valid UTF-8 text"
 TOO_DEEP = f"Invalid request body: nested more than {MAX_JSON_DEPTH} levels deep"
 NOT_JSON = "Invalid request body: not valid JSON"
-NUL_TEXT = "Invalid request body: text must not contain NUL characters (\\u0000)"
 
 
 class ErrorBody(msgspec.Struct):

@@ -1,9 +1,8 @@
 """Request bodies: the checks every JSON body under ``/api/v1`` passes before a handler sees it.
 
 :func:`check_request_body` runs as the ``/api/v1`` router's ``before_request`` hook (after the API
-key check, before Litestar decodes ``data``): a body that is not UTF-8, that nests arrays and
-objects more than :data:`MAX_JSON_DEPTH` levels deep, or whose strings hold a NUL character
-(``\\u0000``: PostgreSQL cannot store one), is 400 before any decoder recurses into it.
+key guard, before Litestar decodes ``data``): a body that is not UTF-8, or that nests arrays and
+objects more than :data:`MAX_JSON_DEPTH` levels deep, is 400 before any decoder recurses into it.
 Handlers that read the body themselves decode it with :func:`decode_json_body` (msgspec, which also
 refuses lone UTF-16 surrogate escapes such as ``"\\ud800"`` that no database can store).
 
@@ -30,7 +29,6 @@ from sleuth_shell.errors import (
     MAX_JSON_DEPTH,
     NOT_JSON,
     NOT_UTF8,
-    NUL_TEXT,
     TOO_DEEP,
     bad_request,
     invalid_body_detail,
@@ -41,14 +39,12 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "NOT_JSON",
     "NOT_UTF8",
-    "NUL_TEXT",
     "TOO_DEEP",
     "StrictBody",
     "check_request_body",
     "decode_json_body",
     "documented_json_body",
     "exceeds_depth",
-    "has_nul",
     "invalid_body_detail",
 ]
 
@@ -68,19 +64,6 @@ _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
 # Objects and arrays nest alike: fold ``{}`` onto ``[]``.
 _FOLD = bytes.maketrans(b"{}", b"[]")
-# The escape of a NUL character: ``\u0000`` after an even number of backslashes (``\\u0000`` is
-# the text "\u0000", not a NUL). Raw control characters are invalid JSON already.
-_NUL_ESCAPE = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
-
-
-def has_nul(raw: bytes) -> bool:
-    r"""Whether the JSON text ``raw`` has a string holding a NUL character (PostgreSQL text cannot
-    store one, so it is refused everywhere alike).
-
-    >>> has_nul(rb'{"q": "a\u0000b"}'), has_nul(rb'{"q": "a\\u0000b"}')
-    (True, False)
-    """
-    return b"\\u0000" in raw and _NUL_ESCAPE.search(raw) is not None
 
 
 def exceeds_depth(raw: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
@@ -119,8 +102,6 @@ async def check_request_body(request: Request[Any, Any, Any]) -> None:
         raise bad_request(invalid_body_detail(request, NOT_UTF8)) from None
     if exceeds_depth(raw):
         raise bad_request(invalid_body_detail(request, TOO_DEEP))
-    if has_nul(raw):
-        raise bad_request(invalid_body_detail(request, NUL_TEXT))
 
 
 def documented_json_body(schema: Schema, description: str) -> type[Operation]:
@@ -152,8 +133,6 @@ def decode_json_body(raw: bytes, *, not_json: str = NOT_JSON) -> Any:
         return None
     if exceeds_depth(raw):
         raise ValueError(TOO_DEEP)
-    if has_nul(raw):
-        raise ValueError(NUL_TEXT)
     try:
         return msgspec.json.decode(raw)
     except UnicodeError:
