@@ -413,3 +413,17 @@ def test_the_header_constant_is_what_requests_and_callbacks_use(client, org) -> 
     assert by_constant.status_code == 200
     other_case = client.get("/api/v1/alert-responders", headers={API_KEY_HEADER.upper(): org.key})
     assert other_case.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"question": "a\x00b"},
+        {"question": "ok", "context": [{"role": "user", "content": "\x00"}]},
+        {"question": "ok", "user_id": "u\x00"},
+    ],
+)
+def test_a_nul_character_in_an_interaction_is_invalid_payload(client, org, body) -> None:
+    """PostgreSQL cannot store NUL: found by the schemathesis run as a 500 there."""
+    response = client.post("/api/v1/interactions", json=body, headers=org.headers)
+    assert (response.status_code, response.json()) == (400, {"detail": "Invalid payload"})

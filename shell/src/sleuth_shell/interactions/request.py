@@ -262,9 +262,23 @@ def _notifications(value: Any) -> tuple[Notifications, Any]:
     return notifications, callback_url
 
 
+def _holds_nul(value: Any) -> bool:
+    """Whether any string in the decoded JSON ``value`` (keys included) holds a NUL character."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(k) or _holds_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(v) for v in value)
+    return False
+
+
 def parse_interaction_request(body: Any, now: datetime) -> InteractionRequest:
-    """Validate a decoded request body at time ``now`` (aware). See the module docstring."""
-    if not isinstance(body, dict):
+    """Validate a decoded request body at time ``now`` (aware). See the module docstring.
+
+    A NUL character in any string is ``Invalid payload``: PostgreSQL cannot store one.
+    """
+    if not isinstance(body, dict) or _holds_nul(body):
         raise _payload_error()
     question = body.get("question")
     if not isinstance(question, str) or not question.strip():
