@@ -228,6 +228,34 @@ CASES: list[tuple[str, tuple[Change, ...], dict[str, object], str, str | None, s
     ),
     ("only a decoy before the onset", (DECOY, DECOY_SHIP), {}, "unknown", None, None),
     (
+        "sparse steady noise on another service, absent from the baseline by chance",
+        (GUILTY, SHIP, DECOY, DECOY_SHIP),
+        dict(
+            sigs=(
+                signature("orders", FAILURE, ONSET + 0.5),
+                signature("web", "image CDN request failed", 4 * 60 + 50, count=3, last=9 * 60),
+                signature("web", "thumbnail fetch failed for sku 4411", 5 * 60, count=4, last=590),
+            )
+        ),
+        "change",
+        "a1b2c3d4",
+        "deploy-orders-42",
+    ),
+    (
+        "another service failing for hours, unconnected to the alert",
+        (GUILTY, SHIP),
+        dict(
+            series=(errors("orders", ONSET), errors("web", 4 * 60)),
+            sigs=(
+                signature("orders", FAILURE, ONSET + 0.5),
+                signature("web", "CacheEvictionStorm: hot keys evicted", 4 * 60 + 1, count=900),
+            ),
+        ),
+        "change",
+        "a1b2c3d4",
+        "deploy-orders-42",
+    ),
+    (
         "guilty lands after the onset",
         (
             replace(GUILTY, timestamp=at(ONSET + 5)),

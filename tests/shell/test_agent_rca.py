@@ -8,14 +8,21 @@ import asyncio
 import json
 import re
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from rca_memory import MemoryChanges, MemoryKnowledge, MemoryLogs, MemoryMetrics
 
+from sleuth_shell import admin
 from sleuth_shell.agents.base import AgentContext, AgentResult, ChangeRecord, LogRecord
 from sleuth_shell.agents.rca import final_analysis, render_numbered
 from sleuth_shell.agents.retrieval import RetrievalAgent
 from sleuth_shell.agents.sources import change_source
+from sleuth_shell.config import Settings
+from sleuth_shell.db import create_engine, create_session_factory
+from sleuth_shell.db.migrate import migrate_async
+from sleuth_shell.demo import load_demo
+from sleuth_shell.services import build_services
 
 T0 = datetime(2026, 5, 6, 6, 0, tzinfo=UTC)
 FIRED = T0 + timedelta(hours=8)
@@ -221,3 +228,48 @@ def test_a_chatty_service_still_shows_its_new_failure() -> None:
     )
     result = investigate(noisy)
     assert result.analysis is not None and result.analysis["change_id"] == "c0ffee12"
+
+
+# --- the demo, end to end over SQLite ------------------------------------------------------------
+
+DEMO_NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+
+
+async def _demo_answer(directory: Path, question: str) -> AgentResult:
+    """Load the demo into a fresh SQLite organization (as ``evals/run.py`` does) and ask."""
+    url = f"sqlite:///{directory / 'demo.db'}"
+    await migrate_async(url)
+    engine = create_engine(url)
+    sessions = create_session_factory(engine)
+    async with sessions() as session:
+        org = await admin.create_org(session, "demo")
+        org_id = org.id
+        await load_demo(session, org_id, now=DEMO_NOW)
+    services = build_services(Settings(public_url="http://sleuth.test"), sessions)
+    try:
+        return await AGENT.answer(services.agent_context(org_id, now=DEMO_NOW), question)
+    finally:
+        await services.aclose()
+        await engine.dispose()
+
+
+def test_demo_why_question_blames_the_payments_deploy(tmp_path: Path) -> None:
+    # Regression: the storefront's sparse "image CDN request failed" noise (absent from the
+    # baseline by chance) was taken as a failure at 04:52, hours before the incident, and ruled
+    # the guilty commit out as "landed after the failure began".
+    result = asyncio.run(_demo_answer(tmp_path, "Why is checkout failing?"))
+    analysis = result.analysis
+    assert analysis is not None
+    assert analysis["verdict"] == "change", result.markdown
+    assert (analysis["change_id"], analysis["deploy_id"]) == (
+        "f41c9a7e2b65",
+        "payments-api@v2.14.0",
+    )
+    assert analysis["service"] == "payments-api"
+    assert analysis["onset"] is not None and analysis["onset"] >= "2026-11-22T09:30:00Z"
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert "v2.14.0" in lead and "f41c9a7e2b65" in lead
+    assert "storefront" not in lead.split("began failing")[0]
+    assert "landed after the failure began" not in next(
+        line for line in result.markdown.splitlines() if "`f41c9a7e2b65` on" in line
+    )

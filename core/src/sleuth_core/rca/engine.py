@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from sleuth_core.rca.model import (
+    Alert,
     Analysis,
     Change,
     Confidence,
@@ -42,6 +43,16 @@ _PROXIMITY_GAIN = 0.06
 _COMPOUND_GAIN = 1.5
 _MIN_ERRORS = 5
 _MIN_NEW_ERRORS = 4
+#: A new message is a burst when its rate over its own span is this many times its rate over the
+#: whole look-back ...
+_BURST_RATIO = 3.0
+#: ... and, at that rate, the silence before its first sighting had at most ``exp(-_BURST_SILENCE)``
+#: (1%) chance: sparse steady noise absent from the baseline by chance fails.
+_BURST_SILENCE = 4.6
+_BURST_FLOOR = timedelta(minutes=5)
+#: How far before the alert's own failure another service's onset may lie and still belong to the
+#: same failure episode (without a dependency linking them).
+_EPISODE_GAP = timedelta(hours=1)
 
 _TLS = re.compile(
     r"x509|certificate (?:has )?expired|certificate verify failed|ssl(?:error)?|tls handshake|"
@@ -150,12 +161,40 @@ def _dense(
     return out
 
 
+def _is_burst(sig: ErrorSignature, lookback_start: datetime, fired: datetime) -> bool:
+    """Whether a new message arrived as a burst rather than as sparse, steady noise.
+
+    Its rate over its own span (``count - 1`` gaps between first and last sighting) must be
+    ``_BURST_RATIO`` times its rate over the whole look-back, and at that rate the silence from the
+    start of the look-back to its first sighting must be improbable (Poisson, at most 1%): three
+    "image CDN request failed" lines spread over six hours are noise that missed the baseline by
+    chance; thirty in ten minutes, or one per run of a job from the hour it broke, are an onset.
+
+    >>> from datetime import UTC, datetime, timedelta
+    >>> t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> h = lambda x: t0 + timedelta(hours=x)
+    >>> _is_burst(ErrorSignature("web", "cdn failed", 3, h(4.9), h(10.9)), t0, h(12))
+    False
+    >>> _is_burst(ErrorSignature("web", "pool exhausted", 30, h(9.5), h(9.7)), t0, h(12))
+    True
+    """
+    if sig.count < 3:
+        return False
+    lookback = max(fired - lookback_start, _BURST_FLOOR)
+    span = max(sig.last_seen - sig.first_seen, _BURST_FLOOR)
+    rate = (sig.count - 1) / span.total_seconds()
+    average = sig.count / lookback.total_seconds()
+    silence = max(sig.first_seen - lookback_start, timedelta(0)).total_seconds()
+    return rate >= _BURST_RATIO * average and rate * silence >= _BURST_SILENCE
+
+
 def _service_onsets(evidence: Evidence) -> tuple[dict[str, datetime], dict[str, timedelta]]:
     """Per failing service: when it began failing, and how exact that time is.
 
     A service fails when its error counts shift up (CUSUM change point), or when error messages
-    new since the baseline (first seen after the first third of the look-back) recur. The onset is
-    the first sighting of the new messages, else the change point's bucket.
+    new since the baseline (first seen after the first third of the look-back) arrive as a burst
+    (:func:`_is_burst`; sparse steady noise never marks an onset). The onset is the first sighting
+    of the new messages, else the change point's bucket.
     """
     fired = evidence.alert.fired_at
     onsets: dict[str, datetime] = {}
@@ -206,10 +245,43 @@ def _service_onsets(evidence: Evidence) -> tuple[dict[str, datetime], dict[str, 
             else:
                 onsets[service] = cp_at
                 slack[service] = bucket
-        elif sum(s.count for s in new if s.count >= 3) >= _MIN_NEW_ERRORS:
-            onsets[service] = min(s.first_seen for s in new if s.count >= 3)
-            slack[service] = _SLACK
+        else:
+            bursts = [s for s in new if _is_burst(s, lookback_start, fired)]
+            if sum(s.count for s in bursts) >= _MIN_NEW_ERRORS:
+                onsets[service] = min(s.first_seen for s in bursts)
+                slack[service] = _SLACK
     return onsets, slack
+
+
+def _episode(
+    onsets: Mapping[str, datetime],
+    error_onsets: Mapping[str, datetime],
+    calls: Mapping[str, set[str]],
+    alert: Alert,
+    known: Sequence[str],
+) -> set[str]:
+    """The failing services of the failure episode the alert is about.
+
+    Seeded by the failing services the alert names (its service, or named in its title or text),
+    it grows by the failing services they call (the upstream chain, at any time) and by those whose
+    errors began at most ``_EPISODE_GAP`` before the episode's first errors, or any time after:
+    another service's unrelated blip hours earlier is not this failure's onset. An alert naming no
+    failing service keeps every failing service.
+    """
+    failing = set(onsets)
+    named = ({alert.service} | _mentions(f"{alert.title}\n{alert.text}", known)) & failing
+    if not named:
+        return failing
+    episode = set(named)
+    while True:
+        grown = set(episode)
+        for s in episode:
+            grown |= calls.get(s, set()) & failing
+        start = min(error_onsets[s] for s in grown)
+        grown |= {s for s in failing if error_onsets[s] >= start - _EPISODE_GAP}
+        if grown == episode:
+            return episode
+        episode = grown
 
 
 def _mentions(text: str, services: Sequence[str]) -> set[str]:
@@ -283,6 +355,7 @@ def analyze(evidence: Evidence) -> Analysis:
     )
     known = tuple(s for s in known if s)
     onsets, slack = _service_onsets(evidence)
+    error_onsets = dict(onsets)
     shifts = _metric_shifts(evidence.metrics, fired)
     # Dependencies: hints, and services named in another service's errors.
     calls: dict[str, set[str]] = {}
@@ -315,6 +388,9 @@ def analyze(evidence: Evidence) -> Analysis:
     for svc, at in onsets.items():
         if svc not in metric_onset:
             onset_list.append(Onset(svc, at, "errors"))
+    episode = _episode(onsets, error_onsets, calls, alert, known)
+    onsets = {s: at for s, at in onsets.items() if s in episode}
+    onset_list = [o for o in onset_list if o.service in episode]
     onset_list.sort(key=lambda o: (o.at, o.service))
     failing = sorted(onsets, key=lambda s: (onsets[s], s != alert.service, s))
     reasons: list[str] = []

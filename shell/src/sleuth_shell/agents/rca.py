@@ -337,14 +337,21 @@ def report(
         deploy = analysis.deploy_id
         dc = use(change_cite(deploy)) if deploy else ""
         summary = f" ({_c(record.summary)})" if record and record.summary else ""
-        shipped = f", shipped by deploy {_c(deploy)} {dc}" if deploy else ""
+        deploy_record = gathered.records.get(deploy) if deploy else None
+        version = _version(deploy_record) if deploy_record else ""
+        named = (
+            f" ({_i(deploy_record.service, 100)} {_i(version, 60)})"
+            if deploy_record and version
+            else ""
+        )
+        shipped = f", shipped by deploy {_c(deploy)}{named} {dc}" if deploy else ""
         for marker in onset_cites:
             use(marker)
         parts.append(
             f"**Root cause: {record.kind if record else 'change'} {_c(analysis.change_id)}"
             f"**{summary} {cc}{shipped}. {onset_text}{down_text} "
             + " ".join(onset_cites)
-            + f". Confidence: **{analysis.confidence}**."
+            + f". **Confidence: {analysis.confidence}**."
         )
     elif analysis.verdict == "external":
         ext_cites = list(onset_cites)
@@ -366,7 +373,7 @@ def report(
             "**No change in the data explains this**: the evidence points outside, to "
             f"{_i(analysis.external_cause, 300)} "
             + " ".join(ext_cites)
-            + f". {onset_text}{down_text}. Confidence: **{analysis.confidence}**."
+            + f". {onset_text}{down_text}. **Confidence: {analysis.confidence}**."
         )
     else:
         for marker in onset_cites:
@@ -378,17 +385,20 @@ def report(
             else "**No change in the data explains this**: no service's error rate or metrics "
             f"changed in the {int(LOOKBACK.total_seconds() // 3600)} hours before the alert."
         )
-        parts.append(lead + f" Confidence: **{analysis.confidence}**.")
+        parts.append(lead + f" **Confidence: {analysis.confidence}**.")
     # Evidence.
     bullets: list[str] = []
     if analysis.verdict == "change" and analysis.change_id:
         best = next(s for s in analysis.suspects if s.change.change_id == analysis.change_id)
-        terms = ", ".join(_c(t, 60) for t in best.matched[:5] if " " not in t)
+        terms = _spelled_terms(best, gathered.records.get(best.change.change_id), 5)
+        shows = f" ({terms})" if terms else ""
         lead_time = analysis.onset - best.effective_at if analysis.onset else timedelta(0)
+        began = f" at {_t(analysis.onset)} {errors_cite}" if analysis.onset and errors_cite else ""
         bullets.append(
             f"- {best.change.kind.capitalize()} {_c(best.change.change_id)} reached production at "
-            f"{_t(best.effective_at)}, {_duration(lead_time)} before the failure began, and "
-            f"touches what the failure shows ({terms}) {change_cite(best.change.change_id)}."
+            f"{_t(best.effective_at)} {change_cite(best.change.change_id)}, "
+            f"{_duration(lead_time)} before the failure began{began}, and touches what the "
+            f"failure shows{shows} {change_cite(best.change.change_id)}."
         )
     onset_floor = (analysis.onset or ev.alert.fired_at) - timedelta(hours=1)
     new_sigs = sorted(
@@ -440,14 +450,29 @@ def report(
             )
         )
     for onset in analysis.onsets:
-        events.append((onset.at, 1, f"{_t(onset.at)} **{_i(onset.service, 100)}** began failing"))
+        shown_by = (
+            metric_cite(onset.service, onset.metric)
+            if onset.basis == "metric"
+            else cite_errors([onset.service])
+        )
+        events.append(
+            (
+                onset.at,
+                1,
+                f"{_t(onset.at)} **{_i(onset.service, 100)}** began failing {shown_by}".rstrip(),
+            )
+        )
     events.append((ev.alert.fired_at, 2, f"{_t(ev.alert.fired_at)} the alert fired"))
     events.sort(key=lambda e: (e[0], e[1], e[2]))
     parts.append("## Timeline\n\n" + "\n".join(f"- {e[2]}" for e in events))
     # Suspects.
     lines = []
     for suspect in shown[:8]:
-        lines.append(_suspect_line(suspect, change_cite, analysis))
+        lines.append(
+            _suspect_line(
+                suspect, change_cite, analysis, gathered.records.get(suspect.change.change_id)
+            )
+        )
     if lines:
         parts.append("## Suspects considered\n\n" + "\n".join(lines))
     else:
@@ -463,6 +488,23 @@ def report(
     return "\n\n".join(parts), evidence_ids
 
 
+def _version(record: ChangeRecord) -> str:
+    """A deploy's version (``v2.14.0``) from its attributes, or ""."""
+    for key in ("version", "to_version", "new_version"):
+        value = record.attributes.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return ""
+
+
+def _record_text(record: ChangeRecord | None) -> str:
+    """Everything a change record spells out, lowercased (what citing it can vouch for)."""
+    if record is None:
+        return ""
+    parts = [record.change_id, record.service, record.summary, *record.files, *record.ships]
+    return " ".join(" ".join(parts).split()).lower() + " " + record.diff.lower()
+
+
 def _duration(delta: timedelta) -> str:
     minutes = max(0, int(delta.total_seconds() // 60))
     if minutes < 120:
@@ -470,9 +512,22 @@ def _duration(delta: timedelta) -> str:
     return f"{minutes // 60} hours"
 
 
-def _suspect_line(suspect: Suspect, change_cite: Callable[[str], str], analysis: Analysis) -> str:
+def _spelled_terms(suspect: Suspect, record: ChangeRecord | None, limit: int) -> str:
+    """The suspect's matched terms that its record spells out, as code spans (the engine matches
+    stems and word pieces, which the record may not contain verbatim)."""
+    spelled = _record_text(record)
+    terms = [t for t in suspect.matched if " " not in t and t.lower() in spelled]
+    return ", ".join(_c(t, 60) for t in terms[:limit])
+
+
+def _suspect_line(
+    suspect: Suspect,
+    change_cite: Callable[[str], str],
+    analysis: Analysis,
+    record: ChangeRecord | None,
+) -> str:
     ch = suspect.change
-    terms = ", ".join(_c(t, 60) for t in suspect.matched[:4] if " " not in t)
+    terms = _spelled_terms(suspect, record, 4)
     if ch.change_id == analysis.change_id and analysis.verdict == "change":
         why = f"the cause: touches {terms}" if terms else "the cause"
     elif suspect.ruled_out:
