@@ -67,6 +67,8 @@ _MAX_SERVICES = 10
 _MAX_LINE_SERVICES = 8
 _MAX_LINES = 2000
 _RECENT = timedelta(hours=3)
+#: A deploy that undoes an earlier one (its summary or id says so).
+_ROLLBACK = re.compile(r"\broll(?:ed|s|ing)?[ -]?back\b|\brevert", re.IGNORECASE)
 _CATALOG_LINE = re.compile(r"^\s*[-*]\s*`?([A-Za-z0-9_.-]+)`?\s*:(.*)$")
 _CALLS = re.compile(r"\b(?:calls|depends on|uses|reads from|talks to)\b([^;.\n]*)", re.IGNORECASE)
 _STATUS_TITLE = re.compile(
@@ -477,6 +479,9 @@ def report(
         parts.append("## Suspects considered\n\n" + "\n".join(lines))
     else:
         parts.append("## Suspects considered\n\nNo change records before the alert.")
+    recovery = _recovery(analysis, ev.alert.fired_at, gathered, change_cite, cite_errors)
+    if recovery:
+        parts.append("## Recovery\n\n" + recovery)
     parts.append("## Remediation\n\n" + _i(analysis.remediation, 400))
     if gathered.catalog is not None and analysis.affected_services:
         parts.append(
@@ -540,6 +545,52 @@ def _suspect_line(
         f"- {ch.kind} {_c(ch.change_id)} on **{_i(ch.service, 100)}** at "
         f"{_t(suspect.effective_at)} — {why} {change_cite(ch.change_id)}"
     )
+
+
+def _recovery(
+    analysis: Analysis,
+    fired_at: datetime,
+    gathered: Gathered,
+    change_cite: Callable[[str], str],
+    cite_errors: Callable[[Sequence[str] | None], str],
+) -> str:
+    """A rollback of the first failing service after the onset, and whether its errors stopped
+    with it (the last error within a minute before the rollback or soon after, and quiet for at
+    least five minutes before the alert): "" when no rollback followed the onset."""
+    origin, onset = analysis.service, analysis.onset
+    if not origin or onset is None:
+        return ""
+    rollbacks = sorted(
+        (
+            r
+            for r in gathered.records.values()
+            if r.service == origin
+            and r.kind == "deploy"
+            and onset < r.timestamp <= fired_at
+            and (_ROLLBACK.search(r.summary) or _ROLLBACK.search(r.change_id))
+        ),
+        key=lambda r: r.timestamp,
+    )
+    if not rollbacks:
+        return ""
+    rollback = rollbacks[0]
+    last_error = max(
+        (sig.last_seen for sig in gathered.evidence.signatures if sig.service == origin),
+        default=None,
+    )
+    line = f"- {_c(rollback.summary)} at {_t(rollback.timestamp)} {change_cite(rollback.change_id)}"
+    if (
+        last_error is not None
+        and last_error >= rollback.timestamp - timedelta(minutes=1)
+        and last_error <= fired_at - timedelta(minutes=5)
+    ):
+        line += (
+            f"; the last error from **{_i(origin, 100)}** was at {_t(last_error)} "
+            f"{cite_errors([origin])}. Errors stopped after the rollback."
+        )
+    else:
+        line += "."
+    return line
 
 
 def _knowledge(hit: KnowledgeHit, public_url: str, at: datetime) -> SourceRecord:
