@@ -21,6 +21,7 @@ from sleuth_shell.agents.base import CHANGE_KINDS
 from sleuth_shell.db import models
 from sleuth_shell.db.dialect import upsert_rows
 from sleuth_shell.db.models import utcnow
+from sleuth_shell.ingestion import IngestError, envelope_items
 from sleuth_shell.text import parse_instant
 
 __all__ = [
@@ -77,10 +78,6 @@ _UPDATED = (
     "ships",
     "attributes",
 )
-
-
-class IngestError(ValueError):
-    """The request is invalid; the message is the API's 400 detail."""
 
 
 def truncate_diff(diff: str, limit: int = MAX_DIFF_BYTES) -> str:
@@ -202,16 +199,7 @@ def _record(record: Any, where: str) -> dict[str, Any]:
 def validate_records(body: Any) -> list[dict[str, Any]]:
     """The rows to store (without ``org_id``), one per change id (the last record with an id
     wins), or `IngestError` for the first problem."""
-    if not isinstance(body, Mapping):
-        raise IngestError("Request body must be a JSON object")
-    unknown = sorted(set(body) - {"records"})
-    if unknown:
-        raise IngestError(f"Unknown field: {unknown[0]}")
-    records = body.get("records")
-    if not isinstance(records, list):
-        raise IngestError("records: a list of change records is required")
-    if len(records) > MAX_RECORDS:
-        raise IngestError(f"records: at most {MAX_RECORDS} records per request")
+    records = envelope_items(body, "records", "change records", MAX_RECORDS)
     rows: dict[str, dict[str, Any]] = {}
     for index, record in enumerate(records):
         row = _record(record, f"records[{index}]")

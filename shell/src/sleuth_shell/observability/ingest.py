@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.agents.base import LOG_LEVELS
 from sleuth_shell.db import models
+from sleuth_shell.ingestion import IngestError, envelope_items
 from sleuth_shell.text import parse_timestamp
 
 __all__ = ["LEVEL_ALIASES", "MAX_RECORDS", "IngestError", "ingest", "validate_records"]
@@ -25,10 +26,6 @@ LEVEL_ALIASES = {"WARN": "WARNING", "FATAL": "CRITICAL", "ERR": "ERROR", "TRACE"
 _FIELDS = frozenset({"timestamp", "service", "level", "message", "attributes"})
 _EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 _LATEST = datetime(9999, 1, 1, tzinfo=UTC)
-
-
-class IngestError(ValueError):
-    """The request is invalid; the message is the API's 400 detail."""
 
 
 def _timestamp(value: Any, where: str) -> datetime:
@@ -47,16 +44,7 @@ def _timestamp(value: Any, where: str) -> datetime:
 
 def validate_records(body: Any) -> list[dict[str, Any]]:
     """The rows to insert (without ``org_id``), or `IngestError` for the first problem."""
-    if not isinstance(body, Mapping):
-        raise IngestError("Request body must be a JSON object")
-    unknown = sorted(set(body) - {"records"})
-    if unknown:
-        raise IngestError(f"Unknown field: {unknown[0]}")
-    records = body.get("records")
-    if not isinstance(records, list):
-        raise IngestError("records: a list of log records is required")
-    if len(records) > MAX_RECORDS:
-        raise IngestError(f"records: at most {MAX_RECORDS} records per request")
+    records = envelope_items(body, "records", "log records", MAX_RECORDS)
     rows = []
     for index, record in enumerate(records):
         where = f"records[{index}]"

@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sleuth_shell.db import models
 from sleuth_shell.db.dialect import insert_ignore_rows, upsert_rows
 from sleuth_shell.db.models import utcnow
-from sleuth_shell.observability.ingest import IngestError
+from sleuth_shell.ingestion import IngestError, envelope_items
 from sleuth_shell.text import parse_instant
 
 __all__ = [
@@ -118,16 +118,7 @@ def _value(value: Any) -> float | None:
 def validate_metrics(body: Any) -> list[SeriesBatch]:
     """The series to store, one per identity (points of a repeated series merged), or
     `IngestError` for the first problem."""
-    if not isinstance(body, Mapping):
-        raise IngestError("Request body must be a JSON object")
-    unknown = sorted(set(body) - {"series"})
-    if unknown:
-        raise IngestError(f"Unknown field: {unknown[0]}")
-    series = body.get("series")
-    if not isinstance(series, list):
-        raise IngestError("series: a list of metric series is required")
-    if len(series) > MAX_SERIES:
-        raise IngestError(f"series: at most {MAX_SERIES} series per request")
+    series = envelope_items(body, "series", "metric series", MAX_SERIES)
     batches: dict[tuple[str, str, str], SeriesBatch] = {}
     total = 0
     for index, item in enumerate(series):
