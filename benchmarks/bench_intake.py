@@ -50,7 +50,9 @@ sys.path[:0] = [
     str(ROOT / "shell" / "src"),
 ]
 
-from e2e_harness import cli, serve, sleuth_env  # noqa: E402
+import contextlib  # noqa: E402
+
+from e2e_harness import cli, running, serve, sleuth_env  # noqa: E402
 
 from sleuth_core.intake import parse_alert, sign_generic  # noqa: E402
 from sleuth_core.matching import MatchIndex  # noqa: E402
@@ -296,6 +298,13 @@ def main() -> None:
         help="serve with SLEUTH_WORKERS_INLINE=false (investigations wait in the queue)",
     )
     parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run N `sleuth worker` processes beside serve instead of its inline worker",
+    )
+    parser.add_argument(
         "--profile", metavar="PATH", help="py-spy record the server during the load into PATH"
     )
     parser.add_argument(
@@ -323,12 +332,15 @@ def main() -> None:
         env = sleuth_env(
             f"sqlite:///{db}",
             SLEUTH_RATE_LIMIT_ENTERPRISE="100000000",
-            SLEUTH_WORKERS_INLINE="false" if args.no_inline_worker else "true",
+            SLEUTH_WORKERS_INLINE="false" if args.no_inline_worker or args.workers else "true",
         )
         cli(env, "admin", "create-org", "bench", "--plan", "enterprise")
         key = cli(env, "admin", "create-key", "bench")["key"]
         hook = cli(env, "admin", "add-webhook", "bench", "--type", "PROVIDER_A", "--name", "pd")
-        with serve(env, Path(tmp) / "serve.log") as base:
+        with contextlib.ExitStack() as stack:
+            base = stack.enter_context(serve(env, Path(tmp) / "serve.log"))
+            for n in range(args.workers):
+                stack.enter_context(running(["worker"], env, Path(tmp) / f"worker{n}.log"))
             source = [{"type": "PROVIDER_A", "remote_id": hook["remote_id"]}]
             with httpx.Client(base_url=base, headers={"X-Service-Org-Api-Key": key}) as http:
                 started = time.perf_counter()
