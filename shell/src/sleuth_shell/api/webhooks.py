@@ -28,7 +28,8 @@ from litestar.params import FromPath
 from litestar.status_codes import HTTP_202_ACCEPTED
 
 from sleuth_core.ids import encode_global_id
-from sleuth_shell.api.deps import AppSettings, DbSession
+from sleuth_shell.config import Settings
+from sleuth_shell.db.hot_reads import hot_reader_of
 from sleuth_shell.db.models import utcnow
 from sleuth_shell.errors import error_responses, not_found
 from sleuth_shell.intake import (
@@ -83,8 +84,6 @@ def delivery_batcher_of(state: State) -> DeliveryBatcher:
 )
 async def receive_webhook(
     request: Request[Any, Any, Any],
-    db_session: DbSession,
-    settings: AppSettings,
     type: FromPath[str],
     remote_id: FromPath[str],
 ) -> Response[WebhookAnswer]:
@@ -92,27 +91,32 @@ async def receive_webhook(
     provider's native signature (when a provider secret is set), ``X-Service-Webhook-Signature:
     v1=<hex HMAC-SHA256 of the body>`` or ``?token=<secret>``. Answers with one investigation
     per matching ACTIVE agent subscribed to the source."""
-    sub = await find_subscription(db_session, type, remote_id)
+    # No injected dependencies (each costs Litestar a task): the subscription comes from the
+    # hot-read path, and a session is opened only if the agent index must catch up or the
+    # delivery is written without the batcher.
+    state = request.app.state
+    settings: Settings = state.settings
+    sub = await find_subscription(hot_reader_of(request.app), type, remote_id)
     if sub is None:
         raise not_found("Webhook subscription")
     body = await request.body()
-    clock: Callable[[], float] = getattr(request.app.state, "clock", time.time)
+    clock: Callable[[], float] = getattr(state, "clock", time.time)
     headers = dict(request.headers)
     if not authenticate(sub, headers, body, request.query_params.get("token"), now=clock()):
         raise NotAuthorizedException(detail="Invalid webhook token")
     window = await rate_limiter_of(request.app).hit(
         request.app, f"webhook-org:{sub.org_id}", settings.rate_limit_for(sub.plan)
     )
-    state = request.app.state
-    ids = await receive_alert(
-        db_session,
-        agent_index_of(state),
-        sub,
-        body,
-        headers,
-        now=utcnow(),
-        batcher=delivery_batcher_of(state),
-    )
+    async with state.session_factory() as session:
+        ids = await receive_alert(
+            session,
+            agent_index_of(state),
+            sub,
+            body,
+            headers,
+            now=utcnow(),
+            batcher=delivery_batcher_of(state),
+        )
     return Response(
         WebhookAnswer(investigation_ids=[encode_global_id("Investigation", i) for i in ids]),
         status_code=HTTP_202_ACCEPTED,

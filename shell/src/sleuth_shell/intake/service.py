@@ -23,10 +23,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.intake import parse_alert, verify_generic, verify_native
+from sleuth_shell.db.hot_reads import HotRead, HotReader
 from sleuth_shell.db.models import AgentIndexVersion, Organization, WebhookSubscription
 from sleuth_shell.domain import WEBHOOK_PROVIDER_TYPES
 from sleuth_shell.intake.agent_index import AgentIndexCache
@@ -60,33 +61,42 @@ class Subscription:
     """The organization's alert-agent version when the subscription was read."""
 
 
-async def find_subscription(
-    session: AsyncSession, type_: str, remote_id: str
-) -> Subscription | None:
+_SUBSCRIPTION = HotRead(
+    select(
+        WebhookSubscription.id,
+        WebhookSubscription.org_id,
+        WebhookSubscription.type,
+        WebhookSubscription.remote_id,
+        WebhookSubscription.secret,
+        WebhookSubscription.provider_secret,
+        Organization.plan,
+        AgentIndexVersion.version,
+    )
+    .join(Organization, Organization.id == WebhookSubscription.org_id)
+    .outerjoin(AgentIndexVersion, AgentIndexVersion.org_id == WebhookSubscription.org_id)
+    .where(WebhookSubscription.remote_id == bindparam("remote_id"))
+)
+
+
+async def find_subscription(reader: HotReader, type_: str, remote_id: str) -> Subscription | None:
     """The subscription ``remote_id`` when it exists with type ``type_`` and the intake serves
-    that type; ``None`` otherwise (404 ``Webhook subscription not found``)."""
+    that type; ``None`` otherwise (404 ``Webhook subscription not found``). One indexed query on
+    the hot-read path (:mod:`sleuth_shell.db.hot_reads`: no ORM session), read afresh for every
+    delivery, so a changed secret or agent version is seen by the next alert."""
     if type_ not in INTAKE_TYPES or len(remote_id) > 64:
         return None
-    row = (
-        await session.execute(
-            select(WebhookSubscription, Organization.plan, AgentIndexVersion.version)
-            .join(Organization, Organization.id == WebhookSubscription.org_id)
-            .outerjoin(AgentIndexVersion, AgentIndexVersion.org_id == WebhookSubscription.org_id)
-            .where(WebhookSubscription.remote_id == remote_id)
-        )
-    ).first()
-    if row is None or row[0].type != type_:
+    row = await _SUBSCRIPTION.first(reader, {"remote_id": remote_id})
+    if row is None or row["type"] != type_:
         return None
-    sub, plan, version = row
     return Subscription(
-        id=sub.id,
-        org_id=sub.org_id,
-        plan=plan,
-        type=sub.type,
-        remote_id=sub.remote_id,
-        secret=sub.secret,
-        provider_secret=sub.provider_secret,
-        agents_version=int(version or 0),
+        id=row["id"],
+        org_id=row["org_id"],
+        plan=row["plan"],
+        type=row["type"],
+        remote_id=row["remote_id"],
+        secret=row["secret"],
+        provider_secret=row["provider_secret"],
+        agents_version=int(row["version"] or 0),
     )
 
 
