@@ -241,6 +241,21 @@ def server_pid(base: str) -> int:
     raise RuntimeError(f"no sleuth serve process on port {port}")
 
 
+def wait_drained(db: Path, timeout: float) -> float | None:
+    """Wait until no investigation is PENDING or IN_PROGRESS; the time it happened, or None."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        with sqlite3.connect(db, timeout=30) as conn:
+            (left,) = conn.execute(
+                "SELECT count(*) FROM investigations WHERE status IN ('PENDING', 'IN_PROGRESS')"
+            ).fetchone()
+        conn.close()
+        if left == 0:
+            return time.time()
+        time.sleep(0.5)
+    return None
+
+
 def children(pid: int) -> list[int]:
     """The child processes of ``pid`` (serve's job worker children)."""
     try:
@@ -306,6 +321,14 @@ def main() -> None:
         "--no-inline-worker",
         action="store_true",
         help="serve with SLEUTH_WORKERS_INLINE=false (investigations wait in the queue)",
+    )
+    parser.add_argument(
+        "--drain",
+        type=float,
+        default=0,
+        metavar="SECONDS",
+        help="after the load, wait up to SECONDS for every investigation to finish and report"
+        " the drain rate",
     )
     parser.add_argument(
         "--worker-processes",
@@ -396,7 +419,12 @@ def main() -> None:
                 profiler.send_signal(signal.SIGINT)
                 profiler.wait(timeout=60)
             loadavg_after = os.getloadavg()
-            time.sleep(2)
+            load_ended = time.time()
+            drained_at = None
+            if args.drain:
+                drained_at = wait_drained(db, timeout=args.drain)
+            else:
+                time.sleep(2)
         with sqlite3.connect(db) as conn:
             total, pending = conn.execute(
                 "SELECT count(*), sum(status = 'PENDING') FROM investigations"
@@ -448,6 +476,16 @@ def main() -> None:
         f"investigations completed before the 202 naming them arrived: {before_202}"
         f" of {len(finished)} completed"
     )
+    if args.drain:
+        if drained_at is None:
+            print(f"investigations NOT drained within {args.drain} s after the load")
+        else:
+            first = min([t for t in finished.values()] or [load_ended])
+            print(
+                f"investigations drained: all {total} finished {drained_at - load_ended:.1f} s"
+                f" after the load ended; {total / (drained_at - first):.0f} investigations/s"
+                " from the first completion to the last"
+            )
     if args.profile:
         top_of_profile(args.profile)
     for agents in (10, 100, args.agents):
