@@ -94,6 +94,15 @@ def running(
 @contextlib.contextmanager
 def serve(env: dict[str, str], log_path: Path, port: int | None = None) -> Iterator[str]:
     """``sleuth serve`` on ``port`` (default: a free one) until healthy; yields its base URL."""
+    with serve_process(env, log_path, port) as (base_url, _process):
+        yield base_url
+
+
+@contextlib.contextmanager
+def serve_process(
+    env: dict[str, str], log_path: Path, port: int | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Like :func:`serve`, yielding the base URL and the server's process."""
     port = port or free_port()
     base_url = f"http://127.0.0.1:{port}"
     with running(["serve", "--port", str(port)], env, log_path) as process:
@@ -106,4 +115,4 @@ def serve(env: dict[str, str], log_path: Path, port: int | None = None) -> Itera
                 return False
 
         poll(healthy, timeout=60)
-        yield base_url
+        yield base_url, process

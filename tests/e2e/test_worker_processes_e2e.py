@@ -13,30 +13,10 @@ from pathlib import Path
 import httpx
 import pytest
 from callback_receiver import CallbackReceiver
-from e2e_harness import cli, free_port, poll, running, sleuth_env
+from e2e_harness import cli, free_port, poll, serve_process, sleuth_env
+from proc_helpers import alive, children, cmdline
 
 pytestmark = pytest.mark.e2e
-
-
-def children(pid: int) -> list[int]:
-    """The live child processes of ``pid`` (Linux /proc)."""
-    try:
-        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
-    except FileNotFoundError:
-        return []
-    return [int(child) for child in text.split() if alive(int(child))]
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, IndexError):
-        return False
-    return state not in ("Z", "X")
-
-
-def cmdline(pid: int) -> list[str]:
-    return Path(f"/proc/{pid}/cmdline").read_text().split("\0")
 
 
 @contextlib.contextmanager
@@ -49,17 +29,7 @@ def server(tmp: Path, **settings: str) -> Iterator[tuple[str, str, int, Path]]:
     port = free_port()
     env.update({"SLEUTH_PUBLIC_URL": f"http://127.0.0.1:{port}", **settings})
     log = tmp / "serve.log"
-    base = f"http://127.0.0.1:{port}"
-    with running(["serve", "--port", str(port)], env, log) as process:
-
-        def healthy() -> bool:
-            assert process.poll() is None, log.read_text()
-            try:
-                return httpx.get(f"{base}/health", timeout=1).status_code == 200
-            except httpx.HTTPError:
-                return False
-
-        poll(healthy, timeout=60)
+    with serve_process(env, log, port) as (base, process):
         yield base, key, process.pid, log
 
 

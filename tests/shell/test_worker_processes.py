@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from proc_helpers import alive
 
 from sleuth_shell.jobs.processes import WorkerProcesses, watch_wake_fd
 
@@ -62,14 +63,6 @@ async def until(check: Callable[[], object], timeout: float = 20.0) -> None:
     while not check():
         assert time.monotonic() < deadline, "condition not reached before the deadline"
         await asyncio.sleep(0.02)
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, IndexError):
-        return False
-    return state not in ("Z", "X")
 
 
 def processes(tmp_path: Path, count: int = 1, **options: float) -> tuple[WorkerProcesses, Path]:
