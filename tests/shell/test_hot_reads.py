@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, func, select, text, update
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from sleuth_shell.db import create_engine, create_session_factory
@@ -75,7 +75,7 @@ def test_a_hot_read_equals_the_session_read(
             assert other_org is None
             return hot, await _session_read(migrated_url, params), reader.inline
         finally:
-            reader.close()
+            await reader.aclose()
             await engine.dispose()
 
     hot, via_session, inline = asyncio.run(go())
@@ -111,7 +111,7 @@ def test_a_hot_read_sees_every_commit_made_before_it(
             seen.append(await KEYS_OF_ORG.all(reader, {"org_id": org.id}))
             return seen
         finally:
-            reader.close()
+            await reader.aclose()
             await engine.dispose()
 
     before, after = asyncio.run(go())
@@ -147,3 +147,37 @@ def test_the_reader_cannot_write(migrated_url: str, factory: Factory, org: OrgHa
             await engine.dispose()
 
     asyncio.run(go())
+
+
+@pytest.mark.storage
+def test_a_read_that_meets_a_dropped_connection_is_tried_again(
+    migrated_url: str, backend: str, factory: Factory, org: OrgHandle
+) -> None:
+    """PostgreSQL: the reader's pool pings nothing on checkout, so a connection the server
+    dropped (here: terminated by an administrator) fails one read, which is tried again on a
+    fresh connection; the caller sees the row."""
+    if backend != "postgresql":
+        pytest.skip("SQLite connections are files of this process; nothing can drop them")
+    agent = _agent(factory, org)
+    params = {"pk": agent.id, "org_id": org.id}
+
+    backend_pid = HotRead(select(func.pg_backend_pid().label("pid")))
+
+    async def go() -> tuple[dict[str, Any] | None, dict[str, Any] | None, list[int]]:
+        engine = create_engine(migrated_url)
+        reader = HotReader(engine)
+        try:
+            first = await AGENT_WITH_TEAM.first(reader, params)
+            pid = (await backend_pid.first(reader, {}) or {})["pid"]  # the pooled connection
+            async with engine.connect() as admin:
+                await admin.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+            again = await AGENT_WITH_TEAM.first(reader, params)  # fails once, tried again
+            new_pid = (await backend_pid.first(reader, {}) or {})["pid"]
+            return first, again, [pid, new_pid]
+        finally:
+            await reader.aclose()
+            await engine.dispose()
+
+    first, again, (pid, new_pid) = asyncio.run(go())
+    assert first is not None and again == first
+    assert new_pid != pid  # the dropped connection was replaced

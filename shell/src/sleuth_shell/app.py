@@ -135,7 +135,7 @@ def create_app(
         state.session_signing_key = await load_signing_key(session_factory, settings.secret_key)
 
     async def dispose_engine() -> None:
-        state.hot_reader.close()
+        await state.hot_reader.aclose()
         await engine.dispose()
 
     mcp = McpEndpoint(max_body_bytes=MAX_BODY_BYTES)

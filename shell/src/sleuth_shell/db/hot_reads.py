@@ -13,8 +13,13 @@ statement, its bind and result type processing: JSON columns, UTC datetimes) and
   :mod:`sleuth_shell.db.sqlite_reads`, a ``SELECT`` that meets a WAL checkpoint restart (rare,
   short) is the one exception. Each call is its own snapshot (autocommit: no transaction is left
   open, so the reader never holds the WAL back) and sees every commit made before it began.
-- **Anything else** (PostgreSQL, an in-memory SQLite database that a second connection could not
-  see): the statement runs on a pooled ``AsyncConnection`` (Core, no ORM session).
+- **PostgreSQL:** the statement runs on a connection of a small pool of the reader's own, in
+  autocommit mode and without a ping on checkout: one round trip per read, where the engine's
+  pool costs three (the pre-ping ``SELECT 1``, the query, the ``ROLLBACK`` on return). A
+  connection the server dropped (restart, idle timeout) fails its read once; the pool discards it
+  and the read is tried again on a fresh connection, which is what the ping was for.
+- **An in-memory SQLite database** (which a second connection could not see): the statement runs
+  on a pooled ``AsyncConnection`` of the engine (Core, no ORM session).
 
 >>> from sqlalchemy import Column, Integer, MetaData, String, Table, bindparam, select
 >>> things = Table("things", MetaData(), Column("id", Integer), Column("name", String))
@@ -32,11 +37,16 @@ from typing import Any
 
 from sqlalchemy import Select
 from sqlalchemy.engine import Dialect
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from sleuth_shell.db.dialect import SQLITE_BUSY_TIMEOUT_MS
 
 __all__ = ["HotRead", "HotReader", "hot_reader_of"]
+
+#: Connections the PostgreSQL hot-read pool keeps, and how many more it opens under load.
+HOT_POOL_SIZE = 5
+HOT_POOL_OVERFLOW = 10
 
 
 class _Compiled:
@@ -80,6 +90,37 @@ class HotReader:
         self.engine = engine
         self._path = self._file_of(engine)
         self._local = threading.local()
+        self._remote: AsyncEngine | None = None
+        if engine.url.get_backend_name() == "postgresql":
+            self._remote = create_async_engine(
+                engine.url,
+                isolation_level="AUTOCOMMIT",
+                pool_pre_ping=False,
+                # Reads are short: a few connections serve many concurrent requests.
+                pool_size=HOT_POOL_SIZE,
+                max_overflow=HOT_POOL_OVERFLOW,
+            )
+
+    async def _run(
+        self, statement: Select[*tuple[Any, ...]], params: Mapping[str, Any], many: bool
+    ) -> list[dict[str, Any]]:
+        """``statement`` on the PostgreSQL pool (or the engine's), rows as dicts; a read that
+        meets a dropped connection is tried once more on a fresh one."""
+        engine = self._remote or self.engine
+        for attempt in (1, 2):
+            try:
+                async with engine.connect() as connection:
+                    return await _rows(connection, statement, params, many)
+            except DBAPIError as exc:
+                if attempt == 2 or not exc.connection_invalidated:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def aclose(self) -> None:
+        """Close this thread's SQLite connection and the PostgreSQL pool."""
+        self.close()
+        if self._remote is not None:
+            await self._remote.dispose()
 
     @staticmethod
     def _file_of(engine: AsyncEngine) -> str | None:
@@ -142,10 +183,8 @@ class HotRead:
             finally:
                 cursor.close()
             return None if values is None else compiled.row(values)
-        async with reader.engine.connect() as connection:
-            result = await connection.execute(self.statement, dict(params))
-            row = result.mappings().first()
-        return None if row is None else dict(row)
+        rows = await reader._run(self.statement, params, many=False)
+        return rows[0] if rows else None
 
     async def all(self, reader: HotReader, params: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Every row, each a dict keyed by column name."""
@@ -157,9 +196,20 @@ class HotRead:
             finally:
                 cursor.close()
             return [compiled.row(values) for values in rows]
-        async with reader.engine.connect() as connection:
-            result = await connection.execute(self.statement, dict(params))
-            return [dict(row) for row in result.mappings()]
+        return await reader._run(self.statement, params, many=True)
+
+
+async def _rows(
+    connection: AsyncConnection,
+    statement: Select[*tuple[Any, ...]],
+    params: Mapping[str, Any],
+    many: bool,
+) -> list[dict[str, Any]]:
+    result = await connection.execute(statement, dict(params))
+    if many:
+        return [dict(row) for row in result.mappings()]
+    row = result.mappings().first()
+    return [] if row is None else [dict(row)]
 
 
 def hot_reader_of(app: Any) -> HotReader:
