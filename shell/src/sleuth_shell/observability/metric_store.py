@@ -8,10 +8,12 @@ range through the ``(series_id, timestamp)`` primary key, oldest first.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from typing import Any, cast
 
-from sqlalchemy import exists, select
+from sqlalchemy import DateTime, String, exists, select, type_coerce
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_shell.agents.base import MetricSeries
@@ -24,7 +26,32 @@ _P = models.MetricPoint
 
 
 def _aware(value: datetime) -> datetime:
+    if value.tzinfo is UTC:  # what the UTCDateTime columns return: nothing to convert
+        return value
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+_SQLITE_DATETIME = (
+    DateTime().dialect_impl(sqlite.dialect()).result_processor(sqlite.dialect(), None)
+)
+"""SQLAlchemy's own parser of SQLite's stored datetime text (what the column type would run)."""
+
+
+def _sqlite_timestamps() -> Callable[[Any], datetime]:
+    """A parser of stored SQLite timestamps that parses each distinct text once: the series of
+    one query share their timestamps (one per scrape), so thousands of points have a few hundred
+    distinct ones. Same values as the ``UTCDateTime`` column type returns."""
+    parsed: dict[str, datetime] = {}
+    assert _SQLITE_DATETIME is not None
+
+    def parse(raw: Any) -> datetime:
+        found = parsed.get(raw)
+        if found is None:
+            value = cast(datetime, _SQLITE_DATETIME(raw))
+            found = parsed[raw] = value.replace(tzinfo=UTC)
+        return found
+
+    return parse
 
 
 class SqlMetricStore:
@@ -62,9 +89,13 @@ class SqlMetricStore:
             series = (await session.scalars(statement)).all()
             points: dict[int, list[tuple[datetime, float]]] = {row.id: [] for row in series}
             ids = list(points)
+            on_sqlite = session.get_bind().dialect.name == "sqlite"
+            # On SQLite the stored text, parsed once per distinct instant (see _sqlite_timestamps).
+            stamp = type_coerce(_P.timestamp, String) if on_sqlite else _P.timestamp
+            convert: Callable[[Any], datetime] = _sqlite_timestamps() if on_sqlite else _aware
             for chunk in range(0, len(ids), 500):
                 rows = await session.execute(
-                    select(_P.series_id, _P.timestamp, _P.value)
+                    select(_P.series_id, stamp, _P.value)
                     .where(
                         _P.series_id.in_(ids[chunk : chunk + 500]),
                         _P.timestamp >= start,
@@ -73,7 +104,7 @@ class SqlMetricStore:
                     .order_by(_P.series_id, _P.timestamp)
                 )
                 for series_id, timestamp, value in rows.all():
-                    points[series_id].append((_aware(timestamp), float(value)))
+                    points[series_id].append((convert(timestamp), float(value)))
         result = []
         for row in series:
             kept = points[row.id]

@@ -77,20 +77,23 @@ class DatabaseLogStore:
         limit: int = 100,
     ) -> list[LogRecord]:
         """Matching records, oldest first (ties by id), at most ``limit``."""
-        statement = _filtered(select(_T), org_id, start, end, services, levels, text)
+        # Columns, not ORM entities: up to thousands of rows per question, and no identity map
+        # or instance state is needed for read-only records.
+        columns = select(_T.id, _T.timestamp, _T.service, _T.level, _T.message, _T.attributes)
+        statement = _filtered(columns, org_id, start, end, services, levels, text)
         statement = statement.order_by(_T.timestamp, _T.id).limit(max(0, limit))
         async with self._sessions() as session:
-            rows = (await session.execute(statement)).scalars().all()
+            rows = (await session.execute(statement)).all()
         return [
             LogRecord(
-                id=row.id,
-                timestamp=row.timestamp,
-                service=row.service,
-                level=row.level,
-                message=row.message,
-                attributes=dict(row.attributes or {}),
+                id=row_id,
+                timestamp=timestamp,
+                service=service,
+                level=level,
+                message=message,
+                attributes=dict(attributes or {}),
             )
-            for row in rows
+            for row_id, timestamp, service, level, message, attributes in rows
         ]
 
     async def counts(
