@@ -11,7 +11,9 @@ PagerDuty ``incident.triggered`` deliveries of 1-3 KB, each naming a few agents'
 matches 0-3 agents, signed with ``X-Service-Webhook-Signature``, posted by 16 concurrent clients
 (one keep-alive connection each, a minimal HTTP/1.1 client on asyncio streams with the
 requests signed beforehand, so that the load generator takes little of the shared CPU). The
-server runs its inline job worker (the default), so investigations run while the load goes on.
+server runs its job worker as ``sleuth serve`` does by default (one ``sleuth worker`` child,
+``SLEUTH_WORKER_PROCESSES=1``), so investigations run while the load goes on;
+``--worker-processes 0`` runs it inside the serving process instead.
 
 Reported: accepted alerts/s (202s over wall time), 202 latency p50/p99, the investigations
 started and how long they ran against the 202 latency (the request never waits for them), and
@@ -239,6 +241,14 @@ def server_pid(base: str) -> int:
     raise RuntimeError(f"no sleuth serve process on port {port}")
 
 
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (serve's job worker children)."""
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of process ``pid`` (all its threads) so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -298,6 +308,13 @@ def main() -> None:
         help="serve with SLEUTH_WORKERS_INLINE=false (investigations wait in the queue)",
     )
     parser.add_argument(
+        "--worker-processes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="SLEUTH_WORKER_PROCESSES for serve (default: the product's default, 1)",
+    )
+    parser.add_argument(
         "--workers",
         type=int,
         default=0,
@@ -333,6 +350,11 @@ def main() -> None:
             f"sqlite:///{db}",
             SLEUTH_RATE_LIMIT_ENTERPRISE="100000000",
             SLEUTH_WORKERS_INLINE="false" if args.no_inline_worker or args.workers else "true",
+            **(
+                {"SLEUTH_WORKER_PROCESSES": str(args.worker_processes)}
+                if args.worker_processes is not None
+                else {}
+            ),
         )
         cli(env, "admin", "create-org", "bench", "--plan", "enterprise")
         key = cli(env, "admin", "create-key", "bench")["key"]
@@ -362,11 +384,13 @@ def main() -> None:
             profiler = start_profile(base, args.profile) if args.profile else None
             pid = server_pid(base)
             server_cpu = cpu_seconds(pid)
+            worker_cpu = sum(cpu_seconds(child) for child in children(pid))
             client_cpu = time.process_time()
             latencies, wall, codes = asyncio.run(
                 load(url, bodies, hook["secret"], args.clients, answered)
             )
             server_cpu = cpu_seconds(pid) - server_cpu
+            worker_cpu = sum(cpu_seconds(child) for child in children(pid)) - worker_cpu
             client_cpu = time.process_time() - client_cpu
             if profiler is not None:
                 profiler.send_signal(signal.SIGINT)
@@ -405,7 +429,7 @@ def main() -> None:
     print(
         f"CPU during the load: server {server_cpu:.1f} s ({server_cpu / wall:.0%} of one core,"
         f" {server_cpu / max(accepted, 1) * 1000:.2f} ms per accepted alert),"
-        f" benchmark clients {client_cpu:.1f} s"
+        f" serve's worker children {worker_cpu:.1f} s, benchmark clients {client_cpu:.1f} s"
     )
     print(
         f"202 latency: p50 {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms, max {latencies[-1] * 1000:.1f} ms"

@@ -1,7 +1,8 @@
 """Scheduling benchmark: 10,000 scheduled interactions with callbacks to a local receiver
 (``make bench-jobs``).
 
-One ``sleuth serve`` (its in-process worker, SQLite by default) on a fresh database with one
+One ``sleuth serve`` (with its default job worker, one ``sleuth worker`` child; SQLite by
+default) on a fresh database with one
 enterprise organization and no knowledge loaded. ``--count`` interactions (10 runtimes per request)
 are spread evenly over a ``--window``-second window that opens ``--lead`` seconds after the
 start, each with ``notifications.web.callback_url`` pointing at a receiver in this process.
@@ -12,7 +13,8 @@ Printed: runs per second, and the delay percentiles from each scheduled time to 
         [--database-url URL | --postgres postgresql://server/db]   # default: a fresh SQLite
                                                                    # file; --postgres: a fresh
                                                                    # database on that server
-        [--workers N]   # N `sleuth worker` processes instead of serve's in-process worker
+        [--workers N]   # N separate `sleuth worker` processes instead of serve's own worker
+        [--worker-processes N]   # SLEUTH_WORKER_PROCESSES of serve (0: in-process worker)
 """
 
 from __future__ import annotations
@@ -116,7 +118,9 @@ async def run(args: argparse.Namespace, database_url: str) -> int:
     callback_port = server.sockets[0].getsockname()[1]
     callback_url = f"http://127.0.0.1:{callback_port}/callback"
     port = harness.free_port()
-    extra_env = {"SLEUTH_WORKERS_INLINE": "false"} if args.workers else None
+    extra_env = {"SLEUTH_WORKERS_INLINE": "false"} if args.workers else {}
+    if args.worker_processes is not None:
+        extra_env["SLEUTH_WORKER_PROCESSES"] = str(args.worker_processes)
     with harness.sleuth_server(database_url, port, extra_env), contextlib.ExitStack() as workers:
         for _ in range(args.workers):
             workers.enter_context(worker_process(database_url))
@@ -246,7 +250,13 @@ def main() -> int:
         "--workers",
         type=int,
         default=0,
-        help="run N `sleuth worker` processes instead of serve's in-process worker",
+        help="run N separate `sleuth worker` processes instead of serve's own worker",
+    )
+    parser.add_argument(
+        "--worker-processes",
+        type=int,
+        default=None,
+        help="SLEUTH_WORKER_PROCESSES of serve (default: the product's default, 1)",
     )
     args = parser.parse_args()
     if args.postgres:

@@ -16,6 +16,7 @@ def test_defaults() -> None:
     assert settings.llm_base_url is settings.llm_model is settings.llm_api_key is None
     assert settings.allow_private_urls is False
     assert settings.workers_inline is True
+    assert settings.worker_processes == 1
     assert settings.rate_limits == {"free": 60, "team": 600, "enterprise": 6000}
     assert settings.rate_limit_window == 60
     assert settings.rate_limit_for("nonexistent") == 60
@@ -32,6 +33,7 @@ def test_values_are_read() -> None:
             "SLEUTH_LLM_API_KEY": "k",
             "SLEUTH_ALLOW_PRIVATE_URLS": "yes",
             "SLEUTH_WORKERS_INLINE": "false",
+            "SLEUTH_WORKER_PROCESSES": "3",
             "SLEUTH_RATE_LIMIT_TEAM": "1000",
             "SLEUTH_RATE_LIMIT_WINDOW": "30",
             "SLEUTH_LLM_MAX_ROUNDS": "3",
@@ -42,6 +44,8 @@ def test_values_are_read() -> None:
     assert settings.public_url == "https://sleuth.example.com"
     assert (settings.agent, settings.llm_model, settings.llm_api_key) == ("openai", "m", "k")
     assert settings.allow_private_urls is True and settings.workers_inline is False
+    assert settings.worker_processes == 3
+    assert Settings.from_env({"SLEUTH_WORKER_PROCESSES": "0"}).worker_processes == 0
     assert settings.rate_limit_for("team") == 1000 and settings.rate_limit_window == 30
 
 
@@ -53,6 +57,9 @@ def test_values_are_read() -> None:
         ("SLEUTH_PUBLIC_URL", "sleuth.example.com", "SLEUTH_PUBLIC_URL must be an absolute"),
         ("SLEUTH_ALLOW_PRIVATE_URLS", "maybe", "SLEUTH_ALLOW_PRIVATE_URLS must be true or false"),
         ("SLEUTH_WORKERS_INLINE", "2", "SLEUTH_WORKERS_INLINE must be true or false"),
+        ("SLEUTH_WORKER_PROCESSES", "-1", "SLEUTH_WORKER_PROCESSES must be an integer from 0"),
+        ("SLEUTH_WORKER_PROCESSES", "65", "SLEUTH_WORKER_PROCESSES must be an integer from 0"),
+        ("SLEUTH_WORKER_PROCESSES", "two", "SLEUTH_WORKER_PROCESSES must be an integer from 0"),
         ("SLEUTH_RATE_LIMIT_FREE", "-1", "SLEUTH_RATE_LIMIT_FREE must be a positive integer"),
         ("SLEUTH_RATE_LIMIT_WINDOW", "soon", "SLEUTH_RATE_LIMIT_WINDOW must be a positive"),
         ("SLEUTH_LLM_BASE_URL", "ftp://x", "SLEUTH_LLM_BASE_URL must be an http"),

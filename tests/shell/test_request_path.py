@@ -108,13 +108,14 @@ def test_sqlite_reads_and_uncontended_writes_are_inline_a_contended_write_waits_
     migrated_url: str, org: OrgHandle
 ) -> None:
     """Reads and a write transaction nobody else is writing run without aiosqlite's thread; when
-    another connection (another process) holds SQLite's write lock, the first write waits for it
-    on the thread, so the event loop keeps running (here: it is what releases that lock)."""
+    another connection (another process) holds SQLite's write lock for long, the first write waits
+    for it on the thread, so the event loop keeps running (here: it is what releases that lock);
+    a lock released within a few milliseconds is waited out on the loop, without the thread."""
     if not migrated_url.startswith("sqlite"):
         return
     database = migrated_url.removeprefix("sqlite:///")
 
-    async def go() -> tuple[int, int, int, str]:
+    async def go() -> tuple[int, int, int, int, str]:
         engine = create_engine(migrated_url)
         try:
             sessions = create_session_factory(engine)
@@ -153,17 +154,29 @@ def test_sqlite_reads_and_uncontended_writes_are_inline_a_contended_write_waits_
                     await pending
                     await session.commit()
                     contended_hops = hops - before
+
+                    # A short contention (the other process commits within a few milliseconds)
+                    # is waited out on the event loop: no thread hop at all.
+                    other = sqlite3.connect(database, isolation_level=None)
+                    other.execute("BEGIN IMMEDIATE")
+                    asyncio.get_running_loop().call_later(0.003, other.execute, "COMMIT")
+                    before = hops
+                    await session.execute(update, {"id": org.id})
+                    await session.commit()
+                    other.close()
+                    short_contention_hops = hops - before
                 finally:
                     type(raw).__mro__[1]._execute = original  # type: ignore[method-assign]
-                return read_hops, write_hops, contended_hops, str(name)
+                return read_hops, write_hops, contended_hops, short_contention_hops, str(name)
         finally:
             await engine.dispose()
 
-    read_hops, write_hops, contended_hops, name = asyncio.run(go())
+    read_hops, write_hops, contended_hops, short_contention_hops, name = asyncio.run(go())
     assert name == org.name
     assert read_hops == 0
     assert write_hops == 0  # the UPDATE and the COMMIT ran on the event loop thread
     assert contended_hops == 1  # only the first write, which had to wait for the other writer
+    assert short_contention_hops == 0
 
 
 def test_wal_reads_see_committed_writes_of_other_connections(tmp_path: Path) -> None:

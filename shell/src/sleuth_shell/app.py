@@ -31,6 +31,7 @@ from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.db.hot_reads import HotReader
 from sleuth_shell.errors import document_default_errors, exception_handlers
 from sleuth_shell.gate import GateMiddleware
+from sleuth_shell.jobs.processes import WorkerProcesses
 from sleuth_shell.mcp_server import McpEndpoint
 from sleuth_shell.notify.http import HttpPoster
 from sleuth_shell.notify.urls import Resolver
@@ -83,6 +84,7 @@ def create_app(
     poster: HttpPoster | None = None,
     resolver: Resolver | None = None,
     worker_options: dict[str, object] | None = None,
+    worker_processes: WorkerProcesses | None = None,
 ) -> Litestar:
     """Build the Sleuth API application.
 
@@ -95,6 +97,8 @@ def create_app(
     service container's defaults
     (see :func:`sleuth_shell.services.build_services`); without ``agent`` the configured one is
     loaded now, and a configuration it refuses raises :class:`~sleuth_shell.config.ConfigError`.
+    ``worker_processes``: the worker children to start instead of the in-process worker (when
+    ``settings.workers_inline``; ``sleuth serve`` passes ``SLEUTH_WORKER_PROCESSES`` of them).
     """
     engine = engine if engine is not None else create_engine(settings.database_url)
     session_factory = create_session_factory(engine)
@@ -111,7 +115,9 @@ def create_app(
         poster=poster,
         resolver=resolver,
     )
-    runtime = Runtime(services, worker_options=dict(worker_options or {}))
+    runtime = Runtime(
+        services, worker_options=dict(worker_options or {}), processes=worker_processes
+    )
     state = State(
         {
             "settings": settings,

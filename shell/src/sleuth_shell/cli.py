@@ -439,14 +439,30 @@ def startup_line(command: str, settings: Settings, agent: Agent) -> str:
     inline workers."""
     from sleuth_shell.db.dialect import dialect_name
 
-    inline = "on" if settings.workers_inline else "off"
     if command == "worker":
         inline = "n/a (this process is the worker)"
+    elif not settings.workers_inline:
+        inline = "off"
+    elif serve_worker_processes(settings):
+        count = serve_worker_processes(settings)
+        inline = f"on ({count} worker process{'es' if count > 1 else ''})"
+    else:
+        inline = "on (in this process)"
     return (
         f"sleuth {command}: database {dialect_name(settings.database_url)}, "
         f"agent {settings.agent} ({type(agent).__name__}), public URL {settings.public_url}, "
         f"inline workers {inline}"
     )
+
+
+def serve_worker_processes(settings: Settings) -> int:
+    """How many ``sleuth worker`` children ``sleuth serve`` starts: ``SLEUTH_WORKER_PROCESSES``
+    when it works the queue itself, none for an in-memory SQLite database (not shared)."""
+    if not settings.workers_inline:
+        return 0
+    if ":memory:" in settings.database_url or "mode=memory" in settings.database_url:
+        return 0
+    return settings.worker_processes
 
 
 @main.command("serve")
@@ -457,11 +473,16 @@ def serve(host: str, port: int) -> None:
     import uvicorn
 
     from sleuth_shell.app import create_app
+    from sleuth_shell.jobs.processes import WorkerProcesses
 
     settings = load_settings()
     agent = load_checked_agent(settings)
     prepare_database(settings)
-    app = create_app(settings, agent=agent)
+    count = serve_worker_processes(settings)
+    processes = (
+        WorkerProcesses(count, [sys.executable, "-m", "sleuth_shell", "worker"]) if count else None
+    )
+    app = create_app(settings, agent=agent, worker_processes=processes)
     click.echo(startup_line("serve", settings, agent), err=True)
     uvicorn.run(app, host=host, port=port, log_level="info")
 
@@ -474,7 +495,8 @@ def serve(host: str, port: int) -> None:
     show_default=True,
     help="Jobs run at the same time.",
 )
-def worker(concurrency: int) -> None:
+@click.option("--wake-fd", type=int, default=None, hidden=True)
+def worker(concurrency: int, wake_fd: int | None) -> None:
     """Run only the job worker (scale-out; pair with SLEUTH_WORKERS_INLINE=false on serve).
 
     Works every due job (background and scheduled interactions, digest runs, notifications) from
@@ -486,8 +508,12 @@ def worker(concurrency: int) -> None:
 
     settings = load_settings()
     agent = load_checked_agent(settings)
-    prepare_database(settings)
+    if wake_fd is None:  # a child of `sleuth serve` (--wake-fd) starts after it migrated
+        prepare_database(settings)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    # One line per callback POST would flood the log (and cost CPU) under load; the job log says
+    # what failed.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     click.echo(startup_line("worker", settings, agent), err=True)
 
     async def go() -> None:
@@ -495,7 +521,7 @@ def worker(concurrency: int) -> None:
         try:
             services = build_services(settings, create_session_factory(engine), agent=agent)
             runtime = Runtime(services, worker_options={"concurrency": concurrency})
-            await run_worker(runtime)
+            await run_worker(runtime, wake_fd=wake_fd)
         finally:
             await engine.dispose()
 

@@ -24,6 +24,8 @@ PLANS: tuple[str, ...] = ("free", "team", "enterprise")
 
 #: The shortest ``SLEUTH_SECRET_KEY`` accepted.
 MIN_SECRET_KEY_LENGTH = 32
+#: Most ``sleuth worker`` children one ``sleuth serve`` may start (``SLEUTH_WORKER_PROCESSES``).
+MAX_WORKER_PROCESSES = 64
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off", ""})
@@ -58,7 +60,12 @@ class Settings(BaseModel):
     allow_private_urls: bool = False
     """Allow callbacks and alt webhooks to loopback and private addresses (tests, development)."""
     workers_inline: bool = True
-    """Run the job worker inside ``sleuth serve``."""
+    """``SLEUTH_WORKERS_INLINE``: ``sleuth serve`` works the job queue itself (in
+    ``worker_processes`` child processes, or in the serving process when that is 0); ``false``
+    leaves the jobs to separate ``sleuth worker`` processes."""
+    worker_processes: int = 1
+    """``SLEUTH_WORKER_PROCESSES``: how many ``sleuth worker`` children ``sleuth serve`` starts
+    (0: the worker runs inside the serving process, on the same core as the HTTP requests)."""
     rate_limits: dict[str, int] = Field(
         default_factory=lambda: {"free": 60, "team": 600, "enterprise": 6000}
     )
@@ -118,6 +125,16 @@ class Settings(BaseModel):
             return number
 
         database_url = text("SLEUTH_DATABASE_URL", "sqlite:///./sleuth.db")
+        processes_text = (env.get("SLEUTH_WORKER_PROCESSES") or "").strip()
+        try:
+            worker_processes = int(processes_text) if processes_text else 1
+        except ValueError:
+            worker_processes = -1
+        if not 0 <= worker_processes <= MAX_WORKER_PROCESSES:
+            raise ConfigError(
+                f"SLEUTH_WORKER_PROCESSES must be an integer from 0 to {MAX_WORKER_PROCESSES},"
+                f" got {env.get('SLEUTH_WORKER_PROCESSES')!r}"
+            )
         assert database_url is not None
         scheme = database_url.split(":", 1)[0].lower()
         if not database_url.count(":") or scheme.split("+")[0] not in {"sqlite", "postgresql"}:
@@ -186,6 +203,7 @@ class Settings(BaseModel):
             agent_costs=agent_costs,
             allow_private_urls=flag("SLEUTH_ALLOW_PRIVATE_URLS", False),
             workers_inline=flag("SLEUTH_WORKERS_INLINE", True),
+            worker_processes=worker_processes,
             rate_limits=rate_limits,
             rate_limit_window=positive_int("SLEUTH_RATE_LIMIT_WINDOW", 60),
             chat_bot_token=text("SLEUTH_CHAT_BOT_TOKEN", None),

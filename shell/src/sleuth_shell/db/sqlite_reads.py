@@ -9,12 +9,14 @@ docs/performance.md).
 for a lock: a ``SELECT`` (in WAL mode, set by
 :func:`~sleuth_shell.db.dialect.install_connection_setup`, readers never wait for the writer),
 fetching rows, closing cursors, creating a cursor, and a commit or rollback with no transaction
-open (a no-op). The first writing statement of a transaction (which takes SQLite's write lock and
-may have to wait for another process's writer), pragmas, connecting and closing go through
-aiosqlite's thread, so the busy timeout never blocks the event loop. Once a transaction holds the
+open (a no-op). The first writing statement of a transaction takes SQLite's write lock: it is tried
+on the loop thread with a busy timeout of 0, tried again after short sleeps on the loop while
+another process writes (:data:`BUSY_RETRY_DELAYS`, about 60 ms), and only then handed to
+aiosqlite's thread with the normal busy timeout, so a busy database never blocks the event loop.
+Pragmas, connecting and closing go through the thread. Once a transaction holds the
 write lock, its further statements, its commit and its rollback cannot wait for any lock (in WAL
-mode readers never block the writer) and run inline too: a write transaction costs one thread hop,
-not one per statement (each hand-over waited for the GIL behind the busy event loop, which made
+mode readers never block the writer) and run inline too: a write transaction costs no thread hop
+(each hand-over waited for the GIL behind the busy event loop, which made
 the write lock's hold time, and so the job throughput, several times longer; see
 docs/performance.md). A ``SELECT`` that must wait (a WAL checkpoint restart, rare and short) is the
 one exception, accepted for the common case.
@@ -55,6 +57,9 @@ __all__ = [
 
 #: Seconds a writer waits for the in-process write lock before failing (SQLite's busy timeout).
 WRITE_LOCK_TIMEOUT = 10.0
+#: Sleeps (seconds) between inline tries of a first write while another process writes (about
+#: 60 ms in all); after them the write waits on aiosqlite's thread with SQLite's busy timeout.
+BUSY_RETRY_DELAYS = (0.0005, 0.001, 0.001, 0.002, 0.002, 0.004, 0.004, 0.008, 0.008, 0.015, 0.015)
 
 _urgent: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "sleuth_urgent_writes", default=False
@@ -246,15 +251,30 @@ class InlineReadConnection(aiosqlite.Connection):
                 and _is_dml(args[0])
             ):
                 try:
-                    return self._first_write_inline(fn, args, kwargs)
+                    return await self._first_write_soon(fn, args, kwargs)
                 except _Busy:
-                    pass  # another process is writing: wait for it on aiosqlite's thread
+                    pass  # another process keeps writing: wait for it on aiosqlite's thread
                 finally:
                     self._release_if_idle()
         try:
             return await super()._execute(fn, *args, **kwargs)  # type: ignore[no-untyped-call]
         finally:
             self._release_if_idle()
+
+    async def _first_write_soon(
+        self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        """The first write inline, retried after short sleeps on the event loop while another
+        process holds SQLite's write lock (:data:`BUSY_RETRY_DELAYS`); raises :class:`_Busy` when
+        it still does. SQLite's own busy handler sleeps 1, 2, 5, 10, 15, 20 ms and so on between
+        tries; another ``sleuth`` process's write transactions last a millisecond or two, so
+        trying again after a millisecond takes the lock soon after it is released."""
+        for delay in BUSY_RETRY_DELAYS:
+            try:
+                return self._first_write_inline(fn, args, kwargs)
+            except _Busy:
+                await asyncio.sleep(delay)
+        return self._first_write_inline(fn, args, kwargs)
 
     def _first_write_inline(
         self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
