@@ -5,8 +5,10 @@ this checkout's CLI), then the ASGI app built in this process and called directl
 ``POST /api/v1/interactions`` requests, one at a time. Prints, per question kind ("why", log,
 catalog), the CPU time of a request (``time.process_time``: every thread of the process), min and
 median of ``--repeat`` rounds. ``--answers FILE`` writes every answer (content, sources, analysis;
-the interaction id and URL left out) to compare two versions' outputs; ``--profile FILE`` runs
-cProfile over ``--profile-rounds`` more rounds and prints the top of it.
+the interaction id and URL left out) to compare two versions' outputs (``--workdir DIR`` keeps
+the database for a second run, ``--now`` freezes the agents' clock so that both answer as of one
+instant); ``--profile FILE`` runs cProfile over ``--profile-rounds`` more rounds and prints the
+top of it.
 
     python benchmarks/http/inproc_interactions.py [--repeat 20] [--answers FILE] [--profile FILE]
 """
@@ -23,6 +25,7 @@ import statistics
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -84,8 +87,19 @@ async def call(app: Any, body: bytes, key: str) -> tuple[int, bytes]:
 
 async def run(args: argparse.Namespace, workdir: Path) -> int:
     target = Target("current", harness.ROOT, workdir)
-    target.setup()
+    saved = workdir / "key.txt"
+    if saved.exists():  # --workdir of an earlier run: the same data (compare two versions)
+        target.port = 8000
+        target.key = saved.read_text().strip()
+    else:
+        target.setup()
+        saved.write_text(target.key)
     os.environ.update(target.env)
+    if args.now is not None:  # every answer as of this instant (same answers on the same data)
+        import sleuth_shell.services
+
+        frozen = datetime.fromisoformat(args.now)
+        sleuth_shell.services.utcnow = lambda: frozen  # type: ignore[attr-defined]
     from sleuth_shell.app import create_app
     from sleuth_shell.cli import load_checked_agent, load_settings
 
@@ -152,8 +166,13 @@ def main() -> int:
     parser.add_argument("--answers", type=Path, default=None)
     parser.add_argument("--profile", type=Path, default=None)
     parser.add_argument("--profile-rounds", type=int, default=10)
+    parser.add_argument("--workdir", type=Path, default=None, help="keep or reuse the database")
+    parser.add_argument("--now", default=None, help="answer as of this ISO time (with --workdir)")
     parser.add_argument("--only", choices=("why", "logs", "catalog"), help="profile one kind")
     args = parser.parse_args()
+    if args.workdir is not None:
+        args.workdir.mkdir(parents=True, exist_ok=True)
+        return asyncio.run(run(args, args.workdir))
     with tempfile.TemporaryDirectory(prefix="sleuth-inproc-") as tmp:
         return asyncio.run(run(args, Path(tmp)))
 

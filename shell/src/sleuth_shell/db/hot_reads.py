@@ -45,6 +45,7 @@ __all__ = [
     "HotReader",
     "HotStatements",
     "hot_reader_of",
+    "hot_statements",
     "shared_reader",
     "timestamp_parser",
 ]
@@ -319,6 +320,20 @@ class HotStatements:
         async with self._sessions() as session:
             result = await session.execute(statement, dict(params))
             return [tuple(row) for row in result.all()]
+
+
+_statements: weakref.WeakKeyDictionary[async_sessionmaker[AsyncSession], HotStatements] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def hot_statements(sessions: async_sessionmaker[AsyncSession]) -> HotStatements:
+    """A :class:`HotStatements` of ``sessions`` shared by the modules of this process that read
+    through it (one per session factory)."""
+    found = _statements.get(sessions)
+    if found is None:
+        found = _statements[sessions] = HotStatements(sessions)
+    return found
 
 
 def hot_reader_of(app: Any) -> HotReader:
