@@ -13,7 +13,17 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVarTuple
 
-from sqlalchemy import BigInteger, Integer, Select, bindparam, cast, func, literal_column, select
+from sqlalchemy import (
+    BigInteger,
+    Integer,
+    Select,
+    bindparam,
+    cast,
+    func,
+    literal_column,
+    select,
+    text,
+)
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import InstrumentedAttribute
 from sqlalchemy.sql.elements import ColumnElement
@@ -39,6 +49,24 @@ def _epoch_seconds(dialect: str, column: Any) -> ColumnElement[int]:
 
 def _aware(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+_SERVICES_SQL = """
+WITH RECURSIVE found(service) AS (
+    SELECT min(service) FROM log_records WHERE org_id = :org_id
+    UNION ALL
+    SELECT (
+        SELECT min(l.service) FROM log_records AS l
+        WHERE l.org_id = :org_id AND l.service > found.service
+    )
+    FROM found WHERE found.service IS NOT NULL
+)
+SELECT service FROM found WHERE service IS NOT NULL ORDER BY service
+"""
+"""The organization's distinct services, one index seek per service on ``(org_id, service,
+timestamp)`` (each the next name after the last) instead of ``SELECT DISTINCT``'s scan of every
+record: every question of the retrieval agent asks for them."""
+_SERVICES = text(_SERVICES_SQL)
 
 
 def _in(column: InstrumentedAttribute[str], prefix: str, count: int) -> ColumnElement[bool]:
@@ -249,16 +277,7 @@ class DatabaseLogStore:
 
     async def services(self, org_id: int) -> list[str]:
         """Distinct service names of ``org_id``, sorted."""
-
-        def build() -> Any:
-            return (
-                select(_T.service)
-                .where(_T.org_id == bindparam("org_id"))
-                .distinct()
-                .order_by(_T.service)
-            )
-
-        rows = await self._hot.rows("services", build, {"org_id": org_id})
+        rows = await self._hot.text_rows(_SERVICES_SQL, _SERVICES, {"org_id": org_id})
         return [service for (service,) in rows]
 
     async def time_bounds(self, org_id: int) -> tuple[datetime, datetime] | None:
