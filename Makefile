@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup test lint format bench bench-intake bench-http bench-jobs eval eval-rca demo clean
+.PHONY: setup test lint format bench bench-intake bench-http bench-jobs bench-interactions eval eval-rca demo clean
 
 setup: $(VENV)/.installed
 
@@ -51,6 +51,11 @@ bench-http: setup
 
 bench-jobs: setup
 	$(BIN)/python benchmarks/http/bench_jobs.py $(BENCH_ARGS)
+
+# Synchronous interactions over the demo data, this checkout against a baseline commit
+# (BENCH_ARGS="--baseline REV --rounds 3 --profile DIR").
+bench-interactions: setup
+	$(BIN)/python benchmarks/http/bench_interactions.py $(BENCH_ARGS)
 
 demo: setup
 	HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) sh scripts/demo.sh

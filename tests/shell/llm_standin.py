@@ -188,6 +188,20 @@ class MemoryLogs:
         self.calls.append("query")
         return self._select(start, end, services, levels, text)[:limit]
 
+    async def messages(
+        self,
+        org_id: int,
+        start: datetime,
+        end: datetime,
+        services: Sequence[str] | None = None,
+        levels: Sequence[str] | None = None,
+        limit: int = 100,
+    ) -> list[tuple[int, datetime, str]]:
+        self.calls.append("messages")
+        return [(r.id, r.timestamp, r.message) for r in self._select(start, end, services, levels)][
+            :limit
+        ]
+
     async def counts(
         self,
         org_id: int,

@@ -13,6 +13,7 @@ from sleuth_shell.text import (
     format_ts,
     infer_window,
     match_services,
+    split_passages,
     terms,
 )
 
@@ -137,3 +138,22 @@ def test_extract_alert_from_text_finds_a_timestamp() -> None:
 
 def test_format_ts() -> None:
     assert format_ts(NOW + timedelta(microseconds=5)) == "2026-11-22T12:00:00Z"
+
+
+def test_memoised_tokenising_hands_out_fresh_lists() -> None:
+    """`terms` and `split_passages` are memoised on their text; a caller changing what it got
+    must not change what the next caller gets."""
+    first = terms("payments-api leaks connections")
+    first.append("mutated")
+    assert terms("payments-api leaks connections") == [
+        "payments-api",
+        "payments",
+        "leaks",
+        "connections",
+    ]
+    blocks = split_passages("# T\n\nOne block.\n\nTwo block.")
+    blocks.clear()
+    assert [p.text for p in split_passages("# T\n\nOne block.\n\nTwo block.")] == [
+        "One block.",
+        "Two block.",
+    ]

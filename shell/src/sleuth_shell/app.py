@@ -28,7 +28,7 @@ from sleuth_shell.auth import (
 )
 from sleuth_shell.config import Settings
 from sleuth_shell.db import create_engine, create_session_factory
-from sleuth_shell.db.hot_reads import HotReader
+from sleuth_shell.db.hot_reads import shared_reader
 from sleuth_shell.errors import document_default_errors, exception_handlers
 from sleuth_shell.gate import GateMiddleware
 from sleuth_shell.jobs.processes import WorkerProcesses
@@ -102,7 +102,7 @@ def create_app(
     """
     engine = engine if engine is not None else create_engine(settings.database_url)
     session_factory = create_session_factory(engine)
-    hot_reader = HotReader(engine)
+    hot_reader = shared_reader(engine)
     revocations = RevocationWatch(hot_reader)
     services = build_services(
         settings,

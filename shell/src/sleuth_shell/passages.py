@@ -12,13 +12,14 @@ calibrated on.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sleuth_shell.text import split_passages, stem, terms
+from sleuth_shell.text import DOCUMENT_CACHE_SIZE, TEXT_CACHE_SIZE, split_passages, stem, terms
 
 __all__ = ["Candidate", "Ranked", "expected_answer", "key_terms", "rank_passages", "split_fine"]
 
@@ -104,6 +105,12 @@ def _row_text(header: list[str], cells: list[str]) -> str:
 
 def split_fine(doc: int, markdown: str) -> list[Candidate]:
     """The fine passages of ``markdown`` (see the module doc)."""
+    return list(_split_fine(doc, markdown))
+
+
+@functools.lru_cache(maxsize=DOCUMENT_CACHE_SIZE)
+def _split_fine(doc: int, markdown: str) -> tuple[Candidate, ...]:
+    """`split_fine`, memoised on the document's id and text (a changed text is a new key)."""
     out: list[Candidate] = []
     for block in split_passages(markdown):
         lines = block.text.splitlines()
@@ -152,7 +159,7 @@ def split_fine(doc: int, markdown: str) -> list[Candidate]:
                     out.append(
                         Candidate(doc, block.heading, sentence.strip(), paragraph, "sentence")
                     )
-    return out
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -164,13 +171,16 @@ class Ranked:
     coverage: float
 
 
-def _stems(text: str) -> set[str]:
+@functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _stems(text: str) -> frozenset[str]:
+    """The stems of ``text``'s terms, their hyphenated parts and its compounds (memoised on the
+    text, which is the whole key: no invalidation needed)."""
     found: set[str] = _compounds(text)
     for word in terms(text):
         found.add(stem(word))
         if "-" in word:
             found.update(stem(p) for p in word.split("-") if p)
-    return found
+    return frozenset(found)
 
 
 def rank_passages(

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from sqlalchemy import bindparam, func, update
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.errors import InvalidSources
@@ -147,6 +148,11 @@ def _row_id(row: Any) -> Any:
     return row.id
 
 
+def _column_attributes(model: Any) -> Any:
+    """The model's column attributes (key and column), for refreshing a row from a result."""
+    return sa_inspect(model).column_attrs
+
+
 # --- transitions ---------------------------------------------------------------------------------
 
 
@@ -214,16 +220,26 @@ async def finish_in(
     outcome: OutT,
     *,
     job: JobContext | None = None,
+    row: RowT | None = None,
 ) -> bool:
-    """:func:`finish` inside ``session``'s transaction (the caller commits)."""
+    """:func:`finish` inside ``session``'s transaction (the caller commits).
+
+    ``row``: the run's row object when the caller holds one that no session tracks (a
+    synchronous run's, see :func:`run_now`); it is refreshed from the finishing ``UPDATE``'s
+    ``RETURNING`` (one statement instead of the update and a reload) where the database
+    supports it.
+    """
     model, st = _model(kind), kind.statuses
     now = utcnow()
     values = kind.result_values(outcome)
+    connection = await session.connection()
+    returning = row is not None and connection.dialect.update_returning
 
     def build() -> Any:
-        c = model.__table__.c
-        return (
-            update(model.__table__)
+        table = model.__table__
+        c = table.c
+        stmt = (
+            update(table)
             .where(c.id == bindparam("run_id"), c.status.not_in(st.terminal))
             .values(
                 status=st.completed,
@@ -232,29 +248,41 @@ async def finish_in(
                 **{name: bindparam(f"v_{name}", type_=c[name].type) for name in values},
             )
         )
+        return stmt.returning(*c) if returning else stmt
 
-    stmt = _statement(("finish", model, st, tuple(sorted(values))), build)
+    stmt = _statement(("finish", model, st, tuple(sorted(values)), returning), build)
     params = {"run_id": run_id, "now": now, **{f"v_{name}": v for name, v in values.items()}}
-    # Write first: on SQLite this takes the write lock before anything is read.
-    finished = await session.execute(stmt, params)
-    if not finished.rowcount:  # type: ignore[attr-defined]
-        if job is not None:
-            await job.complete(session)
-        return False
-    row = await session.get(model, run_id, populate_existing=True)
-    assert row is not None
-    charge = await kind.charge(session, row, outcome)
+    # Write first: on SQLite this takes the write lock before anything is read. A Core
+    # statement on the session's connection (its transaction).
+    finished = await connection.execute(stmt, params)
+    if returning:
+        current = finished.mappings().first()
+        if current is None:
+            if job is not None:
+                await job.complete(session)
+            return False
+        for attribute in _column_attributes(model):
+            setattr(row, attribute.key, current[attribute.columns[0].key])
+        finished_row: Any = row
+    else:
+        if not finished.rowcount:
+            if job is not None:
+                await job.complete(session)
+            return False
+        finished_row = await session.get(model, run_id, populate_existing=True)
+    assert finished_row is not None
+    charge = await kind.charge(session, finished_row, outcome)
     if charge is not None:
         await record_usage(
             session,
-            org_id=row.org_id,
+            org_id=finished_row.org_id,
             team_id=charge.team_id,
             feature=kind.usage_feature,
             credits=charge.credits,
             occurred_at=now,
         )
     if kind.notify is not None:
-        await kind.notify(session, services, row, outcome)
+        await kind.notify(session, services, finished_row, outcome)
     if job is not None:
         await job.complete(session)
     return True
@@ -313,8 +341,18 @@ async def run_now(services: Services, kind: RunKind[RowT, OutT], row: RowT) -> O
         await _fail_now(services, kind, run_id, INTERRUPTED)
         raise
     async with services.sessions() as session:
-        await finish(session, services, kind, run_id, outcome)
+        await finish_in(session, services, kind, run_id, outcome, row=_detached(row))
+        await session.commit()
     return outcome
+
+
+def _detached(row: RowT) -> RowT | None:
+    """``row`` when it was never added to a session (a transient object, e.g. a synchronous
+    interaction's, inserted with Core): it may then be refreshed in place; else None."""
+    state = sa_inspect(row, raiseerr=False)
+    if state is None or not state.transient:
+        return None
+    return row
 
 
 # --- the job -------------------------------------------------------------------------------------

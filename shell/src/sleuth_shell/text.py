@@ -1,7 +1,10 @@
 """Reading questions and alerts without a model: time windows, services, terms and passages.
 
 Everything here is a pure function of its arguments (the clock is passed in), so the retrieval
-agent built on it is deterministic.
+agent built on it is deterministic. The tokenising functions (`terms`, `split_passages` and the
+stems `best_passage` compares) are memoised on their input text in bounded LRU caches: the same
+runbook text is read by every question, and a cache keyed by the text itself can never serve a
+stale result (an edited runbook is a different key), in any process.
 
 Time expressions understood by `infer_window` (times are UTC):
 
@@ -17,6 +20,7 @@ A clock time without a date means the most recent such time not after ``now``.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -210,10 +214,20 @@ def stem(word: str) -> str:
     return word
 
 
+#: Bounds of the tokenising caches (entries): a catalog's passages, headings and questions.
+TEXT_CACHE_SIZE = 8192
+DOCUMENT_CACHE_SIZE = 512
+
+
 def terms(text: str) -> list[str]:
     """The searchable words of ``text``: lowercased, stopwords and pure numbers dropped, unique,
     in order of first appearance. Hyphenated names (``payments-api``) are kept whole and also
     split into their parts."""
+    return list(_terms(text))
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _terms(text: str) -> tuple[str, ...]:
     out: list[str] = []
     seen: set[str] = set()
     for raw in _WORD.findall(text.lower()):
@@ -226,7 +240,7 @@ def terms(text: str) -> list[str]:
             if piece not in seen:
                 seen.add(piece)
                 out.append(piece)
-    return out
+    return tuple(out)
 
 
 def format_ts(value: datetime) -> str:
@@ -432,6 +446,11 @@ def split_passages(markdown: str) -> list[Passage]:
     A list (consecutive items and their continuation lines) is one block; a fenced code block is
     never split.
     """
+    return list(_split_passages(markdown))
+
+
+@functools.lru_cache(maxsize=DOCUMENT_CACHE_SIZE)
+def _split_passages(markdown: str) -> tuple[Passage, ...]:
     passages: list[Passage] = []
     heading = ""
     block: list[str] = []
@@ -460,11 +479,17 @@ def split_passages(markdown: str) -> list[Passage]:
             continue
         block.append(line)
     flush()
-    return passages
+    return tuple(passages)
 
 
 def _stems(words: Iterable[str]) -> set[str]:
     return {stem(w) for w in words}
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _text_stems(text: str) -> frozenset[str]:
+    """The stems of `terms` of ``text``."""
+    return frozenset(stem(w) for w in _terms(text))
 
 
 def best_passage(
@@ -491,10 +516,9 @@ def best_passage(
     best, best_score = passages[0], 0.0
     for passage in passages:
         is_title = title.startswith("# ") and passage.heading == title.lstrip("#").strip()
-        heading_terms = set() if is_title else set(terms(passage.heading))
-        score = len(wanted & _stems(terms(passage.text))) + 0.5 * len(
-            wanted & _stems(heading_terms)
-        )
+        heading_terms = set() if is_title else set(_terms(passage.heading))
+        heading_stems = frozenset() if is_title else _text_stems(passage.heading)
+        score = len(wanted & _text_stems(passage.text)) + 0.5 * len(wanted & heading_stems)
         if score and heading_terms & preferred:
             score += 0.75
         if score > best_score:

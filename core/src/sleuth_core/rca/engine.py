@@ -134,10 +134,11 @@ class _MetricShift:
 
 def _metric_shifts(metrics: Sequence[MetricPoints], fired: datetime) -> list[_MetricShift]:
     shifts = []
+    until = fired + timedelta(minutes=5)
     for series in metrics:
-        points = [p for p in series.points if p[0] <= fired + timedelta(minutes=5)]
+        points = [p for p in series.points if p[0] <= until]
+        scale_floor = 0.05 * max(map(abs, [v for _, v in points])) if points else 0.0
         for direction in (1, -1):
-            scale_floor = 0.05 * max(abs(v) for _, v in points) if points else 0.0
             cp = change_point(points, direction=direction, threshold=8.0, min_scale=scale_floor)
             if cp is not None:
                 ratio = cp.level / cp.baseline if cp.baseline > 0 else float("inf")

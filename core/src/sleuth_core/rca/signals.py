@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 __all__ = [
     "ChangePoint",
@@ -227,6 +228,13 @@ def change_terms(summary: str, files: Sequence[str], diff: str) -> frozenset[str
     >>> sorted(change_terms("Lower pool", ["db/pool.py"], diff))
     ['20', '50', 'connect', 'database', 'db/pool.py', 'lower', 'max_connections', 'pool']
     """
+    return _change_terms(summary, tuple(files), diff)
+
+
+@lru_cache(maxsize=256)  # diffs are at most 64 KiB: at most 16 MiB held
+def _change_terms(summary: str, files: tuple[str, ...], diff: str) -> frozenset[str]:
+    # Memoised on the change's text (immutable result): every investigation over the same
+    # changes tokenises the same summaries, paths and diffs.
     lines = [summary, *files]
     for line in diff.splitlines():
         if line.startswith(("+++", "---")):
@@ -311,6 +319,12 @@ def message_template(message: str) -> str:
     >>> message_template("body too large: 5595115 bytes, client: 10.0.2.7, order 9f3a2b1c77")
     'body too large: # bytes, client: #.#.#.#, order #'
     """
+    return _message_template(message)
+
+
+@lru_cache(maxsize=4096)
+def _message_template(message: str) -> str:
+    # Memoised on the text: a failure's log lines repeat a few messages thousands of times.
     return _VARIABLE.sub("#", message)
 
 

@@ -204,6 +204,19 @@ class LogStore(Protocol):
         """Records in ``[start, end)``, oldest first, filtered by service, level and a substring."""
         ...
 
+    async def messages(
+        self,
+        org_id: int,
+        start: datetime,
+        end: datetime,
+        services: Sequence[str] | None = None,
+        levels: Sequence[str] | None = None,
+        limit: int = 100,
+    ) -> list[tuple[int, datetime, str]]:
+        """``(id, timestamp, message)`` of the records `query` returns without a text filter
+        (the root-cause evidence reads thousands of lines and needs nothing else of them)."""
+        ...
+
     async def counts(
         self,
         org_id: int,

@@ -162,25 +162,25 @@ async def gather(
         # The error lines themselves (oldest first), grouped by message template: messages that
         # differ only in numbers and ids are one failure.
         levels = list(SIGNAL_LEVELS)
-        lines = await ctx.logs.query(org, start, end, [svc], levels, None, _MAX_LINES)
+        lines = await ctx.logs.messages(org, start, end, [svc], levels, _MAX_LINES)
         queries += 1
         if len(lines) >= _MAX_LINES:
             # A chatty service: the oldest lines filled the page, so read the recent hours too
             # (where the failure usually is); counts in between are then a lower bound.
             recent_start = max(start, fired - _RECENT)
-            recent = await ctx.logs.query(org, recent_start, end, [svc], levels, None, _MAX_LINES)
+            recent = await ctx.logs.messages(org, recent_start, end, [svc], levels, _MAX_LINES)
             queries += 1
-            seen = {line.id for line in lines}
+            seen = {line[0] for line in lines}
             lines = sorted(
-                [*lines, *(r for r in recent if r.id not in seen)],
-                key=lambda r: (r.timestamp, r.id),
+                [*lines, *(r for r in recent if r[0] not in seen)],
+                key=lambda r: (r[1], r[0]),
             )
         groups: dict[str, list[Any]] = {}
-        for line in lines:
-            group = groups.setdefault(message_template(line.message), [line.message, 0, None, None])
+        for _line_id, timestamp, message in lines:
+            group = groups.setdefault(message_template(message), [message, 0, None, None])
             group[1] += 1
-            group[2] = group[2] or line.timestamp
-            group[3] = line.timestamp
+            group[2] = group[2] or timestamp
+            group[3] = timestamp
         for sample, count, first, last in groups.values():
             signatures.append(ErrorSignature(svc, sample, count, first, last))
     metric_points = [

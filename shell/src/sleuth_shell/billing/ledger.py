@@ -179,7 +179,10 @@ async def record_usage(
 
     team_key = UNATTRIBUTED_TEAM_KEY if team_id is None else team_id
     event, daily, monthly = _usage_statements(_dialect(session))
-    await session.execute(
+    # Core statements on the session's connection (its transaction): the ORM session's execute
+    # would route inserts on a mapped class through its bulk-insert machinery for nothing.
+    connection = await session.connection()
+    await connection.execute(
         event,
         {
             "org_id": org_id,
@@ -191,8 +194,8 @@ async def record_usage(
     )
     common = {"org_id": org_id, "team_key": team_key, "credits": amount, "events": 1}
     month = day.strftime("%Y-%m")
-    await session.execute(daily, {**common, "day": day, "month": month})
-    await session.execute(monthly, {**common, "month": month})
+    await connection.execute(daily, {**common, "day": day, "month": month})
+    await connection.execute(monthly, {**common, "month": month})
 
 
 _STATEMENTS: dict[str, tuple[Any, Any, Any]] = {}
@@ -203,7 +206,7 @@ def _usage_statements(dialect: str) -> tuple[Any, Any, Any]:
     parameters, so SQLAlchemy's compiled cache serves them without rebuilding the statements)."""
     found = _STATEMENTS.get(dialect)
     if found is None:
-        event = insert(UsageEvent).values(
+        event = insert(UsageEvent.__table__).values(
             {name: bindparam(name) for name in ("org_id", "team_id", "feature", "credits")}
             | {"occurred_at": bindparam("occurred_at", type_=UsageEvent.occurred_at.type)}
         )
@@ -228,9 +231,9 @@ def _rollup_upsert(
     atomic statement."""
     stmt: sqlite.Insert | postgresql.Insert
     if dialect == "sqlite":
-        stmt = sqlite.insert(model)
+        stmt = sqlite.insert(model.__table__)
     elif dialect == "postgresql":
-        stmt = postgresql.insert(model)
+        stmt = postgresql.insert(model.__table__)
     else:  # pragma: no cover - the engine factory accepts only these two
         raise ValueError(f"unsupported dialect: {dialect!r}")
     table = model.__table__

@@ -32,17 +32,35 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, cast
 
-from sqlalchemy import Select
+from sqlalchemy import DateTime, Select
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
 
 from sleuth_shell.db.dialect import SQLITE_BUSY_TIMEOUT_MS
 
-__all__ = ["HotRead", "HotReader", "hot_reader_of"]
+__all__ = [
+    "HotRead",
+    "HotReader",
+    "HotStatements",
+    "hot_reader_of",
+    "hot_statements",
+    "shared_reader",
+    "timestamp_parser",
+]
 
 #: Connections the PostgreSQL hot-read pool keeps, and how many more it opens under load.
 HOT_POOL_SIZE = 5
@@ -56,6 +74,8 @@ class _Compiled:
         compiled = statement.compile(dialect=dialect)
         self.sql = str(compiled)
         self.order: tuple[str, ...] = tuple(compiled.positiontup or ())
+        # Values the statement carries itself (literals such as a strftime format).
+        self.defaults: dict[str, Any] = dict(compiled.construct_params(_check=False))
         binds = compiled._bind_processors
         self.bind: dict[str, Callable[[Any], Any]] = {
             name: processor for name, processor in binds.items() if callable(processor)
@@ -71,10 +91,17 @@ class _Compiled:
     def arguments(self, params: Mapping[str, Any]) -> list[Any]:
         out = []
         for name in self.order:
-            value = params[name]
+            value = params[name] if name in params else self.defaults[name]
             processor = self.bind.get(name)
             out.append(processor(value) if processor is not None else value)
         return out
+
+    def values(self, values: Sequence[Any]) -> tuple[Any, ...]:
+        """A row as a tuple, each column converted like SQLAlchemy's result would."""
+        return tuple(
+            convert(value) if convert is not None and value is not None else value
+            for convert, value in zip(self.convert, values, strict=True)
+        )
 
     def row(self, values: Sequence[Any]) -> dict[str, Any]:
         return {
@@ -210,6 +237,159 @@ async def _rows(
         return [dict(row) for row in result.mappings()]
     row = result.mappings().first()
     return [] if row is None else [dict(row)]
+
+
+_shared: weakref.WeakKeyDictionary[AsyncEngine, HotReader] = weakref.WeakKeyDictionary()
+
+
+def shared_reader(engine: AsyncEngine) -> HotReader:
+    """The process's :class:`HotReader` of ``engine`` (one per engine: the application's and the
+    stores' hot reads share the connection)."""
+    reader = _shared.get(engine)
+    if reader is None:
+        reader = _shared[engine] = HotReader(engine)
+    return reader
+
+
+_SQLITE_DATETIME = cast(
+    Callable[[Any], datetime],
+    DateTime().dialect_impl(sqlite.dialect()).result_processor(sqlite.dialect(), None),
+)
+"""SQLAlchemy's own parser of SQLite's stored datetime text (what the column type runs)."""
+
+
+def timestamp_parser() -> Callable[[Any], datetime]:
+    """A converter of stored timestamps to aware UTC datetimes, the values the ``UTCDateTime``
+    column type returns: SQLite's stored text (a column read as text, see
+    :meth:`HotStatements.timestamp`) parsed once per distinct text (the rows of one read share
+    their instants: metric points one per scrape, log lines one per second), a driver's datetime
+    (PostgreSQL) made aware UTC. Use one parser per read: its memory lives as long as it does."""
+    parsed: dict[str, datetime] = {}
+
+    def parse(raw: Any) -> datetime:
+        if isinstance(raw, str):
+            found = parsed.get(raw)
+            if found is None:
+                found = parsed[raw] = _SQLITE_DATETIME(raw).replace(tzinfo=UTC)
+            return found
+        value = cast(datetime, raw)
+        if value.tzinfo is UTC:
+            return value
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+    return parse
+
+
+class HotStatements:
+    """Prebuilt ``SELECT`` statements of a store, run on the hot-read path.
+
+    A statement is built once per *shape* (a hashable key: which filters, how many values in each
+    ``IN`` list) with named ``bindparam`` parameters, and compiled once per dialect. On a SQLite
+    file it runs on the process's plain :mod:`sqlite3` connection (:func:`shared_reader`), with
+    SQLAlchemy's bind processors for the parameters and result processors for the columns; rows
+    come back as tuples. Elsewhere (PostgreSQL, in-memory SQLite, a session factory bound to
+    something other than an engine) it runs through a session of ``sessions`` as before. Each
+    call is its own snapshot of committed data, as a store's own short session was.
+    """
+
+    #: How many compiled shapes a store keeps (``IN`` lists of many lengths make many shapes).
+    MAX_SHAPES = 256
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+        self._sessions = sessions
+        bind = sessions.kw.get("bind")
+        self._reader: HotReader | None = None
+        if isinstance(bind, AsyncEngine):
+            reader = shared_reader(bind)
+            if reader.inline:
+                self._reader = reader
+        self._built: OrderedDict[Hashable, tuple[Select[Any], _Compiled | None]] = OrderedDict()
+
+    @property
+    def dialect(self) -> str:
+        """The database's dialect name (``sqlite``, ``postgresql``)."""
+        bind = self._sessions.kw.get("bind")
+        name = getattr(getattr(bind, "dialect", None), "name", None)
+        return str(name) if name else "sqlite"
+
+    @property
+    def inline(self) -> bool:
+        """Whether statements run on the plain sqlite3 connection."""
+        return self._reader is not None
+
+    def timestamp(self, column: Any) -> Any:
+        """``column`` as the rows should carry it for :func:`timestamp_parser`: on the inline
+        path its stored text (parsed once per distinct value), else the column itself."""
+        if self._reader is None:
+            return column
+        from sqlalchemy import String, type_coerce
+
+        return type_coerce(column, String)
+
+    def _get(
+        self, key: Hashable, build: Callable[[], Select[Any]]
+    ) -> tuple[Select[Any], _Compiled | None]:
+        found = self._built.get(key)
+        if found is None:
+            statement = build()
+            compiled = (
+                _Compiled(statement, self._reader.engine.dialect)
+                if self._reader is not None
+                else None
+            )
+            found = self._built[key] = (statement, compiled)
+            if len(self._built) > self.MAX_SHAPES:
+                self._built.popitem(last=False)
+        else:
+            self._built.move_to_end(key)
+        return found
+
+    async def rows(
+        self, key: Hashable, build: Callable[[], Select[Any]], params: Mapping[str, Any]
+    ) -> list[tuple[Any, ...]]:
+        """Every row of the statement of shape ``key`` (``build`` makes it) with ``params``."""
+        statement, compiled = self._get(key, build)
+        if compiled is not None and self._reader is not None:
+            cursor = self._reader._connection().execute(compiled.sql, compiled.arguments(params))
+            try:
+                raw = cursor.fetchall()
+            finally:
+                cursor.close()
+            if not any(compiled.convert):
+                return raw
+            return [compiled.values(values) for values in raw]
+        async with self._sessions() as session:
+            result = await session.execute(statement, dict(params))
+            return [tuple(row) for row in result.all()]
+
+    async def text_rows(
+        self, sql: str, statement: Any, params: Mapping[str, Any]
+    ) -> list[tuple[Any, ...]]:
+        """Rows of a SQLite text statement with ``:name`` parameters and plain columns: ``sql``
+        on the inline path, else ``statement`` (its ``text()`` form) through a session."""
+        if self._reader is not None:
+            cursor = self._reader._connection().execute(sql, dict(params))
+            try:
+                return cursor.fetchall()
+            finally:
+                cursor.close()
+        async with self._sessions() as session:
+            result = await session.execute(statement, dict(params))
+            return [tuple(row) for row in result.all()]
+
+
+_statements: weakref.WeakKeyDictionary[async_sessionmaker[AsyncSession], HotStatements] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def hot_statements(sessions: async_sessionmaker[AsyncSession]) -> HotStatements:
+    """A :class:`HotStatements` of ``sessions`` shared by the modules of this process that read
+    through it (one per session factory)."""
+    found = _statements.get(sessions)
+    if found is None:
+        found = _statements[sessions] = HotStatements(sessions)
+    return found
 
 
 def hot_reader_of(app: Any) -> HotReader:

@@ -14,17 +14,19 @@ asked, which columns the answer fills, what is charged and who is notified.
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.render import render_answer, to_alt_card, to_chat
 from sleuth_shell.agents.base import AgentResult, ContextMessage
 from sleuth_shell.agents.rca import final_analysis, render_numbered
+from sleuth_shell.db.hot_reads import hot_statements
 from sleuth_shell.db.models import Interaction, Team, utcnow
 from sleuth_shell.interactions.request import InteractionRequest, InvalidInteraction
 from sleuth_shell.jobs import enqueue
@@ -87,10 +89,38 @@ def unix_seconds(moment: datetime) -> int:
 # --- creating ------------------------------------------------------------------------------------
 
 
+def _default_team_statement() -> Any:
+    return select(Team.id).where(Team.org_id == bindparam("org_id"), Team.name == "Default")
+
+
 async def _default_team_id(session: AsyncSession, org_id: int) -> int | None:
-    return await session.scalar(
-        select(Team.id).where(Team.org_id == org_id, Team.name == "Default")
+    found: int | None = await session.scalar(_default_team_statement(), {"org_id": org_id})
+    return found
+
+
+async def _default_team_hot(services: Services, org_id: int) -> int | None:
+    """The ``Default`` team's id, read on the hot-read path (a committed team)."""
+    rows = await hot_statements(services.sessions).rows(
+        "default_team", _default_team_statement, {"org_id": org_id}
     )
+    return int(rows[0][0]) if rows else None
+
+
+_INSERT: list[Any] = []
+
+
+def _insert_statement() -> Any:
+    """The prebuilt ``INSERT`` of one interaction row (every column a bound parameter)."""
+    if not _INSERT:
+        table = Interaction.__table__
+        _INSERT.append(
+            insert(table).values({c.key: bindparam(c.key, type_=c.type) for c in table.c})
+        )
+    return _INSERT[0]
+
+
+def _column_values(row: Interaction) -> dict[str, Any]:
+    return {c.key: getattr(row, c.key) for c in Interaction.__table__.c}
 
 
 async def _check_targets(
@@ -154,7 +184,7 @@ async def create_interactions(
     )
     await _check_context(session, org_id, request)
     if team_id is None:
-        team_id = await _default_team_id(session, org_id)
+        team_id = await _default_team_hot(services, org_id)
     notifications = request.notifications
     keep_key = notifications.callback_url is not None and not notifications.custom_headers
     mode = request.mode
@@ -162,6 +192,7 @@ async def create_interactions(
     rows: list[Interaction] = []
     for runtime in runtimes:
         row = Interaction(
+            id=str(uuid.uuid4()),
             org_id=org_id,
             team_id=team_id,
             api_key_id=api_key_id,
@@ -177,9 +208,18 @@ async def create_interactions(
             scheduled_runtime=runtime if runtime is not None else now,
             created_at=now,
             started_at=now if mode == "sync" else None,
+            analysis=None,
+            error=None,
+            completed_at=None,
         )
-        session.add(row)
         rows.append(row)
+    if mode == "sync":
+        # One prebuilt Core INSERT on the session's transaction; the row object stays transient
+        # (the run refreshes it from its finishing UPDATE, see sleuth_shell.runs.finish_in).
+        connection = await session.connection()
+        await connection.execute(_insert_statement(), _column_values(rows[0]))
+        return rows
+    session.add_all(rows)
     await session.flush()
     if mode != "sync":
         for row in rows:
@@ -222,8 +262,10 @@ async def conversation(
 
 async def _answer(services: Services, interaction: Interaction) -> Answer:
     """Ask the agent and render its answer (failures are :func:`sleuth_shell.runs.execute`'s)."""
-    async with services.sessions() as session:
-        history = await conversation(session, interaction.org_id, interaction.context or [])
+    history: list[ContextMessage] = []
+    if interaction.context:
+        async with services.sessions() as session:
+            history = await conversation(session, interaction.org_id, interaction.context)
     result = await services.agent.answer(
         services.agent_context(interaction.org_id),
         interaction.question,
