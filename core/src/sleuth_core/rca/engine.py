@@ -24,6 +24,7 @@ from sleuth_core.rca.signals import (
     change_terms,
     compound_hits,
     message_template,
+    metric_change_point,
     relatedness,
     signature_terms,
     words_of,
@@ -138,12 +139,11 @@ def _metric_shifts(metrics: Sequence[MetricPoints], fired: datetime) -> list[_Me
     for series in metrics:
         points = [p for p in series.points if p[0] <= until]
         scale_floor = 0.05 * max(map(abs, [v for _, v in points])) if points else 0.0
-        for direction in (1, -1):
-            cp = change_point(points, direction=direction, threshold=8.0, min_scale=scale_floor)
-            if cp is not None:
-                ratio = cp.level / cp.baseline if cp.baseline > 0 else float("inf")
-                shifts.append(_MetricShift(series, cp.at, ratio, direction))
-                break
+        found = metric_change_point(points, threshold=8.0, min_scale=scale_floor)
+        if found is not None:
+            cp, direction = found
+            ratio = cp.level / cp.baseline if cp.baseline > 0 else float("inf")
+            shifts.append(_MetricShift(series, cp.at, ratio, direction))
     return shifts
 
 
