@@ -204,13 +204,14 @@ _ABBREVIATIONS = {
 }
 
 
-def _pieces(token: str) -> list[str]:
+@lru_cache(maxsize=8192)  # a pure function of the token (service names, words of messages)
+def _pieces(token: str) -> tuple[str, ...]:
     out: list[str] = []
     for part in _SPLIT.split(token):
         for piece in _CAMEL.findall(part):
             lowered = piece.lower()
             out.append(stem(_ABBREVIATIONS.get(lowered, lowered)))
-    return out
+    return tuple(out)
 
 
 def _terms(text: str, ignore: frozenset[str], weights: dict[str, float], scale: float) -> None:
