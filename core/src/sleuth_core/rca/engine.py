@@ -6,6 +6,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from itertools import compress, repeat
+from operator import ge, itemgetter
 
 from sleuth_core.rca.model import (
     Alert,
@@ -133,12 +135,19 @@ class _MetricShift:
     direction: int
 
 
+_first = itemgetter(0)
+_second = itemgetter(1)
+
+
 def _metric_shifts(metrics: Sequence[MetricPoints], fired: datetime) -> list[_MetricShift]:
     shifts = []
     until = fired + timedelta(minutes=5)
     for series in metrics:
-        points = [p for p in series.points if p[0] <= until]
-        scale_floor = 0.05 * max(map(abs, [v for _, v in points])) if points else 0.0
+        # The points up to ``until`` and their scale floor, column-wise (map and compress run
+        # in C: ~720 points per series).
+        everything = series.points
+        points = list(compress(everything, map(ge, repeat(until), map(_first, everything))))
+        scale_floor = 0.05 * max(map(abs, map(_second, points))) if points else 0.0
         found = metric_change_point(points, threshold=8.0, min_scale=scale_floor)
         if found is not None:
             cp, direction = found

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
+from operator import itemgetter
 
 __all__ = [
     "ChangePoint",
@@ -128,6 +129,9 @@ def _shifted(
     return ChangePoint(points[start][0], m, scale, level, shift)
 
 
+_VALUE = itemgetter(1)
+
+
 def metric_change_point(
     points: Sequence[tuple[datetime, float]], *, threshold: float, min_scale: float
 ) -> tuple[ChangePoint, int] | None:
@@ -135,7 +139,7 @@ def metric_change_point(
     the same results as two calls, the values and baseline computed once."""
     if len(points) < 6:
         return None
-    values = [float(v) for _, v in points]
+    values = list(map(float, map(_VALUE, points)))
     baseline = _baseline(values, 1 / 3, min_scale, False)
     for direction in (1, -1):
         cp = _shifted(points, values, baseline, direction, threshold)
