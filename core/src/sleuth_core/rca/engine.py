@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from itertools import compress, repeat
 from operator import ge, itemgetter
 
@@ -296,11 +297,13 @@ def _episode(
 
 def _mentions(text: str, services: Sequence[str]) -> set[str]:
     lowered = text.lower()
-    return {
-        s
-        for s in services
-        if s and re.search(r"(?<![\w-])" + re.escape(s.lower()) + r"(?![\w-])", lowered)
-    }
+    return {s for s in services if s and _service_word(s).search(lowered)}
+
+
+@lru_cache(maxsize=1024)
+def _service_word(service: str) -> re.Pattern[str]:
+    """The pattern of ``service`` as a whole word (compiled once per name)."""
+    return re.compile(r"(?<![\w-])" + re.escape(service.lower()) + r"(?![\w-])")
 
 
 def _shipping(changes: Sequence[Change]) -> dict[str, list[Change]]:
