@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
+from operator import itemgetter
 
 __all__ = [
     "ChangePoint",
@@ -82,6 +83,14 @@ def change_point(
     if len(points) < 6:
         return None
     values = [float(v) for _, v in points]
+    baseline = _baseline(values, baseline_share, min_scale, counts)
+    return _shifted(points, values, baseline, direction, threshold)
+
+
+def _baseline(
+    values: Sequence[float], baseline_share: float, min_scale: float, counts: bool
+) -> tuple[float, float, float, float]:
+    """``(median, scale, level, shift)`` of `change_point`: what both directions share."""
     n_base = max(3, int(len(values) * baseline_share))
     base = values[:n_base]
     m = _median(base)
@@ -91,7 +100,18 @@ def change_point(
         scale = max(scale, math.sqrt(max(m, 1.0)))
     tail = values[-3:]
     level = _median(tail)
-    shift = (level - m) / scale
+    return m, scale, level, (level - m) / scale
+
+
+def _shifted(
+    points: Sequence[tuple[datetime, float]],
+    values: Sequence[float],
+    baseline: tuple[float, float, float, float],
+    direction: int,
+    threshold: float,
+) -> ChangePoint | None:
+    """`change_point` in one ``direction`` given the series' `_baseline` (at least 6 values)."""
+    m, scale, level, shift = baseline
     if direction * shift < threshold / 2:
         return None
     total = 0.0
@@ -107,6 +127,25 @@ def change_point(
     if crossed is None or start >= len(values):
         return None
     return ChangePoint(points[start][0], m, scale, level, shift)
+
+
+_VALUE = itemgetter(1)
+
+
+def metric_change_point(
+    points: Sequence[tuple[datetime, float]], *, threshold: float, min_scale: float
+) -> tuple[ChangePoint, int] | None:
+    """`change_point` upwards, else downwards (the first that finds a shift) with its direction:
+    the same results as two calls, the values and baseline computed once."""
+    if len(points) < 6:
+        return None
+    values = list(map(float, map(_VALUE, points)))
+    baseline = _baseline(values, 1 / 3, min_scale, False)
+    for direction in (1, -1):
+        cp = _shifted(points, values, baseline, direction, threshold)
+        if cp is not None:
+            return cp, direction
+    return None
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-/:]*[A-Za-z0-9_]|[A-Za-z]{3,}")
@@ -169,16 +208,33 @@ _ABBREVIATIONS = {
 }
 
 
-def _pieces(token: str) -> list[str]:
+@lru_cache(maxsize=8192)  # a pure function of the token (service names, words of messages)
+def _pieces(token: str) -> tuple[str, ...]:
     out: list[str] = []
     for part in _SPLIT.split(token):
         for piece in _CAMEL.findall(part):
             lowered = piece.lower()
             out.append(stem(_ABBREVIATIONS.get(lowered, lowered)))
-    return out
+    return tuple(out)
 
 
 def _terms(text: str, ignore: frozenset[str], weights: dict[str, float], scale: float) -> None:
+    # The text's own terms (memoised on the text), merged as if tokenised here: the same keys
+    # in the same first-seen order, each at the maximum of its weights.
+    for term, value in _text_terms(text, ignore, scale):
+        weights[term] = max(weights.get(term, 0.0), value)
+
+
+@lru_cache(maxsize=4096)
+def _text_terms(text: str, ignore: frozenset[str], scale: float) -> tuple[tuple[str, float], ...]:
+    weights: dict[str, float] = {}
+    _tokenise_terms(text, ignore, weights, scale)
+    return tuple(weights.items())
+
+
+def _tokenise_terms(
+    text: str, ignore: frozenset[str], weights: dict[str, float], scale: float
+) -> None:
     for match in _IDENT.finditer(text):
         token = match.group(0).strip("._-/:")
         lowered = token.lower()

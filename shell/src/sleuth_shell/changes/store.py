@@ -11,14 +11,15 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import TypeVarTuple, cast
+from typing import Any, TypeVarTuple, cast
 
-from sqlalchemy import Select, Text, func, or_, select
+from sqlalchemy import Integer, Select, Text, bindparam, func, or_, select
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_shell.agents.base import ChangeKind, ChangeRecord
 from sleuth_shell.db import models
+from sleuth_shell.db.hot_reads import HotStatements
 
 __all__ = ["MAX_LOOKUP_IDS", "SqlChangeStore", "change_record"]
 
@@ -34,19 +35,76 @@ def _aware(value: datetime) -> datetime:
 
 def change_record(row: models.ChangeRow) -> ChangeRecord:
     """The protocol's value of a stored row."""
+    return _record(
+        row.id,
+        row.change_id,
+        row.timestamp,
+        row.service,
+        row.kind,
+        row.summary,
+        row.author,
+        row.url,
+        row.files,
+        row.diff,
+        row.ships,
+        row.attributes,
+    )
+
+
+def _record(
+    row_id: int,
+    change_id: str,
+    timestamp: datetime,
+    service: str,
+    kind: str,
+    summary: str,
+    author: str | None,
+    url: str | None,
+    files: list[Any] | None,
+    diff: str | None,
+    ships: list[Any] | None,
+    attributes: dict[str, Any] | None,
+) -> ChangeRecord:
     return ChangeRecord(
-        id=row.id,
-        change_id=row.change_id,
-        timestamp=_aware(row.timestamp),
-        service=row.service,
-        kind=cast(ChangeKind, row.kind),
-        summary=row.summary,
-        author=row.author,
-        url=row.url,
-        files=tuple(str(f) for f in row.files or ()),
-        diff=row.diff or "",
-        ships=tuple(str(s) for s in row.ships or ()),
-        attributes=dict(row.attributes or {}),
+        id=row_id,
+        change_id=change_id,
+        timestamp=_aware(timestamp),
+        service=service,
+        kind=cast(ChangeKind, kind),
+        summary=summary,
+        author=author,
+        url=url,
+        files=tuple(str(f) for f in files or ()),
+        diff=diff or "",
+        ships=tuple(str(s) for s in ships or ()),
+        attributes=dict(attributes or {}),
+    )
+
+
+def _window_statement() -> Select[Any]:
+    """`SqlChangeStore.query` without filters: the columns `_record` takes, in its order."""
+    return (
+        select(
+            _C.id,
+            _C.change_id,
+            _C.timestamp,
+            _C.service,
+            _C.kind,
+            _C.summary,
+            _C.author,
+            _C.url,
+            _C.files,
+            _C.diff,
+            _C.ships,
+            _C.attributes,
+        )
+        .where(
+            _C.org_id == bindparam("org_id"),
+            _C.timestamp >= bindparam("start", type_=_C.timestamp.type),
+            _C.timestamp < bindparam("end", type_=_C.timestamp.type),
+        )
+        .order_by(_C.timestamp, _C.id)
+        .limit(bindparam("limit", type_=Integer))
     )
 
 
@@ -92,6 +150,7 @@ class SqlChangeStore:
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
+        self._hot = HotStatements(sessions)
 
     async def query(
         self,
@@ -104,6 +163,12 @@ class SqlChangeStore:
         limit: int = 200,
     ) -> list[ChangeRecord]:
         """Records in ``[start, end)``, oldest first (ties by id), at most ``limit``."""
+        if not services and not kinds and not text:  # the root-cause evidence's read
+            params = {"org_id": org_id, "start": _aware(start), "end": _aware(end)}
+            rows = await self._hot.rows(
+                "window", _window_statement, {**params, "limit": max(0, limit)}
+            )
+            return [_record(*row) for row in rows]
         return await self.search(
             org_id,
             start=start,

@@ -36,6 +36,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any, cast
 
 from sqlalchemy import DateTime, Select
@@ -258,20 +259,29 @@ _SQLITE_DATETIME = cast(
 """SQLAlchemy's own parser of SQLite's stored datetime text (what the column type runs)."""
 
 
+#: How many distinct stored timestamp texts the process keeps parsed (one per scrape minute of
+#: the metric points, one per second of the log lines; ~150 bytes each).
+TIMESTAMP_CACHE_SIZE = 32768
+
+
+@lru_cache(maxsize=TIMESTAMP_CACHE_SIZE)
+def _parse_stored(raw: str) -> datetime:
+    """SQLite's stored datetime text as an aware UTC datetime: a pure function of the text,
+    memoised on it (like the tokenisers, docs/decisions.md); datetimes are immutable."""
+    return _SQLITE_DATETIME(raw).replace(tzinfo=UTC)
+
+
 def timestamp_parser() -> Callable[[Any], datetime]:
     """A converter of stored timestamps to aware UTC datetimes, the values the ``UTCDateTime``
     column type returns: SQLite's stored text (a column read as text, see
-    :meth:`HotStatements.timestamp`) parsed once per distinct text (the rows of one read share
-    their instants: metric points one per scrape, log lines one per second), a driver's datetime
-    (PostgreSQL) made aware UTC. Use one parser per read: its memory lives as long as it does."""
-    parsed: dict[str, datetime] = {}
+    :meth:`HotStatements.timestamp`) parsed once per distinct text in the process (the rows of
+    a read share their instants: metric points one per scrape, log lines one per second; reads
+    of the same hours share them too), a driver's datetime (PostgreSQL) made aware UTC."""
+    parse_stored = _parse_stored
 
     def parse(raw: Any) -> datetime:
         if isinstance(raw, str):
-            found = parsed.get(raw)
-            if found is None:
-                found = parsed[raw] = _SQLITE_DATETIME(raw).replace(tzinfo=UTC)
-            return found
+            return parse_stored(raw)
         value = cast(datetime, raw)
         if value.tzinfo is UTC:
             return value

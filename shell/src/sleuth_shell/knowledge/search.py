@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_shell.agents.base import KnowledgeDocument, KnowledgeHit
 from sleuth_shell.db import models
+from sleuth_shell.db.hot_reads import HotStatements
 from sleuth_shell.db.search_index import SEARCH_INDEX_OBJECTS, include_object
 from sleuth_shell.text import best_passage, terms
 
@@ -49,6 +50,7 @@ _SQLITE_SEARCH = text(
     LIMIT :limit
     """
 )
+_SQLITE_SEARCH_SQL = str(_SQLITE_SEARCH)
 
 _PG_SEARCH = text(
     f"""
@@ -76,12 +78,27 @@ class DatabaseKnowledgeSearch:
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
+        self._hot = HotStatements(sessions)
 
     async def search(self, org_id: int, query: str, limit: int = 5) -> list[KnowledgeHit]:
         """Documents of ``org_id`` matching any word of ``query``, best first, at most ``limit``."""
         words = terms(query)[:_MAX_TERMS]
         if not words or limit <= 0:
             return []
+        params = {"match": fts5_match_expression(words), "org_id": org_id, "limit": limit}
+        if self._hot.inline:  # a SQLite file: the prebuilt text on the plain sqlite3 connection
+            found = await self._hot.text_rows(_SQLITE_SEARCH_SQL, _SQLITE_SEARCH, params)
+            return [
+                KnowledgeHit(
+                    id=doc_id,
+                    title=title,
+                    url=url,
+                    snippet=_snippet(content, words),
+                    score=-1.0 * float(rank),
+                    content=content,
+                )
+                for doc_id, title, content, url, rank in found
+            ]
         async with self._sessions() as session:
             dialect = session.get_bind().dialect.name
             if dialect == "sqlite":

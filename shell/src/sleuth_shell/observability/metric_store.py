@@ -8,6 +8,7 @@ range through the ``(series_id, timestamp)`` primary key, oldest first.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -116,11 +117,17 @@ class SqlMetricStore:
             chunk_params: dict[str, Any] = {"start": start, "end": end}
             chunk_params.update({f"i{i}": v for i, v in enumerate(part)})
             rows = await hot.rows(("points", count), build_points, chunk_params)
-            for series_id, timestamp, value in rows:
-                at = seen.get(timestamp)
-                if at is None:
-                    at = seen[timestamp] = convert(timestamp)
-                points[series_id].append((at, float(value)))
+            if not rows:
+                continue
+            # Column-wise, in C (map, zip, Counter): ~5,000 points per 12 h of the demo series.
+            series_ids, stamps, values = zip(*rows, strict=True)
+            for stamp in set(stamps).difference(seen):
+                seen[stamp] = convert(stamp)
+            pairs = list(zip(map(seen.__getitem__, stamps), map(float, values), strict=True))
+            at = 0
+            for series_id, n in Counter(series_ids).items():  # rows ordered by series id
+                points[series_id].extend(pairs[at : at + n])
+                at += n
         result = []
         for row_id, name, service, labels in series:
             kept = points[row_id]
