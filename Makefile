@@ -42,7 +42,7 @@ eval-rca: setup
 
 # Alert intake throughput against a real `sleuth serve` (minutes; figures in docs/performance.md).
 bench-intake: setup
-	$(BIN)/python benchmarks/bench_intake.py
+	$(BIN)/python benchmarks/bench_intake.py $(BENCH_ARGS)
 
 # Service benchmarks (docs/performance.md): real servers on fresh databases, several minutes each,
 # never part of `make test`. bench-http installs Debian's `wrk` when it is missing (needs root).
