@@ -60,6 +60,33 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "storage: the storage suite, run against SQLite and (when configured) PostgreSQL",
     )
+    # pytest-xdist registers it too; this keeps --strict-markers happy when xdist is off.
+    config.addinivalue_line(
+        "markers", "xdist_group(name): run these tests on one xdist worker (--dist loadgroup)"
+    )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Make ``--dist loadgroup`` keep an ``xdist_group`` on one worker under pytest 9.
+
+    pytest-xdist (3.8) tells its scheduler about a group by renaming each marked test on the
+    worker to ``<nodeid>@<group>``, through ``item._nodeid``; pytest 9 reads the nodeid from
+    ``item._id`` instead, so the renaming is lost and a group is spread over the workers like any
+    other tests (its module-scoped fixtures then set up once per worker). This does the same
+    renaming where pytest 9 reads it; it does nothing when the nodeid already has the suffix.
+    """
+    if not getattr(config.option, "loadgroup", False):
+        return
+    from _pytest.nodeid import NodeId
+
+    for item in items:
+        groups = {
+            str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+            for mark in item.iter_markers("xdist_group")
+        }
+        if groups and "@" not in item.nodeid:
+            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(sorted(groups))}")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
