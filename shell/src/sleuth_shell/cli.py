@@ -454,12 +454,13 @@ def startup_line(command: str, settings: Settings, agent: Agent) -> str:
 @click.option("--port", default=8000, type=click.IntRange(0, 65535), show_default=True)
 def serve(host: str, port: int) -> None:
     """Run the HTTP API (checking the configuration and migrating the database first)."""
+    settings = load_settings()
+    agent = load_checked_agent(settings)
+    # Imported once the configuration is known to be good: a refused one fails without them.
     import uvicorn
 
     from sleuth_shell.app import create_app
 
-    settings = load_settings()
-    agent = load_checked_agent(settings)
     prepare_database(settings)
     app = create_app(settings, agent=agent)
     click.echo(startup_line("serve", settings, agent), err=True)
