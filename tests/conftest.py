@@ -9,14 +9,23 @@ dropped afterwards) when the test carries the ``storage`` marker::
 
 Storage-suite tests run once per back end; the PostgreSQL run is marked ``postgres`` and skipped
 when ``SLEUTH_TEST_POSTGRES_URL`` is unset.
+
+A test that asks for ``migrated_url`` (tests/shell/conftest.py) gets a migrated database: on
+SQLite a copy of a file migrated once per test process, on PostgreSQL a database created with
+``CREATE DATABASE ... TEMPLATE`` from one migrated once per test process (the same schema the
+migrations build, without running them again for every test). The PostgreSQL databases are made
+one test ahead and dropped after the test, both on a background thread, so a test does not wait
+for PostgreSQL's file copies and checkpoints; a failed drop fails the run at the end.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -51,6 +60,33 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "storage: the storage suite, run against SQLite and (when configured) PostgreSQL",
     )
+    # pytest-xdist registers it too; this keeps --strict-markers happy when xdist is off.
+    config.addinivalue_line(
+        "markers", "xdist_group(name): run these tests on one xdist worker (--dist loadgroup)"
+    )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Make ``--dist loadgroup`` keep an ``xdist_group`` on one worker under pytest 9.
+
+    pytest-xdist (3.8) tells its scheduler about a group by renaming each marked test on the
+    worker to ``<nodeid>@<group>``, through ``item._nodeid``; pytest 9 reads the nodeid from
+    ``item._id`` instead, so the renaming is lost and a group is spread over the workers like any
+    other tests (its module-scoped fixtures then set up once per worker). This does the same
+    renaming where pytest 9 reads it; it does nothing when the nodeid already has the suffix.
+    """
+    if not getattr(config.option, "loadgroup", False):
+        return
+    from _pytest.nodeid import NodeId
+
+    for item in items:
+        groups = {
+            str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+            for mark in item.iter_markers("xdist_group")
+        }
+        if groups and "@" not in item.nodeid:
+            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(sorted(groups))}")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -86,17 +122,102 @@ def _admin_pg(url: str, statement: str) -> None:
     asyncio.run(run())
 
 
+class _PostgresDatabases:
+    """Fresh PostgreSQL databases for one test process, made and dropped on a background thread.
+
+    ``take(template)`` returns the name of a new database (empty, or a copy of ``template``) that
+    was created while the previous test ran, and starts creating the next one; ``give_back``
+    queues the drop. ``close`` drops what is left and raises the first error any of it had.
+    """
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        self.base = server.rpartition("/")[0]
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pg-databases")
+        self._ahead: dict[str | None, Future[str]] = {}
+        self._drops: list[Future[None]] = []
+        self._lock = threading.Lock()
+
+    def _create(self, template: str | None) -> str:
+        name = f"sleuth_test_{uuid.uuid4().hex[:16]}"
+        clause = f' TEMPLATE "{template}"' if template else ""
+        _admin_pg(self.server, f'CREATE DATABASE "{name}"{clause}')
+        return name
+
+    def _drop(self, name: str) -> None:
+        _admin_pg(self.server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+    def take(self, template: str | None = None) -> str:
+        with self._lock:
+            ready = self._ahead.pop(template, None)
+            name = ready.result() if ready is not None else self._create(template)
+            self._ahead[template] = self._thread.submit(self._create, template)
+        return name
+
+    def give_back(self, name: str) -> None:
+        with self._lock:
+            self._drops.append(self._thread.submit(self._drop, name))
+
+    def drop_now(self, name: str) -> None:
+        """Drop a database at once (a template: no copy of it may be under way)."""
+        with self._lock:
+            for ahead in self._ahead.values():
+                with_error = ahead.exception()
+                if with_error is None:
+                    self._drops.append(self._thread.submit(self._drop, ahead.result()))
+            self._ahead.clear()
+            for drop in self._drops:
+                drop.exception()
+        self._drop(name)
+
+    def close(self) -> None:
+        with self._lock:
+            for ahead in self._ahead.values():
+                if ahead.exception() is None:
+                    self._drops.append(self._thread.submit(self._drop, ahead.result()))
+            self._ahead.clear()
+            self._thread.shutdown(wait=True)
+            errors = [e for f in self._drops if (e := f.exception()) is not None]
+        if errors:
+            raise errors[0]
+
+
+@pytest.fixture(scope="session")
+def postgres_databases() -> Iterator[_PostgresDatabases]:
+    """This test process's PostgreSQL databases (see :class:`_PostgresDatabases`)."""
+    databases = _PostgresDatabases(os.environ[POSTGRES_URL_ENV])
+    try:
+        yield databases
+    finally:
+        databases.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_template(postgres_databases: _PostgresDatabases) -> Iterator[str]:
+    """A PostgreSQL database migrated once per test process: the template of migrated ones."""
+    from sleuth_shell.db import migrate
+
+    name = postgres_databases._create(None)
+    try:
+        migrate(f"{postgres_databases.base}/{name}")
+        yield name
+    finally:
+        postgres_databases.drop_now(name)
+
+
 @pytest.fixture
-def database_url(backend: str, tmp_path: Path) -> Iterator[str]:
-    """A fresh, empty database for this test (not migrated)."""
+def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh database for this test: empty, or (when the test uses ``migrated_url``) migrated
+    on PostgreSQL, a copy of :func:`postgres_template`."""
     if backend == "sqlite":
         yield f"sqlite:///{tmp_path / 'sleuth.db'}"
         return
-    server = os.environ[POSTGRES_URL_ENV]
-    name = f"sleuth_test_{uuid.uuid4().hex[:16]}"
-    _admin_pg(server, f'CREATE DATABASE "{name}"')
-    base, _, _ = server.rpartition("/")
+    databases: _PostgresDatabases = request.getfixturevalue("postgres_databases")
+    template = None
+    if "migrated_url" in request.fixturenames:
+        template = request.getfixturevalue("postgres_template")
+    name = databases.take(template)
     try:
-        yield f"{base}/{name}"
+        yield f"{databases.base}/{name}"
     finally:
-        _admin_pg(server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        databases.give_back(name)

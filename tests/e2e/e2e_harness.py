@@ -1,9 +1,11 @@
 """What every end-to-end test needs: the real ``sleuth`` CLI and server as subprocesses.
 
 ``sleuth_env`` builds a clean environment that runs this checkout's code; ``cli`` runs one
-``sleuth`` command and returns its JSON; ``running`` keeps a ``sleuth`` process (``serve``,
-``worker``) alive for a ``with`` block; ``serve`` starts the API on a free port and waits for
-``/health``; ``poll`` waits for a condition with a deadline (never sleep-then-assert).
+``sleuth`` command and returns its JSON; ``cli_batch`` runs several in one ``sleuth`` process (a
+test's setup: one interpreter start instead of one per command); ``running`` keeps a ``sleuth``
+process (``serve``, ``worker``) alive for a ``with`` block; ``serve`` starts the API on a free
+port and waits for ``/health``; ``poll`` waits for a condition with a deadline (never
+sleep-then-assert).
 """
 
 from __future__ import annotations
@@ -46,6 +48,44 @@ def cli(env: dict[str, str], *args: str) -> dict[str, Any]:
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
     return result
+
+
+#: Runs each command of ``argv[1]`` (a JSON list of argument lists) through the ``sleuth`` entry
+#: point (``sleuth_shell.cli.main``), in order, and prints the list of their JSON outputs.
+_BATCH = """
+import io, json, sys
+from contextlib import redirect_stdout
+from sleuth_shell.cli import main
+outputs = []
+for args in json.loads(sys.argv[1]):
+    printed = io.StringIO()
+    with redirect_stdout(printed):
+        try:
+            main.main(args=args, prog_name="sleuth", standalone_mode=False)
+        except SystemExit as exit:
+            if exit.code:
+                raise
+    outputs.append(json.loads(printed.getvalue()))
+print(json.dumps(outputs))
+"""
+
+
+def cli_batch(env: dict[str, str], *commands: list[str]) -> list[dict[str, Any]]:
+    """Run several ``sleuth`` commands, in order, in one process: the same commands as
+    :func:`cli` (the ``sleuth`` entry point, the same database), each must succeed and print one
+    JSON object; their objects are returned in order."""
+    done = subprocess.run(
+        [sys.executable, "-c", _BATCH, json.dumps(commands)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    results: list[dict[str, Any]] = json.loads(done.stdout)
+    assert len(results) == len(commands)
+    return results
 
 
 def free_port() -> int:

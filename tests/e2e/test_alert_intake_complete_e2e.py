@@ -30,7 +30,7 @@ from typing import Any
 import httpx
 import pytest
 from callback_receiver import CallbackReceiver
-from e2e_harness import ROOT, cli, poll, running, serve, sleuth_env
+from e2e_harness import ROOT, cli_batch, poll, running, serve, sleuth_env
 
 from sleuth_core.intake import sign_firehydrant, sign_generic, sign_pagerduty, sign_rootly
 
@@ -107,23 +107,21 @@ def test_every_sample_delivery_to_investigations_and_notifications(tmp_path: Pat
         SLEUTH_ALLOW_PRIVATE_URLS="true",  # the receiver is on 127.0.0.1
         SLEUTH_RATE_LIMIT_ENTERPRISE="100000",
     )
-    org = cli(env, "admin", "create-org", "acme", "--plan", "enterprise")
-    key = cli(env, "admin", "create-key", "acme")["key"]
-    hooks = {
-        type_: cli(
-            env,
-            "admin",
-            "add-webhook",
-            "acme",
-            "--type",
-            type_,
-            "--name",
-            folder,
-            *([] if type_ == "PROVIDER_B" else ["--provider-secret", PROVIDER_SECRET]),
-        )
-        for folder, type_ in PROVIDERS.items()
-    }
-    chat_hook = cli(env, "admin", "add-webhook", "acme", "--type", "CHAT", "--name", "slack")
+    org, created_key, *created_hooks, chat_hook = cli_batch(
+        env,
+        ["admin", "create-org", "acme", "--plan", "enterprise"],
+        ["admin", "create-key", "acme"],
+        *(
+            [
+                *("admin", "add-webhook", "acme", "--type", type_, "--name", folder),
+                *([] if type_ == "PROVIDER_B" else ["--provider-secret", PROVIDER_SECRET]),
+            ]
+            for folder, type_ in PROVIDERS.items()
+        ),
+        ["admin", "add-webhook", "acme", "--type", "CHAT", "--name", "slack"],
+    )
+    key = created_key["key"]
+    hooks = dict(zip(PROVIDERS.values(), created_hooks, strict=True))
     api = {"X-Service-Org-Api-Key": key}
 
     with (
@@ -131,13 +129,12 @@ def test_every_sample_delivery_to_investigations_and_notifications(tmp_path: Pat
         serve(env, tmp_path / "serve.log") as base,
         running(["worker"], env, tmp_path / "worker.log"),
     ):
-        alt = cli(
-            env, "admin", "add-integration", "acme", "--kind", "ALT_WEBHOOK", "--name", "alt",
-            "--url", f"{receiver.url}/alt",
-        )  # fmt: skip
-        oncall = cli(
-            env, "admin", "add-integration", "acme", "--kind", "CHAT_ALERT", "--name", "on-call",
-            "--channel", ONCALL,
+        alt, oncall = cli_batch(
+            env,
+            ["admin", "add-integration", "acme", "--kind", "ALT_WEBHOOK", "--name", "alt",
+             "--url", f"{receiver.url}/alt"],
+            ["admin", "add-integration", "acme", "--kind", "CHAT_ALERT", "--name", "on-call",
+             "--channel", ONCALL],
         )  # fmt: skip
         integrations = [alt["id"], oncall["id"]]
 

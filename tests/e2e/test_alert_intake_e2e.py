@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from e2e_harness import ROOT, cli, serve, sleuth_env
+from e2e_harness import ROOT, cli_batch, serve, sleuth_env
 
 from sleuth_core.intake import sign_firehydrant, sign_generic, sign_pagerduty, sign_rootly
 
@@ -63,15 +63,20 @@ def env(database_url: str, tmp_path: Path) -> dict[str, str]:
 
 
 def setup(env: dict[str, str]) -> tuple[str, dict[str, dict]]:
-    cli(env, "admin", "create-org", "acme", "--plan", "enterprise")
-    key = cli(env, "admin", "create-key", "acme")["key"]
-    hooks = {}
-    for type_ in TYPES.values():
-        extra = [] if type_ == "PROVIDER_B" else ["--provider-secret", PROVIDER_SECRET]
-        hooks[type_] = cli(
-            env, "admin", "add-webhook", "acme", "--type", type_, "--name", type_, *extra
-        )
-    return key, hooks
+    webhooks = [
+        [
+            *("admin", "add-webhook", "acme", "--type", type_, "--name", type_),
+            *([] if type_ == "PROVIDER_B" else ["--provider-secret", PROVIDER_SECRET]),
+        ]
+        for type_ in TYPES.values()
+    ]
+    _, created_key, *created_hooks = cli_batch(
+        env,
+        ["admin", "create-org", "acme", "--plan", "enterprise"],
+        ["admin", "create-key", "acme"],
+        *webhooks,
+    )
+    return created_key["key"], dict(zip(TYPES.values(), created_hooks, strict=True))
 
 
 def create_agent(base: str, key: str, name: str, hooks: list[dict], patterns: list[str]) -> str:

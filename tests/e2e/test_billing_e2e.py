@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_harness import cli, serve, sleuth_env
+from e2e_harness import cli_batch, serve, sleuth_env
 
 pytestmark = pytest.mark.e2e
 
@@ -27,14 +27,16 @@ def _env(tmp: Path) -> dict[str, str]:
 
 def test_interactions_are_billed_to_the_key_team_or_default(tmp_path: Path) -> None:
     env = _env(tmp_path)
-    org = cli(env, "admin", "create-org", "shop")
-    payments = cli(env, "admin", "create-team", "shop", "Payments")
-    team_key = cli(env, "admin", "create-key", "shop", "--team", "Payments")["key"]
-    org_key = cli(env, "admin", "create-key", "shop")["key"]
-    other_key = (
-        cli(env, "admin", "create-org", "other"),
-        cli(env, "admin", "create-key", "other"),
+    org, payments, created_team_key, created_org_key, *other_key = cli_batch(
+        env,
+        ["admin", "create-org", "shop"],
+        ["admin", "create-team", "shop", "Payments"],
+        ["admin", "create-key", "shop", "--team", "Payments"],
+        ["admin", "create-key", "shop"],
+        ["admin", "create-org", "other"],
+        ["admin", "create-key", "other"],
     )
+    team_key, org_key = created_team_key["key"], created_org_key["key"]
     before = datetime.now(UTC) - timedelta(minutes=1)
 
     with serve(env, tmp_path / "serve.log") as base_url, httpx.Client(base_url=base_url) as http:

@@ -385,7 +385,7 @@ def run_console(page: Page, block: Block) -> None:
             except AssertionError as error:
                 if time.monotonic() > deadline:
                     raise AssertionError(f"{block.where}: $ {command}\n{error}") from None
-                time.sleep(0.3)
+                time.sleep(0.1)
 
 
 def sh_expectations(block: Block, following: Block | None) -> list[Any]:
@@ -422,7 +422,7 @@ def run_sh(page: Page, block: Block, following: Block | None) -> None:
         except AssertionError as error:
             if time.monotonic() > deadline:
                 raise AssertionError(f"{block.where}: {error}") from None
-            time.sleep(0.3)
+            time.sleep(0.1)
 
 
 def validate_mcp_add(page: Page, command: str) -> None:

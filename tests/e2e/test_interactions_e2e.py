@@ -14,9 +14,11 @@ from typing import Any
 import httpx
 import pytest
 from callback_receiver import CallbackReceiver
-from e2e_harness import cli, free_port, poll, running, serve, sleuth_env
+from e2e_harness import cli_batch, free_port, poll, running, serve, sleuth_env
 
-pytestmark = pytest.mark.e2e
+# One xdist worker runs the whole module (``make test`` runs ``--dist loadgroup``), so its
+# module-scoped server is set up once, not once per worker.
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("interactions_e2e")]
 
 QUESTION = "How do I roll back a deploy?"
 RUNBOOK = "Runbook: Deploys and rollbacks"
@@ -38,9 +40,13 @@ class Server:
 def serving(tmp: Path, **extra_env: str) -> Iterator[Server]:
     """A bootstrapped organization with the demo data, and ``sleuth serve`` answering for it."""
     env = sleuth_env(f"sqlite:///{tmp / 'sleuth.db'}", SLEUTH_ALLOW_PRIVATE_URLS="true")
-    org = cli(env, "admin", "create-org", "shop")
-    key = cli(env, "admin", "create-key", "shop")["key"]
-    cli(env, "admin", "load-demo", "shop")
+    org, created_key, _ = cli_batch(
+        env,
+        ["admin", "create-org", "shop"],
+        ["admin", "create-key", "shop"],
+        ["admin", "load-demo", "shop"],
+    )
+    key = created_key["key"]
     port = free_port()
     env.update({"SLEUTH_PUBLIC_URL": f"http://127.0.0.1:{port}", **extra_env})
     with serve(env, tmp / "server.log", port) as base_url:

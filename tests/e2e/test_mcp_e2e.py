@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_harness import ROOT, cli, free_port, serve, sleuth_env
+from e2e_harness import ROOT, cli_batch, free_port, serve, sleuth_env
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
@@ -27,7 +27,9 @@ from sleuth_core.ids import encode_global_id
 from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.db.models import Investigation
 
-pytestmark = pytest.mark.e2e
+# One xdist worker runs the whole module (``make test`` runs ``--dist loadgroup``), so its
+# module-scoped server is set up once, not once per worker.
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("mcp_e2e")]
 
 DOC = ROOT / "docs" / "mcp.md"
 DOC_BASE = "http://127.0.0.1:8000"
@@ -77,9 +79,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     tmp = tmp_path_factory.mktemp("e2e-mcp")
     database_url = f"sqlite:///{tmp / 'sleuth.db'}"
     env = sleuth_env(database_url)
-    orgs = {name: cli(env, "admin", "create-org", name) for name in ("shop", "rival", "newco")}
-    keys = {name: cli(env, "admin", "create-key", name)["key"] for name in orgs}
-    cli(env, "admin", "load-demo", "shop")
+    names = ("shop", "rival", "newco")
+    *created, _ = cli_batch(
+        env,
+        *(["admin", "create-org", name] for name in names),
+        *(["admin", "create-key", name] for name in names),
+        ["admin", "load-demo", "shop"],
+    )
+    orgs = dict(zip(names, created[: len(names)], strict=True))
+    keys = {name: key["key"] for name, key in zip(names, created[len(names) :], strict=True)}
     mine = _add_investigation(database_url, orgs["shop"]["id"], "Checkout 500s")
     theirs = _add_investigation(database_url, orgs["rival"]["id"], "Rival outage")
     port = free_port()

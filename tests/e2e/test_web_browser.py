@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_harness import ROOT, cli, free_port, serve, sleuth_env
+from e2e_harness import ROOT, cli, cli_batch, free_port, serve, sleuth_env
 
 from sleuth_core.ids import decode_global_id, encode_global_id
 from sleuth_shell.db import create_engine, create_session_factory
@@ -44,14 +44,17 @@ def site(database_url: str, tmp_path: Path) -> Iterator[dict[str, Any]]:
     env = sleuth_env(database_url, SLEUTH_PUBLIC_URL=base, SLEUTH_WORKERS_INLINE="true")
     cli(env, "admin", "create-org", "Demo", "--plan", "team")  # creates the database serve needs
     with serve(env, tmp_path / "serve.log", port):
-        admin_key = cli(env, "admin", "create-key", "Demo", "--admin")["key"]
-        user_key = cli(env, "admin", "create-key", "Demo")["key"]
-        cli(env, "admin", "load-demo", "Demo")
-        hook = cli(env, "admin", "add-webhook", "Demo", "--type", "PROVIDER_A", "--name", "Pager")
+        admin_key, user_key, _, hook = cli_batch(
+            env,
+            ["admin", "create-key", "Demo", "--admin"],
+            ["admin", "create-key", "Demo"],
+            ["admin", "load-demo", "Demo"],
+            ["admin", "add-webhook", "Demo", "--type", "PROVIDER_A", "--name", "Pager"],
+        )
         yield {
             "base": base,
-            "admin_key": admin_key,
-            "user_key": user_key,
+            "admin_key": admin_key["key"],
+            "user_key": user_key["key"],
             "hook": hook,
             "database_url": database_url,
         }

@@ -25,6 +25,11 @@ FLOORS: dict[str, dict[str, float]] = {
 }
 
 
+# One xdist worker runs the whole module (``make test`` runs ``--dist loadgroup``), so its
+# module-scoped evaluation run is set up once, not once per worker.
+pytestmark = pytest.mark.xdist_group("eval_floors")
+
+
 @pytest.fixture(scope="module")
 def outcomes() -> dict[str, list[evaluation.Outcome]]:
     return asyncio.run(evaluation.run_all(list(evaluation.SPLITS)))

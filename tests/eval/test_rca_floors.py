@@ -32,6 +32,11 @@ CEILINGS: dict[str, dict[str, float]] = {
 }
 
 
+# One xdist worker runs the whole module (``make test`` runs ``--dist loadgroup``), so its
+# module-scoped evaluation run is set up once, not once per worker.
+pytestmark = pytest.mark.xdist_group("rca_floors")
+
+
 @pytest.fixture(scope="module")
 def run() -> rca_run.Run:
     return asyncio.run(rca_run.run_all())

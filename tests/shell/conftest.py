@@ -135,7 +135,8 @@ def migrated_url(database_url: str, backend: str, sqlite_template: Path) -> str:
     """The test database, with every migration applied.
 
     On SQLite a copy of the once-migrated template (the SQLite backup API, so the copy is
-    consistent whatever the template's journal mode); elsewhere the migrations run on it.
+    consistent whatever the template's journal mode); on PostgreSQL ``database_url`` already
+    made it a copy of the once-migrated template database (tests/conftest.py).
     """
     if backend == "sqlite":
         target = database_url.removeprefix("sqlite:///")
@@ -143,8 +144,6 @@ def migrated_url(database_url: str, backend: str, sqlite_template: Path) -> str:
             source.backup(copy)
         source.close()
         copy.close()
-        return database_url
-    migrate(database_url)
     return database_url
 
 

@@ -84,6 +84,11 @@ class Demo:
         return self.run(go)
 
 
+# One xdist worker runs the whole module (``make test`` runs ``--dist loadgroup``), so its
+# module-scoped demo database is set up once, not once per worker.
+pytestmark = pytest.mark.xdist_group("agent_retrieval")
+
+
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
     path: Path = tmp_path_factory.mktemp("demo") / "sleuth.db"

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from sleuth_shell.config import Settings
-from sleuth_shell.db import create_engine, create_session_factory, migrate_async
+from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.db.models import Job, utcnow
 from sleuth_shell.jobs import (
     DONE,
@@ -55,10 +55,9 @@ class Database:
 
 
 @pytest.fixture
-async def db(database_url: str) -> AsyncIterator[Database]:
+async def db(migrated_url: str) -> AsyncIterator[Database]:
     """A migrated database: SQLite, and PostgreSQL too when ``SLEUTH_TEST_POSTGRES_URL`` is set."""
-    await migrate_async(database_url)
-    database = Database(database_url)
+    database = Database(migrated_url)
     yield database
     await database.dispose()
 

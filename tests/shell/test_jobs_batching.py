@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sleuth_shell.db import create_engine, create_session_factory, migrate_async
+from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.db.models import Job
 from sleuth_shell.jobs import enqueue
 from sleuth_shell.jobs.batch import WriteBatcher
@@ -23,9 +23,8 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture
-async def batcher(database_url: str) -> AsyncIterator[WriteBatcher]:
-    await migrate_async(database_url)
-    engine = create_engine(database_url)
+async def batcher(migrated_url: str) -> AsyncIterator[WriteBatcher]:
+    engine = create_engine(migrated_url)
     yield WriteBatcher(create_session_factory(engine))
     await engine.dispose()
 

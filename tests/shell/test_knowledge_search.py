@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import delete, update
 
 from sleuth_shell import admin
-from sleuth_shell.db import create_engine, create_session_factory, migrate
+from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.db.models import KnowledgeDocument
 from sleuth_shell.knowledge.search import DatabaseKnowledgeSearch, fts5_match_expression
 
@@ -35,8 +35,8 @@ def run(url: str, action: Any) -> Any:
 
 
 @pytest.fixture
-def catalog(database_url: str) -> tuple[str, int, int]:
-    migrate(database_url)
+def catalog(migrated_url: str) -> tuple[str, int, int]:
+    database_url = migrated_url
 
     async def setup(sessions: Any) -> tuple[int, int]:
         async with sessions() as session:

@@ -470,13 +470,14 @@ def serve_worker_processes(settings: Settings) -> int:
 @click.option("--port", default=8000, type=click.IntRange(0, 65535), show_default=True)
 def serve(host: str, port: int) -> None:
     """Run the HTTP API (checking the configuration and migrating the database first)."""
+    settings = load_settings()
+    agent = load_checked_agent(settings)
+    # Imported once the configuration is known to be good: a refused one fails without them.
     import uvicorn
 
     from sleuth_shell.app import create_app
     from sleuth_shell.jobs.processes import WorkerProcesses
 
-    settings = load_settings()
-    agent = load_checked_agent(settings)
     prepare_database(settings)
     count = serve_worker_processes(settings)
     processes = (
