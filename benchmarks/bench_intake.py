@@ -47,6 +47,7 @@ import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [
+    str(ROOT / "benchmarks" / "http"),
     str(ROOT / "tests" / "e2e"),
     str(ROOT / "core" / "src"),
     str(ROOT / "shell" / "src"),
@@ -55,6 +56,7 @@ sys.path[:0] = [
 import contextlib  # noqa: E402
 
 from e2e_harness import cli, running, serve, sleuth_env  # noqa: E402
+from harness import top_of_profile  # noqa: E402
 
 from sleuth_core.intake import parse_alert, sign_generic  # noqa: E402
 from sleuth_core.matching import MatchIndex  # noqa: E402
@@ -290,26 +292,6 @@ def start_profile(base: str, output: str) -> subprocess.Popen[bytes]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-
-
-def top_of_profile(path: str, count: int = 25) -> None:
-    """Print the functions with the most samples in ``path`` (py-spy raw format): self and
-    inclusive shares of all samples."""
-    own: dict[str, int] = {}
-    inclusive: dict[str, int] = {}
-    total = 0
-    for line in Path(path).read_text().splitlines():
-        stack, _, n = line.rpartition(" ")
-        samples = int(n)
-        total += samples
-        frames = stack.split(";")
-        own[frames[-1]] = own.get(frames[-1], 0) + samples
-        for frame in set(frames):
-            inclusive[frame] = inclusive.get(frame, 0) + samples
-    print(f"profile: {total} samples")
-    print("self %  incl %  function")
-    for frame, n in sorted(own.items(), key=lambda kv: -kv[1])[:count]:
-        print(f"{100 * n / total:6.1f}  {100 * inclusive[frame] / total:6.1f}  {frame}")
 
 
 def main() -> None:

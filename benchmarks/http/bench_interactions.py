@@ -142,12 +142,7 @@ def serving(target: Target) -> Iterator[None]:
         harness.wait_http(f"http://127.0.0.1:{target.port}/health", proc=proc)
         yield
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        harness.stop(proc)
         log.close()
 
 
@@ -249,29 +244,6 @@ def profile(target: Target, duration: float, connections: int, out: Path) -> Res
     return result
 
 
-def top_of_profile(path: Path, count: int = 25) -> None:
-    """The functions with the most samples in a py-spy raw profile: own and inclusive shares."""
-    own: dict[str, int] = {}
-    inclusive: dict[str, int] = {}
-    total = 0
-    for line in path.read_text().splitlines():
-        stack, _, n = line.rpartition(" ")
-        samples = int(n)
-        total += samples
-        frames = stack.split(";")
-        own[frames[-1]] = own.get(frames[-1], 0) + samples
-        for frame in set(frames):
-            inclusive[frame] = inclusive.get(frame, 0) + samples
-    print(f"{path}: {total} samples")
-    print("  self %  incl %  function (own time)")
-    for frame, n in sorted(own.items(), key=lambda kv: -kv[1])[:count]:
-        print(f"  {100 * n / total:6.1f}  {100 * inclusive[frame] / total:6.1f}  {frame}")
-    print("  incl %  function (inclusive, sleuth code)")
-    ours = [(f, n) for f, n in inclusive.items() if "sleuth_" in f]
-    for frame, n in sorted(ours, key=lambda kv: -kv[1])[:count]:
-        print(f"  {100 * n / total:6.1f}  {frame}")
-
-
 def export(rev: str, into: Path) -> str:
     """``git archive rev`` unpacked into ``into``; returns the short commit."""
     archive = subprocess.run(
@@ -338,7 +310,7 @@ def main() -> int:
                     out = args.profile / f"{target.name}.txt"
                     result = profile(target, args.duration, args.connections, out)
                     print("profiled " + show(target.name, result), flush=True)
-                    top_of_profile(out)
+                    harness.top_of_profile(out, ours=True)
 
     errors = sum(r.errors for t in targets for r in t.results)
     print()

@@ -91,12 +91,7 @@ def worker_process(database_url: str) -> Iterator[subprocess.Popen[bytes]]:
     try:
         yield proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        harness.stop(proc)
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -96,13 +96,43 @@ def server(
         wait_http(f"http://127.0.0.1:{port}{ready_path}", proc=proc)
         yield proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
         log.close()
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM ``proc`` and wait for it (15 s, then SIGKILL)."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def top_of_profile(path: str | Path, count: int = 25, *, ours: bool = False) -> None:
+    """Print the functions with the most samples in a py-spy raw profile: own and inclusive
+    shares of all samples; ``ours`` adds the inclusive top of Sleuth's own functions."""
+    own: dict[str, int] = {}
+    inclusive: dict[str, int] = {}
+    total = 0
+    for line in Path(path).read_text().splitlines():
+        stack, _, n = line.rpartition(" ")
+        samples = int(n)
+        total += samples
+        frames = stack.split(";")
+        own[frames[-1]] = own.get(frames[-1], 0) + samples
+        for frame in set(frames):
+            inclusive[frame] = inclusive.get(frame, 0) + samples
+    print(f"{path}: {total} samples")
+    print("  self %  incl %  function (own time)")
+    for frame, n in sorted(own.items(), key=lambda kv: -kv[1])[:count]:
+        print(f"  {100 * n / total:6.1f}  {100 * inclusive[frame] / total:6.1f}  {frame}")
+    if ours:
+        print("  incl %  function (inclusive, sleuth code)")
+        mine = [(f, n) for f, n in inclusive.items() if "sleuth_" in f]
+        for frame, n in sorted(mine, key=lambda kv: -kv[1])[:count]:
+            print(f"  {100 * n / total:6.1f}  {frame}")
 
 
 def hello_server(
