@@ -55,6 +55,7 @@ def test_serve_runs_jobs_in_a_worker_child_and_restarts_it(tmp_path: Path) -> No
     with CallbackReceiver() as receiver, server(tmp_path) as (base, key, pid, log):
         assert "inline workers on (1 worker process)" in log.read_text()
         child = worker_child(pid)
+        poll(lambda: f"sleuth worker (of sleuth serve {pid}):" in log.read_text())
         call_back(base, key, receiver, "How do I roll back a deploy?")
 
         os.kill(child, signal.SIGKILL)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -515,7 +516,10 @@ def worker(concurrency: int, wake_fd: int | None) -> None:
     # One line per callback POST would flood the log (and cost CPU) under load; the job log says
     # what failed.
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    click.echo(startup_line("worker", settings, agent), err=True)
+    line = startup_line("worker", settings, agent)
+    if wake_fd is not None:
+        line = line.replace("sleuth worker:", f"sleuth worker (of sleuth serve {os.getppid()}):", 1)
+    click.echo(line, err=True)
 
     async def go() -> None:
         engine = create_engine(settings.database_url)
