@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sleuth_core.render import render_answer, to_alt_card, to_chat
 from sleuth_shell.agents.base import AgentResult, ContextMessage
 from sleuth_shell.agents.rca import final_analysis, render_numbered
+from sleuth_shell.db.direct_writes import direct_writer
 from sleuth_shell.db.hot_reads import hot_statements
 from sleuth_shell.db.models import Interaction, Team, utcnow
 from sleuth_shell.interactions.request import InteractionRequest, InvalidInteraction
@@ -170,8 +171,12 @@ async def create_interactions(
     api_key: str | None,
     request: InteractionRequest,
     now: datetime,
+    store: bool = True,
 ) -> list[Interaction]:
     """Check the request's targets and context, then store its interactions (not committed).
+
+    ``store=False`` (synchronous requests only): build the row without writing it (the caller
+    inserts it, see :func:`submit_interactions`).
 
     Synchronous requests get one ``IN_PROGRESS`` row; background requests one ``PENDING`` row and
     a job due now; scheduled requests one ``PENDING`` row and job per runtime. ``team_id`` is the
@@ -214,6 +219,8 @@ async def create_interactions(
         )
         rows.append(row)
     if mode == "sync":
+        if not store:
+            return rows
         # One prebuilt Core INSERT on the session's transaction; the row object stays transient
         # (the run refreshes it from its finishing UPDATE, see sleuth_shell.runs.finish_in).
         connection = await session.connection()
@@ -300,6 +307,23 @@ async def _charge(session: AsyncSession, row: Interaction, answer: Answer) -> Ch
     return Charge(team_id=team_id, credits=answer.result.credits)
 
 
+def _direct_charge(row: Interaction, answer: Answer) -> tuple[bool, Charge | None]:
+    """``_charge`` and ``_notify`` without a session when neither needs one: the row has its team
+    and nothing to notify (a plain synchronous question)."""
+    if row.team_id is None or _has_notifications(row):
+        return False, None
+    return True, Charge(team_id=row.team_id, credits=answer.result.credits)
+
+
+def _has_notifications(row: Interaction) -> bool:
+    notifications = row.notifications or {}
+    return bool(
+        (notifications.get("chat") or {}).get("chat_channel_ids")
+        or (notifications.get("alt") or {}).get("alt_webhook_urls")
+        or (notifications.get("web") or {}).get("callback_url")
+    )
+
+
 async def _notify(
     session: AsyncSession, services: Services, row: Interaction, answer: Answer
 ) -> None:
@@ -339,6 +363,7 @@ INTERACTION: RunKind[Interaction, Answer] = RunKind(
     notify=_notify,
     # A failed interaction sends no callback: forget the API key kept for it.
     failed_values={"callback_api_key": None},
+    direct_charge=_direct_charge,
 )
 """The interaction run kind (see :mod:`sleuth_shell.runs` for its lifecycle)."""
 
@@ -367,6 +392,7 @@ async def submit_interactions(
     Raises :class:`InvalidInteraction` for a refused request and
     :class:`~sleuth_shell.runs.RunFailed` when the synchronous run failed (it is then ``FAILED``).
     """
+    writer = direct_writer(services.sessions) if request.mode == "sync" else None
     rows = await create_interactions(
         session,
         services,
@@ -376,8 +402,16 @@ async def submit_interactions(
         api_key=api_key,
         request=request,
         now=now,
+        store=writer is None,
     )
-    await session.commit()
+    if writer is not None:
+        # The synchronous row, committed IN_PROGRESS before the agent runs, without the session
+        # (see sleuth_shell.db.direct_writes); the session only read (the context check).
+        async with writer.transaction() as transaction:
+            await transaction.execute(_insert_statement(), _column_values(rows[0]))
+            await transaction.commit()
+    else:
+        await session.commit()
     if request.mode != "sync":
         return Submitted(rows, None)
     answer = await run_now(services, INTERACTION, rows[0])
