@@ -42,6 +42,7 @@ from sleuth_shell.interactions.service import (
     view,
 )
 from sleuth_shell.runs import RunFailed
+from sleuth_shell.services import Services
 
 __all__ = ["ROUTES"]
 
@@ -127,30 +128,34 @@ class _CreateOperation(Operation):
 async def create_interaction(
     request: Request[Any, Any, Any],
     principal: CurrentPrincipal,
-    db_session: DbSession,
-    services: AppServices,
 ) -> dict[str, Any]:
     """Ask the agent a question: now, in the background, or at up to 10 future times.
 
     Body: ``question`` (required), ``context``, ``user_id``, ``use_tools``, ``async``,
     ``scheduled_runtimes`` (or the deprecated ``scheduled_runtime``), ``notifications``.
     """
+    # One dependency (the principal) instead of three: Litestar resolves several in an anyio
+    # task group (three tasks a request). The services come from the app's state, as the
+    # ``services`` dependency gives them; the session is opened here (a synchronous question on
+    # SQLite never uses it, see sleuth_shell.db.direct_writes).
+    services: Services = request.app.state.services
     try:
         body = decode_json_body(await request.body())
     except ValueError:
         raise bad_request("Invalid payload") from None
     try:
         parsed = parse_interaction_request(body, utcnow())
-        submitted = await submit_interactions(
-            db_session,
-            services,
-            org_id=principal.org_id,
-            team_id=principal.team_id,
-            api_key_id=principal.key_id,
-            api_key=principal.api_key,
-            request=parsed,
-            now=utcnow(),
-        )
+        async with services.sessions() as session:
+            submitted = await submit_interactions(
+                session,
+                services,
+                org_id=principal.org_id,
+                team_id=principal.team_id,
+                api_key_id=principal.key_id,
+                api_key=principal.api_key,
+                request=parsed,
+                now=utcnow(),
+            )
     except InvalidInteraction as exc:
         raise bad_request(exc.detail) from None
     except RunFailed as exc:

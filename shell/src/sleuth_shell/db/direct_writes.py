@@ -29,6 +29,7 @@ from typing import Any
 import aiosqlite
 from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.util import greenlet_spawn
 
 __all__ = ["DirectTransaction", "DirectWriter", "direct_writer"]
 
@@ -117,9 +118,10 @@ class DirectWriter:
     async def transaction(self) -> AsyncIterator[DirectTransaction]:
         """A pooled connection's driver connection for one transaction; rolled back when the
         block is left without a commit."""
-        async with self.engine.connect() as connection:
-            raw = await connection.get_raw_connection()
-            driver = raw.driver_connection
+        # A pooled DBAPI connection without a Connection around it (one greenlet hop each way).
+        pooled = await self.engine.raw_connection()
+        try:
+            driver = pooled.driver_connection
             assert isinstance(driver, aiosqlite.Connection)
             transaction = DirectTransaction(self, driver)
             try:
@@ -127,6 +129,9 @@ class DirectWriter:
             finally:
                 if transaction.open:
                     await transaction.rollback()
+        finally:
+            # Back to the pool (its reset on return is a no-op rollback outside a transaction).
+            await greenlet_spawn(pooled.close)
 
 
 _writers: weakref.WeakKeyDictionary[Engine, DirectWriter | None] = weakref.WeakKeyDictionary()
