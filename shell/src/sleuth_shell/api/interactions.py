@@ -136,8 +136,8 @@ async def create_interaction(
     """
     # One dependency (the principal) instead of three: Litestar resolves several in an anyio
     # task group (three tasks a request). The services come from the app's state, as the
-    # ``services`` dependency gives them; the session is opened here (a synchronous question on
-    # SQLite never uses it, see sleuth_shell.db.direct_writes).
+    # ``services`` dependency gives them; submit_interactions opens a session when it needs one
+    # (a synchronous question on SQLite does not, see sleuth_shell.db.direct_writes).
     services: Services = request.app.state.services
     try:
         body = decode_json_body(await request.body())
@@ -145,17 +145,16 @@ async def create_interaction(
         raise bad_request("Invalid payload") from None
     try:
         parsed = parse_interaction_request(body, utcnow())
-        async with services.sessions() as session:
-            submitted = await submit_interactions(
-                session,
-                services,
-                org_id=principal.org_id,
-                team_id=principal.team_id,
-                api_key_id=principal.key_id,
-                api_key=principal.api_key,
-                request=parsed,
-                now=utcnow(),
-            )
+        submitted = await submit_interactions(
+            None,  # opened only when needed
+            services,
+            org_id=principal.org_id,
+            team_id=principal.team_id,
+            api_key_id=principal.key_id,
+            api_key=principal.api_key,
+            request=parsed,
+            now=utcnow(),
+        )
     except InvalidInteraction as exc:
         raise bad_request(exc.detail) from None
     except RunFailed as exc:

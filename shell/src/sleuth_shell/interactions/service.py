@@ -144,10 +144,17 @@ async def _check_targets(
             raise InvalidInteraction("Invalid payload") from None
 
 
-async def _check_context(session: AsyncSession, org_id: int, request: InteractionRequest) -> None:
-    wanted = {item.interaction_id for item in request.context if item.interaction_id}
+def _context_ids(request: InteractionRequest) -> set[str]:
+    return {item.interaction_id for item in request.context if item.interaction_id}
+
+
+async def _check_context(
+    session: AsyncSession | None, org_id: int, request: InteractionRequest
+) -> None:
+    wanted = _context_ids(request)
     if not wanted:
         return
+    assert session is not None, "a context check needs a session"
     found = set(
         (
             await session.scalars(
@@ -162,7 +169,7 @@ async def _check_context(session: AsyncSession, org_id: int, request: Interactio
 
 
 async def create_interactions(
-    session: AsyncSession,
+    session: AsyncSession | None,
     services: Services,
     *,
     org_id: int,
@@ -176,7 +183,8 @@ async def create_interactions(
     """Check the request's targets and context, then store its interactions (not committed).
 
     ``store=False`` (synchronous requests only): build the row without writing it (the caller
-    inserts it, see :func:`submit_interactions`).
+    inserts it, see :func:`submit_interactions`); ``session`` may then be None when the request
+    has no context interaction to check.
 
     Synchronous requests get one ``IN_PROGRESS`` row; background requests one ``PENDING`` row and
     a job due now; scheduled requests one ``PENDING`` row and job per runtime. ``team_id`` is the
@@ -221,11 +229,13 @@ async def create_interactions(
     if mode == "sync":
         if not store:
             return rows
+        assert session is not None
         # One prebuilt Core INSERT on the session's transaction; the row object stays transient
         # (the run refreshes it from its finishing UPDATE, see sleuth_shell.runs.finish_in).
         connection = await session.connection()
         await connection.execute(_insert_statement(), _column_values(rows[0]))
         return rows
+    assert session is not None
     session.add_all(rows)
     await session.flush()
     if mode != "sync":
@@ -377,7 +387,7 @@ class Submitted:
 
 
 async def submit_interactions(
-    session: AsyncSession,
+    session: AsyncSession | None,
     services: Services,
     *,
     org_id: int,
@@ -389,10 +399,25 @@ async def submit_interactions(
 ) -> Submitted:
     """Create the request's interactions (committed) and, when synchronous, run it now.
 
+    ``session``: the caller's, or None to open one only when needed (a synchronous question on
+    SQLite with no context interaction needs none, see :mod:`sleuth_shell.db.direct_writes`).
+
     Raises :class:`InvalidInteraction` for a refused request and
     :class:`~sleuth_shell.runs.RunFailed` when the synchronous run failed (it is then ``FAILED``).
     """
     writer = direct_writer(services.sessions) if request.mode == "sync" else None
+    if session is None and (writer is None or _context_ids(request)):
+        async with services.sessions() as own:
+            return await submit_interactions(
+                own,
+                services,
+                org_id=org_id,
+                team_id=team_id,
+                api_key_id=api_key_id,
+                api_key=api_key,
+                request=request,
+                now=now,
+            )
     rows = await create_interactions(
         session,
         services,
@@ -411,6 +436,7 @@ async def submit_interactions(
             await transaction.execute(_insert_statement(), _column_values(rows[0]))
             await transaction.commit()
     else:
+        assert session is not None
         await session.commit()
     if request.mode != "sync":
         return Submitted(rows, None)
