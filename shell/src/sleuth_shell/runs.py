@@ -242,6 +242,18 @@ def _finish_statement(
     return _statement(("finish", model, st, tuple(sorted(values)), returning), build)
 
 
+def _refresh(row: Any, model: Any, current: Mapping[str, Any]) -> None:
+    """Set ``row``'s column attributes to ``current`` (a returned row), skipping those that
+    already hold an equal value (a transient row: the ORM's set events are most of the cost)."""
+    loaded = row.__dict__
+    missing = object()
+    for attribute in _column_attributes(model):
+        value = current[attribute.columns[0].key]
+        old = loaded.get(attribute.key, missing)
+        if old is missing or type(old) is not type(value) or old != value:
+            setattr(row, attribute.key, value)
+
+
 def _finish_params(run_id: Any, now: Any, values: Mapping[str, Any]) -> dict[str, Any]:
     return {"run_id": run_id, "now": now, **{f"v_{name}": v for name, v in values.items()}}
 
@@ -390,8 +402,7 @@ async def _finish_direct(
             await transaction.commit()
             return True
         current = returned[0]
-        for attribute in _column_attributes(model):
-            setattr(row, attribute.key, current[attribute.columns[0].key])
+        _refresh(row, model, current)
         # Decided on the row as the UPDATE left it, as finish_in's charge and notify see it.
         possible, charge = kind.direct_charge(row, outcome)
         if not possible:
