@@ -44,7 +44,8 @@ from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.errors import InvalidSources
-from sleuth_shell.billing.ledger import record_usage
+from sleuth_shell.billing.ledger import record_usage, record_usage_direct
+from sleuth_shell.db.direct_writes import direct_writer
 from sleuth_shell.db.models import utcnow
 from sleuth_shell.jobs import JobContext, JobFailed, JobRegistry
 from sleuth_shell.services import Services, services_of
@@ -138,6 +139,10 @@ class RunKind(Generic[RowT, OutT]):
     statuses: Statuses = field(default_factory=Statuses)
     failed_values: Mapping[str, Any] = field(default_factory=dict)
     """Extra columns written when the run fails."""
+    direct_charge: Callable[[RowT, OutT], tuple[bool, Charge | None]] | None = None
+    """For a synchronous run finished without a session (:func:`run_now` on SQLite): ``(True,
+    charge)`` when the completion needs no database read and no ``notify`` (the charge being what
+    ``charge`` would return), ``(False, None)`` when it does (then the session path runs)."""
 
 
 def _model(kind: RunKind[Any, Any]) -> Any:
@@ -212,6 +217,47 @@ async def finish(
     return finished
 
 
+def _finish_statement(
+    kind: RunKind[Any, Any], values: Mapping[str, Any], *, returning: bool
+) -> Any:
+    """Unfinished -> ``COMPLETED`` with the outcome's ``values`` (every one a bound parameter
+    ``v_<column>``), returning the whole row when ``returning``."""
+    model, st = _model(kind), kind.statuses
+
+    def build() -> Any:
+        table = model.__table__
+        c = table.c
+        stmt = (
+            update(table)
+            .where(c.id == bindparam("run_id"), c.status.not_in(st.terminal))
+            .values(
+                status=st.completed,
+                completed_at=bindparam("now", type_=c.completed_at.type),
+                error=None,
+                **{name: bindparam(f"v_{name}", type_=c[name].type) for name in values},
+            )
+        )
+        return stmt.returning(*c) if returning else stmt
+
+    return _statement(("finish", model, st, tuple(sorted(values)), returning), build)
+
+
+def _refresh(row: Any, model: Any, current: Mapping[str, Any]) -> None:
+    """Set ``row``'s column attributes to ``current`` (a returned row), skipping those that
+    already hold an equal value (a transient row: the ORM's set events are most of the cost)."""
+    loaded = row.__dict__
+    missing = object()
+    for attribute in _column_attributes(model):
+        value = current[attribute.columns[0].key]
+        old = loaded.get(attribute.key, missing)
+        if old is missing or type(old) is not type(value) or old != value:
+            setattr(row, attribute.key, value)
+
+
+def _finish_params(run_id: Any, now: Any, values: Mapping[str, Any]) -> dict[str, Any]:
+    return {"run_id": run_id, "now": now, **{f"v_{name}": v for name, v in values.items()}}
+
+
 async def finish_in(
     session: AsyncSession,
     services: Services,
@@ -229,29 +275,14 @@ async def finish_in(
     ``RETURNING`` (one statement instead of the update and a reload) where the database
     supports it.
     """
-    model, st = _model(kind), kind.statuses
+    model = _model(kind)
     now = utcnow()
     values = kind.result_values(outcome)
     connection = await session.connection()
     returning = row is not None and connection.dialect.update_returning
 
-    def build() -> Any:
-        table = model.__table__
-        c = table.c
-        stmt = (
-            update(table)
-            .where(c.id == bindparam("run_id"), c.status.not_in(st.terminal))
-            .values(
-                status=st.completed,
-                completed_at=bindparam("now", type_=c.completed_at.type),
-                error=None,
-                **{name: bindparam(f"v_{name}", type_=c[name].type) for name in values},
-            )
-        )
-        return stmt.returning(*c) if returning else stmt
-
-    stmt = _statement(("finish", model, st, tuple(sorted(values)), returning), build)
-    params = {"run_id": run_id, "now": now, **{f"v_{name}": v for name, v in values.items()}}
+    stmt = _finish_statement(kind, values, returning=returning)
+    params = _finish_params(run_id, now, values)
     # Write first: on SQLite this takes the write lock before anything is read. A Core
     # statement on the session's connection (its transaction).
     finished = await connection.execute(stmt, params)
@@ -340,10 +371,53 @@ async def run_now(services: Services, kind: RunKind[RowT, OutT], row: RowT) -> O
     except BaseException:
         await _fail_now(services, kind, run_id, INTERRUPTED)
         raise
+    detached = _detached(row)
+    if detached is not None and await _finish_direct(services, kind, run_id, outcome, detached):
+        return outcome
     async with services.sessions() as session:
-        await finish_in(session, services, kind, run_id, outcome, row=_detached(row))
+        await finish_in(session, services, kind, run_id, outcome, row=detached)
         await session.commit()
     return outcome
+
+
+async def _finish_direct(
+    services: Services, kind: RunKind[RowT, OutT], run_id: Any, outcome: OutT, row: RowT
+) -> bool:
+    """:func:`finish` of a synchronous run without a session, on SQLite (see
+    :mod:`sleuth_shell.db.direct_writes`): the same ``UPDATE ... RETURNING`` (``row`` refreshed
+    from it), usage row and rollups, in one transaction. False (nothing done) when the engine or
+    the run's completion needs the session path (``kind.direct_charge``)."""
+    if kind.direct_charge is None:
+        return False
+    writer = direct_writer(services.sessions)
+    if writer is None:
+        return False
+    model = _model(kind)
+    now = utcnow()
+    values = kind.result_values(outcome)
+    stmt = _finish_statement(kind, values, returning=True)
+    async with writer.transaction() as transaction:
+        returned = await transaction.execute(stmt, _finish_params(run_id, now, values))
+        if not returned:  # finished (failed) or deleted meanwhile: nothing to write
+            await transaction.commit()
+            return True
+        current = returned[0]
+        _refresh(row, model, current)
+        # Decided on the row as the UPDATE left it, as finish_in's charge and notify see it.
+        possible, charge = kind.direct_charge(row, outcome)
+        if not possible:
+            return False  # rolled back on leaving the block; the session path starts over
+        if charge is not None:
+            await record_usage_direct(
+                transaction,
+                org_id=current["org_id"],
+                team_id=charge.team_id,
+                feature=kind.usage_feature,
+                credits=charge.credits,
+                occurred_at=now,
+            )
+        await transaction.commit()
+    return True
 
 
 def _detached(row: RowT) -> RowT | None:

@@ -42,6 +42,7 @@ from sleuth_shell.interactions.service import (
     view,
 )
 from sleuth_shell.runs import RunFailed
+from sleuth_shell.services import Services
 
 __all__ = ["ROUTES"]
 
@@ -127,14 +128,17 @@ class _CreateOperation(Operation):
 async def create_interaction(
     request: Request[Any, Any, Any],
     principal: CurrentPrincipal,
-    db_session: DbSession,
-    services: AppServices,
 ) -> dict[str, Any]:
     """Ask the agent a question: now, in the background, or at up to 10 future times.
 
     Body: ``question`` (required), ``context``, ``user_id``, ``use_tools``, ``async``,
     ``scheduled_runtimes`` (or the deprecated ``scheduled_runtime``), ``notifications``.
     """
+    # One dependency (the principal) instead of three: Litestar resolves several in an anyio
+    # task group (three tasks a request). The services come from the app's state, as the
+    # ``services`` dependency gives them; submit_interactions opens a session when it needs one
+    # (a synchronous question on SQLite does not, see sleuth_shell.db.direct_writes).
+    services: Services = request.app.state.services
     try:
         body = decode_json_body(await request.body())
     except ValueError:
@@ -142,7 +146,7 @@ async def create_interaction(
     try:
         parsed = parse_interaction_request(body, utcnow())
         submitted = await submit_interactions(
-            db_session,
+            None,  # opened only when needed
             services,
             org_id=principal.org_id,
             team_id=principal.team_id,

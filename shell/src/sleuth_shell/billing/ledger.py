@@ -45,6 +45,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
+from sleuth_shell.db.direct_writes import DirectTransaction
 from sleuth_shell.db.models import UsageDaily, UsageEvent, UsageMonthly
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
     "quantize_credits",
     "rebuild_rollups",
     "record_usage",
+    "record_usage_direct",
     "utc_day",
 ]
 
@@ -165,6 +167,36 @@ async def record_usage(
     row's lock and SQLite under its single-writer lock, so no addition is lost. The daily row is
     always changed before the monthly one, so two single-usage transactions cannot deadlock.
     """
+    event, daily, monthly = _usage_statements(_dialect(session))
+    values = _usage_values(org_id, team_id, feature, credits, occurred_at)
+    # Core statements on the session's connection (its transaction): the ORM session's execute
+    # would route inserts on a mapped class through its bulk-insert machinery for nothing.
+    connection = await session.connection()
+    await connection.execute(event, values[0])
+    await connection.execute(daily, values[1])
+    await connection.execute(monthly, values[2])
+
+
+async def record_usage_direct(
+    transaction: DirectTransaction,
+    *,
+    org_id: int,
+    team_id: int | None,
+    feature: str,
+    credits: float,
+    occurred_at: datetime,
+) -> None:
+    """:func:`record_usage` in a :class:`~sleuth_shell.db.direct_writes.DirectTransaction` (SQLite):
+    the same statements with the same values, run without a session; the caller commits."""
+    values = _usage_values(org_id, team_id, feature, credits, occurred_at)
+    for statement, params in zip(_usage_statements("sqlite"), values, strict=True):
+        await transaction.execute(statement, params)
+
+
+def _usage_values(
+    org_id: int, team_id: int | None, feature: str, credits: float, occurred_at: datetime
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The parameters of the ledger insert and of the daily and monthly upserts (validated)."""
     if feature not in FEATURES:
         raise ValueError(f"unknown usage feature {feature!r}; expected one of {sorted(FEATURES)}")
     if feature in _ATTRIBUTED_FEATURES and team_id is None:
@@ -176,26 +208,17 @@ async def record_usage(
     amount = quantize_credits(credits)
     moment = _as_utc(occurred_at)
     day = moment.date()
-
     team_key = UNATTRIBUTED_TEAM_KEY if team_id is None else team_id
-    event, daily, monthly = _usage_statements(_dialect(session))
-    # Core statements on the session's connection (its transaction): the ORM session's execute
-    # would route inserts on a mapped class through its bulk-insert machinery for nothing.
-    connection = await session.connection()
-    await connection.execute(
-        event,
-        {
-            "org_id": org_id,
-            "team_id": team_id,
-            "feature": feature,
-            "credits": amount,
-            "occurred_at": moment,
-        },
-    )
+    event = {
+        "org_id": org_id,
+        "team_id": team_id,
+        "feature": feature,
+        "credits": amount,
+        "occurred_at": moment,
+    }
     common = {"org_id": org_id, "team_key": team_key, "credits": amount, "events": 1}
     month = day.strftime("%Y-%m")
-    await connection.execute(daily, {**common, "day": day, "month": month})
-    await connection.execute(monthly, {**common, "month": month})
+    return event, {**common, "day": day, "month": month}, {**common, "month": month}
 
 
 _STATEMENTS: dict[str, tuple[Any, Any, Any]] = {}

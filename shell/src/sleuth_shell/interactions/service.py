@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sleuth_core.render import render_answer, to_alt_card, to_chat
 from sleuth_shell.agents.base import AgentResult, ContextMessage
 from sleuth_shell.agents.rca import final_analysis, render_numbered
+from sleuth_shell.db.direct_writes import direct_writer
 from sleuth_shell.db.hot_reads import hot_statements
 from sleuth_shell.db.models import Interaction, Team, utcnow
 from sleuth_shell.interactions.request import InteractionRequest, InvalidInteraction
@@ -143,10 +144,17 @@ async def _check_targets(
             raise InvalidInteraction("Invalid payload") from None
 
 
-async def _check_context(session: AsyncSession, org_id: int, request: InteractionRequest) -> None:
-    wanted = {item.interaction_id for item in request.context if item.interaction_id}
+def _context_ids(request: InteractionRequest) -> set[str]:
+    return {item.interaction_id for item in request.context if item.interaction_id}
+
+
+async def _check_context(
+    session: AsyncSession | None, org_id: int, request: InteractionRequest
+) -> None:
+    wanted = _context_ids(request)
     if not wanted:
         return
+    assert session is not None, "a context check needs a session"
     found = set(
         (
             await session.scalars(
@@ -161,7 +169,7 @@ async def _check_context(session: AsyncSession, org_id: int, request: Interactio
 
 
 async def create_interactions(
-    session: AsyncSession,
+    session: AsyncSession | None,
     services: Services,
     *,
     org_id: int,
@@ -170,8 +178,13 @@ async def create_interactions(
     api_key: str | None,
     request: InteractionRequest,
     now: datetime,
+    store: bool = True,
 ) -> list[Interaction]:
     """Check the request's targets and context, then store its interactions (not committed).
+
+    ``store=False`` (synchronous requests only): build the row without writing it (the caller
+    inserts it, see :func:`submit_interactions`); ``session`` may then be None when the request
+    has no context interaction to check.
 
     Synchronous requests get one ``IN_PROGRESS`` row; background requests one ``PENDING`` row and
     a job due now; scheduled requests one ``PENDING`` row and job per runtime. ``team_id`` is the
@@ -214,11 +227,15 @@ async def create_interactions(
         )
         rows.append(row)
     if mode == "sync":
+        if not store:
+            return rows
+        assert session is not None
         # One prebuilt Core INSERT on the session's transaction; the row object stays transient
         # (the run refreshes it from its finishing UPDATE, see sleuth_shell.runs.finish_in).
         connection = await session.connection()
         await connection.execute(_insert_statement(), _column_values(rows[0]))
         return rows
+    assert session is not None
     session.add_all(rows)
     await session.flush()
     if mode != "sync":
@@ -300,6 +317,23 @@ async def _charge(session: AsyncSession, row: Interaction, answer: Answer) -> Ch
     return Charge(team_id=team_id, credits=answer.result.credits)
 
 
+def _direct_charge(row: Interaction, answer: Answer) -> tuple[bool, Charge | None]:
+    """``_charge`` and ``_notify`` without a session when neither needs one: the row has its team
+    and nothing to notify (a plain synchronous question)."""
+    if row.team_id is None or _has_notifications(row):
+        return False, None
+    return True, Charge(team_id=row.team_id, credits=answer.result.credits)
+
+
+def _has_notifications(row: Interaction) -> bool:
+    notifications = row.notifications or {}
+    return bool(
+        (notifications.get("chat") or {}).get("chat_channel_ids")
+        or (notifications.get("alt") or {}).get("alt_webhook_urls")
+        or (notifications.get("web") or {}).get("callback_url")
+    )
+
+
 async def _notify(
     session: AsyncSession, services: Services, row: Interaction, answer: Answer
 ) -> None:
@@ -339,6 +373,7 @@ INTERACTION: RunKind[Interaction, Answer] = RunKind(
     notify=_notify,
     # A failed interaction sends no callback: forget the API key kept for it.
     failed_values={"callback_api_key": None},
+    direct_charge=_direct_charge,
 )
 """The interaction run kind (see :mod:`sleuth_shell.runs` for its lifecycle)."""
 
@@ -352,7 +387,7 @@ class Submitted:
 
 
 async def submit_interactions(
-    session: AsyncSession,
+    session: AsyncSession | None,
     services: Services,
     *,
     org_id: int,
@@ -364,9 +399,25 @@ async def submit_interactions(
 ) -> Submitted:
     """Create the request's interactions (committed) and, when synchronous, run it now.
 
+    ``session``: the caller's, or None to open one only when needed (a synchronous question on
+    SQLite with no context interaction needs none, see :mod:`sleuth_shell.db.direct_writes`).
+
     Raises :class:`InvalidInteraction` for a refused request and
     :class:`~sleuth_shell.runs.RunFailed` when the synchronous run failed (it is then ``FAILED``).
     """
+    writer = direct_writer(services.sessions) if request.mode == "sync" else None
+    if session is None and (writer is None or _context_ids(request)):
+        async with services.sessions() as own:
+            return await submit_interactions(
+                own,
+                services,
+                org_id=org_id,
+                team_id=team_id,
+                api_key_id=api_key_id,
+                api_key=api_key,
+                request=request,
+                now=now,
+            )
     rows = await create_interactions(
         session,
         services,
@@ -376,8 +427,17 @@ async def submit_interactions(
         api_key=api_key,
         request=request,
         now=now,
+        store=writer is None,
     )
-    await session.commit()
+    if writer is not None:
+        # The synchronous row, committed IN_PROGRESS before the agent runs, without the session
+        # (see sleuth_shell.db.direct_writes); the session only read (the context check).
+        async with writer.transaction() as transaction:
+            await transaction.execute(_insert_statement(), _column_values(rows[0]))
+            await transaction.commit()
+    else:
+        assert session is not None
+        await session.commit()
     if request.mode != "sync":
         return Submitted(rows, None)
     answer = await run_now(services, INTERACTION, rows[0])

@@ -1,0 +1,156 @@
+"""Direct writes: a short write transaction of prebuilt Core statements, run on the SQLite
+driver connection without an ORM session and without SQLAlchemy's per-execute machinery.
+
+A synchronous interaction pays two small write transactions whatever the agent answers (the row
+inserted ``IN_PROGRESS`` and committed before the agent runs; then the finishing ``UPDATE ...
+RETURNING``, the usage row, both rollups and the commit). Through an ``AsyncSession`` each statement
+cost a greenlet switch, a cache key, ``_init_compiled`` and result set-up, and each commit the
+session's bookkeeping: about half of the request's CPU (see docs/performance.md).
+
+:class:`DirectWriter` keeps SQLAlchemy's meaning of each statement (it is compiled once per
+dialect, with the engine's bind and result processors: JSON, UTC datetimes) and runs it on the
+driver connection of a pooled engine connection: on SQLite the aiosqlite
+:class:`~sleuth_shell.db.sqlite_reads.InlineReadConnection`, so that every statement and the
+commit run on the event loop thread with the process's write lock held as for any other writer
+(first write tried inline, then on aiosqlite's thread when another process writes). Everything
+else (PostgreSQL) gets ``None`` from :func:`direct_writer` and keeps the session path.
+
+A transaction that is left without :meth:`DirectTransaction.commit` (an exception, a change of
+plan) is rolled back before its connection goes back to the pool.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import aiosqlite
+from sqlalchemy.engine import Dialect, Engine
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.util import greenlet_spawn
+
+__all__ = ["DirectTransaction", "DirectWriter", "direct_writer"]
+
+
+class _Compiled:
+    """A DML statement compiled for one dialect: SQL, parameter order, bind converters and the
+    ``RETURNING`` columns' result converters."""
+
+    def __init__(self, statement: Any, dialect: Dialect) -> None:
+        compiled = statement.compile(dialect=dialect)
+        # IN lists the statement carries (expanding parameters) rendered once, for good.
+        state = compiled.construct_expanded_state(compiled.construct_params(_check=False))
+        self.sql = state.statement
+        self.order: tuple[str, ...] = tuple(state.positiontup or ())
+        # Values the statement carries itself (literals such as ``error=None``, IN lists).
+        self.defaults: dict[str, Any] = dict(state.parameters)
+        processors = {**compiled._bind_processors, **state.processors}
+        self.bind = {
+            name: processor for name, processor in processors.items() if callable(processor)
+        }
+        returning = list(compiled.returning or ())
+        self.names: tuple[str, ...] = tuple(str(column.key) for column in returning)
+        self.convert = tuple(
+            column.type._cached_result_processor(dialect, None) for column in returning
+        )
+
+    def arguments(self, params: Mapping[str, Any]) -> tuple[Any, ...]:
+        out = []
+        for name in self.order:
+            value = params[name] if name in params else self.defaults[name]
+            processor = self.bind.get(name)
+            out.append(processor(value) if processor is not None else value)  # None too, as SA
+        return tuple(out)
+
+    def row(self, values: Sequence[Any]) -> dict[str, Any]:
+        return {
+            name: (convert(value) if convert is not None else value)
+            for name, convert, value in zip(self.names, self.convert, values, strict=True)
+        }
+
+
+class DirectTransaction:
+    """One write transaction on a driver connection (see the module doc)."""
+
+    def __init__(self, writer: DirectWriter, driver: aiosqlite.Connection) -> None:
+        self._writer = writer
+        self._driver = driver
+        self.open = True
+
+    async def execute(self, statement: Any, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Run ``statement`` (a prebuilt Core DML statement with named bound parameters); its
+        ``RETURNING`` rows as dicts (converted like SQLAlchemy's result), else ``[]``."""
+        compiled = self._writer.compiled(statement)
+        cursor = await self._driver.cursor()
+        try:
+            await cursor.execute(compiled.sql, compiled.arguments(params))
+            if not compiled.names:
+                return []
+            return [compiled.row(values) for values in await cursor.fetchall()]
+        finally:
+            await cursor.close()
+
+    async def commit(self) -> None:
+        await self._driver.commit()
+        self.open = False
+
+    async def rollback(self) -> None:
+        self.open = False
+        await self._driver.rollback()
+
+
+class DirectWriter:
+    """The direct-write path of one SQLite engine (one per engine, see :func:`direct_writer`)."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self._compiled: dict[Any, _Compiled] = {}
+
+    def compiled(self, statement: Any) -> _Compiled:
+        found = self._compiled.get(statement)
+        if found is None:
+            found = self._compiled[statement] = _Compiled(statement, self.engine.dialect)
+        return found
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[DirectTransaction]:
+        """A pooled connection's driver connection for one transaction; rolled back when the
+        block is left without a commit."""
+        # A pooled DBAPI connection without a Connection around it (one greenlet hop each way).
+        pooled = await self.engine.raw_connection()
+        try:
+            driver = pooled.driver_connection
+            assert isinstance(driver, aiosqlite.Connection)
+            transaction = DirectTransaction(self, driver)
+            try:
+                yield transaction
+            finally:
+                if transaction.open:
+                    await transaction.rollback()
+        finally:
+            # Back to the pool (its reset on return is a no-op rollback outside a transaction).
+            await greenlet_spawn(pooled.close)
+
+
+_writers: weakref.WeakKeyDictionary[Engine, DirectWriter | None] = weakref.WeakKeyDictionary()
+
+
+def direct_writer(sessions: async_sessionmaker[AsyncSession]) -> DirectWriter | None:
+    """The :class:`DirectWriter` of the sessions' engine when it is SQLite through aiosqlite
+    (the engines of :func:`~sleuth_shell.db.engine.create_engine` connect with
+    :func:`~sleuth_shell.db.sqlite_reads.connect_inline_reads`), else ``None``."""
+    engine = sessions.kw.get("bind")
+    if not isinstance(engine, AsyncEngine):
+        return None
+    sync_engine = engine.sync_engine
+    try:
+        return _writers[sync_engine]
+    except KeyError:
+        pass
+    writer = None
+    if engine.dialect.name == "sqlite" and engine.dialect.driver == "aiosqlite":
+        writer = DirectWriter(engine)
+    _writers[sync_engine] = writer
+    return writer
