@@ -12,7 +12,6 @@ beside the app: it is the one place that knows every feature's job kinds, so
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import signal
 from typing import Any
@@ -115,12 +114,13 @@ async def run_worker(
     loop = asyncio.get_running_loop()
     installed: list[signal.Signals] = []
     for sig in (signal.SIGINT, signal.SIGTERM):
-        # Not a placeholder: add_signal_handler raises NotImplementedError where the loop has no
-        # Unix signals (Windows) and RuntimeError outside the main thread (embedded use, tests);
-        # there `stop` alone ends the worker.
-        with contextlib.suppress(NotImplementedError, RuntimeError):
+        # Loops without Unix signals (Windows) and loops outside the main thread (embedded use,
+        # tests) refuse a handler; there `stop` alone ends the worker.
+        try:
             loop.add_signal_handler(sig, stop.set)
-            installed.append(sig)
+        except (NotImplementedError, RuntimeError):
+            continue
+        installed.append(sig)
     await _ensure_schedules(runtime.services)
     worker = runtime.new_worker()
     await worker.start()

@@ -22,53 +22,18 @@ plan) is rolled back before its connection goes back to the pool.
 from __future__ import annotations
 
 import weakref
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
 import aiosqlite
-from sqlalchemy.engine import Dialect, Engine
+from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.util import greenlet_spawn
 
+from sleuth_shell.db.compiled import CompiledStatement
+
 __all__ = ["DirectTransaction", "DirectWriter", "direct_writer"]
-
-
-class _Compiled:
-    """A DML statement compiled for one dialect: SQL, parameter order, bind converters and the
-    ``RETURNING`` columns' result converters."""
-
-    def __init__(self, statement: Any, dialect: Dialect) -> None:
-        compiled = statement.compile(dialect=dialect)
-        # IN lists the statement carries (expanding parameters) rendered once, for good.
-        state = compiled.construct_expanded_state(compiled.construct_params(_check=False))
-        self.sql = state.statement
-        self.order: tuple[str, ...] = tuple(state.positiontup or ())
-        # Values the statement carries itself (literals such as ``error=None``, IN lists).
-        self.defaults: dict[str, Any] = dict(state.parameters)
-        processors = {**compiled._bind_processors, **state.processors}
-        self.bind = {
-            name: processor for name, processor in processors.items() if callable(processor)
-        }
-        returning = list(compiled.returning or ())
-        self.names: tuple[str, ...] = tuple(str(column.key) for column in returning)
-        self.convert = tuple(
-            column.type._cached_result_processor(dialect, None) for column in returning
-        )
-
-    def arguments(self, params: Mapping[str, Any]) -> tuple[Any, ...]:
-        out = []
-        for name in self.order:
-            value = params[name] if name in params else self.defaults[name]
-            processor = self.bind.get(name)
-            out.append(processor(value) if processor is not None else value)  # None too, as SA
-        return tuple(out)
-
-    def row(self, values: Sequence[Any]) -> dict[str, Any]:
-        return {
-            name: (convert(value) if convert is not None else value)
-            for name, convert, value in zip(self.names, self.convert, values, strict=True)
-        }
 
 
 class DirectTransaction:
@@ -106,12 +71,12 @@ class DirectWriter:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        self._compiled: dict[Any, _Compiled] = {}
+        self._compiled: dict[Any, CompiledStatement] = {}
 
-    def compiled(self, statement: Any) -> _Compiled:
+    def compiled(self, statement: Any) -> CompiledStatement:
         found = self._compiled.get(statement)
         if found is None:
-            found = self._compiled[statement] = _Compiled(statement, self.engine.dialect)
+            found = self._compiled[statement] = CompiledStatement(statement, self.engine.dialect)
         return found
 
     @asynccontextmanager

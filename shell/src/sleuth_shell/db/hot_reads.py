@@ -34,7 +34,7 @@ import sqlite3
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any, cast
@@ -51,6 +51,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
+from sleuth_shell.db.compiled import CompiledStatement
 from sleuth_shell.db.dialect import SQLITE_BUSY_TIMEOUT_MS
 
 __all__ = [
@@ -66,49 +67,6 @@ __all__ = [
 #: Connections the PostgreSQL hot-read pool keeps, and how many more it opens under load.
 HOT_POOL_SIZE = 5
 HOT_POOL_OVERFLOW = 10
-
-
-class _Compiled:
-    """A statement compiled for one dialect: SQL, parameter order and per-column converters."""
-
-    def __init__(self, statement: Select[*tuple[Any, ...]], dialect: Dialect) -> None:
-        compiled = statement.compile(dialect=dialect)
-        self.sql = str(compiled)
-        self.order: tuple[str, ...] = tuple(compiled.positiontup or ())
-        # Values the statement carries itself (literals such as a strftime format).
-        self.defaults: dict[str, Any] = dict(compiled.construct_params(_check=False))
-        binds = compiled._bind_processors
-        self.bind: dict[str, Callable[[Any], Any]] = {
-            name: processor for name, processor in binds.items() if callable(processor)
-        }
-        self.names: tuple[str, ...] = tuple(
-            str(column.key) for column in statement.selected_columns
-        )
-        self.convert: tuple[Callable[[Any], Any] | None, ...] = tuple(
-            column.type._cached_result_processor(dialect, None)
-            for column in statement.selected_columns
-        )
-
-    def arguments(self, params: Mapping[str, Any]) -> list[Any]:
-        out = []
-        for name in self.order:
-            value = params[name] if name in params else self.defaults[name]
-            processor = self.bind.get(name)
-            out.append(processor(value) if processor is not None else value)
-        return out
-
-    def values(self, values: Sequence[Any]) -> tuple[Any, ...]:
-        """A row as a tuple, each column converted like SQLAlchemy's result would."""
-        return tuple(
-            convert(value) if convert is not None and value is not None else value
-            for convert, value in zip(self.convert, values, strict=True)
-        )
-
-    def row(self, values: Sequence[Any]) -> dict[str, Any]:
-        return {
-            name: (convert(value) if convert is not None and value is not None else value)
-            for name, convert, value in zip(self.names, self.convert, values, strict=True)
-        }
 
 
 class HotReader:
@@ -193,12 +151,12 @@ class HotRead:
         self.parameters: tuple[str, ...] = tuple(
             sorted(statement.compile().construct_params(_check=False).keys())
         )
-        self._compiled: dict[int, _Compiled] = {}
+        self._compiled: dict[int, CompiledStatement] = {}
 
-    def _for(self, dialect: Dialect) -> _Compiled:
+    def _for(self, dialect: Dialect) -> CompiledStatement:
         compiled = self._compiled.get(id(dialect))
         if compiled is None:
-            compiled = self._compiled[id(dialect)] = _Compiled(self.statement, dialect)
+            compiled = self._compiled[id(dialect)] = CompiledStatement(self.statement, dialect)
         return compiled
 
     async def first(self, reader: HotReader, params: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -313,7 +271,9 @@ class HotStatements:
             reader = shared_reader(bind)
             if reader.inline:
                 self._reader = reader
-        self._built: OrderedDict[Hashable, tuple[Select[Any], _Compiled | None]] = OrderedDict()
+        self._built: OrderedDict[Hashable, tuple[Select[Any], CompiledStatement | None]] = (
+            OrderedDict()
+        )
 
     @property
     def dialect(self) -> str:
@@ -338,12 +298,12 @@ class HotStatements:
 
     def _get(
         self, key: Hashable, build: Callable[[], Select[Any]]
-    ) -> tuple[Select[Any], _Compiled | None]:
+    ) -> tuple[Select[Any], CompiledStatement | None]:
         found = self._built.get(key)
         if found is None:
             statement = build()
             compiled = (
-                _Compiled(statement, self._reader.engine.dialect)
+                CompiledStatement(statement, self._reader.engine.dialect)
                 if self._reader is not None
                 else None
             )

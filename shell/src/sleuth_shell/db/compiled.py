@@ -1,0 +1,76 @@
+"""A SQLAlchemy Core statement compiled once for one dialect, run on a driver cursor directly.
+
+The hot reads (:mod:`sleuth_shell.db.hot_reads`) and the direct writes
+(:mod:`sleuth_shell.db.direct_writes`) skip SQLAlchemy's per-execute machinery but keep its meaning:
+:class:`CompiledStatement` holds the SQL, the positional parameter order, the values the statement
+carries itself, the engine's bind processors and the result processors of the columns it returns
+(a ``SELECT``'s columns, or a DML statement's ``RETURNING`` columns): JSON, UTC datetimes.
+
+>>> from sqlalchemy import Column, Integer, MetaData, String, Table, bindparam, select
+>>> from sqlalchemy.dialects import sqlite
+>>> things = Table("things", MetaData(), Column("id", Integer), Column("name", String))
+>>> stmt = CompiledStatement(
+...     select(things.c.name).where(things.c.id == bindparam("pk")), sqlite.dialect()
+... )
+>>> stmt.sql, stmt.arguments({"pk": 7}), stmt.row(["gear"])
+('SELECT things.name \\nFROM things \\nWHERE things.id = ?', [7], {'name': 'gear'})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import Select
+from sqlalchemy.engine import Dialect
+
+__all__ = ["CompiledStatement"]
+
+
+class CompiledStatement:
+    """``statement`` compiled for ``dialect`` (see the module doc)."""
+
+    def __init__(self, statement: Any, dialect: Dialect) -> None:
+        compiled = statement.compile(dialect=dialect)
+        # IN lists the statement carries (expanding parameters) rendered once, for good.
+        state = compiled.construct_expanded_state(compiled.construct_params(_check=False))
+        self.sql: str = state.statement
+        self.order: tuple[str, ...] = tuple(state.positiontup or ())
+        # Values the statement carries itself (literals such as a strftime format, IN lists).
+        self.defaults: dict[str, Any] = dict(state.parameters)
+        processors = {**compiled._bind_processors, **state.processors}
+        self.bind: dict[str, Callable[[Any], Any]] = {
+            name: processor for name, processor in processors.items() if callable(processor)
+        }
+        columns = (
+            list(statement.selected_columns)
+            if isinstance(statement, Select)
+            else list(compiled.returning or ())
+        )
+        self.names: tuple[str, ...] = tuple(str(column.key) for column in columns)
+        self.convert: tuple[Callable[[Any], Any] | None, ...] = tuple(
+            column.type._cached_result_processor(dialect, None) for column in columns
+        )
+
+    def arguments(self, params: Mapping[str, Any]) -> list[Any]:
+        """The positional arguments for ``params`` (named), bind processors applied."""
+        out = []
+        for name in self.order:
+            value = params[name] if name in params else self.defaults[name]
+            processor = self.bind.get(name)
+            out.append(processor(value) if processor is not None else value)
+        return out
+
+    def values(self, values: Sequence[Any]) -> tuple[Any, ...]:
+        """A row as a tuple, each column converted like SQLAlchemy's result would."""
+        return tuple(
+            convert(value) if convert is not None and value is not None else value
+            for convert, value in zip(self.convert, values, strict=True)
+        )
+
+    def row(self, values: Sequence[Any]) -> dict[str, Any]:
+        """A row as a dict keyed by column name, converted like SQLAlchemy's result would."""
+        return {
+            name: (convert(value) if convert is not None and value is not None else value)
+            for name, convert, value in zip(self.names, self.convert, values, strict=True)
+        }
