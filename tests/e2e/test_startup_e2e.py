@@ -7,12 +7,15 @@ The real CLI runs as a subprocess.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from e2e_harness import cli, free_port, poll, running, sleuth_env
+
+from sleuth_shell.gc_tuning import YOUNG_THRESHOLD
 
 pytestmark = pytest.mark.e2e
 
@@ -94,6 +97,12 @@ def test_a_good_configuration_logs_one_startup_line(tmp_path: Path, command: str
     with running(args, env, log) as process:
         poll(lambda: expected in log.read_text() or process.poll() is not None, timeout=60)
         assert process.poll() is None, log.read_text()
-    lines = log.read_text().splitlines()
-    assert lines.count(expected) == 1
-    assert [line for line in lines if line.startswith(f"sleuth {command}:")] == [expected]
+    lines = [line for line in log.read_text().splitlines() if line.startswith(f"sleuth {command}:")]
+    assert len(lines) == 1
+    # ... and the garbage collector's settings (gc_tuning), with the startup heap it froze.
+    gc = re.fullmatch(
+        re.escape(expected) + r", gc young (\d+), (\d+) startup objects frozen", lines[0]
+    )
+    assert gc is not None, lines[0]
+    assert int(gc.group(1)) == YOUNG_THRESHOLD
+    assert int(gc.group(2)) > 100_000

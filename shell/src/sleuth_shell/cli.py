@@ -33,6 +33,7 @@ from sleuth_shell.agents.base import Agent
 from sleuth_shell.config import PLANS, ConfigError, Settings
 from sleuth_shell.db import create_engine, create_session_factory, migrate
 from sleuth_shell.domain import INTEGRATION_KINDS, SUBSCRIPTION_TYPES
+from sleuth_shell.gc_tuning import GcSettings, tune_for_serving
 from sleuth_shell.urls import ingest_url
 
 T = TypeVar("T")
@@ -435,9 +436,11 @@ def load_checked_agent(settings: Settings) -> Agent:
         _fail(str(exc))
 
 
-def startup_line(command: str, settings: Settings, agent: Agent) -> str:
+def startup_line(
+    command: str, settings: Settings, agent: Agent, gc_settings: GcSettings | None = None
+) -> str:
     """The one line ``sleuth serve``/``worker`` log at start: database kind, agent, public URL,
-    inline workers."""
+    inline workers, and the garbage collector's settings when the command tuned it."""
     from sleuth_shell.db.dialect import dialect_name
 
     if command == "worker":
@@ -452,7 +455,7 @@ def startup_line(command: str, settings: Settings, agent: Agent) -> str:
     return (
         f"sleuth {command}: database {dialect_name(settings.database_url)}, "
         f"agent {settings.agent} ({type(agent).__name__}), public URL {settings.public_url}, "
-        f"inline workers {inline}"
+        f"inline workers {inline}" + (f", {gc_settings.describe()}" if gc_settings else "")
     )
 
 
@@ -485,7 +488,7 @@ def serve(host: str, port: int) -> None:
         WorkerProcesses(count, [sys.executable, "-m", "sleuth_shell", "worker"]) if count else None
     )
     app = create_app(settings, agent=agent, worker_processes=processes)
-    click.echo(startup_line("serve", settings, agent), err=True)
+    click.echo(startup_line("serve", settings, agent, tune_for_serving()), err=True)
     uvicorn.run(app, host=host, port=port, log_level="info")
 
 
@@ -516,7 +519,7 @@ def worker(concurrency: int, wake_fd: int | None) -> None:
     # One line per callback POST would flood the log (and cost CPU) under load; the job log says
     # what failed.
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    line = startup_line("worker", settings, agent)
+    line = startup_line("worker", settings, agent, tune_for_serving())
     if wake_fd is not None:
         line = line.replace("sleuth worker:", f"sleuth worker (of sleuth serve {os.getppid()}):", 1)
     click.echo(line, err=True)
