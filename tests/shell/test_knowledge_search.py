@@ -6,11 +6,12 @@ import asyncio
 from typing import Any
 
 import pytest
-from sqlalchemy import delete, update
+from sqlalchemy import delete, text, update
 
 from sleuth_shell import admin
-from sleuth_shell.db import create_engine, create_session_factory
+from sleuth_shell.db import create_engine, create_session_factory, migrate
 from sleuth_shell.db.models import KnowledgeDocument
+from sleuth_shell.knowledge import documents
 from sleuth_shell.knowledge.search import DatabaseKnowledgeSearch, fts5_match_expression
 
 pytestmark = pytest.mark.storage
@@ -124,3 +125,97 @@ def test_index_follows_updates_and_deletes(catalog) -> None:
 
 def test_match_expression_quotes_every_word() -> None:
     assert fts5_match_expression(["redis", 'a"b']) == '"redis" OR "a""b"'
+
+
+def _fts_rows(url: str) -> int:
+    """Rows of FTS5's index table: the structure and averages records plus each b-tree's pages."""
+
+    async def go(sessions: Any) -> int:
+        async with sessions() as session:
+            return int(
+                (
+                    await session.execute(text("SELECT count(*) FROM knowledge_fts_data"))
+                ).scalar_one()
+            )
+
+    return run(url, go)
+
+
+def _optimize(url: str) -> None:
+    async def go(sessions: Any) -> None:
+        async with sessions() as session:
+            await session.execute(
+                text("INSERT INTO knowledge_fts(knowledge_fts) VALUES ('optimize')")
+            )
+            await session.execute(
+                text("INSERT INTO knowledge_fts(knowledge_fts) VALUES ('integrity-check')")
+            )
+            await session.commit()
+
+    run(url, go)
+
+
+def test_documents_written_one_at_a_time_leave_a_merged_index(
+    migrated_url: str, backend: str
+) -> None:
+    """Each write of documents merges FTS5's b-trees as it goes (merge_search_index): after
+    eight documents created one request at a time and one deleted, a full ``optimize`` finds
+    nothing left to merge, and searches answer as before."""
+    url = migrated_url
+    titles = [f"Runbook {n}: restart worker pool {n}" for n in range(8)]
+
+    async def write(sessions: Any) -> int:
+        async with sessions() as session:
+            org_id = (await admin.create_org(session, "acme")).id
+        for title in titles:  # one transaction each, as POST /api/v1/knowledge does
+            async with sessions() as session:
+                await documents.create(session, org_id, title, f"{title} body text", None)
+        async with sessions() as session:
+            removed = (await documents.list_all(session, org_id))[3]
+            assert await documents.remove(session, org_id, removed.id)
+        return org_id
+
+    org_id = run(url, write)
+    expected = [t for n, t in enumerate(titles) if n != 3]
+    assert sorted(search(url, org_id, "restart worker pool", 10)) == sorted(expected)
+    if backend != "sqlite":
+        return  # PostgreSQL's GIN index: merge_search_index does nothing there
+    merged = _fts_rows(url)
+    _optimize(url)  # and checks the index against the documents
+    assert _fts_rows(url) == merged
+    assert merged <= 3  # structure, averages, one b-tree of one page (8 one-b-tree writes: 10+)
+    assert sorted(search(url, org_id, "restart worker pool", 10)) == sorted(expected)
+
+
+def test_the_merge_changes_neither_results_nor_scores(tmp_path: Any) -> None:
+    """The same catalog written a document at a time, unmerged and merged (migration 0015's
+    one-off ``optimize``): the same hits with the same scores."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'k.db'}"
+    migrate(url.replace("+aiosqlite", ""))
+    many = [(f"{t} {n}", f"{c} step {n}") for n in range(4) for t, c in DOCS]
+
+    async def write(sessions: Any) -> int:
+        async with sessions() as session:
+            org_id = (await admin.create_org(session, "acme")).id
+        for title, content in many:  # bypassing merge_search_index: one b-tree per document
+            async with sessions() as session:
+                session.add(KnowledgeDocument(org_id=org_id, title=title, content=content))
+                await session.commit()
+        return org_id
+
+    org_id = run(url, write)
+
+    def scored(query: str) -> list[tuple[str, float]]:
+        async def go(sessions: Any) -> list[tuple[str, float]]:
+            hits = await DatabaseKnowledgeSearch(sessions).search(org_id, query, 20)
+            return [(h.title, h.score) for h in hits]
+
+        return run(url, go)
+
+    queries = ["redis checkout payments", "certificates renew", "step keys memory carts"]
+    before = [scored(q) for q in queries]
+    unmerged = _fts_rows(url)
+    _optimize(url)
+    assert _fts_rows(url) < unmerged
+    assert [scored(q) for q in queries] == before
+    assert all(before)

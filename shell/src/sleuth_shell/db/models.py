@@ -426,6 +426,8 @@ class LogRecord(Base):
     __table_args__ = (
         Index(None, "org_id", "timestamp"),
         Index(None, "org_id", "service", "timestamp"),
+        # Error histograms (one service, some levels, a time range) read this index alone.
+        Index(None, "org_id", "service", "level", "timestamp"),
         NEVER_REUSE_IDS,
     )
 

@@ -34,6 +34,7 @@ from sleuth_shell.demo.changes import (
     generate_metrics,
 )
 from sleuth_shell.demo.logs import SERVICES, generate_logs
+from sleuth_shell.knowledge.search import merge_search_index
 from sleuth_shell.observability.metric_ingest import store_metrics
 
 __all__ = ["DEMO_DATASET", "demo_runbooks", "load_demo"]
@@ -144,6 +145,7 @@ async def load_demo(
     )
     points = await store_metrics(session, org_id, generate_metrics(day_end))
     say(f"metrics: wrote {points} points")
+    await merge_search_index(session)  # the runbooks' search index in one b-tree
     await session.commit()
     say("done")
     return {

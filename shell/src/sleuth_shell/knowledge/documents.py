@@ -10,6 +10,7 @@ from sqlalchemy import CursorResult, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.db import models
+from sleuth_shell.knowledge.search import merge_search_index
 
 __all__ = ["MAX_CONTENT_CHARS", "MAX_TITLE_CHARS", "DocumentError", "create", "list_all", "remove"]
 
@@ -50,9 +51,11 @@ def validate(body: Any) -> tuple[str, str, str | None]:
 async def create(
     session: AsyncSession, org_id: int, title: str, content: str, url: str | None
 ) -> models.KnowledgeDocument:
-    """Store a document (the search index follows it) and commit."""
+    """Store a document (the search index follows it, merged as it goes) and commit."""
     document = models.KnowledgeDocument(org_id=org_id, title=title, content=content, url=url)
     session.add(document)
+    await session.flush()
+    await merge_search_index(session)
     await session.commit()
     return document
 
@@ -68,7 +71,8 @@ async def list_all(session: AsyncSession, org_id: int) -> list[models.KnowledgeD
 
 
 async def remove(session: AsyncSession, org_id: int, doc_id: int) -> bool:
-    """Delete a document of the organization and commit; whether one was deleted."""
+    """Delete a document of the organization (and from the search index, merged as it goes) and
+    commit; whether one was deleted."""
     # A DELETE without RETURNING gives a CursorResult; the session types every result as Result
     # (SQLAlchemy's documented remedy is this cast).
     result = cast(
@@ -79,5 +83,7 @@ async def remove(session: AsyncSession, org_id: int, doc_id: int) -> bool:
             )
         ),
     )
+    if result.rowcount:
+        await merge_search_index(session)
     await session.commit()
     return bool(result.rowcount)
