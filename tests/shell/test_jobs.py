@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import random
 from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from sleuth_shell.config import Settings
@@ -18,6 +19,7 @@ from sleuth_shell.jobs import (
     DONE,
     FAILED,
     PENDING,
+    RUNNING,
     JobContext,
     JobRegistry,
     LeaseLost,
@@ -804,3 +806,64 @@ async def test_jobs_that_finish_together_are_marked_done_together(db: Database) 
         queue.finish_many = original  # type: ignore[assignment]
     assert sum(calls) == 5
     assert len(calls) < 5  # at least two completions shared one statement
+
+
+async def test_claims_take_the_oldest_due_jobs_like_a_reference(db: Database) -> None:
+    """Differential: over random queues (pending, running with live or expired leases, done;
+    three kinds; ties in ``run_at``), a claim takes exactly the ``limit`` oldest due jobs by
+    ``(run_at, id)`` that are not of an excluded kind, as a plain Python reading of the rule
+    picks them (SQLite claims through two index-ordered branches, PostgreSQL through one
+    ``SKIP LOCKED`` select: queue._due_ids)."""
+    rng = random.Random(11)
+    sessions = db.sessions()
+    cut = 0  # scenarios with more due jobs than the claim may take
+    for scenario in range(12):
+        now = utcnow()
+        async with sessions() as session:
+            await session.execute(delete(Job))
+            for _ in range(rng.randint(0 if scenario == 0 else 10, 60)):
+                status = rng.choice([PENDING, PENDING, RUNNING, DONE])
+                offset = timedelta(seconds=rng.choice([-90, -60, -30, -30, 0, 30, 60]))
+                lease = None
+                if status == RUNNING:
+                    lease = now + timedelta(seconds=rng.choice([-20, -5, 5, 20]))
+                session.add(
+                    Job(
+                        kind=rng.choice(["k.a", "k.b", "k.c"]),
+                        payload={},
+                        run_at=now + offset,
+                        status=status,
+                        attempts=1 if status == RUNNING else 0,
+                        max_attempts=5,
+                        lease_until=lease,
+                        locked_by="other" if status == RUNNING else None,
+                        created_at=now,
+                        updated_at=now,
+                    )
+                )
+            await session.commit()
+        rows = await job_rows(db)
+        limit = rng.randint(1, 8)  # usually fewer than are due: which ones is the question
+        exclude = rng.sample(["k.a", "k.b", "k.c"], rng.randint(0, 2))
+        # Due as of the claim (a little after ``now``: none of the offsets is that close to it).
+        due = [
+            job
+            for job in rows.values()
+            if job.kind not in exclude
+            and (
+                (job.status == PENDING and job.run_at <= now)
+                or (job.status == RUNNING and job.lease_until is not None and job.lease_until < now)
+            )
+        ]
+        expected = [job.id for job in sorted(due, key=lambda j: (j.run_at, j.id))[:limit]]
+        cut += len(due) > limit
+        async with sessions() as session:
+            claimed = await queue.claim_due(
+                session, "w1", limit=limit, lease=timedelta(minutes=1), exclude_kinds=exclude
+            )
+        assert [job.id for job in claimed] == expected, scenario
+        after = await job_rows(db)
+        assert all(after[i].status == RUNNING and after[i].locked_by == "w1" for i in expected)
+        untouched = set(rows) - set(expected)
+        assert all(after[i].locked_by == rows[i].locked_by for i in untouched)
+    assert cut >= 6
