@@ -56,7 +56,7 @@ sys.path[:0] = [
 import contextlib  # noqa: E402
 
 from e2e_harness import cli, running, serve, sleuth_env  # noqa: E402
-from harness import top_of_profile  # noqa: E402
+from harness import read_response, top_of_profile  # noqa: E402
 
 from sleuth_core.intake import parse_alert, sign_generic  # noqa: E402
 from sleuth_core.matching import MatchIndex  # noqa: E402
@@ -204,15 +204,7 @@ async def load(
                 request = queue.get_nowait()
                 start = time.perf_counter()
                 writer.write(request)
-                head = await reader.readuntil(b"\r\n\r\n")
-                lines = head.decode("latin-1").split("\r\n")
-                status = int(lines[0].split(" ", 2)[1])
-                length = next(
-                    int(line.split(":", 1)[1])
-                    for line in lines[1:]
-                    if line.lower().startswith("content-length:")
-                )
-                payload = await reader.readexactly(length)
+                status, payload = await read_response(reader)
                 latencies.append(time.perf_counter() - start)
                 codes.append(status)
                 done = time.time()

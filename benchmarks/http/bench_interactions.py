@@ -178,15 +178,7 @@ async def load(target: Target, duration: float, connections: int) -> Result:
                 start = time.perf_counter()
                 writer.write(request)
                 try:
-                    head = await reader.readuntil(b"\r\n\r\n")
-                    lines = head.decode("latin-1").split("\r\n")
-                    status = int(lines[0].split(" ", 2)[1])
-                    length = next(
-                        int(line.split(":", 1)[1])
-                        for line in lines[1:]
-                        if line.lower().startswith("content-length:")
-                    )
-                    await reader.readexactly(length)
+                    status, _body = await harness.read_response(reader)
                 except (asyncio.IncompleteReadError, ConnectionError, StopIteration):
                     errors += 1
                     return

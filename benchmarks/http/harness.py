@@ -110,6 +110,20 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
+async def read_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    """One HTTP/1.1 response with a ``Content-Length`` from a keep-alive connection: its status
+    and body (the benchmarks' minimal clients; ``StopIteration`` when the length is missing)."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ", 2)[1])
+    length = next(
+        int(line.split(":", 1)[1])
+        for line in lines[1:]
+        if line.lower().startswith("content-length:")
+    )
+    return status, await reader.readexactly(length)
+
+
 def top_of_profile(path: str | Path, count: int = 25, *, ours: bool = False) -> None:
     """Print the functions with the most samples in a py-spy raw profile: own and inclusive
     shares of all samples; ``ours`` adds the inclusive top of Sleuth's own functions."""
