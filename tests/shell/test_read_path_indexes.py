@@ -32,8 +32,8 @@ def _indexes(url: str, backend: str) -> set[str]:
     return {name for (name,) in rows}
 
 
-def _fill_0014(url: str, backend: str) -> None:
-    """An organization, log lines, and (SQLite) documents written one transaction each."""
+def _fill_0014(url: str) -> None:
+    """An organization, log lines, and documents written one transaction each."""
     sql(
         url,
         (
@@ -65,14 +65,14 @@ def test_0015_adds_the_index_merges_the_search_index_and_downgrades(
     database_url: str, backend: str
 ) -> None:
     migrate(database_url, "0014")
-    _fill_0014(database_url, backend)
+    _fill_0014(database_url)
     assert INDEX not in _indexes(database_url, backend)
     if backend == "sqlite":
-        [[(before,)]] = [sql(database_url, "SELECT count(*) FROM knowledge_fts_data")[0]]
+        [[(before,)]] = sql(database_url, "SELECT count(*) FROM knowledge_fts_data")
     migrate(database_url)
     assert INDEX in _indexes(database_url, backend)
     if backend == "sqlite":
-        [[(after,)]] = [sql(database_url, "SELECT count(*) FROM knowledge_fts_data")[0]]
+        [[(after,)]] = sql(database_url, "SELECT count(*) FROM knowledge_fts_data")
         assert after < before  # six one-document b-trees merged into one
         sql(database_url, "INSERT INTO knowledge_fts(knowledge_fts) VALUES ('integrity-check')")
     asyncio.run(_downgrade(database_url, "0014"))
@@ -84,7 +84,7 @@ def test_0015_adds_the_index_merges_the_search_index_and_downgrades(
 def test_error_histograms_read_the_index_alone(migrated_url: str, backend: str) -> None:
     if backend != "sqlite":
         pytest.skip("the query plan checked is SQLite's (PostgreSQL plans by its statistics)")
-    _fill_0014(migrated_url, backend)
+    _fill_0014(migrated_url)
 
     async def go() -> tuple[list[tuple[datetime, int]], str]:
         engine = create_engine(migrated_url)

@@ -19,7 +19,8 @@ what the Python documentation recommends for long-lived processes) and raises th
 generation's threshold to :data:`YOUNG_THRESHOLD`. Cycles are still found and freed: the
 collector runs as before, less often, over what the requests allocated. The cost is memory: at
 most :data:`YOUNG_THRESHOLD` more container objects alive between passes (a few megabytes).
-Measured effect: docs/performance.md ("Garbage collector"); decision: docs/decisions.md.
+Measured effect: docs/performance.md (sync interactions, "Fifth round"); decision:
+docs/decisions.md ("The serving processes' garbage collector").
 
 The settings are the process's own; tests and embedders that build the app themselves keep the
 interpreter's defaults.
@@ -62,5 +63,4 @@ def tune_for_serving() -> GcSettings:
     gc.collect()
     gc.freeze()
     gc.set_threshold(YOUNG_THRESHOLD, *OLDER_THRESHOLDS)
-    young, middle, old = gc.get_threshold()
-    return GcSettings((young, middle, old), gc.get_freeze_count())
+    return GcSettings(gc.get_threshold(), gc.get_freeze_count())
