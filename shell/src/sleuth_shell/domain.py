@@ -7,7 +7,6 @@ __all__ = [
     "API_KEY_HEADER",
     "DEFAULT_TEAM",
     "INTEGRATION_KINDS",
-    "INVESTIGATION_STATUSES",
     "SUBSCRIPTION_TYPES",
     "WEBHOOK_PROVIDER_TYPES",
     "is_channel_id",
@@ -27,14 +26,6 @@ SUBSCRIPTION_TYPES: tuple[str, ...] = (*WEBHOOK_PROVIDER_TYPES, "CHAT")
 INTEGRATION_KINDS: tuple[str, ...] = ("ALT_WEBHOOK", "CHAT_ALERT")
 #: Alert agent statuses.
 ALERT_STATUSES: tuple[str, ...] = ("ACTIVE", "PAUSED")
-#: Investigation statuses.
-INVESTIGATION_STATUSES: tuple[str, ...] = (
-    "PENDING",
-    "IN_PROGRESS",
-    "ERRORED",
-    "COMPLETED",
-    "STOPPED",
-)
 
 _MAX_CHANNEL_ID = 64
 

@@ -52,12 +52,12 @@ from sleuth_shell.interactions.request import (
 )
 from sleuth_shell.interactions.service import submit_interactions
 from sleuth_shell.runs import RunFailed
+from sleuth_shell.statuses import DIGEST_RUN, INTERACTION, INVESTIGATION
 from sleuth_shell.web.render import next_fire
 
 __all__ = ["PER_PAGE", "ROUTES"]
 
 PER_PAGE = 25
-_UNFINISHED = ("PENDING", "RUNNING", "SCHEDULED")
 
 
 def page_number(request: Request[Any, Any, Any]) -> int:
@@ -88,14 +88,14 @@ async def home_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Templ
         running_inv = await latest(
             session,
             Investigation,
-            (Investigation.org_id == org) & Investigation.status.in_(_UNFINISHED),
+            (Investigation.org_id == org) & Investigation.status.in_(INVESTIGATION.unfinished),
             10,
         )
         running_runs = (
             await session.execute(
                 select(DigestRun, Digest)
                 .join(Digest, Digest.id == DigestRun.digest_id)
-                .where(DigestRun.org_id == org, DigestRun.status.in_(_UNFINISHED))
+                .where(DigestRun.org_id == org, DigestRun.status.in_(DIGEST_RUN.unfinished))
                 .order_by(DigestRun.id.desc())
                 .limit(10)
             )
@@ -103,7 +103,7 @@ async def home_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Templ
         running_questions = await latest(
             session,
             Interaction,
-            (Interaction.org_id == org) & Interaction.status.in_(_UNFINISHED),
+            (Interaction.org_id == org) & Interaction.status.in_(INTERACTION.unfinished),
             10,
             newest=Interaction.created_at,
         )
@@ -258,9 +258,6 @@ async def agents_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Tem
     )
 
 
-_STATUSES = ("PENDING", "RUNNING", "COMPLETED", "FAILED", "STOPPED")
-
-
 @get("/investigations", **PAGE_OPTIONS)
 async def investigations_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Template:
     """Investigations, newest first, filtered by agent and status, 25 a page."""
@@ -269,8 +266,8 @@ async def investigations_page(request: Request[Any, Any, Any], viewer: ViewerDep
     agent_gid = request.query_params.get("agent") or ""
     query = select(Investigation).where(Investigation.org_id == viewer.org_id)
     if status:
-        if status not in _STATUSES:
-            raise bad_request(f"Invalid status: must be one of {', '.join(_STATUSES)}")
+        if status not in INVESTIGATION.values:
+            raise bad_request(f"Invalid status: must be one of {', '.join(INVESTIGATION.values)}")
         query = query.where(Investigation.status == status)
     async with request.app.state.session_factory() as session:
         agents = (
@@ -301,7 +298,7 @@ async def investigations_page(request: Request[Any, Any, Any], viewer: ViewerDep
             for i in rows[:PER_PAGE]
         ],
         agents=[(encode_global_id("AlertResponder", a.id), a.name) for a in agents],
-        statuses=_STATUSES,
+        statuses=INVESTIGATION.values,
         status=status,
         agent=agent_gid,
         number=number,
