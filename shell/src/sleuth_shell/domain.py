@@ -7,10 +7,14 @@ __all__ = [
     "API_KEY_HEADER",
     "DEFAULT_TEAM",
     "INTEGRATION_KINDS",
+    "MAX_PK",
     "SUBSCRIPTION_TYPES",
     "WEBHOOK_PROVIDER_TYPES",
     "is_channel_id",
 ]
+
+#: Largest primary key a table can hold (32-bit ``INTEGER`` on PostgreSQL); larger IDs name nothing.
+MAX_PK = 2**31 - 1
 
 #: The request header that carries an organization API key (and the callback's copy of it).
 API_KEY_HEADER = "X-Service-Org-Api-Key"

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import decode_global_id
 from sleuth_shell.db.models import Digest, DigestRun, Interaction, Investigation, Team
+from sleuth_shell.domain import MAX_PK
 
 __all__ = [
     "ALERT_RESPONDER_TYPE",
@@ -39,8 +40,6 @@ INVESTIGATION_TYPE = "Investigation"
 DIGEST_TYPE = "Digest"
 DIGEST_RUN_TYPE = "DigestRun"
 ALERT_RESPONDER_TYPE = "AlertResponder"
-#: Largest primary key a table can hold (32-bit ``INTEGER`` on PostgreSQL); larger IDs name nothing.
-MAX_PK = 2**31 - 1
 #: Longest reference looked at (a URL or ID longer than this names nothing Sleuth serves).
 MAX_REFERENCE_LENGTH = 2048
 
