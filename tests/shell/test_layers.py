@@ -53,6 +53,7 @@ LAYERS: dict[str, int] = {
     "sleuth_shell.org_settings": 40,  # the advanced settings document: one read, one write
     "sleuth_shell.gc_tuning": 10,  # the serving processes' collector settings (stdlib only)
     "sleuth_shell.statuses": 5,  # the run statuses (stdlib only; the models' CHECK constraints)
+    "sleuth_shell.json_body": 15,  # the request bodies' depth check and decoding (msgspec)
     "sleuth_shell.ingestion": 15,  # pure: the ingestion bodies' shared envelope and error
     "sleuth_shell.question": 15,  # pure, on top of text
     "sleuth_shell.passages": 15,  # pure, on top of text

@@ -591,3 +591,64 @@ def test_fetch_context_isolation_and_junk(
     assert "include_sources: 'yes' is not of type 'boolean'" in failed(
         call(mcp, org, "sleuth_fetch_context", {"url": "x", "include_sources": "yes"})
     )
+
+
+# --- bodies the REST API refuses with 400 ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        pytest.param(
+            b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": '
+            + b"[" * 50_000
+            + b"]" * 50_000
+            + b"}",
+            id="50000 deep",
+        ),
+        pytest.param(
+            b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": '
+            b'{"name": "sleuth_ask", "arguments": {"query": "\xff\xfe"}}}',
+            id="invalid UTF-8",
+        ),
+    ],
+)
+def test_malformed_bodies_are_parse_errors_not_500(
+    mcp: TestClient[Litestar], org: OrgHandle, agent: FakeAgent, raw: bytes
+) -> None:
+    response = mcp.post(
+        "/mcp",
+        content=raw,
+        headers={**ACCEPT, **org.headers, "Content-Type": "application/json"},
+    )
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["code"] == -32700 and error["message"], error
+    assert agent.calls == []
+
+
+def test_a_lone_surrogate_argument_is_an_invalid_argument(
+    mcp: TestClient[Litestar], org: OrgHandle, agent: FakeAgent, settings: Settings
+) -> None:
+    raw = (
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": '
+        b'{"name": "sleuth_ask", "arguments": {"query": "why \\ud800?"}}}'
+    )
+    response = mcp.post(
+        "/mcp",
+        content=raw,
+        headers={**ACCEPT, **org.headers, "Content-Type": "application/json"},
+    )
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["code"] == -32700 and "surrogate" in error["message"], error
+    assert agent.calls == [] and usage(settings) == []
+
+
+def test_a_huge_argument_is_not_echoed_back(mcp: TestClient[Litestar], org: OrgHandle) -> None:
+    huge = "x" * 900_000
+    message = failed(call(mcp, org, "sleuth_list_investigations", {"status": huge}))
+    assert len(message) < 1_000, len(message)
+    assert message.startswith("Invalid arguments for sleuth_list_investigations: status: ")
+    message = failed(call(mcp, org, "sleuth_ask", {"query": 5, "mode": huge}))
+    assert len(message) < 1_000, len(message)

@@ -55,6 +55,7 @@ from sleuth_core.errors import (
     InvalidSettings,
     InvalidSources,
 )
+from sleuth_shell.json_body import MAX_JSON_DEPTH, NOT_JSON, NOT_UTF8, TOO_DEEP
 from sleuth_shell.web.render import render
 
 __all__ = [
@@ -78,13 +79,8 @@ __all__ = [
 
 logger = logging.getLogger("sleuth.errors")
 
-#: Deepest accepted nesting of arrays and objects in a request body (see docs/decisions.md).
-MAX_JSON_DEPTH = 32
 #: The route option naming the 400 detail for a malformed body (e.g. SPEC's ``Invalid payload``).
 INVALID_BODY_OPT = "invalid_body_detail"
-NOT_UTF8 = "Invalid request body: not valid UTF-8 text"
-TOO_DEEP = f"Invalid request body: nested more than {MAX_JSON_DEPTH} levels deep"
-NOT_JSON = "Invalid request body: not valid JSON"
 
 
 class ErrorBody(msgspec.Struct):
