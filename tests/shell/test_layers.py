@@ -51,6 +51,7 @@ LAYERS: dict[str, int] = {
     "sleuth_shell.urls": 10,
     "sleuth_shell.text": 10,
     "sleuth_shell.org_settings": 40,  # the advanced settings document: one read, one write
+    "sleuth_shell.access_log": 10,  # serve's access log filter (stdlib only)
     "sleuth_shell.gc_tuning": 10,  # the serving processes' collector settings (stdlib only)
     "sleuth_shell.statuses": 5,  # the run statuses (stdlib only; the models' CHECK constraints)
     "sleuth_shell.json_body": 15,  # the request bodies' depth check and decoding (msgspec)

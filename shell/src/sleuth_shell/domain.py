@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 __all__ = [
     "ALERT_STATUSES",
     "API_KEY_HEADER",
@@ -11,6 +13,7 @@ __all__ = [
     "SUBSCRIPTION_TYPES",
     "WEBHOOK_PROVIDER_TYPES",
     "is_channel_id",
+    "normalize_name",
 ]
 
 #: Largest primary key a table can hold (32-bit ``INTEGER`` on PostgreSQL); larger IDs name nothing.
@@ -49,3 +52,13 @@ def is_channel_id(value: object) -> bool:
         and value[1:].isascii()
         and value[1:].isalnum()
     )
+
+
+def normalize_name(value: str) -> str:
+    """The form a name is stored and compared in: Unicode NFC, without surrounding whitespace.
+    So "Café agent" typed as NFC or NFD, or with a trailing space, is one name.
+
+    >>> normalize_name("Cafe\u0301 agent ") == normalize_name("Caf\u00e9 agent")
+    True
+    """
+    return unicodedata.normalize("NFC", value).strip()
