@@ -56,7 +56,7 @@ from sleuth_core.errors import (
     InvalidSources,
 )
 from sleuth_shell.json_body import MAX_JSON_DEPTH, NOT_JSON, NOT_UTF8, TOO_DEEP
-from sleuth_shell.web.render import render
+from sleuth_shell.web.render import PAGE_HEADERS, render
 
 __all__ = [
     "CORE_ERROR_STATUS",
@@ -245,7 +245,9 @@ def _browser_error(request: Request[Any, Any, Any], response: Response[Any]) -> 
         detail=response.content.get("detail", ""),
     )
     headers = {k: v for k, v in response.headers.items() if k.lower() != "content-type"}
-    return Response(html, status_code=status, media_type=MediaType.HTML, headers=headers)
+    return Response(
+        html, status_code=status, media_type=MediaType.HTML, headers={**headers, **PAGE_HEADERS}
+    )
 
 
 def _http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
