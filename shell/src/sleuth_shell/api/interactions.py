@@ -27,6 +27,7 @@ from litestar.openapi.spec import (
 from litestar.params import FromPath, FromQuery
 from litestar.status_codes import HTTP_200_OK
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.api.body import decode_json_body
 from sleuth_shell.api.common import fetch_page, parse_page
@@ -35,6 +36,7 @@ from sleuth_shell.db.models import Interaction, utcnow
 from sleuth_shell.errors import INVALID_BODY_OPT, ApiError, bad_request, not_found
 from sleuth_shell.interactions.request import InvalidInteraction, parse_interaction_request
 from sleuth_shell.interactions.service import (
+    analysis_view,
     answer_view,
     list_item,
     scheduled_view,
@@ -165,6 +167,16 @@ async def create_interaction(
     return scheduled_view(submitted.rows, public_url, legacy=parsed.legacy_runtime)
 
 
+async def _interaction_of(session: AsyncSession, org_id: int, interaction_id: str) -> Interaction:
+    """The organization's interaction ``interaction_id``; 404 ``Interaction not found``."""
+    row: Interaction | None = await session.scalar(
+        select(Interaction).where(Interaction.id == interaction_id, Interaction.org_id == org_id)
+    )
+    if row is None:
+        raise not_found("Interaction")
+    return row
+
+
 @get(
     "/interactions/{interaction_id:str}",
     operation_id="getInteraction",
@@ -179,13 +191,7 @@ async def get_interaction(
     services: AppServices,
 ) -> dict[str, Any]:
     """The interaction's status and, once ``COMPLETED``, its answer."""
-    row = await db_session.scalar(
-        select(Interaction).where(
-            Interaction.id == interaction_id, Interaction.org_id == principal.org_id
-        )
-    )
-    if row is None:
-        raise not_found("Interaction")
+    row = await _interaction_of(db_session, principal.org_id, interaction_id)
     return view(row, services.settings.public_url)
 
 
@@ -216,4 +222,21 @@ async def list_interactions(
     return {"interactions": items, "next_cursor": page.next_cursor}
 
 
-ROUTES = [create_interaction, get_interaction, list_interactions]
+@get(
+    "/interactions/{interaction_id:str}/analysis",
+    operation_id="getInteractionAnalysis",
+    tags=["interactions"],
+    opt=_OPT,
+    responses={401: _error("Unauthorized"), 404: _error("Interaction not found")},
+)
+async def get_interaction_analysis(
+    interaction_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
+) -> dict[str, Any]:
+    """``{"analysis": {...} | null}``: the structured root-cause verdict of a "why" question
+    (the members of an investigation's ``analysis``; evidence as citation numbers of the
+    answer's ``sources``), null for other questions and unfinished ones."""
+    row = await _interaction_of(db_session, principal.org_id, interaction_id)
+    return analysis_view(row)
+
+
+ROUTES = [create_interaction, get_interaction, get_interaction_analysis, list_interactions]
