@@ -5,6 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 __all__ = [
+    "ALERT_SOURCE_TYPES",
     "ALERT_STATUSES",
     "API_KEY_HEADER",
     "DEFAULT_TEAM",
@@ -27,8 +28,10 @@ DEFAULT_TEAM = "Default"
 
 #: Webhook providers whose subscriptions can feed webhook-based alert agents.
 WEBHOOK_PROVIDER_TYPES: tuple[str, ...] = ("PROVIDER_A", "PROVIDER_B", "PROVIDER_C", "PROVIDER_D")
+#: Webhook subscription types that deliver alerts: the providers and ``GENERIC`` (any JSON object).
+ALERT_SOURCE_TYPES: tuple[str, ...] = (*WEBHOOK_PROVIDER_TYPES, "GENERIC")
 #: Every webhook subscription type; ``CHAT`` is the chat workspace connection, not an alert source.
-SUBSCRIPTION_TYPES: tuple[str, ...] = (*WEBHOOK_PROVIDER_TYPES, "CHAT")
+SUBSCRIPTION_TYPES: tuple[str, ...] = (*ALERT_SOURCE_TYPES, "CHAT")
 #: Notification integration kinds.
 INTEGRATION_KINDS: tuple[str, ...] = ("ALT_WEBHOOK", "CHAT_ALERT")
 #: Alert agent statuses.
