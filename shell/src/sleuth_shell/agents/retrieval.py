@@ -437,7 +437,8 @@ class RetrievalAgent:
         )
         best = ranked[0] if ranked else None
         if best is None or best.coverage < ABSTAIN_BELOW:
-            searched = ", ".join(f'"{w}"' for w in wanted[:6]) or f'"{_inline(search, 80)}"'
+            quoted = [f'"{_inline(w, 40)}"' for w in wanted[:6]]  # a bounded excerpt
+            searched = ", ".join(quoted) or f'"{_inline(search, 80)}"'
             logs_note = (
                 "I did not query the logs, since the question does not ask about them."
                 if have_logs
