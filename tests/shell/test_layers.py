@@ -47,7 +47,7 @@ LAYERS: dict[str, int] = {
     "sleuth_shell.agents.base": 20,
     "sleuth_shell.db": 10,
     "sleuth_shell.config": 10,
-    "sleuth_shell.domain": 10,
+    "sleuth_shell.domain": 5,  # shared vocabulary (stdlib only): db and paging read it
     "sleuth_shell.urls": 10,
     "sleuth_shell.text": 10,
     "sleuth_shell.org_settings": 40,  # the advanced settings document: one read, one write

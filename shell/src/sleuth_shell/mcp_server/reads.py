@@ -1,4 +1,5 @@
-"""What the MCP tools read: one organization's interactions, investigations and digest runs.
+"""What the MCP tools read: one organization's interactions and digest runs (investigations are
+:mod:`sleuth_shell.investigations.queries`'s, as for the API and the pages).
 
 Every query is scoped to the caller's organization, so another organization's ID reads exactly like
 an unknown one. :func:`parse_reference` turns what a user pastes (a Sleuth page URL, an API URL or
@@ -16,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import decode_global_id
-from sleuth_shell.db.models import Digest, DigestRun, Interaction, Investigation, Team
+from sleuth_shell.db.models import Digest, DigestRun, Interaction
 from sleuth_shell.domain import MAX_PK
 
 __all__ = [
@@ -26,12 +27,9 @@ __all__ = [
     "INVESTIGATION_TYPE",
     "MAX_PK",
     "DigestRunRead",
-    "InvestigationRead",
     "Reference",
-    "list_investigations",
     "load_digest_run",
     "load_interaction",
-    "load_investigation",
     "parse_alert_responder_id",
     "parse_reference",
 ]
@@ -127,49 +125,6 @@ async def load_interaction(
         select(Interaction).where(Interaction.id == interaction_id, Interaction.org_id == org_id)
     )
     return row
-
-
-@dataclass(frozen=True)
-class InvestigationRead:
-    """An investigation row with its team's name."""
-
-    row: Investigation
-    team_name: str | None
-
-
-async def load_investigation(
-    session: AsyncSession, org_id: int, pk: int
-) -> InvestigationRead | None:
-    """The organization's investigation with primary key ``pk``, or None."""
-    found = (
-        await session.execute(
-            select(Investigation, Team.name)
-            .outerjoin(Team, Team.id == Investigation.team_id)
-            .where(Investigation.id == pk, Investigation.org_id == org_id)
-        )
-    ).first()
-    if found is None:
-        return None
-    row, team_name = found
-    return InvestigationRead(row, team_name)
-
-
-async def list_investigations(
-    session: AsyncSession,
-    org_id: int,
-    *,
-    status: str | None,
-    alert_responder_pk: int | None,
-    limit: int,
-) -> list[Investigation]:
-    """The organization's newest investigations (created last first), optionally filtered."""
-    query = select(Investigation).where(Investigation.org_id == org_id)
-    if status is not None:
-        query = query.where(Investigation.status == status)
-    if alert_responder_pk is not None:
-        query = query.where(Investigation.alert_responder_id == alert_responder_pk)
-    query = query.order_by(Investigation.created_at.desc(), Investigation.id.desc()).limit(limit)
-    return list((await session.scalars(query)).all())
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,10 @@ from sleuth_shell.db.models import (
     Digest,
     DigestRun,
     Interaction,
-    Investigation,
     utcnow,
 )
+from sleuth_shell.db.paging import PageRequest
+from sleuth_shell.investigations.queries import list_investigations
 from sleuth_shell.statuses import DIGEST_RUN, INTERACTION, INVESTIGATION
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, page
 from sleuth_shell.web.render import next_fire
@@ -32,13 +33,12 @@ async def home_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Templ
     """Recent investigations, running and scheduled work, recent questions, agents, digests."""
     org = viewer.org_id
     async with request.app.state.session_factory() as session:
-        investigations = await latest(session, Investigation, Investigation.org_id == org, 10)
-        running_inv = await latest(
-            session,
-            Investigation,
-            (Investigation.org_id == org) & Investigation.status.in_(INVESTIGATION.unfinished),
-            10,
+        recent = await list_investigations(session, org, PageRequest(limit=10))
+        investigations = [item.row for item in recent.items]
+        running = await list_investigations(
+            session, org, PageRequest(limit=10), status=INVESTIGATION.unfinished
         )
+        running_inv = [item.row for item in running.items]
         running_runs = (
             await session.execute(
                 select(DigestRun, Digest)
