@@ -17,7 +17,7 @@ $(VENV)/.installed: pyproject.toml core/pyproject.toml shell/pyproject.toml
 	touch $@
 
 test: setup
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q tests
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q tests core/src shell/src
 
 lint: setup
 	$(BIN)/ruff check .
