@@ -1,4 +1,3 @@
-
 import pytest
 
 from sleuth_core.errors import InvalidCriteria
