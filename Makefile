@@ -23,6 +23,9 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/vulture core/src shell/src scripts/vulture_whitelist.py --exclude "*/migrations/versions/*"
+	cd core && $(abspath $(BIN))/deptry src
+	cd shell && $(abspath $(BIN))/deptry src
 
 format: setup
 	$(BIN)/ruff check --fix .

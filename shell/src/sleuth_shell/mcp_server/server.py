@@ -32,9 +32,6 @@ from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import McpError
-from starlette.types import Receive as StarletteReceive
-from starlette.types import Scope as StarletteScope
-from starlette.types import Send as StarletteSend
 
 from sleuth_shell import __version__
 from sleuth_shell.auth import current_principal, key_presented
@@ -210,11 +207,10 @@ class McpEndpoint:
             except ValueError as exc:
                 await _send_error(send, 400, types.PARSE_ERROR, str(exc), {})
                 return
-            # Litestar's ASGI types are narrower TypedDicts than Starlette's mappings; same values.
+            # Litestar's ASGI types are narrower TypedDicts than the SDK's (Starlette's) mappings;
+            # the values are the same.
             await self.manager.handle_request(
-                cast("StarletteScope", scope),
-                cast("StarletteReceive", _replay(raw, receive)),
-                cast("StarletteSend", send),
+                cast(Any, scope), cast(Any, _replay(raw, receive)), cast(Any, send)
             )
 
     async def _list_tools(self, request: types.ListToolsRequest) -> types.ServerResult:
