@@ -173,3 +173,22 @@ def test_the_check_fails_on_a_bad_import_and_on_an_unlayered_module() -> None:
         "sleuth_shell.db.models:1 imports sleuth_shell.newthing, which is in no layer"
     ]
     assert layer_of("sleuth_shell") == ("sleuth_shell", 0)
+
+
+def test_the_documented_dialect_branches_are_the_real_ones() -> None:
+    """docs/architecture.md ("Storage") lists every module that chooses SQL by dialect."""
+    import re
+
+    branch = re.compile(r"dialect\.name|get_backend_name\(\)|dialect == \"")
+    found = {
+        str(path.relative_to(ROOT))
+        for path in ROOT.rglob("*.py")
+        if "versions" not in path.parts
+        and path.name != "dialect.py"
+        and branch.search(path.read_text(encoding="utf-8"))
+    }
+    doc = (ROOT.parents[2] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    storage = doc.split("## Storage", 1)[1]
+    documented = set(re.findall(r"`((?:[a-z_]+/)*[a-z_]+\.py)`", storage))
+    documented = {d for d in documented if not d.startswith(("sleuth_shell/", "tests/"))}
+    assert found == documented
