@@ -8,8 +8,8 @@ suspects and gives the verdict; `report` writes markdown with the verdict in its
 every claim cited with ``[[source:N]]``, and `analysis_dict` the structured result whose
 ``evidence`` lists the cited source ids.
 
-Source records for change records and metric queries are built here (`change_source`,
-`metric_source`) until the shared helpers of ``sleuth_shell.agents.sources`` carry them.
+Source records for change records and metric queries are built by ``sleuth_shell.agents.sources``
+(`change_source`, `metric_source`).
 """
 
 from __future__ import annotations
