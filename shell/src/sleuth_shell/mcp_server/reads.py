@@ -1,5 +1,6 @@
-"""What the MCP tools read: one organization's interactions and digest runs (investigations are
-:mod:`sleuth_shell.investigations.queries`'s, as for the API and the pages).
+"""What the MCP tools read: one organization's digest runs (interactions and investigations are
+:mod:`sleuth_shell.interactions.queries`'s and :mod:`sleuth_shell.investigations.queries`'s, as for
+the API and the pages).
 
 Every query is scoped to the caller's organization, so another organization's ID reads exactly like
 an unknown one. :func:`parse_reference` turns what a user pastes (a Sleuth page URL, an API URL or
@@ -17,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import decode_global_id
-from sleuth_shell.db.models import Digest, DigestRun, Interaction
+from sleuth_shell.db.models import Digest, DigestRun
 from sleuth_shell.domain import MAX_PK
 
 __all__ = [
@@ -29,7 +30,6 @@ __all__ = [
     "DigestRunRead",
     "Reference",
     "load_digest_run",
-    "load_interaction",
     "parse_alert_responder_id",
     "parse_reference",
 ]
@@ -115,16 +115,6 @@ def parse_reference(value: str) -> Reference | None:
     if value.startswith("/"):
         return _from_path(urlsplit(value).path)
     return _from_id(value)
-
-
-async def load_interaction(
-    session: AsyncSession, org_id: int, interaction_id: str
-) -> Interaction | None:
-    """The organization's interaction ``interaction_id``, or None."""
-    row: Interaction | None = await session.scalar(
-        select(Interaction).where(Interaction.id == interaction_id, Interaction.org_id == org_id)
-    )
-    return row
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from sleuth_core.ids import encode_global_id
 from sleuth_shell.auth import Principal
 from sleuth_shell.db.models import Interaction, Investigation, utcnow
 from sleuth_shell.db.paging import PageRequest
+from sleuth_shell.interactions.queries import load_interaction
 from sleuth_shell.interactions.request import InvalidInteraction, parse_interaction_request
 from sleuth_shell.interactions.service import submit_interactions
 from sleuth_shell.investigations.queries import InvestigationRead, load_investigation
@@ -279,7 +280,7 @@ async def fetch_context(caller: ToolCaller, args: Mapping[str, Any]) -> str:
     public_url = caller.services.settings.public_url
     async with caller.services.sessions() as session:
         if ref.kind == "interaction":
-            row = await reads.load_interaction(session, org_id, str(ref.key))
+            row = await load_interaction(session, org_id, str(ref.key))
             if row is not None:
                 return _interaction_text(row, public_url, include_sources=include_sources)
         elif ref.kind == "investigation":

@@ -15,15 +15,14 @@ from sleuth_shell.db.models import (
     AlertResponder,
     Digest,
     DigestRun,
-    Interaction,
     utcnow,
 )
 from sleuth_shell.db.paging import PageRequest
+from sleuth_shell.interactions.queries import list_interactions
 from sleuth_shell.investigations.queries import list_investigations
 from sleuth_shell.statuses import DIGEST_RUN, INTERACTION, INVESTIGATION
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, page
 from sleuth_shell.web.render import next_fire
-from sleuth_shell.web.rows import latest
 
 __all__ = ["ROUTES"]
 
@@ -48,16 +47,12 @@ async def home_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Templ
                 .limit(10)
             )
         ).all()
-        running_questions = await latest(
-            session,
-            Interaction,
-            (Interaction.org_id == org) & Interaction.status.in_(INTERACTION.unfinished),
-            10,
-            newest=Interaction.created_at,
+        unfinished = await list_interactions(
+            session, org, PageRequest(limit=10), status=INTERACTION.unfinished
         )
-        questions = await latest(
-            session, Interaction, Interaction.org_id == org, 8, newest=Interaction.created_at
-        )
+        running_questions = [row for (row,) in unfinished.rows]
+        recent_questions = await list_interactions(session, org, PageRequest(limit=8))
+        questions = [row for (row,) in recent_questions.rows]
         agents = (
             await session.scalars(
                 select(AlertResponder)
