@@ -1,6 +1,6 @@
-"""What the MCP tools read: one organization's digest runs (interactions and investigations are
-:mod:`sleuth_shell.interactions.queries`'s and :mod:`sleuth_shell.investigations.queries`'s, as for
-the API and the pages).
+"""What a user pastes into the MCP tools: :func:`parse_reference` turns a Sleuth page URL, an
+API URL or a bare ID into a :class:`Reference`. The reads themselves are the features' query
+modules (``interactions``, ``investigations``, ``digests``), as for the API and the pages.
 
 Every query is scoped to the caller's organization, so another organization's ID reads exactly like
 an unknown one. :func:`parse_reference` turns what a user pastes (a Sleuth page URL, an API URL or
@@ -14,11 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import unquote, urlsplit
 
-from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from sleuth_core.ids import decode_global_id
-from sleuth_shell.db.models import Digest, DigestRun
 from sleuth_shell.domain import MAX_PK
 
 __all__ = [
@@ -27,9 +23,7 @@ __all__ = [
     "DIGEST_TYPE",
     "INVESTIGATION_TYPE",
     "MAX_PK",
-    "DigestRunRead",
     "Reference",
-    "load_digest_run",
     "parse_alert_responder_id",
     "parse_reference",
 ]
@@ -115,29 +109,3 @@ def parse_reference(value: str) -> Reference | None:
     if value.startswith("/"):
         return _from_path(urlsplit(value).path)
     return _from_id(value)
-
-
-@dataclass(frozen=True)
-class DigestRunRead:
-    """A digest run with its digest."""
-
-    run: DigestRun
-    digest: Digest
-
-
-async def load_digest_run(
-    session: AsyncSession, org_id: int, run_pk: int, digest_pk: int | None = None
-) -> DigestRunRead | None:
-    """The organization's digest run ``run_pk`` (under digest ``digest_pk`` when given), or None."""
-    query = (
-        select(DigestRun, Digest)
-        .join(Digest, Digest.id == DigestRun.digest_id)
-        .where(DigestRun.id == run_pk, DigestRun.org_id == org_id, Digest.org_id == org_id)
-    )
-    if digest_pk is not None:
-        query = query.where(Digest.id == digest_pk)
-    found = (await session.execute(query)).first()
-    if found is None:
-        return None
-    run, digest = found
-    return DigestRunRead(run, digest)

@@ -22,6 +22,7 @@ from sleuth_core.ids import encode_global_id
 from sleuth_shell.auth import Principal
 from sleuth_shell.db.models import Interaction, Investigation, utcnow
 from sleuth_shell.db.paging import PageRequest
+from sleuth_shell.digests.queries import DigestRunRead, load_digest_run
 from sleuth_shell.interactions.queries import load_interaction
 from sleuth_shell.interactions.request import InvalidInteraction, parse_interaction_request
 from sleuth_shell.interactions.service import submit_interactions
@@ -185,7 +186,7 @@ def _investigation_text(found: InvestigationRead, public_url: str, *, include_so
     return "\n\n".join(parts)
 
 
-def _digest_run_text(found: reads.DigestRunRead, public_url: str, *, include_sources: bool) -> str:
+def _digest_run_text(found: DigestRunRead, public_url: str, *, include_sources: bool) -> str:
     run, digest = found.run, found.digest
     digest_gid = encode_global_id(reads.DIGEST_TYPE, digest.id)
     run_gid = encode_global_id(reads.DIGEST_RUN_TYPE, run.id)
@@ -288,7 +289,7 @@ async def fetch_context(caller: ToolCaller, args: Mapping[str, Any]) -> str:
             if found is not None:
                 return _investigation_text(found, public_url, include_sources=include_sources)
         else:
-            run = await reads.load_digest_run(session, org_id, int(ref.key), ref.digest_pk)
+            run = await load_digest_run(session, org_id, int(ref.key), ref.digest_pk)
             if run is not None:
                 return _digest_run_text(run, public_url, include_sources=include_sources)
     thing = ref.kind.replace("_", " ")
