@@ -34,6 +34,8 @@ from sqlalchemy.types import TypeDecorator
 __all__ = [
     "AdvancedSettings",
     "AgentIndexVersion",
+    "Alert",
+    "AlertDecision",
     "AlertResponder",
     "AlertResponderChange",
     "ApiKey",
@@ -52,7 +54,9 @@ __all__ = [
     "MetricSeriesRow",
     "NotificationIntegration",
     "Organization",
+    "Suppression",
     "Team",
+    "TeamBudget",
     "UTCDateTime",
     "UsageDaily",
     "UsageEvent",
@@ -239,6 +243,14 @@ class AlertResponder(Base):
     webhook_sources: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
     notification_integration_ids: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
     status: Mapped[str] = mapped_column(String(16), nullable=False, default="ACTIVE")
+    max_runs_per_hour: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """At most this many investigations opened in any rolling hour (NULL: no cap)."""
+    max_runs_per_day: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """At most this many investigations opened in any rolling 24 hours (NULL: no cap)."""
+    group_window_seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Related alerts join an investigation younger than this (NULL: the default, 600)."""
+    investigate: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    """``always`` (NULL: the default) or ``on_request`` (alerts are only recorded)."""
     created_at: Mapped[datetime] = _created()
     updated_at: Mapped[datetime] = _updated()
 
@@ -252,6 +264,8 @@ class Investigation(Base):
         # The dedup claim: at most one investigation per (agent, dedup key) holds it (NULLs never
         # collide, so released claims and investigations without a key are unconstrained).
         UniqueConstraint("alert_responder_id", "dedup_key", "dedup_active"),
+        Index(None, "alert_responder_id", "group_key", "created_at"),
+        Index(None, "alert_responder_id", "created_at"),
         NEVER_REUSE_IDS,
     )
 
@@ -273,6 +287,9 @@ class Investigation(Base):
     """The structured root-cause result (``AgentResult.analysis`` with ``evidence`` as the
     rendered result's citation numbers), NULL until the agent produced one."""
     dedup_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    group_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    """The group key of the alert that opened it: related alerts join it within the agent's
+    group window."""
     dedup_active: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     """True while this investigation is the one a repeat of its alert (same agent and dedup key)
     reuses; NULL once a newer one took over (or when it has no dedup key)."""
@@ -690,3 +707,102 @@ class ServerSecret(Base):
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(String(128), nullable=False)
     created_at: Mapped[datetime] = _created()
+
+
+class Alert(Base):
+    """One alert of an authenticated delivery, as the adapter read it (the alert log).
+
+    ``match_text`` is what agents matched (and what explain and dry runs match again);
+    ``payload`` is the delivery's body as text. Pruned after ``SLEUTH_ALERT_RETENTION_DAYS``.
+    """
+
+    __tablename__ = "alerts"
+    __table_args__ = (
+        Index(None, "org_id", "id"),
+        Index(None, "received_at"),
+        NEVER_REUSE_IDS,
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False
+    )
+    subscription_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("webhook_subscriptions.id", ondelete="SET NULL"), nullable=True
+    )
+    source_type: Mapped[str] = mapped_column(String(32), nullable=False)
+    source_remote_id: Mapped[str] = mapped_column(String(64), nullable=False)
+    delivery_id: Mapped[str] = mapped_column(String(255), nullable=False)
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    event_type: Mapped[str] = mapped_column(String(200), nullable=False)
+    title: Mapped[str] = mapped_column(String(200), nullable=False)
+    service: Mapped[str] = mapped_column(String(200), nullable=False)
+    severity: Mapped[str] = mapped_column(String(64), nullable=False)
+    dedup_key: Mapped[str] = mapped_column(String(255), nullable=False)
+    group_key: Mapped[str] = mapped_column(String(255), nullable=False)
+    match_text: Mapped[str] = mapped_column(Text, nullable=False)
+    payload: Mapped[str] = mapped_column(Text, nullable=False)
+    occurred_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+
+
+class AlertDecision(Base):
+    """What one agent subscribed to an alert's source decided about it, and why.
+
+    ``alert_responder_id`` is kept when the agent is deleted (no foreign key), so the log keeps
+    saying who decided; ``investigation_id`` is set on ``matched``, ``deduplicated`` and
+    ``grouped``.
+    """
+
+    __tablename__ = "alert_decisions"
+    __table_args__ = (
+        UniqueConstraint("alert_id", "alert_responder_id"),
+        Index(None, "org_id", "alert_responder_id", "decision", "alert_id"),
+        Index(None, "investigation_id"),
+        NEVER_REUSE_IDS,
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    alert_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("alerts.id", ondelete="CASCADE"), nullable=False
+    )
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False
+    )
+    alert_responder_id: Mapped[int] = mapped_column(Integer, nullable=False)
+    decision: Mapped[str] = mapped_column(String(16), nullable=False)
+    reason: Mapped[str] = mapped_column(String(300), nullable=False)
+    investigation_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+class Suppression(Base):
+    """Alerts matching these criteria are recorded ``suppressed`` until ``expires_at``
+    (org-wide, or for one agent when ``alert_responder_id`` is set)."""
+
+    __tablename__ = "suppressions"
+    __table_args__ = (Index(None, "org_id", "expires_at"), NEVER_REUSE_IDS)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False
+    )
+    alert_responder_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("alert_responders.id", ondelete="CASCADE"), nullable=True
+    )
+    text_matches: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    match_rules: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    reason: Mapped[str] = mapped_column(Text, nullable=False)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+
+class TeamBudget(Base):
+    """A team's monthly credit budget for automated runs (calendar month, UTC)."""
+
+    __tablename__ = "team_budgets"
+
+    team_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("teams.id", ondelete="CASCADE"), primary_key=True
+    )
+    org_id: Mapped[int] = _org_fk()
+    credits: Mapped[float] = mapped_column(Float, nullable=False)
