@@ -266,6 +266,7 @@ class Investigation(Base):
         UniqueConstraint("alert_responder_id", "dedup_key", "dedup_active"),
         Index(None, "alert_responder_id", "group_key", "created_at"),
         Index(None, "alert_responder_id", "created_at"),
+        Index(None, "team_id", "completed_at"),
         NEVER_REUSE_IDS,
     )
 
@@ -290,6 +291,8 @@ class Investigation(Base):
     group_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
     """The group key of the alert that opened it: related alerts join it within the agent's
     group window."""
+    credits: Mapped[float | None] = mapped_column(Float, nullable=True)
+    """What the completed run cost (its team's budget counts it); NULL until it completes."""
     dedup_active: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     """True while this investigation is the one a repeat of its alert (same agent and dedup key)
     reuses; NULL once a newer one took over (or when it has no dedup key)."""

@@ -42,15 +42,16 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_core.intake import AlertEvent
 from sleuth_shell.db.dialect import insert_ignore_rows
-from sleuth_shell.db.models import AlertResponder, WebhookDelivery
+from sleuth_shell.db.models import Alert, AlertDecision, WebhookDelivery
 from sleuth_shell.db.sqlite_reads import urgent_writes
-from sleuth_shell.investigations import Opening, open_investigations
+from sleuth_shell.intake.decisions import CandidateAlert, decide_and_open, group_key_of
 
 __all__ = [
     "MAX_BATCH",
     "Delivery",
     "DeliveryBatcher",
     "LostRace",
+    "alert_values",
     "delivery_values",
     "write_alone",
     "write_batch",
@@ -67,8 +68,10 @@ _ATTEMPTS = 3
 class Delivery:
     """An authenticated, read and matched delivery, ready to be recorded.
 
-    ``matched`` are the ids of the agents subscribed to the source whose rules matched (whether
-    they are still ACTIVE is checked when writing); ``payload`` is the body as text."""
+    ``matched`` are the ids of the agents subscribed to the source whose rules matched, and
+    ``subscribed`` every agent subscribed to it (whether they are still ACTIVE is checked when
+    writing); ``payload`` is the body as text; ``source`` the subscription's ``(type,
+    remote_id)``."""
 
     subscription_id: int
     org_id: int
@@ -76,14 +79,8 @@ class Delivery:
     payload: str
     matched: tuple[int, ...]
     now: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class _Agent:
-    id: int
-    team_id: int
-    runbook_active: bool
-    runbook_prompt: str | None
+    subscribed: tuple[int, ...] = ()
+    source: tuple[str, str] = ("", "")
 
 
 class LostRace(Exception):
@@ -107,9 +104,34 @@ def delivery_values(delivery: Delivery, ids: Sequence[int]) -> dict[str, Any]:
     }
 
 
+def alert_values(delivery: Delivery) -> dict[str, Any]:
+    """The ``alerts`` row of ``delivery``: the alert as the adapter read it."""
+    event = delivery.event
+    return {
+        "org_id": delivery.org_id,
+        "subscription_id": delivery.subscription_id,
+        "source_type": delivery.source[0][:32],
+        "source_remote_id": delivery.source[1][:64],
+        "delivery_id": event.delivery_id[:255],
+        "kind": event.kind,
+        "event_type": event.event_type[:200],
+        "title": event.title[:200],
+        "service": event.service[:200],
+        "severity": event.severity[:64],
+        "dedup_key": event.dedup_key[:255],
+        "group_key": group_key_of(event),
+        "match_text": event.match_text,
+        "payload": delivery.payload,
+        "occurred_at": event.occurred_at,
+        "received_at": delivery.now,
+    }
+
+
 async def write_batch(session: AsyncSession, deliveries: Sequence[Delivery]) -> list[list[int]]:
-    """Record ``deliveries`` (at most :data:`MAX_BATCH`) and open their investigations in
-    ``session``'s transaction, and commit; the answer (investigation pks) of each, in order.
+    """Record ``deliveries`` (at most :data:`MAX_BATCH`): their alerts, each subscribed agent's
+    decision (:mod:`sleuth_shell.intake.decisions`), the investigations opened and the delivery
+    records, in ``session``'s transaction, and commit; the answer (investigation pks: started,
+    reused or joined) of each, in order.
 
     Raises :class:`LostRace` (nothing committed; the caller rolls back and may retry) when a
     parallel transaction recorded one of them first; any other failure propagates likewise.
@@ -135,49 +157,38 @@ async def write_batch(session: AsyncSession, deliveries: Sequence[Delivery]) -> 
     for index, key in enumerate(keys):
         if key not in recorded:
             first.setdefault(key, index)
-    wanted = {
-        agent_id
-        for index in first.values()
-        if deliveries[index].event.kind == "new_alert"
-        for agent_id in deliveries[index].matched
-    }
-    agents: dict[int, _Agent] = {}
-    if wanted:
-        rows = await session.execute(
-            select(
-                AlertResponder.id,
-                AlertResponder.team_id,
-                AlertResponder.runbook_active,
-                AlertResponder.runbook_prompt,
-            ).where(AlertResponder.id.in_(wanted), AlertResponder.status == "ACTIVE")
-        )
-        agents = {
-            int(row[0]): _Agent(int(row[0]), int(row[1]), bool(row[2]), row[3]) for row in rows
-        }
-
-    openings: list[Opening] = []
-    owners: list[int] = []
-    for index in first.values():
-        delivery = deliveries[index]
-        if delivery.event.kind != "new_alert":
-            continue
-        for agent_id in sorted(set(delivery.matched) & agents.keys()):
-            openings.append(
-                Opening(
-                    org_id=delivery.org_id,
-                    agent=agents[agent_id],
-                    name=delivery.event.title,
-                    event_payload=delivery.payload,
-                    dedup_key=delivery.event.dedup_key,
-                    now=delivery.now,
-                )
-            )
-            owners.append(index)
     answers: dict[int, list[int]] = {index: [] for index in first.values()}
-    if openings:
-        for index, pk in zip(owners, await open_investigations(session, openings), strict=True):
-            if pk not in answers[index]:
-                answers[index].append(pk)
+    if first:
+        # The alerts first: on SQLite this write takes the write lock, so the decisions' reads
+        # (caps, groups, budgets) see every committed opening and no other writer commits
+        # before this transaction does.
+        order = sorted(first.values())
+        alerts = Alert.__table__
+        inserted_alerts = await session.execute(
+            alerts.insert().returning(alerts.c.id, sort_by_parameter_order=True),
+            [alert_values(deliveries[index]) for index in order],
+        )
+        alert_ids = [int(row[0]) for row in inserted_alerts.all()]
+        candidates = [
+            CandidateAlert(
+                alert_id=alert_id,
+                org_id=deliveries[index].org_id,
+                event=deliveries[index].event,
+                payload=deliveries[index].payload,
+                subscribed=deliveries[index].subscribed,
+                matched=deliveries[index].matched,
+                now=deliveries[index].now,
+            )
+            for index, alert_id in zip(order, alert_ids, strict=True)
+        ]
+        decided = await decide_and_open(session, candidates)
+        rows = [row.values() for per_alert in decided for row in per_alert]
+        if rows:
+            await session.execute(AlertDecision.__table__.insert(), rows)
+        for index, per_alert in zip(order, decided, strict=True):
+            for row in per_alert:
+                if row.investigation_id is not None and row.investigation_id not in answers[index]:
+                    answers[index].append(row.investigation_id)
 
     if first:
         dialect = session.get_bind().dialect.name

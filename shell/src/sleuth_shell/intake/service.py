@@ -5,8 +5,9 @@ plan), :func:`authenticate` (native signature, else Sleuth's own credential) and
 :func:`receive_alert` (adapter, delivery record, matching, investigations) are called in that
 order by the route, which maps their outcomes to 404, 401, 400 and 202.
 
-Delivery record and single flight (written by :mod:`.batch`, several concurrent deliveries per
-transaction): a delivery already recorded for the subscription (same delivery id: the provider's
+Alert log, delivery record and single flight (written by :mod:`.batch`, several concurrent
+deliveries per transaction): every new delivery is stored as an alert with one decision per agent
+subscribed to its source (:mod:`.decisions`); a delivery already recorded for the subscription (same delivery id: the provider's
 event id, or the body hash) is answered from its record, with no new work. Otherwise, for a new
 alert, every matching ACTIVE agent subscribed to the source gets an investigation through
 :func:`~sleuth_shell.investigations.open_investigations` (which reuses the agent's investigation
@@ -138,18 +139,23 @@ async def receive_alert(
     a parallel record) is retried, and the retry finds what the winner recorded.
     """
     event = parse_alert(sub.type, body, received_at=now, headers=headers)
-    matched: list[int] = []
-    if event.kind == "new_alert":
-        matched = await cache.match(
-            session, sub.org_id, sub.agents_version, (sub.type, sub.remote_id), event.match_text
-        )
+    source = (sub.type, sub.remote_id)
+    routing = await cache.route(
+        session,
+        sub.org_id,
+        sub.agents_version,
+        source,
+        event.match_text if event.kind == "new_alert" else None,
+    )
     delivery = Delivery(
         subscription_id=sub.id,
         org_id=sub.org_id,
         event=event,
         payload=body.decode("utf-8", errors="replace"),  # JSON may come as UTF-16/32
-        matched=tuple(matched),
+        matched=routing.matched,
         now=now,
+        subscribed=routing.subscribed,
+        source=source,
     )
     if batcher is None:
         return await write_alone(session, delivery)

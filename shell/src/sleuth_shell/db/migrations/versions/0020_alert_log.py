@@ -12,8 +12,9 @@ Create Date: 2026-11-26
 - ``suppressions`` (criteria with an expiry, org-wide or of one agent) and ``team_budgets``
   (credits per calendar month).
 - ``alert_responders``: ``max_runs_per_hour``, ``max_runs_per_day``, ``group_window_seconds``,
-  ``investigate`` (NULL when not set); ``investigations.group_key`` (what grouping joins on),
-  with the indexes grouping and caps read.
+  ``investigate`` (NULL when not set); ``investigations.group_key`` (what grouping joins on) and
+  ``credits`` (what the run cost, which team budgets count), with the indexes grouping, caps and
+  budgets read.
 """
 
 from __future__ import annotations
@@ -165,6 +166,7 @@ def upgrade() -> None:
         batch.add_column(sa.Column('investigate', sa.String(length=16), nullable=True))
     with op.batch_alter_table('investigations') as batch:
         batch.add_column(sa.Column('group_key', sa.String(length=255), nullable=True))
+        batch.add_column(sa.Column('credits', sa.Float(), nullable=True))
         batch.create_index(
             op.f('ix_investigations_alert_responder_id_group_key_created_at'),
             ['alert_responder_id', 'group_key', 'created_at'],
@@ -175,12 +177,19 @@ def upgrade() -> None:
             ['alert_responder_id', 'created_at'],
             unique=False,
         )
+        batch.create_index(
+            op.f('ix_investigations_team_id_completed_at'),
+            ['team_id', 'completed_at'],
+            unique=False,
+        )
 
 
 def downgrade() -> None:
     with op.batch_alter_table('investigations') as batch:
+        batch.drop_index(op.f('ix_investigations_team_id_completed_at'))
         batch.drop_index(op.f('ix_investigations_alert_responder_id_created_at'))
         batch.drop_index(op.f('ix_investigations_alert_responder_id_group_key_created_at'))
+        batch.drop_column('credits')
         batch.drop_column('group_key')
     with op.batch_alter_table('alert_responders') as batch:
         batch.drop_column('investigate')

@@ -1,0 +1,412 @@
+"""The alert log's decisions: what each subscribed agent does with each alert, and why (DESIGN 7).
+
+Called by :func:`~sleuth_shell.intake.batch.write_batch` inside the group-commit transaction,
+after the batch's alerts were inserted (on SQLite that first write took the database's write lock,
+so every read below sees the latest commit and no other writer can commit before this one; on
+PostgreSQL the matched agents' rows are locked ``FOR UPDATE`` in id order before anything is
+counted). So caps and grouping are exact under concurrent intake on both.
+
+For each alert and each agent subscribed to its source, the first reason that applies, in this
+order, is the decision: ``not_matched`` (its rules do not match the alert's text, or the event is
+not about an incident), ``paused``, ``suppressed`` (an active suppression matches the text),
+``recorded`` (the agent investigates ``on_request``), ``deduplicated`` (the agent investigated the
+same incident less than :data:`~sleuth_shell.investigations.DEDUP_WINDOW` ago), ``grouped``
+(the agent's investigation of the same group key started less than its group window ago),
+``over_budget`` (its team's automated runs this month reached the team's budget), ``capped``
+(``max_runs_per_hour`` or ``max_runs_per_day`` reached), else ``matched`` (an investigation is
+opened). An acknowledge, resolve or close (``lifecycle``) starts nothing. Alerts of one batch are
+decided in order, each seeing the investigations the earlier ones opened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import case, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sleuth_core.errors import InvalidCriteria
+from sleuth_core.ids import encode_global_id
+from sleuth_core.intake import AlertEvent
+from sleuth_core.matching import matches
+from sleuth_shell.billing.budgets import automated_use
+from sleuth_shell.db.models import AlertResponder, Investigation, Suppression, TeamBudget
+from sleuth_shell.investigations import DEDUP_WINDOW, Opening, open_investigations_detailed
+
+__all__ = [
+    "DECISIONS",
+    "DEFAULT_GROUP_WINDOW",
+    "CandidateAlert",
+    "Decided",
+    "decide_and_open",
+    "group_key_of",
+]
+
+#: Every decision, in the order they are checked (``lifecycle`` stands apart).
+DECISIONS: tuple[str, ...] = (
+    "not_matched",
+    "paused",
+    "suppressed",
+    "recorded",
+    "deduplicated",
+    "grouped",
+    "over_budget",
+    "capped",
+    "matched",
+    "lifecycle",
+)
+#: Seconds an investigation gathers related alerts when the agent sets no ``group_window_seconds``.
+DEFAULT_GROUP_WINDOW = 600
+_HOUR = timedelta(hours=1)
+_DAY = timedelta(days=1)
+
+
+def group_key_of(event: AlertEvent) -> str:
+    """The key related alerts share: the provider's group key when the adapter read one, else
+    the alert's service and title (at most 255 characters)."""
+    provided = getattr(event, "group_key", None)
+    if isinstance(provided, str) and provided:
+        return provided[:255]
+    return f"{event.service.strip()}\x1f{event.title.strip()}"[:255]
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateAlert:
+    """One stored alert to decide: its pk, what it is and which agents it concerns."""
+
+    alert_id: int
+    org_id: int
+    event: AlertEvent
+    payload: str
+    subscribed: tuple[int, ...]
+    matched: tuple[int, ...]
+    now: datetime
+
+
+@dataclass(slots=True)
+class Decided:
+    """One decision row (``investigation_id`` filled once the openings are written)."""
+
+    alert_id: int
+    org_id: int
+    alert_responder_id: int
+    decision: str
+    reason: str
+    investigation_id: int | None = None
+    opening: int | None = None  # index into the openings, resolved to investigation_id
+
+    def values(self) -> dict[str, Any]:
+        return {
+            "alert_id": self.alert_id,
+            "org_id": self.org_id,
+            "alert_responder_id": self.alert_responder_id,
+            "decision": self.decision,
+            "reason": self.reason[:300],
+            "investigation_id": self.investigation_id,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Agent:
+    id: int
+    team_id: int
+    status: str
+    runbook_active: bool
+    runbook_prompt: str | None
+    max_runs_per_hour: int | None
+    max_runs_per_day: int | None
+    group_window: int
+    on_request: bool
+
+
+@dataclass
+class _State:
+    """What the batch knows so far: the database's state plus the batch's own openings."""
+
+    dedup: dict[tuple[int, str], tuple[int | None, int | None, datetime]] = field(
+        default_factory=dict
+    )  # (agent, dedup key) -> (investigation pk | None, opening index | None, created)
+    groups: dict[tuple[int, str], tuple[int | None, int | None, datetime]] = field(
+        default_factory=dict
+    )
+    runs: dict[int, list[datetime]] = field(default_factory=dict)  # agent -> openings' times
+    hour: dict[int, int] = field(default_factory=dict)
+    day: dict[int, int] = field(default_factory=dict)
+    budget: dict[int, float] = field(default_factory=dict)  # team -> credits
+    used: dict[int, float] = field(default_factory=dict)  # team -> credits used this month
+    suppressions: list[tuple[int, int, int | None, dict[str, Any], str, datetime]] = field(
+        default_factory=list
+    )  # (pk, org, agent | None, rules, reason, expires)
+
+
+async def _agents(session: AsyncSession, ids: set[int]) -> dict[int, _Agent]:
+    if not ids:
+        return {}
+    query = (
+        select(
+            AlertResponder.id,
+            AlertResponder.team_id,
+            AlertResponder.status,
+            AlertResponder.runbook_active,
+            AlertResponder.runbook_prompt,
+            AlertResponder.max_runs_per_hour,
+            AlertResponder.max_runs_per_day,
+            AlertResponder.group_window_seconds,
+            AlertResponder.investigate,
+        )
+        .where(AlertResponder.id.in_(ids))
+        .order_by(AlertResponder.id)
+    )
+    if session.get_bind().dialect.name == "postgresql":
+        # Caps, grouping and budgets count what committed transactions opened: concurrent
+        # batches deciding for the same agents take turns (in id order: no deadlock).
+        query = query.with_for_update()
+    found: dict[int, _Agent] = {}
+    for row in (await session.execute(query)).all():
+        found[int(row[0])] = _Agent(
+            id=int(row[0]),
+            team_id=int(row[1]),
+            status=str(row[2]),
+            runbook_active=bool(row[3]),
+            runbook_prompt=row[4],
+            max_runs_per_hour=row[5],
+            max_runs_per_day=row[6],
+            group_window=DEFAULT_GROUP_WINDOW if row[7] is None else int(row[7]),
+            on_request=row[8] == "on_request",
+        )
+    return found
+
+
+async def _load_state(
+    session: AsyncSession,
+    alerts: Sequence[CandidateAlert],
+    agents: Mapping[int, _Agent],
+) -> _State:
+    state = _State()
+    if not agents:
+        return state
+    now = min(alert.now for alert in alerts)
+    latest = max(alert.now for alert in alerts)
+    ids = set(agents)
+    dedup_keys = {alert.event.dedup_key for alert in alerts}
+    rows = await session.execute(
+        select(
+            Investigation.id,
+            Investigation.alert_responder_id,
+            Investigation.dedup_key,
+            Investigation.created_at,
+        ).where(
+            Investigation.alert_responder_id.in_(ids),
+            Investigation.dedup_key.in_(dedup_keys),
+            Investigation.dedup_active.is_(True),
+        )
+    )
+    for pk, agent_id, key, created in rows.all():
+        state.dedup[(int(agent_id), str(key))] = (int(pk), None, created)
+
+    group_keys = {group_key_of(alert.event) for alert in alerts}
+    window = max(agent.group_window for agent in agents.values())
+    if window > 0:
+        rows = await session.execute(
+            select(
+                Investigation.id,
+                Investigation.alert_responder_id,
+                Investigation.group_key,
+                Investigation.created_at,
+            )
+            .where(
+                Investigation.alert_responder_id.in_(ids),
+                Investigation.group_key.in_(group_keys),
+                Investigation.created_at > now - timedelta(seconds=window),
+            )
+            .order_by(Investigation.created_at, Investigation.id)
+        )
+        for pk, agent_id, key, created in rows.all():
+            state.groups[(int(agent_id), str(key))] = (int(pk), None, created)  # latest wins
+
+    capped = [a.id for a in agents.values() if a.max_runs_per_hour or a.max_runs_per_day]
+    capped += [
+        a.id
+        for a in agents.values()
+        if (a.max_runs_per_hour == 0 or a.max_runs_per_day == 0) and a.id not in capped
+    ]
+    if capped:
+        hour_ago, day_ago = latest - _HOUR, latest - _DAY
+        rows = await session.execute(
+            select(
+                Investigation.alert_responder_id,
+                func.count(),
+                func.sum(case((Investigation.created_at > hour_ago, 1), else_=0)),
+            )
+            .where(
+                Investigation.alert_responder_id.in_(capped),
+                Investigation.created_at > day_ago,
+            )
+            .group_by(Investigation.alert_responder_id)
+        )
+        for agent_id, day_count, hour_count in rows.all():
+            state.day[int(agent_id)] = int(day_count or 0)
+            state.hour[int(agent_id)] = int(hour_count or 0)
+
+    teams = {agent.team_id for agent in agents.values()}
+    budgets = await session.execute(
+        select(TeamBudget.team_id, TeamBudget.credits).where(TeamBudget.team_id.in_(teams))
+    )
+    state.budget = {int(team): float(credits) for team, credits in budgets.all()}
+    if state.budget:
+        state.used = await automated_use(session, set(state.budget), now)
+
+    orgs = {alert.org_id for alert in alerts}
+    rows = await session.execute(
+        select(
+            Suppression.id,
+            Suppression.org_id,
+            Suppression.alert_responder_id,
+            Suppression.match_rules,
+            Suppression.reason,
+            Suppression.expires_at,
+        )
+        .where(Suppression.org_id.in_(orgs), Suppression.expires_at > now)
+        .order_by(Suppression.id)
+    )
+    state.suppressions = [
+        (int(pk), int(org), agent, dict(rules), str(reason), expires)
+        for pk, org, agent, rules, reason, expires in rows.all()
+    ]
+    return state
+
+
+def _suppressed(state: _State, alert: CandidateAlert, agent_id: int) -> str | None:
+    for pk, org, scoped, rules, reason, expires in state.suppressions:
+        if org != alert.org_id or (scoped is not None and scoped != agent_id):
+            continue
+        if expires <= alert.now:
+            continue
+        try:
+            hit = matches(rules, alert.event.match_text)
+        except InvalidCriteria:  # validated on write; a stored tree that no longer is: skip
+            continue
+        if hit:
+            gid = encode_global_id("Suppression", pk)
+            return f"suppression {gid} until {expires.isoformat()}: {reason}"
+    return None
+
+
+def _over_cap(state: _State, agent: _Agent, now: datetime) -> str | None:
+    recent = state.runs.get(agent.id, [])
+    if agent.max_runs_per_hour is not None:
+        count = state.hour.get(agent.id, 0) + sum(1 for t in recent if t > now - _HOUR)
+        if count >= agent.max_runs_per_hour:
+            return f"max_runs_per_hour ({agent.max_runs_per_hour}) reached"
+    if agent.max_runs_per_day is not None:
+        count = state.day.get(agent.id, 0) + len(recent)
+        if count >= agent.max_runs_per_day:
+            return f"max_runs_per_day ({agent.max_runs_per_day}) reached"
+    return None
+
+
+def _decide(
+    state: _State, alert: CandidateAlert, agent: _Agent | None, agent_id: int, openings: list[Any]
+) -> Decided | None:
+    event = alert.event
+
+    def decided(decision: str, reason: str, **extra: Any) -> Decided:
+        return Decided(alert.alert_id, alert.org_id, agent_id, decision, reason, **extra)
+
+    if event.kind == "lifecycle":
+        return decided("lifecycle", f"{event.event_type or 'lifecycle event'}: starts nothing")
+    if event.kind != "new_alert":
+        return decided("not_matched", f"not an alert ({event.event_type or 'ignored event'})")
+    if agent_id not in alert.matched:
+        return decided("not_matched", "the agent's matching criteria do not match the alert")
+    if agent is None:  # deleted since the index was read
+        return None
+    if agent.status != "ACTIVE":
+        return decided("paused", "the agent is paused")
+    suppression = _suppressed(state, alert, agent_id)
+    if suppression is not None:
+        return decided("suppressed", suppression)
+    if agent.on_request:
+        return decided("recorded", "the agent investigates on request")
+    dedup_key = event.dedup_key  # adapters bound it; a longer one fails its delivery alone
+    held = state.dedup.get((agent_id, dedup_key))
+    if held is not None and alert.now - held[2] < DEDUP_WINDOW:
+        return decided(
+            "deduplicated",
+            "the agent investigated this incident (same dedup key) less than 24 hours ago",
+            investigation_id=held[0],
+            opening=held[1],
+        )
+    group_key = group_key_of(event)
+    group = state.groups.get((agent_id, group_key))
+    if group is not None and alert.now - group[2] < timedelta(seconds=agent.group_window):
+        return decided(
+            "grouped",
+            f"joins the investigation of its group, started less than "
+            f"{agent.group_window} seconds before",
+            investigation_id=group[0],
+            opening=group[1],
+        )
+    budget = state.budget.get(agent.team_id)
+    if budget is not None and state.used.get(agent.team_id, 0.0) >= budget:
+        return decided("over_budget", f"the team's budget of {budget:g} credits this month is used")
+    cap = _over_cap(state, agent, alert.now)
+    if cap is not None:
+        return decided("capped", cap)
+    index = len(openings)
+    openings.append(
+        Opening(
+            org_id=alert.org_id,
+            agent=agent,
+            name=event.title,
+            event_payload=alert.payload,
+            dedup_key=dedup_key,
+            now=alert.now,
+            group_key=group_key,
+        )
+    )
+    state.dedup[(agent_id, dedup_key)] = (None, index, alert.now)
+    state.groups[(agent_id, group_key)] = (None, index, alert.now)
+    state.runs.setdefault(agent_id, []).append(alert.now)
+    return decided("matched", "the agent's criteria match: investigation opened", opening=index)
+
+
+async def decide_and_open(
+    session: AsyncSession, alerts: Sequence[CandidateAlert]
+) -> list[list[Decided]]:
+    """Decide every subscribed agent of every alert (in order), open the investigations of the
+    ``matched`` ones, all in ``session``'s transaction (the caller inserts the decisions and
+    commits); each alert's decisions, by agent id."""
+    wanted = {
+        agent_id
+        for alert in alerts
+        if alert.event.kind == "new_alert"
+        for agent_id in alert.matched
+    }
+    agents = await _agents(session, wanted)
+    state = await _load_state(session, alerts, agents)
+    openings: list[Opening] = []
+    result: list[list[Decided]] = []
+    for alert in alerts:
+        rows: list[Decided] = []
+        for agent_id in sorted(set(alert.subscribed) | set(alert.matched)):
+            row = _decide(state, alert, agents.get(agent_id), agent_id, openings)
+            if row is not None:
+                rows.append(row)
+        result.append(rows)
+    if openings:
+        opened = await open_investigations_detailed(session, openings)
+        for rows in result:
+            for row in rows:
+                if row.opening is None:
+                    continue
+                pk, created = opened[row.opening]
+                row.investigation_id = pk
+                if row.decision == "matched" and not created:
+                    # A parallel path (the chat intake, a claim older than the window) held it.
+                    row.decision = "deduplicated"
+                    row.reason = "the agent is already investigating this incident"
+    return result
