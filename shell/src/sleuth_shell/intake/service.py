@@ -7,9 +7,10 @@ order by the route, which maps their outcomes to 404, 401, 400 and 202.
 
 Alert log, delivery record and single flight (written by :mod:`.batch`, several concurrent
 deliveries per transaction): every new delivery is stored as an alert with one decision per agent
-subscribed to its source (:mod:`.decisions`); a delivery already recorded for the subscription (same delivery id: the provider's
-event id, or the body hash) is answered from its record, with no new work. Otherwise, for a new
-alert, every matching ACTIVE agent subscribed to the source gets an investigation through
+subscribed to its source (:mod:`.decisions`); a delivery already recorded for the subscription
+(same delivery id: the provider's event id, or the body hash) is answered from its record, with
+no new work. Otherwise, for a new alert, every matching ACTIVE agent subscribed to the source that
+nothing holds back (suppressions, grouping, budgets, caps) gets an investigation through
 :func:`~sleuth_shell.investigations.open_investigations` (which reuses the agent's investigation
 of the same dedup key within 24 h and is single flight across processes), and the delivery is
 recorded with ``INSERT ... ON CONFLICT DO NOTHING`` in the same transaction. When a parallel copy
