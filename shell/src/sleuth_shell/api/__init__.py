@@ -14,6 +14,7 @@ from litestar import Router
 
 from sleuth_shell.api import (
     alert_responders,
+    alerts,
     billing,
     changes,
     chat_events,
@@ -39,6 +40,7 @@ __all__ = ["API_MODULES", "ROOT_MODULES", "api_router", "root_routes"]
 
 #: Modules served under ``/api/v1``.
 API_MODULES: tuple[ModuleType, ...] = (
+    alerts,
     alert_responders,
     webhook_subscriptions,
     webhooks,

@@ -721,7 +721,7 @@ class Alert(Base):
 
     __tablename__ = "alerts"
     __table_args__ = (
-        Index(None, "org_id", "id"),
+        Index(None, "org_id", "received_at", "id"),
         Index(None, "received_at"),
         NEVER_REUSE_IDS,
     )

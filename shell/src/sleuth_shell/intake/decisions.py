@@ -66,11 +66,11 @@ _DAY = timedelta(days=1)
 
 def group_key_of(event: AlertEvent) -> str:
     """The key related alerts share: the provider's group key when the adapter read one, else
-    the alert's service and title (at most 255 characters)."""
+    ``<service>/<title>`` (at most 255 characters)."""
     provided = getattr(event, "group_key", None)
     if isinstance(provided, str) and provided:
         return provided[:255]
-    return f"{event.service.strip()}\x1f{event.title.strip()}"[:255]
+    return f"{event.service.strip()}/{event.title.strip()}"[:255]
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,7 +65,9 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint('id', name=op.f('pk_alerts')),
         sqlite_autoincrement=True,
     )
-    op.create_index(op.f('ix_alerts_org_id_id'), 'alerts', ['org_id', 'id'], unique=False)
+    op.create_index(
+        op.f('ix_alerts_org_id_received_at_id'), 'alerts', ['org_id', 'received_at', 'id'], unique=False
+    )
     op.create_index(op.f('ix_alerts_received_at'), 'alerts', ['received_at'], unique=False)
     op.create_table(
         'alert_decisions',
@@ -207,5 +209,5 @@ def downgrade() -> None:
     )
     op.drop_table('alert_decisions')
     op.drop_index(op.f('ix_alerts_received_at'), table_name='alerts')
-    op.drop_index(op.f('ix_alerts_org_id_id'), table_name='alerts')
+    op.drop_index(op.f('ix_alerts_org_id_received_at_id'), table_name='alerts')
     op.drop_table('alerts')

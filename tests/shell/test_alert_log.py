@@ -1,0 +1,275 @@
+"""The alert log (DESIGN 7) in process: every delivery stored with one decision per subscribed
+agent, the list and detail API, grouping, caps, on-request investigation, explain and dry run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import func, select
+
+from sleuth_core.ids import decode_global_id
+from sleuth_core.intake import sign_generic
+from sleuth_shell.db.models import Alert, AlertDecision, Investigation
+from tests.shell.test_webhook_intake import TRIGGERED, make_agent, url
+
+
+@pytest.fixture
+def hook(factory, org):
+    return factory.webhook(org, "PROVIDER_A", "pager")
+
+
+RESOLVED = TRIGGERED.replace(b"incident.triggered", b"incident.resolved")
+
+
+def incident(n: int, *, title: str = "Checkout latency high", service: str = "checkout") -> bytes:
+    """A PagerDuty ``incident.triggered`` of incident ``INC-n`` with that title and service."""
+    payload = json.loads(TRIGGERED)
+    payload["event"]["id"] = f"event-{n}"
+    payload["event"]["data"]["id"] = f"INC-{n}"
+    payload["event"]["data"]["title"] = title
+    payload["event"]["data"]["service"]["summary"] = service
+    return json.dumps(payload).encode()
+
+
+def deliver(client, hook, body: bytes) -> list[str]:
+    headers = {"X-Service-Webhook-Signature": sign_generic(body, hook.secret)}
+    response = client.post(url(hook), content=body, headers=headers)
+    assert response.status_code == 202, response.text
+    return response.json()["investigation_ids"]
+
+
+def alerts(client, org, **params) -> dict:
+    response = client.get("/api/v1/alerts", params=params, headers=org.headers)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def decisions_of(alert: dict) -> dict[str, tuple[str, str | None]]:
+    return {
+        d["alert_responder_id"]: (d["decision"], d["investigation_id"]) for d in alert["decisions"]
+    }
+
+
+def test_every_delivery_is_stored_with_one_decision_per_subscribed_agent(
+    client, factory, org, hook
+):
+    every = make_agent(client, org, hook, "every")
+    db = make_agent(client, org, hook, "db", ["postgres"])
+    paused = make_agent(client, org, hook, "paused")
+    assert client.post(f"/api/v1/alert-responders/{paused}/disable", headers=org.headers).is_success
+    other_hook = factory.webhook(org, "PROVIDER_A", "other")
+    make_agent(client, org, other_hook, "elsewhere")
+
+    started = deliver(client, hook, incident(1))
+    deliver(client, hook, RESOLVED)
+
+    listed = alerts(client, org)
+    assert listed["next_cursor"] is None
+    assert [a["title"] for a in listed["alerts"]] == ["Test Incident 3", "Checkout latency high"]
+    resolved, first = listed["alerts"]
+    assert first["service"] == "checkout" and first["dedup_key"] == "PROVIDER_A:INC-1"
+    assert first["group_key"] == "checkout/Checkout latency high"
+    assert first["source"] == {"type": "PROVIDER_A", "remote_id": hook.remote_id}
+    assert json.loads(first["payload"])["event"]["id"] == "event-1"
+    assert decisions_of(first) == {
+        every: ("matched", started[0]),
+        db: ("not_matched", None),
+        paused: ("paused", None),
+    }
+    assert {d["decision"] for d in resolved["decisions"]} == {"lifecycle"}
+    assert all(d["reason"] for d in first["decisions"])
+
+    one = client.get(f"/api/v1/alerts/{first['id']}", headers=org.headers)
+    assert one.status_code == 200 and one.json() == first
+    assert alerts(client, org, decision="paused")["alerts"] == [first]
+    assert alerts(client, org, alert_responder_id=db, decision="matched")["alerts"] == []
+    assert [a["id"] for a in alerts(client, org, alert_responder_id=every)["alerts"]] == [
+        resolved["id"],
+        first["id"],
+    ]
+    page = alerts(client, org, limit=1)
+    assert page["alerts"] == [resolved] and page["next_cursor"]
+    assert alerts(client, org, limit=1, cursor=page["next_cursor"])["alerts"] == [first]
+
+    bad = client.get("/api/v1/alerts", params={"decision": "maybe"}, headers=org.headers)
+    assert bad.status_code == 400 and bad.json()["detail"].startswith("Invalid decision: maybe")
+    for params in ({"limit": "0"}, {"limit": "101"}, {"cursor": "x"}):
+        assert client.get("/api/v1/alerts", params=params, headers=org.headers).status_code == 400
+    missing = client.get("/api/v1/alerts/QWxlcnQ6OTk5OQ", headers=org.headers)
+    assert missing.status_code == 404
+
+
+def test_other_organizations_see_none_of_the_alerts(client, factory, org, hook):
+    make_agent(client, org, hook, "every")
+    deliver(client, hook, incident(1))
+    stranger = factory.org("stranger")
+    assert alerts(client, stranger)["alerts"] == []
+    gid = alerts(client, org)["alerts"][0]["id"]
+    assert client.get(f"/api/v1/alerts/{gid}", headers=stranger.headers).status_code == 404
+
+
+def test_related_alerts_join_the_groups_investigation(client, factory, org, hook):
+    agent = make_agent(client, org, hook, "every")
+    first = deliver(client, hook, incident(1))
+    second = deliver(client, hook, incident(2))  # another incident, same service and title
+    third = deliver(client, hook, incident(3, title="Disk full"))
+    assert second == first and third != first
+    assert factory.run(lambda s: s.scalar(select(func.count()).select_from(Investigation))) == 2
+    grouped = alerts(client, org, decision="grouped")["alerts"]
+    assert [decisions_of(a)[agent] for a in grouped] == [("grouped", first[0])]
+
+    covered = client.get(f"/api/v1/investigations/{first[0]}/alerts", headers=org.headers)
+    assert covered.status_code == 200
+    assert [a["dedup_key"] for a in covered.json()["alerts"]] == [
+        "PROVIDER_A:INC-1",
+        "PROVIDER_A:INC-2",
+    ]
+
+    # A window of 0 turns grouping off.
+    updated = client.put(
+        f"/api/v1/alert-responders/{agent}", json={"group_window_seconds": 0}, headers=org.headers
+    )
+    assert updated.status_code == 200
+    assert deliver(client, hook, incident(4)) not in ([], first)
+
+
+def test_caps_bound_the_runs_of_an_agent(client, factory, org, hook):
+    agent = make_agent(client, org, hook, "every", max_runs_per_hour=2, group_window_seconds=0)
+    answers = [deliver(client, hook, incident(n, title=f"alert {n}")) for n in range(4)]
+    assert [len(a) for a in answers] == [1, 1, 0, 0]
+    capped = alerts(client, org, decision="capped")["alerts"]
+    assert len(capped) == 2
+    assert all("max_runs_per_hour (2)" in a["decisions"][0]["reason"] for a in capped)
+    record = client.get(f"/api/v1/alert-responders/{agent}", headers=org.headers).json()
+    assert record["max_runs_per_hour"] == 2 and record["group_window_seconds"] == 0
+    assert "max_runs_per_day" not in record and "investigate" not in record
+
+
+def test_on_request_agents_record_and_investigate_when_asked(client, factory, org, hook):
+    agent = make_agent(client, org, hook, "every", investigate="on_request")
+    assert deliver(client, hook, incident(1)) == []
+    (alert,) = alerts(client, org, decision="recorded")["alerts"]
+    started = client.post(f"/api/v1/alerts/{alert['id']}/investigate", headers=org.headers)
+    assert started.status_code == 200, started.text
+    (investigation,) = started.json()["investigation_ids"]
+    after = client.get(f"/api/v1/alerts/{alert['id']}", headers=org.headers).json()
+    assert decisions_of(after) == {agent: ("matched", investigation)}
+    again = client.post(
+        f"/api/v1/alerts/{alert['id']}/investigate",
+        json={"alert_responder_id": agent},
+        headers=org.headers,
+    )
+    assert again.json()["investigation_ids"] == [investigation]  # the same incident: reused
+    unknown = client.post(
+        f"/api/v1/alerts/{alert['id']}/investigate",
+        json={"alert_responder_id": "QWxlcnRSZXNwb25kZXI6OTk5"},
+        headers=org.headers,
+    )
+    assert unknown.status_code == 404
+
+
+def test_agent_bounds_are_validated(client, org, hook):
+    for field, value in (
+        ("max_runs_per_hour", 0),
+        ("max_runs_per_day", -1),
+        ("max_runs_per_hour", True),
+        ("group_window_seconds", 10**9),
+        ("investigate", "sometimes"),
+    ):
+        body = {
+            "team_name": "Default",
+            "name": f"bad {field}",
+            "webhook_sources": [{"type": hook.type, "remote_id": hook.remote_id}],
+            "matching_criteria": {"text_matches": ["*"]},
+            field: value,
+        }
+        response = client.post("/api/v1/alert-responders/", json=body, headers=org.headers)
+        assert response.status_code == 400, (field, value)
+        assert field in response.json()["detail"]
+
+
+def test_explain_traces_text_payloads_and_stored_alerts(client, org, hook):
+    rules = {
+        "operator": "AND",
+        "conditions": [
+            {"type": "contains", "value": "latency"},
+            {"operator": "OR", "conditions": [{"type": "regex", "value": "INC-\\d+"}]},
+        ],
+    }
+    agent = make_agent(client, org, hook, "explained")
+    client.put(
+        f"/api/v1/alert-responders/{agent}",
+        json={"matching_criteria": {"match_rules": rules}},
+        headers=org.headers,
+    )
+
+    def explain(body):
+        return client.post(
+            f"/api/v1/alert-responders/{agent}/explain", json=body, headers=org.headers
+        )
+
+    answer = explain({"text": "Latency of INC-7"}).json()
+    assert answer["matched"] is True and answer["text"] == "Latency of INC-7"
+    assert answer["trace"]["conditions"][0]["span"] == [0, 7]
+    assert answer["trace"]["conditions"][1]["conditions"][0]["span"] == [11, 16]
+    assert explain({"text": "all quiet"}).json()["trace"]["conditions"][0]["span"] is None
+
+    from_payload = explain({"event_payload": json.loads(incident(5))}).json()
+    assert from_payload["matched"] is True and "INC-5" in from_payload["text"]
+    deliver(client, hook, incident(6))
+    stored = alerts(client, org)["alerts"][0]
+    from_alert = explain({"alert_id": stored["id"]}).json()
+    assert from_alert["matched"] is True and "INC-6" in from_alert["text"]
+
+    assert explain({}).status_code == 400
+    assert explain({"text": "a", "alert_id": stored["id"]}).status_code == 400
+    assert explain({"alert_id": "QWxlcnQ6OTk5OQ"}).status_code == 404
+
+
+def test_dry_run_counts_what_criteria_would_have_matched(client, org, hook, factory):
+    make_agent(client, org, hook, "every", group_window_seconds=0)
+    for n in range(5):
+        deliver(client, hook, incident(n, title="Disk full" if n % 2 else "Checkout latency high"))
+    response = client.post(
+        "/api/v1/alert-responders/dry-run",
+        json={"matching_criteria": {"text_matches": ["*disk*"]}, "limit": 4},
+        headers=org.headers,
+    )
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["examined"] == 4 and answer["matched"] == 2
+    assert [e["title"] for e in answer["examples"]] == ["Disk full", "Disk full"]
+    assert answer["examples"][0]["trace"]["matched"] is True
+    other = client.post(
+        "/api/v1/alert-responders/dry-run",
+        json={
+            "matching_criteria": {"text_matches": ["*"]},
+            "webhook_sources": [{"type": "PROVIDER_B", "remote_id": "nothing"}],
+        },
+        headers=org.headers,
+    )
+    assert other.json() == {"examined": 0, "matched": 0, "examples": []}
+    for body in (
+        {"matching_criteria": {"text_matches": ["*"]}, "limit": 10_001},
+        {"matching_criteria": {}},
+        {"matching_criteria": {"match_rules": {"operator": "XOR", "conditions": []}}},
+    ):
+        bad = client.post("/api/v1/alert-responders/dry-run", json=body, headers=org.headers)
+        assert bad.status_code == 400, body
+
+
+def test_decisions_are_written_with_the_alert_in_one_transaction(client, factory, org, hook):
+    make_agent(client, org, hook, "a")
+    make_agent(client, org, hook, "b", ["nothing-matches-this"])
+    deliver(client, hook, incident(1))
+
+    async def read(session):
+        alerts_ = (await session.execute(select(Alert.id, Alert.title))).all()
+        decided = (await session.execute(select(AlertDecision.decision))).scalars().all()
+        return alerts_, sorted(decided)
+
+    stored, decided = factory.run(read)
+    assert [title for _pk, title in stored] == ["Checkout latency high"]
+    assert decided == ["matched", "not_matched"]
+    assert decode_global_id(alerts(client, org)["alerts"][0]["id"], "Alert") == stored[0][0]
