@@ -7,11 +7,11 @@ import json
 
 import pytest
 from sqlalchemy import func, select
+from test_webhook_intake import TRIGGERED, make_agent, url
 
 from sleuth_core.ids import decode_global_id
 from sleuth_core.intake import sign_generic
 from sleuth_shell.db.models import Alert, AlertDecision, Investigation
-from tests.shell.test_webhook_intake import TRIGGERED, make_agent, url
 
 
 @pytest.fixture
@@ -273,3 +273,23 @@ def test_decisions_are_written_with_the_alert_in_one_transaction(client, factory
     assert [title for _pk, title in stored] == ["Checkout latency high"]
     assert decided == ["matched", "not_matched"]
     assert decode_global_id(alerts(client, org)["alerts"][0]["id"], "Alert") == stored[0][0]
+
+
+def test_an_alertmanager_group_is_one_investigation(client, factory, org):
+    from test_alert_sources import TWO
+
+    hook = factory.webhook(org, "ALERTMANAGER", "prometheus")
+    agent = make_agent(client, org, hook, "all")
+    response = client.post(
+        url(hook), content=TWO, headers={"Authorization": f"Bearer {hook.secret}"}
+    )
+    assert response.status_code == 202, response.text
+    first, second = response.json()["alerts"]
+    assert first["investigation_ids"] == second["investigation_ids"] and first["investigation_ids"]
+    listed = alerts(client, org)["alerts"]
+    assert sorted(decisions_of(a)[agent][0] for a in listed) == ["grouped", "matched"]
+    assert {a["group_key"] for a in listed} == {"{}/{}:{}"}
+    covered = client.get(
+        f"/api/v1/investigations/{first['investigation_ids'][0]}/alerts", headers=org.headers
+    ).json()["alerts"]
+    assert len(covered) == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 __all__ = [
     "ALERT_STATUSES",
     "API_KEY_HEADER",
+    "CHANGE_SOURCE_TYPES",
     "DEFAULT_TEAM",
     "INTEGRATION_KINDS",
     "INVESTIGATION_STATUSES",
@@ -19,10 +20,21 @@ API_KEY_HEADER = "X-Service-Org-Api-Key"
 #: The team every organization gets on creation; unattributed interactions are charged to it.
 DEFAULT_TEAM = "Default"
 
-#: Webhook providers whose subscriptions can feed webhook-based alert agents.
-WEBHOOK_PROVIDER_TYPES: tuple[str, ...] = ("PROVIDER_A", "PROVIDER_B", "PROVIDER_C", "PROVIDER_D")
+#: Webhook sources whose subscriptions can feed webhook-based alert agents: the four incident
+#: providers, Prometheus Alertmanager, Grafana Alerting and any JSON (``GENERIC``).
+WEBHOOK_PROVIDER_TYPES: tuple[str, ...] = (
+    "PROVIDER_A",
+    "PROVIDER_B",
+    "PROVIDER_C",
+    "PROVIDER_D",
+    "ALERTMANAGER",
+    "GRAFANA",
+    "GENERIC",
+)
+#: Webhook sources that feed change records (commits, deploys), never alert agents.
+CHANGE_SOURCE_TYPES: tuple[str, ...] = ("GITHUB", "GITLAB")
 #: Every webhook subscription type; ``CHAT`` is the chat workspace connection, not an alert source.
-SUBSCRIPTION_TYPES: tuple[str, ...] = (*WEBHOOK_PROVIDER_TYPES, "CHAT")
+SUBSCRIPTION_TYPES: tuple[str, ...] = (*WEBHOOK_PROVIDER_TYPES, *CHANGE_SOURCE_TYPES, "CHAT")
 #: Notification integration kinds.
 INTEGRATION_KINDS: tuple[str, ...] = ("ALT_WEBHOOK", "CHAT_ALERT")
 #: Alert agent statuses.

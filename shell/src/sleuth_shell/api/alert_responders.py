@@ -44,7 +44,7 @@ from sleuth_shell.auth import Principal, provide_principal
 from sleuth_shell.config import Settings
 from sleuth_shell.db.hot_reads import HotRead, hot_reader_of
 from sleuth_shell.db.models import AlertResponder, Team, WebhookSubscription
-from sleuth_shell.domain import WEBHOOK_PROVIDER_TYPES
+from sleuth_shell.domain import CHANGE_SOURCE_TYPES, WEBHOOK_PROVIDER_TYPES
 from sleuth_shell.errors import ApiError, bad_request, conflict, error_responses, not_found
 from sleuth_shell.investigations import (
     DEFAULT_PROMPT,
@@ -61,7 +61,19 @@ MAX_PROMPT_LENGTH = 20_000
 MAX_WEBHOOK_SOURCES = 50
 MAX_BOT_ID_LENGTH = 64
 
-ProviderType = Literal["PROVIDER_A", "PROVIDER_B", "PROVIDER_C", "PROVIDER_D"]
+#: Subscription types a webhook source may name: the alert sources (``WEBHOOK_PROVIDER_TYPES``),
+#: and the change sources, which are refused with a detail saying why (they feed change records).
+ProviderType = Literal[
+    "PROVIDER_A",
+    "PROVIDER_B",
+    "PROVIDER_C",
+    "PROVIDER_D",
+    "ALERTMANAGER",
+    "GRAFANA",
+    "GENERIC",
+    "GITHUB",
+    "GITLAB",
+]
 
 
 def effective_prompt(agent: AlertResponder) -> str:
@@ -251,6 +263,12 @@ async def _webhook_sources(
     }
     result: list[dict[str, str]] = []
     for source in sources:
+        if source.type in CHANGE_SOURCE_TYPES:
+            raise bad_request(
+                f"Webhook source {source.type} {source.remote_id} is a change source: "
+                f"{source.type} subscriptions record commits and deploys, not alerts, "
+                "so they cannot be an alert agent's webhook_sources"
+            )
         if (source.type, source.remote_id) not in known:
             raise bad_request(f"Unknown webhook source: {source.type} {source.remote_id}")
         item = {"type": source.type, "remote_id": source.remote_id}

@@ -2,10 +2,12 @@
 
 Order of checks: the subscription (404 ``Webhook subscription not found`` when it is unknown, of
 another type, or ``CHAT``, which has its own route), the credential (401 ``Invalid webhook
-token``; nothing is read or written), the rate limit, then the body (400 when the adapter cannot
-read it; 413 over 1 MiB is the app-wide limit). The answer is 202 ``{"investigation_ids": [...]}``
-(Global IDs), sent once the delivery is committed (with other requests' deliveries, see
-:mod:`sleuth_shell.intake.batch`); the investigations run later in the job queue.
+token``; nothing is read or written), the rate limit, then the body (400 when it is not JSON; any
+JSON object is read, by its provider's adapter or else generically; 413 over 1 MiB is the
+app-wide limit). The answer is 202 ``{"investigation_ids": [...], "alerts": [...]}`` (Global
+IDs; ``alerts`` one entry per alert of the delivery), sent once the delivery is committed (with
+other requests' deliveries, see :mod:`sleuth_shell.intake.batch`); the investigations run later
+in the job queue.
 
 Rate limit: deliveries count against the subscription's organization and its plan limit, in a
 window of their own (``webhook-org:<id>``), so a busy API client cannot make the organization
@@ -47,10 +49,23 @@ _CACHE_KEY = "agent_index_cache"
 _BATCHER_KEY = "delivery_batcher"
 
 
+class AlertOutcome(msgspec.Struct):
+    """One alert of the delivery: what it was read as, and the investigations (one per matching
+    agent, without repeats) it started or joined; empty for a lifecycle event."""
+
+    title: str
+    dedup_key: str
+    kind: str
+    group_key: str | None
+    investigation_ids: list[str]
+
+
 class WebhookAnswer(msgspec.Struct):
-    """The investigations the delivery started or reused (empty for lifecycle events)."""
+    """The investigations the delivery started or joined, without repeats (empty for lifecycle
+    events), and the same per alert of the delivery."""
 
     investigation_ids: list[str]
+    alerts: list[AlertOutcome]
 
 
 def agent_index_of(state: State) -> AgentIndexCache:
@@ -87,10 +102,11 @@ async def receive_webhook(
     type: FromPath[str],
     remote_id: FromPath[str],
 ) -> Response[WebhookAnswer]:
-    """Receive one alert from a provider (PROVIDER_A..D, GENERIC): authenticated by the
-    provider's native signature (when a provider secret is set), ``X-Service-Webhook-Signature:
-    v1=<hex HMAC-SHA256 of the body>`` or ``?token=<secret>``. Answers with one investigation
-    per matching ACTIVE agent subscribed to the source."""
+    """Receive one delivery from an alert source (PROVIDER_A..D, ALERTMANAGER, GRAFANA,
+    GENERIC): authenticated by the provider's native signature (when a provider secret is set),
+    ``X-Service-Webhook-Signature: v1=<hex HMAC-SHA256 of the body>``, ``Authorization: Bearer
+    <secret>`` or ``?token=<secret>``. Answers, for each alert of the delivery, with one
+    investigation per matching ACTIVE agent subscribed to the source."""
     # No injected dependencies (each costs Litestar a task): the subscription comes from the
     # hot-read path, and a session is opened only if the agent index must catch up or the
     # delivery is written without the batcher.
@@ -108,7 +124,7 @@ async def receive_webhook(
         request.app, f"webhook-org:{sub.org_id}", settings.rate_limit_for(sub.plan)
     )
     async with state.session_factory() as session:
-        ids = await receive_alert(
+        answers = await receive_alert(
             session,
             agent_index_of(state),
             sub,
@@ -117,8 +133,21 @@ async def receive_webhook(
             now=utcnow(),
             batcher=delivery_batcher_of(state),
         )
+    outcomes = [
+        AlertOutcome(
+            title=answer.event.title,
+            dedup_key=answer.event.dedup_key,
+            kind=answer.event.kind,
+            group_key=answer.event.group_key or None,
+            investigation_ids=[
+                encode_global_id("Investigation", i) for i in answer.investigation_ids
+            ],
+        )
+        for answer in answers
+    ]
+    every = list(dict.fromkeys(i for outcome in outcomes for i in outcome.investigation_ids))
     return Response(
-        WebhookAnswer(investigation_ids=[encode_global_id("Investigation", i) for i in ids]),
+        WebhookAnswer(investigation_ids=every, alerts=outcomes),
         status_code=HTTP_202_ACCEPTED,
         headers=window.headers(),
     )

@@ -67,9 +67,8 @@ _DAY = timedelta(days=1)
 def group_key_of(event: AlertEvent) -> str:
     """The key related alerts share: the provider's group key when the adapter read one, else
     ``<service>/<title>`` (at most 255 characters)."""
-    provided = getattr(event, "group_key", None)
-    if isinstance(provided, str) and provided:
-        return provided[:255]
+    if event.group_key:
+        return event.group_key[:255]
     return f"{event.service.strip()}/{event.title.strip()}"[:255]
 
 

@@ -28,15 +28,22 @@ from datetime import datetime
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sleuth_core.intake import parse_alert, verify_generic, verify_native
+from sleuth_core.intake import (
+    AlertEvent,
+    bearer_token,
+    parse_alerts,
+    verify_generic,
+    verify_native,
+)
 from sleuth_shell.db.hot_reads import HotRead, HotReader
 from sleuth_shell.db.models import AgentIndexVersion, Organization, WebhookSubscription
 from sleuth_shell.domain import WEBHOOK_PROVIDER_TYPES
 from sleuth_shell.intake.agent_index import AgentIndexCache
-from sleuth_shell.intake.batch import Delivery, DeliveryBatcher, write_alone
+from sleuth_shell.intake.batch import DeliveredAlert, Delivery, DeliveryBatcher, write_alone
 
 __all__ = [
     "INTAKE_TYPES",
+    "AlertAnswer",
     "Subscription",
     "authenticate",
     "find_subscription",
@@ -44,8 +51,8 @@ __all__ = [
 ]
 
 #: Webhook types this intake serves (``CHAT`` has its own route).
-INTAKE_TYPES: frozenset[str] = frozenset({*WEBHOOK_PROVIDER_TYPES, "GENERIC"})
-_NATIVE = frozenset({"PROVIDER_A", "PROVIDER_C", "PROVIDER_D"})
+INTAKE_TYPES: frozenset[str] = frozenset(WEBHOOK_PROVIDER_TYPES)
+_NATIVE = frozenset({"PROVIDER_A", "PROVIDER_C", "PROVIDER_D", "GRAFANA"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,18 +113,32 @@ def authenticate(
     sub: Subscription, headers: Mapping[str, str], body: bytes, token: str | None, *, now: float
 ) -> bool:
     """Whether the delivery carries a valid credential: the provider's native signature when the
-    subscription has a provider secret (PROVIDER_A, C, D), else (or when that is absent or wrong)
-    ``X-Service-Webhook-Signature`` / ``?token=`` with the subscription's own secret."""
+    subscription has a provider secret (PROVIDER_A, C, D; GRAFANA's HMAC header), else (or when
+    that is absent or wrong) the subscription's own secret as ``X-Service-Webhook-Signature``,
+    ``Authorization: Bearer <secret>`` (what Alertmanager's ``http_config.authorization`` and
+    Grafana's authorization header send), ``X-Webhook-Token`` or ``?token=``."""
     if (
         sub.provider_secret
         and sub.type in _NATIVE
         and verify_native(sub.type, headers, body, sub.provider_secret, now=now)
     ):
         return True
-    signature = next(
-        (v for k, v in headers.items() if k.lower() == "x-service-webhook-signature"), None
+    lowered = {k.lower(): v for k, v in headers.items()}
+    return verify_generic(
+        body,
+        lowered.get("x-service-webhook-signature"),
+        token,
+        sub.secret,
+        bearer=bearer_token(lowered.get("authorization")) or lowered.get("x-webhook-token"),
     )
-    return verify_generic(body, signature, token, sub.secret)
+
+
+@dataclass(frozen=True, slots=True)
+class AlertAnswer:
+    """One alert of a delivery and the investigations (pks) it started or joined."""
+
+    event: AlertEvent
+    investigation_ids: list[int]
 
 
 async def receive_alert(
@@ -129,38 +150,56 @@ async def receive_alert(
     *,
     now: datetime,
     batcher: DeliveryBatcher | None = None,
-) -> list[int]:
-    """Read, record and act on one authenticated delivery; the investigation ids of the answer.
+) -> list[AlertAnswer]:
+    """Read, record and act on one authenticated delivery; each of its alerts with the
+    investigations of the answer.
 
-    Raises :class:`~sleuth_core.errors.InvalidAlertPayload` (400) for a body the adapter cannot
-    read. The delivery is matched against the cached index (reads through ``session``) and then
-    written by ``batcher`` together with other requests' deliveries
-    (:mod:`sleuth_shell.intake.batch`), or, without one, alone in ``session``; either way it is
-    committed before this returns. A transaction that loses a race (a unique claim, SQLite's lock,
-    a parallel record) is retried, and the retry finds what the winner recorded.
+    Raises :class:`~sleuth_core.errors.InvalidAlertPayload` (400) for a body that is not JSON
+    (:func:`~sleuth_core.intake.parse_alerts`: any other shape is read as generic JSON). Each
+    new alert is matched against the cached index (reads through ``session``); the delivery's
+    alerts are then written by ``batcher`` together with other requests' deliveries
+    (:mod:`sleuth_shell.intake.batch`), or, without one, alone in ``session``; either way in one
+    transaction, committed before this returns. A transaction that loses a race (a unique claim,
+    SQLite's lock, a parallel record) is retried, and the retry finds what the winner recorded.
     """
-    event = parse_alert(sub.type, body, received_at=now, headers=headers)
+    events = parse_alerts(sub.type, body, received_at=now, headers=headers)
+    text = body.decode("utf-8", errors="replace")  # JSON may come as UTF-16/32
     source = (sub.type, sub.remote_id)
-    routing = await cache.route(
-        session,
-        sub.org_id,
-        sub.agents_version,
-        source,
-        event.match_text if event.kind == "new_alert" else None,
-    )
+    alerts: list[DeliveredAlert] = []
+    subscribed: tuple[int, ...] = ()
+    for event in events:
+        routing = await cache.route(
+            session,
+            sub.org_id,
+            sub.agents_version,
+            source,
+            event.match_text if event.kind == "new_alert" else None,
+        )
+        subscribed = routing.subscribed
+        alerts.append(
+            DeliveredAlert(
+                event=event,
+                payload=event.body if event.body is not None else text,
+                matched=routing.matched,
+            )
+        )
     delivery = Delivery(
         subscription_id=sub.id,
         org_id=sub.org_id,
-        event=event,
-        payload=body.decode("utf-8", errors="replace"),  # JSON may come as UTF-16/32
-        matched=routing.matched,
+        alerts=tuple(alerts),
         now=now,
-        subscribed=routing.subscribed,
+        subscribed=subscribed,
         source=source,
     )
     if batcher is None:
-        return await write_alone(session, delivery)
-    # Hand the connection back to the pool while the batch is written: every waiting request
-    # would otherwise hold one, and the batch would have to open one beyond the pool's size.
-    await session.close()
-    return await batcher.submit(delivery)
+        answers = await write_alone(session, delivery)
+    else:
+        # Hand the connection back to the pool while the batch is written: every waiting
+        # request would otherwise hold one, and the batch would have to open one beyond the
+        # pool's size.
+        await session.close()
+        answers = await batcher.submit(delivery)
+    return [
+        AlertAnswer(event=event, investigation_ids=ids)
+        for event, ids in zip(events, answers, strict=True)
+    ]
