@@ -293,3 +293,65 @@ def test_an_alertmanager_group_is_one_investigation(client, factory, org):
         f"/api/v1/investigations/{first['investigation_ids'][0]}/alerts", headers=org.headers
     ).json()["alerts"]
     assert len(covered) == 2
+
+
+def test_suppressions_hold_matching_alerts_until_they_expire(client, factory, org, hook):
+    agent = make_agent(client, org, hook, "every", group_window_seconds=0)
+    other = make_agent(client, org, hook, "other", group_window_seconds=0)
+    created = client.post(
+        "/api/v1/suppressions",
+        json={
+            "matching_criteria": {"text_matches": ["*maintenance*"]},
+            "expires_at": "2999-01-01T00:00:00Z",
+            "reason": "planned maintenance",
+            "alert_responder_id": agent,
+        },
+        headers=org.headers,
+    )
+    assert created.status_code == 200, created.text
+    suppression = created.json()
+    assert suppression["alert_responder_id"] == agent
+    assert suppression["matching_criteria"]["text_matches"] == ["*maintenance*"]
+    listed = client.get("/api/v1/suppressions", headers=org.headers).json()["suppressions"]
+    assert [s["id"] for s in listed] == [suppression["id"]]
+
+    assert len(deliver(client, hook, incident(1, title="DB maintenance window"))) == 1
+    (alert,) = alerts(client, org, decision="suppressed")["alerts"]
+    decided = decisions_of(alert)
+    assert decided[agent] == ("suppressed", None) and decided[other][0] == "matched"
+    assert "planned maintenance" in next(
+        d["reason"] for d in alert["decisions"] if d["decision"] == "suppressed"
+    )
+    assert len(deliver(client, hook, incident(2, title="Disk full"))) == 2  # not suppressed
+
+    gone = client.delete(f"/api/v1/suppressions/{suppression['id']}", headers=org.headers)
+    assert gone.status_code == 200 and gone.json() == {"success": True}
+    assert client.get("/api/v1/suppressions", headers=org.headers).json()["suppressions"] == []
+    assert len(deliver(client, hook, incident(3, title="DB maintenance window"))) == 2
+
+    for body, detail in (
+        ({"expires_at": 1}, "expires_at must be in the future"),
+        ({"expires_at": "soon"}, "expires_at must be an ISO 8601 time or Unix seconds"),
+        ({"matching_criteria": {}}, "matching_criteria needs text_matches or match_rules"),
+        ({"reason": ""}, "reason"),
+    ):
+        payload = {
+            "matching_criteria": {"text_matches": ["x"]},
+            "expires_at": 4102444800,
+            "reason": "r",
+            **body,
+        }
+        bad = client.post("/api/v1/suppressions", json=payload, headers=org.headers)
+        assert bad.status_code == 400, body
+        assert detail in bad.json()["detail"]
+    missing_agent = client.post(
+        "/api/v1/suppressions",
+        json={
+            "matching_criteria": {"text_matches": ["x"]},
+            "expires_at": 4102444800,
+            "reason": "r",
+            "alert_responder_id": "QWxlcnRSZXNwb25kZXI6OTk5",
+        },
+        headers=org.headers,
+    )
+    assert missing_agent.status_code == 404

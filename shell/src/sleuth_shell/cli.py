@@ -346,6 +346,26 @@ def set_plan(org: str, plan: str) -> None:
     _print(_org_json(row))
 
 
+@admin_group.command("set-budget")
+@click.argument("org")
+@click.argument("team")
+@click.argument("credits", required=False)
+@click.option("--clear", is_flag=True, help="Remove the team's budget.")
+def set_budget(org: str, team: str, credits: str | None, clear: bool) -> None:
+    """Set TEAM's monthly budget of CREDITS for automated runs (0 allows none; --clear removes
+    it); prints {"org", "team", "budget"} (budget null when cleared)."""
+    amount: float | None = None
+    if not clear:
+        try:
+            amount = float(credits) if credits is not None else None
+        except ValueError:
+            amount = None
+        if amount is None:
+            _fail(f"Invalid budget: {credits} (a number of credits, or --clear)")
+    _run(_admin_settings(), lambda s: admin.set_budget(s, org, team, amount))
+    _print({"org": org, "team": team, "budget": amount})
+
+
 @admin_group.command("list-teams")
 @click.argument("org")
 def list_teams(org: str) -> None:

@@ -16,6 +16,7 @@ from sleuth_shell.api import (
     alert_responders,
     alerts,
     billing,
+    budgets,
     changes,
     chat_events,
     chat_outbox,
@@ -29,6 +30,7 @@ from sleuth_shell.api import (
     observability,
     pages,
     settings,
+    suppressions,
     web_pages,
     webhook_subscriptions,
     webhooks,
@@ -49,12 +51,14 @@ API_MODULES: tuple[ModuleType, ...] = (
     observability,
     changes,
     billing,
+    budgets,
     interactions,
     chat_outbox,
     chat_events,
     investigations,
     digests,
     settings,
+    suppressions,
 )
 #: Modules served at the root (no API key, unless a route has its own guard).
 ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages, pages, web_pages)

@@ -4,7 +4,8 @@ An automated run (an investigation an alert opened) counts against its agent's t
 completed runs of the month cost (``investigations.credits``, by completion time). Once a team's
 use this month has reached its budget, intake records ``over_budget`` instead of opening
 investigations (:mod:`sleuth_shell.intake.decisions`), and ``POST /alerts/{id}/investigate``
-refuses too. The credit-usage report is unchanged: investigations stay unattributed there.
+refuses too. ``sleuth admin set-budget`` sets budgets (:func:`sleuth_shell.admin.set_budget`).
+The credit-usage report is unchanged: investigations stay unattributed there.
 """
 
 from __future__ import annotations
@@ -15,10 +16,9 @@ from datetime import UTC, datetime
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sleuth_shell.db.dialect import upsert
 from sleuth_shell.db.models import Investigation, Team, TeamBudget
 
-__all__ = ["BudgetRow", "automated_use", "list_budgets", "month_start", "set_budget"]
+__all__ = ["BudgetRow", "automated_use", "list_budgets", "month_start"]
 
 
 def month_start(now: datetime) -> datetime:
@@ -69,20 +69,3 @@ async def list_budgets(session: AsyncSession, org_id: int, now: datetime) -> lis
         BudgetRow(team_name=name, month=month, budget=float(credits), used=used.get(int(pk), 0.0))
         for pk, name, credits in rows
     ]
-
-
-async def set_budget(session: AsyncSession, team: Team, credits: float | None) -> None:
-    """Set ``team``'s monthly budget (``None``: remove it); the caller commits."""
-    if credits is None:
-        await session.execute(TeamBudget.__table__.delete().where(TeamBudget.team_id == team.id))
-        return
-    dialect = session.get_bind().dialect.name
-    await session.execute(
-        upsert(
-            dialect,
-            TeamBudget.__table__,
-            {"team_id": team.id, "org_id": team.org_id, "credits": float(credits)},
-            conflict_columns=["team_id"],
-            update_columns=["credits"],
-        )
-    )
