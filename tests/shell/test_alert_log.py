@@ -355,3 +355,74 @@ def test_suppressions_hold_matching_alerts_until_they_expire(client, factory, or
         headers=org.headers,
     )
     assert missing_agent.status_code == 404
+
+
+def test_the_retention_job_prunes_old_alerts_and_delivery_records(client, factory, org, hook):
+    import asyncio
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from sleuth_shell.alerts.jobs import PRUNE_KIND, ensure_prune_job
+    from sleuth_shell.config import Settings
+    from sleuth_shell.db import create_engine, create_session_factory
+    from sleuth_shell.db.models import ChatDelivery, Job, WebhookDelivery, utcnow
+    from sleuth_shell.jobs import Worker
+    from sleuth_shell.runtime import job_registry
+    from sleuth_shell.services import build_services
+
+    make_agent(client, org, hook, "every", group_window_seconds=0)
+    for n in range(3):
+        deliver(client, hook, incident(n, title=f"alert {n}"))
+    old = utcnow() - timedelta(days=31)
+
+    async def age(session):
+        for model, column in (
+            (Alert, Alert.received_at),
+            (WebhookDelivery, WebhookDelivery.received_at),
+        ):
+            await session.execute(update(model).where(model.id <= 2).values({column.key: old}))
+        session.add(
+            ChatDelivery(
+                org_id=org.id,
+                subscription_id=hook.id,
+                event_id="Ev-old",
+                kind="ignored",
+                created_at=old,
+            )
+        )
+        await session.commit()
+
+    factory.run(age)
+    settings = Settings.from_env({"SLEUTH_DATABASE_URL": client.app.state.settings.database_url})
+
+    async def run() -> tuple[bool, bool]:
+        engine = create_engine(settings.database_url)
+        sessions = create_session_factory(engine)
+        services = build_services(settings, sessions)
+        try:
+            first = await ensure_prune_job(sessions)  # the app's start scheduled it already
+            second = await ensure_prune_job(sessions)
+            await Worker(services, job_registry(), poll_interval=0.05).run_until_idle()
+            return first, second
+        finally:
+            await services.aclose()
+            await engine.dispose()
+
+    assert asyncio.run(run()) == (False, False)
+    left = alerts(client, org)["alerts"]
+    assert [a["title"] for a in left] == ["alert 2"]
+
+    async def counts(session):
+        return (
+            await session.scalar(select(func.count()).select_from(AlertDecision)),
+            await session.scalar(select(func.count()).select_from(WebhookDelivery)),
+            await session.scalar(select(func.count()).select_from(ChatDelivery)),
+            await session.scalar(
+                select(func.count())
+                .select_from(Job)
+                .where(Job.kind == PRUNE_KIND, Job.status == "pending")
+            ),
+        )
+
+    assert factory.run(counts) == (1, 1, 0, 1)  # and the next run is scheduled

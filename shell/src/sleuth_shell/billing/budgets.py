@@ -42,7 +42,7 @@ async def automated_use(
         )
         .group_by(Investigation.team_id)
     )
-    return {int(team): float(used) for team, used in rows.all()}
+    return {int(team or 0): float(used or 0.0) for team, used in rows.all()}
 
 
 @dataclass(frozen=True, slots=True)

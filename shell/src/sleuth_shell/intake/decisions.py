@@ -191,7 +191,7 @@ async def _load_state(
     latest = max(alert.now for alert in alerts)
     ids = set(agents)
     dedup_keys = {alert.event.dedup_key for alert in alerts}
-    rows = await session.execute(
+    held = await session.execute(
         select(
             Investigation.id,
             Investigation.alert_responder_id,
@@ -203,13 +203,13 @@ async def _load_state(
             Investigation.dedup_active.is_(True),
         )
     )
-    for pk, agent_id, key, created in rows.all():
-        state.dedup[(int(agent_id), str(key))] = (int(pk), None, created)
+    for pk, agent_id, key, created in held.all():
+        state.dedup[(int(agent_id or 0), str(key))] = (int(pk), None, created)
 
     group_keys = {group_key_of(alert.event) for alert in alerts}
     window = max(agent.group_window for agent in agents.values())
     if window > 0:
-        rows = await session.execute(
+        grouped = await session.execute(
             select(
                 Investigation.id,
                 Investigation.alert_responder_id,
@@ -223,18 +223,17 @@ async def _load_state(
             )
             .order_by(Investigation.created_at, Investigation.id)
         )
-        for pk, agent_id, key, created in rows.all():
-            state.groups[(int(agent_id), str(key))] = (int(pk), None, created)  # latest wins
+        for pk, agent_id, key, created in grouped.all():
+            state.groups[(int(agent_id or 0), str(key))] = (int(pk), None, created)  # latest
 
-    capped = [a.id for a in agents.values() if a.max_runs_per_hour or a.max_runs_per_day]
-    capped += [
+    capped = [
         a.id
         for a in agents.values()
-        if (a.max_runs_per_hour == 0 or a.max_runs_per_day == 0) and a.id not in capped
+        if a.max_runs_per_hour is not None or a.max_runs_per_day is not None
     ]
     if capped:
         hour_ago, day_ago = latest - _HOUR, latest - _DAY
-        rows = await session.execute(
+        counted = await session.execute(
             select(
                 Investigation.alert_responder_id,
                 func.count(),
@@ -246,9 +245,9 @@ async def _load_state(
             )
             .group_by(Investigation.alert_responder_id)
         )
-        for agent_id, day_count, hour_count in rows.all():
-            state.day[int(agent_id)] = int(day_count or 0)
-            state.hour[int(agent_id)] = int(hour_count or 0)
+        for agent_id, day_count, hour_count in counted.all():
+            state.day[int(agent_id or 0)] = int(day_count or 0)
+            state.hour[int(agent_id or 0)] = int(hour_count or 0)
 
     teams = {agent.team_id for agent in agents.values()}
     budgets = await session.execute(
@@ -259,7 +258,7 @@ async def _load_state(
         state.used = await automated_use(session, set(state.budget), now)
 
     orgs = {alert.org_id for alert in alerts}
-    rows = await session.execute(
+    active = await session.execute(
         select(
             Suppression.id,
             Suppression.org_id,
@@ -273,7 +272,7 @@ async def _load_state(
     )
     state.suppressions = [
         (int(pk), int(org), agent, dict(rules), str(reason), expires)
-        for pk, org, agent, rules, reason, expires in rows.all()
+        for pk, org, agent, rules, reason, expires in active.all()
     ]
     return state
 
