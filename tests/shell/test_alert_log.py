@@ -426,3 +426,35 @@ def test_the_retention_job_prunes_old_alerts_and_delivery_records(client, factor
         )
 
     assert factory.run(counts) == (1, 1, 0, 1)  # and the next run is scheduled
+
+
+def test_the_alert_pages_show_decisions_traces_and_investigate(client, factory, org, hook):
+    agent = make_agent(client, org, hook, "latency", ["*latency*"], investigate="on_request")
+    make_agent(client, org, hook, "disks", ["*disk*"])
+    deliver(client, hook, incident(1))
+    (alert,) = alerts(client, org)["alerts"]
+
+    listed = client.get("/alerts", headers=org.headers)
+    assert listed.status_code == 200
+    assert f'href="/alerts/{alert["id"]}"' in listed.text
+    assert "latency: recorded" in listed.text and "disks: not_matched" in listed.text
+    only = client.get("/alerts", params={"decision": "matched"}, headers=org.headers)
+    assert f'href="/alerts/{alert["id"]}"' not in only.text
+    assert client.get("/alerts", params={"decision": "x"}, headers=org.headers).status_code == 400
+
+    shown = client.get(f"/alerts/{alert['id']}", headers=org.headers)
+    assert shown.status_code == 200
+    assert "<mark>latency</mark>" in shown.text  # the matched span, highlighted
+    assert "the agent investigates on request" in shown.text
+    assert 'action="/alerts/' in shown.text and ">Investigate</button>" in shown.text
+
+    pressed = client.post(
+        f"/alerts/{alert['id']}/investigate", headers=org.headers, follow_redirects=False
+    )
+    assert pressed.status_code == 303
+    after = decisions_of(client.get(f"/api/v1/alerts/{alert['id']}", headers=org.headers).json())
+    assert after[agent][0] == "matched"
+    assert [d for d, _ in after.values()].count("not_matched") == 1  # "disks" did not run
+    assert client.get("/alerts/QWxlcnQ6OTk5OQ", headers=org.headers).status_code == 404
+    stranger = factory.org("stranger")
+    assert client.get(f"/alerts/{alert['id']}", headers=stranger.headers).status_code == 404

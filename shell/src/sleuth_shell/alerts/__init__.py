@@ -5,6 +5,7 @@ the retention job.
 """
 
 from sleuth_shell.alerts.service import (
+    DECISIONS,
     DRY_RUN_DEFAULT,
     DRY_RUN_EXAMPLES,
     DRY_RUN_MAX,
@@ -22,6 +23,7 @@ from sleuth_shell.alerts.service import (
 )
 
 __all__ = [
+    "DECISIONS",
     "DRY_RUN_DEFAULT",
     "DRY_RUN_EXAMPLES",
     "DRY_RUN_MAX",

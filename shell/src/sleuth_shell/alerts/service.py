@@ -29,6 +29,7 @@ from sleuth_shell.db.models import (
 from sleuth_shell.investigations import Opening, open_investigations_detailed
 
 __all__ = [
+    "DECISIONS",
     "DRY_RUN_DEFAULT",
     "DRY_RUN_EXAMPLES",
     "DRY_RUN_MAX",
@@ -46,6 +47,19 @@ __all__ = [
 ]
 
 GLOBAL_TYPE = "Alert"
+#: Every decision, in the order they are checked (``lifecycle`` stands apart).
+DECISIONS: tuple[str, ...] = (
+    "not_matched",
+    "paused",
+    "suppressed",
+    "recorded",
+    "deduplicated",
+    "grouped",
+    "over_budget",
+    "capped",
+    "matched",
+    "lifecycle",
+)
 #: Stored alerts a dry run examines by default, and at most.
 DRY_RUN_DEFAULT = 500
 DRY_RUN_MAX = 10_000
@@ -208,10 +222,10 @@ async def investigate_alert(
     agent_id: int | None,
     now: datetime,
 ) -> list[int]:
-    """Investigate a stored alert on request: for ``agent_id`` (any agent subscribed to its
-    source that recorded, capped or otherwise did not start a run, when None), open (or reuse)
-    the investigation and make the decision ``matched``; the investigation pks. Caps do not
-    apply; the team's budget does. The caller commits.
+    """Investigate a stored alert on request: with ``agent_id``, or (None) with every ACTIVE
+    agent whose criteria matched it (any decision but ``not_matched``, ``paused`` and
+    ``lifecycle``); open (or reuse) the investigation and make the decision ``matched``; the
+    investigation pks. Caps do not apply; the team's budget does. The caller commits.
 
     Raises :class:`InvestigateRefused` when there is no such agent, it is not ACTIVE, or its
     team's budget for the month is used."""
@@ -221,21 +235,15 @@ async def investigate_alert(
     if agent_id is not None:
         query = query.where(AlertResponder.id == agent_id)
     else:
-        decided = select(AlertDecision.alert_responder_id).where(AlertDecision.alert_id == alert.id)
-        query = query.where(AlertResponder.id.in_(decided))
-    agents = [
-        agent
-        for agent in (await session.scalars(query.order_by(AlertResponder.id))).all()
-        if agent_id is not None
-        or any(
-            s.get("type") == alert.source_type and s.get("remote_id") == alert.source_remote_id
-            for s in agent.webhook_sources
-            if isinstance(s, dict)
+        matched = select(AlertDecision.alert_responder_id).where(
+            AlertDecision.alert_id == alert.id,
+            AlertDecision.decision.not_in(("not_matched", "paused", "lifecycle")),
         )
-    ]
+        query = query.where(AlertResponder.id.in_(matched), AlertResponder.status == "ACTIVE")
+    agents = list((await session.scalars(query.order_by(AlertResponder.id))).all())
     if not agents:
         raise InvestigateRefused(
-            "No alert agent to investigate with: give alert_responder_id"
+            "No alert agent matched this alert: give alert_responder_id"
             if agent_id is None
             else "Alert responder not found"
         )

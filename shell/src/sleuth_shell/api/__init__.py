@@ -37,6 +37,7 @@ from sleuth_shell.api import (
 )
 from sleuth_shell.api.body import check_request_body
 from sleuth_shell.gate import API_KEY_REQUIRED
+from sleuth_shell.web import alerts as alert_pages
 
 __all__ = ["API_MODULES", "ROOT_MODULES", "api_router", "root_routes"]
 
@@ -61,7 +62,7 @@ API_MODULES: tuple[ModuleType, ...] = (
     suppressions,
 )
 #: Modules served at the root (no API key, unless a route has its own guard).
-ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages, pages, web_pages)
+ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages, pages, web_pages, alert_pages)
 
 
 def api_router() -> Router:

@@ -22,6 +22,7 @@ from sleuth_core.ids import decode_global_id, encode_global_id
 from sleuth_core.intake import parse_alert
 from sleuth_core.matching import normalize_criteria
 from sleuth_shell.alerts import (
+    DECISIONS,
     DRY_RUN_DEFAULT,
     DRY_RUN_MAX,
     InvestigateRefused,
@@ -39,7 +40,6 @@ from sleuth_shell.api.common import MAX_PK, decode_id_or_404, encode_cursor, par
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.db.models import AlertResponder, Investigation, utcnow
 from sleuth_shell.errors import bad_request, error_responses, not_found
-from sleuth_shell.intake.decisions import DECISIONS
 
 __all__ = ["ROUTES", "AlertRecord", "alert_record"]
 

@@ -37,7 +37,6 @@ from sleuth_shell.db.models import AlertResponder, Investigation, Suppression, T
 from sleuth_shell.investigations import DEDUP_WINDOW, Opening, open_investigations_detailed
 
 __all__ = [
-    "DECISIONS",
     "DEFAULT_GROUP_WINDOW",
     "CandidateAlert",
     "Decided",
@@ -45,19 +44,6 @@ __all__ = [
     "group_key_of",
 ]
 
-#: Every decision, in the order they are checked (``lifecycle`` stands apart).
-DECISIONS: tuple[str, ...] = (
-    "not_matched",
-    "paused",
-    "suppressed",
-    "recorded",
-    "deduplicated",
-    "grouped",
-    "over_budget",
-    "capped",
-    "matched",
-    "lifecycle",
-)
 #: Seconds an investigation gathers related alerts when the agent sets no ``group_window_seconds``.
 DEFAULT_GROUP_WINDOW = 600
 _HOUR = timedelta(hours=1)
