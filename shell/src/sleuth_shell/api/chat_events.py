@@ -10,9 +10,10 @@
   (``X-Slack-Signature``, ``X-Slack-Request-Timestamp``) are read when the neutral ones are absent,
   so the platform can post straight to Sleuth. ``url_verification`` is answered 200 with its
   challenge; an ``event_callback`` is recorded by its ``event_id`` (a retry gets the first
-  answer again and starts nothing) and, when it is a top-level message, run exactly as
-  ``/chat/events`` runs it. This static route is matched before the providers' generic
-  ``/webhooks/{type}/{remote_id}``.
+  answer again and starts nothing) and by its message (channel and ``ts``: the same message
+  delivered as ``message`` and as ``app_mention`` is run, and replied to, once) and, when it is
+  a top-level message, run exactly as ``/chat/events`` runs it. This static route is matched
+  before the providers' generic ``/webhooks/{type}/{remote_id}``.
 
 Both answer 202 ``{"investigation_ids": [...], "replies": n}``: the investigations the message
 opened (or reused) and the trigger replies queued (0 or 1). See :mod:`sleuth_shell.chat`.
@@ -124,13 +125,24 @@ async def _chat_subscription(db_session: DbSession, remote_id: str) -> WebhookSu
 
 
 async def _recorded(
-    db_session: DbSession, subscription_id: int, event_id: str
+    db_session: DbSession, subscription_id: int, event_id: str, message: tuple[str, str] | None
 ) -> dict[str, Any] | None:
+    """The answer recorded for this event id, or (``message``: its channel and ts) for the same
+    message delivered under another event id (``message`` and ``app_mention``)."""
     response = await db_session.scalar(
         select(ChatDelivery.response).where(
             ChatDelivery.subscription_id == subscription_id, ChatDelivery.event_id == event_id
         )
     )
+    if response is None and message is not None:
+        response = await db_session.scalar(
+            select(ChatDelivery.response).where(
+                ChatDelivery.subscription_id == subscription_id,
+                ChatDelivery.kind == "message",
+                ChatDelivery.channel_id == message[0],
+                ChatDelivery.ts == message[1],
+            )
+        )
     return dict(response) if response is not None else None
 
 
@@ -170,7 +182,9 @@ async def post_chat_platform_event(
     if isinstance(parsed, ChatChallenge):
         return Response(content={"challenge": parsed.challenge}, status_code=HTTP_200_OK)
     event_id = _column(parsed.event_id, 255)
-    previous = await _recorded(db_session, subscription_id, event_id)
+    channel_id, ts = _column(parsed.channel_id, 64), _column(parsed.ts, 64)
+    message = (channel_id, ts) if parsed.kind == "message" else None
+    previous = await _recorded(db_session, subscription_id, event_id, message)
     if previous is not None:
         return _accepted(previous)
     delivery = ChatDelivery(
@@ -179,19 +193,20 @@ async def post_chat_platform_event(
         event_id=event_id,
         kind=parsed.kind,
         reason=_column(parsed.reason, 255),
-        channel_id=_column(parsed.channel_id, 64),
-        ts=_column(parsed.ts, 64),
+        channel_id=channel_id,
+        ts=ts,
         response={"investigation_ids": [], "replies": 0},
         created_at=now,
     )
     db_session.add(delivery)
     try:
-        # Claim the event first: a concurrent retry waits here (PostgreSQL) or behind the
-        # single writer (SQLite), then finds the claim taken.
+        # Claim the event (and the message) first: a concurrent retry, or the same message under
+        # another event id, waits here (PostgreSQL) or behind the single writer (SQLite), then
+        # finds the claim taken.
         await db_session.flush()
     except IntegrityError:
         await db_session.rollback()
-        previous = await _recorded(db_session, subscription_id, event_id)
+        previous = await _recorded(db_session, subscription_id, event_id, message)
         return _accepted(previous or {"investigation_ids": [], "replies": 0})
     if parsed.kind == "message":
         outcome = await handle_message(

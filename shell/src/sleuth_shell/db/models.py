@@ -26,6 +26,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -561,12 +562,28 @@ class ChatDelivery(Base):
 
     The platform retries a delivery it thinks failed with the same ``event_id``; the row keeps the
     answer given the first time (``response``), so a retry gets it again and starts nothing.
-    ``kind`` is ``message`` (a top-level message that was run) or ``ignored`` (``reason`` says
+    A second delivery of the same message (channel and ``ts``) under another event id is
+    answered like the first. ``kind`` is ``message`` (a top-level message that was run) or
+    ``ignored`` (``reason`` says
     why: an edit, a thread reply, the app's own message, ...).
     """
 
     __tablename__ = "chat_deliveries"
-    __table_args__ = (UniqueConstraint("subscription_id", "event_id"), NEVER_REUSE_IDS)
+    __table_args__ = (
+        UniqueConstraint("subscription_id", "event_id"),
+        # One run (and one trigger reply) per message: the platform delivers a message that
+        # mentions the app twice, as ``message`` and as ``app_mention``, with two event ids.
+        Index(
+            "uq_chat_deliveries_message",
+            "subscription_id",
+            "channel_id",
+            "ts",
+            unique=True,
+            sqlite_where=text("kind = 'message'"),
+            postgresql_where=text("kind = 'message'"),
+        ),
+        NEVER_REUSE_IDS,
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     org_id: Mapped[int] = _org_fk()

@@ -9,6 +9,9 @@ Create Date: 2026-11-26
 - ``alert_decisions``: per alert, one row per agent subscribed to its source: the decision
   (``not_matched``, ``paused``, ``suppressed``, ``recorded``, ``deduplicated``, ``grouped``,
   ``over_budget``, ``capped``, ``matched``, ``lifecycle``), why, and the investigation.
+- ``uq_chat_deliveries_message``: one chat delivery record per message (subscription, channel,
+  ts) of kind ``message``, so the same message delivered as ``message`` and ``app_mention`` runs
+  (and is replied to) once. Existing duplicates are kept as ``ignored`` first.
 - ``suppressions`` (criteria with an expiry, org-wide or of one agent) and ``team_budgets``
   (credits per calendar month).
 - ``alert_responders``: ``max_runs_per_hour``, ``max_runs_per_day``, ``group_window_seconds``,
@@ -161,6 +164,19 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint('team_id', name=op.f('pk_team_budgets')),
     )
     op.create_index(op.f('ix_team_budgets_org_id'), 'team_budgets', ['org_id'], unique=False)
+    op.execute(
+        "UPDATE chat_deliveries SET kind = 'ignored', reason = 'duplicate of an earlier message'"
+        " WHERE kind = 'message' AND id NOT IN (SELECT MIN(id) FROM chat_deliveries"
+        " WHERE kind = 'message' GROUP BY subscription_id, channel_id, ts)"
+    )
+    op.create_index(
+        'uq_chat_deliveries_message',
+        'chat_deliveries',
+        ['subscription_id', 'channel_id', 'ts'],
+        unique=True,
+        sqlite_where=sa.text("kind = 'message'"),
+        postgresql_where=sa.text("kind = 'message'"),
+    )
     with op.batch_alter_table('alert_responders') as batch:
         batch.add_column(sa.Column('max_runs_per_hour', sa.Integer(), nullable=True))
         batch.add_column(sa.Column('max_runs_per_day', sa.Integer(), nullable=True))
@@ -198,6 +214,7 @@ def downgrade() -> None:
         batch.drop_column('group_window_seconds')
         batch.drop_column('max_runs_per_day')
         batch.drop_column('max_runs_per_hour')
+    op.drop_index('uq_chat_deliveries_message', table_name='chat_deliveries')
     op.drop_index(op.f('ix_team_budgets_org_id'), table_name='team_budgets')
     op.drop_table('team_budgets')
     op.drop_index(op.f('ix_suppressions_org_id_expires_at'), table_name='suppressions')
