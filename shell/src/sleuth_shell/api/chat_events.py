@@ -15,6 +15,11 @@
   a top-level message, run exactly as ``/chat/events`` runs it. This static route is matched
   before the providers' generic ``/webhooks/{type}/{remote_id}``.
 
+Platform deliveries are counted against the subscription's organization and its plan, in a window
+of their own (``chat-org:<id>``), not per client address: every workspace's events arrive from the
+platform's shared addresses. Failed signatures count against the client address, which is refused
+(429) before anything is read once over the ``free`` plan's limit, as on the webhook intake.
+
 Both answer 202 ``{"investigation_ids": [...], "replies": n}``: the investigations the message
 opened (or reused) and the trigger replies queued (0 or 1). See :mod:`sleuth_shell.chat`.
 """
@@ -35,9 +40,14 @@ from sleuth_core.intake import ChatChallenge, parse_chat_event, verify_chat
 from sleuth_shell.api.body import decode_json_body
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.chat import handle_message, message_from_event, message_from_request
-from sleuth_shell.db.models import ChatDelivery, WebhookSubscription, utcnow
+from sleuth_shell.db.models import ChatDelivery, Organization, WebhookSubscription, utcnow
 from sleuth_shell.domain import is_channel_id
 from sleuth_shell.errors import ApiError, bad_request, error_responses, not_found
+from sleuth_shell.ratelimit import (
+    check_failed_authentications,
+    count_failed_authentication,
+    rate_limiter_of,
+)
 
 __all__ = ["ROUTES"]
 
@@ -115,13 +125,20 @@ async def post_chat_event(
     return _accepted(outcome.as_json())
 
 
-async def _chat_subscription(db_session: DbSession, remote_id: str) -> WebhookSubscription:
-    subscription = await db_session.scalar(
-        select(WebhookSubscription).where(WebhookSubscription.remote_id == remote_id)
-    )
-    if subscription is None or subscription.type != "CHAT":
+async def _chat_subscription(
+    db_session: DbSession, remote_id: str
+) -> tuple[WebhookSubscription, str]:
+    """The ``CHAT`` subscription and its organization's plan; 404 otherwise."""
+    found = (
+        await db_session.execute(
+            select(WebhookSubscription, Organization.plan)
+            .join(Organization, Organization.id == WebhookSubscription.org_id)
+            .where(WebhookSubscription.remote_id == remote_id)
+        )
+    ).first()
+    if found is None or found[0].type != "CHAT":
         raise not_found("Webhook subscription")
-    return subscription
+    return found[0], str(found[1])
 
 
 async def _recorded(
@@ -151,7 +168,7 @@ async def _recorded(
     operation_id="postChatPlatformEvent",
     tags=["chat"],
     status_code=HTTP_202_ACCEPTED,
-    opt={"public": True},
+    opt={"public": True, "skip_rate_limit": True},
     security=[{}],
     responses={
         200: ResponseSpec(
@@ -166,7 +183,9 @@ async def post_chat_platform_event(
     request: Request[Any, Any, Any], remote_id: FromPath[str], db_session: DbSession
 ) -> Response[dict[str, Any]]:
     """The chat platform's own signed Events API delivery to a ``CHAT`` subscription."""
-    subscription = await _chat_subscription(db_session, remote_id)
+    address = request.client.host if request.client else "unknown"
+    await check_failed_authentications(request.app, address)
+    subscription, plan = await _chat_subscription(db_session, remote_id)
     # Plain values: a rollback below expires the ORM object.
     subscription_id, org_id = subscription.id, subscription.org_id
     raw = await request.body()
@@ -176,7 +195,13 @@ async def post_chat_platform_event(
     signature = headers.get("x-chat-signature") or headers.get("x-slack-signature")
     stamp = headers.get("x-chat-request-timestamp") or headers.get("x-slack-request-timestamp")
     if not verify_chat(raw, signature, stamp, secret, now=clock()):
+        await count_failed_authentication(request.app, address)
         raise ApiError(HTTP_401_UNAUTHORIZED, INVALID_TOKEN)
+    # Counted against the organization's plan, in a window of its own (as provider webhooks
+    # are): every workspace's events come from the platform's few shared addresses.
+    await rate_limiter_of(request.app).hit(
+        request.app, f"chat-org:{org_id}", request.app.state.settings.rate_limit_for(plan)
+    )
     now = utcnow()
     parsed = parse_chat_event(raw, received_at=now)
     if isinstance(parsed, ChatChallenge):

@@ -1,13 +1,16 @@
 """``POST /api/v1/webhooks/{type}/{remote_id}``: inbound provider alerts (no API key).
 
-Order of checks: the subscription (404 ``Webhook subscription not found`` when it is unknown, of
-another type, or ``CHAT``, which has its own route), the credential (401 ``Invalid webhook
-token``; nothing is read or written), the rate limit, then the body (400 when it is not JSON; any
-JSON object is read, by its provider's adapter or else generically; 413 over 1 MiB is the
-app-wide limit). The answer is 202 ``{"investigation_ids": [...], "alerts": [...]}`` (Global
-IDs; ``alerts`` one entry per alert of the delivery), sent once the delivery is committed (with
-other requests' deliveries, see :mod:`sleuth_shell.intake.batch`); the investigations run later
-in the job queue.
+Order of checks: the client address's failed authentications (429 ``Too many failed
+authentications`` with ``Retry-After`` once the address failed more than the ``free`` plan's limit
+in the current window, before anything is read: forged deliveries cost next to nothing, and valid
+ones never count), the subscription (404 ``Webhook subscription not found`` when it is unknown,
+of another type, or ``CHAT``, which has its own route), the credential (401 ``Invalid webhook
+token``; nothing is written; the failure counts against the address), the rate limit, then the
+body (400 when it is not JSON; any JSON object is read, by its provider's adapter or else
+generically; 413 over 1 MiB is the app-wide limit). The answer is 202 ``{"investigation_ids":
+[...], "alerts": [...]}`` (Global IDs; ``alerts`` one entry per alert of the delivery), sent once
+the delivery is committed (with other requests' deliveries, see :mod:`sleuth_shell.intake.batch`);
+the investigations run later in the job queue.
 
 Rate limit: deliveries count against the subscription's organization and its plan limit, in a
 window of their own (``webhook-org:<id>``), so a busy API client cannot make the organization
@@ -41,7 +44,11 @@ from sleuth_shell.intake import (
     find_subscription,
     receive_alert,
 )
-from sleuth_shell.ratelimit import rate_limiter_of
+from sleuth_shell.ratelimit import (
+    check_failed_authentications,
+    count_failed_authentication,
+    rate_limiter_of,
+)
 
 __all__ = ["ROUTES", "agent_index_of", "delivery_batcher_of"]
 
@@ -112,6 +119,8 @@ async def receive_webhook(
     # delivery is written without the batcher.
     state = request.app.state
     settings: Settings = state.settings
+    address = request.client.host if request.client else "unknown"
+    await check_failed_authentications(request.app, address)
     sub = await find_subscription(hot_reader_of(request.app), type, remote_id)
     if sub is None:
         raise not_found("Webhook subscription")
@@ -119,6 +128,7 @@ async def receive_webhook(
     clock: Callable[[], float] = getattr(state, "clock", time.time)
     headers = dict(request.headers)
     if not authenticate(sub, headers, body, request.query_params.get("token"), now=clock()):
+        await count_failed_authentication(request.app, address)
         raise NotAuthorizedException(detail="Invalid webhook token")
     window = await rate_limiter_of(request.app).hit(
         request.app, f"webhook-org:{sub.org_id}", settings.rate_limit_for(sub.plan)
