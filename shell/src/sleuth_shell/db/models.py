@@ -185,7 +185,8 @@ class ApiKey(Base):
 
 
 class WebhookSubscription(Base):
-    """An inbound webhook source (PROVIDER_A..D) or the chat workspace connection (CHAT)."""
+    """An inbound webhook source: an alert source (PROVIDER_A..D, ALERTMANAGER, GRAFANA, GENERIC),
+    a change source (GITHUB, GITLAB) or the chat workspace connection (CHAT)."""
 
     __tablename__ = "webhook_subscriptions"
     __table_args__ = (NEVER_REUSE_IDS,)
@@ -198,6 +199,8 @@ class WebhookSubscription(Base):
     secret: Mapped[str] = mapped_column(String(128), nullable=False)
     provider_secret: Mapped[str | None] = mapped_column(String(512), nullable=True)
     """The signing secret the provider issued (for its native signature), set by the operator."""
+    service: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    """GITHUB and GITLAB: the service changes are recorded on (NULL: the repository's name)."""
     created_at: Mapped[datetime] = _created()
 
 

@@ -35,7 +35,7 @@ from sleuth_core.intake import (
 )
 from sleuth_shell.db.hot_reads import HotRead, HotReader
 from sleuth_shell.db.models import AgentIndexVersion, Organization, WebhookSubscription
-from sleuth_shell.domain import WEBHOOK_PROVIDER_TYPES
+from sleuth_shell.domain import CHANGE_SOURCE_TYPES, WEBHOOK_PROVIDER_TYPES
 from sleuth_shell.intake.agent_index import AgentIndexCache
 from sleuth_shell.intake.batch import DeliveredAlert, Delivery, DeliveryBatcher, write_alone
 
@@ -64,6 +64,8 @@ class Subscription:
     remote_id: str
     secret: str
     provider_secret: str | None
+    service: str | None
+    """GITHUB and GITLAB: the service their changes are recorded on (else the repository's)."""
     agents_version: int
     """The organization's alert-agent version when the subscription was read."""
 
@@ -76,6 +78,7 @@ _SUBSCRIPTION = HotRead(
         WebhookSubscription.remote_id,
         WebhookSubscription.secret,
         WebhookSubscription.provider_secret,
+        WebhookSubscription.service,
         Organization.plan,
         AgentIndexVersion.version,
     )
@@ -87,10 +90,11 @@ _SUBSCRIPTION = HotRead(
 
 async def find_subscription(reader: HotReader, type_: str, remote_id: str) -> Subscription | None:
     """The subscription ``remote_id`` when it exists with type ``type_`` and the intake serves
-    that type; ``None`` otherwise (404 ``Webhook subscription not found``). One indexed query on
+    that type (an alert source, or a change source: GITHUB, GITLAB); ``None`` otherwise (404
+    ``Webhook subscription not found``). One indexed query on
     the hot-read path (:mod:`sleuth_shell.db.hot_reads`: no ORM session), read afresh for every
     delivery, so a changed secret or agent version is seen by the next alert."""
-    if type_ not in INTAKE_TYPES or len(remote_id) > 64:
+    if (type_ not in INTAKE_TYPES and type_ not in CHANGE_SOURCE_TYPES) or len(remote_id) > 64:
         return None
     row = await _SUBSCRIPTION.first(reader, {"remote_id": remote_id})
     if row is None or row["type"] != type_:
@@ -103,6 +107,7 @@ async def find_subscription(reader: HotReader, type_: str, remote_id: str) -> Su
         remote_id=row["remote_id"],
         secret=row["secret"],
         provider_secret=row["provider_secret"],
+        service=row["service"],
         agents_version=int(row["version"] or 0),
     )
 
