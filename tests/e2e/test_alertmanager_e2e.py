@@ -5,12 +5,14 @@ running ``sleuth serve``, and the investigation it starts completes and is poste
 agent's chat channel (the chat outbox).
 
 Everything runs on 127.0.0.1 with free ports, temporary configuration and storage; all three
-processes are stopped at the end. The receiver block is the one docs/alert-intake.md shows.
+processes are stopped at the end. The receiver block is the guide's (docs/alert-intake.md), with
+this run's URL and secret.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -20,7 +22,7 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_harness import cli_batch, free_port, poll, serve, sleuth_env
+from e2e_harness import ROOT, cli_batch, free_port, poll, serve, sleuth_env
 
 from sleuth_core.intake import parse_alerts
 
@@ -45,6 +47,20 @@ groups:
           summary: Checkout error rate above 5%
           description: 5xx responses of checkout-api over the last 5 minutes
 """
+
+
+GUIDE = ROOT / "docs" / "alert-intake.md"
+DOC_URL = "https://sleuth.example.com/api/v1/webhooks/ALERTMANAGER/wh_0123456789abcdef0123"
+DOC_SECRET = "the-secret-add-webhook-printed"
+
+
+def receiver_block() -> str:
+    """The ```yaml block of the guide's Alertmanager section."""
+    text = GUIDE.read_text(encoding="utf-8")
+    section = text[text.index("## Prometheus Alertmanager") :]
+    found = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert found is not None, "docs/alert-intake.md lost its Alertmanager receiver block"
+    return found.group(1)
 
 
 @contextlib.contextmanager
@@ -108,25 +124,17 @@ def test_a_prometheus_alert_through_alertmanager_is_investigated_and_posted(
         )
         assert response.status_code == 200, response.text
 
-        # The receiver block of docs/alert-intake.md, with this run's URL and secret.
+        # The receiver block of docs/alert-intake.md, with this run's URL and secret, behind a
+        # route with short waits.
+        receiver = receiver_block().replace(DOC_URL, ingest).replace(DOC_SECRET, hook["secret"])
+        assert ingest in receiver and hook["secret"] in receiver
         (tmp_path / "alertmanager.yml").write_text(
-            f"""\
-route:
-  receiver: sleuth
-  group_by: [alertname]
-  group_wait: 1s
-  group_interval: 2s
-  repeat_interval: 1h
-receivers:
-  - name: sleuth
-    webhook_configs:
-      - url: {ingest}
-        send_resolved: true
-        http_config:
-          authorization:
-            type: Bearer
-            credentials: {hook["secret"]}
-"""
+            "route:\n"
+            "  receiver: sleuth\n"
+            "  group_by: [alertname]\n"
+            "  group_wait: 1s\n"
+            "  group_interval: 2s\n"
+            "  repeat_interval: 1h\n" + receiver
         )
         (tmp_path / "rules.yml").write_text(RULES)
         (tmp_path / "prometheus.yml").write_text(
