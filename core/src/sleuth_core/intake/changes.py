@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from sleuth_core.errors import InvalidAlertPayload
 from sleuth_core.intake._values import (
@@ -46,6 +46,7 @@ CHANGE_SOURCES: tuple[ChangeSource, ...] = ("GITHUB", "GITLAB")
 _SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 _MAX_SUMMARY = 10_000
 _MAX_FILES = 1000
+_MAX_PATH = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,11 +95,21 @@ def _iso(value: object) -> str | None:
     return found.isoformat() if found is not None else None
 
 
+def _clean(value: str) -> str:
+    """Text a change record accepts: no NUL characters (the change rules refuse them)."""
+    return value.replace("\x00", "")
+
+
 def _files(commit: Mapping[str, Any]) -> tuple[list[str], dict[str, list[str]]]:
     groups: dict[str, list[str]] = {}
     every: list[str] = []
     for change in ("added", "modified", "removed"):
-        paths = [p.strip() for p in commit.get(change) or [] if isinstance(p, str) and p.strip()]
+        found = commit.get(change)
+        paths = [
+            _clean(p).strip()
+            for p in (found if isinstance(found, list) else [])
+            if isinstance(p, str) and _clean(p).strip() and len(p.strip()) <= _MAX_PATH
+        ]
         groups[f"files_{change}"] = paths
         every.extend(p for p in paths if p not in every)
     return every[:_MAX_FILES], groups
@@ -115,28 +126,39 @@ def _commit_record(
         return None
     files, groups = _files(commit)
     author = obj(commit.get("author"))
-    message = text(commit.get("message")) and str(commit.get("message")).strip()
+    message = commit.get("message")
+    summary = _clean(message).strip() if isinstance(message, str) else ""
     return {
         "timestamp": _iso(commit.get("timestamp")) or received_at.isoformat(),
         "service": service,
         "kind": "commit",
         "id": sha,
-        "summary": (message or f"Commit {sha[:12]}")[:_MAX_SUMMARY],
-        "author": first_text(author.get("name"), author.get("username"), author.get("email"))[:200]
-        or None,
+        "summary": (summary or f"Commit {sha[:12]}")[:_MAX_SUMMARY],
+        "author": _author(author.get("name"), author.get("username"), author.get("email")),
         "url": _url(commit.get("url")),
         "files": files,
         "attributes": {**extra, **groups},
     }
 
 
+def _author(*names: object) -> str | None:
+    return _clean(first_text(*names))[:200] or None
+
+
 def _url(value: object) -> str | None:
+    """An absolute http(s) URL the change rules accept, else ``None``."""
     found = text(value)
-    return found if found.startswith(("http://", "https://")) and len(found) <= 2000 else None
+    try:
+        parts = urlsplit(found)
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.netloc or len(found) > 2000:
+        return None
+    return None if any(ch in found for ch in "\x00\r\n") else found
 
 
 def _service(given: str | None, *names: object) -> str:
-    return (given or first_text(*names) or "unknown")[:200]
+    return _clean(given or first_text(*names) or "unknown")[:200] or "unknown"
 
 
 def parse_change_delivery(
@@ -207,17 +229,16 @@ def _github(
         if not _SHA.match(sha):
             return [], "merged pull request without a merge commit SHA"
         number = text(pull.get("number")) or text(payload.get("number"))
-        title = text(pull.get("title"))
+        title = _clean(text(pull.get("title")))
         summary = f"Merge pull request #{number}: {title}" if title else f"Merge #{number}"
-        details = str(pull.get("body") or "").strip()
+        details = _clean(str(pull.get("body") or "")).strip()
         record = {
             "timestamp": _iso(pull.get("merged_at")) or now.isoformat(),
             "service": service,
             "kind": "commit",
             "id": sha,
             "summary": (f"{summary}\n\n{details}" if details else summary)[:_MAX_SUMMARY],
-            "author": first_text(get(pull, "merged_by", "login"), get(pull, "user", "login"))
-            or None,
+            "author": _author(get(pull, "merged_by", "login"), get(pull, "user", "login")),
             "url": _url(pull.get("html_url")),
             "files": [],
             "attributes": {
@@ -245,11 +266,10 @@ def _github(
             "service": service,
             "kind": "deploy",
             "id": f"github:{common['repository'] or service}:deployment:{deployment_id}"[:255],
-            "summary": f"Deployed {ref or sha[:12]} ({sha[:12]}) to {environment or 'unknown'}",
-            "author": first_text(
-                get(status, "creator", "login"), get(deployment, "creator", "login")
-            )
-            or None,
+            "summary": _clean(
+                f"Deployed {ref or sha[:12]} ({sha[:12]}) to {environment or 'unknown'}"
+            ),
+            "author": _author(get(status, "creator", "login"), get(deployment, "creator", "login")),
             "url": _url(status.get("target_url"))
             or _url(status.get("log_url"))
             or _url(status.get("environment_url")),
@@ -300,8 +320,8 @@ def _gitlab(
         if not _SHA.match(sha):
             return [], "merged merge request without a commit SHA"
         number = text(attributes.get("iid"))
-        title = text(attributes.get("title"))
-        details = str(attributes.get("description") or "").strip()
+        title = _clean(text(attributes.get("title")))
+        details = _clean(str(attributes.get("description") or "")).strip()
         summary = f"Merge request !{number}: {title}" if title else f"Merge request !{number}"
         record = {
             "timestamp": _iso(attributes.get("merged_at"))
@@ -311,8 +331,7 @@ def _gitlab(
             "kind": "commit",
             "id": sha,
             "summary": (f"{summary}\n\n{details}" if details else summary)[:_MAX_SUMMARY],
-            "author": first_text(get(payload, "user", "username"), get(payload, "user", "name"))
-            or None,
+            "author": _author(get(payload, "user", "username"), get(payload, "user", "name")),
             "url": _url(attributes.get("url")),
             "files": [],
             "attributes": {
@@ -339,10 +358,11 @@ def _gitlab(
             "service": service,
             "kind": "deploy",
             "id": f"gitlab:{common['repository'] or service}:deployment:{deployment_id}"[:255],
-            "summary": f"Deployed {ref or sha[:12]} ({sha[:12]}) to {environment or 'unknown'}: "
-            f"{text(payload.get('commit_title'))}".rstrip(": "),
-            "author": first_text(get(payload, "user", "username"), get(payload, "user", "name"))
-            or None,
+            "summary": _clean(
+                f"Deployed {ref or sha[:12]} ({sha[:12]}) to {environment or 'unknown'}: "
+                f"{text(payload.get('commit_title'))}"
+            ).rstrip(": "),
+            "author": _author(get(payload, "user", "username"), get(payload, "user", "name")),
             "url": _url(payload.get("deployable_url")) or _url(commit_url),
             "ships": [sha],
             "attributes": {
