@@ -214,3 +214,81 @@ def test_gitlab_push_merge_and_deployment_on_the_subscription_service(client, fa
 def test_add_webhook_service_is_for_change_sources_only(factory, org):
     with pytest.raises(admin.AdminError, match="--service is for change sources"):
         factory.run(lambda s: admin.add_webhook(s, org.name, "ALERTMANAGER", "am", service="x"))
+
+
+def test_forge_changes_are_the_next_investigations_suspects(client, factory, org, migrated_url):
+    """A commit pushed and deployed through GitHub webhooks is what the root-cause path blames
+    (the scenario of test_agent_rca, its change records coming from deliveries instead)."""
+    import asyncio
+    from datetime import timedelta
+
+    from rca_memory import MemoryKnowledge, MemoryLogs, MemoryMetrics
+    from test_agent_rca import AGENT, CATALOG, FIRED, ONSET, PAYLOAD, logs
+
+    from sleuth_shell.agents.base import AgentContext
+    from sleuth_shell.changes.store import SqlChangeStore
+    from sleuth_shell.db import create_engine, create_session_factory
+
+    sha = "c0ffee12c0ffee12c0ffee12c0ffee12c0ffee12"
+    hook = factory.run(
+        lambda s: admin.add_webhook(s, org.name, "GITHUB", "orders", service="orders")
+    )
+    push = {
+        "ref": "refs/heads/main",
+        "repository": {"name": "orders-repo", "full_name": "acme/orders-repo"},
+        "commits": [
+            {
+                "id": sha,
+                "message": "Pool: lower max_connections to 5",
+                "timestamp": (ONSET - timedelta(minutes=40)).isoformat(),
+                "url": f"https://github.com/acme/orders-repo/commit/{sha}",
+                "author": {"name": "dana"},
+                "added": [],
+                "modified": ["orders/db.py"],
+                "removed": [],
+            }
+        ],
+    }
+    deployed = {
+        "action": "created",
+        "deployment_status": {
+            "state": "success",
+            "environment": "production",
+            "created_at": (ONSET - timedelta(minutes=30)).isoformat(),
+        },
+        "deployment": {"id": 9, "sha": sha, "ref": "main", "environment": "production"},
+        "repository": {"name": "orders-repo", "full_name": "acme/orders-repo"},
+    }
+    for n, (event, body) in enumerate([("push", push), ("deployment_status", deployed)]):
+        raw = json.dumps(body).encode()
+        response = client.post(
+            url(hook),
+            content=raw,
+            headers={
+                "X-GitHub-Event": event,
+                "X-GitHub-Delivery": f"s-{n}",
+                "X-Hub-Signature-256": sign_github(raw, hook.secret),
+            },
+        )
+        assert response.status_code == 202 and response.json()["change_ids"], response.text
+
+    async def investigate():
+        engine = create_engine(migrated_url)
+        try:
+            ctx = AgentContext(
+                org_id=org.id,
+                now=FIRED + timedelta(minutes=10),
+                knowledge=MemoryKnowledge([("Service catalog", CATALOG)]),
+                logs=MemoryLogs(logs()),
+                public_url="http://sleuth.test",
+                changes=SqlChangeStore(create_session_factory(engine)),
+                metrics=MemoryMetrics([]),
+            )
+            return await AGENT.investigate(ctx, "Find the root cause.", PAYLOAD)
+        finally:
+            await engine.dispose()
+
+    result = asyncio.run(investigate())
+    assert sha in result.markdown
+    assert result.analysis is not None and result.analysis["change_id"] == sha, result.markdown
+    assert result.analysis["deploy_id"] == "github:acme/orders-repo:deployment:9"
