@@ -31,6 +31,7 @@ from sleuth_core.intake import (
     bearer_token,
     parse_alerts,
     verify_generic,
+    verify_github,
     verify_native,
 )
 from sleuth_shell.db.hot_reads import HotRead, HotReader
@@ -119,7 +120,8 @@ def authenticate(
     subscription has a provider secret (PROVIDER_A, C, D; GRAFANA's HMAC header), else (or when
     that is absent or wrong) the subscription's own secret as ``X-Service-Webhook-Signature``,
     ``Authorization: Bearer <secret>`` (what Alertmanager's ``http_config.authorization`` and
-    Grafana's authorization header send), ``X-Webhook-Token`` or ``?token=``."""
+    Grafana's authorization header send), ``X-Webhook-Token``, ``?token=`` or ``X-Signature:
+    sha256=<hex HMAC-SHA256 of the body>``."""
     if (
         sub.provider_secret
         and sub.type in _NATIVE
@@ -127,13 +129,15 @@ def authenticate(
     ):
         return True
     lowered = {k.lower(): v for k, v in headers.items()}
-    return verify_generic(
+    generic = verify_generic(
         body,
         lowered.get("x-service-webhook-signature"),
         token,
         sub.secret,
         bearer=bearer_token(lowered.get("authorization")) or lowered.get("x-webhook-token"),
     )
+    # INTEGRATIONS 8.3's signature form: ``X-Signature: sha256=<hex HMAC-SHA256 of the body>``
+    return verify_github(body, lowered.get("x-signature"), sub.secret) or generic
 
 
 @dataclass(frozen=True, slots=True)
