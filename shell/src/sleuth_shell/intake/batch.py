@@ -218,8 +218,11 @@ async def write_batch(
             )
             owners.append(index)
     answers: dict[int, list[int]] = {index: [] for index in first.values()}
-    if openings:
-        for index, pk in zip(owners, await open_investigations(session, openings), strict=True):
+    # In slices (a large group's openings in one statement could pass the driver's bound-value
+    # limit); a later slice finds the claims of an earlier one in the same transaction.
+    for start in range(0, len(openings), _CHUNK):
+        opened = await open_investigations(session, openings[start : start + _CHUNK])
+        for index, pk in zip(owners[start : start + _CHUNK], opened, strict=True):
             if pk not in answers[index]:
                 answers[index].append(pk)
 
