@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import func, select
 from test_webhook_intake import FIXTURES, make_agent, url
 
-from sleuth_core.intake import sign_grafana
+from sleuth_core.intake import sign_github, sign_grafana
 from sleuth_shell.db.models import Investigation, WebhookDelivery
 from sleuth_shell.domain import CHANGE_SOURCE_TYPES, WEBHOOK_PROVIDER_TYPES
 
@@ -110,6 +110,10 @@ def test_credentials(client, factory, org):
         client.post(url(hook), content=TWO, headers={"X-Webhook-Token": hook.secret}).status_code
         == 202
     )
+    signed = {"X-Signature": sign_github(TWO, hook.secret)}  # sha256=<hex>, INTEGRATIONS 8.3
+    assert client.post(url(hook), content=TWO, headers=signed).status_code == 202
+    forged = {"X-Signature": sign_github(TWO, "other")}
+    assert client.post(url(hook), content=TWO, headers=forged).status_code == 401
 
 
 def test_grafana_hmac_signature_with_a_provider_secret(client, factory, org):

@@ -131,3 +131,25 @@ def test_bad_setting_is_reported(cli, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_bad_choice_is_a_usage_error(cli) -> None:
     result = cli("admin", "add-webhook", "acme", "--type", "NOPE", "--name", "x")
     assert result.exit_code == 2
+
+
+@pytest.mark.storage
+def test_add_webhook_for_alert_and_change_sources(cli) -> None:
+    ok(cli("admin", "create-org", "acme"))
+    for type_ in ("ALERTMANAGER", "GRAFANA", "GENERIC", "GITLAB"):
+        hook = ok(cli("admin", "add-webhook", "acme", "--type", type_, "--name", type_.lower()))
+        assert hook["type"] == type_ and "service" not in hook
+        assert hook["ingest_url"].endswith(f"/api/v1/webhooks/{type_}/{hook['remote_id']}")
+    repo = ok(
+        cli("admin", "add-webhook", "acme", "--type", "GITHUB", "--name", "shop",
+            "--service", "checkout-api")
+    )  # fmt: skip
+    assert repo["service"] == "checkout-api"
+    listed = ok(cli("admin", "list-webhooks", "acme"))
+    assert [h["type"] for h in listed["items"]] == [
+        "ALERTMANAGER", "GRAFANA", "GENERIC", "GITLAB", "GITHUB"
+    ]  # fmt: skip
+    refused = cli(
+        "admin", "add-webhook", "acme", "--type", "ALERTMANAGER", "--name", "x", "--service", "y"
+    )
+    assert refused.exit_code != 0 and "--service is for change sources" in refused.stderr

@@ -294,9 +294,12 @@ def _group(sub_id: int, org: OrgHandle, tag: str, size: int, agents: tuple[int, 
 def test_a_delivery_of_many_alerts_is_written_whole_or_not_at_all(
     migrated_url: str, factory: Factory, org: OrgHandle
 ) -> None:
-    a = _agent(factory, org, "a", group_window_seconds=0)  # an investigation per alert
+    # group_window_seconds 0: an investigation per alert, not one per group
+    a = _agent(factory, org, "a", group_window_seconds=0)
+    b = _agent(factory, org, "b", group_window_seconds=0)
     sub = factory.webhook(org, "ALERTMANAGER", "prometheus")
-    big = _group(sub.id, org, "big", 300, (a,))  # more alerts than one batch holds
+    # more alerts than one batch holds, more openings than one statement takes
+    big = _group(sub.id, org, "big", 300, (a, b))
     small = _group(sub.id, org, "small", 3, (a,))
     broken = _group(sub.id, org, "broken", 3, (a,))
     long_key = dataclasses.replace(broken.alerts[1].event, dedup_key="k" * 300)
@@ -324,8 +327,9 @@ def test_a_delivery_of_many_alerts_is_written_whole_or_not_at_all(
     big_answer, broken_answer, small_answer = asyncio.run(go())
     assert isinstance(broken_answer, ValueError)
     assert isinstance(big_answer, list) and len(big_answer) == 300
-    assert all(len(ids) == 1 for ids in big_answer)
+    assert all(len(ids) == 2 for ids in big_answer)
+    assert len({i for ids in big_answer for i in ids}) == 600
     assert isinstance(small_answer, list) and len(small_answer) == 3
     # nothing of the broken delivery was written, all of the others
     assert _count(factory, WebhookDelivery) == 303
-    assert _count(factory, Investigation) == 303
+    assert _count(factory, Investigation) == 603

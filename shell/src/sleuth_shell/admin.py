@@ -27,6 +27,7 @@ from sleuth_shell.db.models import (
     utcnow,
 )
 from sleuth_shell.domain import (
+    CHANGE_SOURCE_TYPES,
     DEFAULT_TEAM,
     INTEGRATION_KINDS,
     SUBSCRIPTION_TYPES,
@@ -168,10 +169,12 @@ async def add_webhook(
     name: str,
     *,
     provider_secret: str | None = None,
+    service: str | None = None,
 ) -> WebhookSubscription:
     """Create a webhook subscription with a fresh ``remote_id`` and secret.
 
-    ``provider_secret`` is the signing secret the provider issued for its native signature.
+    ``provider_secret`` is the signing secret the provider issued for its native signature;
+    ``service`` (``GITHUB`` and ``GITLAB`` only) the service their changes are recorded on.
     """
     org = await get_org(session, org_name)
     if subscription_type not in SUBSCRIPTION_TYPES:
@@ -179,6 +182,15 @@ async def add_webhook(
             f"Unknown webhook type: {subscription_type} "
             f"(use one of {', '.join(SUBSCRIPTION_TYPES)})"
         )
+    if service is not None:
+        if subscription_type not in CHANGE_SOURCE_TYPES:
+            raise AdminError(
+                f"--service is for change sources ({', '.join(CHANGE_SOURCE_TYPES)}); an alert's "
+                "service comes from the alert itself"
+            )
+        service = service.strip()
+        if not service or len(service) > 200 or not service.isprintable():
+            raise AdminError("Service must be 1-200 printable characters")
     row = WebhookSubscription(
         org_id=org.id,
         type=subscription_type,
@@ -188,6 +200,7 @@ async def add_webhook(
         provider_secret=(
             _check_provider_secret(provider_secret) if provider_secret is not None else None
         ),
+        service=service,
     )
     session.add(row)
     await session.commit()

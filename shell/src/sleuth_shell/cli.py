@@ -205,6 +205,7 @@ def _subscription_json(settings: Settings, row: Any) -> dict[str, Any]:
         "name": row.name,
         "secret": row.secret,
         "ingest_url": ingest_url(settings.public_url, row.type, row.remote_id),
+        **({"service": row.service} if row.service else {}),
     }
 
 
@@ -217,16 +218,25 @@ def _subscription_json(settings: Settings, row: Any) -> dict[str, Any]:
     default=None,
     help="The signing secret the provider issued (checked against its native signature).",
 )
-def add_webhook(org: str, subscription_type: str, name: str, provider_secret: str | None) -> None:
-    """Add a webhook subscription (a provider source, or CHAT for the chat workspace).
+@click.option(
+    "--service",
+    default=None,
+    help="GITHUB/GITLAB: the service changes are recorded on (default: the repository's name).",
+)
+def add_webhook(
+    org: str, subscription_type: str, name: str, provider_secret: str | None, service: str | None
+) -> None:
+    """Add a webhook subscription: an alert source (PROVIDER_A..D, ALERTMANAGER, GRAFANA,
+    GENERIC), a change source (GITHUB, GITLAB), or CHAT for the chat workspace.
 
-    The provider secret is stored but never printed.
+    The provider secret is stored but never printed. For GITHUB give the printed ``secret`` as
+    the webhook's secret; for GITLAB as its secret token.
     """
     settings = _admin_settings()
     row = _run(
         settings,
         lambda s: admin.add_webhook(
-            s, org, subscription_type, name, provider_secret=provider_secret
+            s, org, subscription_type, name, provider_secret=provider_secret, service=service
         ),
     )
     _print(_subscription_json(settings, row))

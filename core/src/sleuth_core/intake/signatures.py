@@ -181,6 +181,32 @@ def verify_grafana(
     return _equal(_hex(secret, f"{timestamp.strip()}:".encode("ascii") + body), header)
 
 
+def sign_github(body: bytes, secret: str) -> str:
+    """``X-Hub-Signature-256`` value: ``sha256=<hex HMAC-SHA256(body)>``.
+
+    >>> sign_github(b"Hello, World!", "It's a Secret to Everybody")
+    'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17'
+    """
+    return "sha256=" + _hex(secret, body)
+
+
+def verify_github(body: bytes, header: str | None, secret: str) -> bool:
+    """GITHUB: ``X-Hub-Signature-256`` is ``sha256=`` and the lower-case hex HMAC-SHA256 of the
+    raw body, keyed with the webhook secret."""
+    if not header:
+        return False
+    scheme, _, given = header.strip().partition("=")
+    return scheme == "sha256" and _equal(_hex(secret, body), given)
+
+
+def verify_gitlab(header: str | None, secret: str) -> bool:
+    """GITLAB: ``X-Gitlab-Token`` is the webhook's secret token itself (not a signature),
+    compared in constant time."""
+    if not header:
+        return False
+    return hmac.compare_digest(header.encode("utf-8"), secret.encode("utf-8"))
+
+
 #: Header carrying each webhook type's native signature (lower-case).
 NATIVE_SIGNATURE_HEADERS: Mapping[str, str] = {
     "PROVIDER_A": "x-pagerduty-signature",
@@ -188,6 +214,8 @@ NATIVE_SIGNATURE_HEADERS: Mapping[str, str] = {
     "PROVIDER_D": "x-rootly-signature",
     "CHAT": "x-chat-signature",
     "GRAFANA": "x-grafana-alerting-signature",
+    "GITHUB": "x-hub-signature-256",
+    "GITLAB": "x-gitlab-token",
 }
 
 
@@ -207,6 +235,10 @@ def verify_native(
     if source == "CHAT":
         timestamp = lowered.get("x-chat-request-timestamp")
         return verify_chat(body, header, timestamp, secret, now=now)
+    if source == "GITHUB":
+        return verify_github(body, header, secret)
+    if source == "GITLAB":
+        return verify_gitlab(header, secret)
     if source == "GRAFANA":
         signature = next((lowered[h] for h in GRAFANA_SIGNATURE_HEADERS if h in lowered), None)
         stamp = next((lowered[h] for h in GRAFANA_TIMESTAMP_HEADERS if h in lowered), None)

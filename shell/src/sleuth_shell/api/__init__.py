@@ -1,4 +1,5 @@
-"""HTTP routes, one module per resource. Each module exports ``ROUTES`` (handlers/controllers).
+"""The JSON API's routes, one module per resource. Each module exports ``ROUTES`` (handlers).
+HTML pages are :mod:`sleuth_shell.web`'s.
 
 To add a resource, write ``api/<resource>.py`` with ``ROUTES = [...]`` and register it in
 :data:`API_MODULES` (under ``/api/v1``, API key required unless a route sets ``opt public=True``)
@@ -20,7 +21,6 @@ from sleuth_shell.api import (
     changes,
     chat_events,
     chat_outbox,
-    data_pages,
     digests,
     health,
     interactions,
@@ -28,16 +28,13 @@ from sleuth_shell.api import (
     knowledge,
     notification_integrations,
     observability,
-    pages,
     settings,
     suppressions,
-    web_pages,
     webhook_subscriptions,
     webhooks,
 )
 from sleuth_shell.api.body import check_request_body
 from sleuth_shell.gate import API_KEY_REQUIRED
-from sleuth_shell.web import alerts as alert_pages
 
 __all__ = ["API_MODULES", "ROOT_MODULES", "api_router", "root_routes"]
 
@@ -62,7 +59,7 @@ API_MODULES: tuple[ModuleType, ...] = (
     suppressions,
 )
 #: Modules served at the root (no API key, unless a route has its own guard).
-ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages, pages, web_pages, alert_pages)
+ROOT_MODULES: tuple[ModuleType, ...] = (health,)
 
 
 def api_router() -> Router:

@@ -46,6 +46,8 @@ __all__ = [
 
 #: Seconds an investigation gathers related alerts when the agent sets no ``group_window_seconds``.
 DEFAULT_GROUP_WINDOW = 600
+#: Most openings written in one statement.
+_SLICE = 500
 _HOUR = timedelta(hours=1)
 _DAY = timedelta(days=1)
 
@@ -381,8 +383,12 @@ async def decide_and_open(
             if row is not None:
                 rows.append(row)
         result.append(rows)
+    opened: list[tuple[int, bool]] = []
+    # In slices (a large group's openings in one statement could pass the driver's bound-value
+    # limit); a later slice finds the claims of an earlier one in the same transaction.
+    for start in range(0, len(openings), _SLICE):
+        opened += await open_investigations_detailed(session, openings[start : start + _SLICE])
     if openings:
-        opened = await open_investigations_detailed(session, openings)
         for rows in result:
             for row in rows:
                 if row.opening is None:

@@ -33,11 +33,12 @@ from sleuth_core.intake import (
     bearer_token,
     parse_alerts,
     verify_generic,
+    verify_github,
     verify_native,
 )
 from sleuth_shell.db.hot_reads import HotRead, HotReader
 from sleuth_shell.db.models import AgentIndexVersion, Organization, WebhookSubscription
-from sleuth_shell.domain import WEBHOOK_PROVIDER_TYPES
+from sleuth_shell.domain import CHANGE_SOURCE_TYPES, WEBHOOK_PROVIDER_TYPES
 from sleuth_shell.intake.agent_index import AgentIndexCache
 from sleuth_shell.intake.batch import DeliveredAlert, Delivery, DeliveryBatcher, write_alone
 
@@ -66,6 +67,8 @@ class Subscription:
     remote_id: str
     secret: str
     provider_secret: str | None
+    service: str | None
+    """GITHUB and GITLAB: the service their changes are recorded on (else the repository's)."""
     agents_version: int
     """The organization's alert-agent version when the subscription was read."""
 
@@ -78,6 +81,7 @@ _SUBSCRIPTION = HotRead(
         WebhookSubscription.remote_id,
         WebhookSubscription.secret,
         WebhookSubscription.provider_secret,
+        WebhookSubscription.service,
         Organization.plan,
         AgentIndexVersion.version,
     )
@@ -89,10 +93,11 @@ _SUBSCRIPTION = HotRead(
 
 async def find_subscription(reader: HotReader, type_: str, remote_id: str) -> Subscription | None:
     """The subscription ``remote_id`` when it exists with type ``type_`` and the intake serves
-    that type; ``None`` otherwise (404 ``Webhook subscription not found``). One indexed query on
+    that type (an alert source, or a change source: GITHUB, GITLAB); ``None`` otherwise (404
+    ``Webhook subscription not found``). One indexed query on
     the hot-read path (:mod:`sleuth_shell.db.hot_reads`: no ORM session), read afresh for every
     delivery, so a changed secret or agent version is seen by the next alert."""
-    if type_ not in INTAKE_TYPES or len(remote_id) > 64:
+    if (type_ not in INTAKE_TYPES and type_ not in CHANGE_SOURCE_TYPES) or len(remote_id) > 64:
         return None
     row = await _SUBSCRIPTION.first(reader, {"remote_id": remote_id})
     if row is None or row["type"] != type_:
@@ -105,6 +110,7 @@ async def find_subscription(reader: HotReader, type_: str, remote_id: str) -> Su
         remote_id=row["remote_id"],
         secret=row["secret"],
         provider_secret=row["provider_secret"],
+        service=row["service"],
         agents_version=int(row["version"] or 0),
     )
 
@@ -116,7 +122,8 @@ def authenticate(
     subscription has a provider secret (PROVIDER_A, C, D; GRAFANA's HMAC header), else (or when
     that is absent or wrong) the subscription's own secret as ``X-Service-Webhook-Signature``,
     ``Authorization: Bearer <secret>`` (what Alertmanager's ``http_config.authorization`` and
-    Grafana's authorization header send), ``X-Webhook-Token`` or ``?token=``."""
+    Grafana's authorization header send), ``X-Webhook-Token``, ``?token=`` or ``X-Signature:
+    sha256=<hex HMAC-SHA256 of the body>``."""
     if (
         sub.provider_secret
         and sub.type in _NATIVE
@@ -124,13 +131,15 @@ def authenticate(
     ):
         return True
     lowered = {k.lower(): v for k, v in headers.items()}
-    return verify_generic(
+    generic = verify_generic(
         body,
         lowered.get("x-service-webhook-signature"),
         token,
         sub.secret,
         bearer=bearer_token(lowered.get("authorization")) or lowered.get("x-webhook-token"),
     )
+    # INTEGRATIONS 8.3's signature form: ``X-Signature: sha256=<hex HMAC-SHA256 of the body>``
+    return verify_github(body, lowered.get("x-signature"), sub.secret) or generic
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,9 +25,9 @@ from sleuth_shell.alerts import (
     trace_alert,
 )
 from sleuth_shell.alerts.service import GLOBAL_TYPE, StoredAlert
-from sleuth_shell.api.pages import PAGE_OPTIONS, ViewerDep, form_data, page
 from sleuth_shell.db.models import AlertResponder, utcnow
 from sleuth_shell.errors import bad_request, not_found
+from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, form_data, page
 
 __all__ = ["PER_PAGE", "ROUTES", "highlight"]
 

@@ -1,7 +1,7 @@
 """alert log: every delivery as alerts with one decision per agent; bounds on automated runs
 
 Revision ID: 0020
-Revises: 0015
+Revises: 0019
 Create Date: 2026-11-26
 
 - ``alerts``: every authenticated delivery's alerts as the adapter read them (title, service,
@@ -28,7 +28,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0020'
-down_revision: str | None = '0015'
+down_revision: str | None = '0019'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
