@@ -51,6 +51,7 @@ def decisions_of(alert: dict) -> dict[str, tuple[str, str | None]]:
     }
 
 
+@pytest.mark.storage
 def test_every_delivery_is_stored_with_one_decision_per_subscribed_agent(
     client, factory, org, hook
 ):
@@ -458,3 +459,30 @@ def test_the_alert_pages_show_decisions_traces_and_investigate(client, factory, 
     assert client.get("/alerts/QWxlcnQ6OTk5OQ", headers=org.headers).status_code == 404
     stranger = factory.org("stranger")
     assert client.get(f"/alerts/{alert['id']}", headers=stranger.headers).status_code == 404
+
+
+@pytest.mark.storage
+def test_migration_0020_downgrades_and_upgrades_again(database_url: str) -> None:
+    import asyncio
+
+    from sqlalchemy import inspect
+    from test_ids_never_reused import _downgrade
+
+    from sleuth_shell.db import create_engine
+    from sleuth_shell.db.migrate import migrate
+
+    migrate(database_url)
+
+    async def tables() -> set[str]:
+        engine = create_engine(database_url)
+        try:
+            async with engine.connect() as connection:
+                return set(await connection.run_sync(lambda c: inspect(c).get_table_names()))
+        finally:
+            await engine.dispose()
+
+    assert {"alerts", "alert_decisions", "suppressions", "team_budgets"} <= asyncio.run(tables())
+    asyncio.run(_downgrade(database_url, "0019"))
+    assert not {"alerts", "alert_decisions", "suppressions"} & asyncio.run(tables())
+    migrate(database_url)
+    assert "alerts" in asyncio.run(tables())
