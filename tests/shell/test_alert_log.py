@@ -126,6 +126,8 @@ def test_related_alerts_join_the_groups_investigation(client, factory, org, hook
         "PROVIDER_A:INC-1",
         "PROVIDER_A:INC-2",
     ]
+    shown = client.get(f"/investigations/{first[0]}", headers=org.headers).text
+    assert "Alerts covered" in shown and shown.count('href="/alerts/') == 2
 
     # A window of 0 turns grouping off.
     updated = client.put(
@@ -486,3 +488,16 @@ def test_migration_0020_downgrades_and_upgrades_again(database_url: str) -> None
     assert not {"alerts", "alert_decisions", "suppressions"} & asyncio.run(tables())
     migrate(database_url)
     assert "alerts" in asyncio.run(tables())
+
+
+def test_budgets_are_listed_and_shown_in_the_web_app(client, factory, org):
+    from sleuth_shell import admin
+
+    factory.run(lambda s: admin.set_budget(s, org.name, "Default", 120))
+    listed = client.get("/api/v1/billing/budgets", headers=org.headers).json()["budgets"]
+    assert [(b["team_name"], b["budget"], b["used"]) for b in listed] == [("Default", 120.0, 0.0)]
+    assert len(listed[0]["month"]) == 7
+    page = client.get("/settings", headers=org.headers)
+    assert page.status_code == 200 and "Team budgets" in page.text and ">120<" in page.text
+    factory.run(lambda s: admin.set_budget(s, org.name, "Default", None))
+    assert client.get("/api/v1/billing/budgets", headers=org.headers).json() == {"budgets": []}
