@@ -263,19 +263,27 @@ def test_dry_run_counts_what_criteria_would_have_matched(client, org, hook, fact
 
 
 def test_decisions_are_written_with_the_alert_in_one_transaction(client, factory, org, hook):
-    make_agent(client, org, hook, "a")
-    make_agent(client, org, hook, "b", ["nothing-matches-this"])
+    a = make_agent(client, org, hook, "a")
+    b = make_agent(client, org, hook, "b", ["nothing-matches-this"])
     deliver(client, hook, incident(1))
 
     async def read(session):
-        alerts_ = (await session.execute(select(Alert.id, Alert.title))).all()
-        decided = (await session.execute(select(AlertDecision.decision))).scalars().all()
-        return alerts_, sorted(decided)
+        alerts_ = (await session.execute(select(Alert.id, Alert.title, Alert.quiet_agents))).all()
+        decided = (
+            await session.execute(select(AlertDecision.alert_responder_id, AlertDecision.decision))
+        ).all()
+        return alerts_, decided
 
     stored, decided = factory.run(read)
-    assert [title for _pk, title in stored] == ["Checkout latency high"]
-    assert decided == ["matched", "not_matched"]
+    b_pk = decode_global_id(b, "AlertResponder")
+    # the matched agent's decision is a row; the one that did not match is listed with the alert
+    assert [(title, quiet) for _pk, title, quiet in stored] == [
+        ("Checkout latency high", f",{b_pk},")
+    ]
+    assert decided == [(decode_global_id(a, "AlertResponder"), "matched")]
     assert decode_global_id(alerts(client, org)["alerts"][0]["id"], "Alert") == stored[0][0]
+    assert alerts(client, org, alert_responder_id=b, decision="not_matched")["alerts"]
+    assert not alerts(client, org, alert_responder_id=a, decision="not_matched")["alerts"]
 
 
 def test_an_alertmanager_group_is_one_investigation(client, factory, org):

@@ -77,10 +77,29 @@ class StoredAlert:
     decisions: list[tuple[int, str, str, int | None]]
 
 
+#: The decisions stored with the alert (its ``quiet_agents``), not as rows.
+QUIET = frozenset({"not_matched", "lifecycle"})
+
+
+def _quiet(alert: Alert) -> list[tuple[int, str, str, int | None]]:
+    if not alert.quiet_agents:
+        return []
+    decision = alert.quiet_decision
+    if decision == "lifecycle":
+        reason = f"{alert.event_type or 'lifecycle event'}: a lifecycle event starts nothing"
+    elif alert.kind != "new_alert":
+        reason = f"not an alert ({alert.event_type or 'ignored event'})"
+    else:
+        reason = "the agent's matching criteria do not match the alert"
+    return [
+        (int(agent), decision, reason, None) for agent in alert.quiet_agents.strip(",").split(",")
+    ]
+
+
 async def _with_decisions(session: AsyncSession, rows: Sequence[Alert]) -> list[StoredAlert]:
     if not rows:
         return []
-    found: dict[int, list[tuple[int, str, str, int | None]]] = {row.id: [] for row in rows}
+    found: dict[int, list[tuple[int, str, str, int | None]]] = {row.id: _quiet(row) for row in rows}
     decisions = await session.execute(
         select(
             AlertDecision.alert_id,
@@ -94,7 +113,24 @@ async def _with_decisions(session: AsyncSession, rows: Sequence[Alert]) -> list[
     )
     for alert_id, agent_id, decision, reason, investigation_id in decisions.all():
         found[int(alert_id)].append((int(agent_id), decision, reason, investigation_id))
-    return [StoredAlert(row, found[row.id]) for row in rows]
+    return [StoredAlert(row, sorted(found[row.id])) for row in rows]
+
+
+def _decided(org_id: int, agent_id: int | None, decision: str | None) -> Any:
+    """The condition "``agent_id`` (any, when None) decided ``decision`` (any, when None)"."""
+    row = select(AlertDecision.id).where(
+        AlertDecision.alert_id == Alert.id, AlertDecision.org_id == org_id
+    )
+    if agent_id is not None:
+        row = row.where(AlertDecision.alert_responder_id == agent_id)
+    quiet = Alert.quiet_agents != ""
+    if agent_id is not None:
+        quiet = Alert.quiet_agents.like(f"%,{int(agent_id)},%")
+    if decision is None:
+        return or_(exists(row), quiet)
+    if decision in QUIET:
+        return and_(Alert.quiet_decision == decision, quiet)
+    return exists(row.where(AlertDecision.decision == decision))
 
 
 async def list_alerts(
@@ -112,14 +148,7 @@ async def list_alerts(
     older ones remain."""
     query = select(Alert).where(Alert.org_id == org_id)
     if agent_id is not None or decision is not None:
-        match = select(AlertDecision.id).where(
-            AlertDecision.alert_id == Alert.id, AlertDecision.org_id == org_id
-        )
-        if agent_id is not None:
-            match = match.where(AlertDecision.alert_responder_id == agent_id)
-        if decision is not None:
-            match = match.where(AlertDecision.decision == decision)
-        query = query.where(exists(match))
+        query = query.where(_decided(org_id, agent_id, decision))
     if after is not None:
         query = query.where(
             or_(

@@ -744,7 +744,8 @@ class ServerSecret(Base):
 
 
 class Alert(Base):
-    """One alert of an authenticated delivery, as the adapter read it (the alert log).
+    """One alert of an authenticated delivery, as the adapter read it (the alert log). Its
+    decisions are the ``alert_decisions`` rows plus the agents of ``quiet_agents``.
 
     ``match_text`` is what agents matched (and what explain and dry runs match again);
     ``payload`` is the delivery's body as text. Pruned after ``SLEUTH_ALERT_RETENTION_DAYS``.
@@ -778,6 +779,12 @@ class Alert(Base):
     payload: Mapped[str] = mapped_column(Text, nullable=False)
     occurred_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
     received_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    quiet_decision: Mapped[str] = mapped_column(String(16), nullable=False, default="not_matched")
+    """The decision of every agent listed in ``quiet_agents``: ``not_matched`` or ``lifecycle``."""
+    quiet_agents: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    """The subscribed agents whose decision is ``quiet_decision``, as ``,<id>,<id>,`` (empty when
+    none): the common case of an organization with many agents costs one column, not a row per
+    agent (``LIKE '%,<id>,%'`` finds an agent's)."""
 
 
 class AlertDecision(Base):

@@ -45,7 +45,12 @@ from sleuth_core.intake import AlertEvent
 from sleuth_shell.db.dialect import insert_ignore_rows
 from sleuth_shell.db.models import Alert, AlertDecision, WebhookDelivery
 from sleuth_shell.db.sqlite_reads import urgent_writes
-from sleuth_shell.intake.decisions import CandidateAlert, decide_and_open, group_key_of
+from sleuth_shell.intake.decisions import (
+    CandidateAlert,
+    decide_and_open,
+    group_key_of,
+    quiet_of,
+)
 
 __all__ = [
     "MAX_BATCH",
@@ -135,9 +140,13 @@ def delivery_values(row: _Row, ids: Sequence[int]) -> dict[str, Any]:
 
 
 def alert_values(row: _Row, delivery: Delivery) -> dict[str, Any]:
-    """The ``alerts`` row of one alert of a delivery: the alert as the adapter read it."""
+    """The ``alerts`` row of one alert of a delivery: the alert as the adapter read it, and its
+    quiet agents (:func:`~sleuth_shell.intake.decisions.quiet_of`)."""
     event = row.alert.event
+    quiet_decision, quiet_agents = quiet_of(event, delivery.subscribed, row.alert.matched)
     return {
+        "quiet_decision": quiet_decision,
+        "quiet_agents": quiet_agents,
         "org_id": row.org_id,
         "subscription_id": row.subscription_id,
         "source_type": delivery.source[0][:32],

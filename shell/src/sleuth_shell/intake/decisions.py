@@ -8,7 +8,9 @@ counted). So caps and grouping are exact under concurrent intake on both.
 
 For each alert and each agent subscribed to its source, the first reason that applies, in this
 order, is the decision: ``not_matched`` (its rules do not match the alert's text, or the event is
-not about an incident), ``paused``, ``suppressed`` (an active suppression matches the text),
+not about an incident; these, and ``lifecycle``, are stored with the alert as its quiet agents,
+:func:`quiet_of`, so 1,000 subscribed agents cost one column, not 1,000 rows), ``paused``,
+``suppressed`` (an active suppression matches the text),
 ``recorded`` (the agent investigates ``on_request``), ``deduplicated`` (the agent investigated the
 same incident less than :data:`~sleuth_shell.investigations.DEDUP_WINDOW` ago), ``grouped``
 (the agent's investigation of the same group key started less than its group window ago),
@@ -42,6 +44,7 @@ __all__ = [
     "Decided",
     "decide_and_open",
     "group_key_of",
+    "quiet_of",
 ]
 
 #: Seconds an investigation gathers related alerts when the agent sets no ``group_window_seconds``.
@@ -50,6 +53,21 @@ DEFAULT_GROUP_WINDOW = 600
 _SLICE = 500
 _HOUR = timedelta(hours=1)
 _DAY = timedelta(days=1)
+
+
+def quiet_of(
+    event: AlertEvent, subscribed: Sequence[int], matched: Sequence[int]
+) -> tuple[str, str]:
+    """``(quiet_decision, quiet_agents)`` of an alert: on a new alert, the subscribed agents whose
+    criteria did not match are ``not_matched``; on a lifecycle event every subscribed agent is
+    ``lifecycle``; an event that is no alert (``ignored``) is ``not_matched`` for all. The ids
+    as ``,1,5,`` (``""`` for none), so one column holds what would be a row per agent."""
+    if event.kind == "new_alert":
+        decision, quiet = "not_matched", sorted(set(subscribed) - set(matched))
+    else:
+        decision = "lifecycle" if event.kind == "lifecycle" else "not_matched"
+        quiet = sorted(set(subscribed))
+    return decision, ("," + ",".join(map(str, quiet)) + ",") if quiet else ""
 
 
 def group_key_of(event: AlertEvent) -> str:
@@ -302,12 +320,6 @@ def _decide(
     def decided(decision: str, reason: str, **extra: Any) -> Decided:
         return Decided(alert.alert_id, alert.org_id, agent_id, decision, reason, **extra)
 
-    if event.kind == "lifecycle":
-        return decided("lifecycle", f"{event.event_type or 'lifecycle event'}: starts nothing")
-    if event.kind != "new_alert":
-        return decided("not_matched", f"not an alert ({event.event_type or 'ignored event'})")
-    if agent_id not in alert.matched:
-        return decided("not_matched", "the agent's matching criteria do not match the alert")
     if agent is None:  # deleted since the index was read
         return None
     if agent.status != "ACTIVE":
@@ -363,9 +375,10 @@ def _decide(
 async def decide_and_open(
     session: AsyncSession, alerts: Sequence[CandidateAlert]
 ) -> list[list[Decided]]:
-    """Decide every subscribed agent of every alert (in order), open the investigations of the
-    ``matched`` ones, all in ``session``'s transaction (the caller inserts the decisions and
-    commits); each alert's decisions, by agent id."""
+    """Decide every agent whose criteria matched each alert (in order), open the investigations
+    of the ``matched`` ones, all in ``session``'s transaction (the caller inserts the decisions
+    and commits); each alert's decision rows, by agent id. The other subscribed agents' decisions
+    are the alert's quiet ones, stored with it (:func:`quiet_of`)."""
     wanted = {
         agent_id
         for alert in alerts
@@ -378,7 +391,8 @@ async def decide_and_open(
     result: list[list[Decided]] = []
     for alert in alerts:
         rows: list[Decided] = []
-        for agent_id in sorted(set(alert.subscribed) | set(alert.matched)):
+        # The other subscribed agents are the alert's quiet ones (:func:`quiet_of`).
+        for agent_id in sorted(alert.matched) if alert.event.kind == "new_alert" else ():
             row = _decide(state, alert, agents.get(agent_id), agent_id, openings)
             if row is not None:
                 rows.append(row)

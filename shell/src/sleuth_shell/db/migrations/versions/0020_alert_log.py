@@ -6,9 +6,11 @@ Create Date: 2026-11-26
 
 - ``alerts``: every authenticated delivery's alerts as the adapter read them (title, service,
   dedup and group key, the text agents match, the payload), pruned after the retention age.
-- ``alert_decisions``: per alert, one row per agent subscribed to its source: the decision
-  (``not_matched``, ``paused``, ``suppressed``, ``recorded``, ``deduplicated``, ``grouped``,
-  ``over_budget``, ``capped``, ``matched``, ``lifecycle``), why, and the investigation.
+- ``alert_decisions``: per alert, one row per agent whose criteria matched it: the decision
+  (``paused``, ``suppressed``, ``recorded``, ``deduplicated``, ``grouped``, ``over_budget``,
+  ``capped``, ``matched``), why, and the investigation; the other subscribed agents
+  (``not_matched``, or ``lifecycle`` for all on a lifecycle event) are listed in the alert's
+  ``quiet_agents``, with ``quiet_decision``.
 - ``uq_chat_deliveries_message``: one chat delivery record per message (subscription, channel,
   ts) of kind ``message``, so the same message delivered as ``message`` and ``app_mention`` runs
   (and is replied to) once. Existing duplicates are kept as ``ignored`` first.
@@ -53,6 +55,8 @@ def upgrade() -> None:
         sa.Column('payload', sa.Text(), nullable=False),
         sa.Column('occurred_at', sa.DateTime(timezone=True), nullable=False),
         sa.Column('received_at', sa.DateTime(timezone=True), nullable=False),
+        sa.Column('quiet_decision', sa.String(length=16), nullable=False),
+        sa.Column('quiet_agents', sa.Text(), nullable=False),
         sa.ForeignKeyConstraint(
             ['org_id'],
             ['organizations.id'],
