@@ -509,3 +509,37 @@ def test_budgets_are_listed_and_shown_in_the_web_app(client, factory, org):
     assert page.status_code == 200 and "Team budgets" in page.text and ">120<" in page.text
     factory.run(lambda s: admin.set_budget(s, org.name, "Default", None))
     assert client.get("/api/v1/billing/budgets", headers=org.headers).json() == {"budgets": []}
+
+
+def test_chat_messages_are_in_the_alert_log_and_bounded_alike(client, org):
+    created = client.post(
+        "/api/v1/alert-responders/",
+        json={
+            "team_name": "Default",
+            "name": "chat disks",
+            "chat_channel_id": "C0OPS",
+            "matching_criteria": {"text_matches": ["*disk*"]},
+            "max_runs_per_day": 1,
+        },
+        headers=org.headers,
+    )
+    assert created.status_code == 200, created.text
+    agent = created.json()["id"]
+    answers = [
+        client.post(
+            "/api/v1/chat/events",
+            json={"channel_id": "C0OPS", "text": text, "ts": f"1719209506.00000{n}"},
+            headers=org.headers,
+        ).json()
+        for n, text in enumerate(["disk full on db-1", "disk full on db-2", "all good"])
+    ]
+    assert [len(a["investigation_ids"]) for a in answers] == [1, 0, 0]
+    listed = alerts(client, org)["alerts"]
+    assert {a["source"]["type"] for a in listed} == {"CHAT"}
+    assert [decisions_of(a)[agent][0] for a in listed] == ["not_matched", "capped", "matched"]
+    dry = client.post(
+        "/api/v1/alert-responders/dry-run",
+        json={"matching_criteria": {"text_matches": ["*db-*"]}, "chat_channel_id": "C0OPS"},
+        headers=org.headers,
+    ).json()
+    assert (dry["examined"], dry["matched"]) == (3, 2)

@@ -1,6 +1,6 @@
 """The alert log: stored alerts and the decisions agents made about them (see :mod:`.service`).
 
-Written by the intake (:mod:`sleuth_shell.intake.decisions`); read here by the API, the pages and
+Written by the intake (:mod:`sleuth_shell.alerts.decisions`); read here by the API, the pages and
 the retention job.
 """
 

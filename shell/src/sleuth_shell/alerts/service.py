@@ -1,7 +1,7 @@
 """The alert log (DESIGN 7): reading stored alerts and their decisions, explaining and dry-running
 criteria over them, investigating one on request, and pruning old ones.
 
-The alerts and decisions are written by the intake (:mod:`sleuth_shell.intake.decisions`, in the
+The alerts and decisions are written by the intake (:mod:`sleuth_shell.alerts.decisions`, in the
 group-commit transaction); everything that reads them (the API, the pages, the retention job)
 calls this module.
 """

@@ -3,7 +3,7 @@ active ones) and ``DELETE /api/v1/suppressions/{id}``.
 
 Alerts whose text (what agents match) satisfies a suppression's criteria are recorded
 ``suppressed`` until it expires: for every agent of the organization, or only for
-``alert_responder_id`` when given (:mod:`sleuth_shell.intake.decisions`).
+``alert_responder_id`` when given (:mod:`sleuth_shell.alerts.decisions`).
 """
 
 from __future__ import annotations

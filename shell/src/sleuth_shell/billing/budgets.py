@@ -3,7 +3,7 @@
 An automated run (an investigation an alert opened) counts against its agent's team: what its
 completed runs of the month cost (``investigations.credits``, by completion time). Once a team's
 use this month has reached its budget, intake records ``over_budget`` instead of opening
-investigations (:mod:`sleuth_shell.intake.decisions`), and ``POST /alerts/{id}/investigate``
+investigations (:mod:`sleuth_shell.alerts.decisions`), and ``POST /alerts/{id}/investigate``
 refuses too. ``sleuth admin set-budget`` sets budgets (:func:`sleuth_shell.admin.set_budget`).
 The credit-usage report is unchanged: investigations stay unattributed there.
 """

@@ -42,15 +42,10 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_core.intake import AlertEvent
+from sleuth_shell.alerts.decisions import NewAlert, record_alerts
 from sleuth_shell.db.dialect import insert_ignore_rows
-from sleuth_shell.db.models import Alert, AlertDecision, WebhookDelivery
+from sleuth_shell.db.models import WebhookDelivery
 from sleuth_shell.db.sqlite_reads import urgent_writes
-from sleuth_shell.intake.decisions import (
-    CandidateAlert,
-    decide_and_open,
-    group_key_of,
-    quiet_of,
-)
 
 __all__ = [
     "MAX_BATCH",
@@ -59,7 +54,6 @@ __all__ = [
     "DeliveryBatcher",
     "LostRace",
     "alert_count",
-    "alert_values",
     "delivery_values",
     "write_alone",
     "write_batch",
@@ -139,33 +133,6 @@ def delivery_values(row: _Row, ids: Sequence[int]) -> dict[str, Any]:
     }
 
 
-def alert_values(row: _Row, delivery: Delivery) -> dict[str, Any]:
-    """The ``alerts`` row of one alert of a delivery: the alert as the adapter read it, and its
-    quiet agents (:func:`~sleuth_shell.intake.decisions.quiet_of`)."""
-    event = row.alert.event
-    quiet_decision, quiet_agents = quiet_of(event, delivery.subscribed, row.alert.matched)
-    return {
-        "quiet_decision": quiet_decision,
-        "quiet_agents": quiet_agents,
-        "org_id": row.org_id,
-        "subscription_id": row.subscription_id,
-        "source_type": delivery.source[0][:32],
-        "source_remote_id": delivery.source[1][:64],
-        "delivery_id": event.delivery_id[:255],
-        "kind": event.kind,
-        "event_type": event.event_type[:200],
-        "title": event.title[:200],
-        "service": event.service[:200],
-        "severity": event.severity[:64],
-        "dedup_key": event.dedup_key[:255],
-        "group_key": group_key_of(event),
-        "match_text": event.match_text,
-        "payload": row.alert.payload,
-        "occurred_at": event.occurred_at,
-        "received_at": row.now,
-    }
-
-
 def alert_count(delivery: Delivery) -> int:
     """How many records ``delivery`` writes (one per alert; at least one unit of batch room)."""
     return max(1, len(delivery.alerts))
@@ -175,7 +142,7 @@ async def write_batch(
     session: AsyncSession, deliveries: Sequence[Delivery]
 ) -> list[list[list[int]]]:
     """Record ``deliveries``: their alerts, each subscribed agent's decision on each
-    (:mod:`sleuth_shell.intake.decisions`), the investigations opened and the delivery records,
+    (:mod:`sleuth_shell.alerts.decisions`), the investigations opened and the delivery records,
     in ``session``'s transaction, and commit; the answer of each delivery, in order: for each of
     its alerts, the investigation pks it started, reused or joined.
 
@@ -210,37 +177,24 @@ async def write_batch(
             first.setdefault(key, index)
     answers: dict[int, list[int]] = {index: [] for index in first.values()}
     if first:
-        # The alerts first: on SQLite this write takes the write lock, so the decisions' reads
-        # (caps, groups, budgets) see every committed opening and no other writer commits
-        # before this transaction does.
+        # The alert log first (its insert takes SQLite's write lock; see record_alerts).
         order = sorted(first.values())
-        table = Alert.__table__
-        alert_ids: list[int] = []
-        values = [alert_values(rows[index], deliveries[rows[index].delivery]) for index in order]
-        for start in range(0, len(values), _CHUNK):
-            inserted_alerts = await session.execute(
-                table.insert().returning(table.c.id, sort_by_parameter_order=True),
-                values[start : start + _CHUNK],
-            )
-            alert_ids.extend(int(found[0]) for found in inserted_alerts.all())
-        candidates = [
-            CandidateAlert(
-                alert_id=alert_id,
-                org_id=rows[index].org_id,
-                event=rows[index].alert.event,
-                payload=rows[index].alert.payload,
-                subscribed=deliveries[rows[index].delivery].subscribed,
-                matched=rows[index].alert.matched,
-                now=rows[index].now,
-            )
-            for index, alert_id in zip(order, alert_ids, strict=True)
-        ]
-        decided = await decide_and_open(session, candidates)
-        decision_rows = [item.values() for per_alert in decided for item in per_alert]
-        for start in range(0, len(decision_rows), _CHUNK):
-            await session.execute(
-                AlertDecision.__table__.insert(), decision_rows[start : start + _CHUNK]
-            )
+        decided = await record_alerts(
+            session,
+            [
+                NewAlert(
+                    org_id=rows[index].org_id,
+                    subscription_id=rows[index].subscription_id,
+                    source=deliveries[rows[index].delivery].source,
+                    event=rows[index].alert.event,
+                    payload=rows[index].alert.payload,
+                    subscribed=deliveries[rows[index].delivery].subscribed,
+                    matched=rows[index].alert.matched,
+                    now=rows[index].now,
+                )
+                for index in order
+            ],
+        )
         for index, per_alert in zip(order, decided, strict=True):
             for item in per_alert:
                 pk = item.investigation_id

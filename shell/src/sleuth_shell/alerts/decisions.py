@@ -1,7 +1,9 @@
-"""The alert log's decisions: what each subscribed agent does with each alert, and why (DESIGN 7).
+"""The alert log's writes: each alert, and what each subscribed agent does with it and why
+(DESIGN 7).
 
-Called by :func:`~sleuth_shell.intake.batch.write_batch` inside the group-commit transaction,
-after the batch's alerts were inserted (on SQLite that first write took the database's write lock,
+:func:`record_alerts` is the one path: the webhook intake calls it inside its group-commit
+transaction (:func:`~sleuth_shell.intake.batch.write_batch`), the chat intake for each message.
+It inserts the alerts first (on SQLite that first write takes the database's write lock,
 so every read below sees the latest commit and no other writer can commit before this one; on
 PostgreSQL the matched agents' rows are locked ``FOR UPDATE`` in id order before anything is
 counted). So caps and grouping are exact under concurrent intake on both.
@@ -35,16 +37,25 @@ from sleuth_core.ids import encode_global_id
 from sleuth_core.intake import AlertEvent
 from sleuth_core.matching import matches
 from sleuth_shell.billing.budgets import automated_use
-from sleuth_shell.db.models import AlertResponder, Investigation, Suppression, TeamBudget
+from sleuth_shell.db.models import (
+    Alert,
+    AlertDecision,
+    AlertResponder,
+    Investigation,
+    Suppression,
+    TeamBudget,
+)
 from sleuth_shell.investigations import DEDUP_WINDOW, Opening, open_investigations_detailed
 
 __all__ = [
     "DEFAULT_GROUP_WINDOW",
     "CandidateAlert",
     "Decided",
+    "NewAlert",
     "decide_and_open",
     "group_key_of",
     "quiet_of",
+    "record_alerts",
 ]
 
 #: Seconds an investigation gathers related alerts when the agent sets no ``group_window_seconds``.
@@ -414,3 +425,87 @@ async def decide_and_open(
                     row.decision = "deduplicated"
                     row.reason = "the agent is already investigating this incident"
     return result
+
+
+#: Rows per insert statement.
+_CHUNK = 500
+
+
+@dataclass(frozen=True, slots=True)
+class NewAlert:
+    """An alert to record: where it came from (``source`` ``(type, remote_id)``; a chat message's
+    is ``("CHAT", <channel>)``), what the adapter read, its payload, and the agents subscribed to
+    the source and those whose criteria matched it."""
+
+    org_id: int
+    subscription_id: int | None
+    source: tuple[str, str]
+    event: AlertEvent
+    payload: str
+    subscribed: tuple[int, ...]
+    matched: tuple[int, ...]
+    now: datetime
+
+
+def alert_values(alert: NewAlert) -> dict[str, Any]:
+    """The ``alerts`` row of ``alert``: what the adapter read, and its quiet agents."""
+    event = alert.event
+    quiet_decision, quiet_agents = quiet_of(event, alert.subscribed, alert.matched)
+    return {
+        "org_id": alert.org_id,
+        "subscription_id": alert.subscription_id,
+        "source_type": alert.source[0][:32],
+        "source_remote_id": alert.source[1][:64],
+        "delivery_id": event.delivery_id[:255],
+        "kind": event.kind,
+        "event_type": event.event_type[:200],
+        "title": event.title[:200],
+        "service": event.service[:200],
+        "severity": event.severity[:64],
+        "dedup_key": event.dedup_key[:255],
+        "group_key": group_key_of(event),
+        "match_text": event.match_text,
+        "payload": alert.payload,
+        "occurred_at": event.occurred_at,
+        "received_at": alert.now,
+        "quiet_decision": quiet_decision,
+        "quiet_agents": quiet_agents,
+    }
+
+
+async def record_alerts(session: AsyncSession, alerts: Sequence[NewAlert]) -> list[list[Decided]]:
+    """Store ``alerts`` (in order), decide for each agent whose criteria matched each, open the
+    investigations of the ``matched`` ones and store the decisions, in ``session``'s transaction
+    (the caller commits); each alert's decision rows (:func:`decide_and_open`).
+
+    The alerts are inserted first: on SQLite that write takes the write lock, so the decisions'
+    reads (caps, groups, budgets) see every committed opening and no other writer commits before
+    this transaction does."""
+    if not alerts:
+        return []
+    table = Alert.__table__
+    values = [alert_values(alert) for alert in alerts]
+    alert_ids: list[int] = []
+    for start in range(0, len(values), _CHUNK):
+        inserted = await session.execute(
+            table.insert().returning(table.c.id, sort_by_parameter_order=True),
+            values[start : start + _CHUNK],
+        )
+        alert_ids.extend(int(row[0]) for row in inserted.all())
+    candidates = [
+        CandidateAlert(
+            alert_id=alert_id,
+            org_id=alert.org_id,
+            event=alert.event,
+            payload=alert.payload,
+            subscribed=alert.subscribed,
+            matched=alert.matched,
+            now=alert.now,
+        )
+        for alert, alert_id in zip(alerts, alert_ids, strict=True)
+    ]
+    decided = await decide_and_open(session, candidates)
+    rows = [item.values() for per_alert in decided for item in per_alert]
+    for start in range(0, len(rows), _CHUNK):
+        await session.execute(AlertDecision.__table__.insert(), rows[start : start + _CHUNK])
+    return decided
