@@ -97,6 +97,7 @@ def test_a_pagerduty_body_on_an_opsgenie_subscription_is_an_alert_with_its_title
 def test_generic_arrays_are_one_alert_per_object():
     events = parse_alerts("GENERIC", json.dumps([{"title": "a"}, {"title": "b"}]), received_at=NOW)
     assert [e.title for e in events] == ["a", "b"]
+    assert [json.loads(e.body) for e in events] == [{"title": "a"}, {"title": "b"}]
     assert len({e.delivery_id for e in events}) == 2
     assert parse_alerts("GENERIC", "[]", received_at=NOW) == ()
 
