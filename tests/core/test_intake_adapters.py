@@ -23,7 +23,15 @@ from sleuth_core.intake import (
 )
 
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
-SOURCES = ["PROVIDER_A", "PROVIDER_B", "PROVIDER_C", "PROVIDER_D", "GENERIC"]
+SOURCES = [
+    "PROVIDER_A",
+    "PROVIDER_B",
+    "PROVIDER_C",
+    "PROVIDER_D",
+    "ALERTMANAGER",
+    "GRAFANA",
+    "GENERIC",
+]
 
 
 def alert(source, payload, **kwargs):
@@ -89,6 +97,7 @@ def test_a_pagerduty_body_on_an_opsgenie_subscription_is_an_alert_with_its_title
 def test_generic_arrays_are_one_alert_per_object():
     events = parse_alerts("GENERIC", json.dumps([{"title": "a"}, {"title": "b"}]), received_at=NOW)
     assert [e.title for e in events] == ["a", "b"]
+    assert [json.loads(e.body) for e in events] == [{"title": "a"}, {"title": "b"}]
     assert len({e.delivery_id for e in events}) == 2
     assert parse_alerts("GENERIC", "[]", received_at=NOW) == ()
 
@@ -400,6 +409,29 @@ def test_fuzz_alert_adapters_never_crash(source, value):
         event.occurred_at.utcoffset() is not None
         and event.occurred_at.utcoffset().total_seconds() == 0
     )
+
+
+ALERT_ENTRY = st.dictionaries(
+    st.sampled_from(
+        ["status", "labels", "annotations", "fingerprint", "startsAt", "endsAt", "generatorURL"]
+    ),
+    JSON,
+    max_size=7,
+)
+
+
+@given(
+    source=st.sampled_from(["ALERTMANAGER", "GRAFANA"]),
+    entries=st.lists(ALERT_ENTRY, min_size=1, max_size=5),
+    group=st.dictionaries(st.sampled_from(["groupKey", "status", "title", "version"]), JSON),
+)
+def test_fuzz_alert_groups_are_one_alert_per_entry(source, entries, group):
+    events = parse_alerts(source, json.dumps({**group, "alerts": entries}), received_at=NOW)
+    assert len(events) == len(entries)
+    for event in events:
+        assert event.source == source and event.dedup_key.startswith(source + ":")
+        assert 0 < len(event.title) <= MAX_TITLE_LENGTH and len(event.dedup_key) <= 255
+        assert event.body is not None and parse_alerts(source, event.body, received_at=NOW)
 
 
 @given(value=JSON)

@@ -2,7 +2,9 @@
 fires, Debian's ``prometheus-alertmanager`` routes it through a webhook receiver with Bearer
 credentials (``http_config.authorization``) to an ``ALERTMANAGER`` subscription's ingest URL on a
 running ``sleuth serve``, and the investigation it starts completes and is posted to the alert
-agent's chat channel (the chat outbox).
+agent's chat channel (the chat outbox). The commit and deploy a GitHub subscription recorded
+before (signed deliveries of GitHub's shape, GitHub itself being out of reach) are listed by
+``GET /api/v1/changes`` and weighed by the investigation.
 
 Everything runs on 127.0.0.1 with free ports, temporary configuration and storage; all three
 processes are stopped at the end. The receiver block is the guide's (docs/alert-intake.md), with
@@ -12,11 +14,12 @@ this run's URL and secret.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import shutil
 import subprocess
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +27,14 @@ import httpx
 import pytest
 from e2e_harness import ROOT, cli_batch, free_port, poll, serve, sleuth_env
 
-from sleuth_core.intake import parse_alerts
+from sleuth_core.intake import parse_alerts, sign_github
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("alertmanager_e2e")]
 
 PROMETHEUS = shutil.which("prometheus")
 ALERTMANAGER = shutil.which("prometheus-alertmanager")
 ONCALL = "C0PROMONCALL"
+SHA = "5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e"
 
 RULES = """\
 groups:
@@ -97,11 +101,13 @@ def test_a_prometheus_alert_through_alertmanager_is_investigated_and_posted(
 ) -> None:
     assert PROMETHEUS is not None and ALERTMANAGER is not None
     env = sleuth_env(f"sqlite:///{tmp_path / 'sleuth.db'}", SLEUTH_RATE_LIMIT_ENTERPRISE="100000")
-    _org, created_key, hook, oncall = cli_batch(
+    _org, created_key, hook, repo, oncall = cli_batch(
         env,
         ["admin", "create-org", "acme", "--plan", "enterprise"],
         ["admin", "create-key", "acme"],
         ["admin", "add-webhook", "acme", "--type", "ALERTMANAGER", "--name", "prometheus"],
+        ["admin", "add-webhook", "acme", "--type", "GITHUB", "--name", "checkout",
+         "--service", "checkout-api"],
         ["admin", "add-integration", "acme", "--kind", "CHAT_ALERT", "--name", "on-call",
          "--channel", ONCALL],
     )  # fmt: skip
@@ -110,6 +116,69 @@ def test_a_prometheus_alert_through_alertmanager_is_investigated_and_posted(
 
     with serve(env, tmp_path / "serve.log") as base:
         ingest = f"{base}/api/v1/webhooks/ALERTMANAGER/{hook['remote_id']}"
+        # The commit and the deploy the alert follows, as GitHub announces them (a stand-in for
+        # GitHub: signed push and deployment_status deliveries of GitHub's own shape).
+        repository = {"name": "checkout", "full_name": "acme/checkout"}
+        pushed = {
+            "ref": "refs/heads/main",
+            "repository": repository,
+            "commits": [
+                {
+                    "id": SHA,
+                    "message": "payments client: cut the upstream timeout to 200 ms",
+                    "timestamp": (datetime.now(UTC) - timedelta(minutes=30)).isoformat(),
+                    "author": {"name": "dana"},
+                    "added": [],
+                    "modified": ["checkout/payments_client.py"],
+                    "removed": [],
+                }
+            ],
+        }
+        deployed = {
+            "action": "created",
+            "deployment_status": {
+                "state": "success",
+                "environment": "production",
+                "created_at": (datetime.now(UTC) - timedelta(minutes=20)).isoformat(),
+            },
+            "deployment": {"id": 42, "sha": SHA, "ref": "main", "environment": "production"},
+            "repository": repository,
+        }
+        for n, (event, payload) in enumerate([("push", pushed), ("deployment_status", deployed)]):
+            raw = json.dumps(payload).encode()
+            response = httpx.post(
+                f"{base}/api/v1/webhooks/GITHUB/{repo['remote_id']}",
+                content=raw,
+                headers={
+                    "Content-Type": "application/json",
+                    "X-GitHub-Event": event,
+                    "X-GitHub-Delivery": f"e2e-{n}",
+                    "X-Hub-Signature-256": sign_github(raw, repo["secret"]),
+                },
+                timeout=30,
+            )
+            assert response.status_code == 202, response.text
+        # checkout-api's logs: healthy for an hour, failing since the deploy
+        now = datetime.now(UTC)
+        records = [
+            {
+                "timestamp": (now - timedelta(minutes=m)).isoformat(),
+                "service": "checkout-api",
+                "level": "ERROR" if m < 18 else "INFO",
+                "message": "POST /checkout 502 upstream payments timed out"
+                if m < 18
+                else "POST /checkout 200 41ms",
+            }
+            for m in range(90, 0, -1)
+        ]
+        logged = httpx.post(
+            f"{base}/api/v1/observability/logs", headers=api, json={"records": records}, timeout=30
+        )
+        assert logged.status_code == 200, logged.text
+        got = httpx.get(f"{base}/api/v1/changes?kind=deploy", headers=api, timeout=30)
+        assert [(c["service"], c["ships"]) for c in got.json()["changes"]] == [
+            ("checkout-api", [SHA])
+        ]
         response = httpx.post(
             f"{base}/api/v1/alert-responders",
             headers=api,
@@ -196,7 +265,8 @@ alerting:
             row = poll(completed, timeout=60, interval=0.3)
             assert row["status"] == "COMPLETED", row
             assert row["name"] == "Checkout error rate above 5%"
-            assert row["result"].strip()
+            # the commit GitHub announced is among the investigation's suspects
+            assert SHA in row["result"], row["result"]
             # the investigation holds the alert Alertmanager sent: its labels, its fingerprint
             # and Prometheus's generator URL, whose expression the data sources query
             [alert] = parse_alerts(

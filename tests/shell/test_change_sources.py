@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sqlalchemy import func, select
 
 from sleuth_core.intake import sign_github
@@ -292,3 +294,42 @@ def test_forge_changes_are_the_next_investigations_suspects(client, factory, org
     assert sha in result.markdown
     assert result.analysis is not None and result.analysis["change_id"] == sha, result.markdown
     assert result.analysis["deploy_id"] == "github:acme/orders-repo:deployment:9"
+
+
+_TEXT = st.text(max_size=30) | st.sampled_from(["", "\x00", "https://x.example/c", "a" * 1200])
+_VALUE = st.none() | st.integers() | _TEXT | st.lists(_TEXT, max_size=3)
+
+
+@given(
+    commits=st.lists(
+        st.fixed_dictionaries(
+            {"id": st.sampled_from(["0" * 40, "A" * 40, "f" * 64, "nope"])},
+            optional={
+                k: _VALUE for k in ("message", "timestamp", "url", "added", "modified", "removed")
+            }
+            | {"author": st.dictionaries(st.sampled_from(["name", "email"]), _VALUE)},
+        ),
+        max_size=4,
+    ),
+    ref=st.sampled_from(["refs/heads/main", "refs/tags/v1", "", None]),
+    name=_VALUE,
+)
+def test_every_record_read_from_a_push_passes_the_change_rules(commits, ref, name):
+    """Whatever a (signed) push carries, its records are ones POST /api/v1/changes accepts: an
+    authenticated delivery is never half-refused by the change rules."""
+    from datetime import UTC, datetime
+
+    from sleuth_core.intake import parse_change_delivery
+    from sleuth_shell.changes.ingest import validate_records
+
+    body = json.dumps({"ref": ref, "repository": {"name": name}, "commits": commits})
+    for source, headers in (("GITHUB", {"X-GitHub-Event": "push"}), ("GITLAB", {})):
+        payload = (
+            body if source == "GITHUB" else body.replace('"ref"', '"object_kind": "push", "ref"', 1)
+        )
+        delivery = parse_change_delivery(
+            source, payload, headers, received_at=datetime(2030, 1, 1, tzinfo=UTC)
+        )
+        assert len(validate_records({"records": list(delivery.records)})) == len(
+            {r["id"] for r in delivery.records}
+        )

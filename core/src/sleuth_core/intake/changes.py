@@ -87,12 +87,15 @@ def _load(body: bytes | str) -> dict[str, Any]:
 
 
 def _iso(value: object) -> str | None:
-    """A provider time as ISO 8601 UTC; GitLab's ``2025-05-02 11:55:16 +0000`` included."""
+    """A provider time as ISO 8601 UTC (GitLab's ``2025-05-02 11:55:16 +0000`` included), when
+    it is one a change record takes (1970 to 9999); else ``None`` (the receipt time is used)."""
     found = parse_time(value)
     if found is None and isinstance(value, str):
         cleaned = re.sub(r"\s+([+-]\d{2}):?(\d{2})$", r"\1:\2", value.strip())
         found = parse_time(cleaned)
-    return found.isoformat() if found is not None else None
+    if found is None or found.year < 1970:
+        return None
+    return found.isoformat()
 
 
 def _clean(value: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -72,8 +73,8 @@ def parse_alerts(
                 f"{source} payload must be a JSON object or an array of objects"
             )
         return tuple(
-            parse_generic(item, _item_text(item), received_at, f"{digest}:{index}")
-            for index, item in enumerate(items)
+            replace(parse_generic(item, own, received_at, f"{digest}:{index}"), body=own)
+            for index, (item, own) in enumerate((item, _item_text(item)) for item in items)
         )
     if not isinstance(value, dict):
         raise InvalidAlertPayload(f"{source} payload must be a JSON object")
@@ -83,7 +84,7 @@ def parse_alerts(
         return (parse_generic(value, raw, received_at, digest),)
     adapter = _ADAPTERS.get(source)
     if adapter is not None:
-        lowered = {key.lower(): value for key, value in (headers or {}).items()}
+        lowered = {key.lower(): given for key, given in (headers or {}).items()}
         try:
             return (adapter(value, raw, lowered, received_at, digest),)
         except InvalidAlertPayload:

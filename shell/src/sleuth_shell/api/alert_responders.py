@@ -1,6 +1,6 @@
 """Alert agents: ``/api/v1/alert-responders`` (create, get, list, update, delete, enable, disable).
 
-An agent is webhook-based (``webhook_sources``: the org's PROVIDER_A..D subscriptions) or chat-based
+An agent is webhook-based (``webhook_sources``: the org's alert-source subscriptions) or chat-based
 (``chat_channel_id``); the kinds never mix. ``matching_criteria`` is normalised by
 :func:`sleuth_core.matching.normalize_criteria`, which returns both ``text_matches`` and
 ``match_rules``.

@@ -1,4 +1,6 @@
-"""One provider webhook delivery in, investigation ids out (``POST /webhooks/{type}/{remote_id}``).
+"""One alert-source webhook delivery in, its alerts and their investigation ids out
+(``POST /webhooks/{type}/{remote_id}``; a delivery carries one alert, or for Alertmanager and
+Grafana one per entry of its group).
 
 :func:`find_subscription` (one query: the subscription and its organization's agent version and
 plan), :func:`authenticate` (native signature, else Sleuth's own credential) and
@@ -6,10 +8,11 @@ plan), :func:`authenticate` (native signature, else Sleuth's own credential) and
 order by the route, which maps their outcomes to 404, 401, 400 and 202.
 
 Alert log, delivery record and single flight (written by :mod:`.batch`, several concurrent
-deliveries per transaction): every new delivery is stored as an alert with one decision per agent
-subscribed to its source (:mod:`.decisions`); a delivery already recorded for the subscription
-(same delivery id: the provider's event id, or the body hash) is answered from its record, with
-no new work. Otherwise, for a new alert, every matching ACTIVE agent subscribed to the source that
+deliveries per transaction): every new alert is stored in the alert log with one decision per
+agent subscribed to its source (:mod:`sleuth_shell.alerts.decisions`); an alert already recorded
+for the subscription (same delivery id: the provider's event id, the body hash, or an
+Alertmanager/Grafana alert's fingerprint, status and start) is answered from its record, with no
+new work. Otherwise, for a new alert, every matching ACTIVE agent subscribed to the source that
 nothing holds back (suppressions, grouping, budgets, caps) gets an investigation through
 :func:`~sleuth_shell.investigations.open_investigations` (which reuses the agent's investigation
 of the same dedup key within 24 h and is single flight across processes), and the delivery is
