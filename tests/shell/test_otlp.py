@@ -22,7 +22,7 @@ from opentelemetry.proto.resource.v1 import resource_pb2
 from opentelemetry.proto.trace.v1 import trace_pb2
 from sqlalchemy import func, select
 
-from sleuth_shell.db.models import LogRecord, MetricSeriesRow, SpanRow
+from sleuth_shell.db.models import LogRecord, MetricPoint, MetricSeriesRow, SpanRow
 from sleuth_shell.observability import otlp
 
 
@@ -176,36 +176,44 @@ def test_gzip_and_bearer_auth(client, org, factory) -> None:
     assert count(factory, LogRecord) == 2
 
 
-@pytest.mark.parametrize(
-    ("headers", "body", "status", "needle"),
-    [
-        (PB, b"\xff\xff\xff\xff garbage", 400, "Invalid protobuf body"),
-        (JS, b'{"resourceLogs": [', 400, "Invalid OTLP/JSON body"),
-        (JS, b'{"resourceLogs": 3}', 400, "Invalid OTLP/JSON body"),
-        (
-            JS,
-            b'{"resourceLogs": [{"scopeLogs": [{"logRecords": [{"traceId": "zz"}]}]}]}',
-            400,
-            "not a hex string",
-        ),
-        ({**PB, "Content-Encoding": "gzip"}, b"not gzip at all", 400, "Invalid gzip body"),
-        ({**PB, "Content-Encoding": "br"}, b"x", 415, "Unsupported Content-Encoding"),
-        ({"Content-Type": "text/plain"}, b"x", 415, "Unsupported Content-Type"),
-    ],
-)
-def test_bad_bodies_get_a_status_and_write_nothing(
-    client, org, factory, headers, body, status, needle
-) -> None:
-    response = client.post("/otlp/v1/logs", content=body, headers={**headers, **org.headers})
-    assert response.status_code == status, response.content
-    wanted = (
-        "application/json"
-        if headers.get("Content-Type") == JS["Content-Type"]
-        else "application/x-protobuf"
-    )
-    assert response.headers["content-type"].startswith(wanted)
-    assert needle in status_of(response).message
+BAD_BODIES = [
+    (PB, b"\xff\xff\xff\xff garbage", 400, "Invalid protobuf body"),
+    (JS, b'{"resourceLogs": [', 400, "Invalid OTLP/JSON body"),
+    (
+        JS,
+        b'{"resourceLogs": 3, "resourceMetrics": 3, "resourceSpans": 3}',
+        400,
+        "Invalid OTLP/JSON body",
+    ),
+    (JS, b"[1, 2]", 400, "a JSON object is required"),
+    (
+        JS,
+        b'{"resourceLogs": [{"scopeLogs": [{"logRecords": [{"traceId": "zz"}]}]}],'
+        b' "resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "zz"}]}]}],'
+        b' "resourceMetrics": [{"scopeMetrics": [{"metrics": [{"gauge": {"dataPoints":'
+        b' [{"exemplars": [{"traceId": "zz"}]}]}}]}]}]}',
+        400,
+        "not a hex string",
+    ),
+    ({**PB, "Content-Encoding": "gzip"}, b"not gzip at all", 400, "Invalid gzip body"),
+    ({**PB, "Content-Encoding": "gzip"}, gzip.compress(b"x" * 1000)[:20], 400, "truncated"),
+    ({**PB, "Content-Encoding": "br"}, b"x", 415, "Unsupported Content-Encoding"),
+    ({"Content-Type": "text/plain"}, b"x", 415, "Unsupported Content-Type"),
+]
+
+
+def test_bad_bodies_get_a_status_and_write_nothing(client, org, factory) -> None:
+    for headers, body, status, needle in BAD_BODIES:
+        for path in ("/otlp/v1/logs", "/otlp/v1/metrics", "/otlp/v1/traces"):
+            response = client.post(path, content=body, headers={**headers, **org.headers})
+            assert response.status_code == status, (path, needle, response.content)
+            json_request = headers.get("Content-Type") == JS["Content-Type"]
+            wanted = "application/json" if json_request else "application/x-protobuf"
+            assert response.headers["content-type"].startswith(wanted)
+            assert needle in status_of(response).message, (path, status_of(response).message)
     assert count(factory, LogRecord) == 0
+    assert count(factory, SpanRow) == 0
+    assert count(factory, MetricSeriesRow) == 0
 
 
 def test_a_bad_json_id_names_the_field(client, org) -> None:
@@ -402,3 +410,70 @@ def test_histogram_quantiles_are_estimated_from_buckets() -> None:
     assert values["http.server.duration_p95"] == pytest.approx(50 + 50 * 5 / 9)
     assert values["http.server.duration_p99"] == pytest.approx(100.0)
     assert batch.rejected == 1 and "not a finite number" in batch.error_message
+
+
+def test_rate_limit_is_429_status_with_retry_after(migrated_url, factory) -> None:
+    from litestar.testing import TestClient
+
+    from sleuth_shell.app import create_app
+    from sleuth_shell.config import Settings
+
+    settings = Settings(
+        database_url=migrated_url,
+        public_url="http://sleuth.test",
+        workers_inline=False,
+        rate_limits={"free": 1, "team": 1, "enterprise": 1},
+    )
+    busy = factory.org("busy")
+    body = logs_request(1).SerializeToString()
+    with TestClient(app=create_app(settings)) as client:
+        assert (
+            client.post("/otlp/v1/logs", content=body, headers={**PB, **busy.headers}).status_code
+            == 200
+        )
+        refused = client.post("/otlp/v1/logs", content=body, headers={**PB, **busy.headers})
+        assert refused.status_code == 429
+        assert int(refused.headers["retry-after"]) >= 1
+        assert status_of(refused).message == "Rate limit exceeded"
+    assert count(factory, LogRecord) == 1
+
+
+def test_a_database_that_cannot_write_is_503_with_retry_after(client, org, monkeypatch) -> None:
+    from sqlalchemy.exc import OperationalError
+
+    from sleuth_shell.api import otlp as otlp_api
+
+    async def locked(*args, **kwargs):
+        raise OperationalError("INSERT INTO spans", {}, Exception("database is locked"))
+
+    monkeypatch.setattr(otlp_api.traces, "ingest_spans", locked)
+    response = client.post(
+        "/otlp/v1/traces", content=fixture("trace.json"), headers={**JS, **org.headers}
+    )
+    assert response.status_code == 503
+    assert response.headers["retry-after"] == str(otlp_api.RETRY_AFTER_SECONDS)
+    assert response.json()["message"] == "The service cannot store telemetry now"
+
+
+def test_one_transaction_per_request(client, org, factory, monkeypatch) -> None:
+    """A metrics request whose points fail to store leaves no new series behind."""
+    from sleuth_shell.observability import metric_ingest
+
+    real = metric_ingest.upsert_rows
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(metric_ingest, "upsert_rows", failing)
+    response = client.post(
+        "/otlp/v1/metrics", content=fixture("metrics.json"), headers={**JS, **org.headers}
+    )
+    assert response.status_code == 500
+    assert response.json()["message"] == "Internal server error"
+    assert count(factory, MetricSeriesRow) == 0
+    monkeypatch.setattr(metric_ingest, "upsert_rows", real)
+    response = client.post(
+        "/otlp/v1/metrics", content=fixture("metrics.json"), headers={**JS, **org.headers}
+    )
+    assert response.status_code == 200
+    assert count(factory, MetricPoint) > 0
