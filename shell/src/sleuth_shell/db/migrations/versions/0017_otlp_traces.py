@@ -1,7 +1,7 @@
 """OTLP: ``spans`` (the trace store); log records keep their trace and span ids
 
 Revision ID: 0017
-Revises: 0015
+Revises: 0016
 Create Date: 2026-11-26
 
 ``spans`` holds the spans sent to ``POST /otlp/v1/traces``: one row per (organization, trace id,
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0017'
-down_revision: str | None = '0015'
+down_revision: str | None = '0016'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
