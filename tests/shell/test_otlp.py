@@ -477,3 +477,77 @@ def test_one_transaction_per_request(client, org, factory, monkeypatch) -> None:
     )
     assert response.status_code == 200
     assert count(factory, MetricPoint) > 0
+
+
+def test_trace_page_draws_a_waterfall_with_a_text_equivalent(client, org) -> None:
+    spans = [
+        trace_pb2.Span(
+            trace_id=b"\x0d" * 16,
+            span_id=b"\x01" * 8,
+            name="POST /checkout",
+            kind=trace_pb2.Span.SPAN_KIND_SERVER,
+            start_time_unix_nano=1_764_000_000_000_000_000,
+            end_time_unix_nano=1_764_000_000_400_000_000,
+        ),
+        trace_pb2.Span(
+            trace_id=b"\x0d" * 16,
+            span_id=b"\x02" * 8,
+            parent_span_id=b"\x01" * 8,
+            name="charge <card>",
+            kind=trace_pb2.Span.SPAN_KIND_CLIENT,
+            start_time_unix_nano=1_764_000_000_100_000_000,
+            end_time_unix_nano=1_764_000_000_300_000_000,
+            status=trace_pb2.Status(code=trace_pb2.Status.STATUS_CODE_ERROR, message="declined"),
+            events=[
+                trace_pb2.Span.Event(
+                    name="exception",
+                    attributes=[
+                        kv("exception.type", "CardDeclined"),
+                        kv("exception.stacktrace", 'File "pay.py", line 7, in charge'),
+                    ],
+                )
+            ],
+        ),
+    ]
+    request = trace_service_pb2.ExportTraceServiceRequest(
+        resource_spans=[
+            trace_pb2.ResourceSpans(
+                resource=resource_pb2.Resource(attributes=[kv("service.name", "checkout")]),
+                scope_spans=[trace_pb2.ScopeSpans(spans=spans)],
+            )
+        ]
+    )
+    posted = client.post(
+        "/otlp/v1/traces", content=request.SerializeToString(), headers={**PB, **org.headers}
+    )
+    assert posted.status_code == 200
+    page = client.get(f"/traces/{'0d' * 16}", headers={**org.headers, "Accept": "text/html"})
+    assert page.status_code == 200, page.text
+    html = page.text
+    assert html.count("<rect ") == 2
+    assert 'role="img"' in html and "waterfall-desc" in html
+    assert "charge &lt;card&gt;" in html and "<card>" not in html
+    assert "CardDeclined" in html and "pay.py" in html
+    # The text equivalent: one table row per span with its offset and duration.
+    assert "<td>100.0</td><td>200.0</td>" in html
+    listing = client.get("/traces?from=2025-11-24T00:00:00Z", headers=org.headers)
+    assert listing.status_code == 200
+    assert f"/traces/{'0d' * 16}" in listing.text
+    missing = client.get(f"/traces/{'0e' * 16}", headers={**org.headers, "Accept": "text/html"})
+    assert missing.status_code == 404
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "sleuth_shell.observability.otlp",
+        "sleuth_shell.web.traces",
+        "sleuth_shell.api.observability",
+    ],
+)
+def test_the_modules_examples_run(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

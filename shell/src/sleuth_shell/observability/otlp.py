@@ -161,6 +161,7 @@ def decode_body(
     decompressed; `OtlpError` 415 for another media type or content coding, 400 for bad gzip,
     413 for a body over ``limit`` bytes decompressed.
 
+    >>> import gzip
     >>> decode_body("application/json", "gzip", gzip.compress(b"{}"))
     ('application/json', b'{}')
     """
