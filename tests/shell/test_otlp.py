@@ -551,3 +551,30 @@ def test_the_modules_examples_run(module: str) -> None:
 
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_log_ingest_is_all_or_nothing(migrated_url, factory, org) -> None:
+    """A batch whose third row the database refuses leaves no row of it behind."""
+    import asyncio
+    from datetime import UTC, datetime
+
+    from sleuth_shell.db import create_engine, create_session_factory
+    from sleuth_shell.observability import ingest
+
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    row = {"timestamp": at, "service": "a", "level": "INFO", "message": "m", "attributes": {}}
+    rows = [row, row, {**row, "service": None}, row]
+
+    async def go():
+        engine = create_engine(migrated_url)
+        try:
+            async with create_session_factory(engine)() as session:
+                with pytest.raises(Exception, match="(?i)not null|null value"):
+                    await ingest.ingest(session, org.id, rows)
+            async with create_session_factory(engine)() as session:
+                assert await ingest.ingest(session, org.id, [row, row]) == 2
+        finally:
+            await engine.dispose()
+
+    asyncio.run(go())
+    assert count(factory, LogRecord) == 2

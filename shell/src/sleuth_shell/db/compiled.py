@@ -61,6 +61,15 @@ class CompiledStatement:
             out.append(processor(value) if processor is not None else value)
         return out
 
+    def arguments_many(self, rows: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
+        """:meth:`arguments` of every row (each row must give every parameter), for an
+        ``executemany``: the processors looked up once, not once per row."""
+        plan = [(name, self.bind.get(name)) for name in self.order]
+        return [
+            [(row[name] if processor is None else processor(row[name])) for name, processor in plan]
+            for row in rows
+        ]
+
     def values(self, values: Sequence[Any]) -> tuple[Any, ...]:
         """A row as a tuple, each column converted like SQLAlchemy's result would."""
         return tuple(

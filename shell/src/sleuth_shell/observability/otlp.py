@@ -280,7 +280,19 @@ def any_value(value: common_pb2.AnyValue) -> Any:
 
 def attributes(pairs: Iterable[common_pb2.KeyValue]) -> dict[str, Any]:
     """Key-value pairs as a dict (a repeated key: the last wins)."""
-    return {pair.key: any_value(pair.value) for pair in pairs}
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        value = pair.value
+        kind = value.WhichOneof("value")
+        # Strings and integers inline: most attributes are one or the other (a batch of log
+        # records holds thousands).
+        if kind == "string_value":
+            out[pair.key] = value.string_value
+        elif kind == "int_value":
+            out[pair.key] = value.int_value
+        else:
+            out[pair.key] = any_value(value)
+    return out
 
 
 def _label(value: Any) -> str:
