@@ -569,7 +569,7 @@ def test_log_ingest_is_all_or_nothing(migrated_url, factory, org) -> None:
         engine = create_engine(migrated_url)
         try:
             async with create_session_factory(engine)() as session:
-                with pytest.raises(Exception, match="(?i)not null|null value"):
+                with pytest.raises(Exception, match=r"(?i)not null|null value"):
                     await ingest.ingest(session, org.id, rows)
             async with create_session_factory(engine)() as session:
                 assert await ingest.ingest(session, org.id, [row, row]) == 2
