@@ -91,6 +91,8 @@ UNKNOWN_SERVICE = "unknown_service"
 MAX_SERVICE_CHARS = 200
 MAX_NAME_CHARS = 200
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_ZERO_TRACE = bytes(16)
+_ZERO_SPAN = bytes(8)
 _ID_KEYS = frozenset({"traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id"})
 _KINDS = ("unspecified", "internal", "server", "client", "producer", "consumer")
 _STATUS = ("unset", "ok", "error")
@@ -381,36 +383,51 @@ def logs_rows(request: logs_service_pb2.ExportLogsServiceRequest, now: datetime)
         service = _service(resource)
         for s_index, scope_logs in enumerate(resource_logs.scope_logs):
             for l_index, record in enumerate(scope_logs.log_records):
-                where = f"resourceLogs[{r_index}].scopeLogs[{s_index}].logRecords[{l_index}]"
+                # Every field read once (each read of a protobuf field makes a Python object).
+                trace_id, span_id = record.trace_id, record.span_id
+                problem = None
                 if len(service) > MAX_SERVICE_CHARS:
-                    rejected.add(where, f"service.name longer than {MAX_SERVICE_CHARS} characters")
-                    continue
-                if record.trace_id and len(record.trace_id) != 16:
-                    rejected.add(where, "traceId must be 16 bytes (32 hex digits)")
-                    continue
-                if record.span_id and len(record.span_id) != 8:
-                    rejected.add(where, "spanId must be 8 bytes (16 hex digits)")
+                    problem = f"service.name longer than {MAX_SERVICE_CHARS} characters"
+                elif trace_id and len(trace_id) != 16:
+                    problem = "traceId must be 16 bytes (32 hex digits)"
+                elif span_id and len(span_id) != 8:
+                    problem = "spanId must be 8 bytes (16 hex digits)"
+                if problem is not None:
+                    where = f"resourceLogs[{r_index}].scopeLogs[{s_index}].logRecords[{l_index}]"
+                    rejected.add(where, problem)
                     continue
                 nanos = record.time_unix_nano or record.observed_time_unix_nano
-                body = any_value(record.body) if record.HasField("body") else None
-                if body is None:
-                    message = record.event_name
-                elif isinstance(body, str):
-                    message = body
+                event_name = record.event_name
+                body = record.body
+                if body.WhichOneof("value") == "string_value":
+                    message = body.string_value
+                elif record.HasField("body"):
+                    value = any_value(body)
+                    message = (
+                        value
+                        if isinstance(value, str)
+                        else event_name
+                        if value is None
+                        else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+                    )
                 else:
-                    message = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+                    message = event_name
                 attrs = {**resource, **attributes(record.attributes)}
-                if record.event_name:
-                    attrs.setdefault("event.name", record.event_name)
+                if event_name:
+                    attrs.setdefault("event.name", event_name)
                 rows.append(
                     {
-                        "timestamp": _time(nanos) if nanos else now,
+                        "timestamp": _EPOCH + timedelta(microseconds=nanos // 1000)
+                        if nanos
+                        else now,
                         "service": service,
                         "level": _level(record.severity_number, record.severity_text),
-                        "message": _text(message),
+                        "message": _text(message) if "\x00" in message else message,
                         "attributes": attrs,
-                        "trace_id": _hex_id(record.trace_id, 16),
-                        "span_id": _hex_id(record.span_id, 8),
+                        "trace_id": trace_id.hex()
+                        if trace_id and trace_id != _ZERO_TRACE
+                        else None,
+                        "span_id": span_id.hex() if span_id and span_id != _ZERO_SPAN else None,
                     }
                 )
     return LogsBatch(rows, rejected.count, rejected.message())
