@@ -578,3 +578,16 @@ def test_log_ingest_is_all_or_nothing(migrated_url, factory, org) -> None:
 
     asyncio.run(go())
     assert count(factory, LogRecord) == 2
+
+
+def test_other_methods_and_paths_answer_a_status(client, org) -> None:
+    wrong_method = client.get("/otlp/v1/logs", headers=org.headers)
+    assert wrong_method.status_code == 405
+    assert "POST" in status_of(wrong_method).message
+    json_charset = client.post(
+        "/otlp/v1/logs",
+        content=fixture("logs.json"),
+        headers={"Content-Type": "application/json; charset=utf-8", **org.headers},
+    )
+    assert json_charset.status_code == 200
+    assert json_charset.headers["content-type"].startswith("application/json")

@@ -29,6 +29,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.db.models import utcnow
+from sleuth_shell.errors import otlp_status_response
 from sleuth_shell.gate import API_KEY_REQUIRED
 from sleuth_shell.observability import ingest, metric_ingest, otlp, traces
 from sleuth_shell.observability.otlp import OtlpError
@@ -40,40 +41,19 @@ log = logging.getLogger("sleuth.otlp")
 #: ``Retry-After`` of a 503 (the database could not take the write now).
 RETRY_AFTER_SECONDS = 5
 
-_MESSAGES = {
-    401: None,  # the gate's own detail (Missing API key / Invalid API key)
-    404: "Not found",
-    405: "Method not allowed: OTLP/HTTP takes POST",
-    413: f"Request body too large: over {otlp.MAX_BODY_BYTES} bytes",
-    429: None,
-}
-
-
-def _status_response(
-    request: Request[Any, Any, Any],
-    status: int,
-    message: str,
-    headers: dict[str, str] | None = None,
-    violations: tuple[tuple[str, str], ...] = (),
-) -> Response[bytes]:
-    encoding = otlp.response_encoding(request.headers.get("content-type"))
-    return Response(
-        content=otlp.status_body(status, message, encoding, violations),
-        status_code=status,
-        media_type=encoding,
-        headers=headers,
-    )
+#: Messages replacing the framework's own (the 401 and 429 keep the gate's).
+_MESSAGES = {413: f"Request body too large: over {otlp.MAX_BODY_BYTES} bytes"}
 
 
 def _otlp_error(request: Request[Any, Any, Any], exc: OtlpError) -> Response[bytes]:
     headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if exc.status == 503 else None
-    return _status_response(request, exc.status, exc.message, headers, exc.violations)
+    return otlp_status_response(request, exc.status, exc.message, headers, exc.violations)
 
 
 def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[bytes]:
     status = exc.status_code
     message = _MESSAGES.get(status) or exc.detail or "Error"
-    return _status_response(request, status, message, dict(exc.headers or {}))
+    return otlp_status_response(request, status, message, dict(exc.headers or {}))
 
 
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
@@ -81,7 +61,7 @@ def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[byt
         log.warning("OTLP write refused for now (503): %s", exc)
         return _otlp_error(request, OtlpError(503, "The service cannot store telemetry now"))
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return _status_response(request, 500, "Internal server error")
+    return otlp_status_response(request, 500, "Internal server error")
 
 
 async def _read(request: Request[Any, Any, Any]) -> tuple[str, bytes]:
