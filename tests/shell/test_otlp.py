@@ -591,3 +591,13 @@ def test_other_methods_and_paths_answer_a_status(client, org) -> None:
     )
     assert json_charset.status_code == 200
     assert json_charset.headers["content-type"].startswith("application/json")
+
+
+def test_the_logs_page_links_a_record_to_its_trace(client, org) -> None:
+    posted = client.post(
+        "/otlp/v1/logs", content=logs_request(1).SerializeToString(), headers={**PB, **org.headers}
+    )
+    assert posted.status_code == 200
+    page = client.get("/logs?from=2025-11-24T00:00:00Z", headers=org.headers)
+    assert page.status_code == 200
+    assert f'href="/traces/{"01" * 16}"' in page.text
