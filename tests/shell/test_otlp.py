@@ -601,3 +601,44 @@ def test_the_logs_page_links_a_record_to_its_trace(client, org) -> None:
     page = client.get("/logs?from=2025-11-24T00:00:00Z", headers=org.headers)
     assert page.status_code == 200
     assert f'href="/traces/{"01" * 16}"' in page.text
+
+
+def test_migration_0017_downgrades_and_upgrades_again(database_url: str) -> None:
+    """The trace store's migration keeps the log records it finds, both ways."""
+    import asyncio
+
+    from sqlalchemy import inspect
+    from test_ids_never_reused import _downgrade, sql
+
+    from sleuth_shell.db import create_engine, migrate
+
+    migrate(database_url)
+    sql(
+        database_url,
+        "INSERT INTO organizations (id, name, plan, signing_secret, created_at) "
+        "VALUES (1, 'o', 'free', 's', '2026-01-01 00:00:00')",
+        "INSERT INTO log_records (org_id, timestamp, service, level, message, attributes, "
+        "trace_id) VALUES (1, '2026-01-01 00:00:00', 'a', 'INFO', 'kept', '{}', 'ab')",
+    )
+
+    async def tables() -> tuple[list[str], list[str]]:
+        engine = create_engine(database_url)
+        try:
+            async with engine.connect() as connection:
+                return await connection.run_sync(
+                    lambda sync: (
+                        inspect(sync).get_table_names(),
+                        [c["name"] for c in inspect(sync).get_columns("log_records")],
+                    )
+                )
+        finally:
+            await engine.dispose()
+
+    asyncio.run(_downgrade(database_url, "0016"))
+    names, columns = asyncio.run(tables())
+    assert "spans" not in names and "trace_id" not in columns
+    migrate(database_url)
+    names, columns = asyncio.run(tables())
+    assert "spans" in names and {"trace_id", "span_id"} <= set(columns)
+    [messages] = sql(database_url, "SELECT message FROM log_records")
+    assert messages == [("kept",)]
