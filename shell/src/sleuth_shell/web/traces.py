@@ -127,6 +127,9 @@ async def trace_page(
         height=max(len(drawn), 1) * ROW_HEIGHT + 24,
         label_width=LABEL_WIDTH,
         bar_width=BAR_WIDTH,
+        ticks=[
+            (round(LABEL_WIDTH + BAR_WIDTH * i / 4, 2), round(total * i / 4, 3)) for i in range(5)
+        ],
         row_height=ROW_HEIGHT,
         failed=[(r.span, _exceptions(r.span)) for r in rows if r.span.status == "error"],
     )
