@@ -521,6 +521,12 @@ def test_trace_page_draws_a_waterfall_with_a_text_equivalent(client, org) -> Non
         "/otlp/v1/traces", content=request.SerializeToString(), headers={**PB, **org.headers}
     )
     assert posted.status_code == 200
+    logged = client.post(
+        "/otlp/v1/logs",
+        content=logs_request(2, trace_id=b"\x0d" * 16).SerializeToString(),
+        headers={**PB, **org.headers},
+    )
+    assert logged.status_code == 200
     page = client.get(f"/traces/{'0d' * 16}", headers={**org.headers, "Accept": "text/html"})
     assert page.status_code == 200, page.text
     html = page.text
@@ -530,6 +536,8 @@ def test_trace_page_draws_a_waterfall_with_a_text_equivalent(client, org) -> Non
     assert "CardDeclined" in html and "pay.py" in html
     # The text equivalent: one table row per span with its offset and duration.
     assert "<td>100.0</td><td>200.0</td>" in html
+    # The log records written in the trace (same service, time, trace id).
+    assert "Log records in this trace" in html and "line 1" in html
     listing = client.get("/traces?from=2025-11-24T00:00:00Z", headers=org.headers)
     assert listing.status_code == 200
     assert f"/traces/{'0d' * 16}" in listing.text

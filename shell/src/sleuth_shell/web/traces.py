@@ -1,6 +1,7 @@
 """Traces, the pages a ``traces`` source ``link`` opens: ``/traces/{trace_id}`` draws one trace as
 a waterfall (a server-rendered SVG, and the same spans as a table for screen readers and text
-browsers, with each span's events and exception stack traces); ``/traces`` lists recent traces,
+browsers, with each span's events and exception stack traces, and the log records written in the
+trace); ``/traces`` lists recent traces,
 filtered by service, failure and duration.
 """
 
@@ -18,6 +19,7 @@ from litestar.response import Template
 from sleuth_shell.agents.base import Span
 from sleuth_shell.db.models import utcnow
 from sleuth_shell.errors import bad_request, not_found
+from sleuth_shell.observability.store import DatabaseLogStore
 from sleuth_shell.observability.traces import SqlTraceStore, summarize
 from sleuth_shell.text import format_ts
 from sleuth_shell.web.filters import form_time
@@ -33,6 +35,12 @@ ROW_HEIGHT = 22
 MAX_DRAWN = 500
 #: Traces the list page shows.
 TRACE_PAGE = 50
+#: The trace page's log records: its services' records this long before and after it are read
+#: (at most ``MAX_LOG_SCAN``, the newest) and those written in the trace shown (at most
+#: ``MAX_TRACE_LOGS``, oldest first).
+LOG_MARGIN = timedelta(minutes=1)
+MAX_LOG_SCAN = 2000
+MAX_TRACE_LOGS = 200
 
 
 @dataclass(frozen=True)
@@ -114,6 +122,16 @@ async def trace_page(
     summary = summarize(spans[0].trace_id, spans)
     rows, total = waterfall(spans)
     drawn = rows[:MAX_DRAWN]
+    # The log records written in this trace: its services' records around its time, by id.
+    logs = DatabaseLogStore(request.app.state.session_factory)
+    nearby = await logs.newest(
+        viewer.org_id,
+        summary.start - LOG_MARGIN,
+        summary.start + timedelta(milliseconds=total) + LOG_MARGIN,
+        services=sorted({s.service for s in spans}),
+        limit=MAX_LOG_SCAN,
+    )
+    written = [r for r in reversed(nearby) if r.trace_id == summary.trace_id][:MAX_TRACE_LOGS]
     return page(
         "trace.html",
         viewer,
@@ -132,6 +150,7 @@ async def trace_page(
         ],
         row_height=ROW_HEIGHT,
         failed=[(r.span, _exceptions(r.span)) for r in rows if r.span.status == "error"],
+        logs=written,
     )
 
 
