@@ -545,22 +545,6 @@ def test_trace_page_draws_a_waterfall_with_a_text_equivalent(client, org) -> Non
     assert missing.status_code == 404
 
 
-@pytest.mark.parametrize(
-    "module",
-    [
-        "sleuth_shell.observability.otlp",
-        "sleuth_shell.web.traces",
-        "sleuth_shell.api.observability",
-    ],
-)
-def test_the_modules_examples_run(module: str) -> None:
-    import doctest
-    import importlib
-
-    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
-
-
 def test_log_ingest_is_all_or_nothing(migrated_url, factory, org) -> None:
     """A batch whose third row the database refuses leaves no row of it behind."""
     import asyncio

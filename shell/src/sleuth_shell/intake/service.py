@@ -29,7 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sleuth_core.intake import parse_alert, verify_generic, verify_native
 from sleuth_shell.db.hot_reads import HotRead, HotReader
 from sleuth_shell.db.models import AgentIndexVersion, Organization, WebhookSubscription
-from sleuth_shell.domain import WEBHOOK_PROVIDER_TYPES
+from sleuth_shell.domain import ALERT_SOURCE_TYPES
 from sleuth_shell.intake.agent_index import AgentIndexCache
 from sleuth_shell.intake.batch import Delivery, DeliveryBatcher, write_alone
 
@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 #: Webhook types this intake serves (``CHAT`` has its own route).
-INTAKE_TYPES: frozenset[str] = frozenset({*WEBHOOK_PROVIDER_TYPES, "GENERIC"})
+INTAKE_TYPES: frozenset[str] = frozenset(ALERT_SOURCE_TYPES)
 _NATIVE = frozenset({"PROVIDER_A", "PROVIDER_C", "PROVIDER_D"})
 
 
