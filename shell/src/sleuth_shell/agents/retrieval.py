@@ -17,12 +17,12 @@ What it does per operation:
   deploy that preceded the errors, or say that no cause is established. Follow-ups without a
   window or service take them from the previous user message. ``use_tools=False`` queries nothing
   and cites nothing: it answers from the conversation alone and says so.
-- ``investigate``: when the organization has change records or metrics, the root-cause engine's
-  report (:mod:`sleuth_shell.agents.rca`: onset, suspects, verdict first, ``AgentResult.analysis``;
-  "why" questions use it too). Otherwise it summarises the alert, compares error rates around the
-  alert time with the six hours before, builds a timeline (changes, first warnings, first errors
-  per affected service, rollbacks, last errors), proposes the most likely root cause with its
-  evidence, and quotes the matching runbook.
+- ``investigate``: when the organization has change records, metrics or data sources, the
+  root-cause engine's report (:mod:`sleuth_shell.agents.rca`: onset, suspects, verdict first,
+  ``AgentResult.analysis``; "why" questions use it too). Otherwise it summarises the alert,
+  compares error rates around the alert time with the six hours before, builds a timeline
+  (changes, first warnings, first errors per affected service, rollbacks, last errors), proposes
+  the most likely root cause with its evidence, and quotes the matching runbook.
 - ``digest_section``: reports over the window the prompt names (default: the 24 hours before
   ``now``): volume, errors per service, the busiest error hour, top errors, changes and a
   related runbook. The section body is returned without a heading (the digest adds it).
@@ -396,8 +396,8 @@ class RetrievalAgent:
     ) -> AgentResult | None:
         """A "why" / "root cause" question answered by the root-cause engine, as if an alert on
         the named service fired at the end of the asked window (or now); None when there are no
-        change records or metrics to reason over, or no failure in them (the log answer is given
-        instead)."""
+        change records, metrics or data sources to reason over, or when the organization has logs
+        and the engine sees no failure (the log answer is given instead)."""
         ctx = run.ctx
         alert = extract_alert(question)
         fired = window.end if window is not None else alert["time"] or ctx.now
@@ -409,8 +409,9 @@ class RetrievalAgent:
             "service": (alert["service"] or (named[0] if named else "")),
             "text": alert["text"],
         }
+        # Without logs the engine's report is the answer even when it sees no failure.
         return await self._investigate_with_engine(
-            run, payload["title"], payload, fired, named, summary=False, need_failure=True
+            run, payload["title"], payload, fired, named, summary=False, need_failure=bool(known)
         )
 
     async def _answer_from_catalog(
@@ -768,6 +769,7 @@ class RetrievalAgent:
             fired=fired,
             text=str(alert.get("text") or ""),
             known=await run.services(),
+            expression=alert.get("expression"),
         )
         run.log_queries += gathered.queries
         run.knowledge_searches += gathered.searches

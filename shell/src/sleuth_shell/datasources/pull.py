@@ -1,0 +1,398 @@
+"""`PrometheusPull`: the `~sleuth_shell.agents.base.DataSources` over the organization's
+Prometheus-compatible data sources.
+
+For a `PullRequest` (the failure's services, a range, the alert's expression) each source is
+asked, concurrently:
+
+1. the alert's own expression, as given, when there is one;
+2. the values of its service label in the range: the request's services it knows, plus every
+   other one when it knows at most :data:`MAX_SERVICES` (so a saturating dependency that logs
+   nothing is still seen);
+3. for each such service, the names of its series (``/api/v1/series`` with ``{label="svc"}``),
+   classified by name (:func:`plan_queries`) into error, latency, saturation and traffic queries,
+   aggregated per service; then those range queries.
+
+Every request is time-boxed (:data:`QUERY_TIMEOUT` seconds) and each source as a whole
+(:data:`SOURCE_BUDGET`); a source that fails, is slow or hits the bound on points
+(:data:`MAX_POINTS` per run, shared equally among the sources) is named in ``Pulled.notes`` and
+keeps what it answered before; the others go on. Every range query's answer is kept as an evidence
+snapshot (:mod:`sleuth_shell.datasources.snapshots`) before the pull returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from sleuth_shell.agents.base import MetricSeries, Pulled, PulledQuery, PullRequest
+from sleuth_shell.datasources import snapshots
+from sleuth_shell.datasources.crypto import HeaderCipher, SealedHeadersError
+from sleuth_shell.datasources.prometheus import (
+    PrometheusClient,
+    PrometheusError,
+    SeriesResult,
+    sample_value,
+)
+from sleuth_shell.datasources.store import list_all, load_cipher
+from sleuth_shell.db.models import utcnow
+
+__all__ = [
+    "MAX_POINTS",
+    "MAX_QUERIES",
+    "MAX_SERVICES",
+    "QUERY_TIMEOUT",
+    "SOURCE_BUDGET",
+    "PlannedQuery",
+    "PrometheusPull",
+    "plan_queries",
+    "query_step",
+]
+
+#: Seconds one request to a source may take.
+QUERY_TIMEOUT = 5.0
+#: Seconds all of one source's requests of one pull may take together.
+SOURCE_BUDGET = 15.0
+#: Services of one source read per pull when the request names none of its other services.
+MAX_SERVICES = 8
+#: Range queries per source per pull.
+MAX_QUERIES = 24
+#: Points read per pull, all sources together.
+MAX_POINTS = 40_000
+#: Series kept from the answer to the alert's own expression.
+MAX_ALERT_SERIES = 10
+#: Points per series a range query aims at (the step is the range over this, at least 60 s).
+TARGET_POINTS = 1000
+#: Queries per role and service.
+_ROLE_LIMITS = {"errors": 3, "latency": 2, "saturation": 4, "traffic": 2}
+_ROLE_ORDER = ("errors", "latency", "saturation", "traffic")
+
+_ERROR = re.compile(r"error|fail|exception|5xx|fault|panic|timeout|reject", re.IGNORECASE)
+_SATURATION = re.compile(
+    r"cpu|mem|heap|rss|conn|pool|queue|lag|backlog|disk|_fds?\b|file_desc|thread|goroutine|"
+    r"saturation|util|usage|inflight|in_flight|pending|waiting|active|open",
+    re.IGNORECASE,
+)
+_LATENCY = re.compile(r"latency|duration|response_time|_seconds|_ms\b|p9\d|p50", re.IGNORECASE)
+_TRAFFIC = re.compile(r"requests?|rpcs?\b|calls|hits|traffic|throughput|rps|qps", re.IGNORECASE)
+_STATUS_LABELS = ("code", "status", "status_code", "http_status", "response_code")
+_SKIP_SUFFIXES = ("_sum", "_count", "_created", "_info")
+
+
+@dataclass(frozen=True)
+class PlannedQuery:
+    """A range query to run: its PromQL, what it shows, the service and the series name the
+    engine reads it under."""
+
+    promql: str
+    role: str
+    service: str
+    name: str
+
+
+def _string(value: str) -> str:
+    """A PromQL string literal."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+def _role(name: str, counter: bool) -> str | None:
+    if _ERROR.search(name):
+        return "errors"
+    if _SATURATION.search(name):
+        return "saturation"
+    if _LATENCY.search(name):
+        return "latency"
+    if _TRAFFIC.search(name):
+        return "traffic"
+    return None
+
+
+def plan_queries(
+    service: str, label: str, label_sets: Sequence[dict[str, str]], window: str
+) -> list[PlannedQuery]:
+    """The error, latency, saturation and traffic queries for ``service`` from the label sets of
+    its series (``label`` names the service; ``window`` is the rate window, e.g. ``5m``).
+
+    Counters (``*_total``) are read as per-second rates, histograms (``*_bucket``) as their 99th
+    percentile, gauges as their maximum; each is aggregated per service. A request counter with a
+    5xx status label also gives its 5xx rate as an error series. Names that say none of the four
+    are not read.
+
+    >>> sets = [
+    ...     {"__name__": "http_requests_total", "service": "api", "code": "200"},
+    ...     {"__name__": "http_requests_total", "service": "api", "code": "503"},
+    ...     {"__name__": "http_request_duration_seconds_bucket", "service": "api", "le": "0.5"},
+    ...     {"__name__": "db_pool_connections_in_use", "service": "api"},
+    ...     {"__name__": "build_info", "service": "api"},
+    ... ]
+    >>> for q in plan_queries("api", "service", sets, "5m"):
+    ...     print(q.role, q.name, "|", q.promql)
+    errors http_requests_total:5xx | sum by (service) (rate(http_requests_total{service="api",code=~"5.."}[5m]))
+    latency http_request_duration_seconds:p99 | histogram_quantile(0.99, sum by (service, le) (rate(http_request_duration_seconds_bucket{service="api"}[5m])))
+    saturation db_pool_connections_in_use | max by (service) (db_pool_connections_in_use{service="api"})
+    traffic http_requests_total | sum by (service) (rate(http_requests_total{service="api"}[5m]))
+    """  # noqa: E501
+    selector = f"{label}={_string(service)}"
+    names: dict[str, list[dict[str, str]]] = {}
+    for labels in label_sets:
+        name = labels.get("__name__", "")
+        if name:
+            names.setdefault(name, []).append(labels)
+    planned: list[PlannedQuery] = []
+    for name in sorted(names):
+        sets = names[name]
+        if name.endswith("_bucket"):
+            base = name[: -len("_bucket")]
+            if _LATENCY.search(base) and any("le" in s for s in sets):
+                planned.append(
+                    PlannedQuery(
+                        f"histogram_quantile(0.99, sum by ({label}, le) "
+                        f"(rate({name}{{{selector}}}[{window}])))",
+                        "latency",
+                        service,
+                        f"{base}:p99",
+                    )
+                )
+            continue
+        if name.endswith(_SKIP_SUFFIXES):
+            continue
+        counter = name.endswith("_total")
+        role = _role(name, counter)
+        if role is None:
+            continue
+        if counter:
+            planned.append(
+                PlannedQuery(
+                    f"sum by ({label}) (rate({name}{{{selector}}}[{window}]))", role, service, name
+                )
+            )
+            if role == "traffic":
+                for status in _STATUS_LABELS:
+                    if any(s.get(status, "").startswith("5") for s in sets):
+                        planned.append(
+                            PlannedQuery(
+                                f"sum by ({label}) (rate({name}{{{selector},{status}=~"
+                                f'"5.."}}[{window}]))',
+                                "errors",
+                                service,
+                                f"{name}:5xx",
+                            )
+                        )
+                        break
+        else:
+            planned.append(
+                PlannedQuery(f"max by ({label}) ({name}{{{selector}}})", role, service, name)
+            )
+    kept: list[PlannedQuery] = []
+    for role in _ROLE_ORDER:
+        kept += [q for q in planned if q.role == role][: _ROLE_LIMITS[role]]
+    return kept
+
+
+def query_step(start: datetime, end: datetime) -> float:
+    """The step of a range query over ``[start, end]``: whole minutes, about
+    :data:`TARGET_POINTS` points.
+
+    >>> from datetime import timedelta
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> query_step(t, t + timedelta(hours=12)), query_step(t, t + timedelta(days=2))
+    (60.0, 180.0)
+    """
+    seconds = max((end - start).total_seconds(), 1.0)
+    return float(max(60, math.ceil(seconds / TARGET_POINTS / 60) * 60))
+
+
+def _window(step: float) -> str:
+    return f"{int(max(300, 2 * step))}s"
+
+
+@dataclass(frozen=True)
+class _Source:
+    id: int
+    org_id: int
+    name: str
+    url: str
+    service_label: str
+    headers: str | None
+
+
+@dataclass
+class _Outcome:
+    queries: list[PulledQuery]
+    snapshots: list[snapshots.NewSnapshot]
+    notes: list[str]
+    points: int = 0
+
+
+def _bold(name: str) -> str:
+    text = " ".join(name.split()).replace("*", "").replace("§", "").replace("[[", "[ [")
+    return f"**{text}**"
+
+
+def _series(
+    result: Sequence[SeriesResult], name: str, service: str, label: str
+) -> tuple[MetricSeries, ...]:
+    out = []
+    for item in result:
+        metric = item["metric"]
+        points = tuple(
+            (datetime.fromtimestamp(float(v[0]), UTC), value)
+            for v in item["values"]
+            if (value := sample_value(v)) is not None
+        )
+        labels = {k: v for k, v in metric.items() if k not in ("__name__", label)}
+        out.append(MetricSeries(0, name, metric.get(label) or service, labels, points))
+    return tuple(out)
+
+
+class PrometheusPull:
+    """`~sleuth_shell.agents.base.DataSources` over the database's data sources (see the module
+    doc). ``secret_key`` is ``SLEUTH_SECRET_KEY`` (the header cipher's key is derived from it,
+    or from the generated server secret when it is unset)."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        secret_key: str | None,
+        *,
+        timeout: float = QUERY_TIMEOUT,
+        budget: float = SOURCE_BUDGET,
+        max_points: int = MAX_POINTS,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self._sessions = sessions
+        self._secret_key = secret_key
+        self.timeout = timeout
+        self.budget = budget
+        self.max_points = max_points
+        self._clock = clock
+        self._cipher: HeaderCipher | None = None
+
+    async def _get_cipher(self) -> HeaderCipher:
+        if self._cipher is None:
+            self._cipher = await load_cipher(self._sessions, self._secret_key)
+        return self._cipher
+
+    async def pull(self, org_id: int, request: PullRequest) -> Pulled:
+        """Query every data source of ``org_id`` for ``request`` and keep the answers."""
+        async with self._sessions() as session:
+            sources = [
+                _Source(r.id, r.org_id, r.name, r.url, r.service_label, r.headers)
+                for r in await list_all(session, org_id)
+            ]
+        if not sources:
+            return Pulled()
+        cipher = await self._get_cipher()
+        share = max(1, self.max_points // len(sources))
+        outcomes = await asyncio.gather(
+            *(self._source(source, cipher, request, share) for source in sources)
+        )
+        kept = [snap for outcome in outcomes for snap in outcome.snapshots]
+        if kept:
+            async with self._sessions() as session:
+                snapshots.save(session, kept)
+                await session.commit()
+        return Pulled(
+            tuple(q for outcome in outcomes for q in outcome.queries),
+            tuple(note for outcome in outcomes for note in outcome.notes),
+            len(sources),
+        )
+
+    async def _source(
+        self, source: _Source, cipher: HeaderCipher, request: PullRequest, points: int
+    ) -> _Outcome:
+        outcome = _Outcome([], [], [])
+        try:
+            headers = cipher.open(source.org_id, source.headers) if source.headers else {}
+        except SealedHeadersError as exc:
+            outcome.notes.append(f"Data source {_bold(source.name)} was not queried: {exc}.")
+            return outcome
+        try:
+            async with asyncio.timeout(self.budget):
+                async with PrometheusClient(source.url, headers, timeout=self.timeout) as client:
+                    await self._read(client, source, request, points, outcome)
+        except TimeoutError:
+            outcome.notes.append(
+                f"Data source {_bold(source.name)} did not finish within {self.budget:g} s; "
+                "the investigation went on with what it had answered."
+            )
+        except PrometheusError as exc:
+            outcome.notes.append(
+                f"Data source {_bold(source.name)} failed: it {exc}; the investigation went on "
+                "without it."
+            )
+        return outcome
+
+    async def _read(
+        self,
+        client: PrometheusClient,
+        source: _Source,
+        request: PullRequest,
+        budget: int,
+        outcome: _Outcome,
+    ) -> None:
+        start = request.start.replace(microsecond=0)
+        end = request.end.replace(microsecond=0)
+        step = query_step(start, end)
+        label = source.service_label
+        planned: list[PlannedQuery] = []
+        if request.expression and request.expression.strip():
+            expression = request.expression.strip()
+            first = next((s for s in request.services if s), "")
+            planned.append(PlannedQuery(expression, "alert", first, expression[:200]))
+        known = await client.label_values(label, start, end)
+        wanted = [s for s in dict.fromkeys(request.services) if s and s in set(known)]
+        if len(known) <= MAX_SERVICES:
+            wanted += [s for s in sorted(known) if s not in wanted]
+        for service in wanted[:MAX_SERVICES]:
+            label_sets = await client.series([f"{{{label}={_string(service)}}}"], start, end)
+            planned += plan_queries(service, label, label_sets, _window(step))
+        for query in planned[:MAX_QUERIES]:
+            if outcome.points >= budget:
+                outcome.notes.append(
+                    f"Data source {_bold(source.name)}: reading stopped at {outcome.points} "
+                    f"points (the bound per investigation)."
+                )
+                return
+            result = await client.query_range(query.promql, start, end, step)
+            if query.role == "alert":
+                result = result[:MAX_ALERT_SERIES]
+            if not any(item["values"] for item in result):
+                continue
+            outcome.points += sum(len(item["values"]) for item in result)
+            artifact_id = snapshots.new_artifact_id()
+            outcome.snapshots.append(
+                snapshots.NewSnapshot(
+                    artifact_id,
+                    source.org_id,
+                    source.id,
+                    source.name,
+                    source.url,
+                    query.promql,
+                    start,
+                    end,
+                    step,
+                    [dict(item) for item in result],
+                    self._clock(),
+                )
+            )
+            outcome.queries.append(
+                PulledQuery(
+                    source_name=source.name,
+                    source_url=source.url,
+                    promql=query.promql,
+                    start=start,
+                    end=end,
+                    step=step,
+                    artifact_id=artifact_id,
+                    role=query.role,
+                    service=query.service,
+                    series=_series(result, query.name, query.service, label),
+                )
+            )
