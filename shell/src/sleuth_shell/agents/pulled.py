@@ -6,8 +6,8 @@ failure; the answer's `MetricSeries` are read exactly as stored ones. Each query
 ``prometheus_query``, ``query`` the JSON object ``{"promql", "start", "end", "step"}``,
 ``artifact_id`` its evidence snapshot (``GET /api/v1/evidence/{artifact_id}``) and ``link`` the
 graph in the source system (``{url}/graph?g0.expr=...``). `pulled_section` writes the report's
-"Data sources" section: what each query showed, with its citation, and every source that failed,
-was slow or was cut short.
+"Data sources" section: what each query showed, the id of its snapshot, its citation, and every
+source that failed, was slow or was cut short.
 """
 
 from __future__ import annotations
@@ -130,7 +130,8 @@ def pulled_section(pulled: Pulled, cite: Callable[[SourceRecord], str]) -> str:
         who = f" of **{_inline(query.service, 100)}**" if query.service else ""
         lines.append(
             f"- **{_inline(query.source_name, 100)}**, {_ROLE_WORDS.get(query.role, query.role)}"
-            f"{who}: {_code(query.promql)}, {_peak(query)} {cite(pulled_source(query))}"
+            f"{who}: {_code(query.promql)}, {_peak(query)}, kept as evidence "
+            f"{_code(query.artifact_id)} {cite(pulled_source(query))}"
         )
     if len(pulled.queries) > len(shown):
         lines.append(

@@ -122,7 +122,8 @@ class PrometheusClient:
         for item in result:
             if not isinstance(item, dict) or not isinstance(item.get("values"), list):
                 raise PrometheusError("answered a range query with a malformed series")
-            metric = item.get("metric") if isinstance(item.get("metric"), dict) else {}
+            raw = item.get("metric")
+            metric: dict[str, Any] = raw if isinstance(raw, dict) else {}
             series.append(
                 {
                     "metric": {str(k): str(v) for k, v in metric.items()},

@@ -209,7 +209,13 @@ def query_step(start: datetime, end: datetime) -> float:
 
 
 def _window(step: float) -> str:
-    return f"{int(max(300, 2 * step))}s"
+    """The rate window of a query with ``step``: two steps, at least five minutes.
+
+    >>> _window(60.0), _window(180.0)
+    ('5m', '6m')
+    """
+    seconds = int(max(300, 2 * step))
+    return f"{seconds // 60}m" if seconds % 60 == 0 else f"{seconds}s"
 
 
 @dataclass(frozen=True)
@@ -360,7 +366,17 @@ class PrometheusPull:
                     f"points (the bound per investigation)."
                 )
                 return
-            result = await client.query_range(query.promql, start, end, step)
+            try:
+                result = await client.query_range(query.promql, start, end, step)
+            except PrometheusError as exc:
+                if query.role != "alert" or "answered HTTP 4" not in str(exc):
+                    raise
+                # An expression this source refuses (another system's, or not PromQL): noted,
+                # and the source's own series are still read.
+                outcome.notes.append(
+                    f"Data source {_bold(source.name)} refused the alert's expression: it {exc}."
+                )
+                continue
             if query.role == "alert":
                 result = result[:MAX_ALERT_SERIES]
             if not any(item["values"] for item in result):
