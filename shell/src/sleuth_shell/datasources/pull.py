@@ -10,12 +10,16 @@ asked, concurrently:
    nothing is still seen);
 3. for each such service, the names of its series (``/api/v1/series`` with ``{label="svc"}``),
    classified by name (:func:`plan_queries`) into error, latency, saturation and traffic queries,
-   aggregated per service; then those range queries.
+   aggregated per service; then those range queries. Steps 2 and 3 (the plan) are reused for
+   :data:`PLAN_TTL` seconds for the same source and services.
 
 Every request is time-boxed (:data:`QUERY_TIMEOUT` seconds) and each source as a whole
 (:data:`SOURCE_BUDGET`); a source that fails, is slow or hits the bound on points
 (:data:`MAX_POINTS` per run, shared equally among the sources) is named in ``Pulled.notes`` and
-keeps what it answered before; the others go on. Every range query's answer is kept as an evidence
+keeps what it answered before; the others go on. A source's planned queries are asked in one
+range query (`_together`: two round trips to a source per investigation once its plan is known,
+the alert's expression being the other); the alert's expression is the only query a source may
+refuse (a 4xx: noted, its own series still read). Every range query's answer is kept as an evidence
 snapshot (:mod:`sleuth_shell.datasources.snapshots`) before the pull returns.
 """
 
@@ -24,9 +28,11 @@ from __future__ import annotations
 import asyncio
 import math
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -46,6 +52,7 @@ __all__ = [
     "MAX_POINTS",
     "MAX_QUERIES",
     "MAX_SERVICES",
+    "PLAN_TTL",
     "QUERY_TIMEOUT",
     "SOURCE_BUDGET",
     "PlannedQuery",
@@ -66,8 +73,12 @@ MAX_QUERIES = 24
 MAX_POINTS = 40_000
 #: Series kept from the answer to the alert's own expression.
 MAX_ALERT_SERIES = 10
-#: Points per series a range query aims at (the step is the range over this, at least 60 s).
-TARGET_POINTS = 1000
+#: Points per series a range query aims at (the step is the range over this in whole minutes):
+#: 2-minute steps over the 12-hour look-back, finer than the engine's 5-minute error buckets.
+TARGET_POINTS = 500
+#: Seconds a source's discovered queries (services and series names) are reused.
+PLAN_TTL = 60.0
+_MAX_PLANS = 1000
 #: Queries per role and service.
 _ROLE_LIMITS = {"errors": 3, "latency": 2, "saturation": 4, "traffic": 2}
 _ROLE_ORDER = ("errors", "latency", "saturation", "traffic")
@@ -196,13 +207,13 @@ def plan_queries(
 
 
 def query_step(start: datetime, end: datetime) -> float:
-    """The step of a range query over ``[start, end]``: whole minutes, about
+    """The step of a range query over ``[start, end]``: whole minutes, at most about
     :data:`TARGET_POINTS` points.
 
     >>> from datetime import timedelta
     >>> t = datetime(2026, 1, 1, tzinfo=UTC)
-    >>> query_step(t, t + timedelta(hours=12)), query_step(t, t + timedelta(days=2))
-    (60.0, 180.0)
+    >>> query_step(t, t + timedelta(hours=4)), query_step(t, t + timedelta(hours=12))
+    (60.0, 120.0)
     """
     seconds = max((end - start).total_seconds(), 1.0)
     return float(max(60, math.ceil(seconds / TARGET_POINTS / 60) * 60))
@@ -211,7 +222,7 @@ def query_step(start: datetime, end: datetime) -> float:
 def _window(step: float) -> str:
     """The rate window of a query with ``step``: two steps, at least five minutes.
 
-    >>> _window(60.0), _window(180.0)
+    >>> _window(120.0), _window(180.0)
     ('5m', '6m')
     """
     seconds = int(max(300, 2 * step))
@@ -242,7 +253,7 @@ def _bold(name: str) -> str:
 
 
 def _series(
-    result: Sequence[SeriesResult], name: str, service: str, label: str
+    result: Sequence[SeriesResult], name: str, service: str, *, label: str
 ) -> tuple[MetricSeries, ...]:
     out = []
     for item in result:
@@ -255,6 +266,42 @@ def _series(
         labels = {k: v for k, v in metric.items() if k not in ("__name__", label)}
         out.append(MetricSeries(0, name, metric.get(label) or service, labels, points))
     return tuple(out)
+
+
+#: The label that tells the answers of combined queries apart (see `_together`).
+_TAG = "sleuth_query"
+
+
+async def _together(
+    client: PrometheusClient,
+    queries: Sequence[PlannedQuery],
+    start: datetime,
+    end: datetime,
+    step: float,
+) -> list[list[SeriesResult]]:
+    """The answers of ``queries``, asked in one range query: each tagged with its index by
+    ``label_replace`` and joined with ``or`` (distinct tags: nothing is dropped), then split on
+    the tag, which is removed, so each answer is what the query alone gives. One round trip
+    instead of one per query; should the source refuse the combination, they are asked in turn.
+    """
+    if len(queries) <= 1:
+        return [await client.query_range(q.promql, start, end, step) for q in queries]
+    combined = " or ".join(
+        f'label_replace({q.promql}, "{_TAG}", "{i}", "", "")' for i, q in enumerate(queries)
+    )
+    try:
+        answer = await client.query_range(combined, start, end, step)
+    except PrometheusError as exc:
+        if "answered HTTP 4" not in str(exc):
+            raise
+        return [await client.query_range(q.promql, start, end, step) for q in queries]
+    split: list[list[SeriesResult]] = [[] for _ in queries]
+    for item in answer:
+        index = str(item["metric"].pop(_TAG, ""))
+        if not index.isdigit() or int(index) >= len(queries):
+            raise PrometheusError("answered a combined query with a series of no query")
+        split[int(index)].append(item)
+    return split
 
 
 class PrometheusPull:
@@ -271,6 +318,7 @@ class PrometheusPull:
         budget: float = SOURCE_BUDGET,
         max_points: int = MAX_POINTS,
         clock: Callable[[], datetime] = utcnow,
+        plan_ttl: float = PLAN_TTL,
     ) -> None:
         self._sessions = sessions
         self._secret_key = secret_key
@@ -279,6 +327,8 @@ class PrometheusPull:
         self.max_points = max_points
         self._clock = clock
         self._cipher: HeaderCipher | None = None
+        self.plan_ttl = plan_ttl
+        self._plans: dict[tuple[Any, ...], tuple[float, tuple[PlannedQuery, ...]]] = {}
 
     async def _get_cipher(self) -> HeaderCipher:
         if self._cipher is None:
@@ -343,72 +393,121 @@ class PrometheusPull:
         budget: int,
         outcome: _Outcome,
     ) -> None:
+        """Plan the source's queries, run them while the points allow and keep their answers in
+        ``outcome`` (what was answered stays there if a later request fails)."""
         start = request.start.replace(microsecond=0)
         end = request.end.replace(microsecond=0)
         step = query_step(start, end)
-        label = source.service_label
-        planned: list[PlannedQuery] = []
         if request.expression and request.expression.strip():
             expression = request.expression.strip()
             first = next((s for s in request.services if s), "")
-            planned.append(PlannedQuery(expression, "alert", first, expression[:200]))
-        known = await client.label_values(label, start, end)
-        wanted = [s for s in dict.fromkeys(request.services) if s and s in set(known)]
-        if len(known) <= MAX_SERVICES:
-            wanted += [s for s in sorted(known) if s not in wanted]
-        for service in wanted[:MAX_SERVICES]:
-            label_sets = await client.series([f"{{{label}={_string(service)}}}"], start, end)
-            planned += plan_queries(service, label, label_sets, _window(step))
-        for query in planned[:MAX_QUERIES]:
-            if outcome.points >= budget:
-                outcome.notes.append(
-                    f"Data source {_bold(source.name)}: reading stopped at {outcome.points} "
-                    f"points (the bound per investigation)."
-                )
-                return
+            alert = PlannedQuery(expression, "alert", first, expression[:200])
             try:
-                result = await client.query_range(query.promql, start, end, step)
+                result = await client.query_range(alert.promql, start, end, step)
             except PrometheusError as exc:
-                if query.role != "alert" or "answered HTTP 4" not in str(exc):
+                if "answered HTTP 4" not in str(exc):
                     raise
                 # An expression this source refuses (another system's, or not PromQL): noted,
                 # and the source's own series are still read.
                 outcome.notes.append(
                     f"Data source {_bold(source.name)} refused the alert's expression: it {exc}."
                 )
-                continue
-            if query.role == "alert":
+            else:
                 result = result[:MAX_ALERT_SERIES]
-            if not any(item["values"] for item in result):
-                continue
-            outcome.points += sum(len(item["values"]) for item in result)
-            artifact_id = snapshots.new_artifact_id()
-            outcome.snapshots.append(
-                snapshots.NewSnapshot(
-                    artifact_id,
-                    source.org_id,
-                    source.id,
-                    source.name,
-                    source.url,
-                    query.promql,
-                    start,
-                    end,
-                    step,
-                    [dict(item) for item in result],
-                    self._clock(),
-                )
+                if any(item["values"] for item in result):
+                    self._keep(outcome, source, alert, result, start, end, step)
+        planned = await self._discover(client, source, request.services, start, end, step)
+        planned = planned[: MAX_QUERIES - 1]
+        # Each planned query answers one series (aggregated per service): run those that fit.
+        per_series = int((end - start).total_seconds() // step) + 1
+        room = max(0, budget - outcome.points) // per_series
+        chosen = planned[: max(room, 0)]
+        if len(chosen) < len(planned):
+            outcome.notes.append(
+                f"Data source {_bold(source.name)}: {len(chosen)} of {len(planned)} queries read "
+                f"(the bound of {budget} points per investigation)."
             )
-            outcome.queries.append(
-                PulledQuery(
-                    source_name=source.name,
-                    source_url=source.url,
-                    promql=query.promql,
-                    start=start,
-                    end=end,
-                    step=step,
-                    artifact_id=artifact_id,
-                    role=query.role,
-                    service=query.service,
-                    series=_series(result, query.name, query.service, label),
-                )
+        answers = await _together(client, chosen, start, end, step)
+        for query, result in zip(chosen, answers, strict=True):
+            if any(item["values"] for item in result):
+                self._keep(outcome, source, query, result, start, end, step)
+
+    async def _discover(
+        self,
+        client: PrometheusClient,
+        source: _Source,
+        services: Sequence[str],
+        start: datetime,
+        end: datetime,
+        step: float,
+    ) -> list[PlannedQuery]:
+        """The source's queries for ``services`` (see the module doc), from its service label's
+        values and each service's series names; the plan is kept :attr:`plan_ttl` seconds per
+        source and services (an alert storm plans once)."""
+        label = source.service_label
+        key = (source.id, source.url, label, tuple(services), step)
+        now = time.monotonic()
+        cached = self._plans.get(key)
+        if cached is not None and now - cached[0] < self.plan_ttl:
+            return list(cached[1])
+        known = await client.label_values(label, start, end)
+        wanted = [s for s in dict.fromkeys(services) if s and s in set(known)]
+        if len(known) <= MAX_SERVICES:
+            wanted += [s for s in sorted(known) if s not in wanted]
+        wanted = wanted[:MAX_SERVICES]
+        by_service: dict[str, list[dict[str, str]]] = {s: [] for s in wanted}
+        if wanted:
+            # One lookup for every service: a match[] each.
+            matchers = [f"{{{label}={_string(s)}}}" for s in wanted]
+            for labels in await client.series(matchers, start, end):
+                if labels.get(label) in by_service:
+                    by_service[labels[label]].append(labels)
+        planned: list[PlannedQuery] = []
+        for service in wanted:
+            planned += plan_queries(service, label, by_service[service], _window(step))
+        if len(self._plans) >= _MAX_PLANS:
+            self._plans.clear()
+        self._plans[key] = (now, tuple(planned))
+        return planned
+
+    def _keep(
+        self,
+        outcome: _Outcome,
+        source: _Source,
+        query: PlannedQuery,
+        result: list[SeriesResult],
+        start: datetime,
+        end: datetime,
+        step: float,
+    ) -> None:
+        outcome.points += sum(len(item["values"]) for item in result)
+        artifact_id = snapshots.new_artifact_id()
+        outcome.snapshots.append(
+            snapshots.NewSnapshot(
+                artifact_id,
+                source.org_id,
+                source.id,
+                source.name,
+                source.url,
+                query.promql,
+                start,
+                end,
+                step,
+                result,
+                self._clock(),
             )
+        )
+        outcome.queries.append(
+            PulledQuery(
+                source_name=source.name,
+                source_url=source.url,
+                promql=query.promql,
+                start=start,
+                end=end,
+                step=step,
+                artifact_id=artifact_id,
+                role=query.role,
+                service=query.service,
+                series=_series(result, query.name, query.service, label=source.service_label),
+            )
+        )
