@@ -385,3 +385,50 @@ def test_pulled_section_names_failures_and_cites_each_query(tmp_path: Path) -> N
     assert text.endswith("- Data source **slow** failed.")
     assert cited[0]["link"].startswith("http://p:9090/graph?g0.expr=up&")
     assert pulled.pulled_section(Pulled(), cite) == ""
+
+
+def test_operator_cli_adds_and_lists_data_sources(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLEUTH_")}
+    env.update(
+        SLEUTH_DATABASE_URL=url,
+        PYTHONPATH=os.pathsep.join([str(root / "core/src"), str(root / "shell/src")]),
+    )
+
+    def sleuth(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "sleuth_shell", "admin", *args],
+            env=env, capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+
+    assert sleuth("create-org", "acme").returncode == 0
+    added = sleuth(
+        "add-data-source", "acme", "--name", "prom", "--url", "http://prom:9090/",
+        "--header", f"Authorization={SECRET}", "--service-label", "job",
+    )  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    shown = json.loads(added.stdout)
+    assert {k: shown[k] for k in ("name", "kind", "url", "service_label", "header_names")} == {
+        "name": "prom", "kind": "prometheus", "url": "http://prom:9090", "service_label": "job",
+        "header_names": ["Authorization"],
+    }  # fmt: skip
+    assert SECRET not in added.stdout + added.stderr
+    listed = sleuth("list-data-sources", "acme")
+    assert json.loads(listed.stdout) == {"items": [shown]}
+    # The server (same database, no SLEUTH_SECRET_KEY) opens what the CLI sealed.
+    [row] = _rows(url, DataSource)
+    assert store.headers_of(row, asyncio.run(_cipher(url))) == {"Authorization": SECRET}
+    for args, error in [
+        (("--name", "prom", "--url", "http://x"), "A data source named prom already exists"),
+        (("--name", "p2", "--url", "ftp://x"), "Invalid url: ftp://x"),
+        (("--name", "p3", "--url", "http://x", "--header", "Bearer abc"), "--header must be"),
+    ]:
+        refused = sleuth("add-data-source", "acme", *args)
+        assert refused.returncode == 1 and error in refused.stderr, refused.stderr
+        assert "abc" not in refused.stderr
+    assert sleuth("list-data-sources", "nobody").returncode == 1
