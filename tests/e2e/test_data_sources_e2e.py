@@ -7,7 +7,8 @@ openmetrics`` with an incident (``prometheus_harness``): ``checkout`` starts fai
 ``Authorization`` header) and ``broken`` (a closed port).
 
 - the data-source API: admin-only changes (403), clear 400s, 409 on a taken name, header values
-  never returned and not in the database file in the clear, the connection test;
+  never returned and not in the database file in the clear, the connection test; the operator
+  CLI's ``add-data-source`` and ``list-data-sources`` (the server opens the headers it sealed);
 - an alert through a webhook (its ``generatorURL`` carries the alert's expression) starts an
   investigation that queries Prometheus, names the broken source, cites each query with a link to
   the Prometheus graph and keeps each answer: ``GET /api/v1/evidence/{id}`` returns exactly what
@@ -22,6 +23,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -135,7 +138,7 @@ def test_prometheus_data_source_end_to_end(prom: tuple[str, datetime], tmp_path:
     prom_url, fired = prom
     database = tmp_path / "sleuth.db"
     env = sleuth_env(f"sqlite:///{database}", SLEUTH_RATE_LIMIT_ENTERPRISE="100000")
-    _, admin_key, member_key, hook, _, other_key = cli_batch(
+    _, admin_key, member_key, hook, _, other_key, by_cli, cli_list = cli_batch(
         env,
         ["admin", "create-org", "acme", "--plan", "enterprise"],
         ["admin", "create-key", "acme", "--admin"],
@@ -143,7 +146,22 @@ def test_prometheus_data_source_end_to_end(prom: tuple[str, datetime], tmp_path:
         ["admin", "add-webhook", "acme", "--type", "PROVIDER_B", "--name", "alerts"],
         ["admin", "create-org", "other", "--plan", "enterprise"],
         ["admin", "create-key", "other", "--admin"],
-    )
+        ["admin", "add-data-source", "acme", "--name", "by-cli", "--url", prom_url,
+         "--header", f"Authorization={SECRET}", "--service-label", "job"],
+        ["admin", "list-data-sources", "acme"],
+    )  # fmt: skip
+    assert {k: by_cli[k] for k in ("name", "url", "service_label", "header_names")} == {
+        "name": "by-cli", "url": prom_url, "service_label": "job",
+        "header_names": ["Authorization"],
+    }  # fmt: skip
+    assert cli_list == {"items": [by_cli]}
+    refused = subprocess.run(
+        [sys.executable, "-m", "sleuth_shell", "admin", "add-data-source", "acme",
+         "--name", "by-cli", "--url", prom_url, "--header", "Bearer abc"],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert refused.returncode == 1
+    assert refused.stderr == "Error: --header must be NAME=VALUE (e.g. Authorization=Bearer ...)\n"
     admin = {"X-Service-Org-Api-Key": admin_key["key"]}
     member = {"X-Service-Org-Api-Key": member_key["key"]}
     other = {"X-Service-Org-Api-Key": other_key["key"]}
@@ -190,7 +208,8 @@ def test_prometheus_data_source_end_to_end(prom: tuple[str, datetime], tmp_path:
         ).json()
         # Any key reads; nothing returns the header value.
         listed = httpx.get(f"{api}/data-sources", headers=member)
-        assert [s["name"] for s in listed.json()["data_sources"]] == ["prom-main", "broken"]
+        names = [s["name"] for s in listed.json()["data_sources"]]
+        assert names == ["by-cli", "prom-main", "broken"]
         assert SECRET not in listed.text
         one = httpx.get(f"{api}/data-sources/{source['id']}", headers=member)
         assert one.json() == source
@@ -202,9 +221,13 @@ def test_prometheus_data_source_end_to_end(prom: tuple[str, datetime], tmp_path:
         assert (
             httpx.put(f"{api}/data-sources/{broken['id']}", json={"name": "x"}, headers=member)
         ).status_code == 403
-        # The connection test.
+        # The connection test (the source the CLI added: the server opens the headers it sealed).
         tested = httpx.post(f"{api}/data-sources/{source['id']}/test", headers=admin, timeout=30)
         assert tested.json()["ok"] is True, tested.text
+        tested = httpx.post(f"{api}/data-sources/{by_cli['id']}/test", headers=admin, timeout=30)
+        assert tested.json()["ok"] is True, tested.text
+        removed = httpx.delete(f"{api}/data-sources/{by_cli['id']}", headers=admin)
+        assert removed.json() == {"success": True}
         failed = httpx.post(f"{api}/data-sources/{broken['id']}/test", headers=admin, timeout=30)
         assert failed.json()["ok"] is False and "could not be reached" in failed.json()["detail"]
         # Encrypted at rest: the database files never hold the header value.
