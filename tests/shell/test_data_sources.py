@@ -385,4 +385,3 @@ def test_pulled_section_names_failures_and_cites_each_query(tmp_path: Path) -> N
     assert text.endswith("- Data source **slow** failed.")
     assert cited[0]["link"].startswith("http://p:9090/graph?g0.expr=up&")
     assert pulled.pulled_section(Pulled(), cite) == ""
-
