@@ -257,14 +257,15 @@ def test_pull_reads_prometheus_and_keeps_every_answer(
             factory,
             org,
             [("prom", prom_url, "service"), ("hung", hung, "service"),
-             ("unlabelled", prom_url, "team")],
+             ("unlabelled", prom_url, "team"), ("not-an-api", f"{prom_url}/nothing", "service")],
         )  # fmt: skip
         got = _pull(
             migrated_url, org.id, _request(fired, "sum(rate(http_requests_total[5m]"),
             timeout=0.5, budget=5.0,
         )  # fmt: skip
-    assert got.consulted == 3
+    assert got.consulted == 4
     notes = "\n".join(got.notes)
+    assert "**not-an-api** failed: it answered HTTP 404 without a Prometheus API body" in notes
     assert "**hung** failed: it did not answer within 0.5 s" in notes
     # A refused expression is named, and the source's own series are still read.
     assert "**prom** refused the alert's expression: it answered HTTP 400" in notes

@@ -34,7 +34,19 @@ def _ssl_context() -> ssl.SSLContext:
 
 
 class PrometheusError(Exception):
-    """A request the server did not answer as the Prometheus HTTP API does (or at all)."""
+    """A request the server did not answer as the Prometheus HTTP API does (or at all).
+
+    ``status`` is the HTTP status of an error answer (None when there was none)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+    @property
+    def refused(self) -> bool:
+        """Whether the server refused the request itself (a 4xx: e.g. a query it cannot
+        parse), as opposed to failing or not answering."""
+        return self.status is not None and 400 <= self.status < 500
 
 
 def _unix(value: datetime) -> str:
@@ -105,7 +117,8 @@ class PrometheusClient:
         if body["status"] != "success" or response.status_code != 200:
             error = str(body.get("error") or "").strip()[:300]
             raise PrometheusError(
-                f"answered HTTP {response.status_code}" + (f": {error}" if error else "")
+                f"answered HTTP {response.status_code}" + (f": {error}" if error else ""),
+                response.status_code,
             )
         return body.get("data")
 
@@ -142,9 +155,15 @@ class PrometheusClient:
             if not isinstance(item, dict) or not isinstance(item.get("values"), list):
                 raise PrometheusError("answered a range query with a malformed series")
             raw = item.get("metric")
-            metric: dict[str, Any] = raw if isinstance(raw, dict) else {}
+            metric = {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
             values = item["values"]
-            if not all(isinstance(v, list) and len(v) == 2 for v in values):
+            if not all(
+                isinstance(v, list)
+                and len(v) == 2
+                and isinstance(v[0], int | float)
+                and isinstance(v[1], str)
+                for v in values
+            ):
                 raise PrometheusError("answered a range query with malformed samples")
             series.append({"metric": metric, "values": values})
         return series

@@ -292,7 +292,7 @@ async def _together(
     try:
         answer = await client.query_range(combined, start, end, step)
     except PrometheusError as exc:
-        if "answered HTTP 4" not in str(exc):
+        if not exc.refused:
             raise
         return [await client.query_range(q.promql, start, end, step) for q in queries]
     split: list[list[SeriesResult]] = [[] for _ in queries]
@@ -405,7 +405,7 @@ class PrometheusPull:
             try:
                 result = await client.query_range(alert.promql, start, end, step)
             except PrometheusError as exc:
-                if "answered HTTP 4" not in str(exc):
+                if not exc.refused:
                     raise
                 # An expression this source refuses (another system's, or not PromQL): noted,
                 # and the source's own series are still read.
