@@ -17,12 +17,13 @@ What it does per operation:
   deploy that preceded the errors, or say that no cause is established. Follow-ups without a
   window or service take them from the previous user message. ``use_tools=False`` queries nothing
   and cites nothing: it answers from the conversation alone and says so.
-- ``investigate``: when the organization has change records, metrics or data sources, the
-  root-cause engine's report (:mod:`sleuth_shell.agents.rca`: onset, suspects, verdict first,
-  ``AgentResult.analysis``; "why" questions use it too). Otherwise it summarises the alert,
-  compares error rates around the alert time with the six hours before, builds a timeline
-  (changes, first warnings, first errors per affected service, rollbacks, last errors), proposes
-  the most likely root cause with its evidence, and quotes the matching runbook.
+- ``investigate``: when the organization has change records or metrics (its data sources' too),
+  the root-cause engine's
+  report (:mod:`sleuth_shell.agents.rca`: onset, suspects, verdict first, ``AgentResult.analysis``;
+  "why" questions use it too). Otherwise it summarises the alert, compares error rates around the
+  alert time with the six hours before, builds a timeline (changes, first warnings, first errors
+  per affected service, rollbacks, last errors), proposes the most likely root cause with its
+  evidence, and quotes the matching runbook.
 - ``digest_section``: reports over the window the prompt names (default: the 24 hours before
   ``now``): volume, errors per service, the busiest error hour, top errors, changes and a
   related runbook. The section body is returned without a heading (the digest adds it).
