@@ -130,15 +130,16 @@ def plan_queries(
     """The error, latency, saturation and traffic queries for ``service`` from the label sets of
     its series (``label`` names the service; ``window`` is the rate window, e.g. ``5m``).
 
-    Counters (``*_total``) are read as per-second rates, histograms (``*_bucket``) as their 99th
-    percentile, gauges as their maximum; each is aggregated per service. A request counter with a
-    5xx status label also gives its 5xx rate as an error series. Names that say none of the four
-    are not read.
+    Counters (``*_total``) are read as per-second rates, histograms (their ``*_bucket``, or their
+    ``*_count`` when the buckets were left out of the lookup) as their 99th percentile, summaries
+    as their 0.99 quantile, gauges as their maximum; each is aggregated per service. A request
+    counter with a 5xx status label also gives its 5xx rate as an error series. Names that say
+    none of the four are not read.
 
     >>> sets = [
     ...     {"__name__": "http_requests_total", "service": "api", "code": "200"},
     ...     {"__name__": "http_requests_total", "service": "api", "code": "503"},
-    ...     {"__name__": "http_request_duration_seconds_bucket", "service": "api", "le": "0.5"},
+    ...     {"__name__": "http_request_duration_seconds_count", "service": "api"},
     ...     {"__name__": "db_pool_connections_in_use", "service": "api"},
     ...     {"__name__": "build_info", "service": "api"},
     ... ]
@@ -158,20 +159,35 @@ def plan_queries(
     planned: list[PlannedQuery] = []
     for name in sorted(names):
         sets = names[name]
-        if name.endswith("_bucket"):
-            base = name[: -len("_bucket")]
-            if _LATENCY.search(base) and any("le" in s for s in sets):
-                planned.append(
-                    PlannedQuery(
-                        f"histogram_quantile(0.99, sum by ({label}, le) "
-                        f"(rate({name}{{{selector}}}[{window}])))",
-                        "latency",
-                        service,
-                        f"{base}:p99",
-                    )
+        if name.endswith(("_bucket", "_count")):
+            # A histogram: by its buckets, or by its count when the lookup left the buckets out
+            # (a summary's count has its quantiles beside it, under the base name).
+            base = name.rsplit("_", 1)[0]
+            histogram = name.endswith("_bucket") or (
+                f"{base}_bucket" not in names and base not in names
+            )
+            if histogram and _LATENCY.search(base):
+                query = PlannedQuery(
+                    f"histogram_quantile(0.99, sum by ({label}, le) "
+                    f"(rate({base}_bucket{{{selector}}}[{window}])))",
+                    "latency",
+                    service,
+                    f"{base}:p99",
                 )
+                if query not in planned:
+                    planned.append(query)
             continue
         if name.endswith(_SKIP_SUFFIXES):
+            continue
+        if any(s.get("quantile") == "0.99" for s in sets):
+            planned.append(
+                PlannedQuery(
+                    f'max by ({label}) ({name}{{{selector},quantile="0.99"}})',
+                    "latency",
+                    service,
+                    f"{name}:p99",
+                )
+            )
             continue
         counter = name.endswith("_total")
         role = _role(name, counter)
@@ -457,8 +473,9 @@ class PrometheusPull:
         wanted = wanted[:MAX_SERVICES]
         by_service: dict[str, list[dict[str, str]]] = {s: [] for s in wanted}
         if wanted:
-            # One lookup for every service: a match[] each.
-            matchers = [f"{{{label}={_string(s)}}}" for s in wanted]
+            # One lookup for every service (a match[] each), histogram buckets left out: they
+            # multiply a histogram's series by its buckets, and its count names it as well.
+            matchers = [f'{{{label}={_string(s)},le=""}}' for s in wanted]
             for labels in await client.series(matchers, start, end):
                 if labels.get(label) in by_service:
                     by_service[labels[label]].append(labels)
