@@ -47,7 +47,7 @@ class DataSourceList(msgspec.Struct):
     data_sources: list[DataSourceItem]
 
 
-class TestResult(msgspec.Struct):
+class ConnectionCheck(msgspec.Struct):
     ok: bool
     detail: str
 
@@ -212,13 +212,13 @@ async def test_data_source(
     principal: CurrentPrincipal,
     db_session: DbSession,
     services: AppServices,
-) -> TestResult:
+) -> ConnectionCheck:
     """Whether the source answers as a Prometheus HTTP API (``ok`` false, with why, when not)."""
     require_admin(principal)
     row = await _load(db_session, principal.org_id, source_id)
     cipher = await store.load_cipher(services.sessions, services.settings.secret_key)
-    ok, detail = await store.test_connection(row, cipher)
-    return TestResult(ok=ok, detail=detail)
+    ok, detail = await store.check_connection(row, cipher)
+    return ConnectionCheck(ok=ok, detail=detail)
 
 
 @get(

@@ -30,6 +30,7 @@ __all__ = [
     "DataSourceConflict",
     "DataSourceError",
     "DataSourceInput",
+    "check_connection",
     "create",
     "get",
     "headers_of",
@@ -38,7 +39,6 @@ __all__ = [
     "parse_create",
     "parse_update",
     "remove",
-    "test_connection",
     "update",
 ]
 
@@ -273,7 +273,7 @@ def headers_of(row: DataSource, cipher: HeaderCipher) -> dict[str, str]:
     return cipher.open(row.org_id, row.headers) if row.headers else {}
 
 
-async def test_connection(
+async def check_connection(
     row: DataSource, cipher: HeaderCipher, *, timeout: float = 5.0
 ) -> tuple[bool, str]:
     """``(ok, detail)``: whether the source answers an instant query (``vector(1)``) as a
