@@ -289,7 +289,7 @@ def test_pull_reads_prometheus_and_keeps_every_answer(
     assert set(kept) == {q.artifact_id for q in got.queries}
     for query in got.queries:
         row = kept[query.artifact_id]
-        assert (row.query, row.data_source_name, row.step) == (query.promql, "prom", 120.0)
+        assert (row.query, row.data_source_name, row.step) == (query.promql, "prom", 300.0)
         document = snapshots.content(
             row.query, row.start.strftime("%Y-%m-%dT%H:%M:%SZ"),
             row.end.strftime("%Y-%m-%dT%H:%M:%SZ"), row.step, row.points,
@@ -310,10 +310,10 @@ def test_pull_stops_at_the_bound_on_points(
     prom_url, fired = prometheus_incident
     org = factory.org()
     _add_sources(factory, org, [("prom", prom_url, "service")])
-    got = _pull(migrated_url, org.id, _request(fired), max_points=500)
+    got = _pull(migrated_url, org.id, _request(fired), max_points=200)
     points = sum(len(s.points) for q in got.queries for s in q.series)
-    assert len(got.queries) == 1 and 0 < points <= 500
-    assert got.notes == ("Data source **prom**: 1 of 4 queries read (the bound of 500 points "
+    assert len(got.queries) == 1 and 0 < points <= 200
+    assert got.notes == ("Data source **prom**: 1 of 4 queries read (the bound of 200 points "
                          "per investigation).",)  # fmt: skip
 
 

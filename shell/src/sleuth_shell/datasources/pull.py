@@ -73,8 +73,9 @@ MAX_QUERIES = 24
 MAX_POINTS = 40_000
 #: Series kept from the answer to the alert's own expression.
 MAX_ALERT_SERIES = 10
-#: Points per series a range query aims at (the step is the range over this in whole minutes):
-#: 2-minute steps over the 12-hour look-back, finer than the engine's 5-minute error buckets.
+#: The shortest step: the engine's error buckets are 5 minutes, and so is the rate window.
+MIN_STEP = 300
+#: Points per series a range query reads at most (longer ranges get longer steps).
 TARGET_POINTS = 500
 #: Seconds a source's discovered queries (services and series names) are reused.
 PLAN_TTL = 60.0
@@ -132,7 +133,7 @@ def plan_queries(
 
     Counters (``*_total``) are read as per-second rates, histograms (their ``*_bucket``, or their
     ``*_count`` when the buckets were left out of the lookup) as their 99th percentile, summaries
-    as their 0.99 quantile, gauges as their maximum; each is aggregated per service. A request
+    as their 0.99 quantile, gauges as their peak in each step; each is aggregated per service. A request
     counter with a 5xx status label also gives its 5xx rate as an error series. Names that say
     none of the four are not read.
 
@@ -147,7 +148,7 @@ def plan_queries(
     ...     print(q.role, q.name, "|", q.promql)
     errors http_requests_total:5xx | sum by (service) (rate(http_requests_total{service="api",code=~"5.."}[5m]))
     latency http_request_duration_seconds:p99 | histogram_quantile(0.99, sum by (service, le) (rate(http_request_duration_seconds_bucket{service="api"}[5m])))
-    saturation db_pool_connections_in_use | max by (service) (db_pool_connections_in_use{service="api"})
+    saturation db_pool_connections_in_use | max by (service) (max_over_time(db_pool_connections_in_use{service="api"}[5m]))
     traffic http_requests_total | sum by (service) (rate(http_requests_total{service="api"}[5m]))
     """  # noqa: E501
     selector = f"{label}={_string(service)}"
@@ -182,7 +183,8 @@ def plan_queries(
         if any(s.get("quantile") == "0.99" for s in sets):
             planned.append(
                 PlannedQuery(
-                    f'max by ({label}) ({name}{{{selector},quantile="0.99"}})',
+                    f"max by ({label}) (max_over_time({name}{{{selector},"
+                    f'quantile="0.99"}}[{window}]))',
                     "latency",
                     service,
                     f"{name}:p99",
@@ -214,7 +216,12 @@ def plan_queries(
                         break
         else:
             planned.append(
-                PlannedQuery(f"max by ({label}) ({name}{{{selector}}})", role, service, name)
+                PlannedQuery(
+                    f"max by ({label}) (max_over_time({name}{{{selector}}}[{window}]))",
+                    role,
+                    service,
+                    name,
+                )
             )
     kept: list[PlannedQuery] = []
     for role in _ROLE_ORDER:
@@ -223,25 +230,26 @@ def plan_queries(
 
 
 def query_step(start: datetime, end: datetime) -> float:
-    """The step of a range query over ``[start, end]``: whole minutes, at most about
-    :data:`TARGET_POINTS` points.
+    """The step of a range query over ``[start, end]``: the engine's 5-minute buckets, longer
+    (in whole 5 minutes) when that would read more than :data:`TARGET_POINTS` points.
 
     >>> from datetime import timedelta
     >>> t = datetime(2026, 1, 1, tzinfo=UTC)
-    >>> query_step(t, t + timedelta(hours=4)), query_step(t, t + timedelta(hours=12))
-    (60.0, 120.0)
+    >>> query_step(t, t + timedelta(hours=12)), query_step(t, t + timedelta(days=7))
+    (300.0, 1500.0)
     """
     seconds = max((end - start).total_seconds(), 1.0)
-    return float(max(60, math.ceil(seconds / TARGET_POINTS / 60) * 60))
+    return float(max(MIN_STEP, math.ceil(seconds / TARGET_POINTS / MIN_STEP) * MIN_STEP))
 
 
 def _window(step: float) -> str:
-    """The rate window of a query with ``step``: two steps, at least five minutes.
+    """The window of a query with ``step``: one step, so every point covers its own interval
+    (a rate over it, a gauge's peak in it).
 
-    >>> _window(120.0), _window(180.0)
-    ('5m', '6m')
+    >>> _window(300.0), _window(1500.0)
+    ('5m', '25m')
     """
-    seconds = int(max(300, 2 * step))
+    seconds = int(max(MIN_STEP, step))
     return f"{seconds // 60}m" if seconds % 60 == 0 else f"{seconds}s"
 
 
