@@ -171,7 +171,7 @@ def test_migration_0018_downgrades_and_upgrades_again(database_url: str) -> None
     from sleuth_shell.db import migrate
 
     migrate(database_url)
-    asyncio.run(_downgrade(database_url, "0016"))
+    asyncio.run(_downgrade(database_url, "0020"))
 
     async def tables() -> set[str]:
         engine = create_engine(database_url)

@@ -1,7 +1,7 @@
 """data sources and evidence snapshots: ``data_sources``, ``evidence_snapshots``
 
 Revision ID: 0018
-Revises: 0016
+Revises: 0020
 Create Date: 2026-11-26
 
 ``data_sources`` holds the observability systems an organization's investigations query
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0018'
-down_revision: str | None = '0016'
+down_revision: str | None = '0020'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
