@@ -386,3 +386,22 @@ def test_pulled_section_names_failures_and_cites_each_query(tmp_path: Path) -> N
     assert text.endswith("- Data source **slow** failed.")
     assert cited[0]["link"].startswith("http://p:9090/graph?g0.expr=up&")
     assert pulled.pulled_section(Pulled(), cite) == ""
+
+
+def test_the_alert_expression_is_read_from_the_alert() -> None:
+    from sleuth_shell.text import extract_alert
+
+    generated = {
+        "alerts": [
+            {
+                "labels": {"alertname": "HighErrors", "service": "api"},
+                "generatorURL": "http://prom:9090/graph?g0.expr=rate%28errors_total%5B5m%5D%29+%3E+1",
+            }
+        ]
+    }
+    assert extract_alert(json.dumps(generated))["expression"] == "rate(errors_total[5m]) > 1"
+    given = {"title": "x", "expression": " up == 0 ", "generatorURL": "http://p/graph?g0.expr=a"}
+    assert extract_alert(json.dumps(given))["expression"] == "up == 0"
+    grafana = {"alerts": [{"generatorURL": "https://grafana.example/alerting/grafana/u/view"}]}
+    assert extract_alert(json.dumps(grafana))["expression"] is None
+    assert extract_alert("disk full on db-1")["expression"] is None

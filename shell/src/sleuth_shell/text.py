@@ -27,7 +27,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+
+from sleuth_core.intake import prometheus_expression
 
 __all__ = [
     "EARLIEST_INSTANT",
@@ -601,7 +602,7 @@ def extract_alert(payload: str) -> dict[str, Any]:
             elif expression is None and key in ("expression", "expr") and isinstance(value, str):
                 expression = value.strip() or None
             elif generated is None and key == "generatorurl" and isinstance(value, str):
-                generated = _url_expression(value)
+                generated = prometheus_expression(value)
         text = "\n".join(strings)
     else:
         text = payload
@@ -610,12 +611,3 @@ def extract_alert(payload: str) -> dict[str, Any]:
     found["expression"] = expression or generated
     found["text"] = text
     return found
-
-
-def _url_expression(url: str) -> str | None:
-    """The ``g0.expr`` query parameter of a Prometheus graph URL, or None."""
-    try:
-        values = parse_qs(urlsplit(url).query).get("g0.expr")
-    except ValueError:
-        return None
-    return values[0].strip() or None if values else None
