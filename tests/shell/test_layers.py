@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "sleuth_shell.chat": 72,
     "sleuth_shell.intake": 72,
     "sleuth_shell.web": 72,
+    "sleuth_shell.oauth": 71,  # the MCP endpoint's authorization server: auth and web use it
     "sleuth_shell.interactions": 70,
     "sleuth_shell.digests": 70,
     "sleuth_shell.investigations": 70,

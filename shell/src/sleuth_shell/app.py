@@ -35,6 +35,7 @@ from sleuth_shell.jobs.processes import WorkerProcesses
 from sleuth_shell.mcp_server import McpEndpoint
 from sleuth_shell.notify.http import HttpPoster
 from sleuth_shell.notify.urls import Resolver
+from sleuth_shell.oauth.routes import ROUTES as OAUTH_ROUTES
 from sleuth_shell.ratelimit import (
     RATE_LIMIT_STORE,
     close_rate_limit_store,
@@ -42,6 +43,7 @@ from sleuth_shell.ratelimit import (
 )
 from sleuth_shell.runtime import Runtime
 from sleuth_shell.services import Services, build_services
+from sleuth_shell.web.oauth import ROUTES as CONSENT_ROUTES
 from sleuth_shell.web.render import environment
 from sleuth_shell.web.sessions import load_signing_key
 
@@ -146,7 +148,7 @@ def create_app(
         await close_rate_limit_store(all_stores[RATE_LIMIT_STORE])
 
     app = Litestar(
-        route_handlers=[*root_routes(), api_router(), mcp.route()],
+        route_handlers=[*root_routes(), api_router(), mcp.route(), *OAUTH_ROUTES, *CONSENT_ROUTES],
         state=state,
         stores=all_stores,
         dependencies={

@@ -51,6 +51,7 @@ from sleuth_shell.interactions.request import (
     parse_interaction_request,
 )
 from sleuth_shell.interactions.service import submit_interactions
+from sleuth_shell.oauth.store import list_authorizations
 from sleuth_shell.runs import RunFailed
 from sleuth_shell.web.render import next_fire
 
@@ -410,9 +411,13 @@ async def _settings_context(request: Request[Any, Any, Any], viewer: Viewer) -> 
             )
         ).all()
         teams = await team_names(session, viewer.org_id)
+        authorizations = await list_authorizations(
+            session, viewer.org_id, key_id=None if viewer.admin else viewer.key_id
+        )
     return {
         "document": json.dumps(document, indent=2, ensure_ascii=False),
         "keys": [(k, teams.get(k.team_id or 0, "-")) for k in keys],
+        "authorizations": authorizations,
         "error": None,
         "notice": request.query_params.get("notice"),
     }
@@ -420,7 +425,9 @@ async def _settings_context(request: Request[Any, Any, Any], viewer: Viewer) -> 
 
 @get("/settings", **PAGE_OPTIONS)
 async def settings_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Template:
-    """The advanced settings (editable by admins) and, for admins, the API keys."""
+    """The advanced settings (editable by admins), for admins the API keys, and the applications
+    authorized to use the MCP endpoint (an admin sees the organization's, anyone else their own
+    key's; revoking is :mod:`sleuth_shell.web.oauth`)."""
     context = await _settings_context(request, viewer)
     return page("settings.html", viewer, "settings", title="Settings", **context)
 

@@ -9,9 +9,11 @@ lifespan manager).
 
 The route (:meth:`McpEndpoint.route`) sits behind the app's middleware like every other route:
 :class:`~sleuth_shell.gate.GateMiddleware` resolves ``X-Service-Org-Api-Key`` or, on ``/mcp``,
-``Authorization: Bearer <key>``, and counts the request against the organization's plan.
-Errors outside the protocol are JSON-RPC error objects with the HTTP status: 401 for a missing or
-invalid key, 405 for anything but POST, 429 over the rate limit (with ``Retry-After``).
+``Authorization: Bearer <key or OAuth access token>``, and counts the request against the
+organization's plan. Errors outside the protocol are JSON-RPC error objects with the HTTP status:
+401 for a missing or invalid key or token (with the MCP authorization challenge,
+``WWW-Authenticate: Bearer resource_metadata="..."``, RFC 9728), 405 for anything but POST, 429
+over the rate limit (with ``Retry-After``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from starlette.types import Send as StarletteSend
 from sleuth_shell import __version__
 from sleuth_shell.auth import current_principal, key_presented
 from sleuth_shell.mcp_server.tools import TOOLS, ToolCaller, ToolFailure
+from sleuth_shell.oauth.policy import challenge
 from sleuth_shell.services import Services
 
 __all__ = ["MCP_PATH", "UNAUTHORIZED", "McpEndpoint", "jsonrpc_error"]
@@ -158,9 +161,15 @@ class McpEndpoint:
                 {"Allow": "POST"},
             )
         elif current_principal(scope) is None:
-            message = "Invalid API key" if key_presented(scope) else "Missing API key"
+            presented = key_presented(scope)
+            message = "Invalid API key" if presented else "Missing API key"
+            public_url = scope["litestar_app"].state.settings.public_url
             await _send_error(
-                send, 401, UNAUTHORIZED, message, {"WWW-Authenticate": 'Bearer realm="sleuth"'}
+                send,
+                401,
+                UNAUTHORIZED,
+                message,
+                {"WWW-Authenticate": challenge(public_url, invalid_token=presented)},
             )
         else:
             # Litestar's ASGI types are narrower TypedDicts than Starlette's mappings; same values.

@@ -1,0 +1,452 @@
+"""The MCP endpoint's OAuth authorization server in process: metadata, registration, consent,
+the code grant with PKCE, refresh rotation, revocation, and every refusal.
+
+The whole flow with the MCP SDK's own OAuth client, over real HTTP and Chromium:
+``tests/e2e/test_mcp_oauth_e2e.py``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import logging
+import re
+import secrets
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import pytest
+from authlib.oauth2.rfc8414 import AuthorizationServerMetadata
+from conftest import Factory, OrgHandle
+from interaction_helpers import FakeAgent, fakes
+from litestar import Litestar
+from litestar.testing import TestClient
+from sqlalchemy import func, select, update
+
+from sleuth_shell.app import create_app
+from sleuth_shell.config import Settings
+from sleuth_shell.db.models import ApiKey, OAuthCode, OAuthGrant, OAuthToken, utcnow
+
+PUBLIC = "https://sleuth.test"
+REDIRECT = "http://127.0.0.1/callback"
+ACCEPT = {"Accept": "application/json, text/event-stream"}
+CHALLENGE = f'Bearer resource_metadata="{PUBLIC}/.well-known/oauth-protected-resource/mcp"'
+
+
+@pytest.fixture
+def oauth_settings(settings: Settings) -> Settings:
+    return settings.model_copy(update={"public_url": PUBLIC})
+
+
+@pytest.fixture
+def web(oauth_settings: Settings) -> Iterator[TestClient[Litestar]]:
+    app = create_app(oauth_settings, **fakes(FakeAgent()))
+    with TestClient(
+        app=app, raise_server_exceptions=False, base_url="https://sleuth.test"
+    ) as client:
+        yield client
+
+
+def _csrf(html: str) -> str:
+    match = re.search(r'name="csrf_token" value="([^"]+)"', html)
+    assert match, html
+    return match.group(1)
+
+
+def sign_in(client: TestClient[Litestar], key: str) -> None:
+    token = _csrf(client.get("/login").text)
+    response = client.post(
+        "/login", data={"api_key": key, "next": "/", "csrf_token": token}, follow_redirects=False
+    )
+    assert response.status_code == 303, response.text
+
+
+def register(client: TestClient[Litestar], **metadata: Any) -> dict[str, Any]:
+    body = {
+        "client_name": "Test agent",
+        "redirect_uris": [REDIRECT],
+        "token_endpoint_auth_method": "none",
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        **metadata,
+    }
+    response = client.post("/oauth/register", json=body)
+    assert response.status_code == 201, response.text
+    info: dict[str, Any] = response.json()
+    return info
+
+
+def pkce() -> tuple[str, str]:
+    verifier = secrets.token_urlsafe(48)
+    digest = hashlib.sha256(verifier.encode()).digest()
+    return verifier, base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def authorize_params(client_id: str, challenge: str, **extra: str) -> dict[str, str]:
+    return {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": "http://127.0.0.1:53682/callback",
+        "state": "st-1",
+        "code_challenge": challenge,
+        "code_challenge_method": "S256",
+        "resource": f"{PUBLIC}/mcp",
+        "scope": "mcp",
+        **extra,
+    }
+
+
+def approve(client: TestClient[Litestar], params: dict[str, str], decision: str = "approve") -> Any:
+    page = client.get(f"/oauth/authorize?{urlencode(params)}")
+    assert page.status_code == 200, page.text
+    form = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', page.text))
+    form = {k: v.replace("&amp;", "&") for k, v in form.items()}
+    form["decision"] = decision
+    return client.post("/oauth/authorize", data=form, follow_redirects=False)
+
+
+def get_code(client: TestClient[Litestar], client_id: str, challenge: str) -> str:
+    response = approve(client, authorize_params(client_id, challenge))
+    assert response.status_code == 302, response.text
+    location = urlsplit(response.headers["location"])
+    assert location.netloc == "127.0.0.1:53682" and location.path == "/callback"
+    query = parse_qs(location.query)
+    assert query["state"] == ["st-1"]
+    return query["code"][0]
+
+
+def exchange(
+    client: TestClient[Litestar], client_id: str, code: str, verifier: str, **extra: str
+) -> Any:
+    return client.post(
+        "/oauth/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": "http://127.0.0.1:53682/callback",
+            "client_id": client_id,
+            "code_verifier": verifier,
+            **extra,
+        },
+    )
+
+
+def tokens_for(client: TestClient[Litestar], key: str) -> tuple[str, dict[str, Any]]:
+    """Sign in with ``key``, register a public client, approve it; the client id and tokens."""
+    sign_in(client, key)
+    client_id = register(client)["client_id"]
+    verifier, challenge = pkce()
+    response = exchange(client, client_id, get_code(client, client_id, challenge), verifier)
+    assert response.status_code == 200, response.text
+    return client_id, response.json()
+
+
+def mcp_list(client: TestClient[Litestar], token: str) -> Any:
+    return client.post(
+        "/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={**ACCEPT, "Authorization": f"Bearer {token}"},
+    )
+
+
+def refresh(client: TestClient[Litestar], client_id: str, token: str) -> Any:
+    return client.post(
+        "/oauth/token",
+        data={"grant_type": "refresh_token", "refresh_token": token, "client_id": client_id},
+    )
+
+
+# --- metadata and the challenge ----------------------------------------------------------------
+
+
+def test_metadata_documents_name_sleuth_as_the_authorization_server(
+    web: TestClient[Litestar],
+) -> None:
+    for path in (
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    ):
+        resource = web.get(path)
+        assert resource.status_code == 200
+        assert resource.json()["resource"] == f"{PUBLIC}/mcp"
+        assert resource.json()["authorization_servers"] == [PUBLIC]
+    server = web.get("/.well-known/oauth-authorization-server").json()
+    metadata = AuthorizationServerMetadata(server)
+    metadata.validate()  # authlib's RFC 8414 checks
+    assert server["issuer"] == PUBLIC
+    assert server["code_challenge_methods_supported"] == ["S256"]
+    assert server["registration_endpoint"] == f"{PUBLIC}/oauth/register"
+
+
+def test_every_mcp_401_carries_the_challenge(
+    web: TestClient[Litestar], factory: Factory, org: OrgHandle
+) -> None:
+    missing = web.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    assert missing.status_code == 401
+    assert missing.headers["www-authenticate"] == CHALLENGE
+    for token in ("sla_unknown", "slk_unknown", "junk"):
+        refused = mcp_list(web, token)
+        assert refused.status_code == 401
+        assert refused.headers["www-authenticate"] == CHALLENGE + ', error="invalid_token"'
+    # org keys keep working as bearer and as the header
+    assert mcp_list(web, org.key).status_code == 200
+    header = web.post(
+        "/mcp",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={**ACCEPT, **org.headers},
+    )
+    assert header.status_code == 200
+
+
+# --- the flow ----------------------------------------------------------------------------------
+
+
+def test_consent_needs_sign_in_then_issues_tokens_for_the_approving_key(
+    web: TestClient[Litestar], factory: Factory, org: OrgHandle, caplog: pytest.LogCaptureFixture
+) -> None:
+    client_id = register(web)["client_id"]
+    _verifier, challenge = pkce()
+    params = authorize_params(client_id, challenge)
+    to_login = web.get(f"/oauth/authorize?{urlencode(params)}", follow_redirects=False)
+    assert to_login.status_code == 303
+    assert to_login.headers["location"].startswith("/login?next=%2Foauth%2Fauthorize%3F")
+    factory.team(org, "Payments")
+    team_key = factory.key(org, team="Payments")
+    caplog.set_level(logging.INFO, "sleuth.oauth")
+    _client_id, tokens = tokens_for(web, team_key)
+    assert tokens["token_type"] == "Bearer" and tokens["expires_in"] <= 3600
+    assert tokens["access_token"].startswith("sla_")
+    assert tokens["refresh_token"].startswith("slr_")
+    assert any("approved client" in r.getMessage() for r in caplog.records)
+    listed = mcp_list(web, tokens["access_token"])
+    assert listed.status_code == 200, listed.text
+    assert {t["name"] for t in listed.json()["result"]["tools"]} >= {"sleuth_ask"}
+
+    async def stored(session: Any) -> Any:
+        grant = (await session.scalars(select(OAuthGrant))).one()
+        token = (await session.scalars(select(OAuthToken))).one()
+        key = (await session.scalars(select(ApiKey).where(ApiKey.id == grant.api_key_id))).one()
+        return grant, token, key
+
+    grant, token, key = factory.run(stored)
+    assert key.team_id is not None and grant.org_id == org.id
+    # only hashes at rest
+    assert token.access_token_hash == hashlib.sha256(tokens["access_token"].encode()).hexdigest()
+    assert tokens["refresh_token"] not in str(vars(token))
+    # the token is for /mcp only
+    assert (
+        web.get(
+            "/api/v1/interactions", headers={"Authorization": f"Bearer {tokens['access_token']}"}
+        ).status_code
+        == 401
+    )
+    assert (
+        web.get(
+            "/api/v1/interactions", headers={"X-Service-Org-Api-Key": tokens["access_token"]}
+        ).status_code
+        == 401
+    )
+
+
+def test_deny_answers_access_denied_and_records_nothing(
+    web: TestClient[Litestar], factory: Factory, org: OrgHandle
+) -> None:
+    sign_in(web, org.key)
+    client_id = register(web)["client_id"]
+    _verifier, challenge = pkce()
+    denied = approve(web, authorize_params(client_id, challenge), decision="deny")
+    assert denied.status_code == 302
+    assert parse_qs(urlsplit(denied.headers["location"]).query)["error"] == ["access_denied"]
+    assert factory.run(lambda s: s.scalar(select(func.count()).select_from(OAuthGrant))) == 0
+
+
+def test_consent_form_needs_the_sessions_csrf_token(
+    web: TestClient[Litestar], org: OrgHandle
+) -> None:
+    sign_in(web, org.key)
+    client_id = register(web)["client_id"]
+    _verifier, challenge = pkce()
+    forged = web.post(
+        "/oauth/authorize",
+        data={**authorize_params(client_id, challenge), "decision": "approve", "csrf_token": "x"},
+        follow_redirects=False,
+    )
+    assert forged.status_code == 403
+    page = web.get(f"/oauth/authorize?{urlencode(authorize_params(client_id, challenge))}")
+    assert page.headers["x-frame-options"] == "DENY"
+
+
+# --- refusals ----------------------------------------------------------------------------------
+
+
+def test_registration_refuses_bad_redirect_uris(web: TestClient[Litestar]) -> None:
+    for uri, error in (
+        ("http://evil.example/cb", "invalid_redirect_uri"),
+        ("https://app.example/cb#frag", "invalid_redirect_uri"),
+        ("javascript://x/alert(1)", "invalid_redirect_uri"),
+    ):
+        response = web.post("/oauth/register", json={"redirect_uris": [uri]})
+        assert response.status_code == 400, response.text
+        assert response.json()["error"] == error
+    not_json = web.post(
+        "/oauth/register", content=b"[1,2]", headers={"Content-Type": "application/json"}
+    )
+    assert not_json.status_code == 400 and not_json.json()["error"] == "invalid_client_metadata"
+    assert (
+        web.post(
+            "/oauth/register", json={"redirect_uris": [REDIRECT], "grant_types": ["password"]}
+        ).status_code
+        == 400
+    )
+    # https, loopback and a native app's private-use scheme are accepted
+    info = register(
+        web,
+        redirect_uris=["https://app.example/cb", "cursor://anysphere.cursor-mcp/oauth/callback"],
+    )
+    assert "client_secret" not in info
+
+
+def test_authorization_refusals(web: TestClient[Litestar], org: OrgHandle) -> None:
+    sign_in(web, org.key)
+    client_id = register(web)["client_id"]
+    _verifier, challenge = pkce()
+
+    def attempt(**changes: str) -> Any:
+        params = {
+            k: v for k, v in {**authorize_params(client_id, challenge), **changes}.items() if v
+        }
+        return web.get(f"/oauth/authorize?{urlencode(params)}", follow_redirects=False)
+
+    # an unregistered redirect URI or unknown client is shown, never redirected
+    for changes in ({"redirect_uri": "http://127.0.0.1:9/other"}, {"client_id": "nobody"}):
+        shown = attempt(**changes)
+        assert shown.status_code == 400 and "cannot be authorized" in shown.text
+    # the rest go back to the client with the error
+    for changes, error in (
+        ({"code_challenge_method": "plain"}, "invalid_request"),
+        ({"code_challenge": "", "code_challenge_method": ""}, "invalid_request"),
+        ({"resource": "https://elsewhere.example/mcp"}, "invalid_target"),
+        ({"response_type": "token"}, "unsupported_response_type"),
+        ({"scope": "admin"}, "invalid_scope"),
+    ):
+        refused = attempt(**changes)
+        assert refused.status_code == 302, (changes, refused.text)
+        assert parse_qs(urlsplit(refused.headers["location"]).query)["error"] == [error], changes
+
+
+def test_token_refusals_bad_pkce_wrong_redirect_and_reused_code(
+    web: TestClient[Litestar], factory: Factory, org: OrgHandle
+) -> None:
+    sign_in(web, org.key)
+    client_id = register(web)["client_id"]
+    verifier, challenge = pkce()
+    code = get_code(web, client_id, challenge)
+    bad_pkce = exchange(web, client_id, code, secrets.token_urlsafe(48))
+    assert bad_pkce.status_code == 400 and bad_pkce.json()["error"] == "invalid_grant"
+    wrong_redirect = exchange(web, client_id, code, verifier, redirect_uri="http://127.0.0.1:1/x")
+    assert wrong_redirect.json()["error"] == "invalid_grant"
+    other = register(web)["client_id"]
+    assert exchange(web, other, code, verifier).json()["error"] == "invalid_grant"
+    first = exchange(web, client_id, code, verifier)
+    assert first.status_code == 200, first.text
+    reused = exchange(web, client_id, code, verifier)
+    assert reused.status_code == 400 and reused.json()["error"] == "invalid_grant"
+    # a reused code revokes what it was exchanged for
+    assert mcp_list(web, first.json()["access_token"]).status_code == 401
+    # an expired code
+    code = get_code(web, client_id, challenge)
+
+    async def expire(session: Any) -> None:
+        await session.execute(update(OAuthCode).values(expires_at=utcnow() - timedelta(seconds=1)))
+        await session.commit()
+
+    factory.run(expire)
+    assert exchange(web, client_id, code, verifier).json()["error"] == "invalid_grant"
+
+
+def test_refresh_rotates_and_a_rotated_token_ends_the_grant(
+    web: TestClient[Litestar], org: OrgHandle
+) -> None:
+    client_id, tokens = tokens_for(web, org.key)
+    rotated = refresh(web, client_id, tokens["refresh_token"])
+    assert rotated.status_code == 200, rotated.text
+    new = rotated.json()
+    assert new["refresh_token"] != tokens["refresh_token"]
+    assert mcp_list(web, new["access_token"]).status_code == 200
+    assert mcp_list(web, tokens["access_token"]).status_code == 401  # replaced
+    again = refresh(web, client_id, tokens["refresh_token"])
+    assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
+    # presenting the rotated token again revoked the whole grant
+    assert mcp_list(web, new["access_token"]).status_code == 401
+    assert refresh(web, client_id, new["refresh_token"]).json()["error"] == "invalid_grant"
+
+
+def test_expired_and_revoked_tokens_and_revoked_keys_are_refused(
+    web: TestClient[Litestar], factory: Factory, org: OrgHandle
+) -> None:
+    client_id, tokens = tokens_for(web, org.key)
+
+    async def expire(session: Any) -> None:
+        await session.execute(
+            update(OAuthToken).values(access_expires_at=utcnow() - timedelta(seconds=1))
+        )
+        await session.commit()
+
+    factory.run(expire)
+    assert mcp_list(web, tokens["access_token"]).status_code == 401
+    renewed = refresh(web, client_id, tokens["refresh_token"]).json()
+    assert mcp_list(web, renewed["access_token"]).status_code == 200
+    # RFC 7009: revoking the access token
+    revoked = web.post(
+        "/oauth/revoke", data={"token": renewed["access_token"], "client_id": client_id}
+    )
+    assert revoked.status_code == 200
+    assert mcp_list(web, renewed["access_token"]).status_code == 401
+    # revoking the approving key ends everything issued under it
+    second_key = factory.key(org)
+    web.cookies.clear()
+    client_id, tokens = tokens_for(web, second_key)
+    assert mcp_list(web, tokens["access_token"]).status_code == 200
+
+    async def revoke_key(session: Any) -> None:
+        await session.execute(
+            update(ApiKey).where(ApiKey.prefix == second_key[:10]).values(revoked_at=utcnow())
+        )
+        await session.commit()
+
+    factory.run(revoke_key)
+    assert mcp_list(web, tokens["access_token"]).status_code == 401
+    assert refresh(web, client_id, tokens["refresh_token"]).json()["error"] == "invalid_grant"
+
+
+def test_settings_page_lists_and_revokes_authorized_clients(
+    web: TestClient[Litestar], org: OrgHandle
+) -> None:
+    _client_id, tokens = tokens_for(web, org.key)
+    settings = web.get("/settings")
+    assert "Authorized applications" in settings.text and "Test agent" in settings.text
+    match = re.search(r'action="/settings/oauth/(\d+)/revoke"', settings.text)
+    assert match
+    forged = web.post(f"/settings/oauth/{match.group(1)}/revoke", data={"csrf_token": "x"})
+    assert forged.status_code == 403
+    done = web.post(
+        f"/settings/oauth/{match.group(1)}/revoke",
+        data={"csrf_token": _csrf(settings.text)},
+        follow_redirects=False,
+    )
+    assert done.status_code == 303
+    assert mcp_list(web, tokens["access_token"]).status_code == 401
+    assert "Test agent" not in web.get("/settings").text
+
+
+def test_oauth_endpoints_are_limited_per_client_address(
+    oauth_settings: Settings,
+) -> None:
+    limited = oauth_settings.model_copy(update={"oauth_rate_limit": 3})
+    with TestClient(app=create_app(limited, **fakes(FakeAgent()))) as client:
+        codes = [
+            client.get("/.well-known/oauth-authorization-server").status_code for _ in range(4)
+        ]
+    assert codes == [200, 200, 200, 429]
