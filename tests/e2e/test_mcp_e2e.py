@@ -426,6 +426,13 @@ def test_sdk_oauth_client_connects_with_the_url_alone(server: Server) -> None:
     call one; then the person revokes the client on the settings page and its token stops."""
     from playwright.async_api import async_playwright
 
+    # The URL the shipped Claude Code plug-in connects to, with SLEUTH_URL set to this server.
+    entry = json.loads((ROOT / "integrations" / "claude-code" / ".mcp.json").read_text())
+    mcp_url = re.sub(
+        r"\$\{SLEUTH_URL:-[^}]*\}", server.base_url, entry["mcpServers"]["sleuth"]["url"]
+    )
+    assert mcp_url == f"{server.base_url}/mcp"
+
     async def go() -> tuple[list[str], str, str, httpx.Response]:
         loop = asyncio.get_running_loop()
         callback = Callback(loop)
@@ -451,7 +458,7 @@ def test_sdk_oauth_client_connects_with_the_url_alone(server: Server) -> None:
                 return query["code"][0], query.get("state", [None])[0]
 
             provider = OAuthClientProvider(
-                server_url=f"{server.base_url}/mcp",
+                server_url=mcp_url,
                 client_metadata=OAuthClientMetadata(
                     client_name="Sleuth e2e agent",
                     redirect_uris=[AnyUrl(callback.uri)],
@@ -465,7 +472,7 @@ def test_sdk_oauth_client_connects_with_the_url_alone(server: Server) -> None:
             try:
                 async with (
                     httpx.AsyncClient(auth=provider, timeout=60) as http,
-                    streamable_http_client(f"{server.base_url}/mcp", http_client=http) as (
+                    streamable_http_client(mcp_url, http_client=http) as (
                         read,
                         write,
                         _,
