@@ -203,6 +203,7 @@ def test_every_mcp_401_carries_the_challenge(
 # --- the flow ----------------------------------------------------------------------------------
 
 
+@pytest.mark.storage  # also on PostgreSQL (SLEUTH_TEST_POSTGRES_URL)
 def test_consent_needs_sign_in_then_issues_tokens_for_the_approving_key(
     web: TestClient[Litestar], factory: Factory, org: OrgHandle, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -336,6 +337,7 @@ def test_authorization_refusals(web: TestClient[Litestar], org: OrgHandle) -> No
         assert parse_qs(urlsplit(refused.headers["location"]).query)["error"] == [error], changes
 
 
+@pytest.mark.storage  # also on PostgreSQL (SLEUTH_TEST_POSTGRES_URL)
 def test_token_refusals_bad_pkce_wrong_redirect_and_reused_code(
     web: TestClient[Litestar], factory: Factory, org: OrgHandle
 ) -> None:
@@ -366,6 +368,7 @@ def test_token_refusals_bad_pkce_wrong_redirect_and_reused_code(
     assert exchange(web, client_id, code, verifier).json()["error"] == "invalid_grant"
 
 
+@pytest.mark.storage  # also on PostgreSQL (SLEUTH_TEST_POSTGRES_URL)
 def test_refresh_rotates_and_a_rotated_token_ends_the_grant(
     web: TestClient[Litestar], org: OrgHandle
 ) -> None:
@@ -383,6 +386,7 @@ def test_refresh_rotates_and_a_rotated_token_ends_the_grant(
     assert refresh(web, client_id, new["refresh_token"]).json()["error"] == "invalid_grant"
 
 
+@pytest.mark.storage  # also on PostgreSQL (SLEUTH_TEST_POSTGRES_URL)
 def test_expired_and_revoked_tokens_and_revoked_keys_are_refused(
     web: TestClient[Litestar], factory: Factory, org: OrgHandle
 ) -> None:
