@@ -301,6 +301,11 @@ def test_registration_refuses_bad_redirect_uris(web: TestClient[Litestar]) -> No
         ).status_code
         == 400
     )
+    jwt_auth = web.post(
+        "/oauth/register",
+        json={"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "private_key_jwt"},
+    )
+    assert jwt_auth.status_code == 400
     # https, loopback and a native app's private-use scheme are accepted
     info = register(
         web,
@@ -384,6 +389,27 @@ def test_refresh_rotates_and_a_rotated_token_ends_the_grant(
     # presenting the rotated token again revoked the whole grant
     assert mcp_list(web, new["access_token"]).status_code == 401
     assert refresh(web, client_id, new["refresh_token"]).json()["error"] == "invalid_grant"
+
+
+def test_spent_tokens_are_pruned_a_day_after_they_stop_working(
+    web: TestClient[Litestar], factory: Factory, org: OrgHandle
+) -> None:
+    client_id, tokens = tokens_for(web, org.key)
+    tokens = refresh(web, client_id, tokens["refresh_token"]).json()
+
+    async def age_rotated(session: Any) -> int:
+        await session.execute(
+            update(OAuthToken)
+            .where(OAuthToken.rotated_at.is_not(None))
+            .values(rotated_at=utcnow() - timedelta(days=2))
+        )
+        await session.commit()
+        return int(await session.scalar(select(func.count()).select_from(OAuthToken)))
+
+    assert factory.run(age_rotated) == 2
+    assert refresh(web, client_id, tokens["refresh_token"]).status_code == 200
+    rows = factory.run(lambda s: s.scalar(select(func.count()).select_from(OAuthToken)))
+    assert rows == 2  # the aged row went; the one rotated just now stays (reuse detection)
 
 
 @pytest.mark.storage  # also on PostgreSQL (SLEUTH_TEST_POSTGRES_URL)

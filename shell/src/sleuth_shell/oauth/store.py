@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from authlib.oauth2.rfc6749 import AuthorizationCodeMixin, ClientMixin, TokenMixin
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.db.hot_reads import HotRead, HotReader
@@ -58,6 +58,9 @@ __all__ = [
 
 log = logging.getLogger("sleuth.oauth")
 _MAX_TOKEN_LENGTH = 256
+#: How long a rotated refresh token or a used code is kept after it stops working: presented again
+#: within this time, it revokes its grant; afterwards it is deleted and is merely unknown.
+KEEP_SPENT = timedelta(days=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,11 +289,25 @@ class Exchange:
         self.writes.append(write)
 
     def add_token(self, grant_id: int, token: dict[str, Any]) -> None:
-        """Store an issued token pair (hashes only) under ``grant_id``."""
+        """Store an issued token pair (hashes only) under ``grant_id``, and prune the grant's
+        rows nobody can use any more (refresh expired, or rotated or codes expired more than
+        :data:`KEEP_SPENT` ago: kept that long so a copied one is recognised)."""
         now = self.now
         refresh = token.get("refresh_token")
 
         async def write(session: AsyncSession) -> bool:
+            await session.execute(
+                delete(OAuthToken).where(
+                    OAuthToken.grant_id == grant_id,
+                    (OAuthToken.refresh_expires_at <= now)
+                    | (OAuthToken.rotated_at <= now - KEEP_SPENT),
+                )
+            )
+            await session.execute(
+                delete(OAuthCode).where(
+                    OAuthCode.grant_id == grant_id, OAuthCode.expires_at <= now - KEEP_SPENT
+                )
+            )
             session.add(
                 OAuthToken(
                     grant_id=grant_id,
