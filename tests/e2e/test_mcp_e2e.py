@@ -443,7 +443,7 @@ def test_sdk_oauth_client_connects_with_the_url_alone(server: Server) -> None:
                 headless=True,
                 args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
             )
-            page = await browser.new_page()
+            page = await browser.new_page(viewport={"width": 390, "height": 844})
 
             async def redirect_handler(url: str) -> None:
                 # The person: sign in with an org key, read the consent page, approve.
@@ -451,6 +451,10 @@ def test_sdk_oauth_client_connects_with_the_url_alone(server: Server) -> None:
                 await page.fill("#api_key", server.empty_key)
                 await page.click("button:has-text('Sign in')")
                 await page.wait_for_selector("h1:has-text('Authorize Sleuth e2e agent')")
+                overflow = await page.evaluate(
+                    "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+                )
+                assert overflow <= 0, "the consent page scrolls sideways at 390 px"
                 await page.click("button[value=approve]")
 
             async def callback_handler() -> tuple[str, str | None]:

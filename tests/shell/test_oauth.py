@@ -186,10 +186,15 @@ def test_every_mcp_401_carries_the_challenge(
     missing = web.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert missing.status_code == 401
     assert missing.headers["www-authenticate"] == CHALLENGE
-    for token in ("sla_unknown", "slk_unknown", "junk"):
+    for token, message in (
+        ("sla_unknown", "Invalid, expired or revoked access token"),
+        ("slk_unknown", "Invalid API key"),
+        ("junk", "Invalid API key"),
+    ):
         refused = mcp_list(web, token)
         assert refused.status_code == 401
         assert refused.headers["www-authenticate"] == CHALLENGE + ', error="invalid_token"'
+        assert refused.json()["error"]["message"] == message
     # org keys keep working as bearer and as the header
     assert mcp_list(web, org.key).status_code == 200
     header = web.post(

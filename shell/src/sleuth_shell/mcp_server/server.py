@@ -42,6 +42,7 @@ from sleuth_shell import __version__
 from sleuth_shell.auth import current_principal, key_presented
 from sleuth_shell.mcp_server.tools import TOOLS, ToolCaller, ToolFailure
 from sleuth_shell.oauth.policy import challenge
+from sleuth_shell.oauth.store import is_access_token
 from sleuth_shell.services import Services
 
 __all__ = ["MCP_PATH", "UNAUTHORIZED", "McpEndpoint", "jsonrpc_error"]
@@ -163,6 +164,8 @@ class McpEndpoint:
         elif current_principal(scope) is None:
             presented = key_presented(scope)
             message = "Invalid API key" if presented else "Missing API key"
+            if presented and _bearer_access_token(scope):
+                message = "Invalid, expired or revoked access token"
             public_url = scope["litestar_app"].state.settings.public_url
             await _send_error(
                 send,
@@ -228,6 +231,15 @@ class McpEndpoint:
             raise McpError(types.ErrorData(code=UNAUTHORIZED, message="Missing API key"))
         services: Services = scope["litestar_app"].state.services
         return ToolCaller(principal=principal, services=services)
+
+
+def _bearer_access_token(scope: Scope) -> bool:
+    """Whether the request's ``Authorization: Bearer`` carries an OAuth access token."""
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            scheme, _, credentials = value.decode("latin-1").strip().partition(" ")
+            return scheme.lower() == "bearer" and is_access_token(credentials.strip())
+    return False
 
 
 def _argument_problem(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> str | None:
