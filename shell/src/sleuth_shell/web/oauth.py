@@ -23,6 +23,7 @@ from litestar.params import FromPath
 from litestar.response import Redirect, Template
 
 from sleuth_shell.db.models import ApiKey, Team, utcnow
+from sleuth_shell.errors import not_found
 from sleuth_shell.oauth.routes import OAUTH_RATE_LIMIT
 from sleuth_shell.oauth.server import (
     AuthorizationProblem,
@@ -31,6 +32,7 @@ from sleuth_shell.oauth.server import (
     read_request,
 )
 from sleuth_shell.oauth.store import Approver, revoke_authorization
+from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, form_data
 from sleuth_shell.web.sessions import (
     COOKIE_NAME,
     SessionPrincipal,
@@ -147,29 +149,23 @@ async def authorize(request: Request[Any, Any, Any]) -> Response[Any]:
         return _problem(me, str(exc))
 
 
-@post("/settings/oauth/{grant_id:int}/revoke", status_code=303, include_in_schema=False)
-async def revoke_grant(request: Request[Any, Any, Any], grant_id: FromPath[int]) -> Response[Any]:
-    """Revoke an authorized application (its grant and every token issued under it)."""
-    me = await _signed_in(request)
-    if me is None:
-        return Redirect(path="/login?next=%2Fsettings", status_code=303)
-    form = await request.form()
-    token = form.get("csrf_token")
-    if not csrf_matches(me.csrf_token, token if isinstance(token, str) else None):
-        return _problem(me, "The form expired or was not sent by this site.", 403)
+@post("/settings/oauth/{grant_id:int}/revoke", status_code=303, **PAGE_OPTIONS)
+async def revoke_grant(
+    request: Request[Any, Any, Any], viewer: ViewerDep, grant_id: FromPath[int]
+) -> Response[Any]:
+    """Revoke an authorized application (its grant and every token issued under it): an admin
+    any of the organization's, anyone else those approved with their own key."""
+    await form_data(request, viewer)
     async with request.app.state.session_factory() as session:
         done = await revoke_authorization(
-            session, me.org_id, grant_id, utcnow(), key_id=None if me.admin else me.key_id
+            session,
+            viewer.org_id,
+            grant_id,
+            utcnow(),
+            key_id=None if viewer.admin else viewer.key_id,
         )
     if not done:
-        return _page(
-            "error.html",
-            me,
-            404,
-            title="Not found",
-            heading="Not found",
-            detail="No such authorized application",
-        )
+        raise not_found("Authorized application")
     return Redirect(path="/settings?notice=oauth-revoked", status_code=303)
 
 
