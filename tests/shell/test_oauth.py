@@ -7,6 +7,7 @@ The whole flow with the MCP SDK's own OAuth client, over real HTTP and Chromium:
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import logging
@@ -18,15 +19,19 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
+from alembic.script import ScriptDirectory
 from authlib.oauth2.rfc8414 import AuthorizationServerMetadata
 from conftest import Factory, OrgHandle
 from interaction_helpers import FakeAgent, fakes
 from litestar import Litestar
 from litestar.testing import TestClient
-from sqlalchemy import func, select, update
+from sqlalchemy import func, inspect, select, update
+from test_ids_never_reused import _downgrade
 
 from sleuth_shell.app import create_app
 from sleuth_shell.config import Settings
+from sleuth_shell.db import create_engine, migrate
+from sleuth_shell.db.migrate import alembic_config
 from sleuth_shell.db.models import ApiKey, OAuthCode, OAuthGrant, OAuthToken, utcnow
 
 PUBLIC = "https://sleuth.test"
@@ -485,3 +490,26 @@ def test_oauth_endpoints_are_limited_per_client_address(
             client.get("/.well-known/oauth-authorization-server").status_code for _ in range(4)
         ]
     assert codes == [200, 200, 200, 429]
+
+
+@pytest.mark.storage  # also on PostgreSQL (SLEUTH_TEST_POSTGRES_URL)
+def test_migration_0021_downgrades_and_upgrades_again(database_url: str) -> None:
+    tables = {"oauth_clients", "oauth_grants", "oauth_codes", "oauth_tokens"}
+
+    async def names() -> set[str]:
+        engine = create_engine(database_url)
+        try:
+            async with engine.connect() as connection:
+                found = await connection.run_sync(lambda sync: inspect(sync).get_table_names())
+                return set(found)
+        finally:
+            await engine.dispose()
+
+    migrate(database_url)
+    assert tables <= asyncio.run(names())
+    previous = ScriptDirectory.from_config(alembic_config(database_url)).get_revision("0021")
+    assert previous is not None and isinstance(previous.down_revision, str)
+    asyncio.run(_downgrade(database_url, previous.down_revision))
+    assert not tables & asyncio.run(names())
+    migrate(database_url)
+    assert tables <= asyncio.run(names())
