@@ -339,6 +339,10 @@ def test_authorization_refusals(web: TestClient[Litestar], org: OrgHandle) -> No
     for changes in ({"redirect_uri": "http://127.0.0.1:9/other"}, {"client_id": "nobody"}):
         shown = attempt(**changes)
         assert shown.status_code == 400 and "cannot be authorized" in shown.text
+    # characters OAuth does not allow, which authlib would quote into its error text
+    for changes in ({"redirect_uri": 'http://127.0.0.1/cb"\u00e9'}, {"response_type": 'c"\u00e9'}):
+        shown = attempt(**changes)
+        assert shown.status_code == 400 and "RFC 6749" in shown.text, changes
     # the rest go back to the client with the error
     for changes, error in (
         ({"code_challenge_method": "plain"}, "invalid_request"),
@@ -362,6 +366,12 @@ def test_token_refusals_bad_pkce_wrong_redirect_and_reused_code(
     code = get_code(web, client_id, challenge)
     bad_pkce = exchange(web, client_id, code, secrets.token_urlsafe(48))
     assert bad_pkce.status_code == 400 and bad_pkce.json()["error"] == "invalid_grant"
+    odd = web.post(
+        "/oauth/token",
+        data={"grant_type": "authorization_code", "code": code},
+        headers={"Authorization": "Basic /w=="},  # not UTF-8 once decoded
+    )
+    assert odd.status_code == 400 and odd.json()["error"] == "invalid_request"
     wrong_redirect = exchange(web, client_id, code, verifier, redirect_uri="http://127.0.0.1:1/x")
     assert wrong_redirect.json()["error"] == "invalid_grant"
     other = register(web)["client_id"]

@@ -87,6 +87,7 @@ __all__ = [
 
 log = logging.getLogger("sleuth.oauth")
 _MAX_VALUES = 64
+_BAD_CHARS = "A parameter holds characters OAuth does not allow (RFC 6749 appendix A)."
 _SAFE_DESCRIPTION = frozenset(
     chr(c) for c in [*range(0x20, 0x22), *range(0x23, 0x5C), *range(0x5D, 0x7F)]
 )
@@ -485,6 +486,11 @@ class _Run:
                 response = decide(server)
             except OAuth2Error as error:
                 response = server.handle_error_response(None, error)
+            except ValueError:
+                # authlib quotes parameters into error descriptions, which refuse characters
+                # outside RFC 6749's set (quotes, backslashes, non-ASCII): such input is invalid.
+                exchange.writes.clear()
+                response = server.handle_error_response(None, InvalidRequestError(_BAD_CHARS))
             if not await commit_exchange(session, exchange):
                 return server.handle_error_response(
                     None, InvalidGrantError("The grant was used by another request.")
@@ -494,7 +500,10 @@ class _Run:
 
 def _client_ids(data: RequestData) -> set[str]:
     ids = {data.first("client_id") or ""}
-    basic_id, _secret = extract_basic_authorization(data.headers)
+    try:
+        basic_id, _secret = extract_basic_authorization(data.headers)
+    except ValueError:  # not UTF-8: authlib refuses the same header again, as invalid_request
+        basic_id = None
     if basic_id:
         ids.add(basic_id)
     return ids
@@ -585,6 +594,8 @@ def _consent_grant(server: SleuthAuthorizationServer, data: RequestData) -> Any:
         if error.redirect_uri:
             return server.handle_error_response(None, error)
         raise AuthorizationProblem(error.description or error.error) from error
+    except ValueError as error:  # see _Run: a parameter with characters OAuth does not allow
+        raise AuthorizationProblem(_BAD_CHARS) from error
 
 
 async def check_authorization(
