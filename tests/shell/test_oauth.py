@@ -523,3 +523,56 @@ def test_migration_0021_downgrades_and_upgrades_again(database_url: str) -> None
     assert not tables & asyncio.run(names())
     migrate(database_url)
     assert tables <= asyncio.run(names())
+
+
+MALFORMED_REGISTRATIONS: list[dict[str, Any]] = [
+    {},
+    {"redirect_uris": []},
+    {"redirect_uris": "http://127.0.0.1/cb"},
+    {"redirect_uris": [1]},
+    {"redirect_uris": ["x"]},
+    {"redirect_uris": ["https://"]},
+    {"redirect_uris": ["http://[::1/cb"]},
+    {"redirect_uris": ["http://127.0.0.1:99999/cb"]},
+    {"redirect_uris": [REDIRECT], "client_name": 5},
+    {"redirect_uris": [REDIRECT], "client_name": "a" * 5000},
+    {"redirect_uris": [REDIRECT], "grant_types": "authorization_code"},
+    {"redirect_uris": [REDIRECT], "grant_types": [5]},
+    {"redirect_uris": [REDIRECT], "response_types": [None]},
+    {"redirect_uris": [REDIRECT], "token_endpoint_auth_method": 5},
+    {"redirect_uris": [REDIRECT], "scope": 5},
+    {"redirect_uris": [REDIRECT], "scope": "mcp admin"},
+    {"redirect_uris": [REDIRECT], "client_uri": "javascript:alert(1)"},
+    {"redirect_uris": [REDIRECT], "logo_uri": 5},
+    {"redirect_uris": [REDIRECT], "contacts": "x"},
+    {"redirect_uris": [REDIRECT], "jwks": "x"},
+]
+
+
+def test_malformed_requests_get_the_protocols_errors(web: TestClient[Litestar]) -> None:
+    for body in MALFORMED_REGISTRATIONS:
+        response = web.post("/oauth/register", json=body)
+        assert response.status_code == 400, (body, response.text)
+        assert response.json()["error"] in {
+            "invalid_request",
+            "invalid_redirect_uri",
+            "invalid_client_metadata",
+        }
+    for data in (
+        {},
+        {"grant_type": "refresh_token"},
+        {"grant_type": "refresh_token", "refresh_token": "x", "client_id": "nobody"},
+        {"grant_type": "authorization_code", "client_id": "nobody", "code": "x"},
+        {"grant_type": "client_credentials", "client_id": "x"},
+        {"grant_type": "password"},
+    ):
+        response = web.post("/oauth/token", data=data)
+        assert response.status_code in {400, 401}, (data, response.text)
+        assert "error" in response.json()
+    for data in ({}, {"token": "x"}, {"token": "x", "client_id": "nobody"}):
+        response = web.post("/oauth/revoke", data=data)
+        assert response.status_code in {400, 401}, (data, response.text)
+        assert "error" in response.json()
+    for query in ("", "response_type=code", "client_id=x", "client_id=x&redirect_uri=y"):
+        shown = web.get(f"/oauth/authorize?{query}", follow_redirects=False)
+        assert shown.status_code == 400 and "cannot be authorized" in shown.text

@@ -395,8 +395,41 @@ class _Revocation(RevocationEndpoint):
             exchange.revoke_token(token)
 
 
+_LIST_CLAIMS = ("redirect_uris", "grant_types", "response_types", "contacts")
+_TEXT_CLAIMS = (
+    "token_endpoint_auth_method",
+    "client_name",
+    "client_uri",
+    "logo_uri",
+    "scope",
+    "tos_uri",
+    "policy_uri",
+    "jwks_uri",
+    "software_id",
+    "software_version",
+)
+
+
 class _ClientClaims(ClientMetadataClaims):
-    """RFC 7591 metadata with Sleuth's redirect-URI policy and a bounded client name."""
+    """RFC 7591 metadata with Sleuth's redirect-URI policy and a bounded client name; each
+    claim's JSON type is checked before authlib reads it."""
+
+    def validate(self, now: Any = None, leeway: int = 0) -> None:
+        for name in _LIST_CLAIMS:
+            value = self.get(name)
+            if value is not None and not (
+                isinstance(value, list) and all(isinstance(v, str) for v in value)
+            ):
+                if name == "redirect_uris":
+                    raise InvalidRedirectURIError("redirect_uris must be a list of strings.")
+                raise InvalidClientMetadataError(f"{name} must be a list of strings.")
+        for name in _TEXT_CLAIMS:
+            value = self.get(name)
+            if value is not None and not isinstance(value, str):
+                raise InvalidClientMetadataError(f"{name} must be a string.")
+        if "jwks" in self and not isinstance(self["jwks"], dict):
+            raise InvalidClientMetadataError("jwks must be an object.")
+        super().validate(now, leeway)
 
     def validate_redirect_uris(self) -> None:
         uris = self.get("redirect_uris")
