@@ -44,6 +44,7 @@ QUESTION = "How do I roll back a deploy?"
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 TOOLS = ["sleuth_ask", "sleuth_fetch_context", "sleuth_investigation", "sleuth_list_investigations"]
 CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = ROOT / "build" / "screenshots"
 
 
 @dataclass
@@ -455,6 +456,10 @@ def test_sdk_oauth_client_connects_with_the_url_alone(server: Server) -> None:
                     "document.documentElement.scrollWidth - document.documentElement.clientWidth"
                 )
                 assert overflow <= 0, "the consent page scrolls sideways at 390 px"
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                await page.screenshot(path=str(SHOTS / "oauth-consent-390.png"), full_page=True)
+                await page.set_viewport_size({"width": 1280, "height": 800})
+                await page.screenshot(path=str(SHOTS / "oauth-consent-1280.png"), full_page=True)
                 await page.click("button[value=approve]")
 
             async def callback_handler() -> tuple[str, str | None]:
