@@ -30,9 +30,11 @@ from test_ids_never_reused import _downgrade
 
 from sleuth_shell.app import create_app
 from sleuth_shell.config import Settings
-from sleuth_shell.db import create_engine, migrate
+from sleuth_shell.db import create_engine, create_session_factory, migrate
 from sleuth_shell.db.migrate import alembic_config
 from sleuth_shell.db.models import ApiKey, OAuthCode, OAuthGrant, OAuthToken, utcnow
+from sleuth_shell.oauth.server import RequestData, SleuthAuthorizationServer
+from sleuth_shell.oauth.store import commit_exchange, load_exchange
 
 PUBLIC = "https://sleuth.test"
 REDIRECT = "http://127.0.0.1/callback"
@@ -576,3 +578,51 @@ def test_malformed_requests_get_the_protocols_errors(web: TestClient[Litestar]) 
     for query in ("", "response_type=code", "client_id=x", "client_id=x&redirect_uri=y"):
         shown = web.get(f"/oauth/authorize?{query}", follow_redirects=False)
         assert shown.status_code == 400 and "cannot be authorized" in shown.text
+
+
+@pytest.mark.storage  # also on PostgreSQL (SLEUTH_TEST_POSTGRES_URL)
+def test_of_two_concurrent_exchanges_of_one_code_one_wins(
+    web: TestClient[Litestar], org: OrgHandle, oauth_settings: Settings
+) -> None:
+    """Both requests read the code unused; the conditional update lets only one commit."""
+    sign_in(web, org.key)
+    client_id = register(web)["client_id"]
+    verifier, challenge = pkce()
+    code = get_code(web, client_id, challenge)
+    data = RequestData(
+        method="POST",
+        uri=f"{PUBLIC}/oauth/token",
+        headers={},
+        values={
+            "grant_type": ["authorization_code"],
+            "code": [code],
+            "redirect_uri": ["http://127.0.0.1:53682/callback"],
+            "client_id": [client_id],
+            "code_verifier": [verifier],
+        },
+    )
+
+    async def race() -> list[tuple[int, bool]]:
+        engine = create_engine(oauth_settings.database_url)
+        factory = create_session_factory(engine)
+        try:
+            async with factory() as first, factory() as second:
+                now = utcnow()
+                exchanges = [
+                    await load_exchange(s, now, client_ids={client_id}, codes={code})
+                    for s in (first, second)
+                ]
+                responses = [
+                    SleuthAuthorizationServer(e, PUBLIC).create_token_response(data)
+                    for e in exchanges
+                ]
+                return [
+                    (response.status_code, await commit_exchange(session, exchange))
+                    for response, session, exchange in zip(
+                        responses, (first, second), exchanges, strict=True
+                    )
+                ]
+        finally:
+            await engine.dispose()
+
+    assert asyncio.run(race()) == [(200, True), (200, False)]
