@@ -32,7 +32,14 @@ from sleuth_shell.app import create_app
 from sleuth_shell.config import Settings
 from sleuth_shell.db import create_engine, create_session_factory, migrate
 from sleuth_shell.db.migrate import alembic_config
-from sleuth_shell.db.models import ApiKey, OAuthCode, OAuthGrant, OAuthToken, utcnow
+from sleuth_shell.db.models import (
+    ApiKey,
+    Interaction,
+    OAuthCode,
+    OAuthGrant,
+    OAuthToken,
+    utcnow,
+)
 from sleuth_shell.oauth.server import RequestData, SleuthAuthorizationServer
 from sleuth_shell.oauth.store import commit_exchange, load_exchange
 
@@ -236,6 +243,17 @@ def test_consent_needs_sign_in_then_issues_tokens_for_the_approving_key(
     listed = mcp_list(web, tokens["access_token"])
     assert listed.status_code == 200, listed.text
     assert {t["name"] for t in listed.json()["result"]["tools"]} >= {"sleuth_ask"}
+    asked = web.post(
+        "/mcp",
+        json={
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "sleuth_ask", "arguments": {"query": "What failed?"}},
+        },
+        headers={**ACCEPT, "Authorization": f"Bearer {tokens['access_token']}"},
+    )
+    assert asked.json()["result"]["isError"] is False, asked.text
 
     async def stored(session: Any) -> Any:
         grant = (await session.scalars(select(OAuthGrant))).one()
@@ -245,6 +263,14 @@ def test_consent_needs_sign_in_then_issues_tokens_for_the_approving_key(
 
     grant, token, key = factory.run(stored)
     assert key.team_id is not None and grant.org_id == org.id
+    # the question is the approving key's: its organization, key and team
+    [asked_row] = factory.run(lambda s: s.execute(select(Interaction))).all()
+    [interaction] = asked_row
+    assert (interaction.org_id, interaction.api_key_id, interaction.team_id) == (
+        org.id,
+        key.id,
+        key.team_id,
+    )
     # only hashes at rest
     assert token.access_token_hash == hashlib.sha256(tokens["access_token"].encode()).hexdigest()
     assert tokens["refresh_token"] not in str(vars(token))
