@@ -652,3 +652,13 @@ def test_of_two_concurrent_exchanges_of_one_code_one_wins(
             await engine.dispose()
 
     assert asyncio.run(race()) == [(200, True), (200, False)]
+
+
+def test_policy_examples_hold() -> None:
+    """The redirect-URI policy's examples (module doc of ``oauth/policy.py``) run as written."""
+    import doctest
+
+    from sleuth_shell.oauth import policy
+
+    result = doctest.testmod(policy)
+    assert result.attempted >= 10 and result.failed == 0
