@@ -611,10 +611,17 @@ async def list_authorizations(
 
 
 async def revoke_authorization(
-    session: AsyncSession, org_id: int, grant_id: int, now: datetime, *, key_id: int | None
+    session: AsyncSession,
+    org_id: int,
+    grant_id: int,
+    now: datetime,
+    *,
+    key_id: int | None,
+    by_key_id: int,
 ) -> bool:
     """Revoke the organization's grant ``grant_id`` (only if it was approved with ``key_id``,
-    when given) and its tokens; False when there is no such live grant."""
+    when given) and its tokens, on behalf of API key ``by_key_id`` (logged); False when there is
+    no such live grant."""
     query = select(OAuthGrant).where(
         OAuthGrant.id == grant_id, OAuthGrant.org_id == org_id, OAuthGrant.revoked_at.is_(None)
     )
@@ -625,5 +632,10 @@ async def revoke_authorization(
         return False
     await _revoke_grant(session, grant.id, now)
     await session.commit()
-    log.info("oauth grant %s revoked on the settings page", grant_id)
+    log.info(
+        "oauth grant %s revoked on the settings page: organization %s, by API key %s",
+        grant_id,
+        org_id,
+        by_key_id,
+    )
     return True

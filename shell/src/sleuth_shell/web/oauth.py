@@ -163,6 +163,7 @@ async def revoke_grant(
             grant_id,
             utcnow(),
             key_id=None if viewer.admin else viewer.key_id,
+            by_key_id=viewer.key_id,
         )
     if not done:
         raise not_found("Authorized application")
