@@ -662,3 +662,20 @@ def test_policy_examples_hold() -> None:
 
     result = doctest.testmod(policy)
     assert result.attempted >= 10 and result.failed == 0
+
+
+def test_non_admins_see_and_revoke_only_their_own_keys_grants(
+    web: TestClient[Litestar], factory: Factory
+) -> None:
+    org = factory.org("shop", admin_key=True)
+    _client_id, tokens = tokens_for(web, org.key)  # approved with the admin key
+    grant_id = factory.run(lambda s: s.scalar(select(OAuthGrant.id)))
+    web.cookies.clear()
+    sign_in(web, factory.key(org))
+    settings = web.get("/settings")
+    assert "Test agent" not in settings.text
+    refused = web.post(
+        f"/settings/oauth/{grant_id}/revoke", data={"csrf_token": _csrf(settings.text)}
+    )
+    assert refused.status_code == 404
+    assert mcp_list(web, tokens["access_token"]).status_code == 200
