@@ -11,6 +11,7 @@ from litestar.response import Redirect, Template
 from sqlalchemy import delete, select
 
 from sleuth_core.errors import InvalidSettings
+from sleuth_shell.billing.budgets import list_budgets
 from sleuth_shell.db.models import (
     ApiKey,
     WebSession,
@@ -46,7 +47,9 @@ async def _settings_context(request: Request[Any, Any, Any], viewer: Viewer) -> 
         authorizations = await list_authorizations(
             session, viewer.org_id, key_id=None if viewer.admin else viewer.key_id
         )
+        budgets = await list_budgets(session, viewer.org_id, utcnow())
     return {
+        "budgets": budgets,
         "document": json.dumps(document, indent=2, ensure_ascii=False),
         "keys": [(k, teams.get(k.team_id or 0, "-")) for k in keys],
         "authorizations": authorizations,
@@ -57,9 +60,10 @@ async def _settings_context(request: Request[Any, Any, Any], viewer: Viewer) -> 
 
 @get("/settings", **PAGE_OPTIONS)
 async def settings_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Template:
-    """The advanced settings (editable by admins), for admins the API keys, and the applications
-    authorized to use the MCP endpoint (an admin sees the organization's, anyone else their own
-    key's; revoking one is :mod:`sleuth_shell.web.oauth`)."""
+    """The advanced settings (editable by admins), the teams' budgets for automated runs, for
+    admins the API keys, and the applications authorized to use the MCP endpoint (an admin sees
+    the organization's, anyone else their own key's; revoking one is
+    :mod:`sleuth_shell.web.oauth`)."""
     context = await _settings_context(request, viewer)
     return page("settings.html", viewer, "settings", title="Settings", **context)
 

@@ -1,7 +1,7 @@
 """oauth: clients, grants, codes and tokens of the MCP authorization server
 
 Revision ID: 0021
-Revises: 0016
+Revises: 0020
 Create Date: 2026-11-26
 
 Adds the storage of the OAuth authorization server that guards ``/mcp`` (docs/mcp.md):
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0021"
-down_revision: str | None = "0016"
+down_revision: str | None = "0020"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
