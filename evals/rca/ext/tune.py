@@ -1093,7 +1093,7 @@ def xt10_leaderboard_ttl() -> ExtIncident:
 
 
 def xt11_node_memory_pressure() -> ExtIncident:
-    now = ts("2026-11-10T07:30")
+    now = ts("2026-11-10T07:02")
     inc = ExtIncident(
         "xt11-node-memory-pressure",
         "chat-gw pods evicted (prod-euw1)",
