@@ -223,7 +223,7 @@ logs; skip offsets only with the Telematics lead's approval: `kcat-skip telemetr
         ts("2026-09-16T09:12"),
         "tracking-ingest",
         ships=[bump],
-        summary="Deploy tracking-ingest 4.18.0 (kafka-clients 3.7.0)",
+        summary="Deploy tracking-ingest to production (1 commit: kafka-clients 3.7.0)",
     )
     onset = ts("2026-09-16T09:14")
     cg = inc.code(
@@ -556,7 +556,7 @@ Mitigation: shed the caller (`fbctl ratelimit set ledger-svc --caller <svc> 50`)
     pg_deploy = inc.deploy(
         ts("2026-10-06T14:02"),
         "payments-gw",
-        summary="Deploy payments-gw 12.9.0 (fb-commons 7.4.0 from the build)",
+        summary="Deploy payments-gw to production (1 commit; fb-commons 7.4.0 picked up by the build)",
     )
     led = inc.code(
         ts("2026-10-06T13:51"),
