@@ -1,4 +1,5 @@
-"""HTTP routes, one module per resource. Each module exports ``ROUTES`` (handlers/controllers).
+"""The JSON API's routes, one module per resource. Each module exports ``ROUTES`` (handlers).
+HTML pages are :mod:`sleuth_shell.web`'s.
 
 To add a resource, write ``api/<resource>.py`` with ``ROUTES = [...]`` and register it in
 :data:`API_MODULES` (under ``/api/v1``, API key required unless a route sets ``opt public=True``)
@@ -14,11 +15,12 @@ from litestar import Router
 
 from sleuth_shell.api import (
     alert_responders,
+    alerts,
     billing,
+    budgets,
     changes,
     chat_events,
     chat_outbox,
-    data_pages,
     digests,
     health,
     interactions,
@@ -26,9 +28,8 @@ from sleuth_shell.api import (
     knowledge,
     notification_integrations,
     observability,
-    pages,
     settings,
-    web_pages,
+    suppressions,
     webhook_subscriptions,
     webhooks,
 )
@@ -39,6 +40,7 @@ __all__ = ["API_MODULES", "ROOT_MODULES", "api_router", "root_routes"]
 
 #: Modules served under ``/api/v1``.
 API_MODULES: tuple[ModuleType, ...] = (
+    alerts,
     alert_responders,
     webhook_subscriptions,
     webhooks,
@@ -47,15 +49,17 @@ API_MODULES: tuple[ModuleType, ...] = (
     observability,
     changes,
     billing,
+    budgets,
     interactions,
     chat_outbox,
     chat_events,
     investigations,
     digests,
     settings,
+    suppressions,
 )
 #: Modules served at the root (no API key, unless a route has its own guard).
-ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages, pages, web_pages)
+ROOT_MODULES: tuple[ModuleType, ...] = (health,)
 
 
 def api_router() -> Router:

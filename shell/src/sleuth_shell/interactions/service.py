@@ -35,18 +35,17 @@ from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat, enqueue_web_
 from sleuth_shell.notify.urls import Resolver, UnsafeURL, check_url
 from sleuth_shell.runs import Charge, RunKind, run_now
 from sleuth_shell.services import Services
+from sleuth_shell.statuses import INTERACTION as LIFECYCLE
+from sleuth_shell.statuses import InteractionStatus
 from sleuth_shell.urls import interaction_url
 
 __all__ = [
-    "COMPLETED",
-    "FAILED",
     "INTERACTION",
-    "IN_PROGRESS",
-    "PENDING",
     "RUN_KIND",
     "SCHEDULED",
     "Answer",
     "Submitted",
+    "analysis_view",
     "answer_view",
     "conversation",
     "create_interactions",
@@ -59,10 +58,6 @@ __all__ = [
 
 log = logging.getLogger("sleuth.interactions")
 
-PENDING = "PENDING"
-IN_PROGRESS = "IN_PROGRESS"
-COMPLETED = "COMPLETED"
-FAILED = "FAILED"
 SCHEDULED = "SCHEDULED"
 
 RUN_KIND = "interaction.run"
@@ -213,7 +208,7 @@ async def create_interactions(
             question=request.question,
             context=[item.to_json() for item in request.context],
             use_tools=request.use_tools,
-            status=IN_PROGRESS if mode == "sync" else PENDING,
+            status=InteractionStatus.IN_PROGRESS if mode == "sync" else InteractionStatus.PENDING,
             content=None,
             sources=[],
             notifications=notifications.to_json(),
@@ -269,7 +264,7 @@ async def conversation(
                         await conversation(session, org_id, ref.context or [], depth=depth + 1)
                     )
                 messages.append(ContextMessage(role="user", content=ref.question))
-                if ref.status == COMPLETED and ref.content:
+                if ref.status == InteractionStatus.COMPLETED and ref.content:
                     messages.append(ContextMessage(role="assistant", content=ref.content))
         content = item.get("content")
         if isinstance(content, str):
@@ -370,6 +365,7 @@ INTERACTION: RunKind[Interaction, Answer] = RunKind(
     charge=_charge,
     usage_feature=USAGE_FEATURE,
     failure_message=_failure_message,
+    statuses=LIFECYCLE,
     notify=_notify,
     # A failed interaction sends no callback: forget the API key kept for it.
     failed_values={"callback_api_key": None},
@@ -448,14 +444,14 @@ async def submit_interactions(
 
 
 def answer_view(row: Interaction, answer: Answer, public_url: str) -> dict[str, Any]:
-    """The ``POST /api/v1/interactions`` body of a synchronous request."""
+    """The ``POST /api/v1/interactions`` body of a synchronous request (exactly SPEC's members;
+    the analysis is :func:`analysis_view`'s)."""
     return {
         "question": row.question,
         "content": answer.content,
         "sources": answer.sources,
         "interaction_id": row.id,
         "url": interaction_url(public_url, row.id),
-        **({"analysis": answer.analysis} if answer.analysis is not None else {}),
     }
 
 
@@ -478,17 +474,22 @@ def scheduled_view(rows: Sequence[Interaction], public_url: str, *, legacy: bool
 def view(row: Interaction, public_url: str) -> dict[str, Any]:
     """The ``GET /api/v1/interactions/{id}`` body for the row's status."""
     url = interaction_url(public_url, row.id)
-    if row.status == COMPLETED:
+    if row.status == InteractionStatus.COMPLETED:
         return {
             "question": row.question,
             "content": row.content or "",
             "sources": list(row.sources or []),
             "interaction_id": row.id,
-            "status": COMPLETED,
+            "status": InteractionStatus.COMPLETED,
             "url": url,
-            **({"analysis": row.analysis} if row.analysis is not None else {}),
         }
     return {"interaction_id": row.id, "status": row.status, "url": url}
+
+
+def analysis_view(row: Interaction) -> dict[str, Any]:
+    """The ``GET /api/v1/interactions/{id}/analysis`` body: the structured verdict of a "why"
+    answer (evidence as citation numbers of ``sources``), null when there is none (yet)."""
+    return {"analysis": row.analysis}
 
 
 def list_item(row: Interaction, public_url: str) -> dict[str, Any]:

@@ -4,7 +4,6 @@ from sleuth_shell.investigations.service import (
     DEDUP_WINDOW,
     DEFAULT_PROMPT,
     INVESTIGATION,
-    STATUSES,
     InvestigationOutcome,
     Opening,
     OpeningAgent,
@@ -12,6 +11,7 @@ from sleuth_shell.investigations.service import (
     investigation_prompt,
     open_investigation,
     open_investigations,
+    open_investigations_detailed,
     stop_investigation,
     stop_pending_investigations,
 )
@@ -20,7 +20,6 @@ __all__ = [
     "DEDUP_WINDOW",
     "DEFAULT_PROMPT",
     "INVESTIGATION",
-    "STATUSES",
     "InvestigationOutcome",
     "Opening",
     "OpeningAgent",
@@ -28,6 +27,7 @@ __all__ = [
     "investigation_prompt",
     "open_investigation",
     "open_investigations",
+    "open_investigations_detailed",
     "stop_investigation",
     "stop_pending_investigations",
 ]

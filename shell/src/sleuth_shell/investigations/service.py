@@ -52,24 +52,20 @@ from sleuth_shell.db.models import AlertResponder, Investigation, NotificationIn
 from sleuth_shell.jobs import enqueue
 from sleuth_shell.jobs.queue import cancel, enqueue_many
 from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat
-from sleuth_shell.runs import Charge, RunGone, RunKind, Statuses
+from sleuth_shell.runs import Charge, RunGone, RunKind
 from sleuth_shell.services import Services
+from sleuth_shell.statuses import INVESTIGATION as LIFECYCLE
+from sleuth_shell.statuses import InvestigationStatus
 from sleuth_shell.text import extract_alert
 from sleuth_shell.urls import investigation_url
 
 __all__ = [
-    "COMPLETED",
     "DEDUP_WINDOW",
     "DEFAULT_PROMPT",
-    "ERRORED",
     "GLOBAL_TYPE",
     "INVESTIGATION",
-    "IN_PROGRESS",
     "MAX_NAME_LENGTH",
-    "PENDING",
     "RUN_KIND",
-    "STATUSES",
-    "STOPPED",
     "InvestigationOutcome",
     "Opening",
     "OpeningAgent",
@@ -77,19 +73,13 @@ __all__ = [
     "investigation_prompt",
     "open_investigation",
     "open_investigations",
+    "open_investigations_detailed",
     "stop_investigation",
     "stop_pending_investigations",
 ]
 
 log = logging.getLogger("sleuth.investigations")
 
-PENDING = "PENDING"
-IN_PROGRESS = "IN_PROGRESS"
-COMPLETED = "COMPLETED"
-ERRORED = "ERRORED"
-STOPPED = "STOPPED"
-#: Every status, in lifecycle order (the values ``GET /investigations?status=`` accepts).
-STATUSES: tuple[str, ...] = (PENDING, IN_PROGRESS, COMPLETED, ERRORED, STOPPED)
 
 RUN_KIND = "investigation.run"
 USAGE_FEATURE = "investigation"
@@ -133,6 +123,8 @@ class Opening:
     event_payload: str
     dedup_key: str
     now: datetime
+    group_key: str | None = None
+    """The alert's group key (related alerts join the investigation it opens)."""
 
 
 def investigation_prompt(agent: OpeningAgent) -> str:
@@ -173,6 +165,7 @@ async def open_investigation(
     event_payload: str,
     dedup_key: str | None,
     now: datetime,
+    group_key: str | None = None,
 ) -> tuple[int, bool]:
     """Open an investigation of ``agent`` for one alert; returns ``(investigation pk, created)``.
 
@@ -197,13 +190,14 @@ async def open_investigation(
         "alert_responder_id": agent.id,
         "team_id": agent.team_id,
         "name": investigation_name(name),
-        "status": PENDING,
+        "status": InvestigationStatus.PENDING,
         "prompt": investigation_prompt(agent),
         "event_payload": event_payload,
         "result": "",
         "sources": [],
         "dedup_key": dedup_key,
         "dedup_active": True if dedup_key is not None else None,
+        "group_key": group_key[:255] if group_key is not None else None,
         "created_at": now,
     }
     table = Investigation.__table__
@@ -251,6 +245,13 @@ async def open_investigation(
 
 
 async def open_investigations(session: AsyncSession, openings: Sequence[Opening]) -> list[int]:
+    """:func:`open_investigations_detailed` without telling which were created."""
+    return [pk for pk, _created in await open_investigations_detailed(session, openings)]
+
+
+async def open_investigations_detailed(
+    session: AsyncSession, openings: Sequence[Opening]
+) -> list[tuple[int, bool]]:
     """Open many investigations in ``session``'s transaction with a few statements; the pk of
     each opening, in order. The caller commits, as for :func:`open_investigation`.
 
@@ -263,7 +264,9 @@ async def open_investigations(session: AsyncSession, openings: Sequence[Opening]
     batches on PostgreSQL wait for each other instead of deadlocking), the jobs with one
     insert; a claim held by an investigation older than the window, or released between the
     statements, goes through :func:`open_investigation` (the careful path). Raises
-    ``ValueError`` for a ``dedup_key`` over 255 characters, writing nothing.
+    ``ValueError`` for a ``dedup_key`` over 255 characters, writing nothing. Each opening's
+    answer is ``(investigation pk, created)``: ``created`` is True for the first opening of an
+    investigation created here, False for a reused one.
     """
     first: dict[tuple[int, str], Opening] = {}
     for opening in openings:
@@ -275,6 +278,7 @@ async def open_investigations(session: AsyncSession, openings: Sequence[Opening]
     dialect = session.get_bind().dialect.name
     pk_of: dict[tuple[int, str], int] = {}
     created: list[int] = []
+    fresh: set[int] = set()
     if pairs:
         statement = insert_ignore_rows(
             dialect, table, conflict_columns=("alert_responder_id", "dedup_key", "dedup_active")
@@ -308,7 +312,7 @@ async def open_investigations(session: AsyncSession, openings: Sequence[Opening]
             if found is not None and opening.now - found[1] < DEDUP_WINDOW:
                 pk_of[pair] = found[0]
                 continue
-            pk_of[pair], _created = await open_investigation(
+            pk_of[pair], made = await open_investigation(
                 session,
                 org_id=opening.org_id,
                 agent=opening.agent,
@@ -316,11 +320,20 @@ async def open_investigations(session: AsyncSession, openings: Sequence[Opening]
                 event_payload=opening.event_payload,
                 dedup_key=opening.dedup_key,
                 now=opening.now,
+                group_key=opening.group_key,
             )
+            if made:
+                fresh.add(pk_of[pair])
     await enqueue_many(
         session, RUN_KIND, [({"investigation_id": pk}, _job_key(pk)) for pk in created]
     )
-    return [pk_of[(opening.agent.id, opening.dedup_key)] for opening in openings]
+    fresh.update(created)
+    answers: list[tuple[int, bool]] = []
+    for opening in openings:
+        pk = pk_of[(opening.agent.id, opening.dedup_key)]
+        answers.append((pk, pk in fresh))
+        fresh.discard(pk)  # a later opening of the same pair reuses it
+    return answers
 
 
 def _opening_values(opening: Opening) -> dict[str, Any]:
@@ -329,13 +342,14 @@ def _opening_values(opening: Opening) -> dict[str, Any]:
         "alert_responder_id": opening.agent.id,
         "team_id": opening.agent.team_id,
         "name": investigation_name(opening.name),
-        "status": PENDING,
+        "status": InvestigationStatus.PENDING,
         "prompt": investigation_prompt(opening.agent),
         "event_payload": opening.event_payload,
         "result": "",
         "sources": [],
         "dedup_key": opening.dedup_key,
         "dedup_active": True,
+        "group_key": opening.group_key[:255] if opening.group_key is not None else None,
         "created_at": opening.now,
     }
 
@@ -345,8 +359,11 @@ async def stop_pending_investigations(session: AsyncSession, agent_id: int) -> N
     (``STOPPED``; their jobs find them stopped and do nothing). Not committed."""
     await session.execute(
         update(Investigation)
-        .where(Investigation.alert_responder_id == agent_id, Investigation.status == "PENDING")
-        .values(status="STOPPED")
+        .where(
+            Investigation.alert_responder_id == agent_id,
+            Investigation.status == InvestigationStatus.PENDING,
+        )
+        .values(status=InvestigationStatus.STOPPED)
     )
 
 
@@ -363,9 +380,9 @@ async def stop_investigation(session: AsyncSession, org_id: int, investigation_i
         .where(
             Investigation.id == investigation_id,
             Investigation.org_id == org_id,
-            Investigation.status.in_((PENDING, IN_PROGRESS)),
+            Investigation.status.in_(LIFECYCLE.unfinished),
         )
-        .values(status=STOPPED)
+        .values(status=InvestigationStatus.STOPPED)
         .execution_options(synchronize_session=False)
     )
     if not result.rowcount:  # type: ignore[attr-defined]
@@ -433,8 +450,11 @@ async def _stop_started(services: Services, investigation_id: int) -> None:
     async with services.sessions() as session:
         await session.execute(
             update(Investigation)
-            .where(Investigation.id == investigation_id, Investigation.status == IN_PROGRESS)
-            .values(status=STOPPED, started_at=None)
+            .where(
+                Investigation.id == investigation_id,
+                Investigation.status == InvestigationStatus.IN_PROGRESS,
+            )
+            .values(status=InvestigationStatus.STOPPED, started_at=None)
             .execution_options(synchronize_session=False)
         )
         await session.commit()
@@ -532,11 +552,12 @@ INVESTIGATION: RunKind[Investigation, InvestigationOutcome] = RunKind(
         "result": outcome.result,
         "sources": outcome.sources,
         "analysis": outcome.analysis,
+        "credits": outcome.credits,
     },
     charge=_charge,
     usage_feature=USAGE_FEATURE,
     failure_message=_failure_message,
     notify=_notify,
-    statuses=Statuses(failed=ERRORED, extra_terminal=(STOPPED,)),
+    statuses=LIFECYCLE,
 )
 """The investigation run kind (see :mod:`sleuth_shell.runs` for its lifecycle)."""

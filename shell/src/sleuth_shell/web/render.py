@@ -20,6 +20,7 @@ from markupsafe import Markup
 
 from sleuth_core.cron import parse_cron
 from sleuth_core.errors import CoreError
+from sleuth_shell import statuses
 
 __all__ = [
     "TEMPLATE_DIR",
@@ -198,6 +199,16 @@ def fire_times(expr: str, now: datetime, count: int = 3) -> list[datetime]:
     return times
 
 
+#: Headers of every HTML page: no other site may frame it (clickjacking), and the browser takes
+#: the declared content type as it is.
+PAGE_HEADERS: dict[str, str] = {
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+}
+
+
 def environment() -> Environment:
     """A Jinja environment over :data:`TEMPLATE_DIR` with autoescaping and the page filters."""
     env = Environment(
@@ -215,6 +226,12 @@ def environment() -> Environment:
         safe_url=safe_url,
         schedule_words=schedule_words,
     )
+    # The run statuses (templates ask e.g. ``inv.status in runs.investigation.unfinished``).
+    env.globals["runs"] = {
+        "interaction": statuses.INTERACTION,
+        "digest_run": statuses.DIGEST_RUN,
+        "investigation": statuses.INVESTIGATION,
+    }
     return env
 
 
