@@ -266,7 +266,22 @@ CASES: list[tuple[str, tuple[Change, ...], dict[str, object], str, str | None, s
         None,
         None,
     ),
-    ("guilty committed but never shipped", (GUILTY, DECOY, DECOY_SHIP), {}, "unknown", None, None),
+    (
+        "guilty committed after the service's last deploy: never shipped",
+        (replace(GUILTY, timestamp=at(ONSET - 2)), DECOY, DECOY_SHIP),
+        {},
+        "unknown",
+        None,
+        None,
+    ),
+    (
+        "guilty not named by the next release of its service, which ships it anyway",
+        (GUILTY, DECOY, DECOY_SHIP),
+        {},
+        "change",
+        "a1b2c3d4",
+        "deploy-orders-43",
+    ),
     ("expired certificate", (DECOY, DECOY_SHIP), OUTSIDE_SIGNALS["tls"], "external", None, None),
     ("dns failure", (DECOY, DECOY_SHIP), OUTSIDE_SIGNALS["dns"], "external", None, None),
     (

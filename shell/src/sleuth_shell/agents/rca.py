@@ -76,6 +76,34 @@ _STATUS_TITLE = re.compile(
 )
 
 
+_SEVERITY = {"WARNING": 1, "ERROR": 2, "CRITICAL": 3}
+#: Attribute keys that locate an error in code (stack traces, exception types, frames).
+_CODE_KEYS = re.compile(
+    r"stack|trace(?!_id)|exception|exc|error[._]?(?:type|kind|class)|frame|file|line|func|"
+    r"method|caller|location|source",
+    re.IGNORECASE,
+)
+
+
+def code_location(attributes: Mapping[str, Any]) -> str:
+    """The text of a log record's attributes that locate it in code (stack trace, exception
+    type, ``file:line``, function), one ``key: value`` per line; "" when it has none.
+
+    >>> code_location({"exception": "KeyError", "stack": "File \\"a.py\\", line 3, in f", "x": 1})
+    'exception: KeyError\\nstack: File "a.py", line 3, in f'
+    """
+    out = []
+    for key, value in attributes.items():
+        if not _CODE_KEYS.search(str(key)) or str(key).lower().endswith(("_id", "id")):
+            continue
+        if isinstance(value, Mapping):
+            value = " ".join(f"{k}={v}" for k, v in value.items())
+        elif isinstance(value, list):
+            value = "\n".join(str(v) for v in value)
+        out.append(f"{key}: {str(value)[:2000]}")
+    return "\n".join(out)
+
+
 @dataclass
 class Gathered:
     """What `gather` read: the engine's input, and the records to cite for each part of it."""
@@ -162,27 +190,35 @@ async def gather(
         # The error lines themselves (oldest first), grouped by message template: messages that
         # differ only in numbers and ids are one failure.
         levels = list(SIGNAL_LEVELS)
-        lines = await ctx.logs.messages(org, start, end, [svc], levels, _MAX_LINES)
+        lines = await ctx.logs.query(org, start, end, [svc], levels, None, _MAX_LINES)
         queries += 1
         if len(lines) >= _MAX_LINES:
             # A chatty service: the oldest lines filled the page, so read the recent hours too
             # (where the failure usually is); counts in between are then a lower bound.
             recent_start = max(start, fired - _RECENT)
-            recent = await ctx.logs.messages(org, recent_start, end, [svc], levels, _MAX_LINES)
+            recent = await ctx.logs.query(
+                org, recent_start, end, [svc], levels, None, _MAX_LINES
+            )
             queries += 1
-            seen = {line[0] for line in lines}
+            seen = {line.id for line in lines}
             lines = sorted(
-                [*lines, *(r for r in recent if r[0] not in seen)],
-                key=lambda r: (r[1], r[0]),
+                [*lines, *(r for r in recent if r.id not in seen)],
+                key=lambda r: (r.timestamp, r.id),
             )
         groups: dict[str, list[Any]] = {}
-        for _line_id, timestamp, message in lines:
-            group = groups.setdefault(message_template(message), [message, 0, None, None])
+        for line in lines:
+            group = groups.setdefault(
+                message_template(line.message), [line.message, 0, None, None, "", ""]
+            )
             group[1] += 1
-            group[2] = group[2] or timestamp
-            group[3] = timestamp
-        for sample, count, first, last in groups.values():
-            signatures.append(ErrorSignature(svc, sample, count, first, last))
+            group[2] = group[2] or line.timestamp
+            group[3] = line.timestamp
+            if _SEVERITY.get(line.level, 0) > _SEVERITY.get(group[4], 0):
+                group[4] = line.level
+            if not group[5] and line.attributes:
+                group[5] = code_location(line.attributes)
+        for sample, count, first, last, level, detail in groups.values():
+            signatures.append(ErrorSignature(svc, sample, count, first, last, level, detail))
     metric_points = [
         MetricPoints(m.name, m.service, m.points, tuple(sorted(m.labels.items()))) for m in metrics
     ]
@@ -351,7 +387,8 @@ def report(
             use(marker)
         parts.append(
             f"**Root cause: {record.kind if record else 'change'} {_c(analysis.change_id)}"
-            f"**{summary} {cc}{shipped}. {onset_text}{down_text} "
+            f"**{summary} {cc}{shipped}. {category_phrase(analysis.category)}. "
+            f"{onset_text}{down_text} "
             + " ".join(onset_cites)
             + f". **Confidence: {analysis.confidence}**."
         )
@@ -375,18 +412,36 @@ def report(
             "**No change in the data explains this**: the evidence points outside, to "
             f"{_i(analysis.external_cause, 300)} "
             + " ".join(ext_cites)
-            + f". {onset_text}{down_text}. **Confidence: {analysis.confidence}**."
+            + f". {category_phrase(analysis.category)}. "
+            + (f"{onset_text}{down_text}. " if onset_text else "")
+            + f"**Confidence: {analysis.confidence}**."
         )
     else:
         for marker in onset_cites:
             use(marker)
-        lead = (
-            f"**No change in the data explains this**, and no cause is established. "
-            f"{onset_text}{down_text} " + " ".join(onset_cites) + "."
-            if origin
-            else "**No change in the data explains this**: no service's error rate or metrics "
-            f"changed in the {int(LOOKBACK.total_seconds() // 3600)} hours before the alert."
-        )
+        hours = int(LOOKBACK.total_seconds() // 3600)
+        if origin:
+            lead = (
+                "**No change in the data explains this**, and no cause is established. "
+                f"{category_phrase(analysis.category)}. {onset_text}{down_text} "
+                + " ".join(onset_cites)
+                + "."
+            )
+        elif analysis.category == "healthy":
+            quiet = cite_errors(None)
+            use(quiet)
+            lead = (
+                "**Healthy: the alert's condition does not hold in the data**, so no change in "
+                f"the data explains an outage. {category_phrase('healthy')}. No service's error "
+                f"rate or metrics shifted in the {hours} hours before the alert {quiet}: the "
+                "condition has cleared or never held."
+            )
+        else:
+            lead = (
+                "**No change in the data explains this**: no service's error rate or metrics "
+                f"changed in the {hours} hours before the alert. "
+                f"{category_phrase(analysis.category)}."
+            )
         parts.append(lead + f" **Confidence: {analysis.confidence}**.")
     # Evidence.
     bullets: list[str] = []
@@ -423,7 +478,11 @@ def report(
                 f"{_t(onset.at)}, before the errors (a slow build-up) "
                 f"{metric_cite(onset.service, onset.metric)}"
             )
-    parts.append("## Evidence\n\n" + "\n".join(bullets))
+    if bullets:
+        parts.append("## Evidence\n\n" + "\n".join(bullets))
+    ruled = _hypothesis_lines(analysis, metric_cite, change_cite)
+    if ruled:
+        parts.append("## Ruled out\n\n" + "\n".join(ruled))
     # Timeline.
     events: list[tuple[datetime, int, str]] = []
     onset_at = analysis.onset or ev.alert.fired_at
@@ -477,8 +536,8 @@ def report(
         )
     if lines:
         parts.append("## Suspects considered\n\n" + "\n".join(lines))
-    else:
-        parts.append("## Suspects considered\n\nNo change records before the alert.")
+    elif not analysis.suspects:
+        parts.append("## Suspects considered\n\nNo change records before the failure.")
     recovery = _recovery(analysis, ev.alert.fired_at, gathered, change_cite, cite_errors)
     if recovery:
         parts.append("## Recovery\n\n" + recovery)
@@ -491,6 +550,27 @@ def report(
             + "."
         )
     return "\n\n".join(parts), evidence_ids
+
+
+_CATEGORY_WORDS = {
+    "code_defect": "a code defect",
+    "configuration_error": "a configuration error",
+    "resource_exhaustion": "resource exhaustion",
+    "dependency_failure": "a dependency failure",
+    "infrastructure": "an infrastructure failure",
+    "data_quality": "a data-quality failure",
+    "healthy": "healthy",
+    "unknown": "unknown",
+}
+
+
+def category_phrase(category: str) -> str:
+    """The failure category as the report's first line states it.
+
+    >>> category_phrase("code_defect")
+    'Category: code_defect (a code defect)'
+    """
+    return f"Category: {category} ({_CATEGORY_WORDS.get(category, category)})"
 
 
 def _version(record: ChangeRecord) -> str:
@@ -545,6 +625,26 @@ def _suspect_line(
         f"- {ch.kind} {_c(ch.change_id)} on **{_i(ch.service, 100)}** at "
         f"{_t(suspect.effective_at)} — {why} {change_cite(ch.change_id)}"
     )
+
+
+def _hypothesis_lines(
+    analysis: Analysis,
+    metric_cite: Callable[[str, str], str],
+    change_cite: Callable[[str], str],
+) -> list[str]:
+    """One line per hypothesis the data rules out, with the evidence and its citation."""
+    lines = []
+    for hypothesis in analysis.hypotheses:
+        if hypothesis.supported:
+            continue
+        cites = [metric_cite(svc, name) for svc, name in hypothesis.metrics]
+        cites += [c for c in (change_cite(cid) for cid in hypothesis.changes) if c]
+        lines.append(
+            f"- {hypothesis.name.capitalize()}: {_i(hypothesis.evidence, 300)}"
+            + (" " + " ".join(cites) if cites else "")
+            + "."
+        )
+    return lines
 
 
 def _recovery(
@@ -616,6 +716,12 @@ def analysis_dict(analysis: Analysis, evidence: Sequence[int]) -> dict[str, Any]
         "confidence": analysis.confidence,
         "remediation": analysis.remediation,
         "external_cause": analysis.external_cause or None,
+        "category": analysis.category,
+        "ruled_out": [
+            {"hypothesis": h.name, "evidence": h.evidence}
+            for h in analysis.hypotheses
+            if not h.supported
+        ],
         "onset": format_ts(analysis.onset) if analysis.onset else None,
         "evidence": list(evidence),
     }
