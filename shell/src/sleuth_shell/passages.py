@@ -19,7 +19,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sleuth_shell.text import DOCUMENT_CACHE_SIZE, TEXT_CACHE_SIZE, split_passages, stem, terms
+from sleuth_core.language import DOCUMENT_CACHE_SIZE, TEXT_CACHE_SIZE, stem, terms
+from sleuth_shell.text import split_passages
 
 __all__ = ["Candidate", "Ranked", "expected_answer", "key_terms", "rank_passages", "split_fine"]
 
@@ -114,12 +115,12 @@ def _split_fine(doc: int, markdown: str) -> tuple[Candidate, ...]:
     out: list[Candidate] = []
     for block in split_passages(markdown):
         lines = block.text.splitlines()
-        if block.text.lstrip().startswith("```"):
-            for line in lines:
-                if line.strip() and not line.strip().startswith("```"):
+        if block.kind == "code":
+            for line in block.code.splitlines():
+                if line.strip():
                     out.append(Candidate(doc, block.heading, line.strip(), block.text, "code"))
             continue
-        if all(line.lstrip().startswith("|") for line in lines):
+        if block.kind == "table":
             header: list[str] = []
             for line in lines:
                 cells = [c.strip() for c in line.strip().strip("|").split("|")]

@@ -22,6 +22,8 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from operator import itemgetter
 
+from sleuth_core.language import STOPWORDS, stem
+
 __all__ = [
     "ChangePoint",
     "change_point",
@@ -152,7 +154,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-/:]*[A-Za-z0-9_]|[A-Za-z]{3,}")
 _NUMBER = re.compile(r"(?<![\w.])\d{2,6}(?![\w.])")
 _SPLIT = re.compile(r"[._\-/:]+")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-_STOP = frozenset(
+_STOP = STOPWORDS | frozenset(
     """
     list the and for with from into that this then than when while after before about over
     under error errors exception exceptions failed failure failures fail failing unable
@@ -171,23 +173,6 @@ _STOP = frozenset(
     """.split()  # noqa: SIM905 (a word list reads best as text)
 )
 _SKIP_NUMBERS = frozenset({"200", "400", "404", "500", "502", "503", "504"})
-
-
-_SUFFIXES = ("ions", "ion", "ings", "ing", "ers", "er", "es", "ed", "s")
-
-
-def stem(word: str) -> str:
-    """A crude stem, so ``connections``, ``connection`` and ``connect`` meet.
-
-    >>> stem("connections"), stem("connect"), stem("exhausted"), stem("pool")
-    ('connect', 'connect', 'exhaust', 'pool')
-    """
-    if word.endswith(("is", "us", "ss")):
-        return word
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
 
 
 _ABBREVIATIONS = {

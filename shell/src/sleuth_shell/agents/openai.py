@@ -35,6 +35,7 @@ from typing import Any
 
 import httpx
 
+from sleuth_core.language import format_ts
 from sleuth_shell.agents.base import (
     AgentContext,
     AgentError,
@@ -48,7 +49,7 @@ from sleuth_shell.agents.retrieval import RetrievalAgent
 from sleuth_shell.agents.sources import CostModel
 from sleuth_shell.agents.tools import ToolRun, tool_definitions
 from sleuth_shell.passages import key_terms
-from sleuth_shell.text import extract_alert, format_ts
+from sleuth_shell.text import extract_alert
 
 __all__ = [
     "DEFAULT_MAX_ROUNDS",

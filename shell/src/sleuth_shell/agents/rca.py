@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from sleuth_core.language import format_ts
 from sleuth_core.rca import (
     Alert,
     Analysis,
@@ -40,7 +41,6 @@ from sleuth_shell.agents.sources import (
     knowledge_source,
     metric_source,
 )
-from sleuth_shell.text import format_ts
 
 __all__ = [
     "ERROR_LEVELS",
@@ -196,9 +196,7 @@ async def gather(
             # A chatty service: the oldest lines filled the page, so read the recent hours too
             # (where the failure usually is); counts in between are then a lower bound.
             recent_start = max(start, fired - _RECENT)
-            recent = await ctx.logs.query(
-                org, recent_start, end, [svc], levels, None, _MAX_LINES
-            )
+            recent = await ctx.logs.query(org, recent_start, end, [svc], levels, None, _MAX_LINES)
             queries += 1
             seen = {line.id for line in lines}
             lines = sorted(

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from sleuth_core.language import TimeWindow, format_ts, match_services, parse_window, terms
 from sleuth_shell.agents import rca
 from sleuth_shell.agents.base import (
     AgentContext,
@@ -55,15 +56,7 @@ from sleuth_shell.agents.sources import CostModel, display_title, knowledge_sour
 from sleuth_shell.agents.triage import classify_message
 from sleuth_shell.passages import expected_answer, key_terms, rank_passages
 from sleuth_shell.question import Question, understand
-from sleuth_shell.text import (
-    TimeWindow,
-    best_passage,
-    extract_alert,
-    format_ts,
-    infer_window,
-    match_services,
-    terms,
-)
+from sleuth_shell.text import best_passage, extract_alert
 
 __all__ = ["RetrievalAgent"]
 
@@ -650,7 +643,7 @@ class RetrievalAgent:
         alert = extract_alert(event_payload)
         title = (title or alert["title"] or event_payload.strip().split("\n", 1)[0]).strip()
         fired: datetime = alert["time"] if alert["time"] and alert["time"] <= ctx.now else ctx.now
-        window = infer_window(prompt, ctx.now) or TimeWindow(
+        window = parse_window(prompt, ctx.now) or TimeWindow(
             fired - _INVESTIGATION_BEFORE,
             min(fired + _INVESTIGATION_AFTER, ctx.now),
             "alert",
@@ -1025,7 +1018,7 @@ class RetrievalAgent:
         """Report on one digest section (see the module doc)."""
         run = _Run(ctx, self.costs)
         text = f"{section}\n{prompt}"
-        window = infer_window(text, ctx.now) or TimeWindow(
+        window = parse_window(text, ctx.now) or TimeWindow(
             ctx.now - _DEFAULT_LOOKBACK, ctx.now, "default"
         )
         known = await run.services()

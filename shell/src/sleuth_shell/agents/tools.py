@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from sleuth_core.language import format_ts, parse_timestamp
 from sleuth_shell.agents.base import (
     CHANGE_KINDS,
     LOG_LEVELS,
@@ -53,7 +54,6 @@ from sleuth_shell.agents.sources import (
     metric_source,
 )
 from sleuth_shell.passages import expected_answer, key_terms, rank_passages
-from sleuth_shell.text import format_ts, parse_timestamp
 
 __all__ = [
     "MAX_RESULT_CHARS",

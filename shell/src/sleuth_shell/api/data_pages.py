@@ -16,6 +16,7 @@ from litestar.params import FromPath
 from litestar.response import Template
 from sqlalchemy import func, select
 
+from sleuth_core.language import format_ts, parse_timestamp
 from sleuth_shell.agents.base import CHANGE_KINDS, LOG_LEVELS, MetricSeries
 from sleuth_shell.api.common import MAX_PK
 from sleuth_shell.api.pages import PAGE_OPTIONS, ViewerDep, page
@@ -25,7 +26,6 @@ from sleuth_shell.errors import bad_request, not_found
 from sleuth_shell.knowledge.search import DatabaseKnowledgeSearch
 from sleuth_shell.observability.metric_store import SqlMetricStore
 from sleuth_shell.observability.store import DatabaseLogStore
-from sleuth_shell.text import format_ts, parse_timestamp
 
 __all__ = [
     "CHANGE_PAGE",

@@ -13,6 +13,7 @@ from litestar.openapi.spec import Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.params import FromQuery
 
+from sleuth_core.language import parse_instant
 from sleuth_shell.api.body import documented_json_body
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.api.knowledge import json_body
@@ -20,7 +21,6 @@ from sleuth_shell.db.models import utcnow
 from sleuth_shell.errors import bad_request, error_responses
 from sleuth_shell.observability import ingest, metric_ingest
 from sleuth_shell.observability.metric_store import SqlMetricStore
-from sleuth_shell.text import parse_instant
 
 __all__ = [
     "DEFAULT_WINDOW",
