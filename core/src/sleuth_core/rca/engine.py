@@ -85,6 +85,8 @@ _EPISODE_GAP = timedelta(hours=1)
 _MECHANISM_GAIN = 1.2
 _RETUNE_GAIN = 1.5
 _FRAME_GAIN = 2.0
+#: A deploy rolled back after the onset, the errors stopping with the rollback.
+_ROLLBACK_GAIN = 3.0
 #: A change that alters no mechanism the failure shows keeps this share of its word relatedness.
 _SURFACE_ONLY = 0.75
 #: An outside cause this strong is overruled only by a change altering the failure's mechanism.
@@ -104,6 +106,13 @@ _CONFIG_ERROR = re.compile(
     re.IGNORECASE,
 )
 _FATAL_LEVELS = frozenset({"CRITICAL", "FATAL"})
+#: A failure that says a resource ran out.
+_EXHAUSTION = re.compile(
+    r"out of memory|\boom|exhaust|too many (?:connections|open files|clients)|no space left|"
+    r"disk (?:is )?full|quota|saturat|queue (?:is )?full|backlog|pool (?:is )?full|"
+    r"replication lag|throttl",
+    re.IGNORECASE,
+)
 
 _TLS = re.compile(
     r"x509|certificate (?:has )?expired|certificate verify failed|ssl(?:error)?|tls handshake|"
@@ -640,6 +649,7 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
     for touched_terms in touched.values():
         for term in touched_terms:
             df[term] = df.get(term, 0) + 1
+    undone = _undone_by_rollback(evidence, episode)
     suspects: list[Suspect] = []
     for change in evidence.changes:
         deploys = sorted(shipping.get(change.change_id, []), key=lambda d: d.timestamp)
@@ -667,6 +677,10 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             # A commit altering no mechanism the failure shows: shared words are weaker evidence
             # (a flag or setting switches behaviour wholesale, so it is not discounted).
             rel = round(rel * _SURFACE_ONLY, 6)
+        if change.change_id == undone:
+            # Rolled back after the onset, and the errors stopped with the rollback.
+            rel = _gain(rel, _ROLLBACK_GAIN)
+            matched = (*matched, "errors stopped when it was rolled back")
         located = _frames_hit(frames, change)
         if located:
             rel = _gain(rel, _FRAME_GAIN * min(len(located), 2))
@@ -736,6 +750,42 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
         )
     )
     return tuple(suspects)
+
+
+def _undone_by_rollback(evidence: Evidence, episode: Episode) -> str:
+    """The deploy of the first failing service that a rollback after the onset undid, when the
+    errors stopped with that rollback (the last error within ten minutes of it, and quiet for
+    five minutes before the alert); "" otherwise."""
+    origin, onset = episode.origin, episode.onset
+    fired = evidence.alert.fired_at
+    deploys = sorted(
+        (c for c in evidence.changes if c.kind == "deploy" and c.service == origin),
+        key=lambda c: c.timestamp,
+    )
+    rollbacks = [
+        c
+        for c in deploys
+        if onset < c.timestamp <= fired and _REVERT.search(f"{c.summary} {c.change_id}")
+    ]
+    last_error = max(
+        (s.last_seen for s in evidence.signatures if s.service == origin), default=None
+    )
+    if not rollbacks or last_error is None:
+        return ""
+    rollback = rollbacks[0]
+    stopped = rollback.timestamp - timedelta(
+        minutes=1
+    ) <= last_error <= rollback.timestamp + timedelta(
+        minutes=10
+    ) and last_error <= fired - timedelta(minutes=5)
+    before = [
+        d
+        for d in deploys
+        if d.timestamp <= onset + episode.tolerance
+        and not _REVERT.search(f"{d.summary} {d.change_id}")
+        and onset - d.timestamp <= timedelta(hours=2)
+    ]
+    return before[-1].change_id if stopped and before else ""
 
 
 def _gain(rel: float, gain: float) -> float:
@@ -1183,10 +1233,7 @@ def _unexplained_category(evidence: Evidence, episode: Episode, metric_only: boo
     text = " ".join(s.message for s in new_sigs if s.service == episode.origin)
     if _CONFIG_ERROR.search(text):
         return "configuration_error"
-    if metric_only:
-        return "resource_exhaustion"
-    shown = mechanisms(text)
-    if shown & {"pool", "memory"}:
+    if metric_only or _EXHAUSTION.search(text):
         return "resource_exhaustion"
     return "unknown"
 

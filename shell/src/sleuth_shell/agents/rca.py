@@ -8,8 +8,9 @@ suspects and gives the verdict; `report` writes markdown with the verdict in its
 every claim cited with ``[[source:N]]``, and `analysis_dict` the structured result whose
 ``evidence`` lists the cited source ids.
 
-Source records for change records and metric queries are built here (`change_source`,
-`metric_source`) until the shared helpers of ``sleuth_shell.agents.sources`` carry them.
+When the organization sends no change records, the deploy lines of its logs (``deployed ...``)
+become deploy change records for the engine, each cited as its log line. Source records come from
+``sleuth_shell.agents.sources``.
 """
 
 from __future__ import annotations
@@ -35,10 +36,17 @@ from sleuth_core.rca import (
     message_template,
 )
 from sleuth_core.render import RenderedAnswer, render_answer
-from sleuth_shell.agents.base import AgentContext, ChangeRecord, KnowledgeHit, SourceRecord
+from sleuth_shell.agents.base import (
+    AgentContext,
+    ChangeRecord,
+    KnowledgeHit,
+    LogRecord,
+    SourceRecord,
+)
 from sleuth_shell.agents.sources import (
     change_source,
     knowledge_source,
+    log_source,
     metric_source,
 )
 
@@ -117,6 +125,9 @@ class Gathered:
     queries: int = 0
     searches: int = 0
     has_changes: bool = False
+    has_logs: bool = False
+    changes_from_logs: bool = False
+    question: bool = False
 
     @property
     def has_data(self) -> bool:
@@ -154,15 +165,21 @@ async def gather(
     start = fired - LOOKBACK
     end = min(fired + timedelta(minutes=5), max(ctx.now, fired))
     queries = 0
-    # Changes and metrics first: without either there is nothing for the engine to reason over,
-    # and the caller writes its log-only answer (these two empty look-ups are not charged).
+    # Changes and metrics first (the logs are read in any case).
     metrics = await ctx.metrics.query(org, start, end, None, None, 300)
     records = await ctx.changes.query(org, fired - CHANGE_LOOKBACK, end, None, None, None, 1000)
-    if not metrics and not records:
-        return Gathered(Evidence(Alert(title, service, fired, text)), start, end)
     queries += 2
     bounds = await ctx.logs.time_bounds(org)
     queries += 1
+    from_logs = False
+    if not records and bounds is not None:
+        # No change records sent: the deploy and rollback lines of the logs stand in for them.
+        markers = await ctx.logs.query(
+            org, fired - CHANGE_LOOKBACK, end, None, None, DEPLOY_MARKER, 200
+        )
+        queries += 1
+        records = [_marker_change(line) for line in markers]
+        from_logs = bool(records)
     since = max(start, bounds[0]) if bounds is not None else start
     counts = await ctx.logs.counts(org, start, end, None)
     queries += 1
@@ -265,7 +282,7 @@ async def gather(
                 r.service,
                 r.kind,
                 r.timestamp,
-                r.summary,
+                f"{r.summary} {r.attributes.get('note') or ''}".strip() if r.id == 0 else r.summary,
                 tuple(r.files),
                 r.diff,
                 tuple(r.ships),
@@ -288,6 +305,39 @@ async def gather(
         queries,
         searches,
         has_changes=bool(records),
+        has_logs=bounds is not None,
+        changes_from_logs=from_logs,
+    )
+
+
+#: A log line recording a deploy or a rollback contains this word.
+DEPLOY_MARKER = "deployed"
+_VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
+
+
+def _marker_change(line: LogRecord) -> ChangeRecord:
+    """A deploy marker line of the logs as a deploy change record (``id`` 0: not stored; its
+    citation is the log line, see `report`)."""
+    target = str(line.attributes.get("target") or line.attributes.get("service") or line.service)
+    version = _VERSION.search(line.message)
+    # The id is what the line itself spells (its version, else the line), so citing the line
+    # vouches for it.
+    change_id = version.group(0) if version else " ".join(line.message.split())[:80]
+    note = line.attributes.get("change")
+    author = line.attributes.get("author")
+    return ChangeRecord(
+        0,
+        change_id,
+        line.timestamp,
+        target,
+        "deploy",
+        line.message,
+        str(author) if author else None,
+        attributes={
+            "log_service": line.service,
+            "log_id": line.id,
+            "note": note if isinstance(note, str) else "",
+        },
     )
 
 
@@ -333,7 +383,24 @@ def report(
 
     def change_cite(change_id: str) -> str:
         record = gathered.records.get(change_id)
-        return cite(change_source(0, change=record, public_url=public_url)) if record else ""
+        if record is None:
+            return ""
+        if record.id == 0 and "log_id" in record.attributes:
+            # A deploy line of the logs: cite that line (its second, its service, the marker).
+            at = record.timestamp.replace(microsecond=0)
+            return cite(
+                log_source(
+                    0,
+                    start=at,
+                    end=at + timedelta(seconds=1),
+                    services=[str(record.attributes["log_service"])],
+                    levels=None,
+                    text=DEPLOY_MARKER,
+                    description=f"Deploy line in the logs: {_i(record.summary, 120)}",
+                    public_url=public_url,
+                )
+            )
+        return cite(change_source(0, change=record, public_url=public_url))
 
     def metric_cite(service: str, name: str) -> str:
         return cite(
@@ -359,8 +426,10 @@ def report(
             onset_cites.insert(0, metric_cite(onset.service, onset.metric))
     if analysis.onset is None:
         origin = None
+    first_failure = _first_failure(ev, origin, analysis.onset) if origin else None
     onset_text = (
         f"**{_i(origin, 100)}** began failing at {_t(analysis.onset)}"
+        + (f" with {_c(first_failure.message)}" if first_failure is not None else "")
         if origin and analysis.onset
         else ""
     )
@@ -418,6 +487,7 @@ def report(
         for marker in onset_cites:
             use(marker)
         hours = int(LOOKBACK.total_seconds() // 3600)
+        before = "the asked time" if gathered.question else "the alert"
         if origin:
             lead = (
                 "**No change in the data explains this**, and no cause is established. "
@@ -431,13 +501,13 @@ def report(
             lead = (
                 "**Healthy: the alert's condition does not hold in the data**, so no change in "
                 f"the data explains an outage. {category_phrase('healthy')}. No service's error "
-                f"rate or metrics shifted in the {hours} hours before the alert {quiet}: the "
+                f"rate or metrics shifted in the {hours} hours before {before} {quiet}: the "
                 "condition has cleared or never held."
             )
         else:
             lead = (
                 "**No change in the data explains this**: no service's error rate or metrics "
-                f"changed in the {hours} hours before the alert. "
+                f"changed in the {hours} hours before {before}. "
                 f"{category_phrase(analysis.category)}."
             )
         parts.append(lead + f" **Confidence: {analysis.confidence}**.")
@@ -452,8 +522,13 @@ def report(
         bullets.append(
             f"- {best.change.kind.capitalize()} {_c(best.change.change_id)} reached production at "
             f"{_t(best.effective_at)} {change_cite(best.change.change_id)}, "
-            f"{_duration(lead_time)} before the failure began{began}, and touches what the "
-            f"failure shows{shows} {change_cite(best.change.change_id)}."
+            f"{_duration(lead_time)} before the failure began{began}, and "
+            + (
+                f"touches what the failure shows{shows} {change_cite(best.change.change_id)}"
+                if terms or "errors stopped when it was rolled back" not in best.matched
+                else "the errors stopped when it was rolled back (see Recovery)"
+            )
+            + "."
         )
     onset_floor = (analysis.onset or ev.alert.fired_at) - timedelta(hours=1)
     new_sigs = sorted(
@@ -505,7 +580,8 @@ def report(
                 suspect.effective_at,
                 0,
                 f"{_t(suspect.effective_at)} {ch.kind} {_c(ch.change_id)} on "
-                f"**{_i(ch.service, 100)}**: {_c(ch.summary)} {change_cite(ch.change_id)}",
+                f"**{_i(ch.service, 100)}**: {_c(_summary_of(ch, gathered))} "
+                f"{change_cite(ch.change_id)}",
             )
         )
     for onset in analysis.onsets:
@@ -521,7 +597,8 @@ def report(
                 f"{_t(onset.at)} **{_i(onset.service, 100)}** began failing {shown_by}".rstrip(),
             )
         )
-    events.append((ev.alert.fired_at, 2, f"{_t(ev.alert.fired_at)} the alert fired"))
+    if not gathered.question:
+        events.append((ev.alert.fired_at, 2, f"{_t(ev.alert.fired_at)} the alert fired"))
     events.sort(key=lambda e: (e[0], e[1], e[2]))
     parts.append("## Timeline\n\n" + "\n".join(f"- {e[2]}" for e in events))
     # Suspects.
@@ -569,6 +646,26 @@ def category_phrase(category: str) -> str:
     'Category: code_defect (a code defect)'
     """
     return f"Category: {category} ({_CATEGORY_WORDS.get(category, category)})"
+
+
+def _first_failure(
+    evidence: Evidence, service: str, onset: datetime | None
+) -> ErrorSignature | None:
+    """The most frequent error message ``service`` logged from its onset, if any."""
+    if onset is None:
+        return None
+    found = [
+        s
+        for s in evidence.signatures
+        if s.service == service and s.last_seen >= onset and s.count >= 2
+    ]
+    return max(found, key=lambda s: (s.count, -s.first_seen.timestamp()), default=None)
+
+
+def _summary_of(change: Change, gathered: Gathered) -> str:
+    """What a change record says of itself (the stored summary, not the engine's reading)."""
+    record = gathered.records.get(change.change_id)
+    return record.summary if record is not None else change.summary
 
 
 def _version(record: ChangeRecord) -> str:

@@ -47,7 +47,7 @@ from sleuth_shell.agents.base import (
     MetricSeries,
     SourceRecord,
 )
-from sleuth_shell.agents.retrieval import ABSTAIN_BELOW
+from sleuth_shell.agents.catalog_answer import ABSTAIN_BELOW
 from sleuth_shell.agents.sources import (
     CostModel,
     change_query_source,
