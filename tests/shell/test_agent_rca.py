@@ -129,6 +129,9 @@ def test_investigation_names_the_guilty_commit_first_and_cites_it() -> None:
     assert analysis["service"] == "orders" and analysis["affected_services"][0] == "orders"
     assert "checkout" in analysis["affected_services"]
     assert analysis["confidence"] in ("CONFIRMED", "LIKELY")
+    assert analysis["category"] == "code_defect"
+    assert analysis["claims"]["checked"] > 5 and analysis["claims"]["share"] == 1.0
+    assert {r["hypothesis"] for r in analysis["ruled_out"]} >= {"traffic surge"}
     assert "c0ffee12" in analysis["remediation"]
     first = first_sentence(result.markdown)
     assert first.startswith("**Root cause: commit `c0ffee12`**")

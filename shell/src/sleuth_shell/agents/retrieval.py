@@ -35,6 +35,7 @@ from sleuth_core.language import TimeWindow, match_services, parse_window, terms
 from sleuth_shell.agents import rca
 from sleuth_shell.agents.base import AgentContext, AgentResult, Classification, ContextMessage
 from sleuth_shell.agents.catalog_answer import answer_from_catalog
+from sleuth_shell.agents.claims import verify
 from sleuth_shell.agents.digest_section import digest_section
 from sleuth_shell.agents.embedded_run import (
     ERROR_LEVELS,
@@ -100,7 +101,19 @@ class RetrievalAgent:
         history: Sequence[ContextMessage] = (),
         use_tools: bool = True,
     ) -> AgentResult:
-        """Answer ``question`` from the knowledge catalog or the logs (see the module doc)."""
+        """Answer ``question`` from the knowledge catalog or the logs (see the module doc), its
+        claims checked against its sources (`sleuth_shell.agents.claims.verify`)."""
+        result = await self._answer(ctx, question, history=history, use_tools=use_tools)
+        return await verify(ctx, result) if result.sources else result
+
+    async def _answer(
+        self,
+        ctx: AgentContext,
+        question: str,
+        *,
+        history: Sequence[ContextMessage] = (),
+        use_tools: bool = True,
+    ) -> AgentResult:
         if not use_tools:
             return self._answer_from_conversation(question, history)
         run = EmbeddedRun(ctx, self.costs)
@@ -199,7 +212,8 @@ class RetrievalAgent:
     async def investigate(
         self, ctx: AgentContext, prompt: str, event_payload: str, *, title: str = ""
     ) -> AgentResult:
-        """Investigate an alert with the root-cause engine (see the module doc)."""
+        """Investigate an alert with the root-cause engine (see the module doc), the report's
+        claims checked against its sources."""
         run = EmbeddedRun(ctx, self.costs)
         alert = extract_alert(event_payload)
         title = (title or alert["title"] or event_payload.strip().split("\n", 1)[0]).strip()
@@ -213,7 +227,7 @@ class RetrievalAgent:
         )
         result = await self._investigate_with_engine(run, title, alert, fired, mentioned)
         assert result is not None  # without need_failure the engine always reports
-        return result
+        return await verify(ctx, result)
 
     async def _investigate_with_engine(
         self,
