@@ -47,11 +47,13 @@ __all__ = [
     "STRONG_AT",
     "Episode",
     "OnsetStage",
+    "altered_mechanisms",
     "analyze",
     "changed_lines",
     "decide",
     "find_episode",
     "find_onsets",
+    "inert",
     "mechanisms",
     "rank_suspects",
     "retuned_settings",
@@ -663,13 +665,13 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             # An identifier the change touches whose words the failure spells out separately.
             rel = _gain(rel, _COMPOUND_GAIN * len(compounds[:2]))
             matched = (*matched, *compounds[:2])
-        done = mechanisms(changed_lines(change.diff)) | mechanisms(change.summary)
+        done = altered_mechanisms(changed_lines(change.diff)) | altered_mechanisms(change.summary)
         retuned = retuned_settings(change.diff)
         common = sorted(done & shown)
         if common:
             # The change alters the mechanism the failure shows: the strongest kind of match.
             gain = _MECHANISM_GAIN * len(common[:2])
-            if any(mechanisms(key) & shown for key in retuned):
+            if any(altered_mechanisms(key) & shown for key in retuned):
                 gain += _RETUNE_GAIN  # a changed value of that very mechanism (timeout 5000 -> 500)
             rel = _gain(rel, gain)
             matched = (*matched, *(f"{m} change" for m in common[:2]))
@@ -723,6 +725,8 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             ruled_out = "a deploy: judged by the commits it ships"
         elif change.kind == "commit" and deploy is None and _deployed_service(change, evidence):
             ruled_out = "no deploy in the data shipped it"
+        elif inert(change):
+            ruled_out = "changes only tests, docs, monitoring rules, logging or comments"
         elif _REVERT.search(change.summary) and rel < STRONG_AT:
             ruled_out = "a revert or rollback"
         elif rel < 0.2:
@@ -1083,26 +1087,61 @@ _NUMBERED_SETTING = re.compile(
 
 
 def mechanisms(text: str) -> frozenset[str]:
-    """The failure mechanisms ``text`` shows (for a failure) or alters (for changed lines):
-    ``timeout``, ``pool``, ``query``, ``cache``, ``retry``, ``null``, ``memory``, ``limit``,
-    ``parse``. A failure is read with the failure patterns, a change with the change patterns;
-    both sets are returned together (a name is in the result when either pattern matches).
+    """The failure mechanisms a failure's text shows: ``timeout``, ``pool``, ``query``,
+    ``cache``, ``retry``, ``null``, ``memory``, ``limit``, ``parse``.
 
     >>> sorted(mechanisms("PoolTimeoutError: could not acquire a connection within 500ms"))
     ['pool', 'timeout']
-    >>> sorted(mechanisms("-    cache_ttl_seconds = 300"))
+    """
+    return _mechanisms(text, 1) if text else frozenset()
+
+
+def altered_mechanisms(text: str) -> frozenset[str]:
+    """The failure mechanisms a change's text (changed lines, summary) alters.
+
+    >>> sorted(altered_mechanisms("-    cache_ttl_seconds = 300"))
     ['cache', 'timeout']
     """
-    if not text:
-        return frozenset()
-    return _mechanisms(text)
+    return _mechanisms(text, 2) if text else frozenset()
 
 
 @lru_cache(maxsize=2048)
-def _mechanisms(text: str) -> frozenset[str]:
-    return frozenset(
-        name for name, shows, alters in _MECHANISMS if shows.search(text) or alters.search(text)
-    )
+def _mechanisms(text: str, which: int) -> frozenset[str]:
+    return frozenset(entry[0] for entry in _MECHANISMS if entry[which].search(text))
+
+
+_INERT_FILE = re.compile(
+    r"(?:^|/)(?:docs?|tests?|spec|specs|__tests__|alerts?|alerting|dashboards?|monitoring|"
+    r"runbooks?|\.github)/|(?:^|/)(?:readme|changelog|codeowners|license)[^/]*$|\.(?:md|rst|txt)$|"
+    r"(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:spec|test)\.\w+$",
+    re.IGNORECASE,
+)
+_INERT_LINE = re.compile(
+    r"^\s*(?:$|#|//|/\*|\*|--|<!--|import\b|from\s+\S+\s+import\b|using\b|package\b|"
+    r"(?:[\w.]*\b)?(?:log|logger|logging|LOG|LOGGER|console|slog|zap)\s*[.(]\s*\w*\s*\(?|"
+    r"print(?:ln|f)?\s*\()",
+)
+
+
+def inert(change: Change) -> bool:
+    """Whether a change cannot alter what runs: it touches only tests, docs and monitoring
+    rules, or its diff only adds or removes log statements, comments and imports.
+
+    >>> from datetime import UTC, datetime
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> inert(Change("c1", "api", "commit", t, "Fix typo", ("docs/x.md",)))
+    True
+    >>> inert(Change("c2", "api", "commit", t, "", ("a.py",), "+log.debug('id %s', rid)"))
+    True
+    >>> inert(Change("c3", "api", "commit", t, "", ("a.py",), "+TIMEOUT = 5"))
+    False
+    """
+    if change.kind != "commit":
+        return False
+    if change.files and all(_INERT_FILE.search(f) for f in change.files):
+        return True
+    lines = changed_lines(change.diff).splitlines()
+    return bool(lines) and all(_INERT_LINE.match(line) for line in lines)
 
 
 def changed_lines(diff: str) -> str:
