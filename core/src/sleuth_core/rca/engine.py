@@ -89,6 +89,8 @@ _RETUNE_GAIN = 1.5
 _FRAME_GAIN = 2.0
 #: A deploy rolled back after the onset, the errors stopping with the rollback.
 _ROLLBACK_GAIN = 3.0
+#: A flag or setting changed on the failing service just before it failed on its settings.
+_CONFIG_GAIN = 2.5
 #: A change that alters no mechanism the failure shows keeps this share of its word relatedness.
 _SURFACE_ONLY = 0.75
 #: An outside cause this strong is overruled only by a change altering the failure's mechanism.
@@ -100,6 +102,8 @@ _FAILURE_METRIC = re.compile(
     r"lag|iops|mem|heap|rss|disk|inode|fd|conn|pool|queue|backlog|latency|duration|p9\d|error|"
     r"5xx|fail|timeout|util|saturation|cpu|thread|evict|oom|restart|throttl|wait|full|usage"
 )
+#: Errors that stopped this long before the alert (and longer than they lasted) have recovered.
+_RECOVERED_QUIET = timedelta(minutes=15)
 #: A fatal configuration error: a handful of these is a failure, not noise.
 _CONFIG_ERROR = re.compile(
     r"\bconfig(?:uration)?\b|missing required|invalid (?:setting|value|option|config)|"
@@ -143,7 +147,10 @@ _STATUS_UPDATE = re.compile(
 _REGION = re.compile(
     r"\b(?:[a-z]{2}-[a-z]+-\d|availability zone|region|zone [a-z]|az[- ]?\d)\b", re.IGNORECASE
 )
-_HOST = re.compile(r"\b(?:[a-z0-9-]+\.)+(?:com|io|net|org|cloud|dev|co)\b", re.IGNORECASE)
+_HOST = re.compile(
+    r"\b(?:[a-z0-9-]+\.)+(?:com|io|net|org|cloud|dev|co|example|app|ai|us|eu|uk|de)\b", re.IGNORECASE
+)
+_NODE_NAME = re.compile(r"\b[Nn]ode\s+([\w.-]*\d[\w.-]*)")
 _REQUEST_METRIC = re.compile(
     r"^(?:http_|grpc_|api_)?requests?(?:_per_second|_per_minute|_total|_rate)?$|^rps$|^qps$|"
     r"traffic|ingress|inbound|visitors|sessions_started"
@@ -178,7 +185,14 @@ def _dates_in(text: str) -> list[date]:
 
 
 _HOST_METRIC = re.compile(r"steal|host|node|neighbou?r|hypervisor|iowait|noisy")
-_BUSY_METRIC = re.compile(r"cpu|util|load|steal|saturation")
+_BUSY_METRIC = re.compile(r"cpu|util|load|steal|saturation|iops|iowait|io_wait|disk_(?:busy|queue)")
+#: A node or host running out of a resource (the platform's own events say so).
+_NODE_PRESSURE = re.compile(
+    r"node (?:was |is )?low on resource|has ?insufficient ?(?:memory|cpu|pid|disk)|"
+    r"(?:memory|disk|pid)\s?pressure|\bevict(?:ed|ing|ion)\b|oomkill|node ?not ?ready|"
+    r"kernel: out of memory",
+    re.IGNORECASE,
+)
 _SATURATION_METRIC = re.compile(
     r"mem|heap|rss|cpu|conn|pool|queue|lag|backlog|disk|fd|thread|goroutine|gc|saturation|"
     r"latency|duration|p9\d|p50|error|5xx|fail|timeout|usage|util"
@@ -652,6 +666,11 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
         for term in touched_terms:
             df[term] = df.get(term, 0) + 1
     undone = _undone_by_rollback(evidence, episode)
+    origin_sigs = [s for s in _episode_signatures(evidence, episode)[0] if s.service == origin]
+    config_failure = any(
+        _CONFIG_ERROR.search(f"{s.message}\n{s.detail}") or s.level in _FATAL_LEVELS
+        for s in origin_sigs
+    )
     suspects: list[Suspect] = []
     for change in evidence.changes:
         deploys = sorted(shipping.get(change.change_id, []), key=lambda d: d.timestamp)
@@ -687,6 +706,15 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
         if located:
             rel = _gain(rel, _FRAME_GAIN * min(len(located), 2))
             matched = (*matched, *located[:2])
+        if (
+            change.kind in ("flag", "config")
+            and origin in {change.service}
+            and config_failure
+            and timedelta(0) <= onset + tolerance - change.timestamp <= timedelta(minutes=30)
+        ):
+            # A setting changed on the failing service minutes before it failed on its settings.
+            rel = _gain(rel, _CONFIG_GAIN)
+            matched = (*matched, "a configuration error after it")
         if change.kind in ("flag", "config") and rel > 0:
             # A flag or setting the failure names by its own key's words.
             key_terms = set(signature_terms([change.change_id, *change.files], ignore=ignore))
@@ -854,7 +882,7 @@ def decide(
     if best is not None and best.relatedness >= LIKELY_AT:
         mechanism = any(m.endswith(" change") or ":" in m for m in best.matched)
         overruled = strong_outside and not (mechanism and best.relatedness >= STRONG_AT)
-        if not overruled and (ext_strength < 2 or best.relatedness >= STRONG_AT):
+        if not overruled and (ext_strength < 2 or best.relatedness >= STRONG_AT or mechanism):
             return _change_verdict(
                 evidence, episode, best, suspects, ext_strength, reasons, hypotheses
             )
@@ -864,6 +892,26 @@ def decide(
         onset,
         episode.onset_list,
     )
+    ended = _recovered_at(evidence, episode)
+    if ended is not None:
+        reasons.append(
+            f"The failure ended by {ended.isoformat()}, well before the alert: its condition no "
+            "longer holds."
+        )
+        return Analysis(
+            "unknown",
+            "LIKELY",
+            None,
+            None,
+            *common,
+            "Nothing to roll back: the failure recovered on its own before the alert fired; "
+            "check why the alert fired late or on a brief blip.",
+            "",
+            tuple(reasons),
+            tuple(suspects),
+            "healthy",
+            hypotheses,
+        )
     if ext_strength > 0:
         reasons.append(f"No change before the onset touches what failed; {ext_cause}.")
         return Analysis(
@@ -900,6 +948,23 @@ def decide(
         category,
         hypotheses,
     )
+
+
+def _recovered_at(evidence: Evidence, episode: Episode) -> datetime | None:
+    """When the episode's errors stopped, if they stopped well before the alert: quiet for at
+    least `_RECOVERED_QUIET` and for longer than the failure lasted; None when still failing
+    (or when the failure shows in a metric, which is still shifted at the alert)."""
+    if any(o.basis == "metric" for o in episode.onset_list):
+        return None
+    new_sigs, _old = _episode_signatures(evidence, episode)
+    failing = [s for s in new_sigs if s.service in episode.affected]
+    if not failing:
+        return None
+    last = max(s.last_seen for s in failing)
+    quiet = evidence.alert.fired_at - last
+    if quiet >= _RECOVERED_QUIET and quiet > last - episode.onset:
+        return last
+    return None
 
 
 def _error_services(evidence: Evidence, episode: Episode) -> set[str]:
@@ -1097,12 +1162,14 @@ def mechanisms(text: str) -> frozenset[str]:
 
 
 def altered_mechanisms(text: str) -> frozenset[str]:
-    """The failure mechanisms a change's text (changed lines, summary) alters.
+    """The failure mechanisms a change's text (changed lines, summary) alters: read with the
+    change patterns (settings, code) and the failure patterns (a summary may describe the
+    mechanism as the failure would: "cut the connect timeout").
 
     >>> sorted(altered_mechanisms("-    cache_ttl_seconds = 300"))
     ['cache', 'timeout']
     """
-    return _mechanisms(text, 2) if text else frozenset()
+    return _mechanisms(text, 2) | _mechanisms(text, 1) if text else frozenset()
 
 
 @lru_cache(maxsize=2048)
@@ -1255,6 +1322,8 @@ def _change_category(change: Change) -> Category:
 
 def _external_category(cause: str) -> Category:
     lowered = cause.lower()
+    if lowered.startswith("tls certificate errors from "):
+        return "dependency_failure"  # another party's certificate
     if "poison" in lowered or "record" in lowered:
         return "data_quality"
     if "traffic" in lowered or "saturation of the shared" in lowered:
@@ -1455,17 +1524,36 @@ def _external(
         messages = [s for s in messages if s.last_seen >= onset - timedelta(minutes=5)]
     text = " ".join(s.message for s in messages)
     total = sum(s.count for s in messages) or 1
-    tls = sum(s.count for s in messages if _TLS.search(s.message))
+    # A message and its stack detail together (the exception often says what the line does not).
+    full = {id(s): f"{s.message}\n{s.detail}" for s in messages}
+    tls_sigs = [s for s in messages if _TLS.search(full[id(s)])]
+    tls = sum(s.count for s in tls_sigs)
     if tls and tls >= 0.2 * total:
-        found.append((2.5, "TLS certificate errors (an expired or invalid certificate)"))
-    dns = sum(s.count for s in messages if _DNS.search(s.message))
+        peers = sorted({h.lower() for s in tls_sigs for h in _HOST.findall(s.message)})
+        peer = f" from {peers[0]}" if peers else ""
+        found.append((2.5, f"TLS certificate errors{peer} (an expired or invalid certificate)"))
+    dns = sum(s.count for s in messages if _DNS.search(full[id(s)]))
     if dns and dns >= 0.2 * total:
         found.append((2.5, "DNS resolution failures"))
-    poison = sum(s.count for s in messages if _POISON.search(s.message))
+    poison = sum(s.count for s in messages if _POISON.search(full[id(s)]))
     if poison and poison >= 0.3 * total:
         found.append((2.5, "one bad (poison) record failing over and over"))
     if _NEIGHBOUR.search(text):
         found.append((1.5, "a noisy neighbour saturating the host"))
+    if onset is not None:
+        # Any service's records (the platform's events included) of a node out of a resource.
+        pressure = [
+            s
+            for s in evidence.signatures
+            if abs(s.first_seen - onset) <= timedelta(minutes=30)
+            and _NODE_PRESSURE.search(f"{s.message}\n{s.detail}")
+        ]
+        if sum(s.count for s in pressure) >= 2:
+            nodes = sorted({m for s in pressure for m in _NODE_NAME.findall(s.message)})
+            where = f" on {nodes[0]}" if nodes else ""
+            found.append(
+                (2.5, f"node resource pressure{where} (evictions, the node low on memory)")
+            )
     # Provider status notices naming something the errors name.
     error_terms = set(signature_terms([text])) if text else set()
     hosts = {h.lower() for h in _HOST.findall(text)}

@@ -66,8 +66,9 @@ async def answer_from_logs(
     total = sum(m.count for m in top)
     parts: list[str] = []
     no_cause = (
-        "**No cause is established**: the root-cause analysis of the logs, metrics and change "
-        "records finds no failure beginning in this window. "
+        "**No change in the data explains this**, and no cause is established: the root-cause "
+        "analysis of the logs, metrics and change records finds no failure beginning in this "
+        "window. "
         if asked.intent == "cause"
         else ""
     )
