@@ -148,7 +148,8 @@ _REGION = re.compile(
     r"\b(?:[a-z]{2}-[a-z]+-\d|availability zone|region|zone [a-z]|az[- ]?\d)\b", re.IGNORECASE
 )
 _HOST = re.compile(
-    r"\b(?:[a-z0-9-]+\.)+(?:com|io|net|org|cloud|dev|co|example|app|ai|us|eu|uk|de)\b", re.IGNORECASE
+    r"\b(?:[a-z0-9-]+\.)+(?:com|io|net|org|cloud|dev|co|example|app|ai|us|eu|uk|de)\b",
+    re.IGNORECASE,
 )
 _NODE_NAME = re.compile(r"\b[Nn]ode\s+([\w.-]*\d[\w.-]*)")
 _REQUEST_METRIC = re.compile(
