@@ -230,13 +230,17 @@ def stem(word: str) -> str:
 
     >>> [stem(w) for w in ("connections", "connect", "exhausted", "errors", "status", "pool")]
     ['connect', 'connect', 'exhaust', 'error', 'status', 'pool']
+    >>> [stem(w) for w in ("cause", "caused", "causes", "schedule", "scheduling", "free")]
+    ['caus', 'caus', 'caus', 'schedul', 'schedul', 'free']
     """
     if word.endswith(("is", "us", "ss")):
         return word
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
+            word = word[: -len(suffix)]
+            break
+    # A silent final e goes, so "cause", "caused" and "causes" meet.
+    return word[:-1] if len(word) >= 5 and word.endswith("e") and word[-2] not in "aeiou" else word
 
 
 #: Bounds of the tokenising caches (entries): a catalog's passages, headings and questions.

@@ -58,7 +58,7 @@ _GENERIC_WORDS = (
     "long often much many mean means meaning does used use set value values command commands "
     "kept keep retained valid listen happens happen take takes make makes run runs say says "
     "best way ok okay exactly currently current allowed allow maximum minimum max min "
-    "fix fixes solve resolve handle deal troubleshoot expired"
+    "fix fixes solve resolve handle deal troubleshoot expired must need needs"
 )
 _GENERIC = frozenset(_GENERIC_WORDS.split())
 
@@ -77,8 +77,9 @@ def key_terms(question: str) -> list[str]:
 
 
 def _compounds(text: str) -> set[str]:
-    """Two-word phrases written as one word elsewhere: ``roll back`` is also ``rollback``."""
-    words = re.findall(r"[a-z]+", text.lower())
+    """Two-word phrases written as one word elsewhere: ``roll back`` (and ``rolling back``) is
+    also ``rollback``."""
+    words = [stem(w) for w in re.findall(r"[a-z]+", text.lower())]
     return {stem(a + b) for a, b in itertools.pairwise(words) if (a, b) in _COMPOUNDS}
 
 
@@ -133,7 +134,7 @@ def _split_fine(doc: int, markdown: str) -> tuple[Candidate, ...]:
                     Candidate(doc, block.heading, _row_text(header, cells), line.strip(), "row")
                 )
             continue
-        pairs = all(re.match(r"^[A-Z][\w ()/'-]{1,60}:\s+\S", line.strip()) for line in lines)
+        pairs = all(re.match(r"^[A-Za-z][\w .()/'-]{1,60}:\s+\S", line.strip()) for line in lines)
         item: list[str] = []
         items: list[list[str]] = []
         prose: list[str] = []
@@ -179,8 +180,11 @@ def _stems(text: str) -> frozenset[str]:
     found: set[str] = _compounds(text)
     for word in terms(text):
         found.add(stem(word))
-        if "-" in word:
-            found.update(stem(p) for p in word.split("-") if p)
+        if "-" in word or "_" in word:
+            found.update(stem(p) for p in re.split(r"[-_]", word) if p)
+    for a, b in _COMPOUNDS:
+        if stem(a + b) in found:  # "rollback" holds "roll back"
+            found.update((stem(a), stem(b)))
     return frozenset(found)
 
 
@@ -191,6 +195,7 @@ def rank_passages(
     catalog_size: int | None = None,
     prefer: Sequence[str] = (),
     expects: re.Pattern[str] | None = None,
+    context: Sequence[str] = (),
 ) -> list[Ranked]:
     """Every fine passage of ``documents`` (``(id, title, markdown)``), best first.
 
@@ -202,6 +207,8 @@ def rank_passages(
     (they hold values and commands), those whose kind is in ``prefer`` a little more, those
     matching ``expects`` (the shape of the answer, see `expected_answer`) more again, and every
     passage a bonus for the share of the key-term weight its document's title holds.
+    ``context`` terms (the subject of an earlier part of the question) add to the score where
+    the passage's document holds them, at a quarter of their weight, and never to ``coverage``.
     """
     wanted = list(dict.fromkeys(question_terms))
     if not wanted or not documents:
@@ -210,6 +217,10 @@ def rank_passages(
     n = catalog_size or len(documents)
     weight = {t: math.log(1 + n / (1 + sum(t in s for s in doc_stems.values()))) for t in wanted}
     total = sum(weight.values())
+    extra = [t for t in dict.fromkeys(context) if t not in weight]
+    context_weight = {
+        t: math.log(1 + n / (1 + sum(t in s for s in doc_stems.values()))) for t in extra
+    }
     ranked: list[Ranked] = []
     for doc, title, content in documents:
         title_stems = _stems(title)
@@ -228,7 +239,9 @@ def rank_passages(
                 elif t in doc_stems[doc]:
                     earned += 0.35 * weight[t]
             coverage = earned / total if total else 0.0
-            score = coverage
+            score = coverage + sum(
+                0.25 * context_weight[t] for t in extra if t in doc_stems[doc]
+            ) / (total or 1.0)
             if hits:
                 score += 0.04 if passage.kind != "sentence" else 0.0
                 score += 0.04 if passage.kind in prefer else 0.0

@@ -89,6 +89,9 @@ _RETUNE_GAIN = 1.5
 _FRAME_GAIN = 2.0
 #: A deploy rolled back after the onset, the errors stopping with the rollback.
 _ROLLBACK_GAIN = 3.0
+#: A deploy with nothing to read, on the failing service this soon before the onset.
+_OPAQUE_NEAR = timedelta(minutes=10)
+_OPAQUE_GAIN = 2.5
 #: A flag or setting changed on the failing service just before it failed on its settings.
 _CONFIG_GAIN = 2.5
 #: A change that alters no mechanism the failure shows keeps this share of its word relatedness.
@@ -101,6 +104,40 @@ _METRIC_ONLY_RATIO = 1.5
 _FAILURE_METRIC = re.compile(
     r"lag|iops|mem|heap|rss|disk|inode|fd|conn|pool|queue|backlog|latency|duration|p9\d|error|"
     r"5xx|fail|timeout|util|saturation|cpu|thread|evict|oom|restart|throttl|wait|full|usage"
+)
+#: Words of a question or alert title that name no failure.
+_GENERIC_ASK = frozenset(
+    [
+        *[
+            "failing",
+            "fail",
+            "failed",
+            "error",
+            "errors",
+            "down",
+            "slow",
+            "broken",
+            "today",
+            "what",
+            "when",
+            "where",
+            "which",
+        ],
+        *[
+            "there",
+            "were",
+            "why",
+            "alert",
+            "high",
+            "firing",
+            "fired",
+            "outage",
+            "incident",
+            "investigate",
+            "root",
+            "cause",
+        ],
+    ]
 )
 #: Errors that stopped this long before the alert (and longer than they lasted) have recovered.
 _RECOVERED_QUIET = timedelta(minutes=15)
@@ -352,6 +389,7 @@ def _episode(
     calls: Mapping[str, set[str]],
     alert: Alert,
     known: Sequence[str],
+    signatures: Sequence[ErrorSignature] = (),
 ) -> set[str]:
     """The failing services of the failure episode the alert is about.
 
@@ -363,6 +401,14 @@ def _episode(
     """
     failing = set(onsets)
     named = ({alert.service} | _mentions(f"{alert.title}\n{alert.text}", known)) & failing
+    if not named and signatures:
+        # An alert naming no service: the failing services whose errors share its words.
+        asked = words_of([alert.title]) - _GENERIC_ASK
+        named = {
+            s
+            for s in failing
+            if asked & words_of(sig.message for sig in signatures if sig.service == s)
+        }
     if not named:
         return failing
     episode = set(named)
@@ -567,7 +613,9 @@ def find_episode(evidence: Evidence, stage: OnsetStage) -> Episode | None:
     """
     alert = evidence.alert
     calls = {k: set(v) for k, v in stage.calls.items()}
-    members = _episode(stage.onsets, stage.error_onsets, calls, alert, stage.known)
+    members = _episode(
+        stage.onsets, stage.error_onsets, calls, alert, stage.known, evidence.signatures
+    )
     onsets = {s: at for s, at in stage.onsets.items() if s in members}
     if not onsets:
         return None
@@ -699,6 +747,19 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             # A commit altering no mechanism the failure shows: shared words are weaker evidence
             # (a flag or setting switches behaviour wholesale, so it is not discounted).
             rel = round(rel * _SURFACE_ONLY, 6)
+        if (
+            change.kind == "deploy"
+            and not change.ships
+            and not change.files
+            and not change.diff
+            and change.service == origin
+            and not _REVERT.search(change.summary)
+            and timedelta(0) <= onset + tolerance - change.timestamp <= _OPAQUE_NEAR
+        ):
+            # A deploy with nothing to read (no diff, no commits: a line in the logs) on the
+            # failing service minutes before it began failing: time is the only evidence.
+            rel = _gain(rel, _OPAQUE_GAIN)
+            matched = (*matched, "deployed minutes before the onset")
         if change.change_id == undone:
             # Rolled back after the onset, and the errors stopped with the rollback.
             rel = _gain(rel, _ROLLBACK_GAIN)

@@ -25,9 +25,28 @@ from sleuth_shell.agents.embedded_run import (
 from sleuth_shell.passages import Ranked, expected_answer, key_terms, rank_passages
 from sleuth_shell.question import Question
 
-__all__ = ["ABSTAIN_BELOW", "answer_from_catalog", "question_parts"]
+__all__ = ["ABSTAIN_BELOW", "PAST_INCIDENT", "answer_from_catalog", "question_parts"]
 
 _CATALOG_CANDIDATES = 10
+#: Documents that tell what happened once (postmortems, incident reviews).
+_RECORD_TITLE = re.compile(
+    r"post-?mortem|incident (?:review|report)|retrospective|\brca\b", re.IGNORECASE
+)
+_RECORD_SHIFT = 0.15
+_ASKS_CAUSE = re.compile(r"\bwhat\s+caused\b|\broot[- ]cause\b|\bwhy\s+did\b", re.IGNORECASE)
+_CAUSE_HEADING = re.compile(r"cause|summary", re.IGNORECASE)
+_MONTH_WORDS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+#: A question about a past incident, answered from its postmortem.
+PAST_INCIDENT = re.compile(
+    rf"\b(?:post-?mortem|retro(?:spective)?|incident review|lessons learned|"
+    rf"(?:changed|fixed|done) (?:afterwards|after(?:wards)? it|since)|"
+    rf"(?:last|previous) (?:month|quarter|year)'?s?|"
+    rf"(?:the|that|our) (?:{_MONTH_WORDS}|\d{{4}}) (?:\w+ )?(?:outage|incident|failure|breach))\b",
+    re.IGNORECASE,
+)
 #: The least share of a question's key-term weight the best passage (with its runbook) must carry
 #: for the agent to answer from it; below it the answer is "I could not find ...". Calibrated on
 #: the evaluation's tune split (evals/README.md, docs/agents.md): its unanswerable questions reach
@@ -56,9 +75,11 @@ def question_parts(question: str) -> list[str]:
     return parts[:4]
 
 
-async def _rank(run: EmbeddedRun, search: str, how_to: bool) -> tuple[list[Ranked], dict[int, Any]]:
+async def _rank(
+    run: EmbeddedRun, search: str, how_to: bool, context: str = ""
+) -> tuple[list[Ranked], dict[int, Any]]:
     wanted = key_terms(search)
-    hits = await run.search(search, limit=_CATALOG_CANDIDATES)
+    hits = await run.search(f"{search} {context}".strip(), limit=_CATALOG_CANDIDATES)
     documents = [(h.id, h.title, h.content) for h in hits]
     prefer = ("code", "item") if how_to else ("pair", "row")
     ranked = rank_passages(
@@ -67,7 +88,23 @@ async def _rank(run: EmbeddedRun, search: str, how_to: bool) -> tuple[list[Ranke
         catalog_size=max(len(documents), _CATALOG_CANDIDATES),
         prefer=prefer,
         expects=expected_answer(search),
+        context=key_terms(context) if context else (),
     )
+    # A question in the present ("what is the timeout?") is answered from what holds now, not
+    # from a postmortem's account of the past; a question about a past incident the other way.
+    past = bool(PAST_INCIDENT.search(search))
+    asks_cause = bool(_ASKS_CAUSE.search(search))
+    titles = {h.id: h.title for h in hits}
+
+    def adjusted(r: Ranked) -> float:
+        score = r.score
+        if _RECORD_TITLE.search(titles[r.passage.doc]):
+            score += _RECORD_SHIFT if past else -_RECORD_SHIFT
+        if asks_cause and _CAUSE_HEADING.search(r.passage.heading):
+            score += _RECORD_SHIFT  # "what caused X?" is answered by X's root cause or summary
+        return score
+
+    ranked = sorted(ranked, key=lambda r: -adjusted(r))
     return ranked, {h.id: h for h in hits}
 
 
@@ -123,22 +160,27 @@ async def answer_from_catalog(
 
 async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> AgentResult | None:
     """Each part of a several-part question answered by its own passage and citation; None when
-    a part finds no passage (the whole question is then answered as one)."""
-    answers = []
-    for part in parts:
+    a part finds no passage (the whole question is then answered as one). A later part is read
+    with the first part as its context ("and what must we pause before rolling it back?" is about
+    the first part's service), which steers the ranking but not the coverage."""
+    found = []
+    for n, part in enumerate(parts):
         how_to = bool(re.match(r"\s*(?:how\s+(?:do|to|can|should)|which command)", part, re.I))
-        ranked, by_id = await _rank(run, part, how_to or asked.intent == "how-to")
+        ranked, by_id = await _rank(
+            run, part, how_to or asked.intent == "how-to", parts[0] if n else ""
+        )
         if not ranked or ranked[0].coverage < ABSTAIN_BELOW:
             return None
-        best = ranked[0]
-        hit = by_id[best.passage.doc]
-        cite = run.cite_document(hit, part)
-        answers.append((part, best, hit, cite))
+        found.append((part, part, ranked[0], by_id[ranked[0].passage.doc]))
+    answers = [
+        (part, best, hit, run.cite_document(hit, search)) for part, search, best, hit in found
+    ]
     lines = [" ".join(f"{sentence(best.passage.text)} {cite}" for _, best, _, cite in answers)]
     for part, best, hit, cite in answers:
         where = f", section *{inline(best.passage.heading, 120)}*" if best.passage.heading else ""
+        title = inline(short_title(hit.title), 200)
         lines.append(
-            f"**{inline(part.rstrip('?'), 200)}?** From *{inline(short_title(hit.title), 200)}*"
-            f"{where} {cite}:\n\n{quote(excerpt_block(best.passage.block, 500))}"
+            f"**{inline(part.rstrip('?'), 200)}?** From *{title}*{where} {cite}:\n\n"
+            + quote(excerpt_block(best.passage.block, 500))
         )
     return run.result("\n\n".join(lines))

@@ -26,7 +26,6 @@ by operation:
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -34,7 +33,7 @@ from typing import Any
 from sleuth_core.language import TimeWindow, match_services, parse_window, terms
 from sleuth_shell.agents import rca
 from sleuth_shell.agents.base import AgentContext, AgentResult, Classification, ContextMessage
-from sleuth_shell.agents.catalog_answer import answer_from_catalog
+from sleuth_shell.agents.catalog_answer import PAST_INCIDENT, answer_from_catalog
 from sleuth_shell.agents.claims import verify
 from sleuth_shell.agents.digest_section import digest_section
 from sleuth_shell.agents.embedded_run import (
@@ -56,19 +55,6 @@ from sleuth_shell.text import extract_alert
 __all__ = ["RetrievalAgent"]
 
 _LONG_WINDOW = timedelta(hours=3)
-
-_MONTH_WORDS = (
-    "january|february|march|april|may|june|july|august|september|october|november|december|"
-    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
-)
-#: A question about a past incident, answered from its postmortem.
-_PAST_INCIDENT = re.compile(
-    rf"\b(?:post-?mortem|retro(?:spective)?|incident review|lessons learned|"
-    rf"(?:changed|fixed|done) (?:afterwards|after(?:wards)? it|since)|"
-    rf"(?:last|previous) (?:month|quarter|year)'?s?|"
-    rf"(?:the|that|our) (?:{_MONTH_WORDS}|\d{{4}}) (?:\w+ )?(?:outage|incident|failure|breach))\b",
-    re.IGNORECASE,
-)
 
 
 def _previous_user_message(history: Sequence[ContextMessage]) -> str:
@@ -129,7 +115,7 @@ class RetrievalAgent:
             if before.about_logs and asked.intent == "fact" and len(terms(question)) < 4:
                 asked = dataclasses.replace(asked, intent=before.intent)
         search = question if len(terms(question)) >= 4 or not previous else f"{previous} {question}"
-        if _PAST_INCIDENT.search(question):
+        if PAST_INCIDENT.search(question):
             past = await answer_from_catalog(run, search, asked, bool(known))
             if past.sources:
                 return past
