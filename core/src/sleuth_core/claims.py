@@ -3,8 +3,8 @@
 An answer is markdown whose sentences cite sources with ``[[source:N]]`` markers (a list or a
 quote under a cited lead-in inherits the lead-in's citations; a heading resets them). The claims
 of a sentence are its code spans, its bold one-word names (service names, ids), its quoted
-messages (``"..."``) and its numbers (outside ``§timestamp§`` markers; a number directly followed
-by a unit of time or ``x`` is arithmetic over cited values, not a claim). `check_claims` looks
+messages (``"..."``) and its numbers (outside ``§timestamp§`` markers; a ratio written ``2.5x`` is
+arithmetic over cited values, not a claim). `check_claims` looks
 each claim up in the text of the sources the sentence cites (an uncited sentence: in every source
 of the answer) and rewrites the answer: a sentence with an unsupported claim is dropped, except
 the answer's first sentence, whose unsupported claims are replaced by ``[unverified]``. It counts
@@ -61,10 +61,7 @@ _TIMESTAMP = re.compile(r"§[^§]*§")
 _CODE = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*([^*]+)\*\*")
 _QUOTED = re.compile(r"\"([^\"]{4,200})\"")
-_NUMBER = re.compile(
-    r"(?<![\w.\-/:@])(\d+(?:\.\d+)?)(?![\w/:@]|\.\d|\s*(?:x\b|×|minutes?|min\b|hours?|h\b|"
-    r"seconds?|s\b|days?|weeks?|ms\b))"
-)
+_NUMBER = re.compile(r"(?<![\w.\-/:@])(\d+(?:\.\d+)?)(?![\w/:@]|\.\d|\s*×)")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z*`§\[])")
 
 
@@ -92,7 +89,7 @@ def claims_of(sentence: str) -> list[str]:
     """The checkable claims of one sentence (see the module doc).
 
     >>> claims_of('**api** logged `Timeout` 12 times, 3 minutes after "deploy done" §12:00§')
-    ['Timeout', 'api', 'deploy done', '12']
+    ['Timeout', 'api', 'deploy done', '12', '3']
     """
     body = _TIMESTAMP.sub(" ", _MARKER.sub(" ", sentence))
     spans = _CODE.findall(body)

@@ -404,13 +404,26 @@ def _episode(
     if not named and signatures:
         # An alert naming no service: the failing services whose errors share its words.
         asked = words_of([alert.title]) - _GENERIC_ASK
-        named = {
-            s
+        shared = {
+            s: sum(
+                sig.count
+                for sig in signatures
+                if sig.service == s and asked & words_of([sig.message])
+            )
             for s in failing
-            if asked & words_of(sig.message for sig in signatures if sig.service == s)
         }
+        most = max(shared.values(), default=0)
+        named = {s for s, n in shared.items() if most and n >= most / 2}
     if not named:
         return failing
+    # A service whose errors had stopped before the named ones began recovered on its own: not
+    # this episode.
+    last_error: dict[str, datetime] = {}
+    for sig in signatures:
+        if sig.last_seen > last_error.get(sig.service, sig.last_seen - timedelta(seconds=1)):
+            last_error[sig.service] = sig.last_seen
+    began = min(error_onsets[s] for s in named)
+    failing = {s for s in failing if s in named or last_error.get(s, began) >= began}
     episode = set(named)
     while True:
         grown = set(episode)

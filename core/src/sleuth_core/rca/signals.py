@@ -9,7 +9,7 @@ Pure functions over plain values; :mod:`sleuth_core.rca.engine` composes them.
 True
 >>> terms = signature_terms(["PoolTimeoutError: db_pool max_connections=20 exhausted"])
 >>> " ".join(sorted(terms))
-'20 connect database db_pool exhaust max_connections pool pooltimeouterror timeout'
+'20 connect databas db_pool exhaust max_connections pool pooltimeouterror timeout'
 """
 
 from __future__ import annotations
@@ -267,7 +267,7 @@ def change_terms(summary: str, files: Sequence[str], diff: str) -> frozenset[str
 
     >>> diff = "-max_connections=50\\n+max_connections=20"
     >>> sorted(change_terms("Lower pool", ["db/pool.py"], diff))
-    ['20', '50', 'connect', 'database', 'db/pool.py', 'lower', 'max_connections', 'pool']
+    ['20', '50', 'connect', 'databas', 'db/pool.py', 'lower', 'max_connections', 'pool']
     """
     return _change_terms(summary, tuple(files), diff)
 
@@ -292,7 +292,7 @@ def words_of(texts: Iterable[str]) -> frozenset[str]:
     """Every word piece of four letters or more in ``texts`` (stemmed, generic words included).
 
     >>> sorted(words_of(["client intended to send too large body"]))
-    ['body', 'client', 'intend', 'large', 'send']
+    ['body', 'client', 'intend', 'larg', 'send']
     """
     out: set[str] = set()
     for text in texts:

@@ -486,8 +486,7 @@ def report(
     else:
         for marker in onset_cites:
             use(marker)
-        hours = int(LOOKBACK.total_seconds() // 3600)
-        before = "the asked time" if gathered.question else "the alert"
+        looked = f"from {_t(gathered.start)} to {_t(gathered.end)}"
         if origin:
             lead = (
                 "**No change in the data explains this**, and no cause is established. "
@@ -501,13 +500,13 @@ def report(
             lead = (
                 "**Healthy: the alert's condition does not hold in the data**, so no change in "
                 f"the data explains an outage. {category_phrase('healthy')}. No service's error "
-                f"rate or metrics shifted in the {hours} hours before {before} {quiet}: the "
+                f"rate or metrics shifted {looked} {quiet}: the "
                 "condition has cleared or never held."
             )
         else:
             lead = (
                 "**No change in the data explains this**: no service's error rate or metrics "
-                f"changed in the {hours} hours before {before}. "
+                f"changed {looked}. "
                 f"{category_phrase(analysis.category)}."
             )
         parts.append(lead + f" **Confidence: {analysis.confidence}**.")
@@ -517,18 +516,19 @@ def report(
         best = next(s for s in analysis.suspects if s.change.change_id == analysis.change_id)
         terms = _spelled_terms(best, gathered.records.get(best.change.change_id), 5)
         shows = f" ({terms})" if terms else ""
-        lead_time = analysis.onset - best.effective_at if analysis.onset else timedelta(0)
         began = f" at {_t(analysis.onset)} {errors_cite}" if analysis.onset and errors_cite else ""
+        if terms:
+            why = f"touches what the failure shows{shows} {change_cite(best.change.change_id)}"
+        elif "errors stopped when it was rolled back" in best.matched:
+            why = "the errors stopped when it was rolled back (see Recovery)"
+        elif "deployed minutes before the onset" in best.matched:
+            why = "it is the one change on that service just before (it has no diff to read)"
+        else:
+            why = f"touches what the failure shows {change_cite(best.change.change_id)}"
         bullets.append(
             f"- {best.change.kind.capitalize()} {_c(best.change.change_id)} reached production at "
-            f"{_t(best.effective_at)} {change_cite(best.change.change_id)}, "
-            f"{_duration(lead_time)} before the failure began{began}, and "
-            + (
-                f"touches what the failure shows{shows} {change_cite(best.change.change_id)}"
-                if terms or "errors stopped when it was rolled back" not in best.matched
-                else "the errors stopped when it was rolled back (see Recovery)"
-            )
-            + "."
+            f"{_t(best.effective_at)} {change_cite(best.change.change_id)}, before the failure "
+            f"began{began}, and {why}."
         )
     onset_floor = (analysis.onset or ev.alert.fired_at) - timedelta(hours=1)
     new_sigs = sorted(
@@ -683,13 +683,6 @@ def _record_text(record: ChangeRecord | None) -> str:
         return ""
     parts = [record.change_id, record.service, record.summary, *record.files, *record.ships]
     return " ".join(" ".join(parts).split()).lower() + " " + record.diff.lower()
-
-
-def _duration(delta: timedelta) -> str:
-    minutes = max(0, int(delta.total_seconds() // 60))
-    if minutes < 120:
-        return f"{minutes} minute{'s' if minutes != 1 else ''}"
-    return f"{minutes // 60} hours"
 
 
 def _spelled_terms(suspect: Suspect, record: ChangeRecord | None, limit: int) -> str:
