@@ -1249,7 +1249,11 @@ def altered_mechanisms(text: str) -> frozenset[str]:
 
 @lru_cache(maxsize=2048)
 def _mechanisms(text: str, which: int) -> frozenset[str]:
-    return frozenset(entry[0] for entry in _MECHANISMS if entry[which].search(text))
+    return frozenset(
+        name
+        for name, shows, alters in _MECHANISMS
+        if (shows if which == 1 else alters).search(text)
+    )
 
 
 _INERT_FILE = re.compile(
