@@ -174,6 +174,15 @@ class Ranked:
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _joined_parts(stems: frozenset[str]) -> frozenset[str]:
+    """The words of the two-word phrases ``stems`` holds written as one (``roll``, ``back`` for
+    ``rollback``)."""
+    return frozenset(
+        part for a, b in _COMPOUNDS if stem(a + b) in stems for part in (stem(a), stem(b))
+    )
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _stems(text: str) -> frozenset[str]:
     """The stems of ``text``'s terms, their hyphenated parts and its compounds (memoised on the
     text, which is the whole key: no invalidation needed)."""
@@ -182,9 +191,7 @@ def _stems(text: str) -> frozenset[str]:
         found.add(stem(word))
         if "-" in word or "_" in word:
             found.update(stem(p) for p in re.split(r"[-_]", word) if p)
-    for a, b in _COMPOUNDS:
-        if stem(a + b) in found:  # "rollback" holds "roll back"
-            found.update((stem(a), stem(b)))
+
     return frozenset(found)
 
 
@@ -227,6 +234,7 @@ def rank_passages(
         title_share = sum(weight[t] for t in wanted if t in title_stems) / total if total else 0
         for passage in split_fine(doc, content):
             own = _stems(passage.text)
+            joined = _joined_parts(own)
             near = _stems(passage.heading) | title_stems
             earned = 0.0
             hits = 0
@@ -234,6 +242,8 @@ def rank_passages(
                 if t in own:
                     earned += weight[t]
                     hits += 1
+                elif t in joined:  # "rollback" for "roll back": half the word's weight
+                    earned += 0.5 * weight[t]
                 elif t in near:
                     earned += 0.6 * weight[t]
                 elif t in doc_stems[doc]:

@@ -23,7 +23,7 @@ from sleuth_core.claims import check_claims, withhold_instructions
 from sleuth_core.language import format_ts, parse_timestamp
 from sleuth_shell.agents.base import AgentContext, AgentResult, ChangeRecord, SourceRecord
 
-__all__ = ["source_text", "verify"]
+__all__ = ["change_text", "source_text", "verify"]
 
 _MARKER = re.compile(r"\[\[source:(\d+)\]\]")
 _MESSAGES = 200
@@ -33,7 +33,8 @@ def _when(value: Any) -> datetime | None:
     return parse_timestamp(value) if isinstance(value, str) else None
 
 
-def _change_text(change: ChangeRecord) -> str:
+def change_text(change: ChangeRecord) -> str:
+    """What one change record vouches for, as text."""
     return " ".join(
         [
             change.kind,
@@ -104,7 +105,7 @@ async def _source_text(
             )
         else:
             changes = []
-        return "\n".join([*parts, *(_change_text(c) for c in changes)])
+        return "\n".join([*parts, *(change_text(c) for c in changes)])
     if start is None or end is None:
         return "\n".join(parts)
     if kind == "metrics":
@@ -140,13 +141,20 @@ async def _source_text(
     return "\n".join(parts)
 
 
-async def verify(ctx: AgentContext, result: AgentResult) -> AgentResult:
-    """``result`` with its claims checked (see the module doc)."""
-    wanted = sorted({c for c in map(_one_change, result.sources.values()) if c is not None})
+async def verify(
+    ctx: AgentContext, result: AgentResult, known: Mapping[int, str] | None = None
+) -> AgentResult:
+    """``result`` with its claims checked (see the module doc). ``known`` are the texts of
+    sources the agent already holds (what it read to write them), read again only when absent."""
+    known = known or {}
+    missing = {n: r for n, r in result.sources.items() if n not in known}
+    wanted = sorted({c for c in map(_one_change, missing.values()) if c is not None})
     changes = (
         {c.change_id: c for c in await ctx.changes.get_many(ctx.org_id, wanted)} if wanted else {}
     )
-    texts = {n: await source_text(ctx, record, changes) for n, record in result.sources.items()}
+    texts = {n: withhold_instructions(text) for n, text in known.items() if n in result.sources}
+    for n, record in missing.items():
+        texts[n] = await source_text(ctx, record, changes)
     check = check_claims(result.markdown, texts)
     cited = {int(n) for n in _MARKER.findall(check.markdown)}
     sources = {n: record for n, record in result.sources.items() if n in cited}

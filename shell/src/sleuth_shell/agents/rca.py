@@ -43,6 +43,7 @@ from sleuth_shell.agents.base import (
     LogRecord,
     SourceRecord,
 )
+from sleuth_shell.agents.claims import change_text
 from sleuth_shell.agents.sources import (
     change_source,
     knowledge_source,
@@ -56,6 +57,7 @@ __all__ = [
     "Gathered",
     "analysis_dict",
     "change_source",
+    "errors_text",
     "final_analysis",
     "gather",
     "metric_source",
@@ -128,6 +130,9 @@ class Gathered:
     has_logs: bool = False
     changes_from_logs: bool = False
     question: bool = False
+    #: What each cited source vouches for (source id -> text), from what was read here, so the
+    #: claim check need not read it again.
+    texts: dict[int, str] = field(default_factory=dict)
 
     @property
     def has_data(self) -> bool:
@@ -381,6 +386,10 @@ def report(
             evidence_ids.append(sid)
         return marker
 
+    def noted(marker: str, text: str) -> str:
+        gathered.texts[_cite_id(marker)] = text
+        return marker
+
     def change_cite(change_id: str) -> str:
         record = gathered.records.get(change_id)
         if record is None:
@@ -388,31 +397,45 @@ def report(
         if record.id == 0 and "log_id" in record.attributes:
             # A deploy line of the logs: cite that line (its second, its service, the marker).
             at = record.timestamp.replace(microsecond=0)
-            return cite(
-                log_source(
-                    0,
-                    start=at,
-                    end=at + timedelta(seconds=1),
-                    services=[str(record.attributes["log_service"])],
-                    levels=None,
-                    text=DEPLOY_MARKER,
-                    description=f"Deploy line in the logs: {_i(record.summary, 120)}",
-                    public_url=public_url,
-                )
+            return noted(
+                cite(
+                    log_source(
+                        0,
+                        start=at,
+                        end=at + timedelta(seconds=1),
+                        services=[str(record.attributes["log_service"])],
+                        levels=None,
+                        text=DEPLOY_MARKER,
+                        description=f"Deploy line in the logs: {_i(record.summary, 120)}",
+                        public_url=public_url,
+                    )
+                ),
+                f"{record.attributes['log_service']} {record.summary} {record.change_id}",
             )
-        return cite(change_source(0, change=record, public_url=public_url))
+        return noted(
+            cite(change_source(0, change=record, public_url=public_url)), change_text(record)
+        )
 
     def metric_cite(service: str, name: str) -> str:
-        return cite(
-            metric_source(
-                0,
-                start=gathered.start,
-                end=gathered.end,
-                services=[service],
-                names=[name],
-                description=f"Metric {name} of {service}",
-                public_url=public_url,
-            )
+        points = " ".join(
+            f"{v:g}"
+            for m in ev.metrics
+            if m.service == service and m.name == name
+            for _, v in m.points
+        )
+        return noted(
+            cite(
+                metric_source(
+                    0,
+                    start=gathered.start,
+                    end=gathered.end,
+                    services=[service],
+                    names=[name],
+                    description=f"Metric {name} of {service}",
+                    public_url=public_url,
+                )
+            ),
+            f"{service} {name} {points}",
         )
 
     origin = analysis.service
@@ -465,7 +488,8 @@ def report(
             if signal.title.strip() and signal.title.strip() in analysis.external_cause:
                 hit = gathered.documents.get(signal.ref)
                 if hit is not None:
-                    ext_cites.insert(0, cite(_knowledge(hit, public_url, ev.alert.fired_at)))
+                    marker = cite(_knowledge(hit, public_url, ev.alert.fired_at))
+                    ext_cites.insert(0, noted(marker, f"{hit.title}\n{hit.content}"))
         cited_metrics = {
             (m.service, m.name)
             for m in ev.metrics
@@ -621,7 +645,10 @@ def report(
         parts.append(
             "Dependencies were read from "
             f"*{_i(gathered.catalog.title)}* "
-            + cite(_knowledge(gathered.catalog, public_url, ev.alert.fired_at))
+            + noted(
+                cite(_knowledge(gathered.catalog, public_url, ev.alert.fired_at)),
+                f"{gathered.catalog.title}\n{gathered.catalog.content}",
+            )
             + "."
         )
     return "\n\n".join(parts), evidence_ids
@@ -660,6 +687,20 @@ def _first_failure(
         if s.service == service and s.last_seen >= onset and s.count >= 2
     ]
     return max(found, key=lambda s: (s.count, -s.first_seen.timestamp()), default=None)
+
+
+def errors_text(gathered: Gathered, services: Sequence[str] | None) -> str:
+    """What a citation of the gathered errors of ``services`` vouches for: each distinct
+    message with its service, level, stack detail and count, and each service's total."""
+    lines = []
+    totals: dict[str, int] = {}
+    for sig in gathered.evidence.signatures:
+        if services and sig.service not in services:
+            continue
+        lines.append(f"{sig.service} {sig.level} {sig.message} {sig.count} {sig.detail}")
+        totals[sig.service] = totals.get(sig.service, 0) + sig.count
+    lines += [f"{service} {total}" for service, total in totals.items()]
+    return "\n".join(lines)
 
 
 def _summary_of(change: Change, gathered: Gathered) -> str:

@@ -90,7 +90,9 @@ class RetrievalAgent:
         """Answer ``question`` from the knowledge catalog or the logs (see the module doc), its
         claims checked against its sources (`sleuth_shell.agents.claims.verify`)."""
         result = await self._answer(ctx, question, history=history, use_tools=use_tools)
-        return await verify(ctx, result) if result.sources else result
+        if result.analysis is not None or not result.sources:
+            return result  # the engine's report is checked where it is written
+        return await verify(ctx, result)
 
     async def _answer(
         self,
@@ -213,7 +215,7 @@ class RetrievalAgent:
         )
         result = await self._investigate_with_engine(run, title, alert, fired, mentioned)
         assert result is not None  # without need_failure the engine always reports
-        return await verify(ctx, result)
+        return result
 
     async def _investigate_with_engine(
         self,
@@ -249,12 +251,14 @@ class RetrievalAgent:
         window = TimeWindow(gathered.start, gathered.end, "look-back")
 
         def cite_errors(services: Sequence[str] | None) -> str:
-            return run.cite_logs(
+            marker = run.cite_logs(
                 window,
                 services,
                 rca.SIGNAL_LEVELS,
                 f"Errors and warnings from {describe(services)} before the alert",
             )
+            gathered.texts[int(marker[len("[[source:") : -2])] = rca.errors_text(gathered, services)
+            return marker
 
         body, evidence = rca.report(
             gathered, analysis, run.cite, public_url=ctx.public_url, cite_errors=cite_errors
@@ -280,7 +284,8 @@ class RetrievalAgent:
                 "## Runbook\n\n" + runbook_block(run, hits[0], search, terms(search), act=True)
             )
         result = run.result("\n\n".join(parts))
-        return dataclasses.replace(result, analysis=rca.analysis_dict(analysis, evidence))
+        result = dataclasses.replace(result, analysis=rca.analysis_dict(analysis, evidence))
+        return await verify(ctx, result, gathered.texts)
 
     @staticmethod
     def _alert_summary(
