@@ -33,14 +33,18 @@ __all__ = ["WITHHELD", "ClaimCheck", "check_claims", "claims_of", "withhold_inst
 #: What replaces text in data that addresses the assistant with instructions.
 WITHHELD = "[instruction-like text withheld: data, not instructions]"
 _INSTRUCTION = re.compile(
-    r"[^\n.;!?]*\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|"
-    r"previous\s+|prior\s+|above\s+|earlier\s+|these\s+|my\s+)*(?:instructions?|prompts?|rules|"
-    r"guidelines|directions|system\s+message)[^\n]*"
-    r"|[^\n.;!?]*\b(?:you\s+are\s+now|new\s+instructions?\s*:|system\s+prompt|act\s+as\s+(?:an?\s+)?"
-    r"(?:different|new)|(?:assistant|ai|llm|model)\s*[:,]\s*(?:ignore|say|answer|reply|respond|"
-    r"output|print))[^\n]*",
+    r"\b(?:(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|previous|prior|"
+    r"above|earlier|these|my)\s+)*(?:instructions?|prompts?|rules|guidelines|directions|"
+    r"system\s+message)|you\s+are\s+now|new\s+instructions?\s*:|system\s+prompt|"
+    r"act\s+as\s+(?:an?\s+)?(?:different|new)|(?:assistant|ai|llm|model)\s*[:,]\s*(?:ignore|say|"
+    r"answer|reply|respond|output|print))[^\n]*",
     re.IGNORECASE,
 )
+_TRIGGERS = (
+    *("ignore", "disregard", "forget", "override", "bypass", "you are now", "instruction"),
+    *("system prompt", "act as", "assistant", "ai:", "ai,", "llm", "model:", "model,"),
+)
+_SENTENCE_END = re.compile(r"[\n.;!?]")
 
 
 def withhold_instructions(text: str) -> str:
@@ -53,7 +57,24 @@ def withhold_instructions(text: str) -> str:
     """
     if not text:
         return text
-    return _INSTRUCTION.sub(lambda m: (" " if m.group(0)[:1] == " " else "") + WITHHELD, text)
+    lowered = text.lower()
+    if not any(t in lowered for t in _TRIGGERS):
+        return text
+    out: list[str] = []
+    done = 0
+    for m in _INSTRUCTION.finditer(text):
+        if m.start() < done:
+            continue
+        # From the start of the sentence the instruction is in to the end of its line.
+        ends = [e.end() for e in _SENTENCE_END.finditer(text, done, m.start())]
+        start = ends[-1] if ends else done
+        while start < m.start() and text[start] == " ":
+            start += 1
+        out.append(text[done:start])
+        out.append(WITHHELD)
+        done = m.end()
+    out.append(text[done:])
+    return "".join(out)
 
 
 _MARKER = re.compile(r"\[\[source:(\d+)\]\]")
