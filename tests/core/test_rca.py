@@ -545,7 +545,7 @@ def test_an_undated_runbook_is_not_a_status_notice() -> None:
     assert "status notice" in fresh.external_cause and fresh.confidence == "LIKELY"
 
 
-# --- issue 23: what a change does, stack frames, releases, outside causes, categories ------------
+# --- what a change does, stack frames, releases, outside causes, categories -----------------------
 
 TIMEOUT_DIFF = """--- a/orders/client.py
 +++ b/orders/client.py

@@ -98,3 +98,21 @@ def test_memoised_tokenising_hands_out_fresh_lists() -> None:
         "One block.",
         "Two block.",
     ]
+
+
+def test_passages_come_from_markdown_blocks() -> None:
+    """Setext headings, ``~~~`` fences and indented code are blocks of their own (markdown-it)."""
+    doc = (
+        "Failover\n========\n\nRun the script.\n\n~~~sh\ndbctl failover --to replica\n~~~\n\n"
+        "Limits\n------\n\n    max_lag_seconds = 30\n\n| key | value |\n|---|---|\n| RTO | 15 min |\n"
+    )
+    blocks = split_passages(doc)
+    assert [(p.heading, p.kind) for p in blocks] == [
+        ("Failover", "paragraph"),
+        ("Failover", "code"),
+        ("Limits", "code"),
+        ("Limits", "table"),
+    ]
+    assert blocks[1].code == "dbctl failover --to replica"
+    assert blocks[2].code == "max_lag_seconds = 30"
+    assert best_passage(doc, ["rto"])[0] == "Limits"
