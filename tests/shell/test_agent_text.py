@@ -104,7 +104,8 @@ def test_passages_come_from_markdown_blocks() -> None:
     """Setext headings, ``~~~`` fences and indented code are blocks of their own (markdown-it)."""
     doc = (
         "Failover\n========\n\nRun the script.\n\n~~~sh\ndbctl failover --to replica\n~~~\n\n"
-        "Limits\n------\n\n    max_lag_seconds = 30\n\n| key | value |\n|---|---|\n| RTO | 15 min |\n"
+        "Limits\n------\n\n    max_lag_seconds = 30\n\n"
+        "| key | value |\n|---|---|\n| RTO | 15 min |\n"
     )
     blocks = split_passages(doc)
     assert [(p.heading, p.kind) for p in blocks] == [
