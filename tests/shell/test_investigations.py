@@ -450,7 +450,7 @@ def test_list_newest_first_with_cursor_paging_and_filters(
         ({"limit": "-1"}, "Invalid limit: -1 (a whole number from 1 to 100)"),
         (
             {"status": "DONE"},
-            "Invalid status: DONE (one of PENDING, IN_PROGRESS, COMPLETED, ERRORED, STOPPED)",
+            "Invalid status: DONE (one of PENDING, IN_PROGRESS, ERRORED, COMPLETED, STOPPED)",
         ),
         ({"cursor": "junk"}, "Invalid cursor: junk"),
         (

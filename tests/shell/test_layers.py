@@ -27,7 +27,9 @@ LAYERS: dict[str, int] = {
     "sleuth_shell.errors": 75,
     "sleuth_shell.chat": 72,
     "sleuth_shell.intake": 72,
-    "sleuth_shell.web": 72,
+    "sleuth_shell.web": 80,  # the HTML pages, beside the JSON API
+    "sleuth_shell.web.render": 72,  # templates and filters (error pages render with them)
+    "sleuth_shell.web.sessions": 72,
     "sleuth_shell.interactions": 70,
     "sleuth_shell.digests": 70,
     "sleuth_shell.investigations": 70,
@@ -48,7 +50,9 @@ LAYERS: dict[str, int] = {
     "sleuth_shell.domain": 10,
     "sleuth_shell.urls": 10,
     "sleuth_shell.text": 10,
+    "sleuth_shell.org_settings": 40,  # the advanced settings document: one read, one write
     "sleuth_shell.gc_tuning": 10,  # the serving processes' collector settings (stdlib only)
+    "sleuth_shell.statuses": 5,  # the run statuses (stdlib only; the models' CHECK constraints)
     "sleuth_shell.ingestion": 15,  # pure: the ingestion bodies' shared envelope and error
     "sleuth_shell.question": 15,  # pure, on top of text
     "sleuth_shell.passages": 15,  # pure, on top of text

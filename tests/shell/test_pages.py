@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 import pytest
 
 from sleuth_core.ids import encode_global_id
-from sleuth_shell.api.pages import safe_next
 from sleuth_shell.db.models import AlertResponder, Digest, DigestRun, Interaction, Investigation
+from sleuth_shell.web.guard import safe_next
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 
@@ -201,3 +201,29 @@ def test_ids_beyond_the_integer_range_are_not_found(client, org):
         response = client.get(path, headers=org.headers)
         assert response.status_code == 404, path
         assert response.json()["detail"].endswith("not found")
+
+
+def test_pages_live_in_web_and_the_api_serves_json_only():
+    """Every module of ``sleuth_shell.web`` with ``ROUTES`` is served; no ``api/`` handler
+    answers HTML (a page handler there is in the wrong package)."""
+    import inspect
+    import pkgutil
+
+    import sleuth_shell.web as web
+    from sleuth_shell.api import API_MODULES, ROOT_MODULES
+    from sleuth_shell.web.routes import page_modules, page_routes
+
+    names = {m.__name__.rsplit(".", 1)[1] for m in page_modules()}
+    assert {"home", "investigations", "agents", "digests", "interactions", "signin"} <= names
+    declared = [
+        info.name
+        for info in pkgutil.iter_modules(web.__path__)
+        if hasattr(__import__(f"sleuth_shell.web.{info.name}", fromlist=["x"]), "ROUTES")
+    ]
+    assert sorted(declared) == sorted(names)
+    served = {id(route) for route in page_routes()}
+    for module in page_modules():
+        assert all(id(route) in served for route in module.ROUTES), module.__name__
+    for module in (*API_MODULES, *ROOT_MODULES):
+        source = inspect.getsource(module)
+        assert "Template" not in source and "PAGE_OPTIONS" not in source, module.__name__

@@ -1,13 +1,11 @@
 """The run lifecycle (sleuth_shell.runs): every transition of the state diagram, on a real database.
 
-The interaction kind is the subject; a copy of it with an extra terminal status stands in for the
-next kind (investigations' ``STOPPED``), showing a kind is a declaration.
+The interaction kind is the subject; investigations show a further terminal status (``STOPPED``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any, TypeVar
@@ -35,9 +33,12 @@ from sleuth_shell.agents.base import AgentContext, AgentResult
 from sleuth_shell.app import create_app
 from sleuth_shell.config import Settings
 from sleuth_shell.db import create_engine, create_session_factory
-from sleuth_shell.db.models import Interaction, utcnow
+from sleuth_shell.db.models import Interaction, Investigation, utcnow
 from sleuth_shell.interactions.service import INTERACTION, Answer
+from sleuth_shell.investigations import INVESTIGATION as INVESTIGATION_KIND
+from sleuth_shell.investigations import InvestigationOutcome
 from sleuth_shell.services import Services
+from sleuth_shell.statuses import InvestigationStatus
 
 T = TypeVar("T")
 URL = "/api/v1/interactions"
@@ -212,23 +213,54 @@ def test_fail_does_not_overwrite_a_completed_run(
     assert (row.status, row.error) == ("COMPLETED", None)
 
 
-# --- a further terminal status (the next kind's STOPPED) -----------------------------------------
+# --- a further terminal status (investigations' STOPPED) ----------------------------------------
+
+
+def _investigation(settings: Settings, org: OrgHandle, status: str) -> int:
+    async def action(services: Services) -> int:
+        async with services.sessions() as session:
+            row = Investigation(
+                org_id=org.id, team_id=org.default_team_id, name="n", status=status, prompt="p"
+            )
+            session.add(row)
+            await session.commit()
+            return row.id
+
+    return _with_services(settings, FakeAgent(), action)
 
 
 def test_an_extra_terminal_status_is_never_left(
     rc: Any, org: OrgHandle, settings: Settings
 ) -> None:
-    stoppable = dataclasses.replace(
-        INTERACTION, statuses=runs.Statuses(extra_terminal=("STOPPED",))
-    )
-    run_id = pending(rc, org)
-    _set_status(settings, run_id, "STOPPED")
-    assert _transition(settings, lambda s: runs.start(s, stoppable, run_id)) is False
-    assert _transition(settings, lambda s: runs.fail(s, stoppable, run_id, "x")) is False
-    assert _finish(settings, run_id, stoppable) is False
-    assert interaction_row(settings, run_id).status == "STOPPED"
-    # Without the declaration, STOPPED is not terminal: the same finish goes through.
-    assert _finish(settings, run_id) is True
+    kind = INVESTIGATION_KIND
+    assert InvestigationStatus.STOPPED in kind.statuses.terminal
+    outcome = InvestigationOutcome(result="r", sources=[], credits=1.0)
+
+    def finish(run_id: int) -> bool:
+        async def action(services: Services) -> bool:
+            async with services.sessions() as session:
+                return await runs.finish(session, services, kind, run_id, outcome)
+
+        return _with_services(settings, FakeAgent(), action)
+
+    def status(run_id: int) -> str:
+        async def action(services: Services) -> str:
+            async with services.sessions() as session:
+                row = await session.get(Investigation, run_id)
+                assert row is not None
+                return row.status
+
+        return _with_services(settings, FakeAgent(), action)
+
+    stopped = _investigation(settings, org, InvestigationStatus.STOPPED)
+    assert _transition(settings, lambda s: runs.start(s, kind, stopped)) is False
+    assert _transition(settings, lambda s: runs.fail(s, kind, stopped, "x")) is False
+    assert finish(stopped) is False
+    assert status(stopped) == InvestigationStatus.STOPPED
+    # The same finish of an unfinished one goes through.
+    working = _investigation(settings, org, InvestigationStatus.IN_PROGRESS)
+    assert finish(working) is True
+    assert status(working) == InvestigationStatus.COMPLETED
 
 
 # --- run_now: the synchronous mode ---------------------------------------------------------------

@@ -15,6 +15,7 @@ from sleuth_shell.db.models import (
     AlertResponder,
     ApiKey,
     Digest,
+    DigestRun,
     Interaction,
     Investigation,
     Job,
@@ -22,6 +23,12 @@ from sleuth_shell.db.models import (
     WebSession,
 )
 from sleuth_shell.investigations.service import RUN_KIND
+from sleuth_shell.statuses import (
+    INVESTIGATION,
+    DigestRunStatus,
+    InteractionStatus,
+    InvestigationStatus,
+)
 from sleuth_shell.web.render import ago, cite_links, markdown_html, safe_url, schedule_words, ts
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -447,6 +454,7 @@ def test_pages_show_only_the_signed_in_organizations_data(client, factory, org):
 
 def test_lists_filter_and_page(client, factory, org):
     agent = factory.add(_agent(org))
+    odd = {7: InvestigationStatus.ERRORED, 9: InvestigationStatus.IN_PROGRESS}
     for n in range(30):
         factory.add(
             Investigation(
@@ -454,7 +462,7 @@ def test_lists_filter_and_page(client, factory, org):
                 alert_responder_id=agent.id if n % 2 else None,
                 team_id=org.default_team_id,
                 name=f"inv-{n:02d}",
-                status="FAILED" if n == 7 else "COMPLETED",
+                status=odd.get(n, InvestigationStatus.COMPLETED),
                 prompt="p",
             )
         )
@@ -462,15 +470,60 @@ def test_lists_filter_and_page(client, factory, org):
     first = client.get("/investigations").text
     assert "inv-29" in first and "inv-04" not in first
     assert "page=2" in first
+    # The filter offers exactly the investigation statuses.
+    offered = re.findall(r"<option(?: selected)?>([A-Z_]+)</option>", first)
+    assert offered == list(INVESTIGATION.values)
     second = client.get("/investigations?page=2").text
     assert "inv-04" in second
-    failed = client.get("/investigations?status=FAILED").text
-    assert "inv-07" in failed and "inv-08" not in failed
+    errored = client.get("/investigations?status=ERRORED").text
+    assert "inv-07" in errored and "inv-08" not in errored and "inv-09" not in errored
+    in_progress = client.get("/investigations?status=IN_PROGRESS").text
+    assert "inv-09" in in_progress and "inv-07" not in in_progress
     by_agent = client.get(
         f"/investigations?agent={encode_global_id('AlertResponder', agent.id)}"
     ).text
     assert "inv-29" in by_agent and "inv-28" not in by_agent
-    assert client.get("/investigations?status=BOGUS").status_code == 400
+    for wrong in ("BOGUS", "FAILED", "RUNNING"):
+        assert client.get(f"/investigations?status={wrong}").status_code == 400, wrong
+
+
+def test_home_lists_work_in_progress_and_scheduled(client, factory, org):
+    def section(html: str) -> str:
+        return html.split("<h2>Running and scheduled</h2>")[1].split("</section>")[0]
+
+    for name, status in (
+        ("inv-working", InvestigationStatus.IN_PROGRESS),
+        ("inv-waiting", InvestigationStatus.PENDING),
+        ("inv-done", InvestigationStatus.COMPLETED),
+        ("inv-stopped", InvestigationStatus.STOPPED),
+    ):
+        factory.add(
+            Investigation(
+                org_id=org.id, team_id=org.default_team_id, name=name, status=status, prompt="p"
+            )
+        )
+    for question, status in (
+        ("q-working", InteractionStatus.IN_PROGRESS),
+        ("q-later", InteractionStatus.PENDING),
+        ("q-failed", InteractionStatus.FAILED),
+    ):
+        factory.add(Interaction(org_id=org.id, question=question, status=status))
+    digest = factory.add(
+        Digest(
+            org_id=org.id,
+            team_id=org.default_team_id,
+            name="Weekly digest",
+            sections=[],
+            schedule="0 9 * * 1",
+        )
+    )
+    factory.add(DigestRun(org_id=org.id, digest_id=digest.id, status=DigestRunStatus.IN_PROGRESS))
+    sign_in(client, org.key)
+    running = section(client.get("/").text)
+    for shown in ("inv-working", "inv-waiting", "q-working", "q-later", "Weekly digest"):
+        assert shown in running, shown
+    for hidden in ("inv-done", "inv-stopped", "q-failed"):
+        assert hidden not in running, hidden
 
 
 def test_logs_page_filters_and_pages(client, factory, org):

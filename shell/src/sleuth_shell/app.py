@@ -43,6 +43,7 @@ from sleuth_shell.ratelimit import (
 from sleuth_shell.runtime import Runtime
 from sleuth_shell.services import Services, build_services
 from sleuth_shell.web.render import environment
+from sleuth_shell.web.routes import page_routes
 from sleuth_shell.web.sessions import load_signing_key
 
 __all__ = ["MAX_BODY_BYTES", "create_app"]
@@ -146,7 +147,7 @@ def create_app(
         await close_rate_limit_store(all_stores[RATE_LIMIT_STORE])
 
     app = Litestar(
-        route_handlers=[*root_routes(), api_router(), mcp.route()],
+        route_handlers=[*root_routes(), *page_routes(), api_router(), mcp.route()],
         state=state,
         stores=all_stores,
         dependencies={

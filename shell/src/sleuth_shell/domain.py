@@ -7,11 +7,14 @@ __all__ = [
     "API_KEY_HEADER",
     "DEFAULT_TEAM",
     "INTEGRATION_KINDS",
-    "INVESTIGATION_STATUSES",
+    "MAX_PK",
     "SUBSCRIPTION_TYPES",
     "WEBHOOK_PROVIDER_TYPES",
     "is_channel_id",
 ]
+
+#: Largest primary key a table can hold (32-bit ``INTEGER`` on PostgreSQL); larger IDs name nothing.
+MAX_PK = 2**31 - 1
 
 #: The request header that carries an organization API key (and the callback's copy of it).
 API_KEY_HEADER = "X-Service-Org-Api-Key"
@@ -27,14 +30,6 @@ SUBSCRIPTION_TYPES: tuple[str, ...] = (*WEBHOOK_PROVIDER_TYPES, "CHAT")
 INTEGRATION_KINDS: tuple[str, ...] = ("ALT_WEBHOOK", "CHAT_ALERT")
 #: Alert agent statuses.
 ALERT_STATUSES: tuple[str, ...] = ("ACTIVE", "PAUSED")
-#: Investigation statuses.
-INVESTIGATION_STATUSES: tuple[str, ...] = (
-    "PENDING",
-    "IN_PROGRESS",
-    "ERRORED",
-    "COMPLETED",
-    "STOPPED",
-)
 
 _MAX_CHANNEL_ID = 64
 

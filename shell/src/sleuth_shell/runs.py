@@ -1,7 +1,7 @@
 """One lifecycle for every kind of agent run: interactions, digest runs and investigations.
 
 A *run* is one row that an agent's work fills in. Its life (status names are the kind's
-:class:`Statuses`; the defaults are shown)::
+:class:`~sleuth_shell.statuses.Lifecycle`; an investigation fails as ``ERRORED``)::
 
                create (sync: the request runs it)
       (new) ----------------------------------------> IN_PROGRESS --finish--> COMPLETED
@@ -26,6 +26,9 @@ A *run* is one row that an agent's work fills in. Its life (status names are the
   request all end here.
 - Terminal statuses (``COMPLETED``, ``FAILED`` and a kind's ``extra_terminal``) never change.
 
+Each kind's statuses are one ``StrEnum`` in :mod:`sleuth_shell.statuses`, checked against this
+life when its ``Lifecycle`` is built; the storage columns accept nothing else.
+
 A kind is a declaration (:class:`RunKind`): its table, job kind, statuses, how to produce its
 outcome, which columns the outcome fills, what it is charged, and whom to notify. This module
 drives every mode from it: :func:`run_now` (synchronous requests), :func:`register_run_kind` (the
@@ -49,6 +52,7 @@ from sleuth_shell.db.direct_writes import direct_writer
 from sleuth_shell.db.models import utcnow
 from sleuth_shell.jobs import JobContext, JobFailed, JobRegistry
 from sleuth_shell.services import Services, services_of
+from sleuth_shell.statuses import Lifecycle
 
 __all__ = [
     "INTERRUPTED",
@@ -56,7 +60,6 @@ __all__ = [
     "RunFailed",
     "RunGone",
     "RunKind",
-    "Statuses",
     "execute",
     "fail",
     "finish",
@@ -85,22 +88,6 @@ class RunFailed(JobFailed):
 
 class RunGone(Exception):
     """What the run belongs to no longer exists (e.g. its digest was deleted): nothing to do."""
-
-
-@dataclass(frozen=True)
-class Statuses:
-    """A kind's status names. ``extra_terminal`` are further end states (e.g. ``STOPPED``)."""
-
-    pending: str = "PENDING"
-    in_progress: str = "IN_PROGRESS"
-    completed: str = "COMPLETED"
-    failed: str = "FAILED"
-    extra_terminal: tuple[str, ...] = ()
-
-    @property
-    def terminal(self) -> tuple[str, ...]:
-        """Statuses a run never leaves."""
-        return (self.completed, self.failed, *self.extra_terminal)
 
 
 @dataclass(frozen=True)
@@ -134,9 +121,10 @@ class RunKind(Generic[RowT, OutT]):
     """The usage row of a completed run (None: none is written)."""
     usage_feature: str
     failure_message: Callable[[BaseException], str]
+    statuses: Lifecycle[Any]
+    """The kind's statuses (:mod:`sleuth_shell.statuses`)."""
     notify: Callable[[AsyncSession, Services, RowT, OutT], Awaitable[None]] | None = None
     """Enqueue the notification jobs of a completed run (in the completing transaction)."""
-    statuses: Statuses = field(default_factory=Statuses)
     failed_values: Mapping[str, Any] = field(default_factory=dict)
     """Extra columns written when the run fails."""
     direct_charge: Callable[[RowT, OutT], tuple[bool, Charge | None]] | None = None

@@ -1,4 +1,5 @@
-"""HTTP routes, one module per resource. Each module exports ``ROUTES`` (handlers/controllers).
+"""The JSON API's routes, one module per resource. Each module exports ``ROUTES`` (handlers).
+HTML pages are :mod:`sleuth_shell.web`'s.
 
 To add a resource, write ``api/<resource>.py`` with ``ROUTES = [...]`` and register it in
 :data:`API_MODULES` (under ``/api/v1``, API key required unless a route sets ``opt public=True``)
@@ -18,7 +19,6 @@ from sleuth_shell.api import (
     changes,
     chat_events,
     chat_outbox,
-    data_pages,
     digests,
     health,
     interactions,
@@ -26,9 +26,7 @@ from sleuth_shell.api import (
     knowledge,
     notification_integrations,
     observability,
-    pages,
     settings,
-    web_pages,
     webhook_subscriptions,
     webhooks,
 )
@@ -55,7 +53,7 @@ API_MODULES: tuple[ModuleType, ...] = (
     settings,
 )
 #: Modules served at the root (no API key, unless a route has its own guard).
-ROOT_MODULES: tuple[ModuleType, ...] = (health, data_pages, pages, web_pages)
+ROOT_MODULES: tuple[ModuleType, ...] = (health,)
 
 
 def api_router() -> Router:

@@ -16,7 +16,7 @@ from sqlalchemy.orm import InstrumentedAttribute
 
 from sleuth_core.ids import decode_global_id, encode_global_id
 from sleuth_shell.db.models import NotificationIntegration, Team
-from sleuth_shell.domain import is_channel_id
+from sleuth_shell.domain import MAX_PK, is_channel_id
 from sleuth_shell.errors import bad_request, not_found
 
 __all__ = [
@@ -39,8 +39,6 @@ __all__ = [
     "resolve_team",
 ]
 
-#: Largest primary key a table can hold (32-bit ``INTEGER`` on PostgreSQL); larger IDs name nothing.
-MAX_PK = 2**31 - 1
 #: Longest accepted name (agents, digests, teams).
 MAX_NAME_LENGTH = 200
 #: Most notification integrations one agent or digest may notify.

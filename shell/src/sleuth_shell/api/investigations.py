@@ -25,7 +25,8 @@ from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.auth import Principal
 from sleuth_shell.db.models import Investigation, Team
 from sleuth_shell.errors import bad_request, error_responses, not_found
-from sleuth_shell.investigations import STATUSES, stop_investigation
+from sleuth_shell.investigations import stop_investigation
+from sleuth_shell.statuses import INVESTIGATION as STATUSES
 
 __all__ = [
     "GLOBAL_TYPE",
@@ -97,8 +98,8 @@ def _agent_filter(value: str | None) -> int | None:
 def _status_filter(value: str | None) -> str | None:
     if value is None or value == "":
         return None
-    if value not in STATUSES:
-        raise bad_request(f"Invalid status: {value[:100]} (one of {', '.join(STATUSES)})")
+    if value not in STATUSES.values:
+        raise bad_request(f"Invalid status: {value[:100]} (one of {', '.join(STATUSES.values)})")
     return value
 
 

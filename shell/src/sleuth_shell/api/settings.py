@@ -13,21 +13,13 @@ from typing import Any
 
 from litestar import get, put
 from litestar.params import JSONBody
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from sleuth_core.settings import validate_advanced_settings
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.auth import require_admin
-from sleuth_shell.db.models import AdvancedSettings
 from sleuth_shell.errors import error_responses
+from sleuth_shell.org_settings import load_advanced_settings, save_advanced_settings
 
-__all__ = ["ROUTES", "load_advanced_settings"]
-
-
-async def load_advanced_settings(session: AsyncSession, org_id: int) -> dict[str, Any]:
-    """The organization's advanced settings (``{}`` when none were ever saved)."""
-    row = await session.get(AdvancedSettings, org_id)
-    return dict(row.document) if row is not None else {}
+__all__ = ["ROUTES"]
 
 
 @get(
@@ -54,12 +46,7 @@ async def put_advanced_settings(
 ) -> dict[str, Any]:
     """Replace the document (admin keys only); returns it as stored."""
     require_admin(principal)
-    document = validate_advanced_settings(data)
-    row = await db_session.get(AdvancedSettings, principal.org_id)
-    if row is None:
-        db_session.add(AdvancedSettings(org_id=principal.org_id, document=document))
-    else:
-        row.document = document
+    document = await save_advanced_settings(db_session, principal.org_id, data)
     await db_session.commit()
     return document
 

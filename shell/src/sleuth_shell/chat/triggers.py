@@ -33,9 +33,10 @@ from sleuth_core.render import render_answer, to_chat
 from sleuth_core.settings import triggered_assignments
 from sleuth_shell.agents.base import ClassificationDecision
 from sleuth_shell.billing.ledger import FEATURE_CHAT_TRIGGER, FEATURE_FILTER, record_usage
-from sleuth_shell.db.models import AdvancedSettings, utcnow
+from sleuth_shell.db.models import utcnow
 from sleuth_shell.jobs import JobContext, JobRegistry, RetryJob, enqueue
 from sleuth_shell.notify.delivery import enqueue_chat
+from sleuth_shell.org_settings import load_advanced_settings
 from sleuth_shell.services import services_of
 
 __all__ = [
@@ -68,8 +69,7 @@ async def queue_trigger_reply(
 ) -> int:
     """Queue the reply of the first chat trigger that fires for a message; returns 1, or 0
     when none fires (in the caller's transaction)."""
-    row = await session.get(AdvancedSettings, org_id)
-    document: dict[str, Any] = dict(row.document) if row is not None else {}
+    document = await load_advanced_settings(session, org_id)
     fired = triggered_assignments(document, channel_id, text)
     if not fired:
         return 0

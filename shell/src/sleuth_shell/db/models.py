@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from sqlalchemy import (
     JSON,
     Boolean,
+    CheckConstraint,
     Date,
     DateTime,
     Float,
@@ -30,6 +31,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
+
+from sleuth_shell.statuses import DIGEST_RUN, INTERACTION, INVESTIGATION, check_constraint
 
 __all__ = [
     "AdvancedSettings",
@@ -252,6 +255,7 @@ class Investigation(Base):
         # The dedup claim: at most one investigation per (agent, dedup key) holds it (NULLs never
         # collide, so released claims and investigations without a key are unconstrained).
         UniqueConstraint("alert_responder_id", "dedup_key", "dedup_active"),
+        CheckConstraint(check_constraint(INVESTIGATION), name="status"),
         NEVER_REUSE_IDS,
     )
 
@@ -264,7 +268,9 @@ class Investigation(Base):
         Integer, ForeignKey("teams.id", ondelete="SET NULL"), nullable=True
     )
     name: Mapped[str] = mapped_column(String(200), nullable=False)
-    status: Mapped[str] = mapped_column(String(16), nullable=False, default="PENDING")
+    status: Mapped[str] = mapped_column(
+        String(16), nullable=False, default=INVESTIGATION.pending.value
+    )
     prompt: Mapped[str] = mapped_column(Text, nullable=False)
     event_payload: Mapped[str] = mapped_column(Text, nullable=False, default="")
     result: Mapped[str] = mapped_column(Text, nullable=False, default="")
@@ -306,14 +312,16 @@ class DigestRun(Base):
     """One run of a digest (manual, scheduled or by cron)."""
 
     __tablename__ = "digest_runs"
-    __table_args__ = (NEVER_REUSE_IDS,)
+    __table_args__ = (CheckConstraint(check_constraint(DIGEST_RUN), name="status"), NEVER_REUSE_IDS)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     org_id: Mapped[int] = _org_fk()
     digest_id: Mapped[int] = mapped_column(
         Integer, ForeignKey("digests.id", ondelete="CASCADE"), nullable=False, index=True
     )
-    status: Mapped[str] = mapped_column(String(16), nullable=False, default="PENDING")
+    status: Mapped[str] = mapped_column(
+        String(16), nullable=False, default=DIGEST_RUN.pending.value
+    )
     scheduled_runtime: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     results: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
@@ -330,6 +338,7 @@ class Interaction(Base):
     """A question to the agent, answered synchronously, in the background or at a set time."""
 
     __tablename__ = "interactions"
+    __table_args__ = (CheckConstraint(check_constraint(INTERACTION), name="status"),)
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=_uuid4)
     org_id: Mapped[int] = _org_fk()
@@ -343,7 +352,9 @@ class Interaction(Base):
     question: Mapped[str] = mapped_column(Text, nullable=False)
     context: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
     use_tools: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
-    status: Mapped[str] = mapped_column(String(16), nullable=False, default="PENDING")
+    status: Mapped[str] = mapped_column(
+        String(16), nullable=False, default=INTERACTION.pending.value
+    )
     content: Mapped[str | None] = mapped_column(Text, nullable=True)
     sources: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
     analysis: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)

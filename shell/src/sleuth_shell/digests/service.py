@@ -46,15 +46,13 @@ from sleuth_shell.jobs.queue import cancel, duplicate_of, unfinished_keys
 from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat
 from sleuth_shell.runs import Charge, RunFailed, RunGone, RunKind, register_run_kind, run_now
 from sleuth_shell.services import Services
+from sleuth_shell.statuses import DIGEST_RUN as LIFECYCLE
+from sleuth_shell.statuses import DigestRunStatus
 from sleuth_shell.urls import digest_run_url
 
 __all__ = [
-    "COMPLETED",
     "CRON_KIND",
     "DIGEST_RUN",
-    "FAILED",
-    "IN_PROGRESS",
-    "PENDING",
     "RUN_GLOBAL_TYPE",
     "RUN_KIND",
     "SectionResult",
@@ -69,10 +67,6 @@ __all__ = [
 
 log = logging.getLogger("sleuth.digests")
 
-PENDING = "PENDING"
-IN_PROGRESS = "IN_PROGRESS"
-COMPLETED = "COMPLETED"
-FAILED = "FAILED"
 
 RUN_KIND = "digest.run"
 CRON_KIND = "digest.cron"
@@ -123,7 +117,7 @@ async def create_run(
     run = DigestRun(
         org_id=digest.org_id,
         digest_id=digest.id,
-        status=IN_PROGRESS if sync else PENDING,
+        status=DigestRunStatus.IN_PROGRESS if sync else DigestRunStatus.PENDING,
         scheduled_runtime=scheduled_runtime,
         results=[],
         created_at=now,
@@ -244,6 +238,7 @@ DIGEST_RUN: RunKind[DigestRun, list[SectionResult]] = RunKind(
     charge=_charge,
     usage_feature=USAGE_FEATURE,
     failure_message=_failure_message,
+    statuses=LIFECYCLE,
     notify=_notify,
 )
 """The digest run kind (see :mod:`sleuth_shell.runs` for its lifecycle)."""

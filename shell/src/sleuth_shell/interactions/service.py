@@ -35,14 +35,12 @@ from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat, enqueue_web_
 from sleuth_shell.notify.urls import Resolver, UnsafeURL, check_url
 from sleuth_shell.runs import Charge, RunKind, run_now
 from sleuth_shell.services import Services
+from sleuth_shell.statuses import INTERACTION as LIFECYCLE
+from sleuth_shell.statuses import InteractionStatus
 from sleuth_shell.urls import interaction_url
 
 __all__ = [
-    "COMPLETED",
-    "FAILED",
     "INTERACTION",
-    "IN_PROGRESS",
-    "PENDING",
     "RUN_KIND",
     "SCHEDULED",
     "Answer",
@@ -59,10 +57,6 @@ __all__ = [
 
 log = logging.getLogger("sleuth.interactions")
 
-PENDING = "PENDING"
-IN_PROGRESS = "IN_PROGRESS"
-COMPLETED = "COMPLETED"
-FAILED = "FAILED"
 SCHEDULED = "SCHEDULED"
 
 RUN_KIND = "interaction.run"
@@ -213,7 +207,7 @@ async def create_interactions(
             question=request.question,
             context=[item.to_json() for item in request.context],
             use_tools=request.use_tools,
-            status=IN_PROGRESS if mode == "sync" else PENDING,
+            status=InteractionStatus.IN_PROGRESS if mode == "sync" else InteractionStatus.PENDING,
             content=None,
             sources=[],
             notifications=notifications.to_json(),
@@ -269,7 +263,7 @@ async def conversation(
                         await conversation(session, org_id, ref.context or [], depth=depth + 1)
                     )
                 messages.append(ContextMessage(role="user", content=ref.question))
-                if ref.status == COMPLETED and ref.content:
+                if ref.status == InteractionStatus.COMPLETED and ref.content:
                     messages.append(ContextMessage(role="assistant", content=ref.content))
         content = item.get("content")
         if isinstance(content, str):
@@ -370,6 +364,7 @@ INTERACTION: RunKind[Interaction, Answer] = RunKind(
     charge=_charge,
     usage_feature=USAGE_FEATURE,
     failure_message=_failure_message,
+    statuses=LIFECYCLE,
     notify=_notify,
     # A failed interaction sends no callback: forget the API key kept for it.
     failed_values={"callback_api_key": None},
@@ -478,13 +473,13 @@ def scheduled_view(rows: Sequence[Interaction], public_url: str, *, legacy: bool
 def view(row: Interaction, public_url: str) -> dict[str, Any]:
     """The ``GET /api/v1/interactions/{id}`` body for the row's status."""
     url = interaction_url(public_url, row.id)
-    if row.status == COMPLETED:
+    if row.status == InteractionStatus.COMPLETED:
         return {
             "question": row.question,
             "content": row.content or "",
             "sources": list(row.sources or []),
             "interaction_id": row.id,
-            "status": COMPLETED,
+            "status": InteractionStatus.COMPLETED,
             "url": url,
             **({"analysis": row.analysis} if row.analysis is not None else {}),
         }

@@ -52,24 +52,20 @@ from sleuth_shell.db.models import AlertResponder, Investigation, NotificationIn
 from sleuth_shell.jobs import enqueue
 from sleuth_shell.jobs.queue import cancel, enqueue_many
 from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat
-from sleuth_shell.runs import Charge, RunGone, RunKind, Statuses
+from sleuth_shell.runs import Charge, RunGone, RunKind
 from sleuth_shell.services import Services
+from sleuth_shell.statuses import INVESTIGATION as LIFECYCLE
+from sleuth_shell.statuses import InvestigationStatus
 from sleuth_shell.text import extract_alert
 from sleuth_shell.urls import investigation_url
 
 __all__ = [
-    "COMPLETED",
     "DEDUP_WINDOW",
     "DEFAULT_PROMPT",
-    "ERRORED",
     "GLOBAL_TYPE",
     "INVESTIGATION",
-    "IN_PROGRESS",
     "MAX_NAME_LENGTH",
-    "PENDING",
     "RUN_KIND",
-    "STATUSES",
-    "STOPPED",
     "InvestigationOutcome",
     "Opening",
     "OpeningAgent",
@@ -83,13 +79,6 @@ __all__ = [
 
 log = logging.getLogger("sleuth.investigations")
 
-PENDING = "PENDING"
-IN_PROGRESS = "IN_PROGRESS"
-COMPLETED = "COMPLETED"
-ERRORED = "ERRORED"
-STOPPED = "STOPPED"
-#: Every status, in lifecycle order (the values ``GET /investigations?status=`` accepts).
-STATUSES: tuple[str, ...] = (PENDING, IN_PROGRESS, COMPLETED, ERRORED, STOPPED)
 
 RUN_KIND = "investigation.run"
 USAGE_FEATURE = "investigation"
@@ -197,7 +186,7 @@ async def open_investigation(
         "alert_responder_id": agent.id,
         "team_id": agent.team_id,
         "name": investigation_name(name),
-        "status": PENDING,
+        "status": InvestigationStatus.PENDING,
         "prompt": investigation_prompt(agent),
         "event_payload": event_payload,
         "result": "",
@@ -329,7 +318,7 @@ def _opening_values(opening: Opening) -> dict[str, Any]:
         "alert_responder_id": opening.agent.id,
         "team_id": opening.agent.team_id,
         "name": investigation_name(opening.name),
-        "status": PENDING,
+        "status": InvestigationStatus.PENDING,
         "prompt": investigation_prompt(opening.agent),
         "event_payload": opening.event_payload,
         "result": "",
@@ -345,8 +334,11 @@ async def stop_pending_investigations(session: AsyncSession, agent_id: int) -> N
     (``STOPPED``; their jobs find them stopped and do nothing). Not committed."""
     await session.execute(
         update(Investigation)
-        .where(Investigation.alert_responder_id == agent_id, Investigation.status == "PENDING")
-        .values(status="STOPPED")
+        .where(
+            Investigation.alert_responder_id == agent_id,
+            Investigation.status == InvestigationStatus.PENDING,
+        )
+        .values(status=InvestigationStatus.STOPPED)
     )
 
 
@@ -363,9 +355,9 @@ async def stop_investigation(session: AsyncSession, org_id: int, investigation_i
         .where(
             Investigation.id == investigation_id,
             Investigation.org_id == org_id,
-            Investigation.status.in_((PENDING, IN_PROGRESS)),
+            Investigation.status.in_(LIFECYCLE.unfinished),
         )
-        .values(status=STOPPED)
+        .values(status=InvestigationStatus.STOPPED)
         .execution_options(synchronize_session=False)
     )
     if not result.rowcount:  # type: ignore[attr-defined]
@@ -433,8 +425,11 @@ async def _stop_started(services: Services, investigation_id: int) -> None:
     async with services.sessions() as session:
         await session.execute(
             update(Investigation)
-            .where(Investigation.id == investigation_id, Investigation.status == IN_PROGRESS)
-            .values(status=STOPPED, started_at=None)
+            .where(
+                Investigation.id == investigation_id,
+                Investigation.status == InvestigationStatus.IN_PROGRESS,
+            )
+            .values(status=InvestigationStatus.STOPPED, started_at=None)
             .execution_options(synchronize_session=False)
         )
         await session.commit()
@@ -537,6 +532,6 @@ INVESTIGATION: RunKind[Investigation, InvestigationOutcome] = RunKind(
     usage_feature=USAGE_FEATURE,
     failure_message=_failure_message,
     notify=_notify,
-    statuses=Statuses(failed=ERRORED, extra_terminal=(STOPPED,)),
+    statuses=LIFECYCLE,
 )
 """The investigation run kind (see :mod:`sleuth_shell.runs` for its lifecycle)."""

@@ -17,12 +17,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import decode_global_id
 from sleuth_shell.db.models import Digest, DigestRun, Interaction, Investigation, Team
+from sleuth_shell.domain import MAX_PK
 
 __all__ = [
     "ALERT_RESPONDER_TYPE",
     "DIGEST_RUN_TYPE",
     "DIGEST_TYPE",
-    "INVESTIGATION_STATUSES",
     "INVESTIGATION_TYPE",
     "MAX_PK",
     "DigestRunRead",
@@ -40,10 +40,6 @@ INVESTIGATION_TYPE = "Investigation"
 DIGEST_TYPE = "Digest"
 DIGEST_RUN_TYPE = "DigestRun"
 ALERT_RESPONDER_TYPE = "AlertResponder"
-#: The investigation statuses (SPEC "Investigation status").
-INVESTIGATION_STATUSES = ("PENDING", "IN_PROGRESS", "ERRORED", "COMPLETED", "STOPPED")
-#: Largest primary key a table can hold (32-bit ``INTEGER`` on PostgreSQL); larger IDs name nothing.
-MAX_PK = 2**31 - 1
 #: Longest reference looked at (a URL or ID longer than this names nothing Sleuth serves).
 MAX_REFERENCE_LENGTH = 2048
 

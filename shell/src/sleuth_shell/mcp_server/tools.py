@@ -22,10 +22,11 @@ from sleuth_core.ids import encode_global_id
 from sleuth_shell.auth import Principal
 from sleuth_shell.db.models import Interaction, Investigation, utcnow
 from sleuth_shell.interactions.request import InvalidInteraction, parse_interaction_request
-from sleuth_shell.interactions.service import COMPLETED, submit_interactions
+from sleuth_shell.interactions.service import submit_interactions
 from sleuth_shell.mcp_server import reads
 from sleuth_shell.runs import RunFailed
 from sleuth_shell.services import Services
+from sleuth_shell.statuses import INVESTIGATION, InteractionStatus
 from sleuth_shell.urls import (
     alert_responder_url,
     digest_run_url,
@@ -131,7 +132,7 @@ def _interaction_text(row: Interaction, public_url: str, *, include_sources: boo
         f"{_ts(row.completed_at)}\n- URL: {interaction_url(public_url, row.id)}",
         f"## Question\n\n{row.question}",
     ]
-    if row.status == COMPLETED:
+    if row.status == InteractionStatus.COMPLETED:
         parts.append(f"## Answer\n\n{row.content or ''}")
         if include_sources and row.sources:
             parts.append(sources_markdown(row.sources))
@@ -175,7 +176,7 @@ def _investigation_text(
     result = row.result if include_sources else without_sources_section(row.result)
     if result:
         parts.append(f"## Result\n\n{result}")
-    elif row.status in ("PENDING", "IN_PROGRESS"):
+    elif row.status in INVESTIGATION.unfinished:
         parts.append("## Result\n\nNot finished yet.")
     if row.error:
         parts.append(f"## Error\n\n{row.error}")
@@ -420,7 +421,7 @@ TOOLS: dict[str, ToolSpec] = {
                 "properties": {
                     "status": {
                         "type": "string",
-                        "enum": list(reads.INVESTIGATION_STATUSES),
+                        "enum": list(INVESTIGATION.values),
                         "description": "Only investigations in this status.",
                     },
                     "alert_responder_id": {

@@ -20,6 +20,7 @@ from markupsafe import Markup
 
 from sleuth_core.cron import parse_cron
 from sleuth_core.errors import CoreError
+from sleuth_shell import statuses
 
 __all__ = [
     "TEMPLATE_DIR",
@@ -215,6 +216,12 @@ def environment() -> Environment:
         safe_url=safe_url,
         schedule_words=schedule_words,
     )
+    # The run statuses (templates ask e.g. ``inv.status in runs.investigation.unfinished``).
+    env.globals["runs"] = {
+        "interaction": statuses.INTERACTION,
+        "digest_run": statuses.DIGEST_RUN,
+        "investigation": statuses.INVESTIGATION,
+    }
     return env
 
 

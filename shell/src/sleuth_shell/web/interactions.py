@@ -1,0 +1,133 @@
+"""Questions: the Ask page (the form and the earlier questions), asking, and one question's page
+with its answer, numbered citations and sources.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote
+
+from litestar import Request, Response, get, post
+from litestar.params import FromPath
+from litestar.response import Redirect, Template
+from sqlalchemy import select
+
+from sleuth_shell.db.models import (
+    Interaction,
+    utcnow,
+)
+from sleuth_shell.errors import not_found
+from sleuth_shell.interactions.request import (
+    MAX_CONTEXT_ITEMS,
+    InvalidInteraction,
+    parse_interaction_request,
+)
+from sleuth_shell.interactions.service import submit_interactions
+from sleuth_shell.runs import RunFailed
+from sleuth_shell.web.guard import PAGE_OPTIONS, Viewer, ViewerDep, form_data, page
+from sleuth_shell.web.rows import RECENT, owned
+
+__all__ = ["ROUTES"]
+
+
+async def _earlier_questions(request: Request[Any, Any, Any], viewer: Viewer) -> list[Any]:
+    async with request.app.state.session_factory() as session:
+        return list(
+            (
+                await session.scalars(
+                    select(Interaction)
+                    .where(Interaction.org_id == viewer.org_id)
+                    .order_by(Interaction.created_at.desc())
+                    .limit(RECENT)
+                )
+            ).all()
+        )
+
+
+@get("/ask", **PAGE_OPTIONS)
+async def ask_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Template:
+    """The question form and the earlier questions."""
+    return page(
+        "ask.html",
+        viewer,
+        "ask",
+        title="Ask",
+        questions=await _earlier_questions(request, viewer),
+        error=None,
+        question="",
+    )
+
+
+@post("/ask", status_code=303, **PAGE_OPTIONS)
+async def ask(request: Request[Any, Any, Any], viewer: ViewerDep) -> Response[Any]:
+    """Ask the agent now (in the request) and open the answer; ``follow_up`` carries the
+    conversation of an earlier question as context."""
+    data = await form_data(request, viewer)
+    question = data.get("question", "")
+    body: dict[str, Any] = {"question": question}
+    follow_up = data.get("follow_up")
+    services = request.app.state.services
+    async with request.app.state.session_factory() as session:
+        if follow_up:
+            earlier = await owned(session, Interaction, follow_up, viewer.org_id)
+            if earlier is None:
+                raise not_found("Interaction")
+            context = [c for c in earlier.context or [] if isinstance(c, dict)]
+            context.append({"interaction_id": earlier.id})
+            body["context"] = context[-MAX_CONTEXT_ITEMS:]
+        try:
+            parsed = parse_interaction_request(body, utcnow())
+            submitted = await submit_interactions(
+                session,
+                services,
+                org_id=viewer.org_id,
+                team_id=viewer.team_id,
+                api_key_id=viewer.key_id,
+                api_key=None,
+                request=parsed,
+                now=utcnow(),
+            )
+        except InvalidInteraction as exc:
+            return page(
+                "ask.html",
+                viewer,
+                "ask",
+                title="Ask",
+                questions=await _earlier_questions(request, viewer),
+                error=exc.detail,
+                question=question,
+                status_code=400,
+            )
+        except RunFailed:
+            pass  # the interaction is FAILED; its page says so
+    return Redirect(path=f"/interactions/{quote(submitted.rows[0].id)}", status_code=303)
+
+
+@get("/interactions/{interaction_id:str}", **PAGE_OPTIONS)
+async def interaction_page(
+    request: Request[Any, Any, Any], viewer: ViewerDep, interaction_id: FromPath[str]
+) -> Template:
+    """One question: its status, the answer with numbered citations, its sources, a follow-up."""
+    async with request.app.state.session_factory() as session:
+        interaction = await owned(session, Interaction, interaction_id, viewer.org_id)
+        if interaction is None:
+            raise not_found("Interaction")
+        earlier = []
+        for item in interaction.context or []:
+            ref = item.get("interaction_id") if isinstance(item, Mapping) else None
+            if isinstance(ref, str):
+                row = await owned(session, Interaction, ref, viewer.org_id)
+                if row is not None:
+                    earlier.append(row)
+    return page(
+        "interaction.html",
+        viewer,
+        "ask",
+        title=interaction.question[:80],
+        interaction=interaction,
+        earlier=earlier,
+    )
+
+
+ROUTES: list[Any] = [ask_page, ask, interaction_page]

@@ -1,0 +1,49 @@
+"""The pages' reads of single rows and short lists, scoped to the viewer's organization: IDs
+that are malformed, of the wrong type or of another organization name nothing (404), as in the API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import ColumnElement, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sleuth_shell.db.models import (
+    Team,
+)
+from sleuth_shell.domain import MAX_PK
+
+__all__ = ["RECENT", "latest", "owned", "team_names"]
+
+RECENT = 20
+
+
+async def owned(session: AsyncSession, model: Any, pk: int | str | None, org_id: int) -> Any:
+    """The ``model`` row ``pk`` when it belongs to ``org_id``, else None."""
+    if pk is None or (isinstance(pk, int) and pk > MAX_PK):
+        return None  # larger IDs name nothing (and would overflow PostgreSQL's INTEGER)
+    row = await session.get(model, pk)
+    return row if row is not None and row.org_id == org_id else None
+
+
+async def latest(
+    session: AsyncSession,
+    model: Any,
+    condition: ColumnElement[bool],
+    limit: int = RECENT,
+    *,
+    newest: Any = None,
+) -> Sequence[Any]:
+    """The newest ``limit`` rows of ``model`` meeting ``condition`` (by ``newest``, default the
+    id, descending)."""
+    order = newest if newest is not None else model.id
+    query = select(model).where(condition).order_by(order.desc()).limit(limit)
+    return (await session.scalars(query)).all()
+
+
+async def team_names(session: AsyncSession, org_id: int) -> dict[int, str]:
+    """The organization's team names by id."""
+    rows = await session.execute(select(Team.id, Team.name).where(Team.org_id == org_id))
+    return {tid: name for tid, name in rows.all()}
