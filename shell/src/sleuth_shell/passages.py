@@ -32,7 +32,12 @@ _DURATION = re.compile(
 _ANSWER_SHAPES = (
     (re.compile(r"^\s*(?:how\s+(?:long|often|soon)|when\b|what\s+time)", re.I), _DURATION),
     (
-        re.compile(r"^\s*(?:how\s+(?:do|to|can|should)|which\s+command|what\s+command)", re.I),
+        re.compile(
+            r"^\s*(?:how\s+(?:do|to|can|should)|which\s+command|what\s+command)|"
+            r"\bwhat\s+(?:must|should|do)\s+(?:we|i|you)\s+(?:pause|stop|run|disable|drain|"
+            r"restart|scale|flush|purge|enable)\b",
+            re.I,
+        ),
         re.compile(r"`[^`]+`"),
     ),
     (
@@ -80,7 +85,15 @@ def _compounds(text: str) -> set[str]:
     """Two-word phrases written as one word elsewhere: ``roll back`` (and ``rolling back``) is
     also ``rollback``."""
     words = [stem(w) for w in re.findall(r"[a-z]+", text.lower())]
-    return {stem(a + b) for a, b in itertools.pairwise(words) if (a, b) in _COMPOUNDS}
+    found = {stem(a + b) for a, b in itertools.pairwise(words) if (a, b) in _COMPOUNDS}
+    # A phrasal verb split by its object: "roll it back".
+    for a, pronoun, b in zip(words, words[1:], words[2:], strict=False):
+        if pronoun in _OBJECTS and (a, b) in _COMPOUNDS:
+            found.add(stem(a + b))
+    return found
+
+
+_OBJECTS = frozenset({"it", "them", "this", "that"})
 
 
 _COMPOUNDS = frozenset(

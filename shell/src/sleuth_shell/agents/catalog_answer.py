@@ -22,7 +22,7 @@ from sleuth_shell.agents.embedded_run import (
     sentence,
     short_title,
 )
-from sleuth_shell.passages import Ranked, expected_answer, key_terms, rank_passages
+from sleuth_shell.passages import Ranked, expected_answer, key_terms, rank_passages, split_fine
 from sleuth_shell.question import Question
 
 __all__ = ["ABSTAIN_BELOW", "PAST_INCIDENT", "answer_from_catalog", "question_parts"]
@@ -175,7 +175,12 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
     answers = [
         (part, best, hit, run.cite_document(hit, search)) for part, search, best, hit in found
     ]
-    lines = [" ".join(f"{sentence(best.passage.text)} {cite}" for _, best, _, cite in answers)]
+    lines = [
+        " ".join(
+            f"{sentence(_whole_list(part, best, hit.content))} {cite}"
+            for part, best, hit, cite in answers
+        )
+    ]
     for part, best, hit, cite in answers:
         where = f", section *{inline(best.passage.heading, 120)}*" if best.passage.heading else ""
         title = inline(short_title(hit.title), 200)
@@ -184,3 +189,22 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
             + quote(excerpt_block(best.passage.block, 500))
         )
     return run.result("\n\n".join(lines))
+
+
+def _whole_list(question: str, best: Ranked, content: str) -> str:
+    """The best passage, or, when it is one item of a list whose heading is what the question
+    asks about ("what did we change afterwards?" under *What we changed afterwards*), every item
+    of that list (bounded)."""
+    passage = best.passage
+    if passage.kind != "item":
+        return passage.text
+    asked = set(key_terms(question))
+    if not asked or len(asked & set(key_terms(passage.heading))) * 2 < len(asked):
+        return passage.text
+    items = [
+        c.text
+        for c in split_fine(passage.doc, content)
+        if c.kind == "item" and c.heading == passage.heading
+    ]
+    text = "; ".join(item.rstrip(".") for item in items)
+    return text if len(text) <= 600 else passage.text
