@@ -102,6 +102,12 @@ def test_parse_instant(value: object, expected: str | None) -> None:
         ("the alert fired at 12:30, why?", "2026-11-21T11:30", "2026-11-21T12:30", "fired"),
         ("paged at 2026-11-22T09:30Z", "2026-11-22T08:30", "2026-11-22T09:30", "fired"),
         ("fired at 11:00 in the last hour", "2026-11-22T10:00", "2026-11-22T11:00", "fired"),
+        (
+            "errors yesterday between 02:00 and 03:00 UTC",
+            "2026-11-21T02:00",
+            "2026-11-21T03:00",
+            "between",
+        ),
     ],
 )
 def test_explicit_times_first(text: str, start: str, end: str, label: str) -> None:

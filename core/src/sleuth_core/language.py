@@ -584,6 +584,12 @@ def parse_window(text: str, now: datetime) -> TimeWindow | None:
             return TimeWindow(at - timedelta(minutes=30), at + timedelta(minutes=30), "at")
         if not re.search(r"\d{1,2}:\d{2}", rest):
             return TimeWindow(day, day + timedelta(days=1), "day")
+    if (m := re.search(r"\b(yesterday|today)\b", text, re.IGNORECASE)) is not None:
+        # "yesterday between 02:00 and 03:00": the range on that day.
+        day = _day_start(now) - timedelta(days=1 if m[1].lower() == "yesterday" else 0)
+        rest = text[: m.start()] + " " + text[m.end() :]
+        if (r := _RANGE.search(rest)) is not None and (w := _range_on(day, r)) is not None:
+            return w
     if (m := _DAY_AND_TIME.search(text)) is not None:
         word = m[1].lower()
         if word == "yesterday":
