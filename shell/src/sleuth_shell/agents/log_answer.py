@@ -33,6 +33,9 @@ from sleuth_shell.question import Question
 __all__ = ["DEFAULT_LOOKBACK", "answer_from_logs"]
 
 DEFAULT_LOOKBACK = timedelta(hours=24)
+#: Distinct messages counted (the claim check reads as many back) and listed.
+_DISTINCT = 200
+_LISTED = 8
 
 
 async def answer_from_logs(
@@ -59,11 +62,12 @@ async def answer_from_logs(
     who = services_phrase(scope)
     span = f"between {ts(window.start)} and {ts(window.end)}"
     level_words = levels_phrase(levels)
-    top = await run.top(window, scope, levels, limit=8)
+    every = await run.top(window, scope, levels, limit=_DISTINCT)
+    top = every[:_LISTED]
     cite = run.cite_logs(
         window, scope, levels, f"{level_words.capitalize()} from {describe(scope)}"
     )
-    total = sum(m.count for m in top)
+    total = sum(m.count for m in every)
     parts: list[str] = []
     no_cause = (
         "**No change in the data explains this**, and no cause is established: the root-cause "
@@ -105,7 +109,7 @@ async def answer_from_logs(
                     f"{ts(bounds[0])} to {ts(bounds[1])}."
                 )
         return run.result("\n\n".join(parts))
-    distinct = len(top)
+    distinct = len(every)
     summary = no_cause + (
         f"{span[0].upper()}{span[1:]}, {who} logged {plural(total, level_words.rstrip('s'))}"
         f" ({plural(distinct, 'distinct message')}) {cite}: "
