@@ -207,7 +207,9 @@ class RetrievalAgent:
         title = (title or alert["title"] or event_payload.strip().split("\n", 1)[0]).strip()
         fired: datetime = alert["time"] if alert["time"] and alert["time"] <= ctx.now else ctx.now
         asked = parse_window(prompt, ctx.now) if prompt.strip() else None
-        if asked is not None and asked.label in ("fired", "at") and not alert["time"]:
+        if asked is not None and not asked.start <= fired <= asked.end:
+            # The responder's instructions name the time to look at ("the last 6 hours"), and
+            # the payload's own time lies outside it (or is missing): the instructions win.
             fired = min(asked.end, ctx.now)
         known = await run.services()
         mentioned = match_services(
