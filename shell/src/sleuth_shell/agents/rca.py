@@ -700,6 +700,7 @@ def errors_text(gathered: Gathered, services: Sequence[str] | None) -> str:
         lines.append(f"{sig.service} {sig.level} {sig.message} {sig.count} {sig.detail}")
         totals[sig.service] = totals.get(sig.service, 0) + sig.count
     lines += [f"{service} {total}" for service, total in totals.items()]
+    lines.append(" ".join(services or ()))  # the query names its services
     return "\n".join(lines)
 
 
