@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 from itertools import compress, repeat
@@ -82,6 +82,8 @@ _BURST_FLOOR = timedelta(minutes=5)
 #: How far before the alert's own failure another service's onset may lie and still belong to the
 #: same failure episode (without a dependency linking them).
 _EPISODE_GAP = timedelta(hours=1)
+#: Onsets this close are one moment (a metric's step, an error bucket).
+_SAME_BUCKET = timedelta(minutes=5)
 #: Evidence gained (on the ``s / (s + 3)`` scale) by a change altering a mechanism the failure
 #: shows, by retuning that mechanism's number, and by changing a file or function of its stack.
 _MECHANISM_GAIN = 1.2
@@ -1061,9 +1063,17 @@ def _change_verdict(
         (c for c in evidence.changes if c.change_id == best.deploy_id and c.kind == "deploy"),
         None,
     )
-    on_origin = episode.origin in {change.service} | (
-        {deploy_change.service} if deploy_change else set()
-    )
+    homes = {change.service} | ({deploy_change.service} if deploy_change else set())
+    tied = [
+        s
+        for s in episode.affected
+        if s in homes and episode.onsets[s] - episode.onset <= _SAME_BUCKET
+    ]
+    if episode.origin not in homes and tied:
+        # Two services began failing together; the fault is where the culprit landed.
+        affected = (tied[0], *(s for s in episode.affected if s != tied[0]))
+        episode = replace(episode, origin=tied[0], affected=affected)
+    on_origin = episode.origin in homes
     strong = best.relatedness >= STRONG_AT and ext_strength == 0
     confidence: Confidence = "CONFIRMED" if strong and on_origin else "LIKELY"
     runner_up = next((s for s in suspects if not s.ruled_out and s is not best), None)
