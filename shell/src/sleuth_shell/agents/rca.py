@@ -129,7 +129,8 @@ class Gathered:
     has_changes: bool = False
     has_logs: bool = False
     changes_from_logs: bool = False
-    question: bool = False
+    asked: bool = False
+    """A question about the window ``start``..``end``, not an alert: the report says so."""
     #: What each cited source vouches for (source id -> text), from what was read here, so the
     #: claim check need not read it again.
     texts: dict[int, str] = field(default_factory=dict)
@@ -164,10 +165,14 @@ async def gather(
     fired: datetime,
     text: str = "",
     known: Sequence[str] = (),
+    window_start: datetime | None = None,
 ) -> Gathered:
-    """Read what the engine needs for an alert that fired at ``fired`` (see the module doc)."""
+    """Read what the engine needs for an alert that fired at ``fired`` (see the module doc), or
+    for a question about the window ``window_start``..``fired`` (then only that window is read
+    for the onset, and the report speaks of the window, not of an alert)."""
     org = ctx.org_id
-    start = fired - LOOKBACK
+    asked = window_start is not None
+    start = window_start if window_start is not None else fired - LOOKBACK
     end = min(fired + timedelta(minutes=5), max(ctx.now, fired))
     queries = 0
     # Changes and metrics first (the logs are read in any case).
@@ -312,6 +317,7 @@ async def gather(
         has_changes=bool(records),
         has_logs=bounds is not None,
         changes_from_logs=from_logs,
+        asked=asked,
     )
 
 
@@ -621,7 +627,7 @@ def report(
                 f"{_t(onset.at)} **{_i(onset.service, 100)}** began failing {shown_by}".rstrip(),
             )
         )
-    if not gathered.question:
+    if not gathered.asked:
         events.append((ev.alert.fired_at, 2, f"{_t(ev.alert.fired_at)} the alert fired"))
     events.sort(key=lambda e: (e[0], e[1], e[2]))
     parts.append("## Timeline\n\n" + "\n".join(f"- {e[2]}" for e in events))

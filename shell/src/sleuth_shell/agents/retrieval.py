@@ -54,6 +54,7 @@ from sleuth_shell.text import extract_alert
 
 __all__ = ["RetrievalAgent"]
 
+#: An asked window longer than this is analysed around its first burst of errors.
 _LONG_WINDOW = timedelta(hours=3)
 
 
@@ -147,21 +148,30 @@ class RetrievalAgent:
         fired = min(fired, ctx.now)
         known = await run.services()
         named = list(services) or match_services(question, known)
-        if window is not None and window.end - window.start > _LONG_WINDOW:
-            # A long asked window (a day): end the analysis half a look-back after the first
-            # burst of errors in it, so the failure lies in the engine's look-back with a quiet
-            # baseline before it, not hours before the look-back begins.
-            top = await run.top(window, named or None, ERROR_LEVELS, 8)
-            bursts = [m.first_seen for m in top if m.count >= 3]
-            if bursts:
-                fired = min(fired, min(bursts) + rca.LOOKBACK / 2)
         payload = {
             "title": question.strip().split("\n", 1)[0],
             "service": (alert["service"] or (named[0] if named else "")),
             "text": alert["text"],
         }
+        start = window.start if window is not None else fired - rca.LOOKBACK
+        if window is not None and window.end - window.start > _LONG_WINDOW:
+            # A long asked window (a day): the analysis is centred on the first burst of errors
+            # in it, half a look-back either side, so the failure has a quiet baseline before it
+            # even when it began early in the window.
+            top = await run.top(window, named or None, ERROR_LEVELS, 8)
+            bursts = [m.first_seen for m in top if m.count >= 3]
+            if bursts:
+                start = min(bursts) - rca.LOOKBACK / 2
+                fired = min(fired, min(bursts) + rca.LOOKBACK / 2)
         return await self._investigate_with_engine(
-            run, payload["title"], payload, fired, named, summary=False, need_failure=True
+            run,
+            payload["title"],
+            payload,
+            fired,
+            named,
+            summary=False,
+            need_failure=True,
+            window_start=start,
         )
 
     def _answer_from_conversation(
@@ -229,6 +239,7 @@ class RetrievalAgent:
         *,
         summary: bool = True,
         need_failure: bool = False,
+        window_start: datetime | None = None,
     ) -> AgentResult | None:
         """The root-cause engine's report (`sleuth_shell.agents.rca`), verdict first; with
         ``need_failure``, None when the engine sees no failure."""
@@ -243,21 +254,22 @@ class RetrievalAgent:
             fired=fired,
             text=str(alert.get("text") or ""),
             known=await run.services(),
+            window_start=window_start,
         )
-        gathered.question = not summary
         run.log_queries += gathered.queries
         run.knowledge_searches += gathered.searches
         analysis = rca.run_engine(gathered)
         if need_failure and analysis.onset is None:
             return None
         window = TimeWindow(gathered.start, gathered.end, "look-back")
+        when = "in the asked window" if gathered.asked else "before the alert"
 
         def cite_errors(services: Sequence[str] | None) -> str:
             marker = run.cite_logs(
                 window,
                 services,
                 rca.SIGNAL_LEVELS,
-                f"Errors and warnings from {describe(services)} before the alert",
+                f"Errors and warnings from {describe(services)} {when}",
             )
             gathered.texts[int(marker[len("[[source:") : -2])] = rca.errors_text(gathered, services)
             return marker
