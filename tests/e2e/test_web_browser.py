@@ -199,6 +199,42 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
     assert page.inner_text("h1") == "Demo"
     _check_phone(page, "home")
 
+    # The alert log: an alert the agent matched, its trace with the matched span highlighted,
+    # and the Investigate button.
+    alert_body = json.dumps(
+        {
+            "event": {
+                "id": "browser-alert-1",
+                "event_type": "incident.triggered",
+                "data": {
+                    "id": "BROWSER-1",
+                    "type": "incident",
+                    "title": f"checkout 5xx {XSS}",
+                    "service": {"summary": "checkout"},
+                },
+            }
+        }
+    )
+    hook = site["hook"]
+    with httpx.Client(base_url=base, timeout=30) as http:
+        delivered = http.post(
+            f"/api/v1/webhooks/PROVIDER_A/{hook['remote_id']}?token={hook['secret']}",
+            content=alert_body,
+            headers={"Content-Type": "application/json"},
+        )
+        assert delivered.status_code == 202, delivered.text
+    page.goto(f"{base}/alerts")
+    _check_phone(page, "alerts")
+    page.click("table a")
+    page.wait_for_load_state()
+    assert "checkout 5xx" in page.inner_text("h1")
+    assert page.locator("pre.matched-text mark").first.inner_text().lower() == "checkout"
+    assert "matched" in page.inner_text("table")
+    _check_phone(page, "alert")
+    page.click("button:has-text('Investigate')")
+    page.wait_for_load_state()
+    assert "/alerts/" in page.url and page.locator("a:has-text('open')").count() == 1
+
     # Pause the agent with its button; the API reports PAUSED.
     page.goto(f"{base}/alert-responders/{agent_gid}")
     _check_phone(page, "alert-agent")

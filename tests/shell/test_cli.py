@@ -131,3 +131,44 @@ def test_bad_setting_is_reported(cli, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_bad_choice_is_a_usage_error(cli) -> None:
     result = cli("admin", "add-webhook", "acme", "--type", "NOPE", "--name", "x")
     assert result.exit_code == 2
+
+
+@pytest.mark.storage
+def test_add_webhook_offers_every_type_the_intake_accepts(cli) -> None:
+    import typing
+
+    from sleuth_shell.api.alert_responders import ProviderType
+    from sleuth_shell.domain import ALERT_SOURCE_TYPES
+    from sleuth_shell.intake import INTAKE_TYPES
+
+    assert set(ALERT_SOURCE_TYPES) == INTAKE_TYPES and "GENERIC" in INTAKE_TYPES
+    assert set(typing.get_args(ProviderType)) >= set(ALERT_SOURCE_TYPES)
+    usage = cli("admin", "add-webhook", "--help").output
+    for type_ in INTAKE_TYPES:
+        assert type_ in usage, type_
+    ok(cli("admin", "create-org", "acme"))
+    hook = ok(cli("admin", "add-webhook", "acme", "--type", "GENERIC", "--name", "any"))
+    assert hook["type"] == "GENERIC"
+    assert hook["ingest_url"].endswith(f"/api/v1/webhooks/GENERIC/{hook['remote_id']}")
+
+
+@pytest.mark.storage
+def test_add_webhook_for_alert_and_change_sources(cli) -> None:
+    ok(cli("admin", "create-org", "acme"))
+    for type_ in ("ALERTMANAGER", "GRAFANA", "GENERIC", "GITLAB"):
+        hook = ok(cli("admin", "add-webhook", "acme", "--type", type_, "--name", type_.lower()))
+        assert hook["type"] == type_ and "service" not in hook
+        assert hook["ingest_url"].endswith(f"/api/v1/webhooks/{type_}/{hook['remote_id']}")
+    repo = ok(
+        cli("admin", "add-webhook", "acme", "--type", "GITHUB", "--name", "shop",
+            "--service", "checkout-api")
+    )  # fmt: skip
+    assert repo["service"] == "checkout-api"
+    listed = ok(cli("admin", "list-webhooks", "acme"))
+    assert [h["type"] for h in listed["items"]] == [
+        "ALERTMANAGER", "GRAFANA", "GENERIC", "GITLAB", "GITHUB"
+    ]  # fmt: skip
+    refused = cli(
+        "admin", "add-webhook", "acme", "--type", "ALERTMANAGER", "--name", "x", "--service", "y"
+    )
+    assert refused.exit_code != 0 and "--service is for change sources" in refused.stderr

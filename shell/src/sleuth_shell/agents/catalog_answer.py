@@ -121,7 +121,8 @@ async def answer_from_catalog(
     best = ranked[0] if ranked else None
     if best is None or best.coverage < ABSTAIN_BELOW:
         wanted = key_terms(search)
-        searched = ", ".join(f'"{w}"' for w in wanted[:6]) or f'"{inline(search, 80)}"'
+        quoted = [f'"{inline(w, 40)}"' for w in wanted[:6]]  # a bounded excerpt
+        searched = ", ".join(quoted) or f'"{inline(search, 80)}"'
         logs_note = (
             "I did not query the logs, since the question does not ask about them."
             if have_logs

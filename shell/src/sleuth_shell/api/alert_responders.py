@@ -1,6 +1,6 @@
 """Alert agents: ``/api/v1/alert-responders`` (create, get, list, update, delete, enable, disable).
 
-An agent is webhook-based (``webhook_sources``: the org's PROVIDER_A..D subscriptions) or chat-based
+An agent is webhook-based (``webhook_sources``: the org's alert-source subscriptions) or chat-based
 (``chat_channel_id``); the kinds never mix. ``matching_criteria`` is normalised by
 :func:`sleuth_core.matching.normalize_criteria`, which returns both ``text_matches`` and
 ``match_rules``.
@@ -44,7 +44,7 @@ from sleuth_shell.auth import Principal, provide_principal
 from sleuth_shell.config import Settings
 from sleuth_shell.db.hot_reads import HotRead, hot_reader_of
 from sleuth_shell.db.models import AlertResponder, Team, WebhookSubscription
-from sleuth_shell.domain import WEBHOOK_PROVIDER_TYPES
+from sleuth_shell.domain import ALERT_SOURCE_TYPES, CHANGE_SOURCE_TYPES, normalize_name
 from sleuth_shell.errors import ApiError, bad_request, conflict, error_responses, not_found
 from sleuth_shell.investigations import (
     DEFAULT_PROMPT,
@@ -61,7 +61,19 @@ MAX_PROMPT_LENGTH = 20_000
 MAX_WEBHOOK_SOURCES = 50
 MAX_BOT_ID_LENGTH = 64
 
-ProviderType = Literal["PROVIDER_A", "PROVIDER_B", "PROVIDER_C", "PROVIDER_D"]
+#: Subscription types a webhook source may name: the alert sources (``ALERT_SOURCE_TYPES``),
+#: and the change sources, which are refused with a detail saying why (they feed change records).
+ProviderType = Literal[
+    "PROVIDER_A",
+    "PROVIDER_B",
+    "PROVIDER_C",
+    "PROVIDER_D",
+    "ALERTMANAGER",
+    "GRAFANA",
+    "GENERIC",
+    "GITHUB",
+    "GITLAB",
+]
 
 
 def effective_prompt(agent: AlertResponder) -> str:
@@ -118,17 +130,39 @@ class AlertResponderCreate(msgspec.Struct, kw_only=True, forbid_unknown_fields=T
     chat_channel_id: str | UnsetType | None = UNSET
     runbook: Runbook | UnsetType | None = UNSET
     notification_integration_ids: list[str] | UnsetType | None = UNSET
+    max_runs_per_hour: int | UnsetType | None = UNSET
+    max_runs_per_day: int | UnsetType | None = UNSET
+    group_window_seconds: int | UnsetType | None = UNSET
+    investigate: str | UnsetType | None = UNSET
 
 
 class AlertResponderUpdate(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """Only the given fields change. ``runbook: null`` deactivates the custom runbook."""
+    """Only the given fields change. ``runbook: null`` deactivates the custom runbook.
 
+    The read-only members of the record (:data:`READ_ONLY`) may come back as GET returned them (a
+    declarative client sends the record it read); any other value of them is 400."""
+
+    id: str | UnsetType = UNSET
+    url: str | UnsetType = UNSET
+    organization_name: str | UnsetType = UNSET
+    team_name: str | UnsetType = UNSET
+    status: str | UnsetType = UNSET
+    created_at: datetime | UnsetType = UNSET
+    updated_at: datetime | UnsetType = UNSET
     name: str | UnsetType = UNSET
     runbook: Runbook | UnsetType | None = UNSET
     matching_criteria: MatchingCriteria | UnsetType = UNSET
     webhook_sources: list[WebhookSource] | UnsetType | None = UNSET
     chat_channel_id: str | UnsetType | None = UNSET
     notification_integration_ids: list[str] | UnsetType | None = UNSET
+    max_runs_per_hour: int | UnsetType | None = UNSET
+    max_runs_per_day: int | UnsetType | None = UNSET
+    group_window_seconds: int | UnsetType | None = UNSET
+    investigate: str | UnsetType | None = UNSET
+
+
+#: Members of GET's record that a PUT may carry only unchanged.
+READ_ONLY = ("id", "url", "organization_name", "team_name", "status", "created_at", "updated_at")
 
 
 class AlertResponderRef(msgspec.Struct):
@@ -156,6 +190,10 @@ class AlertResponderRecord(msgspec.Struct, kw_only=True):
     webhook_sources: list[WebhookSource]
     chat_channel_id: str | None
     notification_integration_ids: list[str] | UnsetType = UNSET
+    max_runs_per_hour: int | UnsetType = UNSET
+    max_runs_per_day: int | UnsetType = UNSET
+    group_window_seconds: int | UnsetType = UNSET
+    investigate: str | UnsetType = UNSET
     status: str
     created_at: datetime
     updated_at: datetime
@@ -232,19 +270,59 @@ async def _webhook_sources(
             await session.execute(
                 select(WebhookSubscription.type, WebhookSubscription.remote_id).where(
                     WebhookSubscription.org_id == org_id,
-                    WebhookSubscription.type.in_(WEBHOOK_PROVIDER_TYPES),
+                    WebhookSubscription.type.in_(ALERT_SOURCE_TYPES),
                 )
             )
         ).all()
     }
     result: list[dict[str, str]] = []
     for source in sources:
+        if source.type in CHANGE_SOURCE_TYPES:
+            raise bad_request(
+                f"Webhook source {source.type} {source.remote_id} is a change source: "
+                f"{source.type} subscriptions record commits and deploys, not alerts, "
+                "so they cannot be an alert agent's webhook_sources"
+            )
         if (source.type, source.remote_id) not in known:
             raise bad_request(f"Unknown webhook source: {source.type} {source.remote_id}")
         item = {"type": source.type, "remote_id": source.remote_id}
         if item not in result:
             result.append(item)
     return result
+
+
+#: The bounds an agent may set (DESIGN 7), each NULL (absent) unless set.
+BOUNDS = ("max_runs_per_hour", "max_runs_per_day", "group_window_seconds", "investigate")
+#: Largest accepted cap and group window.
+MAX_RUNS = 1_000_000
+MAX_GROUP_WINDOW = 7 * 24 * 3600
+INVESTIGATE_MODES = ("always", "on_request")
+
+
+def _bounds(data: AlertResponderCreate | AlertResponderUpdate) -> dict[str, Any]:
+    """The bounds given in ``data``, checked: name -> value (None: cleared with null)."""
+    found: dict[str, Any] = {}
+    for name in BOUNDS:
+        value = getattr(data, name)
+        if value is UNSET:
+            continue
+        if value is None:
+            found[name] = None
+        elif name == "investigate":
+            if value not in INVESTIGATE_MODES:
+                raise bad_request('investigate must be "always" or "on_request"')
+            found[name] = value
+        elif name == "group_window_seconds":
+            if isinstance(value, bool) or not 0 <= value <= MAX_GROUP_WINDOW:
+                raise bad_request(
+                    f"group_window_seconds must be a whole number from 0 to {MAX_GROUP_WINDOW}"
+                )
+            found[name] = value
+        else:
+            if isinstance(value, bool) or not 1 <= value <= MAX_RUNS:
+                raise bad_request(f"{name} must be a whole number from 1 to {MAX_RUNS}")
+            found[name] = value
+    return found
 
 
 def _given(value: Any) -> bool:
@@ -313,10 +391,32 @@ def _record(
             if agent.notification_integration_ids  # none configured ([] or null): omitted
             else UNSET
         ),
+        **{
+            name: getattr(agent, name)
+            for name in BOUNDS
+            if getattr(agent, name, None) is not None  # only when set
+        },
         status=agent.status,
         created_at=agent.created_at,
         updated_at=agent.updated_at,
     )
+
+
+async def _check_read_only(
+    session: AsyncSession,
+    agent: AlertResponder,
+    data: AlertResponderUpdate,
+    principal: Principal,
+    public_url: str,
+) -> None:
+    """400 naming the first read-only member ``data`` carries with a value other than GET's."""
+    given = [member for member in READ_ONLY if getattr(data, member) is not UNSET]
+    if not given:
+        return
+    current = _record(agent, await _team_name(session, agent.team_id), principal, public_url)
+    for member in given:
+        if getattr(data, member) != getattr(current, member):
+            raise bad_request(f"{member} is read-only: send it unchanged or leave it out")
 
 
 async def _team_name(session: AsyncSession, team_id: int) -> str:
@@ -353,7 +453,7 @@ class AlertResponderController(Controller):
     ) -> AlertResponderRef:
         """Create an alert agent, or return the existing one of that name in that team."""
         team = await resolve_team(db_session, principal.org_id, data.team_name)
-        name = check_text(data.name, "name")
+        name = normalize_name(check_text(data.name, "name"))
         webhook = _given(data.webhook_sources) and bool(data.webhook_sources)
         chat = _given(data.chat_channel_id)
         if webhook and chat:
@@ -369,6 +469,7 @@ class AlertResponderController(Controller):
             assert isinstance(data.chat_channel_id, str)
             channel = check_channel_id(data.chat_channel_id)
         criteria = _criteria(data.matching_criteria, chat=chat)
+        bounds = _bounds(data)
         prompt, impact, active = _runbook(data.runbook)
         integrations: list[int] | None = None
         if _given(data.notification_integration_ids):
@@ -399,6 +500,7 @@ class AlertResponderController(Controller):
             webhook_sources=sources,
             notification_integration_ids=integrations,
             status="ACTIVE",
+            **bounds,
         )
         db_session.add(agent)
         try:
@@ -498,20 +600,24 @@ class AlertResponderController(Controller):
     ) -> AlertResponderRef:
         """Change the given fields of an alert agent."""
         agent = await _load(db_session, principal, alert_id)
+        await _check_read_only(db_session, agent, data, principal, settings.public_url)
         is_chat = agent.chat_channel_id is not None
-        if is_chat and _given(data.webhook_sources):
+        # [] is what GET returns for a chat agent: sending it back changes nothing.
+        if is_chat and _given(data.webhook_sources) and data.webhook_sources:
             raise bad_request("webhook_sources cannot be set on a chat alert agent")
         if not is_chat and _given(data.chat_channel_id):
             raise bad_request("chat_channel_id cannot be set on a webhook alert agent")
 
         if data.name is not UNSET:
             assert isinstance(data.name, str)
-            name = check_text(data.name, "name")
+            name = normalize_name(check_text(data.name, "name"))
             if name != agent.name:
                 clash = await self._find(db_session, principal.org_id, agent.team_id, name)
                 if clash is not None:
                     raise conflict(f"An alert responder named {name} already exists in this team")
                 agent.name = name
+        for bound, value in _bounds(data).items():
+            setattr(agent, bound, value)
         if data.runbook is not UNSET:
             # null or {} clears the custom runbook; otherwise it becomes exactly what was sent.
             agent.runbook_prompt, agent.runbook_impact_prompt, agent.runbook_active = _runbook(
@@ -523,7 +629,7 @@ class AlertResponderController(Controller):
             agent.text_matches = criteria["text_matches"]
             agent.match_rules = criteria["match_rules"]
             agent.chat_bot_app_user_id = criteria.get("chat_bot_app_user_id")
-        if _given(data.webhook_sources):
+        if _given(data.webhook_sources) and not is_chat:
             assert isinstance(data.webhook_sources, list)
             agent.webhook_sources = await _webhook_sources(
                 db_session, principal.org_id, data.webhook_sources
