@@ -54,6 +54,7 @@ def test_every_question_file_follows_the_format() -> None:
     assert len({q["id"] for q in questions}) == len(questions)
     assert len({q["question"] for q in questions}) == len(questions)
     assert len(evaluation.load_questions("tune-ext")) >= 8
+    assert len(evaluation.load_questions("held-out-ext")) >= 12
     for q in questions:
         assert q["corpus"] in ("demo", "kestrel", "tidewater"), q["id"]
         assert q["kind"] in evaluation.KINDS, q["id"]
