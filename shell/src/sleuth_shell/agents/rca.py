@@ -517,7 +517,13 @@ def report(
         for marker in onset_cites:
             use(marker)
         looked = f"from {_t(gathered.start)} to {_t(gathered.end)}"
-        if origin:
+        if origin and analysis.category == "healthy":
+            lead = (
+                "**Healthy: the alert's condition no longer holds**, and no change in the data "
+                f"explains the failure before it. {category_phrase('healthy')}. {onset_text}"
+                f"{down_text} " + " ".join(onset_cites) + ", and it ended well before the alert."
+            )
+        elif origin:
             lead = (
                 "**No change in the data explains this**, and no cause is established. "
                 f"{category_phrase(analysis.category)}. {onset_text}{down_text} "
