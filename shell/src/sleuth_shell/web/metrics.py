@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from litestar import Request, get
@@ -17,10 +17,11 @@ from sleuth_shell.db.models import (
 )
 from sleuth_shell.errors import bad_request
 from sleuth_shell.observability.metric_store import SqlMetricStore
+from sleuth_shell.web.charts import Series, line_chart
 from sleuth_shell.web.filters import form_text, form_time, query_json, query_range, strings
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, page
 
-__all__ = ["METRIC_PAGE_POINTS", "ROUTES", "parse_metric_query", "sparkline"]
+__all__ = ["METRIC_PAGE_POINTS", "ROUTES", "parse_metric_query"]
 
 #: Points per series a ``/metrics`` page shows at most (the latest).
 METRIC_PAGE_POINTS = 1000
@@ -47,31 +48,7 @@ def parse_metric_query(raw: str) -> dict[str, Any]:
     }
 
 
-def sparkline(points: Any, width: int = 240, height: int = 40) -> str:
-    """The ``points`` attribute of an SVG polyline drawing ``(time, value)`` pairs in a
-    ``width`` x ``height`` box (numbers only; empty for no points).
-
-    >>> from datetime import UTC, datetime
-    >>> sparkline([(datetime(2026, 1, 1, tzinfo=UTC), 1.0),
-    ...            (datetime(2026, 1, 2, tzinfo=UTC), 3.0)], 10, 10)
-    '0.0,9.0 10.0,1.0'
-    """
-    if not points:
-        return ""
-    times = [t.timestamp() for t, _ in points]
-    values = [v for _, v in points]
-    t0, t1 = times[0], times[-1]
-    low, high = min(values), max(values)
-    span_t = (t1 - t0) or 1.0
-    span_v = (high - low) or 1.0
-    inner = height - 2
-    return " ".join(
-        f"{round((t - t0) / span_t * width, 1)},{round(1 + inner - (v - low) / span_v * inner, 1)}"
-        for t, v in zip(times, values, strict=True)
-    )
-
-
-def _series_view(series: MetricSeries) -> dict[str, Any]:
+def _series_view(series: MetricSeries, key: int, start: datetime, end: datetime) -> dict[str, Any]:
     points = series.points[-METRIC_PAGE_POINTS:]
     values = [v for _, v in points]
     return {
@@ -79,7 +56,14 @@ def _series_view(series: MetricSeries) -> dict[str, Any]:
         "labels": ", ".join(f"{k}={v}" for k, v in sorted(series.labels.items())),
         "points": list(reversed(points)),
         "cut": len(series.points) - len(points),
-        "spark": sparkline(points),
+        "chart": line_chart(
+            f"m{key}",
+            f"{series.name} ({series.service})",
+            [Series(series.name, points)],
+            start=start,
+            end=end,
+            table=False,
+        ),
         "low": min(values) if values else None,
         "high": max(values) if values else None,
         "last": values[-1] if values else None,
@@ -88,7 +72,7 @@ def _series_view(series: MetricSeries) -> dict[str, Any]:
 
 @get("/metrics", **PAGE_OPTIONS)
 async def metrics_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Template:
-    """Metric series with their points (a sparkline and a table, newest first), filtered by
+    """Metric series with their points (a chart with a time axis and a table, newest first), filtered by
     service, metric name and time range (default: the last 24 hours), or by a source link's
     ``?query=<JSON>``."""
     raw = request.query_params.get("query")
@@ -121,7 +105,7 @@ async def metrics_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Te
         viewer,
         "metrics",
         title="Metrics",
-        series=[_series_view(s) for s in found],
+        series=[_series_view(s, i, f["start"], f["end"]) for i, s in enumerate(found)],
         services=await store.services(viewer.org_id),
         names=await store.names(viewer.org_id),
         f=f,

@@ -1,0 +1,312 @@
+"""Server-rendered SVG line charts: pure functions from series to escaped HTML (a ``<figure>``
+with the SVG, a legend and a text equivalent). Every chart of the web app is drawn here.
+
+A chart has a time axis (UTC tick labels at round steps), a value axis (round steps from zero
+or the lowest value), one line per series, vertical markers (changes) and an optional onset
+line. The SVG is ``role="img"`` with a ``<title>`` and ``<desc>``; each marker carries its own
+``<title>`` (shown on hover); the text equivalent lists the series, the markers and, unless
+turned off, a table of the points.
+
+>>> from datetime import UTC, datetime
+>>> t = datetime(2026, 1, 1, 12, tzinfo=UTC)
+>>> html = line_chart("c1", "Errors <b>", [Series("api", [(t, 1.0)])])
+>>> "Errors &lt;b&gt;" in html and 'role="img"' in html
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from markupsafe import Markup, escape
+
+__all__ = ["Marker", "Series", "line_chart", "time_ticks", "tick_label", "value_ticks"]
+
+#: Line colours, in order (the legend repeats them); readable on white, distinct in grey.
+PALETTE = ("#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#1b7c83")
+#: Marker colour per change kind (others grey).
+KIND_COLOURS = {"deploy": "#8250df", "commit": "#1b7c83", "flag": "#bf8700", "config": "#57606a"}
+ONSET_COLOUR = "#cf222e"
+
+_STEPS = (60, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800)
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line: its name (legend) and ``(time, value)`` points, oldest first."""
+
+    name: str
+    points: Sequence[tuple[datetime, float]]
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A vertical line at ``at``: ``kind`` (deploy, commit, flag, config) and ``label`` (its id),
+    with ``detail`` for the hover title and the text equivalent."""
+
+    at: datetime
+    kind: str
+    label: str
+    detail: str = ""
+
+
+def time_ticks(start: datetime, end: datetime, most: int = 6) -> list[datetime]:
+    """Tick times at a round step (1, 5, 10, 15, 30 minutes, 1, 2, 3, 6, 12 hours, 1, 2, 7 days)
+    inside ``start``..``end``, at most ``most`` of them.
+
+    >>> s = datetime(2026, 1, 1, 10, 7, tzinfo=UTC)
+    >>> [t.strftime("%H:%M") for t in time_ticks(s, s + timedelta(hours=2))]
+    ['10:30', '11:00', '11:30', '12:00']
+    """
+    span = max((end - start).total_seconds(), 1.0)
+    step = next((s for s in _STEPS if span / s <= most), None)
+    if step is None:
+        step = int(math.ceil(span / most / 86400)) * 86400
+    first = math.ceil(start.timestamp() / step) * step
+    ticks: list[datetime] = []
+    at = first
+    while at <= end.timestamp():
+        ticks.append(datetime.fromtimestamp(at, UTC))
+        at += step
+    return ticks
+
+
+def tick_label(at: datetime, span: timedelta) -> str:
+    """A tick's UTC label: ``HH:MM`` within a day, ``MM-DD HH:MM`` for longer spans.
+
+    >>> tick_label(datetime(2026, 3, 4, 5, 6, tzinfo=UTC), timedelta(days=2))
+    '03-04 05:06'
+    """
+    at = at.astimezone(UTC)
+    return at.strftime("%m-%d %H:%M" if span > timedelta(days=1) else "%H:%M")
+
+
+def _nice(raw: float) -> float:
+    power = 10 ** math.floor(math.log10(raw))
+    for f in (1.0, 2.0, 2.5, 5.0, 10.0):
+        if raw <= f * power:
+            return f * power
+    return 10 * power
+
+
+def value_ticks(low: float, high: float, count: int = 4) -> list[float]:
+    """Round value ticks covering ``low``..``high`` (from zero when all values are positive).
+
+    >>> value_ticks(3.0, 97.0)
+    [0.0, 25.0, 50.0, 75.0, 100.0]
+    >>> value_ticks(0.0, 0.0)
+    [0.0, 1.0]
+    """
+    low = min(low, 0.0)
+    if high <= low:
+        return [low, low + 1.0]
+    step = _nice((high - low) / count)
+    first = math.floor(low / step)
+    last = math.ceil(high / step)
+    return [round(i * step, 10) for i in range(first, last + 1)]
+
+
+def _num(value: float) -> str:
+    if abs(value) >= 10000:
+        return f"{value / 1000:g}k"
+    return f"{round(value, 4):g}"
+
+
+def _utc(at: datetime) -> str:
+    return at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def line_chart(
+    key: str,
+    title: str,
+    series: Sequence[Series],
+    *,
+    start: datetime | None = None,
+    end: datetime | None = None,
+    markers: Sequence[Marker] = (),
+    onset: datetime | None = None,
+    unit: str = "",
+    table: bool = True,
+    width: int = 560,
+    height: int = 240,
+) -> Markup:
+    """The chart ``key`` (unique on the page, for element ids) as a ``<figure>``: an SVG with
+    axes, lines, markers and the onset line, a legend, and a text equivalent. Times outside
+    ``start``..``end`` (default: the data's own range) are not drawn. Every text is escaped.
+    """
+    k = escape(key)
+    times = [t for s in series for t, _ in s.points]
+    times += [m.at for m in markers] + ([onset] if onset else [])
+    t0 = start or (min(times) if times else datetime.now(UTC))
+    t1 = end or (max(times) if times else t0)
+    if t1 <= t0:
+        t1 = t0 + timedelta(minutes=1)
+    values = [
+        v for s in series for t, v in s.points if t0 <= t <= t1 and math.isfinite(v)
+    ]
+    vticks = value_ticks(min(values, default=0.0), max(values, default=0.0))
+    v0, v1 = vticks[0], vticks[-1]
+    left, right, top, bottom = 52, 12, 14, 40
+    pw, ph = width - left - right, height - top - bottom
+    span = (t1 - t0).total_seconds()
+
+    def x(at: datetime) -> float:
+        return round(left + (at - t0).total_seconds() / span * pw, 1)
+
+    def y(v: float) -> float:
+        return round(top + ph - (v - v0) / (v1 - v0) * ph, 1)
+
+    drawn = [s for s in series if any(t0 <= t <= t1 for t, _ in s.points)]
+    described = (
+        f"{len(drawn)} series from {_utc(t0)} to {_utc(t1)}"
+        + (f", values {_num(min(values))} to {_num(max(values))}{unit}" if values else ", no data")
+        + (f", {len(markers)} changes marked" if markers else "")
+        + (f", onset at {_utc(onset)}" if onset else "")
+    )
+    out: list[str] = [
+        f'<figure class="chart" id="chart-{k}">',
+        f'<svg class="chart-svg" role="img" aria-labelledby="chart-{k}-t chart-{k}-d" '
+        f'viewBox="0 0 {width} {height}" preserveAspectRatio="xMidYMid meet">',
+        f'<title id="chart-{k}-t">{escape(title)}</title>',
+        f'<desc id="chart-{k}-d">{escape(described)}</desc>',
+    ]
+    # Value axis with grid lines.
+    for v in vticks:
+        out.append(
+            f'<line class="gridline" x1="{left}" x2="{left + pw}" y1="{y(v)}" y2="{y(v)}" '
+            'stroke="#d0d7de" stroke-width="1"/>'
+            f'<text class="vtick" x="{left - 6}" y="{y(v) + 4}" text-anchor="end">'
+            f"{escape(_num(v))}</text>"
+        )
+    # Time axis.
+    whole = t1 - t0
+    out.append(
+        f'<line class="axis" x1="{left}" x2="{left + pw}" y1="{top + ph}" y2="{top + ph}" '
+        'stroke="#57606a" stroke-width="1"/>'
+    )
+    for at in time_ticks(t0, t1, max(2, pw // 110)):
+        out.append(
+            f'<line x1="{x(at)}" x2="{x(at)}" y1="{top + ph}" y2="{top + ph + 4}" '
+            'stroke="#57606a"/>'
+            f'<text class="ttick" x="{x(at)}" y="{top + ph + 17}" text-anchor="middle">'
+            f"{escape(tick_label(at, whole))}</text>"
+        )
+    out.append(
+        f'<text class="axis-title" x="{left + pw}" y="{height - 4}" text-anchor="end">'
+        "Time (UTC)</text>"
+    )
+    if not values:
+        out.append(
+            f'<text class="empty" x="{left + pw / 2}" y="{top + ph / 2}" '
+            'text-anchor="middle">No data in this window</text>'
+        )
+    # Lines.
+    for i, s in enumerate(series):
+        colour = PALETTE[i % len(PALETTE)]
+        pts = [(t, v) for t, v in s.points if t0 <= t <= t1 and math.isfinite(v)]
+        if len(pts) == 1:
+            out.append(
+                f'<circle class="series" cx="{x(pts[0][0])}" cy="{y(pts[0][1])}" r="3" '
+                f'fill="{colour}"><title>{escape(s.name)}</title></circle>'
+            )
+        elif pts:
+            coords = " ".join(f"{x(t)},{y(v)}" for t, v in pts)
+            out.append(
+                f'<polyline class="series" fill="none" stroke="{colour}" stroke-width="2" '
+                f'stroke-linejoin="round" points="{coords}"><title>{escape(s.name)}</title>'
+                "</polyline>"
+            )
+    # Change markers and the onset line.
+    for m in markers:
+        if not t0 <= m.at <= t1:
+            continue
+        colour = KIND_COLOURS.get(m.kind, "#57606a")
+        hover = f"{m.kind} {m.label} at {_utc(m.at)}" + (f": {m.detail}" if m.detail else "")
+        out.append(
+            f'<g class="marker" data-kind="{escape(m.kind)}" data-id="{escape(m.label)}">'
+            f"<title>{escape(hover)}</title>"
+            f'<line x1="{x(m.at)}" x2="{x(m.at)}" y1="{top}" y2="{top + ph}" stroke="{colour}" '
+            'stroke-width="1.5" stroke-dasharray="4 3"/>'
+            f'<path d="M{x(m.at) - 5},{top - 8} h10 l-5,7 z" fill="{colour}"/></g>'
+        )
+    if onset is not None and t0 <= onset <= t1:
+        out.append(
+            f'<g class="onset"><title>{escape("onset at " + _utc(onset))}</title>'
+            f'<line x1="{x(onset)}" x2="{x(onset)}" y1="{top}" y2="{top + ph}" '
+            f'stroke="{ONSET_COLOUR}" stroke-width="2"/>'
+            f'<text x="{x(onset) + 4}" y="{top + 10}" fill="{ONSET_COLOUR}">onset</text></g>'
+        )
+    out.append("</svg>")
+    # Legend (visible, hidden from screen readers: the text equivalent says the same).
+    legend = [
+        f'<li><span class="swatch" style="background:{PALETTE[i % len(PALETTE)]}"></span>'
+        f"{escape(s.name)}</li>"
+        for i, s in enumerate(series)
+    ]
+    kinds = sorted({m.kind for m in markers if t0 <= m.at <= t1})
+    legend += [
+        f'<li><span class="swatch dashed" style="border-color:{KIND_COLOURS.get(kd, "#57606a")}">'
+        f"</span>{escape(kd)}</li>"
+        for kd in kinds
+    ]
+    if onset is not None:
+        legend.append(f'<li><span class="swatch" style="background:{ONSET_COLOUR}"></span>onset</li>')
+    out.append(f'<ul class="legend" aria-hidden="true">{"".join(legend)}</ul>')
+    out.append(_text_equivalent(series, markers, onset, t0, t1, unit, table))
+    out.append("</figure>")
+    return Markup("".join(out))
+
+
+def _text_equivalent(
+    series: Sequence[Series],
+    markers: Sequence[Marker],
+    onset: datetime | None,
+    t0: datetime,
+    t1: datetime,
+    unit: str,
+    table: bool,
+) -> str:
+    out = ['<details class="chart-text"><summary>Chart as text</summary><ul>']
+    for s in series:
+        pts = [(t, v) for t, v in s.points if t0 <= t <= t1]
+        if pts:
+            top_t, top_v = max(pts, key=lambda p: p[1])
+            out.append(
+                f"<li>{escape(s.name)}: {len(pts)} points, highest {escape(_num(top_v))}"
+                f"{escape(unit)} at {escape(_utc(top_t))}, last {escape(_num(pts[-1][1]))}"
+                f"{escape(unit)}</li>"
+            )
+        else:
+            out.append(f"<li>{escape(s.name)}: no data in this window</li>")
+    if not series:
+        out.append("<li>No series in this window</li>")
+    for m in markers:
+        if t0 <= m.at <= t1:
+            out.append(
+                f"<li>{escape(m.kind)} <code>{escape(m.label)}</code> at {escape(_utc(m.at))}"
+                + (f": {escape(m.detail)}" if m.detail else "")
+                + "</li>"
+            )
+    if onset is not None:
+        out.append(f"<li>Onset at {escape(_utc(onset))}</li>")
+    out.append("</ul>")
+    if table and series:
+        rows: dict[datetime, dict[int, float]] = {}
+        for i, s in enumerate(series):
+            for t, v in s.points:
+                if t0 <= t <= t1:
+                    rows.setdefault(t, {})[i] = v
+        head = "".join(f"<th>{escape(s.name)}</th>" for s in series)
+        out.append(f'<div class="scroll"><table><tr><th>Time (UTC)</th>{head}</tr>')
+        for t in sorted(rows):
+            cells = "".join(
+                f"<td>{escape(_num(rows[t][i])) if i in rows[t] else '-'}</td>"
+                for i in range(len(series))
+            )
+            out.append(f'<tr><td class="nowrap">{escape(_utc(t))}</td>{cells}</tr>')
+        out.append("</table></div>")
+    out.append("</details>")
+    return "".join(out)
