@@ -42,6 +42,7 @@ from sleuth_shell.agents.base import (
     ChangeRecord,
     KnowledgeHit,
     LogRecord,
+    LogStore,
     Pulled,
     SourceRecord,
 )
@@ -55,14 +56,17 @@ from sleuth_shell.agents.sources import (
 )
 
 __all__ = [
+    "CHANGE_LOOKBACK",
     "ERROR_LEVELS",
     "LOOKBACK",
     "Gathered",
     "analysis_dict",
     "change_source",
+    "error_series",
     "errors_text",
     "final_analysis",
     "gather",
+    "look_back",
     "metric_source",
     "render_numbered",
     "report",
@@ -161,6 +165,45 @@ def _catalog_dependencies(content: str, known: Sequence[str]) -> list[tuple[str,
     return pairs
 
 
+def look_back(fired: datetime, now: datetime) -> tuple[datetime, datetime]:
+    """The window read for an alert that fired at ``fired``: `LOOKBACK` before it to five minutes
+    after (no later than ``now`` unless the alert is dated later).
+
+    >>> from datetime import UTC
+    >>> t = datetime(2026, 1, 1, 12, tzinfo=UTC)
+    >>> [format_ts(x) for x in look_back(t, t)]
+    ['2026-01-01T00:00:00Z', '2026-01-01T12:00:00Z']
+    """
+    return fired - LOOKBACK, min(fired + timedelta(minutes=5), max(now, fired))
+
+
+async def error_series(
+    logs: LogStore,
+    org: int,
+    start: datetime,
+    end: datetime,
+    services: Sequence[str],
+    since: datetime,
+) -> list[ErrorSeries]:
+    """Error-level log counts per 5-minute bucket of each of ``services`` in ``start``..``end``
+    (services with no errors left out), each series starting at ``since``'s bucket with a zero
+    when its first error comes later, so the baseline is the quiet time. What the engine reads
+    and what the investigation page draws."""
+    series: list[ErrorSeries] = []
+    first = datetime.fromtimestamp(
+        since.timestamp() // _BUCKET_SECONDS * _BUCKET_SECONDS, tz=since.tzinfo
+    )
+    for svc in services:
+        histogram = await logs.histogram(
+            org, start, end, _BUCKET_SECONDS, [svc], list(ERROR_LEVELS)
+        )
+        if histogram:
+            points = [(first, 0.0)] if histogram[0][0] > first else []
+            points += [(t, float(n)) for t, n in histogram]
+            series.append(ErrorSeries(svc, _BUCKET_SECONDS, tuple(points)))
+    return series
+
+
 async def gather(
     ctx: AgentContext,
     *,
@@ -178,8 +221,9 @@ async def gather(
     alert's own query, read from the data sources too."""
     org = ctx.org_id
     asked = window_start is not None
-    start = window_start if window_start is not None else fired - LOOKBACK
-    end = min(fired + timedelta(minutes=5), max(ctx.now, fired))
+    start, end = look_back(fired, ctx.now)
+    if window_start is not None:
+        start = window_start
     queries = 0
     # Changes and metrics first (the logs are read in any case).
     metrics = await ctx.metrics.query(org, start, end, None, None, 300)
@@ -208,20 +252,8 @@ async def gather(
         if level in SIGNAL_LEVELS:
             errors_by_service[svc] = errors_by_service.get(svc, 0) + count
     noisy = sorted(errors_by_service, key=lambda s: (-errors_by_service[s], s))[:_MAX_SERVICES]
-    series: list[ErrorSeries] = []
-    for svc in noisy:
-        histogram = await ctx.logs.histogram(
-            org, start, end, _BUCKET_SECONDS, [svc], list(ERROR_LEVELS)
-        )
-        queries += 1
-        if histogram:
-            # Start the series at the look-back's first bucket so the baseline is the quiet time.
-            first = datetime.fromtimestamp(
-                since.timestamp() // _BUCKET_SECONDS * _BUCKET_SECONDS, tz=since.tzinfo
-            )
-            points = [(first, 0.0)] if histogram[0][0] > first else []
-            points += [(t, float(n)) for t, n in histogram]
-            series.append(ErrorSeries(svc, _BUCKET_SECONDS, tuple(points)))
+    series = await error_series(ctx.logs, org, start, end, noisy, since)
+    queries += len(noisy)
     signatures: list[ErrorSignature] = []
     for svc in noisy[:_MAX_LINE_SERVICES]:
         # The error lines themselves (oldest first), grouped by message template: messages that

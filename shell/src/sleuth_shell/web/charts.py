@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 
 from markupsafe import Markup, escape
 
-__all__ = ["Marker", "Series", "line_chart", "time_ticks", "tick_label", "value_ticks"]
+__all__ = ["Marker", "Series", "line_chart", "tick_label", "time_ticks", "value_ticks"]
 
 #: Line colours, in order (the legend repeats them); readable on white, distinct in grey.
 PALETTE = ("#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#1b7c83")
@@ -64,7 +64,7 @@ def time_ticks(start: datetime, end: datetime, most: int = 6) -> list[datetime]:
     span = max((end - start).total_seconds(), 1.0)
     step = next((s for s in _STEPS if span / s <= most), None)
     if step is None:
-        step = int(math.ceil(span / most / 86400)) * 86400
+        step = math.ceil(span / most / 86400) * 86400
     first = math.ceil(start.timestamp() / step) * step
     ticks: list[datetime] = []
     at = first
@@ -144,9 +144,7 @@ def line_chart(
     t1 = end or (max(times) if times else t0)
     if t1 <= t0:
         t1 = t0 + timedelta(minutes=1)
-    values = [
-        v for s in series for t, v in s.points if t0 <= t <= t1 and math.isfinite(v)
-    ]
+    values = [v for s in series for t, v in s.points if t0 <= t <= t1 and math.isfinite(v)]
     vticks = value_ticks(min(values, default=0.0), max(values, default=0.0))
     v0, v1 = vticks[0], vticks[-1]
     left, right, top, bottom = 52, 12, 14, 40
@@ -253,7 +251,9 @@ def line_chart(
         for kd in kinds
     ]
     if onset is not None:
-        legend.append(f'<li><span class="swatch" style="background:{ONSET_COLOUR}"></span>onset</li>')
+        legend.append(
+            f'<li><span class="swatch" style="background:{ONSET_COLOUR}"></span>onset</li>'
+        )
     out.append(f'<ul class="legend" aria-hidden="true">{"".join(legend)}</ul>')
     out.append(_text_equivalent(series, markers, onset, t0, t1, unit, table))
     out.append("</figure>")

@@ -4,15 +4,20 @@ and its Stop button.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
 from litestar import Request, Response, get, post
 from litestar.params import FromPath
 from litestar.response import Redirect, Template
+from markupsafe import Markup
 from sqlalchemy import select
 
 from sleuth_core.ids import decode_global_id, encode_global_id
+from sleuth_core.language import parse_timestamp
+from sleuth_shell.agents import rca
 from sleuth_shell.alerts import alerts_of_investigation
 from sleuth_shell.db.models import (
     AlertResponder,
@@ -23,12 +28,18 @@ from sleuth_shell.domain import MAX_PK
 from sleuth_shell.errors import bad_request, not_found
 from sleuth_shell.investigations import stop_investigation
 from sleuth_shell.investigations.queries import list_investigations, load_investigation
+from sleuth_shell.services import Services
 from sleuth_shell.statuses import INVESTIGATION
+from sleuth_shell.text import extract_alert
+from sleuth_shell.web.charts import Marker, Series, line_chart
 from sleuth_shell.web.filters import PER_PAGE, page_links, page_number
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, form_data, page
 from sleuth_shell.web.rows import owned
 
-__all__ = ["ROUTES"]
+__all__ = ["ROUTES", "investigation_charts"]
+
+#: Metric series drawn on an investigation page at most (of the failing services).
+CHART_METRIC_SERIES = 8
 
 
 @get("/investigations", **PAGE_OPTIONS)
@@ -82,8 +93,8 @@ async def investigations_page(request: Request[Any, Any, Any], viewer: ViewerDep
 async def investigation_page(
     request: Request[Any, Any, Any], viewer: ViewerDep, investigation_id: FromPath[str]
 ) -> Template:
-    """One investigation: status, prompt, the alerts it covers, the alert payload, and the cited
-    analysis."""
+    """One investigation: status, prompt, the alerts it covers, the alert payload, the cited
+    analysis and its charts (`investigation_charts`)."""
     async with request.app.state.session_factory() as session:
         pk = decode_global_id(investigation_id, "Investigation")
         found = (
@@ -100,6 +111,7 @@ async def investigation_page(
             else None
         )
         covered = await alerts_of_investigation(session, viewer.org_id, inv.id)
+    charts = await investigation_charts(request.app.state.services, viewer.org_id, inv)
     return page(
         "investigation.html",
         viewer,
@@ -111,7 +123,80 @@ async def investigation_page(
         agent=agent,
         agent_gid=encode_global_id("AlertResponder", agent.id) if agent is not None else None,
         alerts=[(encode_global_id("Alert", c.alert.id), c.alert) for c in covered],
+        charts=charts,
     )
+
+
+def _zero_filled(
+    points: Sequence[tuple[datetime, float]], bucket_seconds: int, end: datetime
+) -> list[tuple[datetime, float]]:
+    """Error counts with the buckets left out (no errors) as zeros, up to ``end``."""
+    if not points:
+        return []
+    counts = {t: v for t, v in points}
+    step = timedelta(seconds=bucket_seconds)
+    filled: list[tuple[datetime, float]] = []
+    at = points[0][0]
+    while at < end:
+        filled.append((at, counts.get(at, 0.0)))
+        at += step
+    return filled
+
+
+async def investigation_charts(services: Services, org_id: int, inv: Investigation) -> list[Markup]:
+    """The pictures of a finished analysis: the failing services' error counts per 5-minute
+    bucket and their metrics over the look-back the engine read, every change in it as a marker
+    and the onset line; read through the agent's own stores and `sleuth_shell.agents.rca`'s
+    readers. None without an analysis naming a failing service."""
+    analysis: Mapping[str, Any] = inv.analysis if isinstance(inv.analysis, dict) else {}
+    failing = [str(s) for s in analysis.get("affected_services") or [] if s]
+    if analysis.get("service") and analysis["service"] not in failing:
+        failing.insert(0, str(analysis["service"]))
+    if not failing:
+        return []
+    onset = parse_timestamp(str(analysis.get("onset") or ""))
+    now: datetime = inv.completed_at or inv.started_at or inv.created_at
+    alert_time = extract_alert(inv.event_payload or "")["time"]
+    fired = alert_time if alert_time is not None and alert_time <= now else now
+    start, end = rca.look_back(fired, now)
+    bounds = await services.logs.time_bounds(org_id)
+    since = max(start, bounds[0]) if bounds is not None else start
+    errors = await rca.error_series(services.logs, org_id, start, end, failing, since)
+    changes = await services.changes.query(org_id, start, end, None, None, None, 200)
+    markers = [
+        Marker(c.timestamp, c.kind, c.change_id, f"{c.service}: {c.summary}"[:200]) for c in changes
+    ]
+    charts = [
+        line_chart(
+            "errors",
+            f"Errors per 5 minutes: {', '.join(failing)}",
+            [Series(e.service, _zero_filled(e.points, e.bucket_seconds, end)) for e in errors],
+            start=start,
+            end=end,
+            markers=markers,
+            onset=onset,
+        )
+    ]
+    metrics = await services.metrics.query(org_id, start, end, failing, None, CHART_METRIC_SERIES)
+    by_name: dict[str, list[Series]] = {}
+    for m in metrics:
+        labels = ", ".join(f"{k}={v}" for k, v in sorted(m.labels.items()))
+        name = m.service + (f" {{{labels}}}" if labels else "")
+        by_name.setdefault(m.name, []).append(Series(name, m.points))
+    for i, (name, lines) in enumerate(sorted(by_name.items())):
+        charts.append(
+            line_chart(
+                f"metric-{i}",
+                name,
+                lines,
+                start=start,
+                end=end,
+                markers=markers,
+                onset=onset,
+                table=False,
+            )
+        )
+    return charts
 
 
 @post("/investigations/{investigation_id:str}/stop", status_code=303, **PAGE_OPTIONS)

@@ -72,9 +72,9 @@ def _series_view(series: MetricSeries, key: int, start: datetime, end: datetime)
 
 @get("/metrics", **PAGE_OPTIONS)
 async def metrics_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Template:
-    """Metric series with their points (a chart with a time axis and a table, newest first), filtered by
-    service, metric name and time range (default: the last 24 hours), or by a source link's
-    ``?query=<JSON>``."""
+    """Metric series with their points (a chart with a time axis and a table, newest first),
+    filtered by service, metric name and time range (default: the last 24 hours), or by a
+    source link's ``?query=<JSON>``."""
     raw = request.query_params.get("query")
     if raw is not None:
         f = parse_metric_query(raw)
