@@ -1,7 +1,8 @@
 """The web app in a real browser: Playwright driving Debian's Chromium against ``sleuth serve``.
 
 Each page is opened at 390 px (a phone) and must not scroll sideways; a screenshot of each is
-saved under ``build/screenshots/`` (the CI artifact). Skipped only when /usr/bin/chromium is
+saved under ``build/screenshots/`` (the CI artifact); the charts of the investigation and metrics
+pages are also saved at 1280 and 390 px to ``docs/web/``. Skipped only when /usr/bin/chromium is
 missing (``.ci/run`` installs it).
 """
 
@@ -26,6 +27,7 @@ from sleuth_shell.urls import investigation_url
 
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = ROOT / "build" / "screenshots"
+DOC_SHOTS = ROOT / "docs" / "web"
 XSS = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned=1">'
 
 pytestmark = [
@@ -127,6 +129,18 @@ def _check_phone(page: Any, name: str) -> None:
     inner = page.evaluate("window.innerWidth")
     assert width <= inner, f"{name}: scrollWidth {width} > innerWidth {inner}"
     assert page.evaluate("window.__pwned") is None, f"{name}: injected script ran"
+
+
+def _doc_shots(page: Any, name: str, anchor: str) -> None:
+    """The page at 1280 and 390 px, scrolled to ``anchor``, saved to ``docs/web/`` (viewport
+    screenshots, small PNGs); at 390 px nothing scrolls sideways. Leaves the page at 390 px."""
+    for width, suffix in ((1280, ""), (390, "-390")):
+        page.set_viewport_size({"width": width, "height": 900 if width > 400 else 844})
+        page.locator(anchor).first.scroll_into_view_if_needed()
+        page.evaluate("(a) => document.querySelector(a).scrollIntoView({block: 'start'})", anchor)
+        page.screenshot(path=str(DOC_SHOTS / f"{name}{suffix}.png"))
+        width_now = page.evaluate("document.documentElement.scrollWidth")
+        assert width_now <= page.evaluate("window.innerWidth"), (name, width, width_now)
 
 
 def test_the_web_app_in_a_real_browser(site, browser) -> None:
@@ -235,6 +249,25 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
     page.wait_for_load_state()
     assert "/alerts/" in page.url and page.locator("a:has-text('open')").count() == 1
 
+    # The investigation it started (run inline on the demo data) draws the incident: the
+    # failing services' errors with every change as a marker and the onset line.
+    page.click("a:has-text('open')")
+    page.wait_for_load_state()
+    for _ in range(60):
+        if page.locator("#chart-errors").count() or "FAILED" in page.inner_text("dl.facts"):
+            break
+        page.wait_for_timeout(500)
+        page.reload()
+    errors = page.locator("#chart-errors")
+    assert errors.locator("svg[role=img] title").count() >= 1, page.inner_text("main")
+    assert errors.locator("polyline.series").count() >= 1
+    assert errors.locator("g.marker").count() >= 1
+    assert errors.locator("g.onset").count() == 1
+    assert "Onset at" in (errors.locator("details.chart-text").text_content() or "")
+    assert page.locator("[id^=chart-metric-]").count() >= 1
+    _check_phone(page, "investigation-charts")
+    _doc_shots(page, "investigation-charts", "#around-the-onset")
+
     # Pause the agent with its button; the API reports PAUSED.
     page.goto(f"{base}/alert-responders/{agent_gid}")
     _check_phone(page, "alert-agent")
@@ -289,6 +322,11 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
     ]:
         page.goto(f"{base}{path}")
         _check_phone(page, name)
+    page.goto(f"{base}/metrics?name=db_pool_in_use")
+    assert page.locator("figure.chart svg[role=img]").count() >= 1
+    assert page.locator("figure.chart text.ttick").count() >= 2
+    _check_phone(page, "metrics-chart")
+    _doc_shots(page, "metrics", "h1")
     page.goto(f"{base}/changes?kind=deploy")
     page.click("table a")
     page.wait_for_load_state()

@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 
 from markupsafe import Markup, escape
 
-__all__ = ["Marker", "Series", "line_chart", "tick_label", "time_ticks", "value_ticks"]
+__all__ = ["PALETTE", "Marker", "Series", "line_chart", "tick_label", "time_ticks", "value_ticks"]
 
 #: Line colours, in order (the legend repeats them); readable on white, distinct in grey.
 PALETTE = ("#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#1b7c83")
@@ -36,10 +36,13 @@ _STEPS = (60, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 17280
 
 @dataclass(frozen=True)
 class Series:
-    """One line: its name (legend) and ``(time, value)`` points, oldest first."""
+    """One line: its name (legend) and ``(time, value)`` points, oldest first; ``colour``
+    (default: the `PALETTE` colour of its place in the chart) keeps a service's colour the same
+    across charts."""
 
     name: str
     points: Sequence[tuple[datetime, float]]
+    colour: str | None = None
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ def tick_label(at: datetime, span: timedelta) -> str:
 
 
 def _nice(raw: float) -> float:
-    power = 10 ** math.floor(math.log10(raw))
+    power = 10.0 ** math.floor(math.log10(raw))
     for f in (1.0, 2.0, 2.5, 5.0, 10.0):
         if raw <= f * power:
             return f * power
@@ -130,12 +133,15 @@ def line_chart(
     onset: datetime | None = None,
     unit: str = "",
     table: bool = True,
+    caption: bool = True,
     width: int = 560,
     height: int = 240,
 ) -> Markup:
-    """The chart ``key`` (unique on the page, for element ids) as a ``<figure>``: an SVG with
-    axes, lines, markers and the onset line, a legend, and a text equivalent. Times outside
-    ``start``..``end`` (default: the data's own range) are not drawn. Every text is escaped.
+    """The chart ``key`` (unique on the page, for element ids) as a ``<figure>``: the title as
+    a visible caption (unless ``caption`` is false: the page heads it already), an SVG with
+    axes, lines, markers and the onset line, a legend, and a text equivalent (with a table of
+    the points when ``table``). Times outside ``start``..``end`` (default: the data's own
+    range) are not drawn. Every text is escaped.
     """
     k = escape(key)
     times = [t for s in series for t, _ in s.points]
@@ -166,6 +172,7 @@ def line_chart(
     )
     out: list[str] = [
         f'<figure class="chart" id="chart-{k}">',
+        f'<figcaption aria-hidden="true">{escape(title)}</figcaption>' if caption else "",
         f'<svg class="chart-svg" role="img" aria-labelledby="chart-{k}-t chart-{k}-d" '
         f'viewBox="0 0 {width} {height}" preserveAspectRatio="xMidYMid meet">',
         f'<title id="chart-{k}-t">{escape(title)}</title>',
@@ -203,7 +210,7 @@ def line_chart(
         )
     # Lines.
     for i, s in enumerate(series):
-        colour = PALETTE[i % len(PALETTE)]
+        colour = s.colour or PALETTE[i % len(PALETTE)]
         pts = [(t, v) for t, v in s.points if t0 <= t <= t1 and math.isfinite(v)]
         if len(pts) == 1:
             out.append(
@@ -240,7 +247,8 @@ def line_chart(
     out.append("</svg>")
     # Legend (visible, hidden from screen readers: the text equivalent says the same).
     legend = [
-        f'<li><span class="swatch" style="background:{PALETTE[i % len(PALETTE)]}"></span>'
+        f'<li><span class="swatch" style="background:{s.colour or PALETTE[i % len(PALETTE)]}">'
+        "</span>"
         f"{escape(s.name)}</li>"
         for i, s in enumerate(series)
     ]

@@ -31,7 +31,7 @@ from sleuth_shell.investigations.queries import list_investigations, load_invest
 from sleuth_shell.services import Services
 from sleuth_shell.statuses import INVESTIGATION
 from sleuth_shell.text import extract_alert
-from sleuth_shell.web.charts import Marker, Series, line_chart
+from sleuth_shell.web.charts import PALETTE, Marker, Series, line_chart
 from sleuth_shell.web.filters import PER_PAGE, page_links, page_number
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, form_data, page
 from sleuth_shell.web.rows import owned
@@ -166,11 +166,21 @@ async def investigation_charts(services: Services, org_id: int, inv: Investigati
     markers = [
         Marker(c.timestamp, c.kind, c.change_id, f"{c.service}: {c.summary}"[:200]) for c in changes
     ]
+
+    def place(service: str) -> int:
+        return failing.index(service) if service in failing else len(failing)
+
+    def colour(service: str) -> str:
+        return PALETTE[place(service) % len(PALETTE)]
+
     charts = [
         line_chart(
             "errors",
             f"Errors per 5 minutes: {', '.join(failing)}",
-            [Series(e.service, _zero_filled(e.points, e.bucket_seconds, end)) for e in errors],
+            [
+                Series(e.service, _zero_filled(e.points, e.bucket_seconds, end), colour(e.service))
+                for e in errors
+            ],
             start=start,
             end=end,
             markers=markers,
@@ -179,10 +189,12 @@ async def investigation_charts(services: Services, org_id: int, inv: Investigati
     ]
     metrics = await services.metrics.query(org_id, start, end, failing, None, CHART_METRIC_SERIES)
     by_name: dict[str, list[Series]] = {}
+    # Each service keeps its place (and so its colour) in every chart.
+    metrics.sort(key=lambda m: (place(m.service), sorted(m.labels.items())))
     for m in metrics:
         labels = ", ".join(f"{k}={v}" for k, v in sorted(m.labels.items()))
         name = m.service + (f" {{{labels}}}" if labels else "")
-        by_name.setdefault(m.name, []).append(Series(name, m.points))
+        by_name.setdefault(m.name, []).append(Series(name, m.points, colour(m.service)))
     for i, (name, lines) in enumerate(sorted(by_name.items())):
         charts.append(
             line_chart(

@@ -59,10 +59,11 @@ def _series_view(series: MetricSeries, key: int, start: datetime, end: datetime)
         "chart": line_chart(
             f"m{key}",
             f"{series.name} ({series.service})",
-            [Series(series.name, points)],
+            [Series(series.name, series.points)],
             start=start,
             end=end,
             table=False,
+            caption=False,
         ),
         "low": min(values) if values else None,
         "high": max(values) if values else None,
