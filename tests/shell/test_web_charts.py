@@ -8,6 +8,7 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from test_web import sign_in
 
 from sleuth_core.ids import encode_global_id
@@ -121,6 +122,7 @@ def test_empty_series_and_no_series_say_so() -> None:
 DEMO_NOW = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)
 
 
+@pytest.mark.storage
 def test_investigation_page_draws_the_demo_incident(client, factory, org, migrated_url) -> None:
     payload = json.dumps(
         {"title": "checkout 5xx", "service": "checkout", "time": format_ts(DEMO_NOW)}

@@ -235,6 +235,9 @@ def line_chart(
             f"<title>{escape(hover)}</title>"
             f'<line x1="{x(m.at)}" x2="{x(m.at)}" y1="{top}" y2="{top + ph}" stroke="{colour}" '
             'stroke-width="1.5" stroke-dasharray="4 3"/>'
+            # A wider invisible line to hover.
+            f'<line x1="{x(m.at)}" x2="{x(m.at)}" y1="{top - 8}" y2="{top + ph}" '
+            'stroke="transparent" stroke-width="9"/>'
             f'<path d="M{x(m.at) - 5},{top - 8} h10 l-5,7 z" fill="{colour}"/></g>'
         )
     if onset is not None and t0 <= onset <= t1:
