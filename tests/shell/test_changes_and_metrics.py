@@ -546,7 +546,13 @@ def test_pages_render_and_escape(client, org) -> None:
     assert page.status_code == 200
     text = page.text.split("</style>", 1)[1]
     assert "<svg onload" not in text and "route=&lt;svg onload=1&gt;" in text
-    assert '<polyline fill="none"' in text and 'points="0.0,39.0 240.0,1.0"' in text
+    # The chart spans the queried two hours: both points sit just after its middle, 1 at the
+    # value axis' third tick and 3 at its top.
+    assert '<polyline class="series"' in text and 'points="300.0,138.0 304.1,14.0"' in text
+    assert '<text class="ttick" x="300.0" y="217" text-anchor="middle">12:00</text>' in text
+    # The first and last labels are aligned inwards (not cut off at the edges).
+    assert '<text class="ttick" x="52.0" y="217" text-anchor="start">11:00</text>' in text
+    assert '<text class="ttick" x="548.0" y="217" text-anchor="end">13:00</text>' in text
     assert "2026-11-20 12:01:00 UTC</td><td>3.0</td>" in text
     form = client.get(
         "/metrics?"

@@ -90,6 +90,9 @@ def test_chart_draws_axes_lines_markers_onset_and_a_text_equivalent() -> None:
     x = float(re.search(r'<g class="onset">.*?<line x1="([\d.]+)"', html).group(1))  # type: ignore[union-attr]
     assert x == round(52 + (560 - 52 - 12) / 2, 1)
     assert "<th>Time (UTC)</th><th>checkout</th><th>payments-api</th>" in html
+    # An onset at the right edge has its label on the left of the line (not cut off).
+    late = str(line_chart("l", "Late", [], start=T0, end=onset, onset=onset))
+    assert 'text-anchor="end" fill="#cf222e">onset</text>' in late
     assert "<td>6</td><td>-</td>" in html  # checkout has points where payments-api has none
 
 

@@ -193,10 +193,12 @@ def line_chart(
         'stroke="#57606a" stroke-width="1"/>'
     )
     for at in time_ticks(t0, t1, max(2, pw // 110)):
+        # A label at either end of the axis is aligned inwards so it is not cut off.
+        anchor = "start" if x(at) < left + 30 else "end" if x(at) > left + pw - 30 else "middle"
         out.append(
             f'<line x1="{x(at)}" x2="{x(at)}" y1="{top + ph}" y2="{top + ph + 4}" '
             'stroke="#57606a"/>'
-            f'<text class="ttick" x="{x(at)}" y="{top + ph + 17}" text-anchor="middle">'
+            f'<text class="ttick" x="{x(at)}" y="{top + ph + 17}" text-anchor="{anchor}">'
             f"{escape(tick_label(at, whole))}</text>"
         )
     out.append(
@@ -245,7 +247,12 @@ def line_chart(
             f'<g class="onset"><title>{escape("onset at " + _utc(onset))}</title>'
             f'<line x1="{x(onset)}" x2="{x(onset)}" y1="{top}" y2="{top + ph}" '
             f'stroke="{ONSET_COLOUR}" stroke-width="2"/>'
-            f'<text x="{x(onset) + 4}" y="{top + 10}" fill="{ONSET_COLOUR}">onset</text></g>'
+            + (
+                f'<text x="{x(onset) - 4}" y="{top + 10}" text-anchor="end" '
+                if x(onset) > left + pw - 50
+                else f'<text x="{x(onset) + 4}" y="{top + 10}" '
+            )
+            + f'fill="{ONSET_COLOUR}">onset</text></g>'
         )
     out.append("</svg>")
     # Legend (visible, hidden from screen readers: the text equivalent says the same).
