@@ -50,10 +50,11 @@ def parse_metric_query(raw: str) -> dict[str, Any]:
 
 def _series_view(series: MetricSeries, key: int, start: datetime, end: datetime) -> dict[str, Any]:
     points = series.points[-METRIC_PAGE_POINTS:]
-    values = [v for _, v in points]
+    values = [v for _, v in series.points]
     return {
         "s": series,
         "labels": ", ".join(f"{k}={v}" for k, v in sorted(series.labels.items())),
+        "count": len(series.points),
         "points": list(reversed(points)),
         "cut": len(series.points) - len(points),
         "chart": line_chart(
