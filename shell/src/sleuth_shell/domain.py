@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 __all__ = [
+    "ALERT_SOURCE_TYPES",
     "ALERT_STATUSES",
     "API_KEY_HEADER",
     "CHANGE_SOURCE_TYPES",
@@ -12,6 +15,7 @@ __all__ = [
     "SUBSCRIPTION_TYPES",
     "WEBHOOK_PROVIDER_TYPES",
     "is_channel_id",
+    "normalize_name",
 ]
 
 #: Largest primary key a table can hold (32-bit ``INTEGER`` on PostgreSQL); larger IDs name nothing.
@@ -23,13 +27,12 @@ API_KEY_HEADER = "X-Service-Org-Api-Key"
 #: The team every organization gets on creation; unattributed interactions are charged to it.
 DEFAULT_TEAM = "Default"
 
-#: Webhook sources whose subscriptions can feed webhook-based alert agents: the four incident
-#: providers, Prometheus Alertmanager, Grafana Alerting and any JSON (``GENERIC``).
-WEBHOOK_PROVIDER_TYPES: tuple[str, ...] = (
-    "PROVIDER_A",
-    "PROVIDER_B",
-    "PROVIDER_C",
-    "PROVIDER_D",
+#: The four incident-provider webhook types (PagerDuty, Opsgenie, FireHydrant, Rootly).
+WEBHOOK_PROVIDER_TYPES: tuple[str, ...] = ("PROVIDER_A", "PROVIDER_B", "PROVIDER_C", "PROVIDER_D")
+#: Webhook subscription types that deliver alerts (valid alert agents' ``webhook_sources``): the
+#: providers, Prometheus Alertmanager, Grafana Alerting and ``GENERIC`` (any JSON object).
+ALERT_SOURCE_TYPES: tuple[str, ...] = (
+    *WEBHOOK_PROVIDER_TYPES,
     "ALERTMANAGER",
     "GRAFANA",
     "GENERIC",
@@ -37,7 +40,7 @@ WEBHOOK_PROVIDER_TYPES: tuple[str, ...] = (
 #: Webhook sources that feed change records (commits, deploys), never alert agents.
 CHANGE_SOURCE_TYPES: tuple[str, ...] = ("GITHUB", "GITLAB")
 #: Every webhook subscription type; ``CHAT`` is the chat workspace connection, not an alert source.
-SUBSCRIPTION_TYPES: tuple[str, ...] = (*WEBHOOK_PROVIDER_TYPES, *CHANGE_SOURCE_TYPES, "CHAT")
+SUBSCRIPTION_TYPES: tuple[str, ...] = (*ALERT_SOURCE_TYPES, *CHANGE_SOURCE_TYPES, "CHAT")
 #: Notification integration kinds.
 INTEGRATION_KINDS: tuple[str, ...] = ("ALT_WEBHOOK", "CHAT_ALERT")
 #: Alert agent statuses.
@@ -61,3 +64,13 @@ def is_channel_id(value: object) -> bool:
         and value[1:].isascii()
         and value[1:].isalnum()
     )
+
+
+def normalize_name(value: str) -> str:
+    """The form a name is stored and compared in: Unicode NFC, without surrounding whitespace.
+    So "Café agent" typed as NFC or NFD, or with a trailing space, is one name.
+
+    >>> normalize_name("Cafe\u0301 agent ") == normalize_name("Caf\u00e9 agent")
+    True
+    """
+    return unicodedata.normalize("NFC", value).strip()

@@ -28,6 +28,7 @@ from sleuth_shell.auth import current_principal
 from sleuth_shell.db.models import (
     utcnow,
 )
+from sleuth_shell.web.render import PAGE_HEADERS
 from sleuth_shell.web.sessions import (
     COOKIE_NAME,
     csrf_matches,
@@ -167,5 +168,5 @@ def page(
         },
         media_type=MediaType.HTML,
         status_code=status_code,
-        headers={"Cache-Control": "no-store"},
+        headers=PAGE_HEADERS,
     )
