@@ -20,6 +20,11 @@ agents watch: about as many alerts again, in deliveries of 1-20 alerts each (``-
 deliveries), with Bearer credentials as Alertmanager sends them; reported as accepted alerts/s
 (the alerts the 202s list) beside the single-alert figure.
 
+Then the storm (``--storm`` alone, ``--storm-groups 0`` skips it), on a fresh server: 5,000
+distinct incidents in 50 groups of related alerts (same service and title, naming the same agents)
+to the same 1,000 agents, with the accepted alerts/s, the investigations and credits they cost
+once run, and the goal of one investigation per group and matching agent.
+
 Reported: accepted alerts/s (202s over wall time), 202 latency p50/p99, the investigations
 started and how long they ran against the 202 latency (the request never waits for them), and
 matching cost per alert for 10 vs 1,000 agents of the same mix (core ``MatchIndex``, the
@@ -27,6 +32,7 @@ structure the intake caches, in this process).
 
     .venv/bin/python benchmarks/bench_intake.py [--alerts 5000] [--agents 1000] [--clients 16]
     .venv/bin/python benchmarks/bench_intake.py --matching-only [--agents 10000]
+    .venv/bin/python benchmarks/bench_intake.py --storm [--storm-alerts 5000 --storm-groups 50]
     .venv/bin/python benchmarks/bench_intake.py --profile /tmp/intake.txt  # py-spy, during the load
 """
 
@@ -351,6 +357,106 @@ def start_profile(base: str, output: str) -> subprocess.Popen[bytes]:
     )
 
 
+def storm_body(i: int, group: int, named: list[int]) -> bytes:
+    """Alert ``i`` of storm group ``group``: its own incident, the group's title and service (so
+    it matches the group's agents and is related to the group's other alerts)."""
+    words = " ".join(f"svc{n:04d}x svc{n:04d}y db-{n:04d}-primary" for n in named)
+    body = {
+        "event": {
+            "id": f"storm-event-{i}",
+            "event_type": "incident.triggered",
+            "resource_type": "incident",
+            "occurred_at": "2026-11-26T10:00:00.000Z",
+            "data": {
+                "id": f"STORM{i:06d}",
+                "type": "incident",
+                "status": "triggered",
+                "title": f"p1 incident checkout storm {group} {words} timeout",
+                "service": {"id": "PSVC", "summary": "checkout-api", "type": "service_reference"},
+                "urgency": "high",
+            },
+        }
+    }
+    return json.dumps(body).encode()
+
+
+def run_storm(args: argparse.Namespace) -> None:
+    """The storm: ``--storm-alerts`` alerts in ``--storm-groups`` groups of related alerts, each
+    group naming the same 1-3 agents, to ``--agents`` agents; accepted alerts/s, then (with the
+    inline worker) the investigations and credits once they have run. Goal: one investigation
+    per group and matching agent."""
+    from datetime import UTC, datetime
+
+    from sleuth_core.matching import normalize_criteria
+
+    rng = random.Random(11)
+    named = [
+        [rng.randrange(args.agents) for _ in range(rng.randint(1, 3))]
+        for _ in range(args.storm_groups)
+    ]
+    bodies = [
+        storm_body(i, i % args.storm_groups, named[i % args.storm_groups])
+        for i in range(args.storm_alerts)
+    ]
+    rng.shuffle(bodies)
+    index: MatchIndex[int] = MatchIndex()
+    for n in range(args.agents):
+        index.add(n, normalize_criteria(criteria(n))["match_rules"])
+    now = datetime.now(UTC)
+    goal = sum(
+        len(
+            index.match(
+                parse_alert("PROVIDER_A", storm_body(g, g, named[g]), received_at=now).match_text
+            )
+        )
+        for g in range(args.storm_groups)
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "bench.db"
+        env = sleuth_env(f"sqlite:///{db}", SLEUTH_RATE_LIMIT_ENTERPRISE="100000000")
+        cli(env, "admin", "create-org", "bench", "--plan", "enterprise")
+        key = cli(env, "admin", "create-key", "bench")["key"]
+        hook = cli(env, "admin", "add-webhook", "bench", "--type", "PROVIDER_A", "--name", "pd")
+        with serve(env, Path(tmp) / "serve.log") as base:
+            source = [{"type": "PROVIDER_A", "remote_id": hook["remote_id"]}]
+            with httpx.Client(base_url=base, headers={"X-Service-Org-Api-Key": key}) as http:
+                for n in range(args.agents):
+                    http.post(
+                        "/api/v1/alert-responders/",
+                        json={
+                            "team_name": "Default",
+                            "name": f"agent {n}",
+                            "webhook_sources": source,
+                            "matching_criteria": criteria(n),
+                        },
+                    ).raise_for_status()
+            url = f"{base}/api/v1/webhooks/PROVIDER_A/{hook['remote_id']}"
+            loadavg = os.getloadavg()
+            _latencies, wall, codes, _alerts = asyncio.run(
+                load(url, bodies, hook["secret"], args.clients, {})
+            )
+            drained = wait_drained(db, timeout=args.drain or 120)
+        with sqlite3.connect(db) as conn:
+            investigations, credits = conn.execute(
+                "SELECT count(*), coalesce(sum(credits), 0) FROM investigations"
+            ).fetchone()
+            decisions = dict(
+                conn.execute("SELECT decision, count(*) FROM alert_decisions GROUP BY decision")
+            )
+        conn.close()
+    accepted = codes.count(202)
+    print(f"storm: load average at start {loadavg[0]:.2f}")
+    print(
+        f"storm: {args.storm_alerts} alerts in {args.storm_groups} groups to {args.agents} agents:"
+        f" accepted {accepted}/{len(codes)} in {wall:.2f} s = {accepted / wall:.0f} alerts/s"
+    )
+    print(
+        f"storm: investigations {investigations} (goal, one per group and matching agent:"
+        f" {goal}); credits {credits:g}; all run: {'yes' if drained else 'no (timed out)'}"
+    )
+    print(f"storm: decisions {json.dumps(decisions, sort_keys=True)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--alerts", type=int, default=5000)
@@ -399,7 +505,18 @@ def main() -> None:
         action="store_true",
         help="only the in-process matching cost per alert at 10, 100, 1,000 and --agents agents",
     )
+    parser.add_argument(
+        "--storm",
+        action="store_true",
+        help="only the storm (it follows the other loads by default, on a fresh server):"
+        " --storm-alerts related alerts in --storm-groups groups (0 skips it)",
+    )
+    parser.add_argument("--storm-alerts", type=int, default=5000)
+    parser.add_argument("--storm-groups", type=int, default=50)
     args = parser.parse_args()
+    if args.storm:
+        run_storm(args)
+        return
     rng = random.Random(8)
     bodies = [alert_body(i, args.agents, rng) for i in range(args.alerts)]
     if args.matching_only:
@@ -584,6 +701,8 @@ def main() -> None:
         top_of_profile(args.profile)
     for agents in (10, 100, args.agents):
         print(f"matching cost, {agents} agents: {matching_cost(bodies[:500], agents):.1f} us/alert")
+    if args.storm_groups > 0:
+        run_storm(args)
 
 
 if __name__ == "__main__":

@@ -61,7 +61,12 @@ def test_the_guides_examples_run_as_written(tmp_path: Path) -> None:
     answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     counts = [len(answer["investigation_ids"]) for answer in answers]
     # PagerDuty triggered, Opsgenie Create, Opsgenie Close (recorded only), FireHydrant, Rootly,
-    # Alertmanager's group of two, Grafana's group of three, a generic body
-    assert counts == [1, 1, 0, 1, 1, 2, 3, 1]
+    # Alertmanager's group of two and Grafana's group of three (each group's alerts share one
+    # investigation: same agent, same group key), a generic body
+    assert counts == [1, 1, 0, 1, 1, 1, 1, 1]
     assert [len(answer["alerts"]) for answer in answers] == [1, 1, 1, 1, 1, 2, 3, 1]
+    for group in answers[5:7]:
+        assert {tuple(a["investigation_ids"]) for a in group["alerts"]} == {
+            tuple(group["investigation_ids"])
+        }
     assert answers[-1]["alerts"][0]["title"] == "Disk almost full on db-1"

@@ -37,8 +37,11 @@ def test_the_source_types_accepted_by_agents_are_the_intake_types():
 
 def test_an_alertmanager_group_is_one_alert_per_entry(client, factory, org):
     hook = factory.webhook(org, "ALERTMANAGER", "prometheus")
-    make_agent(client, org, hook, "all")
-    make_agent(client, org, hook, "second host only", ["*c2ea85182f28cbd9*"])
+    # group_window_seconds 0: an investigation per alert, not per group
+    make_agent(client, org, hook, "all", group_window_seconds=0)
+    make_agent(
+        client, org, hook, "second host only", ["*c2ea85182f28cbd9*"], group_window_seconds=0
+    )
     listed = client.get("/api/v1/webhook-subscriptions", headers=org.headers).json()
     assert {"type": "ALERTMANAGER", "remote_id": hook.remote_id, "name": "prometheus"} in listed[
         "webhook_subscriptions"
@@ -118,7 +121,7 @@ def test_grafana_hmac_signature_with_a_provider_secret(client, factory, org):
 
     hook = factory.webhook(org, "GRAFANA", "grafana")
     factory.run(lambda s: admin.set_webhook_secret(s, org.name, hook.remote_id, "hmac-secret"))
-    make_agent(client, org, hook)
+    make_agent(client, org, hook, group_window_seconds=0)
     now = int(time.time())
     plain = {"X-Grafana-Alerting-Signature": sign_grafana(THREE, "hmac-secret")}
     stamped = {

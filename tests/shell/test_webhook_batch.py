@@ -29,7 +29,13 @@ pytestmark = pytest.mark.storage
 T0 = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)
 
 
-def _agent(factory: Factory, org: OrgHandle, name: str, status: str = "ACTIVE") -> int:
+def _agent(
+    factory: Factory,
+    org: OrgHandle,
+    name: str,
+    status: str = "ACTIVE",
+    group_window_seconds: int | None = None,
+) -> int:
     agent = factory.add(
         AlertResponder(
             org_id=org.id,
@@ -41,6 +47,7 @@ def _agent(factory: Factory, org: OrgHandle, name: str, status: str = "ACTIVE") 
             text_matches=["*"],
             match_rules={"and": [{"contains": ""}]},
             webhook_sources=[],
+            group_window_seconds=group_window_seconds,
         )
     )
     return int(agent.id)
@@ -287,8 +294,9 @@ def _group(sub_id: int, org: OrgHandle, tag: str, size: int, agents: tuple[int, 
 def test_a_delivery_of_many_alerts_is_written_whole_or_not_at_all(
     migrated_url: str, factory: Factory, org: OrgHandle
 ) -> None:
-    a = _agent(factory, org, "a")
-    b = _agent(factory, org, "b")
+    # group_window_seconds 0: an investigation per alert, not one per group
+    a = _agent(factory, org, "a", group_window_seconds=0)
+    b = _agent(factory, org, "b", group_window_seconds=0)
     sub = factory.webhook(org, "ALERTMANAGER", "prometheus")
     # more alerts than one batch holds, more openings than one statement takes
     big = _group(sub.id, org, "big", 300, (a, b))

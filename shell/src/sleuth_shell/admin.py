@@ -22,6 +22,7 @@ from sleuth_shell.db.models import (
     NotificationIntegration,
     Organization,
     Team,
+    TeamBudget,
     WebhookSubscription,
     utcnow,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "remove_integration",
     "remove_webhook",
     "revoke_key",
+    "set_budget",
     "set_plan",
     "set_webhook_secret",
 ]
@@ -274,6 +276,31 @@ async def set_plan(session: AsyncSession, org_name: str, plan: str) -> Organizat
     org.plan = plan
     await session.commit()
     return org
+
+
+#: Largest monthly budget accepted, in credits.
+MAX_BUDGET = 1e12
+
+
+async def set_budget(
+    session: AsyncSession, org_name: str, team_name: str, credits: float | None
+) -> Team:
+    """Set team ``team_name``'s monthly budget for automated runs to ``credits`` (0 allows none;
+    ``None`` removes the budget); the team."""
+    org = await get_org(session, org_name)
+    team = await _get_team(session, org, team_name)
+    if credits is None:
+        await session.execute(TeamBudget.__table__.delete().where(TeamBudget.team_id == team.id))
+    else:
+        if not 0 <= credits <= MAX_BUDGET or credits != credits:
+            raise AdminError(f"Invalid budget: {credits} (a number of credits from 0 to 1e12)")
+        budget = await session.get(TeamBudget, team.id)
+        if budget is None:
+            session.add(TeamBudget(team_id=team.id, org_id=org.id, credits=float(credits)))
+        else:
+            budget.credits = float(credits)
+    await session.commit()
+    return team
 
 
 async def list_teams(session: AsyncSession, org_name: str) -> list[Team]:

@@ -72,12 +72,18 @@ class Settings(BaseModel):
     """Requests per window for each plan."""
     rate_limit_window: int = 60
     """Length of the rate-limit window in seconds."""
+    oauth_rate_limit: int = 300
+    """``SLEUTH_OAUTH_RATE_LIMIT``: requests per window each client address may make to the OAuth
+    endpoints (metadata, registration, consent, token, revocation), whatever key it presents."""
     chat_bot_token: str | None = Field(default=None, repr=False)
     """Bot token of the chat platform; when set, chat messages go to its Web API, not the outbox."""
     chat_api_url: str = "https://slack.com/api"
     """Base URL of the chat platform's Web API (``chat.postMessage`` is appended)."""
     redis_url: str | None = None
     """Redis holding the rate-limit counters shared by every node (``None``: per-process memory)."""
+    alert_retention_days: int = 30
+    """``SLEUTH_ALERT_RETENTION_DAYS``: stored alerts (the alert log) and webhook and chat
+    delivery records older than this many days are pruned by the ``alerts.prune`` job."""
     secret_key: str | None = Field(default=None, repr=False)
     """``SLEUTH_SECRET_KEY``: the key browser-session cookies are signed with (at least 32
     characters). ``None``: a random key generated once and kept in the database."""
@@ -206,11 +212,13 @@ class Settings(BaseModel):
             worker_processes=worker_processes,
             rate_limits=rate_limits,
             rate_limit_window=positive_int("SLEUTH_RATE_LIMIT_WINDOW", 60),
+            oauth_rate_limit=positive_int("SLEUTH_OAUTH_RATE_LIMIT", 300),
             chat_bot_token=text("SLEUTH_CHAT_BOT_TOKEN", None),
             chat_api_url=chat_api_url.rstrip("/"),
             redis_url=redis_url,
             llm_max_rounds=llm_max_rounds,
             llm_max_tool_calls=llm_max_tool_calls,
             secret_key=secret_key,
+            alert_retention_days=positive_int("SLEUTH_ALERT_RETENTION_DAYS", 30),
             **llm,
         )

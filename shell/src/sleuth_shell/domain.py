@@ -13,7 +13,6 @@ __all__ = [
     "INTEGRATION_KINDS",
     "MAX_PK",
     "SUBSCRIPTION_TYPES",
-    "WEBHOOK_PROVIDER_TYPES",
     "is_channel_id",
     "normalize_name",
 ]
@@ -27,12 +26,13 @@ API_KEY_HEADER = "X-Service-Org-Api-Key"
 #: The team every organization gets on creation; unattributed interactions are charged to it.
 DEFAULT_TEAM = "Default"
 
-#: The four incident-provider webhook types (PagerDuty, Opsgenie, FireHydrant, Rootly).
-WEBHOOK_PROVIDER_TYPES: tuple[str, ...] = ("PROVIDER_A", "PROVIDER_B", "PROVIDER_C", "PROVIDER_D")
-#: Webhook subscription types that deliver alerts (valid alert agents' ``webhook_sources``): the
-#: providers, Prometheus Alertmanager, Grafana Alerting and ``GENERIC`` (any JSON object).
+#: Webhook sources whose subscriptions can feed webhook-based alert agents: the four incident
+#: providers, Prometheus Alertmanager, Grafana Alerting and any JSON (``GENERIC``).
 ALERT_SOURCE_TYPES: tuple[str, ...] = (
-    *WEBHOOK_PROVIDER_TYPES,
+    "PROVIDER_A",
+    "PROVIDER_B",
+    "PROVIDER_C",
+    "PROVIDER_D",
     "ALERTMANAGER",
     "GRAFANA",
     "GENERIC",

@@ -1,13 +1,16 @@
 """``POST /api/v1/webhooks/{type}/{remote_id}``: inbound alerts and changes (no API key).
 
-Order of checks: the subscription (404 ``Webhook subscription not found`` when it is unknown, of
-another type, or ``CHAT``, which has its own route), the credential (401 ``Invalid webhook
-token``; nothing is read or written), the rate limit, then the body (400 when it is not JSON; any
-JSON object is read, by its provider's adapter or else generically; 413 over 1 MiB is the
-app-wide limit). The answer is 202 ``{"investigation_ids": [...], "alerts": [...]}`` (Global
-IDs; ``alerts`` one entry per alert of the delivery), sent once the delivery is committed (with
-other requests' deliveries, see :mod:`sleuth_shell.intake.batch`); the investigations run later
-in the job queue.
+Order of checks: the client address's failed authentications (429 ``Too many failed
+authentications`` with ``Retry-After`` once the address failed more than the ``free`` plan's limit
+in the current window, before anything is read: forged deliveries cost next to nothing, and valid
+ones never count), the subscription (404 ``Webhook subscription not found`` when it is unknown,
+of another type, or ``CHAT``, which has its own route), the credential (401 ``Invalid webhook
+token``; nothing is written; the failure counts against the address), the rate limit, then the
+body (400 when it is not JSON; any JSON object is read, by its provider's adapter or else
+generically; 413 over 1 MiB is the app-wide limit). The answer is 202 ``{"investigation_ids":
+[...], "alerts": [...]}`` (Global IDs; ``alerts`` one entry per alert of the delivery), sent once
+the delivery is committed (with other requests' deliveries, see :mod:`sleuth_shell.intake.batch`);
+the investigations run later in the job queue.
 
 Change sources (``GITHUB``, ``GITLAB``) take the same route: their own credential only
 (``X-Hub-Signature-256`` / ``X-Gitlab-Token``; 401 otherwise, nothing written), then 202
@@ -49,7 +52,11 @@ from sleuth_shell.intake import (
     receive_alert,
 )
 from sleuth_shell.intake.changes import authenticate_change, receive_changes
-from sleuth_shell.ratelimit import rate_limiter_of
+from sleuth_shell.ratelimit import (
+    check_failed_authentications,
+    count_failed_authentication,
+    rate_limiter_of,
+)
 
 __all__ = ["ROUTES", "agent_index_of", "delivery_batcher_of"]
 
@@ -131,6 +138,8 @@ async def receive_webhook(
     # delivery is written without the batcher.
     state = request.app.state
     settings: Settings = state.settings
+    address = request.client.host if request.client else "unknown"
+    await check_failed_authentications(request.app, address)
     sub = await find_subscription(hot_reader_of(request.app), type, remote_id)
     if sub is None:
         raise not_found("Webhook subscription")
@@ -139,8 +148,10 @@ async def receive_webhook(
     headers = dict(request.headers)
     if sub.type in CHANGE_SOURCE_TYPES:
         if not authenticate_change(sub, headers, body):
+            await count_failed_authentication(request.app, address)
             raise NotAuthorizedException(detail="Invalid webhook token")
     elif not authenticate(sub, headers, body, request.query_params.get("token"), now=clock()):
+        await count_failed_authentication(request.app, address)
         raise NotAuthorizedException(detail="Invalid webhook token")
     window = await rate_limiter_of(request.app).hit(
         request.app, f"webhook-org:{sub.org_id}", settings.rate_limit_for(sub.plan)

@@ -42,10 +42,10 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_core.intake import AlertEvent
+from sleuth_shell.alerts.decisions import NewAlert, record_alerts
 from sleuth_shell.db.dialect import insert_ignore_rows
-from sleuth_shell.db.models import AlertResponder, WebhookDelivery
+from sleuth_shell.db.models import WebhookDelivery
 from sleuth_shell.db.sqlite_reads import urgent_writes
-from sleuth_shell.investigations import Opening, open_investigations
 
 __all__ = [
     "MAX_BATCH",
@@ -91,14 +91,10 @@ class Delivery:
     org_id: int
     alerts: tuple[DeliveredAlert, ...]
     now: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class _Agent:
-    id: int
-    team_id: int
-    runbook_active: bool
-    runbook_prompt: str | None
+    subscribed: tuple[int, ...] = ()
+    """Every agent subscribed to the source (each gets a decision on each alert)."""
+    source: tuple[str, str] = ("", "")
+    """The subscription's ``(type, remote_id)``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,9 +141,10 @@ def alert_count(delivery: Delivery) -> int:
 async def write_batch(
     session: AsyncSession, deliveries: Sequence[Delivery]
 ) -> list[list[list[int]]]:
-    """Record ``deliveries`` and open their investigations in ``session``'s transaction, and
-    commit; the answer of each delivery, in order: for each of its alerts, the investigation
-    pks it started or joined.
+    """Record ``deliveries``: their alerts, each subscribed agent's decision on each
+    (:mod:`sleuth_shell.alerts.decisions`), the investigations opened and the delivery records,
+    in ``session``'s transaction, and commit; the answer of each delivery, in order: for each of
+    its alerts, the investigation pks it started, reused or joined.
 
     Raises :class:`LostRace` (nothing committed; the caller rolls back and may retry) when a
     parallel transaction recorded one of the alerts first; any other failure propagates likewise.
@@ -178,53 +175,31 @@ async def write_batch(
     for index, key in enumerate(keys):
         if key not in recorded:
             first.setdefault(key, index)
-    wanted = {
-        agent_id
-        for index in first.values()
-        if rows[index].alert.event.kind == "new_alert"
-        for agent_id in rows[index].alert.matched
-    }
-    agents: dict[int, _Agent] = {}
-    if wanted:
-        found = await session.execute(
-            select(
-                AlertResponder.id,
-                AlertResponder.team_id,
-                AlertResponder.runbook_active,
-                AlertResponder.runbook_prompt,
-            ).where(AlertResponder.id.in_(wanted), AlertResponder.status == "ACTIVE")
-        )
-        agents = {
-            int(row[0]): _Agent(int(row[0]), int(row[1]), bool(row[2]), row[3]) for row in found
-        }
-
-    openings: list[Opening] = []
-    owners: list[int] = []
-    for index in first.values():
-        row = rows[index]
-        event = row.alert.event
-        if event.kind != "new_alert":
-            continue
-        for agent_id in sorted(set(row.alert.matched) & agents.keys()):
-            openings.append(
-                Opening(
-                    org_id=row.org_id,
-                    agent=agents[agent_id],
-                    name=event.title,
-                    event_payload=row.alert.payload,
-                    dedup_key=event.dedup_key,
-                    now=row.now,
-                )
-            )
-            owners.append(index)
     answers: dict[int, list[int]] = {index: [] for index in first.values()}
-    # In slices (a large group's openings in one statement could pass the driver's bound-value
-    # limit); a later slice finds the claims of an earlier one in the same transaction.
-    for start in range(0, len(openings), _CHUNK):
-        opened = await open_investigations(session, openings[start : start + _CHUNK])
-        for index, pk in zip(owners[start : start + _CHUNK], opened, strict=True):
-            if pk not in answers[index]:
-                answers[index].append(pk)
+    if first:
+        # The alert log first (its insert takes SQLite's write lock; see record_alerts).
+        order = sorted(first.values())
+        decided = await record_alerts(
+            session,
+            [
+                NewAlert(
+                    org_id=rows[index].org_id,
+                    subscription_id=rows[index].subscription_id,
+                    source=deliveries[rows[index].delivery].source,
+                    event=rows[index].alert.event,
+                    payload=rows[index].alert.payload,
+                    subscribed=deliveries[rows[index].delivery].subscribed,
+                    matched=rows[index].alert.matched,
+                    now=rows[index].now,
+                )
+                for index in order
+            ],
+        )
+        for index, per_alert in zip(order, decided, strict=True):
+            for item in per_alert:
+                pk = item.investigation_id
+                if pk is not None and pk not in answers[index]:
+                    answers[index].append(pk)
 
     if first:
         dialect = session.get_bind().dialect.name

@@ -7,11 +7,13 @@ plan), :func:`authenticate` (native signature, else Sleuth's own credential) and
 :func:`receive_alert` (adapter, delivery record, matching, investigations) are called in that
 order by the route, which maps their outcomes to 404, 401, 400 and 202.
 
-Delivery record and single flight (written by :mod:`.batch`, several concurrent deliveries per
-transaction): an alert already recorded for the subscription (same delivery id: the provider's
-event id, the body hash, or an Alertmanager/Grafana alert's fingerprint, status and start) is
-answered from its record, with no new work. Otherwise, for a new
-alert, every matching ACTIVE agent subscribed to the source gets an investigation through
+Alert log, delivery record and single flight (written by :mod:`.batch`, several concurrent
+deliveries per transaction): every new alert is stored in the alert log with one decision per
+agent subscribed to its source (:mod:`sleuth_shell.alerts.decisions`); an alert already recorded
+for the subscription (same delivery id: the provider's event id, the body hash, or an
+Alertmanager/Grafana alert's fingerprint, status and start) is answered from its record, with no
+new work. Otherwise, for a new alert, every matching ACTIVE agent subscribed to the source that
+nothing holds back (suppressions, grouping, budgets, caps) gets an investigation through
 :func:`~sleuth_shell.investigations.open_investigations` (which reuses the agent's investigation
 of the same dedup key within 24 h and is single flight across processes), and the delivery is
 recorded with ``INSERT ... ON CONFLICT DO NOTHING`` in the same transaction. When a parallel copy
@@ -174,21 +176,33 @@ async def receive_alert(
     """
     events = parse_alerts(sub.type, body, received_at=now, headers=headers)
     text = body.decode("utf-8", errors="replace")  # JSON may come as UTF-16/32
+    source = (sub.type, sub.remote_id)
     alerts: list[DeliveredAlert] = []
+    subscribed: tuple[int, ...] = ()
     for event in events:
-        matched: list[int] = []
-        if event.kind == "new_alert":
-            matched = await cache.match(
-                session, sub.org_id, sub.agents_version, (sub.type, sub.remote_id), event.match_text
-            )
+        routing = await cache.route(
+            session,
+            sub.org_id,
+            sub.agents_version,
+            source,
+            event.match_text if event.kind == "new_alert" else None,
+        )
+        subscribed = routing.subscribed
         alerts.append(
             DeliveredAlert(
                 event=event,
                 payload=event.body if event.body is not None else text,
-                matched=tuple(matched),
+                matched=routing.matched,
             )
         )
-    delivery = Delivery(subscription_id=sub.id, org_id=sub.org_id, alerts=tuple(alerts), now=now)
+    delivery = Delivery(
+        subscription_id=sub.id,
+        org_id=sub.org_id,
+        alerts=tuple(alerts),
+        now=now,
+        subscribed=subscribed,
+        source=source,
+    )
     if batcher is None:
         answers = await write_alone(session, delivery)
     else:
