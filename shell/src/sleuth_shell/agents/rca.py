@@ -282,7 +282,7 @@ async def gather(
             signals.append(ExternalSignal(hit.title, hit.content, None, ref))
     searches += 1
     evidence = Evidence(
-        alert=Alert(title, service, fired, text),
+        alert=Alert(title, service, fired, text, asked),
         errors=tuple(series),
         signatures=tuple(signatures),
         metrics=tuple(metric_points),
@@ -743,7 +743,11 @@ def _spelled_terms(suspect: Suspect, record: ChangeRecord | None, limit: int) ->
     """The suspect's matched terms that its record spells out, as code spans (the engine matches
     stems and word pieces, which the record may not contain verbatim)."""
     spelled = _record_text(record)
-    terms = [t for t in suspect.matched if " " not in t and t.lower() in spelled]
+    terms = [
+        t
+        for t in suspect.matched
+        if " " not in t and re.search(rf"(?<![\w]){re.escape(t.lower())}(?![\w])", spelled)
+    ]
     return ", ".join(_c(t, 60) for t in terms[:limit])
 
 
