@@ -1,7 +1,8 @@
 """Root-cause investigation for the embedded agent: gather evidence, run the engine, write it up.
 
 `gather` reads, for an alert (or a "why" question), the hours before it: per-service error
-histograms and distinct error messages (``ctx.logs``), metric series (``ctx.metrics``), change
+histograms and distinct error messages (``ctx.logs``), metric series (``ctx.metrics``, and the
+series the organization's data sources answer, ``ctx.data_sources``: read alike), change
 records and the commits deploys ship (``ctx.changes``), and status notices and the service
 catalog's dependency lines (``ctx.knowledge``). `sleuth_core.rca.analyze` finds the onset, ranks the
 suspects and gives the verdict; `report` writes markdown with the verdict in its first sentence,
@@ -41,9 +42,11 @@ from sleuth_shell.agents.base import (
     ChangeRecord,
     KnowledgeHit,
     LogRecord,
+    Pulled,
     SourceRecord,
 )
 from sleuth_shell.agents.claims import change_text
+from sleuth_shell.agents.pulled import pull_for, pulled_section, pulled_source
 from sleuth_shell.agents.sources import (
     change_source,
     knowledge_source,
@@ -129,6 +132,7 @@ class Gathered:
     has_changes: bool = False
     has_logs: bool = False
     changes_from_logs: bool = False
+    pulled: Pulled = field(default_factory=Pulled)
     asked: bool = False
     """A question about the window ``start``..``end``, not an alert: the report says so."""
     #: What each cited source vouches for (source id -> text), from what was read here, so the
@@ -137,7 +141,7 @@ class Gathered:
 
     @property
     def has_data(self) -> bool:
-        return self.has_changes or bool(self.evidence.metrics)
+        return self.has_changes or bool(self.evidence.metrics) or self.pulled.consulted > 0
 
 
 def _catalog_dependencies(content: str, known: Sequence[str]) -> list[tuple[str, str]]:
@@ -165,11 +169,13 @@ async def gather(
     fired: datetime,
     text: str = "",
     known: Sequence[str] = (),
+    expression: str | None = None,
     window_start: datetime | None = None,
 ) -> Gathered:
     """Read what the engine needs for an alert that fired at ``fired`` (see the module doc), or
     for a question about the window ``window_start``..``fired`` (then only that window is read
-    for the onset, and the report speaks of the window, not of an alert)."""
+    for the onset, and the report speaks of the window, not of an alert); ``expression`` is the
+    alert's own query, read from the data sources too."""
     org = ctx.org_id
     asked = window_start is not None
     start = window_start if window_start is not None else fired - LOOKBACK
@@ -177,6 +183,10 @@ async def gather(
     queries = 0
     # Changes and metrics first (the logs are read in any case).
     metrics = await ctx.metrics.query(org, start, end, None, None, 300)
+    pulled = await pull_for(
+        ctx, services=[service, *known], start=start, end=end, expression=expression
+    )
+    metrics = [*metrics, *pulled.series]
     records = await ctx.changes.query(org, fired - CHANGE_LOOKBACK, end, None, None, None, 1000)
     queries += 2
     bounds = await ctx.logs.time_bounds(org)
@@ -317,6 +327,7 @@ async def gather(
         has_changes=bool(records),
         has_logs=bounds is not None,
         changes_from_logs=from_logs,
+        pulled=pulled,
         asked=asked,
     )
 
@@ -423,12 +434,15 @@ def report(
         )
 
     def metric_cite(service: str, name: str) -> str:
+        pulled = gathered.pulled.query_of(service, name)
         points = " ".join(
             f"{v:g}"
             for m in ev.metrics
             if m.service == service and m.name == name
             for _, v in m.points
         )
+        if pulled is not None:
+            return noted(cite(pulled_source(pulled)), f"{service} {name} {points}")
         return noted(
             cite(
                 metric_source(
@@ -649,6 +663,9 @@ def report(
         parts.append("## Suspects considered\n\n" + "\n".join(lines))
     elif not analysis.suspects:
         parts.append("## Suspects considered\n\nNo change records before the failure.")
+    sources_section = pulled_section(gathered.pulled, cite)
+    if sources_section:
+        parts.append(sources_section)
     recovery = _recovery(analysis, ev.alert.fired_at, gathered, change_cite, cite_errors)
     if recovery:
         parts.append("## Recovery\n\n" + recovery)

@@ -31,7 +31,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sleuth_core.language import TimeWindow, match_services, parse_window, terms
-from sleuth_shell.agents import rca
+from sleuth_shell.agents import rca, trace_evidence
 from sleuth_shell.agents.base import AgentContext, AgentResult, Classification, ContextMessage
 from sleuth_shell.agents.catalog_answer import PAST_INCIDENT, answer_from_catalog
 from sleuth_shell.agents.claims import verify
@@ -170,7 +170,7 @@ class RetrievalAgent:
             fired,
             named,
             summary=False,
-            need_failure=True,
+            need_failure=bool(known),  # without logs the engine's report is the answer anyway
             window_start=start,
         )
 
@@ -254,9 +254,14 @@ class RetrievalAgent:
             fired=fired,
             text=str(alert.get("text") or ""),
             known=await run.services(),
+            expression=alert.get("expression"),
             window_start=window_start,
         )
-        run.log_queries += gathered.queries
+        traced = await trace_evidence.read_traces(ctx, gathered.start, gathered.end)
+        logged = {s.service for s in gathered.evidence.errors}
+        logged |= {s.service for s in gathered.evidence.signatures}
+        gathered.evidence = trace_evidence.add_to_evidence(gathered.evidence, traced)
+        run.log_queries += gathered.queries + traced.queries
         run.knowledge_searches += gathered.searches
         analysis = rca.run_engine(gathered)
         if need_failure and analysis.onset is None:
@@ -274,10 +279,17 @@ class RetrievalAgent:
             gathered.texts[int(marker[len("[[source:") : -2])] = rca.errors_text(gathered, services)
             return marker
 
+        cite_failures = trace_evidence.errors_citer(
+            traced, logged, cite_errors, run.cite, ctx.public_url
+        )
         body, evidence = rca.report(
-            gathered, analysis, run.cite, public_url=ctx.public_url, cite_errors=cite_errors
+            gathered, analysis, run.cite, public_url=ctx.public_url, cite_errors=cite_failures
         )
         parts = [body]
+        traces = trace_evidence.traces_section(traced, run.cite, ctx.public_url)
+        if traces:
+            parts.append(traces)
+            evidence += [i for i in trace_evidence.cited_ids(traces) if i not in evidence]
         if summary:
             parts.insert(1, self._alert_summary(title, alert, fired, mentioned))
         if not gathered.has_logs and not gathered.has_data:
