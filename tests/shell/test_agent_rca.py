@@ -214,7 +214,8 @@ def test_with_no_data_at_all_the_report_says_healthy_not_a_cause() -> None:
     result = investigate(empty)
     assert result.analysis is not None
     assert result.analysis["category"] == "healthy" and result.analysis["change_id"] is None
-    assert result.markdown.startswith("**Healthy")
+    assert result.markdown.startswith("**No change in the data explains this**: the data shows")
+    assert "(healthy)" in result.markdown.split("\n", 1)[0]
     assert "No logs are stored" in result.markdown
 
 

@@ -547,11 +547,12 @@ def report(
         elif analysis.category == "healthy":
             quiet = cite_errors(None)
             use(quiet)
+            condition = "the asked failure" if gathered.asked else "the alert's condition"
             lead = (
-                "**Healthy: the alert's condition does not hold in the data**, so no change in "
-                f"the data explains an outage. {category_phrase('healthy')}. No service's error "
-                f"rate or metrics shifted {looked} {quiet}: the "
-                "condition has cleared or never held."
+                "**No change in the data explains this**: the data shows no failure, so "
+                f"{condition} does not hold (healthy). {category_phrase('healthy')}. No "
+                f"service's error rate or metrics shifted {looked} {quiet}: the condition has "
+                "cleared or never held."
             )
         else:
             lead = (
