@@ -201,7 +201,8 @@ def test_without_change_records_the_deploy_lines_of_the_logs_are_the_changes() -
     assert why.analysis is not None and why.analysis["change_id"] == "v3.1.0"
 
 
-def test_with_no_data_at_all_the_report_says_healthy_not_a_cause() -> None:
+def test_with_no_data_at_all_the_report_names_no_cause_and_no_health() -> None:
+    """Without any log or metric nothing can show the service healthy either: category unknown."""
     empty = AgentContext(
         org_id=1,
         now=FIRED,
@@ -213,9 +214,9 @@ def test_with_no_data_at_all_the_report_says_healthy_not_a_cause() -> None:
     )
     result = investigate(empty)
     assert result.analysis is not None
-    assert result.analysis["category"] == "healthy" and result.analysis["change_id"] is None
-    assert result.markdown.startswith("**No change in the data explains this**: the data shows")
-    assert "(healthy)" in result.markdown.split("\n", 1)[0]
+    assert result.analysis["category"] == "unknown" and result.analysis["change_id"] is None
+    assert result.markdown.startswith("**No change in the data explains this**")
+    assert "Healthy" not in result.markdown
     assert "No logs are stored" in result.markdown
 
 

@@ -1127,6 +1127,23 @@ def _no_episode(evidence: Evidence, stage: OnsetStage) -> Analysis:
             (f"No service's errors rose, but {cause}.",),
             category=_external_category(cause),
         )
+    if not (evidence.errors or evidence.signatures or evidence.metrics):
+        # No log or metric covers the look-back: health cannot be told, only that nothing shows.
+        return Analysis(
+            "unknown",
+            "INCONCLUSIVE",
+            None,
+            None,
+            alert.service or None,
+            (),
+            None,
+            (),
+            "Send the service's logs or metrics (or connect a data source) so a failure can be "
+            "dated; nothing here shows one.",
+            "",
+            ("No logs or metrics cover the look-back: there is nothing to date a failure by.",),
+            category="unknown",
+        )
     return Analysis(
         "unknown",
         "INCONCLUSIVE",

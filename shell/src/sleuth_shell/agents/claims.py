@@ -1,7 +1,8 @@
 """Claims checked before a result is stored, for every agent (embedded and LLM alike).
 
 `verify` reads back what each source of a result vouches for (a document's text, a change
-record, a metric query's series and values, a log query's distinct messages and counts) and runs
+record, a metric query's series and values, a log query's distinct messages and counts, a trace's
+spans with their exceptions) and runs
 `sleuth_core.claims.check_claims` over the answer: a sentence with a number, service name,
 commit id or quoted message no source it cites holds is dropped (the first sentence is rewritten
 instead), sources no longer cited are left out, and the result's ``analysis`` (when it has one)
@@ -109,6 +110,16 @@ async def _source_text(
         else:
             changes = []
         return "\n".join([*parts, *(change_text(c) for c in changes)])
+    if kind == "traces":
+        trace_id = query.get("trace_id")
+        spans = await ctx.traces.trace(org, str(trace_id)) if trace_id else []
+        for span in spans:
+            parts.append(
+                f"{span.service} {span.name} {span.kind} {span.status} {span.status_message} "
+                f"{span.duration_ms:g} {format_ts(span.start)} "
+                f"{json.dumps(span.attributes, default=str)} {json.dumps(span.events, default=str)}"
+            )
+        return "\n".join(parts)
     if start is None or end is None:
         return "\n".join(parts)
     if kind == "metrics":

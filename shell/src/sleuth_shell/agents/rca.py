@@ -46,7 +46,7 @@ from sleuth_shell.agents.base import (
     SourceRecord,
 )
 from sleuth_shell.agents.claims import change_text
-from sleuth_shell.agents.pulled import pull_for, pulled_section, pulled_source
+from sleuth_shell.agents.pulled import pull_for, pulled_section, pulled_source, pulled_text
 from sleuth_shell.agents.sources import (
     change_source,
     knowledge_source,
@@ -130,9 +130,9 @@ class Gathered:
     queries: int = 0
     searches: int = 0
     has_changes: bool = False
+    pulled: Pulled = field(default_factory=Pulled)
     has_logs: bool = False
     changes_from_logs: bool = False
-    pulled: Pulled = field(default_factory=Pulled)
     asked: bool = False
     """A question about the window ``start``..``end``, not an alert: the report says so."""
     #: What each cited source vouches for (source id -> text), from what was read here, so the
@@ -325,9 +325,9 @@ async def gather(
         queries,
         searches,
         has_changes=bool(records),
+        pulled=pulled,
         has_logs=bounds is not None,
         changes_from_logs=from_logs,
-        pulled=pulled,
         asked=asked,
     )
 
@@ -434,15 +434,15 @@ def report(
         )
 
     def metric_cite(service: str, name: str) -> str:
-        pulled = gathered.pulled.query_of(service, name)
         points = " ".join(
             f"{v:g}"
             for m in ev.metrics
             if m.service == service and m.name == name
             for _, v in m.points
         )
+        pulled = gathered.pulled.query_of(service, name)
         if pulled is not None:
-            return noted(cite(pulled_source(pulled)), f"{service} {name} {points}")
+            return noted(cite(pulled_source(pulled)), pulled_text(pulled, gathered.pulled.notes))
         return noted(
             cite(
                 metric_source(
@@ -663,8 +663,24 @@ def report(
     if lines:
         parts.append("## Suspects considered\n\n" + "\n".join(lines))
     elif not analysis.suspects:
-        parts.append("## Suspects considered\n\nNo change records before the failure.")
-    sources_section = pulled_section(gathered.pulled, cite)
+        none = (
+            "No change was weighed: the data dates no failure to weigh the changes against."
+            if analysis.onset is None and gathered.has_changes
+            else "No change records before the failure."
+        )
+        parts.append("## Suspects considered\n\n" + none)
+    by_artifact = {q.artifact_id: q for q in gathered.pulled.queries}
+
+    def pulled_cite(record: SourceRecord) -> str:
+        query = by_artifact.get(str(record.get("artifact_id")))
+        marker = cite(record)
+        return (
+            noted(marker, pulled_text(query, gathered.pulled.notes))
+            if query is not None
+            else marker
+        )
+
+    sources_section = pulled_section(gathered.pulled, pulled_cite)
     if sources_section:
         parts.append(sources_section)
     recovery = _recovery(analysis, ev.alert.fired_at, gathered, change_cite, cite_errors)

@@ -16,7 +16,9 @@ by operation:
   ``use_tools=False`` queries nothing and cites nothing: it answers from the conversation alone
   and says so.
 - ``investigate``: the root-cause engine's report (onset, suspects, verdict and category first,
-  hypotheses ruled out, ``AgentResult.analysis``). Deploy and rollback lines in the logs become
+  hypotheses ruled out, ``AgentResult.analysis``) over the logs, change records, metrics, the
+  trace store (:mod:`~sleuth_shell.agents.trace_evidence`) and the data sources' pulled series
+  (:mod:`~sleuth_shell.agents.pulled`). Deploy and rollback lines in the logs become
   change records for the engine when the organization sends none.
 - ``digest_section``: :mod:`~sleuth_shell.agents.digest_section`.
 - ``classify``: keyword rules read from the trigger's instructions, see
@@ -32,7 +34,13 @@ from typing import Any
 
 from sleuth_core.language import TimeWindow, match_services, parse_window, terms
 from sleuth_shell.agents import rca, trace_evidence
-from sleuth_shell.agents.base import AgentContext, AgentResult, Classification, ContextMessage
+from sleuth_shell.agents.base import (
+    AgentContext,
+    AgentResult,
+    Classification,
+    ContextMessage,
+    SourceRecord,
+)
 from sleuth_shell.agents.catalog_answer import PAST_INCIDENT, answer_from_catalog
 from sleuth_shell.agents.claims import verify
 from sleuth_shell.agents.digest_section import digest_section
@@ -140,8 +148,10 @@ class RetrievalAgent:
         services: Sequence[str],
     ) -> AgentResult | None:
         """A "why" / "root cause" question answered by the root-cause engine, as if an alert on
-        the named service fired at the end of the asked window (or now); None when the engine
-        finds no failure to explain (the log answer is given instead)."""
+        the named service fired at the end of the asked window (or now); None when the
+        organization has logs and the engine finds no failure to explain (the log answer is given
+        instead). Without logs, the engine's report over the changes, metrics, traces and data
+        sources is the answer even when it sees no failure."""
         ctx = run.ctx
         alert = extract_alert(question)
         fired = window.end if window is not None else alert["time"] or ctx.now
@@ -170,7 +180,7 @@ class RetrievalAgent:
             fired,
             named,
             summary=False,
-            need_failure=bool(known),  # without logs the engine's report is the answer anyway
+            need_failure=bool(known),
             window_start=start,
         )
 
@@ -286,13 +296,20 @@ class RetrievalAgent:
             gathered, analysis, run.cite, public_url=ctx.public_url, cite_errors=cite_failures
         )
         parts = [body]
-        traces = trace_evidence.traces_section(traced, run.cite, ctx.public_url)
+        traced_text = trace_evidence.findings_text(traced)
+
+        def cite_trace(record: SourceRecord) -> str:
+            marker = run.cite(record)
+            gathered.texts[int(marker[len("[[source:") : -2])] = traced_text
+            return marker
+
+        traces = trace_evidence.traces_section(traced, cite_trace, ctx.public_url)
         if traces:
             parts.append(traces)
             evidence += [i for i in trace_evidence.cited_ids(traces) if i not in evidence]
         if summary:
             parts.insert(1, self._alert_summary(title, alert, fired, mentioned))
-        if not gathered.has_logs and not gathered.has_data:
+        if not gathered.has_logs and not gathered.has_data and not traced.found:
             parts.insert(
                 1,
                 "No logs are stored for this organization, and no change records or metrics: "
