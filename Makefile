@@ -6,23 +6,33 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup test lint format bench bench-intake bench-http bench-jobs bench-interactions eval eval-rca demo clean
+.PHONY: setup lock test lint format bench bench-intake bench-http bench-jobs bench-interactions eval eval-rca demo clean
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml core/pyproject.toml shell/pyproject.toml
+$(VENV)/.installed: pyproject.toml core/pyproject.toml shell/pyproject.toml requirements-dev.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q --group dev -e core -e 'shell[postgres]'
+	$(BIN)/python -m pip install -q -c requirements-dev.lock --group dev -e core -e 'shell[postgres]'
 	touch $@
 
+# The lock file of the development environment, from .venv as it is: install or upgrade a package
+# there, then run this and commit the result (`make setup` installs with it as constraints).
+lock:
+	( sed -n '1,3p' requirements-dev.lock; $(BIN)/python -m pip freeze --exclude-editable \
+	  | grep -v -i '^sleuth\(-core\)\?[= @]' ) > requirements-dev.lock.new
+	mv requirements-dev.lock.new requirements-dev.lock
+
 test: setup
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q tests
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q tests core/src shell/src
 
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/vulture core/src shell/src scripts/vulture_whitelist.py --exclude "*/migrations/versions/*"
+	cd core && $(abspath $(BIN))/deptry src
+	cd shell && $(abspath $(BIN))/deptry src
 
 format: setup
 	$(BIN)/ruff check --fix .

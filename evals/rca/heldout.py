@@ -7,8 +7,8 @@ from datetime import datetime
 from typing import Any
 
 from evals.rca import alerts
-from evals.rca.build import SHOP_CATALOG, ramp, shop_fleet
 from evals.rca.kit import MINUTE, Incident, Svc, ts
+from evals.rca.shop import SHOP_CATALOG, ramp, shop_fleet
 from evals.rca.tune import (
     BILLING_CATALOG,
     LOGISTICS_CATALOG,

@@ -1,19 +1,10 @@
-import doctest
-
 import pytest
 
-import sleuth_core.matching
 from sleuth_core.errors import InvalidCriteria
 from sleuth_core.matching import (
     MAX_TEXT_LENGTH,
     REGEX_TIMEOUT,
-    criteria,
-    evaluate,
-    index,
     matches,
-    patterns,
-    prefilter,
-    rules,
 )
 
 
@@ -88,11 +79,3 @@ def test_stored_trees_over_input_limits_still_evaluate():
     # normalize_criteria refuses these; matches() evaluates what was stored.
     assert matches(AND(leaf("regex", "(a+)+b")), "aaab")
     assert matches(AND(leaf("contains", "x" * 5000)), "x" * 5000)
-
-
-@pytest.mark.parametrize(
-    "module", [sleuth_core.matching, criteria, evaluate, index, patterns, prefilter, rules]
-)
-def test_docstring_examples_run(module):
-    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.failed == 0

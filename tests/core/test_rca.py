@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import doctest
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -12,9 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sleuth_core.rca
-import sleuth_core.rca.engine
-import sleuth_core.rca.signals
 from sleuth_core.rca import (
     Alert,
     Analysis,
@@ -502,14 +498,6 @@ def test_shifting_every_timestamp_changes_nothing(
 
 
 # --- docs ---------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "module", [sleuth_core.rca, sleuth_core.rca.engine, sleuth_core.rca.signals]
-)
-def test_docstring_examples_run(module: object) -> None:
-    result = doctest.testmod(module)  # type: ignore[arg-type]
-    assert result.failed == 0 and result.attempted > 0
 
 
 def test_an_undated_runbook_is_not_a_status_notice() -> None:

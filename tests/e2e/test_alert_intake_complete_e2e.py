@@ -241,3 +241,7 @@ def test_every_sample_delivery_to_investigations_and_notifications(tmp_path: Pat
         # Exactly one each: lifecycle events and redeliveries notified no one.
         assert len(list(receiver)) == len(ids)
         assert len(outbox() or []) == len(ids)
+    # The access log shows the ?token= delivery without its secret.
+    log = (tmp_path / "serve.log").read_text()
+    assert f"/api/v1/webhooks/PROVIDER_B/{hooks['PROVIDER_B']['remote_id']}?token=[redacted]" in log
+    assert hooks["PROVIDER_B"]["secret"] not in log

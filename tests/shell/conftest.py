@@ -19,7 +19,14 @@ from sleuth_shell import admin
 from sleuth_shell.app import create_app
 from sleuth_shell.config import Settings
 from sleuth_shell.db import create_engine, create_session_factory, migrate
-from sleuth_shell.db.models import NotificationIntegration, Team, WebhookSubscription
+from sleuth_shell.db.models import (
+    Interaction,
+    Investigation,
+    NotificationIntegration,
+    Team,
+    WebhookSubscription,
+)
+from sleuth_shell.statuses import InteractionStatus, InvestigationStatus
 
 T = TypeVar("T")
 PUBLIC_URL = "http://sleuth.test"
@@ -120,6 +127,35 @@ class Factory:
             return row
 
         return self.run(go)
+
+    def investigation(
+        self,
+        org: OrgHandle,
+        name: str,
+        status: InvestigationStatus = InvestigationStatus.COMPLETED,
+        **values: Any,
+    ) -> Investigation:
+        """An investigation of ``org`` in ``status`` (one of its kind's, as the column demands)."""
+        row = Investigation(
+            org_id=org.id,
+            team_id=org.default_team_id,
+            name=name,
+            status=status,
+            prompt=values.pop("prompt", "p"),
+            **values,
+        )
+        return self.add(row)  # type: ignore[no-any-return]
+
+    def interaction(
+        self,
+        org: OrgHandle,
+        question: str,
+        status: InteractionStatus = InteractionStatus.COMPLETED,
+        **values: Any,
+    ) -> Interaction:
+        """An interaction of ``org`` in ``status``."""
+        row = Interaction(org_id=org.id, question=question, status=status, **values)
+        return self.add(row)  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="session")

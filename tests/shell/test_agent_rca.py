@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from rca_memory import MemoryChanges, MemoryKnowledge, MemoryLogs, MemoryMetrics
+from rca_memory import MemoryChanges, MemoryKnowledge, MemoryLogs, MemoryMetrics, parse
 
 from sleuth_shell import admin
 from sleuth_shell.agents.base import AgentContext, AgentResult, ChangeRecord, LogRecord
@@ -273,3 +273,23 @@ def test_demo_why_question_blames_the_payments_deploy(tmp_path: Path) -> None:
     assert "landed after the failure began" not in next(
         line for line in result.markdown.splitlines() if "`f41c9a7e2b65` on" in line
     )
+
+
+def test_a_plain_why_question_speaks_of_its_window_not_of_an_alert() -> None:
+    now = FIRED + timedelta(minutes=10)
+    for question, span in (
+        ("Why is checkout failing in the last 30 minutes?", timedelta(minutes=30)),
+        ("Why is checkout failing in the last hour?", timedelta(hours=1)),
+    ):
+        result = asyncio.run(AGENT.answer(context([GUILTY, SHIP, DECOY, DECOY_SHIP]), question))
+        text = result.markdown.lower()
+        assert "the alert" not in text and "alert fired" not in text, (question, result.markdown)
+        sources = list(result.sources.values())
+        labels = " ".join(str(s.get("display_text", "")) for s in sources).lower()
+        assert "alert" not in labels, labels
+        logs_read = [s for s in sources if s.get("type") == "logs"]
+        assert logs_read, question
+        for source in logs_read:  # the asked window, not the 12 hours before "the alert"
+            assert parse(source["start"]) >= now - span, (question, source["start"])
+    # The hour holds the quiet time before the failure: the engine names the cause in it.
+    assert result.analysis is not None and result.analysis["change_id"] == "c0ffee12"

@@ -529,3 +529,54 @@ def test_malformed_bodies(client, org) -> None:
     error(response, 400)
     error(client.post(BASE, json=[1, 2], headers=org.headers), 400)
     error(client.post(BASE, json={"team_name": "Default"}, headers=org.headers), 400)
+
+
+def test_names_are_compared_normalised(client, org, hook) -> None:
+    nfc, nfd = "Caf\u00e9 agent", "Cafe\u0301 agent"
+    first = create(client, org, webhook_body(hook, name=nfc))
+    for same in (nfd, f"{nfc} ", f" {nfd}\t"):
+        again = create(client, org, webhook_body(hook, name=same))
+        assert again["id"] == first["id"], repr(same)
+    listed = client.get(BASE, headers=org.headers).json()["alert_responders"]
+    assert [a["name"] for a in listed] == [nfc]
+    other = create(client, org, webhook_body(hook, name="other"))
+    for clash in (nfd, f"{nfc} "):
+        response = client.put(f"{BASE}/{other['id']}", json={"name": clash}, headers=org.headers)
+        assert error(response, 409) == f"An alert responder named {nfc} already exists in this team"
+    # A rename that only changes the form of the name is no rename.
+    response = client.put(f"{BASE}/{first['id']}", json={"name": nfd}, headers=org.headers)
+    assert response.status_code == 200 and response.json()["name"] == nfc
+
+
+def test_put_of_the_record_read_back_is_accepted(client, org, hook) -> None:
+    webhook_agent = create(client, org, webhook_body(hook))
+    chat_agent = create(client, org, chat_body())
+    for agent in (webhook_agent, chat_agent):
+        url = f"{BASE}/{agent['id']}"
+        record = client.get(url, headers=org.headers).json()
+        record["name"] = f"{record['name']} renamed"
+        response = client.put(url, json=record, headers=org.headers)
+        assert response.status_code == 200, response.text
+        after = client.get(url, headers=org.headers).json()
+        assert after["name"] == record["name"]
+        assert after["webhook_sources"] == record["webhook_sources"]
+        assert after["chat_channel_id"] == record["chat_channel_id"]
+    # The empty list GET shows on a chat agent is accepted alone too; a source is not.
+    url = f"{BASE}/{chat_agent['id']}"
+    assert client.put(url, json={"webhook_sources": []}, headers=org.headers).status_code == 200
+    record = client.get(url, headers=org.headers).json()
+    changed = {
+        "id": encode_global_id("AlertResponder", 999_999),
+        "url": "http://elsewhere.test/x",
+        "organization_name": "globex",
+        "team_name": "SRE",
+        "status": "PAUSED",
+        "created_at": "2020-01-01T00:00:00Z",
+        "updated_at": "2020-01-01T00:00:00Z",
+    }
+    for member, value in changed.items():
+        response = client.put(url, json={**record, member: value}, headers=org.headers)
+        assert error(response, 400) == (f"{member} is read-only: send it unchanged or leave it out")
+    assert client.get(url, headers=org.headers).json() == record  # nothing changed
+    response = client.put(url, json={"bogus": 1}, headers=org.headers)
+    assert error(response, 400) == "Unknown field: bogus"

@@ -72,15 +72,3 @@ def test_cycles_made_after_tuning_are_still_collected() -> None:
     )
     assert out["automatic"] > 0  # the raised threshold still triggers passes on its own
     assert out["all"] == made  # and nothing is leaked
-
-
-def test_the_module_example_runs() -> None:
-    out = run_child(
-        """
-        import doctest, json
-        from sleuth_shell import gc_tuning
-        result = doctest.testmod(gc_tuning)
-        print(json.dumps({"failed": result.failed, "attempted": result.attempted}))
-        """
-    )
-    assert out == {"failed": 0, "attempted": 5}

@@ -427,3 +427,18 @@ def test_a_nul_character_in_an_interaction_is_invalid_payload(client, org, body)
     """PostgreSQL cannot store NUL: found by the schemathesis run as a 500 there."""
     response = client.post("/api/v1/interactions", json=body, headers=org.headers)
     assert (response.status_code, response.json()) == (400, {"detail": "Invalid payload"})
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        pytest.param("a" * 300_000, id="one long word"),
+        pytest.param('{"title": "' + "x" * 300_000 + '"}', id="a long value"),
+    ],
+)
+def test_a_huge_question_is_quoted_by_a_bounded_excerpt(client, org, question: str) -> None:
+    response = client.post("/api/v1/interactions", json={"question": question}, headers=org.headers)
+    assert response.status_code == 200, response.text[:300]
+    answer = response.json()
+    assert answer["question"] == question  # echoed once, as SPEC says
+    assert len(answer["content"]) < 2_000, answer["content"][:300]

@@ -30,7 +30,7 @@ from sqlalchemy import update
 
 from sleuth_shell.app import create_app
 from sleuth_shell.config import Settings
-from sleuth_shell.db.models import Job, Team
+from sleuth_shell.db.models import Interaction, Job, Team
 
 URL = "/api/v1/interactions"
 
@@ -795,14 +795,27 @@ class _AnalysingAgent(FakeAgent):
 def test_why_answer_carries_its_analysis_with_final_citation_numbers(
     settings: Settings, org: OrgHandle
 ) -> None:
+    expected = {"verdict": "unknown", "change_id": None, "evidence": [1, 2]}
     with TestClient(app=_wire(settings, _AnalysingAgent())) as client:
         body = post(client, org, {"question": "Why did checkout fail?"}).json()
+        # The SPEC's shapes stay exact: the analysis is served on its own.
+        assert set(body) == {"question", "content", "sources", "interaction_id", "url"}
         # Citations: the logs (agent id 7) are [1], the runbook (3) is [2]; 99 was never cited.
         assert body["sources"] == [LOGS, RUNBOOK]
-        assert body["analysis"] == {"verdict": "unknown", "change_id": None, "evidence": [1, 2]}
-        got = client.get(f"{URL}/{body['interaction_id']}", headers=org.headers).json()
-    assert got["analysis"] == body["analysis"]
-    assert interaction_row(settings, body["interaction_id"]).analysis == body["analysis"]
+        iid = body["interaction_id"]
+        got = client.get(f"{URL}/{iid}", headers=org.headers).json()
+        assert set(got) == {"question", "content", "sources", "interaction_id", "status", "url"}
+        analysis = client.get(f"{URL}/{iid}/analysis", headers=org.headers)
+        assert analysis.status_code == 200 and analysis.json() == {"analysis": expected}
+        assert interaction_row(settings, iid).analysis == expected
+        # A question without an analysis reads null; an unknown one is 404.
+        execute(settings, update(Interaction).where(Interaction.id == iid).values(analysis=None))
+        assert client.get(f"{URL}/{iid}/analysis", headers=org.headers).json() == {"analysis": None}
+        missing = client.get(
+            f"{URL}/00000000-0000-4000-8000-000000000000/analysis", headers=org.headers
+        )
+        assert missing.status_code == 404
+        assert missing.json() == {"detail": "Interaction not found"}
 
 
 @pytest.mark.storage

@@ -591,3 +591,108 @@ def test_fetch_context_isolation_and_junk(
     assert "include_sources: 'yes' is not of type 'boolean'" in failed(
         call(mcp, org, "sleuth_fetch_context", {"url": "x", "include_sources": "yes"})
     )
+
+
+# --- bodies the REST API refuses with 400 ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        pytest.param(
+            b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": '
+            + b"[" * 50_000
+            + b"]" * 50_000
+            + b"}",
+            id="50000 deep",
+        ),
+        pytest.param(
+            b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": '
+            b'{"name": "sleuth_ask", "arguments": {"query": "\xff\xfe"}}}',
+            id="invalid UTF-8",
+        ),
+    ],
+)
+def test_malformed_bodies_are_parse_errors_not_500(
+    mcp: TestClient[Litestar], org: OrgHandle, agent: FakeAgent, raw: bytes
+) -> None:
+    response = mcp.post(
+        "/mcp",
+        content=raw,
+        headers={**ACCEPT, **org.headers, "Content-Type": "application/json"},
+    )
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["code"] == -32700 and error["message"], error
+    assert agent.calls == []
+
+
+def test_a_lone_surrogate_argument_is_an_invalid_argument(
+    mcp: TestClient[Litestar], org: OrgHandle, agent: FakeAgent, settings: Settings
+) -> None:
+    raw = (
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": '
+        b'{"name": "sleuth_ask", "arguments": {"query": "why \\ud800?"}}}'
+    )
+    response = mcp.post(
+        "/mcp",
+        content=raw,
+        headers={**ACCEPT, **org.headers, "Content-Type": "application/json"},
+    )
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["code"] == -32700 and "surrogate" in error["message"], error
+    assert agent.calls == [] and usage(settings) == []
+
+
+def test_a_huge_argument_is_not_echoed_back(mcp: TestClient[Litestar], org: OrgHandle) -> None:
+    huge = "x" * 900_000
+    message = failed(call(mcp, org, "sleuth_list_investigations", {"status": huge}))
+    assert len(message) < 1_000, len(message)
+    assert message.startswith("Invalid arguments for sleuth_list_investigations: status: ")
+    message = failed(call(mcp, org, "sleuth_ask", {"query": 5, "mode": huge}))
+    assert len(message) < 1_000, len(message)
+
+
+@pytest.mark.storage
+def test_api_pages_and_mcp_list_investigations_alike(
+    mcp: TestClient[Litestar], org: OrgHandle, factory: Factory
+) -> None:
+    """One read path: the same filter gives the same investigations in the same order (newest
+    created first, whatever the ids) through the API, the web app and MCP."""
+    agent = factory.add(_responder(org, "a"))
+    created = [3, 1, 4, 0, 2]  # hours after T0, in id order: ids and times disagree
+    rows = [
+        factory.add(
+            _investigation(
+                org,
+                f"Incident {n}",
+                T0 + timedelta(hours=hours),
+                status="ERRORED" if n % 2 else "COMPLETED",
+                alert_responder_id=agent.id if n != 2 else None,
+            )
+        )
+        for n, hours in enumerate(created)
+    ]
+    by_time = sorted(rows, key=lambda r: created[rows.index(r)], reverse=True)
+    for status, agent_id in ((None, None), ("ERRORED", None), (None, agent.id)):
+        wanted = [
+            r.name
+            for r in by_time
+            if (status is None or r.status == status)
+            and (agent_id is None or r.alert_responder_id == agent_id)
+        ]
+        params: dict[str, Any] = {}
+        page_params: dict[str, str] = {}
+        if status:
+            params["status"] = page_params["status"] = status
+        if agent_id:
+            params["alert_responder_id"] = page_params["agent"] = gid("AlertResponder", agent_id)
+        api = mcp.get("/api/v1/investigations", params=params, headers=org.headers).json()
+        assert [i["name"] for i in api["investigations"]] == wanted, params
+        listing = ok(call(mcp, org, "sleuth_list_investigations", params))
+        names = [line.split("**")[1] for line in listing.splitlines() if line.startswith("- **")]
+        assert names == wanted, params
+        html = mcp.get("/investigations", params=page_params, headers=org.headers).text
+        shown = [n for n in (f"Incident {i}" for i in range(5)) if n in html]
+        assert sorted(shown, key=html.index) == wanted, params

@@ -47,6 +47,17 @@ def resolver_of(mapping: dict[str, list[str]]):  # type: ignore[no-untyped-def]
         ("::ffff:127.0.0.1", False),
         ("::ffff:93.184.216.34", True),
         ("2002:7f00:1::", False),  # 6to4 wrapping 127.0.0.1
+        # NAT64 and IPv4-compatible forms reach the IPv4 address inside them.
+        ("64:ff9b::a9fe:a9fe", False),  # 169.254.169.254 (cloud metadata)
+        ("64:ff9b::7f00:1", False),  # 127.0.0.1
+        ("64:ff9b::a00:1", False),  # 10.0.0.1
+        ("64:ff9b::5db8:d822", True),  # 93.184.216.34
+        ("64:ff9b:1::a9fe:a9fe", False),  # local-use NAT64: the local network translates
+        ("64:ff9b:1:a9fe:a9:fe00::", False),  # the same, in the /48 embedding
+        ("::a9fe:a9fe", False),  # IPv4-compatible 169.254.169.254
+        ("::7f00:1", False),  # IPv4-compatible 127.0.0.1
+        ("::c0a8:101", False),  # IPv4-compatible 192.168.1.1
+        ("::", False),
     ],
 )
 def test_is_public_address(address: str, public: bool) -> None:
@@ -77,6 +88,27 @@ def test_parse_http_url_defaults_ports() -> None:
     assert parse_http_url("https://h.example/x").port == 443
     assert parse_http_url("HTTP://h.example/x").port == 80
     assert parse_http_url("http://h.example:8080/x").port == 8080
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://[64:ff9b::a9fe:a9fe]/latest/meta-data/",
+        "http://[64:ff9b:1::a9fe:a9fe]/",
+        "http://[::a9fe:a9fe]/",
+        "https://[::127.0.0.1]:8443/hook",
+    ],
+)
+def test_nat64_and_ipv4_compatible_urls_are_refused(url: str) -> None:
+    with pytest.raises(UnsafeURL, match="non-public address"):
+        asyncio.run(check_url(url, allow_private=False, resolver=resolver_of({})))
+    resolver = resolver_of({"hook.example.com": [url.split("[")[1].split("]")[0]]})
+    with pytest.raises(UnsafeURL, match="non-public address"):
+        asyncio.run(
+            resolve_for_delivery(
+                "https://hook.example.com/x", allow_private=False, resolver=resolver
+            )
+        )
 
 
 def test_check_url() -> None:

@@ -227,3 +227,21 @@ def test_pages_live_in_web_and_the_api_serves_json_only():
     for module in (*API_MODULES, *ROOT_MODULES):
         source = inspect.getsource(module)
         assert "Template" not in source and "PAGE_OPTIONS" not in source, module.__name__
+
+
+def test_html_pages_refuse_framing_and_sniffing(client, factory, org):
+    """Every HTML answer (a page, the sign-in form, a browser's error page) says no other site
+    may frame it and its content type is what it declares."""
+    html = {"Accept": "text/html"}
+    responses = {
+        "home": client.get("/", headers={**org.headers, **html}),
+        "investigations": client.get("/investigations", headers={**org.headers, **html}),
+        "login": client.get("/login", headers=html),
+        "missing page": client.get("/investigations/nope", headers={**org.headers, **html}),
+    }
+    for name, response in responses.items():
+        assert response.headers["content-type"].startswith("text/html"), name
+        assert response.headers["x-frame-options"] == "DENY", name
+        assert "frame-ancestors 'none'" in response.headers["content-security-policy"], name
+        assert response.headers["x-content-type-options"] == "nosniff", name
+    assert responses["missing page"].status_code == 404

@@ -225,18 +225,8 @@ def test_every_form_checks_the_csrf_token(client, factory, org):
 
 
 def test_stop_button_stops_an_unfinished_investigation(client, factory, org):
-    def investigation(owner, name, status):
-        return factory.add(
-            Investigation(
-                org_id=owner.id,
-                team_id=owner.default_team_id,
-                name=name,
-                status=status,
-                prompt="p",
-            )
-        )
-
-    running = investigation(org, "Checkout 5xx", "PENDING")
+    investigation = factory.investigation
+    running = investigation(org, "Checkout 5xx", InvestigationStatus.PENDING)
     job = factory.add(
         Job(
             kind=RUN_KIND,
@@ -250,8 +240,8 @@ def test_stop_button_stops_an_unfinished_investigation(client, factory, org):
             updated_at=NOW,
         )
     )
-    done = investigation(org, "Disk full", "COMPLETED")
-    theirs = investigation(factory.org("globex"), "Globex alert", "IN_PROGRESS")
+    done = investigation(org, "Disk full", InvestigationStatus.COMPLETED)
+    theirs = investigation(factory.org("globex"), "Globex alert", InvestigationStatus.IN_PROGRESS)
     gid, done_gid = (encode_global_id("Investigation", i.id) for i in (running, done))
     csrf = sign_in(client, org.key)
 
@@ -497,17 +487,13 @@ def test_home_lists_work_in_progress_and_scheduled(client, factory, org):
         ("inv-done", InvestigationStatus.COMPLETED),
         ("inv-stopped", InvestigationStatus.STOPPED),
     ):
-        factory.add(
-            Investigation(
-                org_id=org.id, team_id=org.default_team_id, name=name, status=status, prompt="p"
-            )
-        )
+        factory.investigation(org, name, status)
     for question, status in (
         ("q-working", InteractionStatus.IN_PROGRESS),
         ("q-later", InteractionStatus.PENDING),
         ("q-failed", InteractionStatus.FAILED),
     ):
-        factory.add(Interaction(org_id=org.id, question=question, status=status))
+        factory.interaction(org, question, status)
     digest = factory.add(
         Digest(
             org_id=org.id,

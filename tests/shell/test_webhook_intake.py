@@ -290,3 +290,14 @@ def test_a_change_made_elsewhere_is_seen_by_the_next_alert(client, factory, org,
     body = json.dumps(payload).encode()
     response = client.post(url(hook), content=body, headers=signed(hook, body))
     assert response.json()["investigation_ids"] == []
+
+
+def test_a_generic_source_feeds_its_agents(client, factory, org):
+    hook = factory.webhook(org, "GENERIC", "anything")
+    make_agent(client, org, hook, "generic", ["*disk*"])
+    body = json.dumps({"title": "Disk almost full on db-1", "severity": "warning"}).encode()
+    response = client.post(url(hook), content=body, headers=signed(hook, body))
+    assert response.status_code == 202, response.text
+    [gid] = response.json()["investigation_ids"]
+    got = client.get(f"/api/v1/investigations/{gid}", headers=org.headers).json()
+    assert got["event_payload"] == body.decode()

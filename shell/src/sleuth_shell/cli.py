@@ -519,7 +519,13 @@ def serve(host: str, port: int) -> None:
     )
     app = create_app(settings, agent=agent, worker_processes=processes)
     click.echo(startup_line("serve", settings, agent, tune_for_serving()), err=True)
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    from uvicorn.config import LOGGING_CONFIG
+
+    from sleuth_shell.access_log import serving_log_config
+
+    uvicorn.run(
+        app, host=host, port=port, log_level="info", log_config=serving_log_config(LOGGING_CONFIG)
+    )
 
 
 @main.command("worker")

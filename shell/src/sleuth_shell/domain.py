@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 __all__ = [
+    "ALERT_SOURCE_TYPES",
     "ALERT_STATUSES",
     "API_KEY_HEADER",
     "CHANGE_SOURCE_TYPES",
@@ -12,6 +15,7 @@ __all__ = [
     "SUBSCRIPTION_TYPES",
     "WEBHOOK_PROVIDER_TYPES",
     "is_channel_id",
+    "normalize_name",
 ]
 
 #: Largest primary key a table can hold (32-bit ``INTEGER`` on PostgreSQL); larger IDs name nothing.
@@ -34,6 +38,8 @@ WEBHOOK_PROVIDER_TYPES: tuple[str, ...] = (
     "GRAFANA",
     "GENERIC",
 )
+#: Webhook subscription types that deliver alerts (the same list: ``GENERIC`` is any JSON object).
+ALERT_SOURCE_TYPES: tuple[str, ...] = WEBHOOK_PROVIDER_TYPES
 #: Webhook sources that feed change records (commits, deploys), never alert agents.
 CHANGE_SOURCE_TYPES: tuple[str, ...] = ("GITHUB", "GITLAB")
 #: Every webhook subscription type; ``CHAT`` is the chat workspace connection, not an alert source.
@@ -61,3 +67,13 @@ def is_channel_id(value: object) -> bool:
         and value[1:].isascii()
         and value[1:].isalnum()
     )
+
+
+def normalize_name(value: str) -> str:
+    """The form a name is stored and compared in: Unicode NFC, without surrounding whitespace.
+    So "Café agent" typed as NFC or NFD, or with a trailing space, is one name.
+
+    >>> normalize_name("Cafe\u0301 agent ") == normalize_name("Caf\u00e9 agent")
+    True
+    """
+    return unicodedata.normalize("NFC", value).strip()

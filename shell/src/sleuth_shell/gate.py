@@ -12,9 +12,9 @@
    so a request is counted before it is refused, as an unauthenticated flood must be;
 4. adds the ``X-RateLimit-*`` headers to the response.
 
-It used to be two ASGI middlewares and a route guard. Litestar copies the route handler for every
-guard call and wraps every middleware in its own dispatch, which on the authenticated read path
-cost more than the read (docs/performance.md, issue 11).
+It is one middleware, not several middlewares and a route guard: Litestar copies the route handler
+for every guard call and wraps every middleware in its own dispatch, which on the authenticated
+read path costs more than the read (docs/performance.md).
 """
 
 from __future__ import annotations

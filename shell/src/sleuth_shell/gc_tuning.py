@@ -17,7 +17,7 @@ pays for both in ways that have nothing to do with cycles:
 first request or job), moves the startup heap into the permanent generation (``gc.freeze()``,
 what the Python documentation recommends for long-lived processes) and raises the young
 generation's threshold to :data:`YOUNG_THRESHOLD`. Cycles are still found and freed: the
-collector runs as before, less often, over what the requests allocated. The cost is memory: at
+collector runs, less often, over what the requests allocated. The cost is memory: at
 most :data:`YOUNG_THRESHOLD` more container objects alive between passes (a few megabytes).
 Measured effect: docs/performance.md (sync interactions, "Fifth round"); decision:
 docs/decisions.md ("The serving processes' garbage collector").

@@ -1,4 +1,4 @@
-"""Passage-level retrieval over knowledge documents (issue 9, item 2): pure functions.
+"""Passage-level retrieval over knowledge documents: pure functions.
 
 A document is cut into small passages: sentences of prose, list items, table rows (rendered with
 their column headers), ``key: value`` lines and code lines, each remembering its section heading

@@ -1,4 +1,4 @@
-"""Question understanding: what an on-call question asks, read without a model (issue 9, item 1).
+"""Question understanding: what an on-call question asks, read without a model.
 
 `understand(text, now, services)` returns a `Question`: the time window it names, the services it
 names (full names, base names, plural/singular, explicit aliases), the log levels it asks about,

@@ -90,7 +90,7 @@ def _validate_node(
         extra = sorted(map(str, set(node) - _NODE_KEYS))[0]
         raise InvalidCriteria(f"{_name(path)} has unknown member {extra!r}")
     operator = node["operator"]
-    if operator != "AND" and operator != "OR":
+    if operator not in OPERATORS:
         shown = repr(operator) if isinstance(operator, str) else type(operator).__name__
         raise InvalidCriteria(f"{_name(path)}: unknown operator {shown}; use AND or OR")
     conditions = node["conditions"]
@@ -111,11 +111,6 @@ def _validate_node(
             out.append(_validate_leaf(item, path, i, strict))
             counter[0] += 1
     return {"operator": operator, "conditions": out}
-
-
-def validate_leaf(leaf: Any, where: str = "condition", *, strict: bool = True) -> dict[str, Any]:
-    """Check one leaf condition and return a canonical copy ``{"type", "value"}``."""
-    return _validate_leaf(leaf, (where,), None, strict)
 
 
 def _validate_leaf(

@@ -384,11 +384,6 @@ def _message_template(message: str) -> str:
     return _VARIABLE.sub("#", message)
 
 
-def within(at: datetime, start: datetime, end: datetime) -> bool:
-    """``start <= at <= end``."""
-    return start <= at <= end
-
-
 def minutes(delta: timedelta) -> float:
     """A duration in minutes."""
     return delta.total_seconds() / 60

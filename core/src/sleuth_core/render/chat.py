@@ -77,10 +77,6 @@ def _inline(node: SyntaxTreeNode, plain: bool = False) -> str:
     return "".join(out)
 
 
-def _cell(node: SyntaxTreeNode) -> str:
-    return _inline(node, True).replace("\n", " ")
-
-
 def _block(node: SyntaxTreeNode) -> str:
     kind = node.type
     if kind == "paragraph":

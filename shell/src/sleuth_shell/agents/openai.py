@@ -16,7 +16,7 @@ The answer keeps only ``[[source:N]]`` markers of ids a tool returned (others ar
 ``sources`` holds the cited ones. When the answer cites nothing and no tool found any data, it
 says "I could not find ..." and names what was searched (the retrieval agent's abstention rule).
 
-``digest_section`` sends one request grounded in the retrieval agent's report (as before);
+``digest_section`` sends one request grounded in the retrieval agent's report;
 ``classify`` asks for one word. ``use_tools=False`` sends only the conversation.
 
 Credits: ``run`` plus each executed tool call at its `CostModel` price (``knowledge_search`` for

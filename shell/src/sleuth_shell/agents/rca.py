@@ -8,8 +8,8 @@ suspects and gives the verdict; `report` writes markdown with the verdict in its
 every claim cited with ``[[source:N]]``, and `analysis_dict` the structured result whose
 ``evidence`` lists the cited source ids.
 
-Source records for change records and metric queries are built here (`change_source`,
-`metric_source`) until the shared helpers of ``sleuth_shell.agents.sources`` carry them.
+Source records for change records and metric queries are built by ``sleuth_shell.agents.sources``
+(`change_source`, `metric_source`).
 """
 
 from __future__ import annotations
@@ -89,6 +89,8 @@ class Gathered:
     queries: int = 0
     searches: int = 0
     has_changes: bool = False
+    asked: bool = False
+    """A question about the window ``start``..``end``, not an alert: the report says so."""
 
     @property
     def has_data(self) -> bool:
@@ -120,10 +122,14 @@ async def gather(
     fired: datetime,
     text: str = "",
     known: Sequence[str] = (),
+    window_start: datetime | None = None,
 ) -> Gathered:
-    """Read what the engine needs for an alert that fired at ``fired`` (see the module doc)."""
+    """Read what the engine needs for an alert that fired at ``fired`` (see the module doc), or
+    for a question about the window ``window_start``..``fired`` (then only that window is read
+    for the onset, and the report speaks of the window, not of an alert)."""
     org = ctx.org_id
-    start = fired - LOOKBACK
+    asked = window_start is not None
+    start = window_start if window_start is not None else fired - LOOKBACK
     end = min(fired + timedelta(minutes=5), max(ctx.now, fired))
     queries = 0
     # Changes and metrics first: without either there is nothing for the engine to reason over,
@@ -131,7 +137,7 @@ async def gather(
     metrics = await ctx.metrics.query(org, start, end, None, None, 300)
     records = await ctx.changes.query(org, fired - CHANGE_LOOKBACK, end, None, None, None, 1000)
     if not metrics and not records:
-        return Gathered(Evidence(Alert(title, service, fired, text)), start, end)
+        return Gathered(Evidence(Alert(title, service, fired, text)), start, end, asked=asked)
     queries += 2
     bounds = await ctx.logs.time_bounds(org)
     queries += 1
@@ -254,7 +260,15 @@ async def gather(
         queries,
         searches,
         has_changes=bool(records),
+        asked=asked,
     )
+
+
+def _span(gathered: Gathered) -> str:
+    """The time the report looked at, in words: the asked window, or the hours before the alert."""
+    if gathered.asked:
+        return f"between {_t(gathered.start)} and {_t(gathered.end)}"
+    return f"in the {int(LOOKBACK.total_seconds() // 3600)} hours before the alert"
 
 
 def _i(text: object, limit: int = 200) -> str:
@@ -385,7 +399,7 @@ def report(
             f"{onset_text}{down_text} " + " ".join(onset_cites) + "."
             if origin
             else "**No change in the data explains this**: no service's error rate or metrics "
-            f"changed in the {int(LOOKBACK.total_seconds() // 3600)} hours before the alert."
+            f"changed {_span(gathered)}."
         )
         parts.append(lead + f" **Confidence: {analysis.confidence}**.")
     # Evidence.
@@ -464,7 +478,8 @@ def report(
                 f"{_t(onset.at)} **{_i(onset.service, 100)}** began failing {shown_by}".rstrip(),
             )
         )
-    events.append((ev.alert.fired_at, 2, f"{_t(ev.alert.fired_at)} the alert fired"))
+    if not gathered.asked:
+        events.append((ev.alert.fired_at, 2, f"{_t(ev.alert.fired_at)} the alert fired"))
     events.sort(key=lambda e: (e[0], e[1], e[2]))
     parts.append("## Timeline\n\n" + "\n".join(f"- {e[2]}" for e in events))
     # Suspects.
@@ -478,7 +493,8 @@ def report(
     if lines:
         parts.append("## Suspects considered\n\n" + "\n".join(lines))
     else:
-        parts.append("## Suspects considered\n\nNo change records before the alert.")
+        before = "before the window's end" if gathered.asked else "before the alert"
+        parts.append(f"## Suspects considered\n\nNo change records {before}.")
     recovery = _recovery(analysis, ev.alert.fired_at, gathered, change_cite, cite_errors)
     if recovery:
         parts.append("## Recovery\n\n" + recovery)

@@ -410,7 +410,14 @@ class RetrievalAgent:
             "text": alert["text"],
         }
         return await self._investigate_with_engine(
-            run, payload["title"], payload, fired, named, summary=False, need_failure=True
+            run,
+            payload["title"],
+            payload,
+            fired,
+            named,
+            summary=False,
+            need_failure=True,
+            window_start=window.start if window is not None else None,
         )
 
     async def _answer_from_catalog(
@@ -430,7 +437,8 @@ class RetrievalAgent:
         )
         best = ranked[0] if ranked else None
         if best is None or best.coverage < ABSTAIN_BELOW:
-            searched = ", ".join(f'"{w}"' for w in wanted[:6]) or f'"{_inline(search, 80)}"'
+            quoted = [f'"{_inline(w, 40)}"' for w in wanted[:6]]  # a bounded excerpt
+            searched = ", ".join(quoted) or f'"{_inline(search, 80)}"'
             logs_note = (
                 "I did not query the logs, since the question does not ask about them."
                 if have_logs
@@ -753,6 +761,7 @@ class RetrievalAgent:
         *,
         summary: bool = True,
         need_failure: bool = False,
+        window_start: datetime | None = None,
     ) -> AgentResult | None:
         """The root-cause engine's report (`sleuth_shell.agents.rca`), verdict first; None when
         the organization has no change records or metrics to reason over (the log-only report
@@ -768,6 +777,7 @@ class RetrievalAgent:
             fired=fired,
             text=str(alert.get("text") or ""),
             known=await run.services(),
+            window_start=window_start,
         )
         run.log_queries += gathered.queries
         run.knowledge_searches += gathered.searches
@@ -777,13 +787,14 @@ class RetrievalAgent:
         if need_failure and analysis.onset is None:
             return None
         window = TimeWindow(gathered.start, gathered.end, "look-back")
+        when = "in the asked window" if gathered.asked else "before the alert"
 
         def cite_errors(services: Sequence[str] | None) -> str:
             return run.cite_logs(
                 window,
                 services,
                 rca.SIGNAL_LEVELS,
-                f"Errors and warnings from {_desc(services)} before the alert",
+                f"Errors and warnings from {_desc(services)} {when}",
             )
 
         body, evidence = rca.report(

@@ -44,7 +44,7 @@ from sleuth_shell.auth import Principal, provide_principal
 from sleuth_shell.config import Settings
 from sleuth_shell.db.hot_reads import HotRead, hot_reader_of
 from sleuth_shell.db.models import AlertResponder, Team, WebhookSubscription
-from sleuth_shell.domain import CHANGE_SOURCE_TYPES, WEBHOOK_PROVIDER_TYPES
+from sleuth_shell.domain import CHANGE_SOURCE_TYPES, WEBHOOK_PROVIDER_TYPES, normalize_name
 from sleuth_shell.errors import ApiError, bad_request, conflict, error_responses, not_found
 from sleuth_shell.investigations import (
     DEFAULT_PROMPT,
@@ -137,8 +137,18 @@ class AlertResponderCreate(msgspec.Struct, kw_only=True, forbid_unknown_fields=T
 
 
 class AlertResponderUpdate(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """Only the given fields change. ``runbook: null`` deactivates the custom runbook."""
+    """Only the given fields change. ``runbook: null`` deactivates the custom runbook.
 
+    The read-only members of the record (:data:`READ_ONLY`) may come back as GET returned them (a
+    declarative client sends the record it read); any other value of them is 400."""
+
+    id: str | UnsetType = UNSET
+    url: str | UnsetType = UNSET
+    organization_name: str | UnsetType = UNSET
+    team_name: str | UnsetType = UNSET
+    status: str | UnsetType = UNSET
+    created_at: datetime | UnsetType = UNSET
+    updated_at: datetime | UnsetType = UNSET
     name: str | UnsetType = UNSET
     runbook: Runbook | UnsetType | None = UNSET
     matching_criteria: MatchingCriteria | UnsetType = UNSET
@@ -149,6 +159,10 @@ class AlertResponderUpdate(msgspec.Struct, kw_only=True, forbid_unknown_fields=T
     max_runs_per_day: int | UnsetType | None = UNSET
     group_window_seconds: int | UnsetType | None = UNSET
     investigate: str | UnsetType | None = UNSET
+
+
+#: Members of GET's record that a PUT may carry only unchanged.
+READ_ONLY = ("id", "url", "organization_name", "team_name", "status", "created_at", "updated_at")
 
 
 class AlertResponderRef(msgspec.Struct):
@@ -388,6 +402,23 @@ def _record(
     )
 
 
+async def _check_read_only(
+    session: AsyncSession,
+    agent: AlertResponder,
+    data: AlertResponderUpdate,
+    principal: Principal,
+    public_url: str,
+) -> None:
+    """400 naming the first read-only member ``data`` carries with a value other than GET's."""
+    given = [member for member in READ_ONLY if getattr(data, member) is not UNSET]
+    if not given:
+        return
+    current = _record(agent, await _team_name(session, agent.team_id), principal, public_url)
+    for member in given:
+        if getattr(data, member) != getattr(current, member):
+            raise bad_request(f"{member} is read-only: send it unchanged or leave it out")
+
+
 async def _team_name(session: AsyncSession, team_id: int) -> str:
     name = await session.scalar(select(Team.name).where(Team.id == team_id))
     return name or ""
@@ -422,7 +453,7 @@ class AlertResponderController(Controller):
     ) -> AlertResponderRef:
         """Create an alert agent, or return the existing one of that name in that team."""
         team = await resolve_team(db_session, principal.org_id, data.team_name)
-        name = check_text(data.name, "name")
+        name = normalize_name(check_text(data.name, "name"))
         webhook = _given(data.webhook_sources) and bool(data.webhook_sources)
         chat = _given(data.chat_channel_id)
         if webhook and chat:
@@ -569,15 +600,17 @@ class AlertResponderController(Controller):
     ) -> AlertResponderRef:
         """Change the given fields of an alert agent."""
         agent = await _load(db_session, principal, alert_id)
+        await _check_read_only(db_session, agent, data, principal, settings.public_url)
         is_chat = agent.chat_channel_id is not None
-        if is_chat and _given(data.webhook_sources):
+        # [] is what GET returns for a chat agent: sending it back changes nothing.
+        if is_chat and _given(data.webhook_sources) and data.webhook_sources:
             raise bad_request("webhook_sources cannot be set on a chat alert agent")
         if not is_chat and _given(data.chat_channel_id):
             raise bad_request("chat_channel_id cannot be set on a webhook alert agent")
 
         if data.name is not UNSET:
             assert isinstance(data.name, str)
-            name = check_text(data.name, "name")
+            name = normalize_name(check_text(data.name, "name"))
             if name != agent.name:
                 clash = await self._find(db_session, principal.org_id, agent.team_id, name)
                 if clash is not None:
@@ -596,7 +629,7 @@ class AlertResponderController(Controller):
             agent.text_matches = criteria["text_matches"]
             agent.match_rules = criteria["match_rules"]
             agent.chat_bot_app_user_id = criteria.get("chat_bot_app_user_id")
-        if _given(data.webhook_sources):
+        if _given(data.webhook_sources) and not is_chat:
             assert isinstance(data.webhook_sources, list)
             agent.webhook_sources = await _webhook_sources(
                 db_session, principal.org_id, data.webhook_sources

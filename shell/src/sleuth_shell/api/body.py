@@ -14,24 +14,22 @@ on ``POST /api/v1/interactions``, whose details SPEC fixes), else one of :data:`
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
-import msgspec
 from litestar import Request
 from litestar.enums import RequestEncodingType
 from litestar.openapi.spec import OpenAPIMediaType, Operation, RequestBody, Schema
 from litestar.params import Body
 
-from sleuth_shell.errors import (
-    INVALID_BODY_OPT,
+from sleuth_shell.errors import INVALID_BODY_OPT, bad_request, invalid_body_detail
+from sleuth_shell.json_body import (
     MAX_JSON_DEPTH,
     NOT_JSON,
     NOT_UTF8,
     TOO_DEEP,
-    bad_request,
-    invalid_body_detail,
+    decode_json_body,
+    exceeds_depth,
 )
 
 __all__ = [
@@ -58,35 +56,6 @@ StrictBody = Annotated[
 ]
 
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
-# A JSON string literal (escapes included); its brackets are text, not structure.
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-# Every byte but the four structural brackets, deleted by ``bytes.translate``.
-_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
-# Objects and arrays nest alike: fold ``{}`` onto ``[]``.
-_FOLD = bytes.maketrans(b"{}", b"[]")
-
-
-def exceeds_depth(raw: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
-    """Whether the JSON text ``raw`` nests arrays/objects more than ``limit`` levels deep.
-
-    Linear in the body per level and never recursive: string literals are dropped, the brackets
-    kept, and each round deletes every innermost ``[]`` pair (one nesting level). Text that is not
-    balanced JSON is left to the decoder to refuse.
-
-    >>> exceeds_depth(b'{"a": [1, {"b": "[[[["}]}', limit=3), exceeds_depth(b"[[[[]]]]", limit=3)
-    (False, True)
-    """
-    if raw.count(b"[") + raw.count(b"{") <= limit:
-        return False
-    brackets = _STRING.sub(b"", raw).translate(_FOLD, _NOT_BRACKET)
-    for _ in range(limit):
-        reduced = brackets.replace(b"[]", b"")
-        if len(reduced) == len(brackets):  # unbalanced: not JSON, the decoder says so
-            return False
-        brackets = reduced
-        if not brackets:
-            return False
-    return b"[]" in brackets
 
 
 async def check_request_body(request: Request[Any, Any, Any]) -> None:
@@ -120,24 +89,3 @@ def documented_json_body(schema: Schema, description: str) -> type[Operation]:
                 )
 
     return JsonBodyOperation
-
-
-def decode_json_body(raw: bytes, *, not_json: str = NOT_JSON) -> Any:
-    """The decoded JSON ``raw`` (``None`` for an empty body); ``ValueError`` naming the problem
-    (``not_json`` for text that is not JSON).
-
-    Refuses what :func:`check_request_body` refuses (for callers outside the router) plus
-    malformed JSON, numbers out of range and lone surrogate escapes.
-    """
-    if not raw.strip():
-        return None
-    if exceeds_depth(raw):
-        raise ValueError(TOO_DEEP)
-    try:
-        return msgspec.json.decode(raw)
-    except UnicodeError:
-        raise ValueError(NOT_UTF8) from None
-    except RecursionError:
-        raise ValueError(TOO_DEEP) from None
-    except msgspec.DecodeError:
-        raise ValueError(not_json) from None

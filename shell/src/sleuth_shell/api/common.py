@@ -1,21 +1,21 @@
 """Helpers shared by the resource modules: ID decoding, team and integration lookups, checks,
-and cursor paging of lists (:func:`parse_page`, :func:`fetch_page`)."""
+and the query parameters of cursor-paged lists (:func:`parse_page`; the paging itself is
+:mod:`sleuth_shell.db.paging`)."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, Select, and_, or_, select
+from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
 from sleuth_core.ids import decode_global_id, encode_global_id
+from sleuth_shell.db import paging
 from sleuth_shell.db.models import NotificationIntegration, Team
+from sleuth_shell.db.paging import InvalidCursor, Page, PageRequest, decode_cursor, encode_cursor
 from sleuth_shell.domain import MAX_PK, is_channel_id
 from sleuth_shell.errors import bad_request, not_found
 
@@ -131,50 +131,6 @@ def encode_integration_ids(pks: Sequence[Any]) -> list[str]:
 #: Items per page when ``limit`` is not given, and the most one page may hold.
 DEFAULT_PAGE_LIMIT = 20
 MAX_PAGE_LIMIT = 100
-_MAX_CURSOR = 200
-
-
-@dataclass(frozen=True, slots=True)
-class PageRequest:
-    """One page of a list, newest first: at most ``limit`` rows older than the row ``after``
-    (its ``(created_at, id)``; ``None``: from the newest). ``cursor`` is the text as given."""
-
-    limit: int
-    after: tuple[datetime, str] | None = None
-    cursor: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Page:
-    """The rows of one page and the cursor of the next (``None`` on the last page)."""
-
-    rows: list[Any]
-    next_cursor: str | None
-
-
-def encode_cursor(created_at: datetime, key: object) -> str:
-    """The opaque cursor of the page after the row created at ``created_at`` with id ``key``."""
-    stamp = created_at.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
-    raw = f"{stamp}|{key}".encode()
-    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
-
-
-def decode_cursor(cursor: str) -> tuple[datetime, str] | None:
-    """The ``(created_at, id)`` inside a cursor from :func:`encode_cursor`, or ``None``."""
-    if not cursor or len(cursor) > _MAX_CURSOR or not cursor.isascii():
-        return None
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("utf-8")
-        stamp, sep, key = raw.partition("|")
-        created = datetime.fromisoformat(stamp)
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        return None
-    if created.tzinfo is not None or not sep or not key or not key.isprintable():
-        return None
-    created = created.replace(tzinfo=UTC)
-    if encode_cursor(created, key) != cursor:
-        return None
-    return created, key
 
 
 def parse_page(limit: str | None, cursor: str | None) -> PageRequest:
@@ -206,30 +162,9 @@ async def fetch_page(
     created: InstrumentedAttribute[datetime],
     key: InstrumentedAttribute[Any],
 ) -> Page:
-    """Run ``query`` for one page, newest first (by ``created``, then ``key``, both descending).
-
-    ``query`` selects the paged entity first (``select(Digest)``, ``select(Interaction,
-    Team.name)``) and carries the caller's filters (organization first); this adds the order,
-    the keyset bound of the cursor and the limit. Rows are what ``session.execute`` returns
-    (``row[0]`` is the entity); ``next_cursor`` is set when older rows remain. A keyset (not an
-    offset) cursor never repeats or skips a row while new rows arrive.
-    """
-    if page.after is not None:
-        after_created, after_key = page.after
-        bound: Any = after_key
-        if isinstance(key.type, Integer):
-            if not after_key.isdigit() or int(after_key) > MAX_PK:
-                raise bad_request(f"Invalid cursor: {page.cursor}")
-            bound = int(after_key)
-        query = query.where(
-            or_(created < after_created, and_(created == after_created, key < bound))
-        )
-    query = query.order_by(created.desc(), key.desc()).limit(page.limit + 1)
-    rows = list((await session.execute(query)).all())
-    if len(rows) <= page.limit:
-        return Page(rows=rows, next_cursor=None)
-    rows = rows[: page.limit]
-    last = rows[-1][0]
-    return Page(
-        rows=rows, next_cursor=encode_cursor(getattr(last, created.key), getattr(last, key.key))
-    )
+    """:func:`sleuth_shell.db.paging.fetch_page`, a cursor that names no row being 400
+    ``Invalid cursor: <cursor>``."""
+    try:
+        return await paging.fetch_page(session, query, page, created=created, key=key)
+    except InvalidCursor as exc:
+        raise bad_request(f"Invalid cursor: {exc}") from None

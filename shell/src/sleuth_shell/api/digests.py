@@ -35,7 +35,8 @@ from sleuth_shell.api.common import (
 )
 from sleuth_shell.api.deps import AppServices, AppSettings, CurrentPrincipal, DbSession
 from sleuth_shell.auth import Principal
-from sleuth_shell.db.models import Digest, DigestRun, Team, utcnow
+from sleuth_shell.db.models import Digest, Team, utcnow
+from sleuth_shell.digests.queries import load_digest_run
 from sleuth_shell.digests.service import (
     RUN_GLOBAL_TYPE,
     run_digest,
@@ -406,16 +407,10 @@ class DigestController(Controller):
         """One run of the digest: its status, scheduled time and results."""
         digest = await load_digest(db_session, principal, digest_id)
         pk = decode_id_or_404(run_id, RUN_GLOBAL_TYPE, "Digest run")
-        run = await db_session.scalar(
-            select(DigestRun).where(
-                DigestRun.id == pk,
-                DigestRun.digest_id == digest.id,
-                DigestRun.org_id == principal.org_id,
-            )
-        )
-        if run is None:
+        found = await load_digest_run(db_session, principal.org_id, pk, digest.id)
+        if found is None:
             raise not_found("Digest run")
-        return run_view(run)
+        return run_view(found.run)
 
 
 ROUTES = [DigestController]

@@ -26,15 +26,19 @@ from litestar.openapi.spec import (
 )
 from litestar.params import FromPath, FromQuery
 from litestar.status_codes import HTTP_200_OK
-from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.api.body import decode_json_body
-from sleuth_shell.api.common import fetch_page, parse_page
+from sleuth_shell.api.common import parse_page
 from sleuth_shell.api.deps import AppServices, CurrentPrincipal, DbSession
 from sleuth_shell.db.models import Interaction, utcnow
+from sleuth_shell.db.paging import InvalidCursor
 from sleuth_shell.errors import INVALID_BODY_OPT, ApiError, bad_request, not_found
+from sleuth_shell.interactions.queries import list_interactions as list_interactions_of
+from sleuth_shell.interactions.queries import load_interaction
 from sleuth_shell.interactions.request import InvalidInteraction, parse_interaction_request
 from sleuth_shell.interactions.service import (
+    analysis_view,
     answer_view,
     list_item,
     scheduled_view,
@@ -165,6 +169,14 @@ async def create_interaction(
     return scheduled_view(submitted.rows, public_url, legacy=parsed.legacy_runtime)
 
 
+async def _interaction_of(session: AsyncSession, org_id: int, interaction_id: str) -> Interaction:
+    """The organization's interaction ``interaction_id``; 404 ``Interaction not found``."""
+    row = await load_interaction(session, org_id, interaction_id)
+    if row is None:
+        raise not_found("Interaction")
+    return row
+
+
 @get(
     "/interactions/{interaction_id:str}",
     operation_id="getInteraction",
@@ -179,13 +191,7 @@ async def get_interaction(
     services: AppServices,
 ) -> dict[str, Any]:
     """The interaction's status and, once ``COMPLETED``, its answer."""
-    row = await db_session.scalar(
-        select(Interaction).where(
-            Interaction.id == interaction_id, Interaction.org_id == principal.org_id
-        )
-    )
-    if row is None:
-        raise not_found("Interaction")
+    row = await _interaction_of(db_session, principal.org_id, interaction_id)
     return view(row, services.settings.public_url)
 
 
@@ -207,13 +213,30 @@ async def list_interactions(
     question, status, created_at, url}], next_cursor}``. ``limit`` is 1-100 (default 20); pass
     ``next_cursor`` back as ``cursor`` for the next page (null on the last one)."""
     page_request = parse_page(limit, cursor)
-    query = select(Interaction).where(Interaction.org_id == principal.org_id)
-    page = await fetch_page(
-        db_session, query, page_request, created=Interaction.created_at, key=Interaction.id
-    )
+    try:
+        page = await list_interactions_of(db_session, principal.org_id, page_request)
+    except InvalidCursor:
+        raise bad_request(f"Invalid cursor: {cursor}") from None
     public_url = services.settings.public_url
     items = [list_item(row, public_url) for (row,) in page.rows]
     return {"interactions": items, "next_cursor": page.next_cursor}
 
 
-ROUTES = [create_interaction, get_interaction, list_interactions]
+@get(
+    "/interactions/{interaction_id:str}/analysis",
+    operation_id="getInteractionAnalysis",
+    tags=["interactions"],
+    opt=_OPT,
+    responses={401: _error("Unauthorized"), 404: _error("Interaction not found")},
+)
+async def get_interaction_analysis(
+    interaction_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
+) -> dict[str, Any]:
+    """``{"analysis": {...} | null}``: the structured root-cause verdict of a "why" question
+    (the members of an investigation's ``analysis``; evidence as citation numbers of the
+    answer's ``sources``), null for other questions and unfinished ones."""
+    row = await _interaction_of(db_session, principal.org_id, interaction_id)
+    return analysis_view(row)
+
+
+ROUTES = [create_interaction, get_interaction, get_interaction_analysis, list_interactions]

@@ -16,16 +16,18 @@ from typing import Any
 import msgspec
 from litestar import get, post
 from litestar.params import FromPath, FromQuery
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import decode_global_id, encode_global_id
-from sleuth_shell.api.common import MAX_PK, decode_id_or_404, fetch_page, parse_page
+from sleuth_shell.api.common import MAX_PK, decode_id_or_404, parse_page
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.auth import Principal
-from sleuth_shell.db.models import Investigation, Team
+from sleuth_shell.db.models import Investigation
+from sleuth_shell.db.paging import InvalidCursor
 from sleuth_shell.errors import bad_request, error_responses, not_found
 from sleuth_shell.investigations import stop_investigation
+from sleuth_shell.investigations.queries import list_investigations as list_investigations_of
+from sleuth_shell.investigations.queries import load_investigation
 from sleuth_shell.statuses import INVESTIGATION as STATUSES
 
 __all__ = [
@@ -106,18 +108,10 @@ def _status_filter(value: str | None) -> str | None:
 async def _record_of(
     session: AsyncSession, principal: Principal, pk: int
 ) -> InvestigationRecord | None:
-    found = (
-        await session.execute(
-            select(Investigation, Team.name)
-            .outerjoin(Team, Team.id == Investigation.team_id)
-            .where(Investigation.id == pk, Investigation.org_id == principal.org_id)
-            .execution_options(populate_existing=True)
-        )
-    ).first()
+    found = await load_investigation(session, principal.org_id, pk, fresh=True)
     if found is None:
         return None
-    row, team_name = found
-    return investigation_record(row, principal.org_name, team_name)
+    return investigation_record(found.row, principal.org_name, found.team_name)
 
 
 @get(
@@ -139,21 +133,16 @@ async def list_investigations(
     agent_id = _agent_filter(alert_responder_id)
     wanted_status = _status_filter(status)
     page = parse_page(limit, cursor)
-    query = (
-        select(Investigation, Team.name)
-        .outerjoin(Team, Team.id == Investigation.team_id)
-        .where(Investigation.org_id == principal.org_id)
-    )
-    if agent_id is not None:
-        query = query.where(Investigation.alert_responder_id == agent_id)
-    if wanted_status is not None:
-        query = query.where(Investigation.status == wanted_status)
-    found = await fetch_page(
-        db_session, query, page, created=Investigation.created_at, key=Investigation.id
-    )
+    try:
+        found = await list_investigations_of(
+            db_session, principal.org_id, page, status=wanted_status, agent_id=agent_id
+        )
+    except InvalidCursor:
+        raise bad_request(f"Invalid cursor: {cursor}") from None
     return InvestigationList(
         investigations=[
-            investigation_record(row, principal.org_name, team) for row, team in found.rows
+            investigation_record(item.row, principal.org_name, item.team_name)
+            for item in found.items
         ],
         next_cursor=found.next_cursor,
     )

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, delete, event, insert, select
+from sqlalchemy import Connection, delete, event, insert
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, UOWTransaction
 
@@ -64,14 +64,6 @@ def bump(connection: Connection, org_id: int, agent_ids: list[int]) -> int:
             )
         )
     return version
-
-
-def current_version(connection: Connection, org_id: int) -> int:
-    """``org_id``'s version (0 before its first agent change)."""
-    found = connection.execute(
-        select(AgentIndexVersion.version).where(AgentIndexVersion.org_id == org_id)
-    ).scalar_one_or_none()
-    return int(found or 0)
 
 
 @event.listens_for(Session, "after_flush")

@@ -1,7 +1,7 @@
 """Hot reads: one prebuilt ``SELECT`` run with as little machinery between it and the driver as
 possible, for the request paths that are read far more often than anything else.
 
-An ORM ``AsyncSession`` read costs about 1 ms on this machine's loaded two cores (session set-up,
+An ORM ``AsyncSession`` read costs about 1 ms on two busy cores (session set-up,
 a greenlet switch per call, result and session bookkeeping, close with its reset); the same query
 through :mod:`sqlite3` costs about 30 us. :class:`HotRead` keeps SQLAlchemy's meaning (the
 statement, its bind and result type processing: JSON columns, UTC datetimes) and drops the rest:
@@ -256,8 +256,8 @@ class HotStatements:
     file it runs on the process's plain :mod:`sqlite3` connection (:func:`shared_reader`), with
     SQLAlchemy's bind processors for the parameters and result processors for the columns; rows
     come back as tuples. Elsewhere (PostgreSQL, in-memory SQLite, a session factory bound to
-    something other than an engine) it runs through a session of ``sessions`` as before. Each
-    call is its own snapshot of committed data, as a store's own short session was.
+    something other than an engine) it runs through a session of ``sessions``. Each call is its
+    own snapshot of committed data, as a short session of its own would be.
     """
 
     #: How many compiled shapes a store keeps (``IN`` lists of many lengths make many shapes).

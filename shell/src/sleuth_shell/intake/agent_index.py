@@ -110,11 +110,6 @@ class AgentIndexCache:
         self.partial_loads = 0
         """How many incremental reloads happened."""
 
-    def version_of(self, org_id: int) -> int:
-        """The version the cached organization reflects (-1 when not cached)."""
-        cached = self._orgs.get(org_id)
-        return cached.version if cached else -1
-
     async def match(
         self, session: AsyncSession, org_id: int, version: int, source: Source, text: str
     ) -> list[int]:

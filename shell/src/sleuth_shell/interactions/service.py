@@ -45,6 +45,7 @@ __all__ = [
     "SCHEDULED",
     "Answer",
     "Submitted",
+    "analysis_view",
     "answer_view",
     "conversation",
     "create_interactions",
@@ -443,14 +444,14 @@ async def submit_interactions(
 
 
 def answer_view(row: Interaction, answer: Answer, public_url: str) -> dict[str, Any]:
-    """The ``POST /api/v1/interactions`` body of a synchronous request."""
+    """The ``POST /api/v1/interactions`` body of a synchronous request (exactly SPEC's members;
+    the analysis is :func:`analysis_view`'s)."""
     return {
         "question": row.question,
         "content": answer.content,
         "sources": answer.sources,
         "interaction_id": row.id,
         "url": interaction_url(public_url, row.id),
-        **({"analysis": answer.analysis} if answer.analysis is not None else {}),
     }
 
 
@@ -481,9 +482,14 @@ def view(row: Interaction, public_url: str) -> dict[str, Any]:
             "interaction_id": row.id,
             "status": InteractionStatus.COMPLETED,
             "url": url,
-            **({"analysis": row.analysis} if row.analysis is not None else {}),
         }
     return {"interaction_id": row.id, "status": row.status, "url": url}
+
+
+def analysis_view(row: Interaction) -> dict[str, Any]:
+    """The ``GET /api/v1/interactions/{id}/analysis`` body: the structured verdict of a "why"
+    answer (evidence as citation numbers of ``sources``), null when there is none (yet)."""
+    return {"analysis": row.analysis}
 
 
 def list_item(row: Interaction, public_url: str) -> dict[str, Any]:

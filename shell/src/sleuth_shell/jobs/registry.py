@@ -90,11 +90,6 @@ class JobContext:
         """The job's payload (as enqueued)."""
         return self.job.payload
 
-    @property
-    def final_attempt(self) -> bool:
-        """True when a :class:`RetryJob` raised now would fail the job instead of retrying it."""
-        return self.job.attempt >= self.job.max_attempts
-
     async def write(self, unit: Unit[T]) -> T:
         """Run ``unit(session)`` (writes only, no commit) in a transaction shared with other
         jobs' writes, and return its result once committed (see :mod:`sleuth_shell.jobs.batch`).

@@ -1,4 +1,6 @@
-"""What the MCP tools read: one organization's interactions, investigations and digest runs.
+"""What a user pastes into the MCP tools: :func:`parse_reference` turns a Sleuth page URL, an
+API URL or a bare ID into a :class:`Reference`. The reads themselves are the features' query
+modules (``interactions``, ``investigations``, ``digests``), as for the API and the pages.
 
 Every query is scoped to the caller's organization, so another organization's ID reads exactly like
 an unknown one. :func:`parse_reference` turns what a user pastes (a Sleuth page URL, an API URL or
@@ -12,11 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import unquote, urlsplit
 
-from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from sleuth_core.ids import decode_global_id
-from sleuth_shell.db.models import Digest, DigestRun, Interaction, Investigation, Team
 from sleuth_shell.domain import MAX_PK
 
 __all__ = [
@@ -25,13 +23,7 @@ __all__ = [
     "DIGEST_TYPE",
     "INVESTIGATION_TYPE",
     "MAX_PK",
-    "DigestRunRead",
-    "InvestigationRead",
     "Reference",
-    "list_investigations",
-    "load_digest_run",
-    "load_interaction",
-    "load_investigation",
     "parse_alert_responder_id",
     "parse_reference",
 ]
@@ -117,82 +109,3 @@ def parse_reference(value: str) -> Reference | None:
     if value.startswith("/"):
         return _from_path(urlsplit(value).path)
     return _from_id(value)
-
-
-async def load_interaction(
-    session: AsyncSession, org_id: int, interaction_id: str
-) -> Interaction | None:
-    """The organization's interaction ``interaction_id``, or None."""
-    row: Interaction | None = await session.scalar(
-        select(Interaction).where(Interaction.id == interaction_id, Interaction.org_id == org_id)
-    )
-    return row
-
-
-@dataclass(frozen=True)
-class InvestigationRead:
-    """An investigation row with its team's name."""
-
-    row: Investigation
-    team_name: str | None
-
-
-async def load_investigation(
-    session: AsyncSession, org_id: int, pk: int
-) -> InvestigationRead | None:
-    """The organization's investigation with primary key ``pk``, or None."""
-    found = (
-        await session.execute(
-            select(Investigation, Team.name)
-            .outerjoin(Team, Team.id == Investigation.team_id)
-            .where(Investigation.id == pk, Investigation.org_id == org_id)
-        )
-    ).first()
-    if found is None:
-        return None
-    row, team_name = found
-    return InvestigationRead(row, team_name)
-
-
-async def list_investigations(
-    session: AsyncSession,
-    org_id: int,
-    *,
-    status: str | None,
-    alert_responder_pk: int | None,
-    limit: int,
-) -> list[Investigation]:
-    """The organization's newest investigations (created last first), optionally filtered."""
-    query = select(Investigation).where(Investigation.org_id == org_id)
-    if status is not None:
-        query = query.where(Investigation.status == status)
-    if alert_responder_pk is not None:
-        query = query.where(Investigation.alert_responder_id == alert_responder_pk)
-    query = query.order_by(Investigation.created_at.desc(), Investigation.id.desc()).limit(limit)
-    return list((await session.scalars(query)).all())
-
-
-@dataclass(frozen=True)
-class DigestRunRead:
-    """A digest run with its digest."""
-
-    run: DigestRun
-    digest: Digest
-
-
-async def load_digest_run(
-    session: AsyncSession, org_id: int, run_pk: int, digest_pk: int | None = None
-) -> DigestRunRead | None:
-    """The organization's digest run ``run_pk`` (under digest ``digest_pk`` when given), or None."""
-    query = (
-        select(DigestRun, Digest)
-        .join(Digest, Digest.id == DigestRun.digest_id)
-        .where(DigestRun.id == run_pk, DigestRun.org_id == org_id, Digest.org_id == org_id)
-    )
-    if digest_pk is not None:
-        query = query.where(Digest.id == digest_pk)
-    found = (await session.execute(query)).first()
-    if found is None:
-        return None
-    run, digest = found
-    return DigestRunRead(run, digest)

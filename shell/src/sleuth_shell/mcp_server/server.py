@@ -32,12 +32,10 @@ from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import McpError
-from starlette.types import Receive as StarletteReceive
-from starlette.types import Scope as StarletteScope
-from starlette.types import Send as StarletteSend
 
 from sleuth_shell import __version__
 from sleuth_shell.auth import current_principal, key_presented
+from sleuth_shell.json_body import decode_json_body
 from sleuth_shell.mcp_server.tools import TOOLS, ToolCaller, ToolFailure
 from sleuth_shell.services import Services
 
@@ -50,6 +48,9 @@ MCP_PATH = "/mcp"
 UNAUTHORIZED = -32001
 #: The JSON-RPC error code of any other HTTP-level refusal (405, 413, 429).
 REFUSED = -32000
+
+#: The parse error of a body holding a lone UTF-16 surrogate escape (no database stores one).
+SURROGATE = "Parse error: a lone UTF-16 surrogate escape (\\ud800-\\udfff) in a string"
 
 INSTRUCTIONS = (
     "Sleuth is an on-call investigation assistant. Use sleuth_ask to ask it about production "
@@ -99,6 +100,39 @@ def _http_exception(
     return _error_response(exc.status_code, code, exc.detail, exc.headers)
 
 
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole request body, or None once it passes ``limit`` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def _replay(raw: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that hands the SDK the body already read, then the connection's own
+    messages (its disconnect)."""
+    sent = False
+
+    async def replay() -> Any:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": raw, "more_body": False}
+        return await receive()
+
+    return replay
+
+
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[dict[str, Any]]:
     log.exception("MCP request failed", exc_info=exc)
     return _error_response(500, types.INTERNAL_ERROR, "Internal error")
@@ -114,6 +148,7 @@ class McpEndpoint:
     """One app's MCP server: the SDK server with Sleuth's tools and its stateless transport."""
 
     def __init__(self, *, max_body_bytes: int) -> None:
+        self.max_body_bytes = max_body_bytes
         self.server: Server[Any, Any] = Server(
             "sleuth", version=__version__, instructions=INSTRUCTIONS
         )
@@ -163,11 +198,19 @@ class McpEndpoint:
                 send, 401, UNAUTHORIZED, message, {"WWW-Authenticate": 'Bearer realm="sleuth"'}
             )
         else:
-            # Litestar's ASGI types are narrower TypedDicts than Starlette's mappings; same values.
+            raw = await _read_body(receive, self.max_body_bytes)
+            if raw is None:
+                await _send_error(send, 413, REFUSED, "Request body too large", {})
+                return
+            try:
+                decode_json_body(raw, not_json="Parse error: not valid JSON", surrogate=SURROGATE)
+            except ValueError as exc:
+                await _send_error(send, 400, types.PARSE_ERROR, str(exc), {})
+                return
+            # Litestar's ASGI types are narrower TypedDicts than the SDK's (Starlette's) mappings;
+            # the values are the same.
             await self.manager.handle_request(
-                cast("StarletteScope", scope),
-                cast("StarletteReceive", receive),
-                cast("StarletteSend", send),
+                cast(Any, scope), cast(Any, _replay(raw, receive)), cast(Any, send)
             )
 
     async def _list_tools(self, request: types.ListToolsRequest) -> types.ServerResult:
@@ -221,11 +264,21 @@ class McpEndpoint:
         return ToolCaller(principal=principal, services=services)
 
 
+#: Longest argument value quoted in a tool error, and longest problem text.
+_MAX_QUOTED = 80
+_MAX_PROBLEM = 500
+
+
 def _argument_problem(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> str | None:
     """The first way ``arguments`` break ``schema`` (one line, naming the argument), or None."""
     validator = jsonschema.Draft202012Validator(dict(schema))
     error = jsonschema.exceptions.best_match(validator.iter_errors(dict(arguments)))
     if error is None:
         return None
+    message = error.message
+    shown = repr(error.instance)
+    if len(shown) > _MAX_QUOTED:  # name the value by its start, never echo it whole
+        message = message.replace(shown, f"{shown[:_MAX_QUOTED]}... ({len(shown)} characters)")
     where = ".".join(str(part) for part in error.absolute_path)
-    return f"{where}: {error.message}" if where else error.message
+    text = f"{where}: {message}" if where else message
+    return text if len(text) <= _MAX_PROBLEM else f"{text[:_MAX_PROBLEM]}..."

@@ -21,8 +21,13 @@ from typing import Any
 from sleuth_core.ids import encode_global_id
 from sleuth_shell.auth import Principal
 from sleuth_shell.db.models import Interaction, Investigation, utcnow
+from sleuth_shell.db.paging import PageRequest
+from sleuth_shell.digests.queries import DigestRunRead, load_digest_run
+from sleuth_shell.interactions.queries import load_interaction
 from sleuth_shell.interactions.request import InvalidInteraction, parse_interaction_request
 from sleuth_shell.interactions.service import submit_interactions
+from sleuth_shell.investigations.queries import InvestigationRead, load_investigation
+from sleuth_shell.investigations.queries import list_investigations as list_investigations_of
 from sleuth_shell.mcp_server import reads
 from sleuth_shell.runs import RunFailed
 from sleuth_shell.services import Services
@@ -143,9 +148,7 @@ def _interaction_text(row: Interaction, public_url: str, *, include_sources: boo
     return "\n\n".join(parts)
 
 
-def _investigation_text(
-    found: reads.InvestigationRead, public_url: str, *, include_sources: bool
-) -> str:
+def _investigation_text(found: InvestigationRead, public_url: str, *, include_sources: bool) -> str:
     row = found.row
     gid = encode_global_id(reads.INVESTIGATION_TYPE, row.id)
     facts = [
@@ -183,7 +186,7 @@ def _investigation_text(
     return "\n\n".join(parts)
 
 
-def _digest_run_text(found: reads.DigestRunRead, public_url: str, *, include_sources: bool) -> str:
+def _digest_run_text(found: DigestRunRead, public_url: str, *, include_sources: bool) -> str:
     run, digest = found.run, found.digest
     digest_gid = encode_global_id(reads.DIGEST_TYPE, digest.id)
     run_gid = encode_global_id(reads.DIGEST_RUN_TYPE, run.id)
@@ -278,15 +281,15 @@ async def fetch_context(caller: ToolCaller, args: Mapping[str, Any]) -> str:
     public_url = caller.services.settings.public_url
     async with caller.services.sessions() as session:
         if ref.kind == "interaction":
-            row = await reads.load_interaction(session, org_id, str(ref.key))
+            row = await load_interaction(session, org_id, str(ref.key))
             if row is not None:
                 return _interaction_text(row, public_url, include_sources=include_sources)
         elif ref.kind == "investigation":
-            found = await reads.load_investigation(session, org_id, int(ref.key))
+            found = await load_investigation(session, org_id, int(ref.key))
             if found is not None:
                 return _investigation_text(found, public_url, include_sources=include_sources)
         else:
-            run = await reads.load_digest_run(session, org_id, int(ref.key), ref.digest_pk)
+            run = await load_digest_run(session, org_id, int(ref.key), ref.digest_pk)
             if run is not None:
                 return _digest_run_text(run, public_url, include_sources=include_sources)
     thing = ref.kind.replace("_", " ")
@@ -304,13 +307,14 @@ async def list_investigations(caller: ToolCaller, args: Mapping[str, Any]) -> st
         if agent_pk is None:
             raise ToolFailure(f"Invalid alert_responder_id: {agent_id[:200]}")
     async with caller.services.sessions() as session:
-        rows = await reads.list_investigations(
+        found = await list_investigations_of(
             session,
             caller.principal.org_id,
+            PageRequest(limit=int(limit)),
             status=status,
-            alert_responder_pk=agent_pk,
-            limit=int(limit),
+            agent_id=agent_pk,
         )
+    rows = [item.row for item in found.items]
     public_url = caller.services.settings.public_url
     filters = [f"status {status}"] if status else []
     if agent_id:
@@ -330,7 +334,7 @@ async def investigation(caller: ToolCaller, args: Mapping[str, Any]) -> str:
     if ref is None or ref.kind != "investigation":
         raise ToolFailure(f"Not an investigation ID or URL: {value[:200]}")
     async with caller.services.sessions() as session:
-        found = await reads.load_investigation(session, caller.principal.org_id, int(ref.key))
+        found = await load_investigation(session, caller.principal.org_id, int(ref.key))
     if found is None:
         raise ToolFailure(f"No investigation found for {value[:200]} in this organization")
     return _investigation_text(found, caller.services.settings.public_url, include_sources=True)

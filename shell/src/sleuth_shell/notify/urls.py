@@ -3,7 +3,9 @@
 A URL is acceptable when it is an absolute ``http``/``https`` URL with a host and, unless
 ``SLEUTH_ALLOW_PRIVATE_URLS`` is true, every address its host resolves to is a public (global
 unicast) address: loopback, private, link-local, shared (CGNAT), multicast, reserved and unspecified
-addresses are refused, including IPv4-mapped IPv6 forms of them.
+addresses are refused, including the IPv6 forms that reach them: IPv4-mapped (``::ffff:0:0/96``),
+IPv4-compatible (``::/96``), 6to4 (``2002::/16``) and NAT64 (``64:ff9b::/96``) addresses are judged
+by the IPv4 address inside, and local-use NAT64 (``64:ff9b:1::/48``) and Teredo are refused.
 
 The check runs twice: when an interaction is created (:func:`check_url`, which accepts a host that
 does not resolve yet, since delivery retries later) and again at delivery time
@@ -91,12 +93,28 @@ def is_public_address(address: str | IPAddress) -> bool:
     """True when ``address`` is global unicast (not loopback, private, link-local, ...)."""
     ip = ipaddress.ip_address(address) if isinstance(address, str) else address
     if isinstance(ip, ipaddress.IPv6Address):
-        mapped = ip.ipv4_mapped or ip.sixtofour
-        if mapped is not None:
-            return is_public_address(mapped)
-        if ip.teredo is not None:
+        if ip in _LOCAL_NAT64 or ip.teredo is not None:
             return False
+        embedded = ip.ipv4_mapped or ip.sixtofour or _embedded_ipv4(ip)
+        if embedded is not None:
+            return is_public_address(embedded)
     return ip.is_global and not ip.is_multicast
+
+
+#: NAT64's well-known prefix (RFC 6052): the IPv4 address is the last 32 bits.
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+#: The local-use NAT64 prefix (RFC 8215): translated by the local network, never global.
+_LOCAL_NAT64 = ipaddress.IPv6Network("64:ff9b:1::/48")
+#: IPv4-compatible addresses (RFC 4291, deprecated): the IPv4 address is the last 32 bits.
+_IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")
+
+
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address a NAT64 or IPv4-compatible address reaches, else None (``::`` and
+    ``::1`` are themselves, not IPv4 addresses)."""
+    if ip in _NAT64 or (ip in _IPV4_COMPATIBLE and int(ip) > 1):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
 
 
 async def _resolve(target: HttpTarget, resolver: Resolver) -> list[str]:

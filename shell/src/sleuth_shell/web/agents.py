@@ -20,11 +20,13 @@ from sleuth_shell.db.models import (
     NotificationIntegration,
     WebhookSubscription,
 )
+from sleuth_shell.db.paging import PageRequest
 from sleuth_shell.errors import not_found
 from sleuth_shell.investigations import stop_pending_investigations
+from sleuth_shell.investigations.queries import list_investigations
 from sleuth_shell.urls import ingest_url
 from sleuth_shell.web.guard import PAGE_OPTIONS, Viewer, ViewerDep, form_data, page
-from sleuth_shell.web.rows import latest, owned, team_names
+from sleuth_shell.web.rows import RECENT, owned, team_names
 
 __all__ = ["ROUTES"]
 
@@ -78,9 +80,10 @@ async def alert_responder_page(
         agent = await owned(session, AlertResponder, pk, viewer.org_id)
         if agent is None:
             raise not_found("Alert responder")
-        investigations = await latest(
-            session, Investigation, Investigation.alert_responder_id == agent.id
+        found = await list_investigations(
+            session, viewer.org_id, PageRequest(limit=RECENT), agent_id=agent.id
         )
+        investigations = [item.row for item in found.items]
         teams = await team_names(session, viewer.org_id)
         remote_ids = [s.get("remote_id") for s in agent.webhook_sources if isinstance(s, dict)]
         subs = {

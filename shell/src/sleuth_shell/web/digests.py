@@ -13,14 +13,15 @@ from sqlalchemy import select
 from sleuth_core.ids import decode_global_id, encode_global_id
 from sleuth_shell.db.models import (
     Digest,
-    DigestRun,
     utcnow,
 )
+from sleuth_shell.digests.queries import latest_runs, load_digest_run
 from sleuth_shell.digests.service import run_digest
+from sleuth_shell.domain import MAX_PK
 from sleuth_shell.errors import not_found
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, form_data, page
 from sleuth_shell.web.render import fire_times, next_fire
-from sleuth_shell.web.rows import latest, owned, team_names
+from sleuth_shell.web.rows import RECENT, owned, team_names
 
 __all__ = ["ROUTES"]
 
@@ -63,7 +64,7 @@ async def digest_page(
         digest = await owned(session, Digest, pk, viewer.org_id)
         if digest is None:
             raise not_found("Digest")
-        runs = await latest(session, DigestRun, DigestRun.digest_id == digest.id)
+        runs = await latest_runs(session, viewer.org_id, digest.id, RECENT)
         teams = await team_names(session, viewer.org_id)
     return page(
         "digest.html",
@@ -113,10 +114,14 @@ async def digest_run_page(
 ) -> Template:
     """One digest run and its sections' results."""
     async with request.app.state.session_factory() as session:
-        digest = await owned(session, Digest, decode_global_id(digest_id, "Digest"), viewer.org_id)
-        run = await owned(session, DigestRun, decode_global_id(run_id, "DigestRun"), viewer.org_id)
-        if digest is None or run is None or run.digest_id != digest.id:
+        digest_pk = decode_global_id(digest_id, "Digest")
+        run_pk = decode_global_id(run_id, "DigestRun")
+        found = None
+        if digest_pk is not None and run_pk is not None and max(digest_pk, run_pk) <= MAX_PK:
+            found = await load_digest_run(session, viewer.org_id, run_pk, digest_pk)
+        if found is None:
             raise not_found("Digest run")
+        digest, run = found.digest, found.run
     return page(
         "digest_run.html",
         viewer,

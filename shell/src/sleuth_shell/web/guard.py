@@ -29,6 +29,7 @@ from sleuth_shell.db.models import (
     utcnow,
 )
 from sleuth_shell.ratelimit import rate_limiter_of
+from sleuth_shell.web.render import PAGE_HEADERS
 from sleuth_shell.web.sessions import (
     COOKIE_NAME,
     csrf_matches,
@@ -182,5 +183,5 @@ def page(
         },
         media_type=MediaType.HTML,
         status_code=status_code,
-        headers={"Cache-Control": "no-store"},
+        headers=PAGE_HEADERS,
     )

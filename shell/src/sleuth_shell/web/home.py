@@ -15,14 +15,14 @@ from sleuth_shell.db.models import (
     AlertResponder,
     Digest,
     DigestRun,
-    Interaction,
-    Investigation,
     utcnow,
 )
+from sleuth_shell.db.paging import PageRequest
+from sleuth_shell.interactions.queries import list_interactions
+from sleuth_shell.investigations.queries import list_investigations
 from sleuth_shell.statuses import DIGEST_RUN, INTERACTION, INVESTIGATION
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, page
 from sleuth_shell.web.render import next_fire
-from sleuth_shell.web.rows import latest
 
 __all__ = ["ROUTES"]
 
@@ -32,13 +32,12 @@ async def home_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Templ
     """Recent investigations, running and scheduled work, recent questions, agents, digests."""
     org = viewer.org_id
     async with request.app.state.session_factory() as session:
-        investigations = await latest(session, Investigation, Investigation.org_id == org, 10)
-        running_inv = await latest(
-            session,
-            Investigation,
-            (Investigation.org_id == org) & Investigation.status.in_(INVESTIGATION.unfinished),
-            10,
+        recent = await list_investigations(session, org, PageRequest(limit=10))
+        investigations = [item.row for item in recent.items]
+        running = await list_investigations(
+            session, org, PageRequest(limit=10), status=INVESTIGATION.unfinished
         )
+        running_inv = [item.row for item in running.items]
         running_runs = (
             await session.execute(
                 select(DigestRun, Digest)
@@ -48,16 +47,12 @@ async def home_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Templ
                 .limit(10)
             )
         ).all()
-        running_questions = await latest(
-            session,
-            Interaction,
-            (Interaction.org_id == org) & Interaction.status.in_(INTERACTION.unfinished),
-            10,
-            newest=Interaction.created_at,
+        unfinished = await list_interactions(
+            session, org, PageRequest(limit=10), status=INTERACTION.unfinished
         )
-        questions = await latest(
-            session, Interaction, Interaction.org_id == org, 8, newest=Interaction.created_at
-        )
+        running_questions = [row for (row,) in unfinished.rows]
+        recent_questions = await list_interactions(session, org, PageRequest(limit=8))
+        questions = [row for (row,) in recent_questions.rows]
         agents = (
             await session.scalars(
                 select(AlertResponder)

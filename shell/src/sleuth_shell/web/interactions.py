@@ -11,13 +11,13 @@ from urllib.parse import quote
 from litestar import Request, Response, get, post
 from litestar.params import FromPath
 from litestar.response import Redirect, Template
-from sqlalchemy import select
 
 from sleuth_shell.db.models import (
-    Interaction,
     utcnow,
 )
+from sleuth_shell.db.paging import PageRequest
 from sleuth_shell.errors import not_found
+from sleuth_shell.interactions.queries import list_interactions, load_interaction
 from sleuth_shell.interactions.request import (
     MAX_CONTEXT_ITEMS,
     InvalidInteraction,
@@ -26,23 +26,15 @@ from sleuth_shell.interactions.request import (
 from sleuth_shell.interactions.service import submit_interactions
 from sleuth_shell.runs import RunFailed
 from sleuth_shell.web.guard import PAGE_OPTIONS, Viewer, ViewerDep, form_data, page
-from sleuth_shell.web.rows import RECENT, owned
+from sleuth_shell.web.rows import RECENT
 
 __all__ = ["ROUTES"]
 
 
 async def _earlier_questions(request: Request[Any, Any, Any], viewer: Viewer) -> list[Any]:
     async with request.app.state.session_factory() as session:
-        return list(
-            (
-                await session.scalars(
-                    select(Interaction)
-                    .where(Interaction.org_id == viewer.org_id)
-                    .order_by(Interaction.created_at.desc())
-                    .limit(RECENT)
-                )
-            ).all()
-        )
+        found = await list_interactions(session, viewer.org_id, PageRequest(limit=RECENT))
+    return [row for (row,) in found.rows]
 
 
 @get("/ask", **PAGE_OPTIONS)
@@ -70,7 +62,7 @@ async def ask(request: Request[Any, Any, Any], viewer: ViewerDep) -> Response[An
     services = request.app.state.services
     async with request.app.state.session_factory() as session:
         if follow_up:
-            earlier = await owned(session, Interaction, follow_up, viewer.org_id)
+            earlier = await load_interaction(session, viewer.org_id, follow_up)
             if earlier is None:
                 raise not_found("Interaction")
             context = [c for c in earlier.context or [] if isinstance(c, dict)]
@@ -110,14 +102,14 @@ async def interaction_page(
 ) -> Template:
     """One question: its status, the answer with numbered citations, its sources, a follow-up."""
     async with request.app.state.session_factory() as session:
-        interaction = await owned(session, Interaction, interaction_id, viewer.org_id)
+        interaction = await load_interaction(session, viewer.org_id, interaction_id)
         if interaction is None:
             raise not_found("Interaction")
         earlier = []
         for item in interaction.context or []:
             ref = item.get("interaction_id") if isinstance(item, Mapping) else None
             if isinstance(ref, str):
-                row = await owned(session, Interaction, ref, viewer.org_id)
+                row = await load_interaction(session, viewer.org_id, ref)
                 if row is not None:
                     earlier.append(row)
     return page(

@@ -18,12 +18,15 @@ from sleuth_shell.db.models import (
     AlertResponder,
     Investigation,
 )
+from sleuth_shell.db.paging import PageRequest
+from sleuth_shell.domain import MAX_PK
 from sleuth_shell.errors import bad_request, not_found
 from sleuth_shell.investigations import stop_investigation
+from sleuth_shell.investigations.queries import list_investigations, load_investigation
 from sleuth_shell.statuses import INVESTIGATION
 from sleuth_shell.web.filters import PER_PAGE, page_links, page_number
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, form_data, page
-from sleuth_shell.web.rows import owned, team_names
+from sleuth_shell.web.rows import owned
 
 __all__ = ["ROUTES"]
 
@@ -34,11 +37,12 @@ async def investigations_page(request: Request[Any, Any, Any], viewer: ViewerDep
     number = page_number(request)
     status = request.query_params.get("status") or ""
     agent_gid = request.query_params.get("agent") or ""
-    query = select(Investigation).where(Investigation.org_id == viewer.org_id)
-    if status:
-        if status not in INVESTIGATION.values:
-            raise bad_request(f"Invalid status: must be one of {', '.join(INVESTIGATION.values)}")
-        query = query.where(Investigation.status == status)
+    if status and status not in INVESTIGATION.values:
+        raise bad_request(f"Invalid status: must be one of {', '.join(INVESTIGATION.values)}")
+    agent_id = None
+    if agent_gid:
+        pk = decode_global_id(agent_gid, "AlertResponder")
+        agent_id = pk if pk is not None and pk <= MAX_PK else -1  # names no agent: lists none
     async with request.app.state.session_factory() as session:
         agents = (
             await session.scalars(
@@ -47,16 +51,14 @@ async def investigations_page(request: Request[Any, Any, Any], viewer: ViewerDep
                 .order_by(AlertResponder.name)
             )
         ).all()
-        if agent_gid:
-            pk = decode_global_id(agent_gid, "AlertResponder")
-            query = query.where(Investigation.alert_responder_id == (pk or -1))
-        rows = (
-            await session.scalars(
-                query.order_by(Investigation.id.desc())
-                .offset((number - 1) * PER_PAGE)
-                .limit(PER_PAGE + 1)
-            )
-        ).all()
+        found = await list_investigations(
+            session,
+            viewer.org_id,
+            PageRequest(limit=PER_PAGE, offset=(number - 1) * PER_PAGE),
+            status=status or None,
+            agent_id=agent_id,
+        )
+    rows = [item.row for item in found.items]
     names = {a.id: a.name for a in agents}
     return page(
         "investigations.html",
@@ -65,14 +67,14 @@ async def investigations_page(request: Request[Any, Any, Any], viewer: ViewerDep
         title="Investigations",
         rows=[
             (encode_global_id("Investigation", i.id), i, names.get(i.alert_responder_id or 0, "-"))
-            for i in rows[:PER_PAGE]
+            for i in rows
         ],
         agents=[(encode_global_id("AlertResponder", a.id), a.name) for a in agents],
         statuses=INVESTIGATION.values,
         status=status,
         agent=agent_gid,
         number=number,
-        links=page_links(request, number, len(rows) > PER_PAGE),
+        links=page_links(request, number, found.next_cursor is not None),
     )
 
 
@@ -84,15 +86,19 @@ async def investigation_page(
     analysis."""
     async with request.app.state.session_factory() as session:
         pk = decode_global_id(investigation_id, "Investigation")
-        inv = await owned(session, Investigation, pk, viewer.org_id)
-        if inv is None:
+        found = (
+            await load_investigation(session, viewer.org_id, pk)
+            if pk is not None and pk <= MAX_PK
+            else None
+        )
+        if found is None:
             raise not_found("Investigation")
+        inv = found.row
         agent = (
             await owned(session, AlertResponder, inv.alert_responder_id, viewer.org_id)
             if inv.alert_responder_id is not None
             else None
         )
-        teams = await team_names(session, viewer.org_id)
         covered = await alerts_of_investigation(session, viewer.org_id, inv.id)
     return page(
         "investigation.html",
@@ -100,7 +106,7 @@ async def investigation_page(
         "investigations",
         title=inv.name,
         inv=inv,
-        team=teams.get(inv.team_id or 0, "-"),
+        team=found.team_name or "-",
         gid=investigation_id,
         agent=agent,
         agent_gid=encode_global_id("AlertResponder", agent.id) if agent is not None else None,

@@ -199,6 +199,16 @@ def fire_times(expr: str, now: datetime, count: int = 3) -> list[datetime]:
     return times
 
 
+#: Headers of every HTML page: no other site may frame it (clickjacking), and the browser takes
+#: the declared content type as it is.
+PAGE_HEADERS: dict[str, str] = {
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+}
+
+
 def environment() -> Environment:
     """A Jinja environment over :data:`TEMPLATE_DIR` with autoescaping and the page filters."""
     env = Environment(

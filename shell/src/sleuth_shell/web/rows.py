@@ -4,10 +4,9 @@ that are malformed, of the wrong type or of another organization name nothing (4
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.db.models import (
@@ -15,7 +14,7 @@ from sleuth_shell.db.models import (
 )
 from sleuth_shell.domain import MAX_PK
 
-__all__ = ["RECENT", "latest", "owned", "team_names"]
+__all__ = ["RECENT", "owned", "team_names"]
 
 RECENT = 20
 
@@ -26,21 +25,6 @@ async def owned(session: AsyncSession, model: Any, pk: int | str | None, org_id:
         return None  # larger IDs name nothing (and would overflow PostgreSQL's INTEGER)
     row = await session.get(model, pk)
     return row if row is not None and row.org_id == org_id else None
-
-
-async def latest(
-    session: AsyncSession,
-    model: Any,
-    condition: ColumnElement[bool],
-    limit: int = RECENT,
-    *,
-    newest: Any = None,
-) -> Sequence[Any]:
-    """The newest ``limit`` rows of ``model`` meeting ``condition`` (by ``newest``, default the
-    id, descending)."""
-    order = newest if newest is not None else model.id
-    query = select(model).where(condition).order_by(order.desc()).limit(limit)
-    return (await session.scalars(query)).all()
 
 
 async def team_names(session: AsyncSession, org_id: int) -> dict[int, str]:

@@ -15,6 +15,7 @@ from sleuth_shell.db.models import (
     utcnow,
 )
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, form_data, safe_next
+from sleuth_shell.web.render import PAGE_HEADERS
 from sleuth_shell.web.sessions import (
     COOKIE_NAME,
     LOGIN_CSRF_COOKIE,
@@ -53,7 +54,7 @@ def _login_page(
         },
         media_type=MediaType.HTML,
         status_code=status_code,
-        headers={"Cache-Control": "no-store"},
+        headers=PAGE_HEADERS,
         cookies=[
             Cookie(
                 key=LOGIN_CSRF_COOKIE,
