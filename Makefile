@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup lock test lint format bench bench-intake bench-http bench-jobs bench-interactions eval eval-rca demo clean
+.PHONY: setup lock test lint format bench bench-intake bench-otlp bench-http bench-jobs bench-interactions eval eval-rca demo clean
 
 setup: $(VENV)/.installed
 
@@ -41,18 +41,22 @@ format: setup
 bench: setup
 	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-columns=min,median,mean,rounds -q
 
-# Answer-quality evaluation of the embedded agent (evals/README.md): per-kind scores, both splits.
+# Answer-quality evaluation of the embedded agent (evals/README.md): per-kind scores, each split alone.
 eval: setup
 	PYTHONPATH=core/src:shell/src:. $(BIN)/python -m evals.run $(EVAL_ARGS)
 
-# Root-cause evaluation (evals/rca/README.md): culprit named, innocent blamed, abstention, both
-# splits, next to naive baselines. EVAL_ARGS=-v lists the tune split's failures.
+# Root-cause evaluation (evals/rca/README.md): culprit named, innocent and decoys blamed, abstention,
+# category, each split alone, next to naive baselines. EVAL_ARGS=-v lists the tune splits' failures.
 eval-rca: setup
 	PYTHONPATH=core/src:shell/src:. $(BIN)/python -m evals.rca_run $(EVAL_ARGS)
 
 # Alert intake throughput against a real `sleuth serve` (minutes; figures in docs/performance.md).
 bench-intake: setup
 	$(BIN)/python benchmarks/bench_intake.py $(BENCH_ARGS)
+
+# OTLP logs ingest against a real `sleuth serve` beside plain sqlite3 (about a minute).
+bench-otlp: setup
+	$(BIN)/python benchmarks/bench_otlp.py $(BENCH_ARGS)
 
 # Service benchmarks (docs/performance.md): real servers on fresh databases, several minutes each,
 # never part of `make test`. bench-http installs Debian's `wrk` when it is missing (needs root).

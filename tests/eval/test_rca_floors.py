@@ -39,7 +39,7 @@ pytestmark = pytest.mark.xdist_group("rca_floors")
 
 @pytest.fixture(scope="module")
 def run() -> rca_run.Run:
-    return asyncio.run(rca_run.run_all())
+    return asyncio.run(rca_run.run_all(list(FLOORS)))
 
 
 def test_every_incident_is_loaded_and_investigated(run: rca_run.Run) -> None:

@@ -15,7 +15,7 @@ from test_webhook_intake import FIXTURES, make_agent, url
 
 from sleuth_core.intake import sign_github, sign_grafana
 from sleuth_shell.db.models import Investigation, WebhookDelivery
-from sleuth_shell.domain import CHANGE_SOURCE_TYPES, WEBHOOK_PROVIDER_TYPES
+from sleuth_shell.domain import ALERT_SOURCE_TYPES, CHANGE_SOURCE_TYPES
 
 TWO = (FIXTURES / "alertmanager/firing_two_alerts.json").read_bytes()
 THREE = (FIXTURES / "grafana/firing_three_alerts.json").read_bytes()
@@ -32,7 +32,7 @@ def count(factory, model) -> int:
 def test_the_source_types_accepted_by_agents_are_the_intake_types():
     from sleuth_shell.api.alert_responders import ProviderType
 
-    assert set(typing.get_args(ProviderType)) == {*WEBHOOK_PROVIDER_TYPES, *CHANGE_SOURCE_TYPES}
+    assert set(typing.get_args(ProviderType)) == {*ALERT_SOURCE_TYPES, *CHANGE_SOURCE_TYPES}
 
 
 def test_an_alertmanager_group_is_one_alert_per_entry(client, factory, org):

@@ -18,8 +18,15 @@ from litestar.template import TemplateConfig
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from sleuth_shell import __version__
-from sleuth_shell.agents.base import Agent, ChangeStore, KnowledgeSearch, LogStore, MetricStore
-from sleuth_shell.api import api_router, root_routes
+from sleuth_shell.agents.base import (
+    Agent,
+    ChangeStore,
+    DataSources,
+    KnowledgeSearch,
+    LogStore,
+    MetricStore,
+)
+from sleuth_shell.api import api_router, otlp_router, root_routes
 from sleuth_shell.auth import (
     API_KEY_HEADER,
     PrincipalCache,
@@ -35,6 +42,7 @@ from sleuth_shell.jobs.processes import WorkerProcesses
 from sleuth_shell.mcp_server import McpEndpoint
 from sleuth_shell.notify.http import HttpPoster
 from sleuth_shell.notify.urls import Resolver
+from sleuth_shell.oauth.routes import ROUTES as OAUTH_ROUTES
 from sleuth_shell.ratelimit import (
     RATE_LIMIT_STORE,
     close_rate_limit_store,
@@ -82,6 +90,7 @@ def create_app(
     logs: LogStore | None = None,
     changes: ChangeStore | None = None,
     metrics: MetricStore | None = None,
+    data_sources: DataSources | None = None,
     poster: HttpPoster | None = None,
     resolver: Resolver | None = None,
     worker_options: dict[str, object] | None = None,
@@ -94,7 +103,8 @@ def create_app(
     ``settings.database_url`` and is disposed on shutdown either way; the ``rate_limit`` store is
     Redis when ``settings.redis_url`` is set, else memory, and ``stores`` may replace it;
     ``clock`` (Unix seconds) is what the rate limiter reads. ``agent``,
-    ``knowledge``, ``logs``, ``changes``, ``metrics``, ``poster`` and ``resolver`` replace the
+    ``knowledge``, ``logs``, ``changes``, ``metrics``, ``data_sources``, ``poster`` and
+    ``resolver`` replace the
     service container's defaults
     (see :func:`sleuth_shell.services.build_services`); without ``agent`` the configured one is
     loaded now, and a configuration it refuses raises :class:`~sleuth_shell.config.ConfigError`.
@@ -113,6 +123,7 @@ def create_app(
         logs=logs,
         changes=changes,
         metrics=metrics,
+        data_sources=data_sources,
         poster=poster,
         resolver=resolver,
     )
@@ -147,7 +158,14 @@ def create_app(
         await close_rate_limit_store(all_stores[RATE_LIMIT_STORE])
 
     app = Litestar(
-        route_handlers=[*root_routes(), *page_routes(), api_router(), mcp.route()],
+        route_handlers=[
+            *root_routes(),
+            *page_routes(),
+            api_router(),
+            otlp_router(),
+            mcp.route(),
+            *OAUTH_ROUTES,
+        ],
         state=state,
         stores=all_stores,
         dependencies={

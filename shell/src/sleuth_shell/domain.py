@@ -13,7 +13,6 @@ __all__ = [
     "INTEGRATION_KINDS",
     "MAX_PK",
     "SUBSCRIPTION_TYPES",
-    "WEBHOOK_PROVIDER_TYPES",
     "is_channel_id",
     "normalize_name",
 ]
@@ -29,7 +28,7 @@ DEFAULT_TEAM = "Default"
 
 #: Webhook sources whose subscriptions can feed webhook-based alert agents: the four incident
 #: providers, Prometheus Alertmanager, Grafana Alerting and any JSON (``GENERIC``).
-WEBHOOK_PROVIDER_TYPES: tuple[str, ...] = (
+ALERT_SOURCE_TYPES: tuple[str, ...] = (
     "PROVIDER_A",
     "PROVIDER_B",
     "PROVIDER_C",
@@ -38,12 +37,10 @@ WEBHOOK_PROVIDER_TYPES: tuple[str, ...] = (
     "GRAFANA",
     "GENERIC",
 )
-#: Webhook subscription types that deliver alerts (the same list: ``GENERIC`` is any JSON object).
-ALERT_SOURCE_TYPES: tuple[str, ...] = WEBHOOK_PROVIDER_TYPES
 #: Webhook sources that feed change records (commits, deploys), never alert agents.
 CHANGE_SOURCE_TYPES: tuple[str, ...] = ("GITHUB", "GITLAB")
 #: Every webhook subscription type; ``CHAT`` is the chat workspace connection, not an alert source.
-SUBSCRIPTION_TYPES: tuple[str, ...] = (*WEBHOOK_PROVIDER_TYPES, *CHANGE_SOURCE_TYPES, "CHAT")
+SUBSCRIPTION_TYPES: tuple[str, ...] = (*ALERT_SOURCE_TYPES, *CHANGE_SOURCE_TYPES, "CHAT")
 #: Notification integration kinds.
 INTEGRATION_KINDS: tuple[str, ...] = ("ALT_WEBHOOK", "CHAT_ALERT")
 #: Alert agent statuses.

@@ -4,7 +4,8 @@
 :func:`build_services` and pass it down (handlers get it as the ``services`` dependency, job
 handlers as ``ctx.services``). Every member is typed with its protocol, so a test swaps any of them
 by passing a fake to ``create_app`` (``agent=``, ``knowledge=``, ``logs=``, ``changes=``,
-``metrics=``, ``poster=``, ``resolver=``), never by assigning attributes after the build.
+``metrics=``, ``data_sources=``, ``poster=``, ``resolver=``), never by assigning attributes after
+the build.
 
 The agent is loaded here, once, when the container is built: an unknown ``SLEUTH_AGENT``, an
 invalid ``SLEUTH_AGENT_COSTS`` or an ``openai`` agent without its URL and model raise
@@ -26,14 +27,17 @@ from sleuth_shell.agents.base import (
     AgentContext,
     AgentError,
     ChangeStore,
+    DataSources,
     KnowledgeSearch,
     LogStore,
     MetricStore,
+    TraceStore,
 )
 from sleuth_shell.agents.registry import UnknownAgentError, load_agent
 from sleuth_shell.agents.sources import CostModel
 from sleuth_shell.changes.store import SqlChangeStore
 from sleuth_shell.config import ConfigError, Settings
+from sleuth_shell.datasources.pull import PrometheusPull
 from sleuth_shell.db.models import utcnow
 from sleuth_shell.jobs import JobContext
 from sleuth_shell.knowledge.search import DatabaseKnowledgeSearch
@@ -41,6 +45,7 @@ from sleuth_shell.notify.http import HttpPoster, HttpxPoster
 from sleuth_shell.notify.urls import Resolver, system_resolver
 from sleuth_shell.observability.metric_store import SqlMetricStore
 from sleuth_shell.observability.store import DatabaseLogStore
+from sleuth_shell.observability.traces import SqlTraceStore
 
 __all__ = ["Services", "build_services", "load_configured_agent", "services_of"]
 
@@ -61,6 +66,11 @@ class Services:
     """The change records agents read (default: the database's ``changes`` table)."""
     metrics: MetricStore
     """The metric series agents read (default: the database's metric series and points)."""
+    traces: TraceStore
+    """The spans agents read (default: the database's trace store)."""
+    data_sources: DataSources
+    """The organization's data sources agents query (default: the Prometheus-compatible sources
+    stored in the database, see :mod:`sleuth_shell.datasources`)."""
     poster: HttpPoster
     """The outbound HTTP seam of callbacks and alt webhooks."""
     resolver: Resolver
@@ -79,6 +89,8 @@ class Services:
             public_url=self.settings.public_url.rstrip("/"),
             changes=self.changes,
             metrics=self.metrics,
+            traces=self.traces,
+            data_sources=self.data_sources,
         )
 
     def backoff(self, attempt: int) -> float:
@@ -117,6 +129,8 @@ def build_services(
     logs: LogStore | None = None,
     changes: ChangeStore | None = None,
     metrics: MetricStore | None = None,
+    traces: TraceStore | None = None,
+    data_sources: DataSources | None = None,
     poster: HttpPoster | None = None,
     resolver: Resolver | None = None,
     retry_base_seconds: float = 1.0,
@@ -135,6 +149,12 @@ def build_services(
         logs=logs if logs is not None else DatabaseLogStore(sessions),
         changes=changes if changes is not None else SqlChangeStore(sessions),
         metrics=metrics if metrics is not None else SqlMetricStore(sessions),
+        traces=traces if traces is not None else SqlTraceStore(sessions),
+        data_sources=(
+            data_sources
+            if data_sources is not None
+            else PrometheusPull(sessions, settings.secret_key)
+        ),
         poster=poster if poster is not None else HttpxPoster(),
         resolver=resolver if resolver is not None else system_resolver,
         retry_base_seconds=retry_base_seconds,

@@ -16,6 +16,8 @@ passes in an `AgentContext` (built by ``Services.agent_context``).
 - `LogStore`: the org's observability data (application log records).
 - `ChangeStore`: the org's change records (deploys, commits, flag flips, config changes).
 - `MetricStore`: the org's metric series (error rates, latencies, saturation, any named series).
+- `DataSources`: the org's own observability systems (a Prometheus-compatible HTTP API), queried
+  at investigation time; what they answer comes back as `MetricSeries`, read like stored ones.
 
 All datetimes crossing these interfaces are timezone-aware UTC.
 """
@@ -40,6 +42,7 @@ __all__ = [
     "Classification",
     "ClassificationDecision",
     "ContextMessage",
+    "DataSources",
     "KnowledgeDocument",
     "KnowledgeHit",
     "KnowledgeSearch",
@@ -50,8 +53,16 @@ __all__ = [
     "MetricSeries",
     "MetricStore",
     "NoChanges",
+    "NoDataSources",
     "NoMetrics",
+    "NoTraces",
+    "PullRequest",
+    "Pulled",
+    "PulledQuery",
     "SourceRecord",
+    "Span",
+    "TraceStore",
+    "TraceSummary",
 ]
 
 SourceRecord = dict[str, Any]
@@ -149,6 +160,10 @@ class LogRecord:
     level: str
     message: str
     attributes: dict[str, Any] = field(default_factory=dict)
+    trace_id: str | None = None
+    """The trace it was written in (lower-case hex), when it came with one."""
+    span_id: str | None = None
+    """The span it was written in (lower-case hex), when it came with one."""
 
 
 class LogCount(NamedTuple):
@@ -337,6 +352,85 @@ class MetricStore(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Span:
+    """One span of a trace: ids in lower-case hex (``parent_span_id`` None for a root), ``kind``
+    (``server``, ``client``, ``internal``, ``producer``, ``consumer``, ``unspecified``), ``status``
+    ``ok``, ``error`` or ``unset``; ``events`` are ``{name, time, attributes}`` (an exception event
+    carries ``exception.type``, ``exception.message`` and ``exception.stacktrace``)."""
+
+    trace_id: str
+    span_id: str
+    parent_span_id: str | None
+    service: str
+    name: str
+    kind: str
+    start: datetime
+    duration_ms: float
+    status: str
+    status_message: str = ""
+    attributes: dict[str, Any] = field(default_factory=dict)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TraceSummary:
+    """One trace at a glance: its root span's service and name, when it started, how long it
+    lasted (earliest start to latest end), whether any span failed, how many spans it has."""
+
+    trace_id: str
+    root_service: str
+    root_name: str
+    start: datetime
+    duration_ms: float
+    error: bool
+    span_count: int
+
+
+@runtime_checkable
+class TraceStore(Protocol):
+    """Queries over an organization's spans; ``start`` inclusive, ``end`` exclusive."""
+
+    async def spans(
+        self,
+        org_id: int,
+        start: datetime,
+        end: datetime,
+        services: Sequence[str] | None = None,
+        *,
+        errors_only: bool = False,
+        min_duration_ms: float | None = None,
+        limit: int = 200,
+    ) -> list[Span]:
+        """Spans starting in the range (of ``services``; failed ones only with ``errors_only``;
+        lasting at least ``min_duration_ms``), the longest first, at most ``limit``."""
+        ...
+
+    async def trace(self, org_id: int, trace_id: str) -> list[Span]:
+        """Every span of one trace, earliest first ([] when the trace is unknown)."""
+        ...
+
+
+class NoTraces:
+    """A `TraceStore` with no spans (contexts built without trace data)."""
+
+    async def spans(
+        self,
+        org_id: int,
+        start: datetime,
+        end: datetime,
+        services: Sequence[str] | None = None,
+        *,
+        errors_only: bool = False,
+        min_duration_ms: float | None = None,
+        limit: int = 200,
+    ) -> list[Span]:
+        return []
+
+    async def trace(self, org_id: int, trace_id: str) -> list[Span]:
+        return []
+
+
 class NoChanges:
     """A `ChangeStore` with no records (contexts built without change data)."""
 
@@ -372,6 +466,79 @@ class NoMetrics:
 
 
 @dataclass(frozen=True)
+class PullRequest:
+    """What to read from the data sources: the services of the failure (most relevant first),
+    the range, and the alert's own query expression when it carries one."""
+
+    services: tuple[str, ...]
+    start: datetime
+    end: datetime
+    expression: str | None = None
+
+
+@dataclass(frozen=True)
+class PulledQuery:
+    """One query a data source answered, kept as evidence snapshot ``artifact_id``.
+
+    ``role`` is what the series show (``errors``, ``latency``, ``traffic``, ``saturation``, or
+    ``alert`` for the alert's own expression); ``series`` are the answer as `MetricSeries` (ids
+    0), read like stored series; ``step`` is in seconds.
+    """
+
+    source_name: str
+    source_url: str
+    promql: str
+    start: datetime
+    end: datetime
+    step: float
+    artifact_id: str
+    role: str
+    service: str
+    series: tuple[MetricSeries, ...]
+
+
+@dataclass(frozen=True)
+class Pulled:
+    """What the data sources answered: the queries (with their series), one sentence per source
+    that failed, was too slow or was cut short (markdown-safe text naming it), and how many
+    sources were consulted."""
+
+    queries: tuple[PulledQuery, ...] = ()
+    notes: tuple[str, ...] = ()
+    consulted: int = 0
+
+    @property
+    def series(self) -> list[MetricSeries]:
+        """Every pulled series, in query order."""
+        return [s for q in self.queries for s in q.series]
+
+    def query_of(self, service: str, name: str) -> PulledQuery | None:
+        """The query whose answer holds the series ``name`` of ``service``, or None."""
+        for query in self.queries:
+            if any(s.service == service and s.name == name for s in query.series):
+                return query
+        return None
+
+
+@runtime_checkable
+class DataSources(Protocol):
+    """The organization's data sources, queried over a range (every query time-boxed; a source
+    that fails or is slow is named in ``Pulled.notes`` and the others still answer)."""
+
+    async def pull(self, org_id: int, request: PullRequest) -> Pulled:
+        """Query every data source of the organization for ``request``; never raises for a
+        source's failure."""
+        ...
+
+
+class NoDataSources:
+    """`DataSources` with none configured (contexts built without them)."""
+
+    async def pull(self, org_id: int, request: PullRequest) -> Pulled:
+        return Pulled()
+
+
+@dataclass(frozen=True)
 class AgentContext:
     """What an agent run may read: whose data, the current time, and the stores.
 
@@ -386,6 +553,8 @@ class AgentContext:
     public_url: str
     changes: ChangeStore = field(default_factory=NoChanges)
     metrics: MetricStore = field(default_factory=NoMetrics)
+    traces: TraceStore = field(default_factory=NoTraces)
+    data_sources: DataSources = field(default_factory=NoDataSources)
 
 
 @runtime_checkable

@@ -44,7 +44,7 @@ from sleuth_shell.auth import Principal, provide_principal
 from sleuth_shell.config import Settings
 from sleuth_shell.db.hot_reads import HotRead, hot_reader_of
 from sleuth_shell.db.models import AlertResponder, Team, WebhookSubscription
-from sleuth_shell.domain import CHANGE_SOURCE_TYPES, WEBHOOK_PROVIDER_TYPES, normalize_name
+from sleuth_shell.domain import ALERT_SOURCE_TYPES, CHANGE_SOURCE_TYPES, normalize_name
 from sleuth_shell.errors import ApiError, bad_request, conflict, error_responses, not_found
 from sleuth_shell.investigations import (
     DEFAULT_PROMPT,
@@ -61,7 +61,7 @@ MAX_PROMPT_LENGTH = 20_000
 MAX_WEBHOOK_SOURCES = 50
 MAX_BOT_ID_LENGTH = 64
 
-#: Subscription types a webhook source may name: the alert sources (``WEBHOOK_PROVIDER_TYPES``),
+#: Subscription types a webhook source may name: the alert sources (``ALERT_SOURCE_TYPES``),
 #: and the change sources, which are refused with a detail saying why (they feed change records).
 ProviderType = Literal[
     "PROVIDER_A",
@@ -270,7 +270,7 @@ async def _webhook_sources(
             await session.execute(
                 select(WebhookSubscription.type, WebhookSubscription.remote_id).where(
                     WebhookSubscription.org_id == org_id,
-                    WebhookSubscription.type.in_(WEBHOOK_PROVIDER_TYPES),
+                    WebhookSubscription.type.in_(ALERT_SOURCE_TYPES),
                 )
             )
         ).all()

@@ -47,8 +47,10 @@ __all__ = [
     "ChangeRow",
     "ChatDelivery",
     "ChatMessage",
+    "DataSource",
     "Digest",
     "DigestRun",
+    "EvidenceSnapshot",
     "Interaction",
     "Investigation",
     "Job",
@@ -57,7 +59,12 @@ __all__ = [
     "MetricPoint",
     "MetricSeriesRow",
     "NotificationIntegration",
+    "OAuthClient",
+    "OAuthCode",
+    "OAuthGrant",
+    "OAuthToken",
     "Organization",
+    "SpanRow",
     "Suppression",
     "Team",
     "TeamBudget",
@@ -103,9 +110,10 @@ class UTCDateTime(TypeDecorator[datetime]):
     def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=UTC)
-        value = value.astimezone(UTC)
+        if value.tzinfo is not UTC:  # already UTC (the common case): nothing to convert
+            if value.tzinfo is None:
+                value = value.replace(tzinfo=UTC)
+            value = value.astimezone(UTC)
         return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
@@ -477,6 +485,44 @@ class LogRecord(Base):
     level: Mapped[str] = mapped_column(String(32), nullable=False)
     message: Mapped[str] = mapped_column(Text, nullable=False)
     attributes: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    trace_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """The trace the record was written in (32 lower-case hex digits), when it came with one."""
+    span_id: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    """The span the record was written in (16 lower-case hex digits), when it came with one."""
+
+
+class SpanRow(Base):
+    """One span of a trace (OTLP ``/otlp/v1/traces``). ``(org_id, trace_id, span_id)`` is unique:
+    a span sent again replaces the stored one. Ids are lower-case hex; ``parent_span_id`` is None
+    for a root span; ``status`` is ``ok``, ``error`` or ``unset``; ``events`` lists the span's
+    events (``{name, time, attributes}``; exceptions carry ``exception.type``,
+    ``exception.message`` and ``exception.stacktrace``)."""
+
+    __tablename__ = "spans"
+    __table_args__ = (
+        Index(None, "org_id", "trace_id", "span_id", unique=True),
+        Index(None, "org_id", "start"),
+        Index(None, "org_id", "service", "start"),
+        NEVER_REUSE_IDS,
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False
+    )
+    trace_id: Mapped[str] = mapped_column(String(32), nullable=False)
+    span_id: Mapped[str] = mapped_column(String(16), nullable=False)
+    parent_span_id: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    service: Mapped[str] = mapped_column(String(200), nullable=False)
+    name: Mapped[str] = mapped_column(Text, nullable=False)
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    start: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    duration_ms: Mapped[float] = mapped_column(Float, nullable=False)
+    status: Mapped[str] = mapped_column(String(8), nullable=False)
+    status_message: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    attributes: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    resource: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    events: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
 
 
 class ChangeRow(Base):
@@ -743,6 +789,152 @@ class ServerSecret(Base):
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(String(128), nullable=False)
     created_at: Mapped[datetime] = _created()
+
+
+class DataSource(Base):
+    """An observability system the agent queries at investigation time (``kind`` ``prometheus``:
+    any Prometheus-compatible HTTP API at ``url``).
+
+    ``headers`` is the AES-GCM ciphertext of the request headers' JSON (see
+    :mod:`sleuth_shell.datasources.crypto`), or null when there are none; ``header_names`` lists
+    their names (the values are never returned). ``service_label`` is the label that names a
+    service in the source's series.
+    """
+
+    __tablename__ = "data_sources"
+    __table_args__ = (UniqueConstraint("org_id", "name"), NEVER_REUSE_IDS)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = _org_fk()
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    kind: Mapped[str] = mapped_column(String(32), nullable=False)
+    url: Mapped[str] = mapped_column(Text, nullable=False)
+    service_label: Mapped[str] = mapped_column(String(200), nullable=False)
+    headers: Mapped[str | None] = mapped_column(Text, nullable=True)
+    header_names: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    created_at: Mapped[datetime] = _created()
+    updated_at: Mapped[datetime] = _updated()
+
+
+class EvidenceSnapshot(Base):
+    """One query result an investigation or answer read from a data source, kept so its citation
+    can be re-checked after the source has dropped the data.
+
+    ``id`` is the ``artifact_id`` its source record carries (a random UUID, hex); ``points`` the
+    result as the source gave it; ``sha256`` the digest of the snapshot's canonical serialization
+    (:func:`sleuth_shell.datasources.snapshots.digest`). ``data_source_id`` is null once the source
+    is deleted; ``data_source_name`` and ``data_source_url`` keep what it was.
+    """
+
+    __tablename__ = "evidence_snapshots"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    org_id: Mapped[int] = _org_fk()
+    data_source_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("data_sources.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    data_source_name: Mapped[str] = mapped_column(String(200), nullable=False)
+    data_source_url: Mapped[str] = mapped_column(Text, nullable=False)
+    query: Mapped[str] = mapped_column(Text, nullable=False)
+    start: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    end: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    step: Mapped[float] = mapped_column(Float, nullable=False)
+    points: Mapped[list[Any]] = mapped_column(JSON, nullable=False)
+    sha256: Mapped[str] = mapped_column(String(64), nullable=False)
+    fetched_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+
+
+class OAuthClient(Base):
+    """An OAuth client registered through dynamic client registration (RFC 7591, open).
+
+    ``client_id`` is the public identifier; a confidential client's secret is kept only as its
+    SHA-256 (``client_secret_hash``), a public client (``token_endpoint_auth_method`` ``none``) has
+    none. ``client_metadata`` holds the other registered claims (``client_uri``, ...).
+    """
+
+    __tablename__ = "oauth_clients"
+    __table_args__ = (NEVER_REUSE_IDS,)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    client_id: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    client_secret_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    client_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    redirect_uris: Mapped[list[Any]] = mapped_column(JSON, nullable=False)
+    grant_types: Mapped[list[Any]] = mapped_column(JSON, nullable=False)
+    response_types: Mapped[list[Any]] = mapped_column(JSON, nullable=False)
+    token_endpoint_auth_method: Mapped[str] = mapped_column(String(32), nullable=False)
+    scope: Mapped[str] = mapped_column(String(200), nullable=False)
+    client_metadata: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+
+class OAuthGrant(Base):
+    """One approval of a client by a person signed in with an API key: the audit row of the grant.
+
+    Its tokens act for the approving key's organization, team and admin flag; revoking the key, or
+    the grant (``revoked_at``, the settings page or RFC 7009), ends every token issued under it.
+    """
+
+    __tablename__ = "oauth_grants"
+    __table_args__ = (NEVER_REUSE_IDS,)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = _org_fk()
+    api_key_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("api_keys.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    client_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("oauth_clients.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    scope: Mapped[str] = mapped_column(String(200), nullable=False)
+    redirect_uri: Mapped[str] = mapped_column(String(2000), nullable=False)
+    remote_addr: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """The client address the approval came from (audit)."""
+    created_at: Mapped[datetime] = _created()
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class OAuthCode(Base):
+    """An authorization code (stored as its SHA-256), bound to its grant, redirect URI and PKCE
+    challenge; good once (``used_at``) until ``expires_at``."""
+
+    __tablename__ = "oauth_codes"
+
+    code_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    grant_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("oauth_grants.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    redirect_uri: Mapped[str] = mapped_column(String(2000), nullable=False)
+    scope: Mapped[str] = mapped_column(String(200), nullable=False)
+    code_challenge: Mapped[str] = mapped_column(String(128), nullable=False)
+    code_challenge_method: Mapped[str] = mapped_column(String(16), nullable=False)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class OAuthToken(Base):
+    """An access token and its refresh token (both stored as SHA-256) issued under a grant.
+
+    The access token is good until ``access_expires_at``, the refresh token until
+    ``refresh_expires_at`` and only once: using it sets ``rotated_at`` and issues a new pair.
+    ``revoked_at`` ends both.
+    """
+
+    __tablename__ = "oauth_tokens"
+    __table_args__ = (NEVER_REUSE_IDS,)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    grant_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("oauth_grants.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    access_token_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    refresh_token_hash: Mapped[str | None] = mapped_column(String(64), unique=True, nullable=True)
+    scope: Mapped[str] = mapped_column(String(200), nullable=False)
+    created_at: Mapped[datetime] = _created()
+    access_expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    refresh_expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    rotated_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class Alert(Base):

@@ -41,7 +41,7 @@ from sleuth_core.intake import (
 )
 from sleuth_shell.db.hot_reads import HotRead, HotReader
 from sleuth_shell.db.models import AgentIndexVersion, Organization, WebhookSubscription
-from sleuth_shell.domain import CHANGE_SOURCE_TYPES, WEBHOOK_PROVIDER_TYPES
+from sleuth_shell.domain import ALERT_SOURCE_TYPES, CHANGE_SOURCE_TYPES
 from sleuth_shell.intake.agent_index import AgentIndexCache
 from sleuth_shell.intake.batch import DeliveredAlert, Delivery, DeliveryBatcher, write_alone
 
@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 #: Webhook types this intake serves (``CHAT`` has its own route).
-INTAKE_TYPES: frozenset[str] = frozenset(WEBHOOK_PROVIDER_TYPES)
+INTAKE_TYPES: frozenset[str] = frozenset(ALERT_SOURCE_TYPES)
 _NATIVE = frozenset({"PROVIDER_A", "PROVIDER_C", "PROVIDER_D", "GRAFANA"})
 
 
