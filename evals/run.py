@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from evals import kestrel, tidewater
+from sleuth_core.language import format_ts
 from sleuth_shell import admin
 from sleuth_shell.agents.base import Agent, AgentContext, AgentResult
 from sleuth_shell.agents.retrieval import RetrievalAgent
@@ -59,7 +60,6 @@ from sleuth_shell.db import create_engine, create_session_factory, models
 from sleuth_shell.db.migrate import migrate_async
 from sleuth_shell.demo import load_demo
 from sleuth_shell.services import Services, build_services, load_configured_agent
-from sleuth_shell.text import format_ts
 
 HERE = Path(__file__).parent
 SPLITS = {
