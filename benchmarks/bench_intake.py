@@ -15,6 +15,16 @@ server runs its job worker as ``sleuth serve`` does by default (one ``sleuth wor
 ``SLEUTH_WORKER_PROCESSES=1``), so investigations run while the load goes on;
 ``--worker-processes 0`` runs it inside the serving process instead.
 
+Then (unless ``--groups 0``) an Alertmanager-shaped load on an ALERTMANAGER subscription the same
+agents watch: about as many alerts again, in deliveries of 1-20 alerts each (``--groups N``
+deliveries), with Bearer credentials as Alertmanager sends them; reported as accepted alerts/s
+(the alerts the 202s list) beside the single-alert figure.
+
+Then the storm (``--storm`` alone, ``--storm-groups 0`` skips it), on a fresh server: 5,000
+distinct incidents in 50 groups of related alerts (same service and title, naming the same agents)
+to the same 1,000 agents, with the accepted alerts/s, the investigations and credits they cost
+once run, and the goal of one investigation per group and matching agent.
+
 Reported: accepted alerts/s (202s over wall time), 202 latency p50/p99, the investigations
 started and how long they ran against the 202 latency (the request never waits for them), and
 matching cost per alert for 10 vs 1,000 agents of the same mix (core ``MatchIndex``, the
@@ -22,6 +32,7 @@ structure the intake caches, in this process).
 
     .venv/bin/python benchmarks/bench_intake.py [--alerts 5000] [--agents 1000] [--clients 16]
     .venv/bin/python benchmarks/bench_intake.py --matching-only [--agents 10000]
+    .venv/bin/python benchmarks/bench_intake.py --storm [--storm-alerts 5000 --storm-groups 50]
     .venv/bin/python benchmarks/bench_intake.py --profile /tmp/intake.txt  # py-spy, during the load
 """
 
@@ -153,6 +164,48 @@ def alert_body(i: int, agents: int, rng: random.Random) -> bytes:
     return json.dumps(body).encode()
 
 
+def group_body(g: int, agents: int, rng: random.Random) -> tuple[bytes, int]:
+    """An Alertmanager webhook delivery (``version: "4"``) of 1-20 firing alerts, each like
+    :func:`alert_body`'s incident (its title naming 1-3 agents' words, 0.3-1 KB of annotation),
+    with a fingerprint of its own; returns the body and its number of alerts."""
+    size = rng.randint(1, 20)
+    alerts = []
+    for k in range(size):
+        named = [rng.randrange(agents) for _ in range(rng.randint(1, 3))]
+        words = " ".join(f"svc{n:04d}x svc{n:04d}y db-{n:04d}-primary" for n in named)
+        title = f"p{rng.randint(1, 4)} incident checkout {words} {rng.choice(WORDS)} timeout"
+        pad = " ".join(rng.choice(WORDS) for _ in range(rng.randint(40, 120)))
+        alerts.append(
+            {
+                "status": "firing",
+                "labels": {
+                    "alertname": "CheckoutTimeout",
+                    "service": "checkout-api",
+                    "severity": "critical",
+                    "instance": f"checkout-{k}:9100",
+                },
+                "annotations": {"summary": title[:250], "description": pad},
+                "startsAt": "2026-11-23T10:00:00Z",
+                "endsAt": "0001-01-01T00:00:00Z",
+                "generatorURL": "http://prometheus:9090/graph?g0.expr=checkout_timeouts+%3E+0",
+                "fingerprint": f"{g:08x}{k:08x}",
+            }
+        )
+    body = {
+        "receiver": "sleuth",
+        "status": "firing",
+        "alerts": alerts,
+        "groupLabels": {"alertname": "CheckoutTimeout"},
+        "commonLabels": {"alertname": "CheckoutTimeout", "service": "checkout-api"},
+        "commonAnnotations": {},
+        "externalURL": "http://alertmanager:9093",
+        "version": "4",
+        "groupKey": f'{{}}:{{alertname="CheckoutTimeout", group="{g}"}}',
+        "truncatedAlerts": 0,
+    }
+    return json.dumps(body).encode(), size
+
+
 def matching_cost(bodies: list[bytes], agents: int) -> float:
     """Microseconds per alert of ``MatchIndex.match`` with ``agents`` agents of the mix."""
     from datetime import UTC, datetime
@@ -174,10 +227,19 @@ def matching_cost(bodies: list[bytes], agents: int) -> float:
 
 
 async def load(
-    url: str, bodies: list[bytes], secret: str, clients: int, answered: dict[int, float]
-) -> tuple[list[float], float, list[int]]:
+    url: str,
+    bodies: list[bytes],
+    secret: str,
+    clients: int,
+    answered: dict[int, float],
+    *,
+    bearer: bool = False,
+) -> tuple[list[float], float, list[int], int]:
     """Post ``bodies`` from ``clients`` concurrent clients; ``answered`` gets, per investigation
-    pk, the wall time the first 202 naming it arrived.
+    pk, the wall time the first 202 naming it arrived. Returns the latencies, the wall time, the
+    status codes and the number of alerts the 202s accepted (``alerts`` of each answer).
+    ``bearer`` sends ``Authorization: Bearer <secret>`` (as Alertmanager does) instead of the
+    signature header.
 
     Each client is one keep-alive HTTP/1.1 connection written with asyncio streams, the requests
     built and signed before the clock starts: the benchmark shares the machine with the server,
@@ -187,17 +249,24 @@ async def load(
     host, port, path = parsed.host, parsed.port or 80, parsed.raw_path.decode()
     queue: asyncio.Queue[bytes] = asyncio.Queue()
     for body in bodies:
+        credential = (
+            f"Authorization: Bearer {secret}"
+            if bearer
+            else f"X-Service-Webhook-Signature: {sign_generic(body, secret)}"
+        )
         head = (
             f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\n"
             "Content-Type: application/json\r\n"
-            f"X-Service-Webhook-Signature: {sign_generic(body, secret)}\r\n"
+            f"{credential}\r\n"
             f"Content-Length: {len(body)}\r\n\r\n"
         )
         queue.put_nowait(head.encode() + body)
     latencies: list[float] = []
     codes: list[int] = []
+    alerts = 0
 
     async def client() -> None:
+        nonlocal alerts
         reader, writer = await asyncio.open_connection(host, port)
         try:
             while not queue.empty():
@@ -209,7 +278,9 @@ async def load(
                 codes.append(status)
                 done = time.time()
                 if status == 202:
-                    for gid in json.loads(payload)["investigation_ids"]:
+                    answer = json.loads(payload)
+                    alerts += len(answer["alerts"])
+                    for gid in answer["investigation_ids"]:
                         pk = int(base64.b64decode(gid).decode().split(":")[1])
                         answered.setdefault(pk, done)
         finally:
@@ -217,7 +288,7 @@ async def load(
 
     start = time.perf_counter()
     await asyncio.gather(*(client() for _ in range(clients)))
-    return latencies, time.perf_counter() - start, codes
+    return latencies, time.perf_counter() - start, codes, alerts
 
 
 def server_pid(base: str) -> int:
@@ -286,6 +357,106 @@ def start_profile(base: str, output: str) -> subprocess.Popen[bytes]:
     )
 
 
+def storm_body(i: int, group: int, named: list[int]) -> bytes:
+    """Alert ``i`` of storm group ``group``: its own incident, the group's title and service (so
+    it matches the group's agents and is related to the group's other alerts)."""
+    words = " ".join(f"svc{n:04d}x svc{n:04d}y db-{n:04d}-primary" for n in named)
+    body = {
+        "event": {
+            "id": f"storm-event-{i}",
+            "event_type": "incident.triggered",
+            "resource_type": "incident",
+            "occurred_at": "2026-11-26T10:00:00.000Z",
+            "data": {
+                "id": f"STORM{i:06d}",
+                "type": "incident",
+                "status": "triggered",
+                "title": f"p1 incident checkout storm {group} {words} timeout",
+                "service": {"id": "PSVC", "summary": "checkout-api", "type": "service_reference"},
+                "urgency": "high",
+            },
+        }
+    }
+    return json.dumps(body).encode()
+
+
+def run_storm(args: argparse.Namespace) -> None:
+    """The storm: ``--storm-alerts`` alerts in ``--storm-groups`` groups of related alerts, each
+    group naming the same 1-3 agents, to ``--agents`` agents; accepted alerts/s, then (with the
+    inline worker) the investigations and credits once they have run. Goal: one investigation
+    per group and matching agent."""
+    from datetime import UTC, datetime
+
+    from sleuth_core.matching import normalize_criteria
+
+    rng = random.Random(11)
+    named = [
+        [rng.randrange(args.agents) for _ in range(rng.randint(1, 3))]
+        for _ in range(args.storm_groups)
+    ]
+    bodies = [
+        storm_body(i, i % args.storm_groups, named[i % args.storm_groups])
+        for i in range(args.storm_alerts)
+    ]
+    rng.shuffle(bodies)
+    index: MatchIndex[int] = MatchIndex()
+    for n in range(args.agents):
+        index.add(n, normalize_criteria(criteria(n))["match_rules"])
+    now = datetime.now(UTC)
+    goal = sum(
+        len(
+            index.match(
+                parse_alert("PROVIDER_A", storm_body(g, g, named[g]), received_at=now).match_text
+            )
+        )
+        for g in range(args.storm_groups)
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "bench.db"
+        env = sleuth_env(f"sqlite:///{db}", SLEUTH_RATE_LIMIT_ENTERPRISE="100000000")
+        cli(env, "admin", "create-org", "bench", "--plan", "enterprise")
+        key = cli(env, "admin", "create-key", "bench")["key"]
+        hook = cli(env, "admin", "add-webhook", "bench", "--type", "PROVIDER_A", "--name", "pd")
+        with serve(env, Path(tmp) / "serve.log") as base:
+            source = [{"type": "PROVIDER_A", "remote_id": hook["remote_id"]}]
+            with httpx.Client(base_url=base, headers={"X-Service-Org-Api-Key": key}) as http:
+                for n in range(args.agents):
+                    http.post(
+                        "/api/v1/alert-responders/",
+                        json={
+                            "team_name": "Default",
+                            "name": f"agent {n}",
+                            "webhook_sources": source,
+                            "matching_criteria": criteria(n),
+                        },
+                    ).raise_for_status()
+            url = f"{base}/api/v1/webhooks/PROVIDER_A/{hook['remote_id']}"
+            loadavg = os.getloadavg()
+            _latencies, wall, codes, _alerts = asyncio.run(
+                load(url, bodies, hook["secret"], args.clients, {})
+            )
+            drained = wait_drained(db, timeout=args.drain or 120)
+        with sqlite3.connect(db) as conn:
+            investigations, credits = conn.execute(
+                "SELECT count(*), coalesce(sum(credits), 0) FROM investigations"
+            ).fetchone()
+            decisions = dict(
+                conn.execute("SELECT decision, count(*) FROM alert_decisions GROUP BY decision")
+            )
+        conn.close()
+    accepted = codes.count(202)
+    print(f"storm: load average at start {loadavg[0]:.2f}")
+    print(
+        f"storm: {args.storm_alerts} alerts in {args.storm_groups} groups to {args.agents} agents:"
+        f" accepted {accepted}/{len(codes)} in {wall:.2f} s = {accepted / wall:.0f} alerts/s"
+    )
+    print(
+        f"storm: investigations {investigations} (goal, one per group and matching agent:"
+        f" {goal}); credits {credits:g}; all run: {'yes' if drained else 'no (timed out)'}"
+    )
+    print(f"storm: decisions {json.dumps(decisions, sort_keys=True)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--alerts", type=int, default=5000)
@@ -322,11 +493,30 @@ def main() -> None:
         "--profile", metavar="PATH", help="py-spy record the server during the load into PATH"
     )
     parser.add_argument(
+        "--groups",
+        type=int,
+        default=None,
+        metavar="N",
+        help="Alertmanager-shaped load after the single-alert one: N deliveries of 1-20 alerts"
+        " each (default: about --alerts alerts in all; 0 skips it)",
+    )
+    parser.add_argument(
         "--matching-only",
         action="store_true",
         help="only the in-process matching cost per alert at 10, 100, 1,000 and --agents agents",
     )
+    parser.add_argument(
+        "--storm",
+        action="store_true",
+        help="only the storm (it follows the other loads by default, on a fresh server):"
+        " --storm-alerts related alerts in --storm-groups groups (0 skips it)",
+    )
+    parser.add_argument("--storm-alerts", type=int, default=5000)
+    parser.add_argument("--storm-groups", type=int, default=50)
     args = parser.parse_args()
+    if args.storm:
+        run_storm(args)
+        return
     rng = random.Random(8)
     bodies = [alert_body(i, args.agents, rng) for i in range(args.alerts)]
     if args.matching_only:
@@ -340,6 +530,15 @@ def main() -> None:
         f"alerts: {len(bodies)}, body size {min(sizes)}-{max(sizes)} B"
         f" (mean {statistics.mean(sizes):.0f})"
     )
+    wanted_groups = round(args.alerts / 10.5) if args.groups is None else args.groups
+    made = [group_body(g, args.agents, rng) for g in range(wanted_groups)]
+    groups = [body for body, _size in made]
+    if groups:
+        group_sizes = [size for _body, size in made]
+        print(
+            f"Alertmanager groups: {len(groups)} deliveries, {sum(group_sizes)} alerts"
+            f" (1-20 a delivery, mean {statistics.mean(group_sizes):.1f})"
+        )
 
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
@@ -356,11 +555,17 @@ def main() -> None:
         cli(env, "admin", "create-org", "bench", "--plan", "enterprise")
         key = cli(env, "admin", "create-key", "bench")["key"]
         hook = cli(env, "admin", "add-webhook", "bench", "--type", "PROVIDER_A", "--name", "pd")
+        am_hook = cli(
+            env, "admin", "add-webhook", "bench", "--type", "ALERTMANAGER", "--name", "am"
+        )
         with contextlib.ExitStack() as stack:
             base = stack.enter_context(serve(env, Path(tmp) / "serve.log"))
             for n in range(args.workers):
                 stack.enter_context(running(["worker"], env, Path(tmp) / f"worker{n}.log"))
-            source = [{"type": "PROVIDER_A", "remote_id": hook["remote_id"]}]
+            source = [
+                {"type": "PROVIDER_A", "remote_id": hook["remote_id"]},
+                {"type": "ALERTMANAGER", "remote_id": am_hook["remote_id"]},
+            ]
             with httpx.Client(base_url=base, headers={"X-Service-Org-Api-Key": key}) as http:
                 started = time.perf_counter()
                 for n in range(args.agents):
@@ -383,7 +588,7 @@ def main() -> None:
             server_cpu = cpu_seconds(pid)
             worker_cpu = sum(cpu_seconds(child) for child in children(pid))
             client_cpu = time.process_time()
-            latencies, wall, codes = asyncio.run(
+            latencies, wall, codes, _alerts = asyncio.run(
                 load(url, bodies, hook["secret"], args.clients, answered)
             )
             server_cpu = cpu_seconds(pid) - server_cpu
@@ -394,6 +599,24 @@ def main() -> None:
                 profiler.wait(timeout=60)
             loadavg_after = os.getloadavg()
             load_ended = time.time()
+            grouped = None
+            if groups:
+                am_url = f"{base}/api/v1/webhooks/ALERTMANAGER/{am_hook['remote_id']}"
+                am_loadavg = os.getloadavg()
+                am_cpu = cpu_seconds(pid)
+                am_latencies, am_wall, am_codes, am_alerts = asyncio.run(
+                    load(am_url, groups, am_hook["secret"], args.clients, {}, bearer=True)
+                )
+                am_cpu = cpu_seconds(pid) - am_cpu
+                grouped = (
+                    am_loadavg,
+                    os.getloadavg(),
+                    am_latencies,
+                    am_wall,
+                    am_codes,
+                    am_alerts,
+                    am_cpu,
+                )
             drained_at = None
             if args.drain:
                 drained_at = wait_drained(db, timeout=args.drain)
@@ -428,6 +651,20 @@ def main() -> None:
         )
     )
     print(f"accepted: {accepted}/{len(codes)} in {wall:.2f} s = {accepted / wall:.0f} alerts/s")
+    if grouped is not None:
+        am_loadavg, am_loadavg_after, am_latencies, am_wall, am_codes, am_alerts, am_cpu = grouped
+        am_latencies.sort()
+        print(
+            f"Alertmanager-shaped load (load average {am_loadavg[0]:.2f} -> "
+            f"{am_loadavg_after[0]:.2f}): {am_codes.count(202)}/{len(am_codes)} deliveries,"
+            f" {am_alerts} alerts accepted in {am_wall:.2f} s = {am_alerts / am_wall:.0f} alerts/s"
+            f" ({am_codes.count(202) / am_wall:.0f} deliveries/s; single-alert load:"
+            f" {accepted / wall:.0f} alerts/s); server CPU {am_cpu / max(am_alerts, 1) * 1000:.2f}"
+            f" ms per alert; 202 p50"
+            f" {am_latencies[len(am_latencies) // 2] * 1000:.1f} ms, p99"
+            f" {am_latencies[min(len(am_latencies) - 1, int(0.99 * len(am_latencies)))] * 1000:.1f}"
+            " ms"
+        )
     print(
         f"CPU during the load: server {server_cpu:.1f} s ({server_cpu / wall:.0%} of one core,"
         f" {server_cpu / max(accepted, 1) * 1000:.2f} ms per accepted alert),"
@@ -464,6 +701,8 @@ def main() -> None:
         top_of_profile(args.profile)
     for agents in (10, 100, args.agents):
         print(f"matching cost, {agents} agents: {matching_cost(bodies[:500], agents):.1f} us/alert")
+    if args.storm_groups > 0:
+        run_storm(args)
 
 
 if __name__ == "__main__":

@@ -17,12 +17,21 @@ from sleuth_core.intake import (
     ChatChallenge,
     ChatEvent,
     parse_alert,
+    parse_alerts,
     parse_chat_event,
     parse_time,
 )
 
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
-SOURCES = ["PROVIDER_A", "PROVIDER_B", "PROVIDER_C", "PROVIDER_D", "GENERIC"]
+SOURCES = [
+    "PROVIDER_A",
+    "PROVIDER_B",
+    "PROVIDER_C",
+    "PROVIDER_D",
+    "ALERTMANAGER",
+    "GRAFANA",
+    "GENERIC",
+]
 
 
 def alert(source, payload, **kwargs):
@@ -35,34 +44,7 @@ def alert(source, payload, **kwargs):
     [
         ("PROVIDER_A", "{not json", "Request body is not valid JSON"),
         ("PROVIDER_A", b"\xff\xfe", "Request body is not valid JSON"),
-        ("PROVIDER_A", [1, 2], "PROVIDER_A payload must be a JSON object"),
-        ("PROVIDER_A", {}, 'PROVIDER_A payload has no "event" object'),
-        ("PROVIDER_A", {"event": {"id": "x"}}, "PROVIDER_A payload has no event.event_type"),
-        (
-            "PROVIDER_A",
-            {"event": {"event_type": "incident.triggered", "data": None}},
-            "PROVIDER_A payload has no incident id (event.data.id or event.data.incident.id)",
-        ),
-        ("PROVIDER_B", {"alert": {"alertId": "a"}}, "PROVIDER_B payload has no action"),
-        ("PROVIDER_B", {"action": "Create"}, 'PROVIDER_B payload has no "alert" object'),
-        (
-            "PROVIDER_B",
-            {"action": "Create", "alert": {}},
-            "PROVIDER_B payload has no alert.alertId",
-        ),
-        ("PROVIDER_C", {"event": {}}, 'PROVIDER_C payload has no "data" object'),
-        ("PROVIDER_C", {"data": {}}, "PROVIDER_C payload has no data.incident object"),
-        (
-            "PROVIDER_C",
-            {"data": {"incident": {"id": None}}},
-            "PROVIDER_C payload has no data.incident.id",
-        ),
-        ("PROVIDER_D", {"data": {}}, 'PROVIDER_D payload has no "event" object'),
-        (
-            "PROVIDER_D",
-            {"event": {"type": "incident.created"}},
-            "PROVIDER_D payload has no data.id",
-        ),
+        ("PROVIDER_A", [1, 2], "PROVIDER_A payload must be a JSON object or an array of objects"),
         ("GENERIC", "3", "GENERIC payload must be a JSON object"),
         ("PROVIDER_X", {}, "Unknown webhook type: PROVIDER_X"),
     ],
@@ -72,6 +54,52 @@ def test_unreadable_bodies_raise_a_core_error_with_a_400_detail(source, payload,
         alert(source, payload)
     assert isinstance(info.value, CoreError)
     assert str(info.value) == detail
+
+
+@pytest.mark.parametrize(
+    ("source", "payload"),
+    [
+        ("PROVIDER_A", {}),
+        ("PROVIDER_A", {"event": {"id": "x"}}),
+        ("PROVIDER_A", {"event": {"event_type": "incident.triggered", "data": None}}),
+        ("PROVIDER_B", {"alert": {"alertId": "a"}}),
+        ("PROVIDER_B", {"action": "Create"}),
+        ("PROVIDER_B", {"action": "Create", "alert": {}}),
+        ("PROVIDER_C", {"event": {}}),
+        ("PROVIDER_C", {"data": {}}),
+        ("PROVIDER_C", {"data": {"incident": {"id": None}}}),
+        ("PROVIDER_D", {"data": {}}),
+        ("PROVIDER_D", {"event": {"type": "incident.created"}}),
+        ("ALERTMANAGER", {"alerts": "none"}),
+        ("GRAFANA", {"title": "x"}),
+    ],
+)
+def test_a_body_not_of_its_providers_shape_is_read_as_generic_json(source, payload):
+    event = alert(source, payload)
+    assert event.source == "GENERIC"
+    assert event.dedup_key.startswith("GENERIC:")
+    assert event.match_text.endswith(json.dumps(payload))
+
+
+def test_a_pagerduty_body_on_an_opsgenie_subscription_is_an_alert_with_its_title():
+    body = {
+        "event": {
+            "id": "E1",
+            "event_type": "incident.triggered",
+            "data": {"id": "PX", "title": "Checkout down"},
+        }
+    }
+    [event] = parse_alerts("PROVIDER_B", json.dumps(body), received_at=NOW)
+    assert (event.source, event.kind, event.title) == ("GENERIC", "new_alert", "Checkout down")
+    assert event.dedup_key == "GENERIC:E1"  # breadth-first: event.id is shallower than data.id
+
+
+def test_generic_arrays_are_one_alert_per_object():
+    events = parse_alerts("GENERIC", json.dumps([{"title": "a"}, {"title": "b"}]), received_at=NOW)
+    assert [e.title for e in events] == ["a", "b"]
+    assert [json.loads(e.body) for e in events] == [{"title": "a"}, {"title": "b"}]
+    assert len({e.delivery_id for e in events}) == 2
+    assert parse_alerts("GENERIC", "[]", received_at=NOW) == ()
 
 
 def test_pagerduty_ping_and_unknown_events_are_ignored():
@@ -381,6 +409,29 @@ def test_fuzz_alert_adapters_never_crash(source, value):
         event.occurred_at.utcoffset() is not None
         and event.occurred_at.utcoffset().total_seconds() == 0
     )
+
+
+ALERT_ENTRY = st.dictionaries(
+    st.sampled_from(
+        ["status", "labels", "annotations", "fingerprint", "startsAt", "endsAt", "generatorURL"]
+    ),
+    JSON,
+    max_size=7,
+)
+
+
+@given(
+    source=st.sampled_from(["ALERTMANAGER", "GRAFANA"]),
+    entries=st.lists(ALERT_ENTRY, min_size=1, max_size=5),
+    group=st.dictionaries(st.sampled_from(["groupKey", "status", "title", "version"]), JSON),
+)
+def test_fuzz_alert_groups_are_one_alert_per_entry(source, entries, group):
+    events = parse_alerts(source, json.dumps({**group, "alerts": entries}), received_at=NOW)
+    assert len(events) == len(entries)
+    for event in events:
+        assert event.source == source and event.dedup_key.startswith(source + ":")
+        assert 0 < len(event.title) <= MAX_TITLE_LENGTH and len(event.dedup_key) <= 255
+        assert event.body is not None and parse_alerts(source, event.body, received_at=NOW)
 
 
 @given(value=JSON)

@@ -6,12 +6,20 @@ The bytes are posted as stored, as a provider would send them.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from sleuth_core.intake import ChatChallenge, ChatEvent, parse_alert, parse_chat_event
+from sleuth_core.intake import (
+    ChatChallenge,
+    ChatEvent,
+    parse_alert,
+    parse_alerts,
+    parse_chat_event,
+    parse_time,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -260,13 +268,161 @@ CHAT = [
 ]
 
 
+# Alertmanager and Grafana: file | source | per alert (kind, title, dedup key, service, severity)
+# | group key | expression of the first alert
+GROUPS = [
+    (
+        "alertmanager/firing_single.json",
+        "ALERTMANAGER",
+        [
+            (
+                "new_alert",
+                "Fire",
+                "ALERTMANAGER:labels:7014c92e6425df8f32b28d1ab4b421de",
+                "",
+                "critical",
+            )
+        ],
+        '{}:{alertname="Fire"}',
+        "vector(666)",
+    ),
+    (
+        "alertmanager/resolved_single.json",
+        "ALERTMANAGER",
+        [
+            (
+                "lifecycle",
+                "Fire",
+                "ALERTMANAGER:labels:7014c92e6425df8f32b28d1ab4b421de",
+                "",
+                "critical",
+            )
+        ],
+        '{}:{alertname="Fire"}',
+        "vector(666)",
+    ),
+    (
+        "alertmanager/firing_two_alerts.json",
+        "ALERTMANAGER",
+        [
+            (
+                "new_alert",
+                "High CPU core temperature",
+                "ALERTMANAGER:a1bc48475b20e73d",
+                "",
+                "critical",
+            ),
+            (
+                "new_alert",
+                "High CPU core temperature",
+                "ALERTMANAGER:c2ea85182f28cbd9",
+                "",
+                "critical",
+            ),
+        ],
+        "{}/{}:{}",
+        'avg by(host) (sensors_temp_input{feature=~"core_[0-9]+"}) > 15',
+    ),
+    (
+        "grafana/firing_three_alerts.json",
+        "GRAFANA",
+        [
+            (
+                "new_alert",
+                "This is a summary field, failure on badhost.example.com",
+                "GRAFANA:aaafafe0953f0962",
+                "rabbitmq",
+                "",
+            ),
+            (
+                "new_alert",
+                "This is a summary field, failure on otherhost.example.com",
+                "GRAFANA:fb31814ac93dbe7d",
+                "rabbitmq",
+                "",
+            ),
+            ("new_alert", "Testing **another** failing alert", "GRAFANA:6f9cd313db421ef1", "", ""),
+        ],
+        '{}/{test="true"}:{}',
+        None,
+    ),
+    (
+        "grafana/firing_with_values.json",
+        "GRAFANA",
+        [("new_alert", "High memory usage", "GRAFANA:e6349a25f5ef0e9e", "", "")],
+        '{}/{debug="true"}:{alertname="Memory (copy)", grafana_folder="device"}',
+        None,
+    ),
+    (
+        "grafana/resolved.json",
+        "GRAFANA",
+        [
+            (
+                "lifecycle",
+                "This is a summary field, failure on <no value>",
+                "GRAFANA:d8a21484c9c25a60",
+                "",
+                "",
+            )
+        ],
+        '{}/{test="true"}:{}',
+        None,
+    ),
+]
+
+
 def test_every_fixture_file_is_covered():
     on_disk = {str(p.relative_to(FIXTURES)) for p in FIXTURES.rglob("*.json")}
     covered = (
-        {row[0] for row in ALERTS} | {row[0] for row in CHAT} | {"slack/url_verification.json"}
+        {row[0] for row in ALERTS}
+        | {row[0] for row in CHAT}
+        | {row[0] for row in GROUPS}
+        | {"slack/url_verification.json"}
     )
     assert on_disk == covered
-    assert len(on_disk) == 26
+    assert len(on_disk) == 32
+
+
+@pytest.mark.parametrize(("name", "source", "alerts", "group_key", "expression"), GROUPS)
+def test_alert_group_fixture(name, source, alerts, group_key, expression):
+    body = (FIXTURES / name).read_bytes()
+    events = parse_alerts(source, body, received_at=RECEIVED)
+    assert [(e.kind, e.title, e.dedup_key, e.service, e.severity) for e in events] == alerts
+    assert {e.source for e in events} == {source}
+    assert {e.group_key for e in events} == {group_key}
+    assert events[0].expression == expression
+    assert all(e.generator_url for e in events)
+    assert len({e.delivery_id for e in events}) == len(events)
+    payload = json.loads(body)
+    for event, entry in zip(events, payload["alerts"], strict=True):
+        # each alert's own body is the group with only that alert; reading it gives the alert
+        own = json.loads(event.body)
+        assert own["alerts"] == [entry]
+        assert own["groupKey"] == payload["groupKey"]
+        assert parse_alerts(source, event.body, received_at=RECEIVED) == (event,)
+        # its labels and annotations are in the text agents match
+        for key, value in {**entry["labels"], **entry["annotations"]}.items():
+            assert f"{key}: {' '.join(value.split())}" in event.match_text
+        # a firing alert happened when it started, a resolved one when it ended
+        moment = entry["endsAt"] if event.kind == "lifecycle" else entry["startsAt"]
+        assert event.occurred_at == parse_time(moment)
+
+
+def test_a_firing_and_resolved_pair_without_fingerprints_share_a_dedup_key():
+    firing = parse_alert(
+        "ALERTMANAGER",
+        (FIXTURES / "alertmanager/firing_single.json").read_bytes(),
+        received_at=RECEIVED,
+    )
+    resolved = parse_alert(
+        "ALERTMANAGER",
+        (FIXTURES / "alertmanager/resolved_single.json").read_bytes(),
+        received_at=RECEIVED,
+    )
+    assert firing.dedup_key == resolved.dedup_key
+    assert firing.delivery_id != resolved.delivery_id
+    assert firing.occurred_at == utc("2018-11-04T22:43:58.283995+01:00")
+    assert resolved.occurred_at == utc("2018-11-04T22:48:13.283995+01:00")
 
 
 @pytest.mark.parametrize(("name", "kind", "title", "dedup", "delivery", "occurred"), ALERTS)

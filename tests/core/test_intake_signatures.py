@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+
 import pytest
 
 from sleuth_core.intake import (
@@ -123,3 +126,33 @@ def test_verify_native_reads_each_providers_header_in_any_case():
     assert not verify_native(
         "PROVIDER_B", {"X-PagerDuty-Signature": PD_SIG}, PD_BODY, SECRET, now=NOW
     )
+
+
+def test_grafana_hmac_with_and_without_a_timestamp():
+    from sleuth_core.intake import sign_grafana, verify_grafana
+
+    body = b'{"alerts": []}'
+    plain = sign_grafana(body, "test-secret")
+    assert plain == hmac.new(b"test-secret", body, hashlib.sha256).hexdigest()
+    assert verify_grafana(body, plain, None, "test-secret", now=1700000000)
+    assert not verify_grafana(body, plain, None, "other", now=1700000000)
+    stamped = sign_grafana(body, "test-secret", 1700000000)
+    expected = hmac.new(b"test-secret", b"1700000000:" + body, hashlib.sha256).hexdigest()
+    assert stamped == expected
+    assert verify_grafana(body, stamped, "1700000000", "test-secret", now=1700000100)
+    assert not verify_grafana(body, stamped, "1700000000", "test-secret", now=1700000400)
+    assert not verify_grafana(body, plain, "1700000000", "test-secret", now=1700000000)
+    for name in ("X-Grafana-Alerting-Signature", "X-Grafana-Alert-Signature"):
+        assert verify_native("GRAFANA", {name: plain}, body, "test-secret", now=0)
+
+
+def test_bearer_credentials():
+    from sleuth_core.intake import bearer_token
+
+    assert bearer_token("Bearer abc") == "abc"
+    assert bearer_token("BEARER abc ") == "abc"
+    assert bearer_token("Basic abc") is None and bearer_token("Bearer ") is None
+    assert bearer_token(None) is None
+    assert verify_generic(b"{}", None, None, "s", bearer="s")
+    assert not verify_generic(b"{}", None, None, "s", bearer="t")
+    assert not verify_generic(b"{}", None, "t", "s", bearer="s2")

@@ -29,7 +29,7 @@ def _fixtures_dir() -> Path:
 
 def test_the_guides_examples_run_as_written(tmp_path: Path) -> None:
     blocks = re.findall(r"```sh\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.DOTALL)
-    assert len(blocks) == 5  # the prelude and one per provider
+    assert len(blocks) == 7  # the prelude and one per provider
     script = "set -euo pipefail\n" + "\n".join(blocks)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -60,5 +60,7 @@ def test_the_guides_examples_run_as_written(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     counts = [len(answer["investigation_ids"]) for answer in answers]
-    # PagerDuty triggered, Opsgenie Create, Opsgenie Close (recorded only), FireHydrant, Rootly
-    assert counts == [1, 1, 0, 1, 1]
+    # PagerDuty triggered, Opsgenie Create, Opsgenie Close (recorded only), FireHydrant, Rootly,
+    # Alertmanager's group of two, Grafana's group of three
+    assert counts == [1, 1, 0, 1, 1, 2, 3]
+    assert [len(answer["alerts"]) for answer in answers] == [1, 1, 1, 1, 1, 2, 3]

@@ -111,6 +111,14 @@ NOT_RUN: dict[tuple[str, str], str] = {
         "interactions.md",
         "secret:    dc20fd41d15bf2b529d955e21f34ef9d51698319b6b5b6ac3bc1278416779145",
     ): "a signature test vector, checked by test_signature_vector_in_interactions_doc below",
+    ("alert-intake.md", "receivers:"): (
+        "Alertmanager's receiver block: tests/e2e/test_alertmanager_e2e.py runs it in Debian's "
+        "prometheus-alertmanager with the run's URL and secret"
+    ),
+    ("opentelemetry.md", "receivers:"): (
+        "an OpenTelemetry Collector configuration (no Collector runs here); "
+        "tests/e2e/test_otlp_e2e.py parses it and sends to its otlphttp endpoint with its headers"
+    ),
 }
 
 #: Pages whose untagged (or ``text``) blocks are measured output, never programs: what the

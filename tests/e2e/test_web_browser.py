@@ -199,6 +199,42 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
     assert page.inner_text("h1") == "Demo"
     _check_phone(page, "home")
 
+    # The alert log: an alert the agent matched, its trace with the matched span highlighted,
+    # and the Investigate button.
+    alert_body = json.dumps(
+        {
+            "event": {
+                "id": "browser-alert-1",
+                "event_type": "incident.triggered",
+                "data": {
+                    "id": "BROWSER-1",
+                    "type": "incident",
+                    "title": f"checkout 5xx {XSS}",
+                    "service": {"summary": "checkout"},
+                },
+            }
+        }
+    )
+    hook = site["hook"]
+    with httpx.Client(base_url=base, timeout=30) as http:
+        delivered = http.post(
+            f"/api/v1/webhooks/PROVIDER_A/{hook['remote_id']}?token={hook['secret']}",
+            content=alert_body,
+            headers={"Content-Type": "application/json"},
+        )
+        assert delivered.status_code == 202, delivered.text
+    page.goto(f"{base}/alerts")
+    _check_phone(page, "alerts")
+    page.click("table a")
+    page.wait_for_load_state()
+    assert "checkout 5xx" in page.inner_text("h1")
+    assert page.locator("pre.matched-text mark").first.inner_text().lower() == "checkout"
+    assert "matched" in page.inner_text("table")
+    _check_phone(page, "alert")
+    page.click("button:has-text('Investigate')")
+    page.wait_for_load_state()
+    assert "/alerts/" in page.url and page.locator("a:has-text('open')").count() == 1
+
     # Pause the agent with its button; the API reports PAUSED.
     page.goto(f"{base}/alert-responders/{agent_gid}")
     _check_phone(page, "alert-agent")
@@ -270,6 +306,54 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
     page.click("table a")
     page.wait_for_load_state()
     _check_phone(page, "knowledge-document")
+
+    # A trace sent over OTLP (a span name carrying markup): the list, then the waterfall.
+    trace_id = "5b8efff798038103d269b633813fc60c"
+    spans = [
+        {
+            "traceId": trace_id,
+            "spanId": "eee19b7ec3c1b174",
+            "name": f"POST /checkout {XSS}",
+            "kind": 2,
+            "startTimeUnixNano": "1764000000000000000",
+            "endTimeUnixNano": "1764000000400000000",
+        },
+        {
+            "traceId": trace_id,
+            "spanId": "eee19b7ec3c1b175",
+            "parentSpanId": "eee19b7ec3c1b174",
+            "name": "charge card",
+            "kind": 3,
+            "startTimeUnixNano": "1764000000100000000",
+            "endTimeUnixNano": "1764000000300000000",
+            "status": {"code": 2, "message": "declined"},
+        },
+    ]
+    body = {
+        "resourceSpans": [
+            {
+                "resource": {
+                    "attributes": [{"key": "service.name", "value": {"stringValue": "checkout"}}]
+                },
+                "scopeSpans": [{"spans": spans}],
+            }
+        ]
+    }
+    sent = httpx.post(
+        f"{base}/otlp/v1/traces",
+        json=body,
+        headers={"Authorization": f"Bearer {site['user_key']}"},
+        timeout=30,
+    )
+    assert sent.status_code == 200, sent.text
+    page.goto(f"{base}/traces?from=2025-11-24T00:00:00Z")
+    _check_phone(page, "traces")
+    page.click("table a")
+    page.wait_for_load_state()
+    assert page.locator("svg.waterfall rect").count() == 2
+    assert page.locator("table tr").count() == 3  # the header and one row per span
+    assert "charge card" in page.inner_text("table")
+    _check_phone(page, "trace")
 
     # Sign out: the kept cookie opens nothing.
     page.click("button:has-text('Sign out')")

@@ -88,3 +88,80 @@ def test_parallel_copies_of_one_event_start_one_investigation(
     assert len(responses[0].json()["investigation_ids"]) == 1
     assert count(settings, ChatDelivery) == 1
     assert count(settings, Investigation) == 1
+
+
+def test_a_message_and_its_app_mention_in_parallel_get_one_reply(
+    served: str,  # noqa: F811
+    factory: Factory,
+    org: OrgHandle,
+    settings: Settings,
+) -> None:
+    """40 parallel deliveries of one message: the same event id retried, and the same message
+    as ``message`` and ``app_mention`` under other event ids. One delivery record runs it: one
+    trigger reply queued, and every copy gets that answer."""
+    import json
+
+    from sleuth_shell.chat import TRIGGER_KIND
+    from sleuth_shell.db.models import AdvancedSettings, Job
+
+    hook = factory.webhook(org, "CHAT", "workspace")
+    factory.add(
+        AdvancedSettings(
+            org_id=org.id,
+            document={
+                "assignments": [
+                    {
+                        "type": "watch_chat",
+                        "text_match": ["normal text"],
+                        "filtering_instructions": "STATIC: normal",
+                        "static_response": "Seen.",
+                    }
+                ]
+            },
+        )
+    )
+    original = json.loads(_fixture())
+    bodies = []
+    for n in range(40):
+        payload = json.loads(json.dumps(original))
+        if n % 2:
+            payload["event"]["type"] = "app_mention"
+        if n % 4 >= 2:
+            payload["event_id"] = f"Ev-copy-{n}"
+        bodies.append(json.dumps(payload).encode())
+    stamp = int(time.time())
+
+    async def one(body: bytes) -> httpx.Response:
+        async with httpx.AsyncClient(base_url=served, timeout=60) as client:
+            return await client.post(
+                f"/api/v1/webhooks/CHAT/{hook.remote_id}",
+                content=body,
+                headers={
+                    "Content-Type": "application/json",
+                    "X-Chat-Request-Timestamp": str(stamp),
+                    "X-Chat-Signature": sign_chat(body, hook.secret, stamp),
+                },
+            )
+
+    async def all_at_once() -> list[httpx.Response]:
+        return list(await asyncio.gather(*(one(body) for body in bodies)))
+
+    responses = asyncio.run(all_at_once())
+    assert {r.status_code for r in responses} == {202}, [r.text for r in responses]
+    assert {r.text for r in responses} == {responses[0].text}
+    assert responses[0].json()["replies"] == 1
+
+    async def triggers() -> int:
+        engine = create_engine(settings.database_url)
+        try:
+            async with create_session_factory(engine)() as session:
+                return int(
+                    await session.scalar(
+                        select(func.count()).select_from(Job).where(Job.kind == TRIGGER_KIND)
+                    )
+                    or 0
+                )
+        finally:
+            await engine.dispose()
+
+    assert asyncio.run(triggers()) == 1

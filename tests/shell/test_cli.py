@@ -142,7 +142,7 @@ def test_add_webhook_offers_every_type_the_intake_accepts(cli) -> None:
     from sleuth_shell.intake import INTAKE_TYPES
 
     assert set(ALERT_SOURCE_TYPES) == INTAKE_TYPES and "GENERIC" in INTAKE_TYPES
-    assert typing.get_args(ProviderType) == ALERT_SOURCE_TYPES
+    assert set(typing.get_args(ProviderType)) >= set(ALERT_SOURCE_TYPES)
     usage = cli("admin", "add-webhook", "--help").output
     for type_ in INTAKE_TYPES:
         assert type_ in usage, type_
@@ -150,3 +150,25 @@ def test_add_webhook_offers_every_type_the_intake_accepts(cli) -> None:
     hook = ok(cli("admin", "add-webhook", "acme", "--type", "GENERIC", "--name", "any"))
     assert hook["type"] == "GENERIC"
     assert hook["ingest_url"].endswith(f"/api/v1/webhooks/GENERIC/{hook['remote_id']}")
+
+
+@pytest.mark.storage
+def test_add_webhook_for_alert_and_change_sources(cli) -> None:
+    ok(cli("admin", "create-org", "acme"))
+    for type_ in ("ALERTMANAGER", "GRAFANA", "GENERIC", "GITLAB"):
+        hook = ok(cli("admin", "add-webhook", "acme", "--type", type_, "--name", type_.lower()))
+        assert hook["type"] == type_ and "service" not in hook
+        assert hook["ingest_url"].endswith(f"/api/v1/webhooks/{type_}/{hook['remote_id']}")
+    repo = ok(
+        cli("admin", "add-webhook", "acme", "--type", "GITHUB", "--name", "shop",
+            "--service", "checkout-api")
+    )  # fmt: skip
+    assert repo["service"] == "checkout-api"
+    listed = ok(cli("admin", "list-webhooks", "acme"))
+    assert [h["type"] for h in listed["items"]] == [
+        "ALERTMANAGER", "GRAFANA", "GENERIC", "GITLAB", "GITHUB"
+    ]  # fmt: skip
+    refused = cli(
+        "admin", "add-webhook", "acme", "--type", "ALERTMANAGER", "--name", "x", "--service", "y"
+    )
+    assert refused.exit_code != 0 and "--service is for change sources" in refused.stderr

@@ -286,6 +286,7 @@ def test_custom_headers_replace_the_api_key(
     assert callback.headers["X-Trace"] == "1"
     assert "X-Service-Org-Api-Key" not in callback.headers
     callback.assert_signed(_signing_secret(settings, org))
+    assert callback.headers["X-Service-Delivery-Id"] == f"web:{iid}"  # receivers drop repeats
 
 
 def test_async_true_runs_in_the_background_for_polling(

@@ -16,14 +16,26 @@ from sqlalchemy import func, select
 from sleuth_core.intake import parse_alert
 from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.db.models import AlertResponder, Investigation, Job, WebhookDelivery
-from sleuth_shell.intake.batch import Delivery, DeliveryBatcher, write_alone, write_batch
+from sleuth_shell.intake.batch import (
+    DeliveredAlert,
+    Delivery,
+    DeliveryBatcher,
+    write_alone,
+    write_batch,
+)
 
 pytestmark = pytest.mark.storage
 
 T0 = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)
 
 
-def _agent(factory: Factory, org: OrgHandle, name: str, status: str = "ACTIVE") -> int:
+def _agent(
+    factory: Factory,
+    org: OrgHandle,
+    name: str,
+    status: str = "ACTIVE",
+    group_window_seconds: int | None = None,
+) -> int:
     agent = factory.add(
         AlertResponder(
             org_id=org.id,
@@ -35,6 +47,7 @@ def _agent(factory: Factory, org: OrgHandle, name: str, status: str = "ACTIVE") 
             text_matches=["*"],
             match_rules={"and": [{"contains": ""}]},
             webhook_sources=[],
+            group_window_seconds=group_window_seconds,
         )
     )
     return int(agent.id)
@@ -71,11 +84,15 @@ def _delivery(
     return Delivery(
         subscription_id=sub_id,
         org_id=org.id,
-        event=event,
-        payload=body,
-        matched=agents,
+        alerts=(DeliveredAlert(event=event, payload=body, matched=agents),),
         now=now,
     )
+
+
+async def _submit(batcher: DeliveryBatcher, delivery: Delivery) -> list[int]:
+    """The answer of a one-alert delivery: its alert's investigations."""
+    [answer] = await batcher.submit(delivery)
+    return answer
 
 
 def _count(factory: Factory, model: type) -> int:
@@ -89,7 +106,7 @@ async def _one_by_one(url: str, deliveries: list[Delivery]) -> list[list[int]]:
     engine = create_engine(url)
     try:
         async with create_session_factory(engine)() as session:
-            return [await write_alone(session, d) for d in deliveries]
+            return [(await write_alone(session, d))[0] for d in deliveries]
     finally:
         await engine.dispose()
 
@@ -98,7 +115,7 @@ async def _batch(url: str, deliveries: list[Delivery]) -> list[list[int]]:
     engine = create_engine(url)
     try:
         async with create_session_factory(engine)() as session:
-            return await write_batch(session, deliveries)
+            return [answer for [answer] in await write_batch(session, deliveries)]
     finally:
         await engine.dispose()
 
@@ -170,14 +187,16 @@ def test_a_failing_delivery_does_not_fail_its_batch(
     sub = factory.webhook(org, "PROVIDER_A", "pager")
     good = [_delivery(sub.id, org, f"E{i}", f"INC-{i}", (a,)) for i in range(5)]
     bad = _delivery(sub.id, org, "EBAD", "INC-BAD", (a,))
-    bad = dataclasses.replace(bad, event=dataclasses.replace(bad.event, dedup_key="k" * 300))
+    [alert] = bad.alerts
+    long_key = dataclasses.replace(alert.event, dedup_key="k" * 300)
+    bad = dataclasses.replace(bad, alerts=(dataclasses.replace(alert, event=long_key),))
 
     async def go() -> tuple[DeliveryBatcher, list[object]]:
         engine = create_engine(migrated_url)
         try:
             batcher = DeliveryBatcher(create_session_factory(engine))
             results = await asyncio.gather(
-                *(batcher.submit(d) for d in [*good[:2], bad, *good[2:]]), return_exceptions=True
+                *(_submit(batcher, d) for d in [*good[:2], bad, *good[2:]]), return_exceptions=True
             )
             return batcher, list(results)
         finally:
@@ -202,7 +221,7 @@ def test_concurrent_submissions_share_transactions(
         engine = create_engine(migrated_url)
         try:
             batcher = DeliveryBatcher(create_session_factory(engine))
-            return batcher, list(await asyncio.gather(*(batcher.submit(d) for d in deliveries)))
+            return batcher, list(await asyncio.gather(*(_submit(batcher, d) for d in deliveries)))
         finally:
             await engine.dispose()
 
@@ -228,8 +247,8 @@ def test_two_processes_writing_the_same_deliveries_agree(
         engine = create_engine(migrated_url)
         try:
             batcher = DeliveryBatcher(create_session_factory(engine))
-            answers = await asyncio.gather(*(batcher.submit(d) for d in order))
-            return {d.event.delivery_id: a for d, a in zip(order, answers, strict=True)}
+            answers = await asyncio.gather(*(_submit(batcher, d) for d in order))
+            return {d.alerts[0].event.delivery_id: a for d, a in zip(order, answers, strict=True)}
         finally:
             await engine.dispose()
 
@@ -240,3 +259,77 @@ def test_two_processes_writing_the_same_deliveries_agree(
     assert one == other
     assert _count(factory, WebhookDelivery) == 30
     assert _count(factory, Investigation) == 20 and _count(factory, Job) == 20
+
+
+def _group(sub_id: int, org: OrgHandle, tag: str, size: int, agents: tuple[int, ...]) -> Delivery:
+    """An Alertmanager delivery of ``size`` alerts (one Delivery, several DeliveredAlerts)."""
+    from sleuth_core.intake import parse_alerts
+
+    body = json.dumps(
+        {
+            "version": "4",
+            "groupKey": f"{{}}:{{group={tag!r}}}",
+            "status": "firing",
+            "alerts": [
+                {
+                    "status": "firing",
+                    "labels": {"alertname": f"{tag} {i}", "service": "checkout"},
+                    "annotations": {"summary": f"{tag} alert {i}"},
+                    "startsAt": "2026-11-23T10:00:00Z",
+                    "fingerprint": f"{tag}-{i:04d}",
+                }
+                for i in range(size)
+            ],
+        }
+    )
+    events = parse_alerts("ALERTMANAGER", body, received_at=T0)
+    return Delivery(
+        subscription_id=sub_id,
+        org_id=org.id,
+        alerts=tuple(DeliveredAlert(e, e.body or body, agents) for e in events),
+        now=T0,
+    )
+
+
+def test_a_delivery_of_many_alerts_is_written_whole_or_not_at_all(
+    migrated_url: str, factory: Factory, org: OrgHandle
+) -> None:
+    # group_window_seconds 0: an investigation per alert, not one per group
+    a = _agent(factory, org, "a", group_window_seconds=0)
+    b = _agent(factory, org, "b", group_window_seconds=0)
+    sub = factory.webhook(org, "ALERTMANAGER", "prometheus")
+    # more alerts than one batch holds, more openings than one statement takes
+    big = _group(sub.id, org, "big", 300, (a, b))
+    small = _group(sub.id, org, "small", 3, (a,))
+    broken = _group(sub.id, org, "broken", 3, (a,))
+    long_key = dataclasses.replace(broken.alerts[1].event, dedup_key="k" * 300)
+    broken = dataclasses.replace(
+        broken,
+        alerts=(
+            broken.alerts[0],
+            dataclasses.replace(broken.alerts[1], event=long_key),
+            broken.alerts[2],
+        ),
+    )
+
+    async def go() -> list[object]:
+        engine = create_engine(migrated_url)
+        try:
+            batcher = DeliveryBatcher(create_session_factory(engine))
+            return list(
+                await asyncio.gather(
+                    *(batcher.submit(d) for d in (big, broken, small)), return_exceptions=True
+                )
+            )
+        finally:
+            await engine.dispose()
+
+    big_answer, broken_answer, small_answer = asyncio.run(go())
+    assert isinstance(broken_answer, ValueError)
+    assert isinstance(big_answer, list) and len(big_answer) == 300
+    assert all(len(ids) == 2 for ids in big_answer)
+    assert len({i for ids in big_answer for i in ids}) == 600
+    assert isinstance(small_answer, list) and len(small_answer) == 3
+    # nothing of the broken delivery was written, all of the others
+    assert _count(factory, WebhookDelivery) == 303
+    assert _count(factory, Investigation) == 603

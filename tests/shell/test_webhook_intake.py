@@ -127,7 +127,7 @@ def test_lifecycle_and_ignored_events_are_recorded_and_start_nothing(client, fac
         body = (FIXTURES / "pagerduty" / name).read_bytes()
         response = client.post(url(hook), content=body, headers=signed(hook, body))
         assert response.status_code == 202
-        assert response.json() == {"investigation_ids": []}
+        assert response.json()["investigation_ids"] == []
     assert count(factory, Investigation) == 0
     assert count(factory, WebhookDelivery, kind="lifecycle") == 1
     assert count(factory, WebhookDelivery, kind="ignored") == 1
@@ -201,7 +201,7 @@ def test_not_found_and_bad_bodies(client, factory, org, hook):
         response = client.post(target, content=body, headers=headers)
         assert response.status_code == 404, target
         assert response.json() == {"detail": "Webhook subscription not found"}
-    for body in (b"not json", b"[1, 2]", b'{"action": "Create"}', b"\xff\xfe"):
+    for body in (b"not json", b"[1, 2]", b"\xff\xfe"):
         response = client.post(url(opsgenie), content=body, headers=signed(opsgenie, body))
         assert response.status_code == 400, body
         assert set(response.json()) == {"detail"}
@@ -289,7 +289,7 @@ def test_a_change_made_elsewhere_is_seen_by_the_next_alert(client, factory, org,
     payload["event"]["data"]["id"] = "another-incident"
     body = json.dumps(payload).encode()
     response = client.post(url(hook), content=body, headers=signed(hook, body))
-    assert response.json() == {"investigation_ids": []}
+    assert response.json()["investigation_ids"] == []
 
 
 def test_a_generic_source_feeds_its_agents(client, factory, org):

@@ -22,10 +22,12 @@ from sleuth_shell.db.models import (
     NotificationIntegration,
     Organization,
     Team,
+    TeamBudget,
     WebhookSubscription,
     utcnow,
 )
 from sleuth_shell.domain import (
+    CHANGE_SOURCE_TYPES,
     DEFAULT_TEAM,
     INTEGRATION_KINDS,
     SUBSCRIPTION_TYPES,
@@ -51,6 +53,7 @@ __all__ = [
     "remove_integration",
     "remove_webhook",
     "revoke_key",
+    "set_budget",
     "set_plan",
     "set_webhook_secret",
 ]
@@ -166,10 +169,12 @@ async def add_webhook(
     name: str,
     *,
     provider_secret: str | None = None,
+    service: str | None = None,
 ) -> WebhookSubscription:
     """Create a webhook subscription with a fresh ``remote_id`` and secret.
 
-    ``provider_secret`` is the signing secret the provider issued for its native signature.
+    ``provider_secret`` is the signing secret the provider issued for its native signature;
+    ``service`` (``GITHUB`` and ``GITLAB`` only) the service their changes are recorded on.
     """
     org = await get_org(session, org_name)
     if subscription_type not in SUBSCRIPTION_TYPES:
@@ -177,6 +182,15 @@ async def add_webhook(
             f"Unknown webhook type: {subscription_type} "
             f"(use one of {', '.join(SUBSCRIPTION_TYPES)})"
         )
+    if service is not None:
+        if subscription_type not in CHANGE_SOURCE_TYPES:
+            raise AdminError(
+                f"--service is for change sources ({', '.join(CHANGE_SOURCE_TYPES)}); an alert's "
+                "service comes from the alert itself"
+            )
+        service = service.strip()
+        if not service or len(service) > 200 or not service.isprintable():
+            raise AdminError("Service must be 1-200 printable characters")
     row = WebhookSubscription(
         org_id=org.id,
         type=subscription_type,
@@ -186,6 +200,7 @@ async def add_webhook(
         provider_secret=(
             _check_provider_secret(provider_secret) if provider_secret is not None else None
         ),
+        service=service,
     )
     session.add(row)
     await session.commit()
@@ -261,6 +276,31 @@ async def set_plan(session: AsyncSession, org_name: str, plan: str) -> Organizat
     org.plan = plan
     await session.commit()
     return org
+
+
+#: Largest monthly budget accepted, in credits.
+MAX_BUDGET = 1e12
+
+
+async def set_budget(
+    session: AsyncSession, org_name: str, team_name: str, credits: float | None
+) -> Team:
+    """Set team ``team_name``'s monthly budget for automated runs to ``credits`` (0 allows none;
+    ``None`` removes the budget); the team."""
+    org = await get_org(session, org_name)
+    team = await _get_team(session, org, team_name)
+    if credits is None:
+        await session.execute(TeamBudget.__table__.delete().where(TeamBudget.team_id == team.id))
+    else:
+        if not 0 <= credits <= MAX_BUDGET or credits != credits:
+            raise AdminError(f"Invalid budget: {credits} (a number of credits from 0 to 1e12)")
+        budget = await session.get(TeamBudget, team.id)
+        if budget is None:
+            session.add(TeamBudget(team_id=team.id, org_id=org.id, credits=float(credits)))
+        else:
+            budget.credits = float(credits)
+    await session.commit()
+    return team
 
 
 async def list_teams(session: AsyncSession, org_name: str) -> list[Team]:

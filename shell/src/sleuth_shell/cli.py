@@ -205,6 +205,7 @@ def _subscription_json(settings: Settings, row: Any) -> dict[str, Any]:
         "name": row.name,
         "secret": row.secret,
         "ingest_url": ingest_url(settings.public_url, row.type, row.remote_id),
+        **({"service": row.service} if row.service else {}),
     }
 
 
@@ -217,16 +218,25 @@ def _subscription_json(settings: Settings, row: Any) -> dict[str, Any]:
     default=None,
     help="The signing secret the provider issued (checked against its native signature).",
 )
-def add_webhook(org: str, subscription_type: str, name: str, provider_secret: str | None) -> None:
-    """Add a webhook subscription (a provider source, or CHAT for the chat workspace).
+@click.option(
+    "--service",
+    default=None,
+    help="GITHUB/GITLAB: the service changes are recorded on (default: the repository's name).",
+)
+def add_webhook(
+    org: str, subscription_type: str, name: str, provider_secret: str | None, service: str | None
+) -> None:
+    """Add a webhook subscription: an alert source (PROVIDER_A..D, ALERTMANAGER, GRAFANA,
+    GENERIC), a change source (GITHUB, GITLAB), or CHAT for the chat workspace.
 
-    The provider secret is stored but never printed.
+    The provider secret is stored but never printed. For GITHUB give the printed ``secret`` as
+    the webhook's secret; for GITLAB as its secret token.
     """
     settings = _admin_settings()
     row = _run(
         settings,
         lambda s: admin.add_webhook(
-            s, org, subscription_type, name, provider_secret=provider_secret
+            s, org, subscription_type, name, provider_secret=provider_secret, service=service
         ),
     )
     _print(_subscription_json(settings, row))
@@ -344,6 +354,26 @@ def set_plan(org: str, plan: str) -> None:
     """Put organization ORG on PLAN (free, team or enterprise); prints the organization."""
     row = _run(_admin_settings(), lambda s: admin.set_plan(s, org, plan))
     _print(_org_json(row))
+
+
+@admin_group.command("set-budget")
+@click.argument("org")
+@click.argument("team")
+@click.argument("credits", required=False)
+@click.option("--clear", is_flag=True, help="Remove the team's budget.")
+def set_budget(org: str, team: str, credits: str | None, clear: bool) -> None:
+    """Set TEAM's monthly budget of CREDITS for automated runs (0 allows none; --clear removes
+    it); prints {"org", "team", "budget"} (budget null when cleared)."""
+    amount: float | None = None
+    if not clear:
+        try:
+            amount = float(credits) if credits is not None else None
+        except ValueError:
+            amount = None
+        if amount is None:
+            _fail(f"Invalid budget: {credits} (a number of credits, or --clear)")
+    _run(_admin_settings(), lambda s: admin.set_budget(s, org, team, amount))
+    _print({"org": org, "team": team, "budget": amount})
 
 
 @admin_group.command("list-teams")

@@ -78,6 +78,9 @@ class Settings(BaseModel):
     """Base URL of the chat platform's Web API (``chat.postMessage`` is appended)."""
     redis_url: str | None = None
     """Redis holding the rate-limit counters shared by every node (``None``: per-process memory)."""
+    alert_retention_days: int = 30
+    """``SLEUTH_ALERT_RETENTION_DAYS``: stored alerts (the alert log) and webhook and chat
+    delivery records older than this many days are pruned by the ``alerts.prune`` job."""
     secret_key: str | None = Field(default=None, repr=False)
     """``SLEUTH_SECRET_KEY``: the key browser-session cookies are signed with (at least 32
     characters). ``None``: a random key generated once and kept in the database."""
@@ -212,5 +215,6 @@ class Settings(BaseModel):
             llm_max_rounds=llm_max_rounds,
             llm_max_tool_calls=llm_max_tool_calls,
             secret_key=secret_key,
+            alert_retention_days=positive_int("SLEUTH_ALERT_RETENTION_DAYS", 30),
             **llm,
         )

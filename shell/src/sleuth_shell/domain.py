@@ -8,11 +8,11 @@ __all__ = [
     "ALERT_SOURCE_TYPES",
     "ALERT_STATUSES",
     "API_KEY_HEADER",
+    "CHANGE_SOURCE_TYPES",
     "DEFAULT_TEAM",
     "INTEGRATION_KINDS",
     "MAX_PK",
     "SUBSCRIPTION_TYPES",
-    "WEBHOOK_PROVIDER_TYPES",
     "is_channel_id",
     "normalize_name",
 ]
@@ -26,12 +26,21 @@ API_KEY_HEADER = "X-Service-Org-Api-Key"
 #: The team every organization gets on creation; unattributed interactions are charged to it.
 DEFAULT_TEAM = "Default"
 
-#: Webhook providers whose subscriptions can feed webhook-based alert agents.
-WEBHOOK_PROVIDER_TYPES: tuple[str, ...] = ("PROVIDER_A", "PROVIDER_B", "PROVIDER_C", "PROVIDER_D")
-#: Webhook subscription types that deliver alerts: the providers and ``GENERIC`` (any JSON object).
-ALERT_SOURCE_TYPES: tuple[str, ...] = (*WEBHOOK_PROVIDER_TYPES, "GENERIC")
+#: Webhook sources whose subscriptions can feed webhook-based alert agents: the four incident
+#: providers, Prometheus Alertmanager, Grafana Alerting and any JSON (``GENERIC``).
+ALERT_SOURCE_TYPES: tuple[str, ...] = (
+    "PROVIDER_A",
+    "PROVIDER_B",
+    "PROVIDER_C",
+    "PROVIDER_D",
+    "ALERTMANAGER",
+    "GRAFANA",
+    "GENERIC",
+)
+#: Webhook sources that feed change records (commits, deploys), never alert agents.
+CHANGE_SOURCE_TYPES: tuple[str, ...] = ("GITHUB", "GITLAB")
 #: Every webhook subscription type; ``CHAT`` is the chat workspace connection, not an alert source.
-SUBSCRIPTION_TYPES: tuple[str, ...] = (*ALERT_SOURCE_TYPES, "CHAT")
+SUBSCRIPTION_TYPES: tuple[str, ...] = (*ALERT_SOURCE_TYPES, *CHANGE_SOURCE_TYPES, "CHAT")
 #: Notification integration kinds.
 INTEGRATION_KINDS: tuple[str, ...] = ("ALT_WEBHOOK", "CHAT_ALERT")
 #: Alert agent statuses.

@@ -39,10 +39,13 @@ from redis.exceptions import RedisError
 __all__ = [
     "RATE_LIMIT_STORE",
     "REDIS_RETRY_SECONDS",
+    "TOO_MANY_FAILURES",
     "CounterRedisStore",
     "RateLimiter",
     "RateWindow",
+    "check_failed_authentications",
     "close_rate_limit_store",
+    "count_failed_authentication",
     "rate_limit_store",
     "rate_limiter_of",
 ]
@@ -146,6 +149,10 @@ class _LocalCounts:
         self._counts: dict[str, tuple[int, float]] = {}
         self._next_sweep = 0.0
 
+    def peek(self, key: str) -> int:
+        count, expires = self._counts.get(key, (0, 0.0))
+        return count if expires > time.monotonic() else 0
+
     def add(self, key: str, expires_in: int) -> int:
         now = time.monotonic()
         if now >= self._next_sweep:
@@ -214,19 +221,75 @@ class RateLimiter:
         """Count one request of ``identity`` in the current window; 429 ``Rate limit exceeded``
         (with ``Retry-After``) over ``limit``. Refused requests count too (the count only grows
         past the limit; Remaining shows 0)."""
-        window = app.state.settings.rate_limit_window
+        state = await self.add(app, identity, limit)
+        if state.count > limit:
+            raise self.refusal(app, state, "Rate limit exceeded")
+        return state
+
+    def _window(self, app: Litestar) -> tuple[int, int, int]:
+        window = int(app.state.settings.rate_limit_window)
         clock: Callable[[], float] = getattr(app.state, "clock", time.time)
         now = int(clock())
-        start = now - now % window
+        return window, now, now - now % window
+
+    async def add(self, app: Litestar, identity: str, limit: int) -> RateWindow:
+        """Count one event of ``identity`` in the current window, refusing nothing."""
+        window, _now, start = self._window(app)
         count = await self._count(
             app.stores.get(RATE_LIMIT_STORE), f"rate:{identity}:{start}", window + 1
         )
-        state = RateWindow(limit, count, start + window)
-        if count > limit:
-            headers = state.headers()
-            headers["Retry-After"] = str(max(start + window - now, 1))
-            raise TooManyRequestsException(detail="Rate limit exceeded", headers=headers)
-        return state
+        return RateWindow(limit, count, start + window)
+
+    async def current(self, app: Litestar, identity: str, limit: int) -> RateWindow:
+        """``identity``'s current window, counting nothing (a count kept by :meth:`add`)."""
+        window, _now, start = self._window(app)
+        key = f"rate:{identity}:{start}"
+        store = app.stores.get(RATE_LIMIT_STORE)
+        count = 0
+        if isinstance(store, MemoryStore) or (
+            isinstance(store, CounterRedisStore) and self._redis_retry_at is not None
+        ):
+            count = self._local.peek(key)
+        else:
+            try:
+                raw = await store.get(key)
+                count = int(raw) if raw else 0
+            except (RedisError, OSError, ValueError):
+                count = self._local.peek(key)
+        return RateWindow(limit, count, start + window)
+
+    def refusal(self, app: Litestar, state: RateWindow, detail: str) -> TooManyRequestsException:
+        """The 429 of a window over its limit, with ``Retry-After``."""
+        _window, now, _start = self._window(app)
+        headers = state.headers()
+        headers["Retry-After"] = str(max(state.reset - now, 1))
+        return TooManyRequestsException(detail=detail, headers=headers)
+
+
+#: The 429 detail of an address refused for its failed authentications.
+TOO_MANY_FAILURES = "Too many failed authentications"
+
+
+def _failures(address: str) -> str:
+    return f"auth-fail:{address}"
+
+
+async def check_failed_authentications(app: Litestar, address: str) -> None:
+    """Refuse (429 ``Too many failed authentications``, with ``Retry-After``) a public intake
+    request from ``address`` once that address failed authentication more than the ``free``
+    plan's limit in the current window: checked before the body is read, so forged deliveries
+    cost next to nothing. Valid deliveries never count (:func:`count_failed_authentication`)."""
+    limiter = rate_limiter_of(app)
+    limit = app.state.settings.rate_limit_for("free")
+    state = await limiter.current(app, _failures(address), limit)
+    if state.count > limit:
+        raise limiter.refusal(app, state, TOO_MANY_FAILURES)
+
+
+async def count_failed_authentication(app: Litestar, address: str) -> None:
+    """Count one failed authentication of ``address`` (see :func:`check_failed_authentications`)."""
+    limiter = rate_limiter_of(app)
+    await limiter.add(app, _failures(address), app.state.settings.rate_limit_for("free"))
 
 
 _LIMITER_KEY = "rate_limiter"

@@ -16,6 +16,7 @@ import logging
 import signal
 from typing import Any
 
+from sleuth_shell.alerts.jobs import ensure_prune_job, register_alert_jobs
 from sleuth_shell.chat import register_chat_jobs
 from sleuth_shell.digests.service import ensure_cron_jobs, register_digest_jobs
 from sleuth_shell.interactions.service import INTERACTION
@@ -39,11 +40,13 @@ def job_registry() -> JobRegistry:
     register_run_kind(registry, INVESTIGATION)
     register_notification_jobs(registry)
     register_chat_jobs(registry)
+    register_alert_jobs(registry)
     return registry
 
 
 async def _ensure_schedules(services: Services) -> None:
-    """Give digests without a pending cron fire their next one (see ``ensure_cron_jobs``)."""
+    """Give digests without a pending cron fire their next one (see ``ensure_cron_jobs``), and
+    the alert log its retention job (``ensure_prune_job``)."""
     try:
         scheduled = await ensure_cron_jobs(services.sessions)
     except Exception:
@@ -51,6 +54,10 @@ async def _ensure_schedules(services: Services) -> None:
         return
     if scheduled:
         log.info("scheduled the next cron fire of %d digest(s)", scheduled)
+    try:
+        await ensure_prune_job(services.sessions)
+    except Exception:
+        log.exception("could not schedule the alert log's retention job")
 
 
 class Runtime:

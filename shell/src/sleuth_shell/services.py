@@ -29,6 +29,7 @@ from sleuth_shell.agents.base import (
     KnowledgeSearch,
     LogStore,
     MetricStore,
+    TraceStore,
 )
 from sleuth_shell.agents.registry import UnknownAgentError, load_agent
 from sleuth_shell.agents.sources import CostModel
@@ -41,6 +42,7 @@ from sleuth_shell.notify.http import HttpPoster, HttpxPoster
 from sleuth_shell.notify.urls import Resolver, system_resolver
 from sleuth_shell.observability.metric_store import SqlMetricStore
 from sleuth_shell.observability.store import DatabaseLogStore
+from sleuth_shell.observability.traces import SqlTraceStore
 
 __all__ = ["Services", "build_services", "load_configured_agent", "services_of"]
 
@@ -61,6 +63,8 @@ class Services:
     """The change records agents read (default: the database's ``changes`` table)."""
     metrics: MetricStore
     """The metric series agents read (default: the database's metric series and points)."""
+    traces: TraceStore
+    """The spans agents read (default: the database's trace store)."""
     poster: HttpPoster
     """The outbound HTTP seam of callbacks and alt webhooks."""
     resolver: Resolver
@@ -79,6 +83,7 @@ class Services:
             public_url=self.settings.public_url.rstrip("/"),
             changes=self.changes,
             metrics=self.metrics,
+            traces=self.traces,
         )
 
     def backoff(self, attempt: int) -> float:
@@ -117,6 +122,7 @@ def build_services(
     logs: LogStore | None = None,
     changes: ChangeStore | None = None,
     metrics: MetricStore | None = None,
+    traces: TraceStore | None = None,
     poster: HttpPoster | None = None,
     resolver: Resolver | None = None,
     retry_base_seconds: float = 1.0,
@@ -135,6 +141,7 @@ def build_services(
         logs=logs if logs is not None else DatabaseLogStore(sessions),
         changes=changes if changes is not None else SqlChangeStore(sessions),
         metrics=metrics if metrics is not None else SqlMetricStore(sessions),
+        traces=traces if traces is not None else SqlTraceStore(sessions),
         poster=poster if poster is not None else HttpxPoster(),
         resolver=resolver if resolver is not None else system_resolver,
         retry_base_seconds=retry_base_seconds,

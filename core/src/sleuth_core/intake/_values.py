@@ -33,6 +33,17 @@ def load_object(body: bytes | str, source: str) -> tuple[dict[str, Any], str]:
     Raises :class:`InvalidAlertPayload` for bytes that are not UTF-8, text that is not JSON, and
     JSON that is not an object.
     """
+    value, raw = load_json(body)
+    if not isinstance(value, dict):
+        raise InvalidAlertPayload(f"{source} payload must be a JSON object")
+    return value, raw
+
+
+def load_json(body: bytes | str) -> tuple[Any, str]:
+    """Parse ``body`` as JSON (any value); returns it with the body decoded as text.
+
+    Raises :class:`InvalidAlertPayload` for bytes that are not UTF-8 and text that is not JSON.
+    """
     if isinstance(body, bytes | bytearray):
         try:
             raw = bytes(body).decode("utf-8")
@@ -41,12 +52,9 @@ def load_object(body: bytes | str, source: str) -> tuple[dict[str, Any], str]:
     else:
         raw = body
     try:
-        value = json.loads(raw)
+        return json.loads(raw), raw
     except (ValueError, RecursionError):
         raise InvalidAlertPayload("Request body is not valid JSON") from None
-    if not isinstance(value, dict):
-        raise InvalidAlertPayload(f"{source} payload must be a JSON object")
-    return value, raw
 
 
 def body_digest(body: bytes | str) -> str:

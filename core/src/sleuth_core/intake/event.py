@@ -11,12 +11,17 @@ from typing import Literal
 AlertKind = Literal["new_alert", "lifecycle", "ignored"]
 
 #: Webhook types with an adapter; ``GENERIC`` is the fallback for any other JSON object.
-AlertSource = Literal["PROVIDER_A", "PROVIDER_B", "PROVIDER_C", "PROVIDER_D", "GENERIC"]
+AlertSource = Literal[
+    "PROVIDER_A", "PROVIDER_B", "PROVIDER_C", "PROVIDER_D", "ALERTMANAGER", "GRAFANA", "GENERIC"
+]
 
 
 @dataclass(frozen=True, slots=True)
 class AlertEvent:
-    """One webhook delivery, read by its provider's adapter.
+    """One alert of a webhook delivery, read by its provider's adapter.
+
+    A PagerDuty, Opsgenie, FireHydrant, Rootly or generic delivery is one alert; an Alertmanager or
+    Grafana delivery is a group with one alert per entry of its ``alerts``.
 
     - ``event_type``: the provider's own name for the event (``incident.triggered``, ``Create``,
       ``CREATED incident``...), for logs and the stored record.
@@ -26,6 +31,12 @@ class AlertEvent:
       equal for redeliveries of the same event.
     - ``occurred_at``: aware UTC; the receipt time when the body carries no readable time.
     - ``match_text``: what matching criteria are evaluated against.
+    - ``group_key``: the provider's key of the group the alert was sent in (Alertmanager and
+      Grafana ``groupKey``); ``""`` when the provider groups nothing.
+    - ``generator_url``: the link to the rule that produced the alert (Alertmanager and Grafana
+      ``generatorURL``), ``expression`` its PromQL when the link is Prometheus's graph link.
+    - ``body``: the alert's own body when the delivery carries several alerts (the group with
+      only this entry in ``alerts``, as JSON); ``None`` when the delivery's body is the alert.
     """
 
     source: AlertSource
@@ -41,3 +52,7 @@ class AlertEvent:
     occurred_at: datetime
     url: str | None
     match_text: str
+    group_key: str = ""
+    generator_url: str | None = None
+    expression: str | None = None
+    body: str | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import deque
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -31,7 +32,7 @@ _DEDUP_KEYS = (
     "external_id",
     "id",
 )
-_NESTS = ("data", "event", "alert", "incident")
+_MAX_VISITED = 5_000
 _VOLATILE = frozenset({"timestamp", "time", "updated_at", "updatedAt", "sent_at"})
 _KIND_PATHS = (
     ("status",),
@@ -57,12 +58,21 @@ _MAX_FLATTEN_DEPTH = 32
 
 
 def _find(payload: Mapping[str, Any], keys: tuple[str, ...]) -> str:
-    """First non-empty scalar under ``keys``, at the top level and then under each nest."""
-    for scope in (payload, *(payload.get(nest) for nest in _NESTS)):
+    """First non-empty scalar under ``keys``, breadth-first through nested objects (and the
+    objects in arrays): the top level, then every object one level down in document order, and
+    so on; within one object the first of ``keys`` present wins."""
+    queue: deque[object] = deque([payload])
+    visited = 0
+    while queue and visited < _MAX_VISITED:
+        scope = queue.popleft()
+        visited += 1
         if isinstance(scope, dict):
             found = first_text(*(scope.get(key) for key in keys))
             if found:
                 return found
+            queue.extend(v for v in scope.values() if isinstance(v, dict | list))
+        elif isinstance(scope, list):
+            queue.extend(v for v in scope if isinstance(v, dict | list))
     return ""
 
 
@@ -125,7 +135,7 @@ def parse_generic(
         service=_find(payload, ("service", "host", "entity", "component")),
         severity=_find(payload, ("severity", "priority", "level")),
         tags=labels(payload.get("tags")),
-        dedup_key=f"GENERIC:{identity}",
+        dedup_key=f"GENERIC:{identity}"[:255],
         delivery_id=digest,
         occurred_at=first_time(*(payload.get(key) for key in _TIME_KEYS)) or received_at,
         url=_find(payload, ("url", "html_url", "link")) or None,

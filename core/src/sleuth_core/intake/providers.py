@@ -8,7 +8,9 @@ everything else is optional and read defensively.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -19,7 +21,7 @@ from sleuth_core.intake._values import (
     first_time,
     get,
     labels,
-    load_object,
+    load_json,
     match_text,
     obj,
     text,
@@ -28,10 +30,66 @@ from sleuth_core.intake._values import (
 )
 from sleuth_core.intake.event import AlertEvent, AlertKind, AlertSource
 from sleuth_core.intake.generic import parse_generic
+from sleuth_core.intake.monitoring import is_alert_group, parse_alert_group
 
 _Adapter = Callable[[dict[str, Any], str, Mapping[str, str], datetime, str], AlertEvent]
 
 UNTITLED = "Untitled alert"
+
+
+def parse_alerts(
+    source: str,
+    body: bytes | str,
+    *,
+    received_at: datetime,
+    headers: Mapping[str, str] | None = None,
+) -> tuple[AlertEvent, ...]:
+    """Read one webhook delivery of ``source``: the alerts it carries, in order.
+
+    ``source`` is ``PROVIDER_A``..``PROVIDER_D``, ``ALERTMANAGER``, ``GRAFANA`` or ``GENERIC``.
+    A provider delivery is one alert; an Alertmanager or Grafana delivery one per entry of its
+    ``alerts`` (:mod:`.monitoring`). A body that is not its provider's shape (a PagerDuty body on
+    an Opsgenie subscription, a monitoring tool's own JSON) is read as generic JSON
+    (:func:`~sleuth_core.intake.generic.parse_generic`), and so is every ``GENERIC`` body; a JSON
+    array is read as one generic alert per object in it. ``received_at`` (aware) is used when
+    the body has no readable time; ``headers`` (any case) supply PagerDuty's ``X-Webhook-Id``.
+
+    Raises :class:`~sleuth_core.errors.InvalidAlertPayload` only for a body that is not JSON, JSON
+    that is neither an object nor an array of objects, and an unknown source.
+
+    >>> from datetime import UTC, datetime
+    >>> [e.title for e in parse_alerts("GENERIC", '{"event": {"data": {"title": "Disk full"}}}',
+    ...                                 received_at=datetime(2026, 1, 1, tzinfo=UTC))]
+    ['Disk full']
+    """
+    if source not in _ADAPTERS and source not in _GROUPED and source != "GENERIC":
+        raise InvalidAlertPayload(f"Unknown webhook type: {source}")
+    value, raw = load_json(body)
+    digest = body_digest(body)
+    if isinstance(value, list):
+        items = [item for item in value if isinstance(item, dict)]
+        if len(items) != len(value):
+            raise InvalidAlertPayload(
+                f"{source} payload must be a JSON object or an array of objects"
+            )
+        return tuple(
+            replace(parse_generic(item, own, received_at, f"{digest}:{index}"), body=own)
+            for index, (item, own) in enumerate((item, _item_text(item)) for item in items)
+        )
+    if not isinstance(value, dict):
+        raise InvalidAlertPayload(f"{source} payload must be a JSON object")
+    if source in _GROUPED:
+        if is_alert_group(value):
+            return parse_alert_group(_GROUPED[source], value, received_at)
+        return (parse_generic(value, raw, received_at, digest),)
+    adapter = _ADAPTERS.get(source)
+    if adapter is not None:
+        lowered = {key.lower(): given for key, given in (headers or {}).items()}
+        try:
+            return (adapter(value, raw, lowered, received_at, digest),)
+        except InvalidAlertPayload:
+            pass  # not this provider's shape: read it as any JSON
+    return (parse_generic(value, raw, received_at, digest),)
 
 
 def parse_alert(
@@ -41,22 +99,22 @@ def parse_alert(
     received_at: datetime,
     headers: Mapping[str, str] | None = None,
 ) -> AlertEvent:
-    """Read one webhook delivery of ``source`` (``PROVIDER_A``..``PROVIDER_D`` or ``GENERIC``).
+    """The first alert of :func:`parse_alerts` (a delivery of a one-alert provider is one alert).
 
-    ``body`` is the raw request body, ``received_at`` the receipt time (aware), used when the
-    body has no readable time; ``headers`` (any case) supply PagerDuty's ``X-Webhook-Id`` when the
-    body has no event id. Raises :class:`~sleuth_core.errors.InvalidAlertPayload` for bodies that
-    are not JSON objects or lack the provider's identifying members, and for an unknown source.
+    Raises :class:`~sleuth_core.errors.InvalidAlertPayload` as :func:`parse_alerts` does, and
+    for a delivery that carries no alert (an empty array).
     """
-    adapter = _ADAPTERS.get(source)
-    if adapter is None and source != "GENERIC":
-        raise InvalidAlertPayload(f"Unknown webhook type: {source}")
-    payload, raw = load_object(body, source)
-    lowered = {key.lower(): value for key, value in (headers or {}).items()}
-    digest = body_digest(body)
-    if adapter is None:
-        return parse_generic(payload, raw, received_at, digest)
-    return adapter(payload, raw, lowered, received_at, digest)
+    events = parse_alerts(source, body, received_at=received_at, headers=headers)
+    if not events:
+        raise InvalidAlertPayload(f"{source} payload carries no alert")
+    return events[0]
+
+
+def _item_text(item: Mapping[str, Any]) -> str:
+    return json.dumps(item, ensure_ascii=False)
+
+
+_GROUPED: dict[str, AlertSource] = {"ALERTMANAGER": "ALERTMANAGER", "GRAFANA": "GRAFANA"}
 
 
 def _missing(source: str, member: str) -> InvalidAlertPayload:

@@ -106,16 +106,105 @@ def sign_generic(body: bytes, secret: str) -> str:
     return "v1=" + _hex(secret, body)
 
 
-def verify_generic(body: bytes, header: str | None, token: str | None, secret: str) -> bool:
+def verify_generic(
+    body: bytes,
+    header: str | None,
+    token: str | None,
+    secret: str,
+    *,
+    bearer: str | None = None,
+) -> bool:
     """Sleuth's own scheme, for every type: ``X-Service-Webhook-Signature: v1=<hex>`` of the
-    body, or the ``?token=`` query parameter equal to the secret."""
+    body, or the ``?token=`` query parameter, or ``bearer`` (an ``Authorization: Bearer``
+    credential, see :func:`bearer_token`) equal to the secret.
+
+    >>> verify_generic(b"{}", None, None, "s3cret", bearer="s3cret")
+    True
+    """
     if header:
         scheme, _, given = header.strip().partition("=")
         if scheme == "v1" and _equal(_hex(secret, body), given):
             return True
-    if token is not None:
-        return hmac.compare_digest(token.encode("utf-8"), secret.encode("utf-8"))
-    return False
+    found = False
+    for candidate in (token, bearer):
+        if candidate is not None and hmac.compare_digest(
+            candidate.encode("utf-8"), secret.encode("utf-8")
+        ):
+            found = True
+    return found
+
+
+def bearer_token(header: str | None) -> str | None:
+    """The credentials of an ``Authorization: Bearer <credentials>`` header, else ``None``.
+
+    >>> bearer_token("Bearer abc"), bearer_token("bearer  abc "), bearer_token("Basic abc")
+    ('abc', 'abc', None)
+    """
+    if not header:
+        return None
+    scheme, _, credentials = header.strip().partition(" ")
+    if scheme.lower() != "bearer" or not credentials.strip():
+        return None
+    return credentials.strip()
+
+
+#: Header names Grafana's webhook contact point is documented and configured to sign with (its
+#: HMAC header name is configurable; these are the two spellings in use), and the timestamp header
+#: names Sleuth reads when the contact point is set to send one.
+GRAFANA_SIGNATURE_HEADERS = ("x-grafana-alerting-signature", "x-grafana-alert-signature")
+GRAFANA_TIMESTAMP_HEADERS = (
+    "x-grafana-alerting-timestamp",
+    "x-grafana-alerting-signature-timestamp",
+    "x-grafana-alert-timestamp",
+)
+
+
+def sign_grafana(body: bytes, secret: str, timestamp: int | None = None) -> str:
+    """Grafana's HMAC signature: hex HMAC-SHA256 of the body, or of ``<timestamp>:<body>`` when
+    the contact point sends a timestamp header."""
+    signed = body if timestamp is None else f"{timestamp}:".encode("ascii") + body
+    return _hex(secret, signed)
+
+
+def verify_grafana(
+    body: bytes, header: str | None, timestamp: str | None, secret: str, *, now: float
+) -> bool:
+    """GRAFANA: the contact point's HMAC (lower-case hex, no prefix) of the raw body, or of
+    ``<timestamp>:<body>`` when a timestamp header came, which must then be within
+    :data:`REPLAY_WINDOW` seconds of ``now``."""
+    if not header:
+        return False
+    if timestamp is None:
+        return _equal(_hex(secret, body), header)
+    if _fresh(timestamp, now) is None:
+        return False
+    return _equal(_hex(secret, f"{timestamp.strip()}:".encode("ascii") + body), header)
+
+
+def sign_github(body: bytes, secret: str) -> str:
+    """``X-Hub-Signature-256`` value: ``sha256=<hex HMAC-SHA256(body)>``.
+
+    >>> sign_github(b"Hello, World!", "It's a Secret to Everybody")
+    'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17'
+    """
+    return "sha256=" + _hex(secret, body)
+
+
+def verify_github(body: bytes, header: str | None, secret: str) -> bool:
+    """GITHUB: ``X-Hub-Signature-256`` is ``sha256=`` and the lower-case hex HMAC-SHA256 of the
+    raw body, keyed with the webhook secret."""
+    if not header:
+        return False
+    scheme, _, given = header.strip().partition("=")
+    return scheme == "sha256" and _equal(_hex(secret, body), given)
+
+
+def verify_gitlab(header: str | None, secret: str) -> bool:
+    """GITLAB: ``X-Gitlab-Token`` is the webhook's secret token itself (not a signature),
+    compared in constant time."""
+    if not header:
+        return False
+    return hmac.compare_digest(header.encode("utf-8"), secret.encode("utf-8"))
 
 
 #: Header carrying each webhook type's native signature (lower-case).
@@ -124,6 +213,9 @@ NATIVE_SIGNATURE_HEADERS: Mapping[str, str] = {
     "PROVIDER_C": "fh-signature",
     "PROVIDER_D": "x-rootly-signature",
     "CHAT": "x-chat-signature",
+    "GRAFANA": "x-grafana-alerting-signature",
+    "GITHUB": "x-hub-signature-256",
+    "GITLAB": "x-gitlab-token",
 }
 
 
@@ -143,4 +235,12 @@ def verify_native(
     if source == "CHAT":
         timestamp = lowered.get("x-chat-request-timestamp")
         return verify_chat(body, header, timestamp, secret, now=now)
+    if source == "GITHUB":
+        return verify_github(body, header, secret)
+    if source == "GITLAB":
+        return verify_gitlab(header, secret)
+    if source == "GRAFANA":
+        signature = next((lowered[h] for h in GRAFANA_SIGNATURE_HEADERS if h in lowered), None)
+        stamp = next((lowered[h] for h in GRAFANA_TIMESTAMP_HEADERS if h in lowered), None)
+        return verify_grafana(body, signature, stamp, secret, now=now)
     return False

@@ -15,7 +15,9 @@ from litestar import Router
 
 from sleuth_shell.api import (
     alert_responders,
+    alerts,
     billing,
+    budgets,
     changes,
     chat_events,
     chat_outbox,
@@ -27,16 +29,19 @@ from sleuth_shell.api import (
     notification_integrations,
     observability,
     settings,
+    suppressions,
     webhook_subscriptions,
     webhooks,
 )
 from sleuth_shell.api.body import check_request_body
+from sleuth_shell.api.otlp import otlp_router
 from sleuth_shell.gate import API_KEY_REQUIRED
 
-__all__ = ["API_MODULES", "ROOT_MODULES", "api_router", "root_routes"]
+__all__ = ["API_MODULES", "ROOT_MODULES", "api_router", "otlp_router", "root_routes"]
 
 #: Modules served under ``/api/v1``.
 API_MODULES: tuple[ModuleType, ...] = (
+    alerts,
     alert_responders,
     webhook_subscriptions,
     webhooks,
@@ -45,12 +50,14 @@ API_MODULES: tuple[ModuleType, ...] = (
     observability,
     changes,
     billing,
+    budgets,
     interactions,
     chat_outbox,
     chat_events,
     investigations,
     digests,
     settings,
+    suppressions,
 )
 #: Modules served at the root (no API key, unless a route has its own guard).
 ROOT_MODULES: tuple[ModuleType, ...] = (health,)

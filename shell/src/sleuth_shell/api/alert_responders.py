@@ -1,6 +1,6 @@
 """Alert agents: ``/api/v1/alert-responders`` (create, get, list, update, delete, enable, disable).
 
-An agent is webhook-based (``webhook_sources``: the org's PROVIDER_A..D subscriptions) or chat-based
+An agent is webhook-based (``webhook_sources``: the org's alert-source subscriptions) or chat-based
 (``chat_channel_id``); the kinds never mix. ``matching_criteria`` is normalised by
 :func:`sleuth_core.matching.normalize_criteria`, which returns both ``text_matches`` and
 ``match_rules``.
@@ -44,7 +44,7 @@ from sleuth_shell.auth import Principal, provide_principal
 from sleuth_shell.config import Settings
 from sleuth_shell.db.hot_reads import HotRead, hot_reader_of
 from sleuth_shell.db.models import AlertResponder, Team, WebhookSubscription
-from sleuth_shell.domain import ALERT_SOURCE_TYPES, normalize_name
+from sleuth_shell.domain import ALERT_SOURCE_TYPES, CHANGE_SOURCE_TYPES, normalize_name
 from sleuth_shell.errors import ApiError, bad_request, conflict, error_responses, not_found
 from sleuth_shell.investigations import (
     DEFAULT_PROMPT,
@@ -61,7 +61,19 @@ MAX_PROMPT_LENGTH = 20_000
 MAX_WEBHOOK_SOURCES = 50
 MAX_BOT_ID_LENGTH = 64
 
-ProviderType = Literal["PROVIDER_A", "PROVIDER_B", "PROVIDER_C", "PROVIDER_D", "GENERIC"]
+#: Subscription types a webhook source may name: the alert sources (``ALERT_SOURCE_TYPES``),
+#: and the change sources, which are refused with a detail saying why (they feed change records).
+ProviderType = Literal[
+    "PROVIDER_A",
+    "PROVIDER_B",
+    "PROVIDER_C",
+    "PROVIDER_D",
+    "ALERTMANAGER",
+    "GRAFANA",
+    "GENERIC",
+    "GITHUB",
+    "GITLAB",
+]
 
 
 def effective_prompt(agent: AlertResponder) -> str:
@@ -118,6 +130,10 @@ class AlertResponderCreate(msgspec.Struct, kw_only=True, forbid_unknown_fields=T
     chat_channel_id: str | UnsetType | None = UNSET
     runbook: Runbook | UnsetType | None = UNSET
     notification_integration_ids: list[str] | UnsetType | None = UNSET
+    max_runs_per_hour: int | UnsetType | None = UNSET
+    max_runs_per_day: int | UnsetType | None = UNSET
+    group_window_seconds: int | UnsetType | None = UNSET
+    investigate: str | UnsetType | None = UNSET
 
 
 class AlertResponderUpdate(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -139,6 +155,10 @@ class AlertResponderUpdate(msgspec.Struct, kw_only=True, forbid_unknown_fields=T
     webhook_sources: list[WebhookSource] | UnsetType | None = UNSET
     chat_channel_id: str | UnsetType | None = UNSET
     notification_integration_ids: list[str] | UnsetType | None = UNSET
+    max_runs_per_hour: int | UnsetType | None = UNSET
+    max_runs_per_day: int | UnsetType | None = UNSET
+    group_window_seconds: int | UnsetType | None = UNSET
+    investigate: str | UnsetType | None = UNSET
 
 
 #: Members of GET's record that a PUT may carry only unchanged.
@@ -170,6 +190,10 @@ class AlertResponderRecord(msgspec.Struct, kw_only=True):
     webhook_sources: list[WebhookSource]
     chat_channel_id: str | None
     notification_integration_ids: list[str] | UnsetType = UNSET
+    max_runs_per_hour: int | UnsetType = UNSET
+    max_runs_per_day: int | UnsetType = UNSET
+    group_window_seconds: int | UnsetType = UNSET
+    investigate: str | UnsetType = UNSET
     status: str
     created_at: datetime
     updated_at: datetime
@@ -253,12 +277,52 @@ async def _webhook_sources(
     }
     result: list[dict[str, str]] = []
     for source in sources:
+        if source.type in CHANGE_SOURCE_TYPES:
+            raise bad_request(
+                f"Webhook source {source.type} {source.remote_id} is a change source: "
+                f"{source.type} subscriptions record commits and deploys, not alerts, "
+                "so they cannot be an alert agent's webhook_sources"
+            )
         if (source.type, source.remote_id) not in known:
             raise bad_request(f"Unknown webhook source: {source.type} {source.remote_id}")
         item = {"type": source.type, "remote_id": source.remote_id}
         if item not in result:
             result.append(item)
     return result
+
+
+#: The bounds an agent may set (DESIGN 7), each NULL (absent) unless set.
+BOUNDS = ("max_runs_per_hour", "max_runs_per_day", "group_window_seconds", "investigate")
+#: Largest accepted cap and group window.
+MAX_RUNS = 1_000_000
+MAX_GROUP_WINDOW = 7 * 24 * 3600
+INVESTIGATE_MODES = ("always", "on_request")
+
+
+def _bounds(data: AlertResponderCreate | AlertResponderUpdate) -> dict[str, Any]:
+    """The bounds given in ``data``, checked: name -> value (None: cleared with null)."""
+    found: dict[str, Any] = {}
+    for name in BOUNDS:
+        value = getattr(data, name)
+        if value is UNSET:
+            continue
+        if value is None:
+            found[name] = None
+        elif name == "investigate":
+            if value not in INVESTIGATE_MODES:
+                raise bad_request('investigate must be "always" or "on_request"')
+            found[name] = value
+        elif name == "group_window_seconds":
+            if isinstance(value, bool) or not 0 <= value <= MAX_GROUP_WINDOW:
+                raise bad_request(
+                    f"group_window_seconds must be a whole number from 0 to {MAX_GROUP_WINDOW}"
+                )
+            found[name] = value
+        else:
+            if isinstance(value, bool) or not 1 <= value <= MAX_RUNS:
+                raise bad_request(f"{name} must be a whole number from 1 to {MAX_RUNS}")
+            found[name] = value
+    return found
 
 
 def _given(value: Any) -> bool:
@@ -327,6 +391,11 @@ def _record(
             if agent.notification_integration_ids  # none configured ([] or null): omitted
             else UNSET
         ),
+        **{
+            name: getattr(agent, name)
+            for name in BOUNDS
+            if getattr(agent, name, None) is not None  # only when set
+        },
         status=agent.status,
         created_at=agent.created_at,
         updated_at=agent.updated_at,
@@ -400,6 +469,7 @@ class AlertResponderController(Controller):
             assert isinstance(data.chat_channel_id, str)
             channel = check_channel_id(data.chat_channel_id)
         criteria = _criteria(data.matching_criteria, chat=chat)
+        bounds = _bounds(data)
         prompt, impact, active = _runbook(data.runbook)
         integrations: list[int] | None = None
         if _given(data.notification_integration_ids):
@@ -430,6 +500,7 @@ class AlertResponderController(Controller):
             webhook_sources=sources,
             notification_integration_ids=integrations,
             status="ACTIVE",
+            **bounds,
         )
         db_session.add(agent)
         try:
@@ -545,6 +616,8 @@ class AlertResponderController(Controller):
                 if clash is not None:
                     raise conflict(f"An alert responder named {name} already exists in this team")
                 agent.name = name
+        for bound, value in _bounds(data).items():
+            setattr(agent, bound, value)
         if data.runbook is not UNSET:
             # null or {} clears the custom runbook; otherwise it becomes exactly what was sent.
             agent.runbook_prompt, agent.runbook_impact_prompt, agent.runbook_active = _runbook(

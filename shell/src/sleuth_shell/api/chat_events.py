@@ -10,9 +10,15 @@
   (``X-Slack-Signature``, ``X-Slack-Request-Timestamp``) are read when the neutral ones are absent,
   so the platform can post straight to Sleuth. ``url_verification`` is answered 200 with its
   challenge; an ``event_callback`` is recorded by its ``event_id`` (a retry gets the first
-  answer again and starts nothing) and, when it is a top-level message, run exactly as
-  ``/chat/events`` runs it. This static route is matched before the providers' generic
-  ``/webhooks/{type}/{remote_id}``.
+  answer again and starts nothing) and by its message (channel and ``ts``: the same message
+  delivered as ``message`` and as ``app_mention`` is run, and replied to, once) and, when it is
+  a top-level message, run exactly as ``/chat/events`` runs it. This static route is matched
+  before the providers' generic ``/webhooks/{type}/{remote_id}``.
+
+Platform deliveries are counted against the subscription's organization and its plan, in a window
+of their own (``chat-org:<id>``), not per client address: every workspace's events arrive from the
+platform's shared addresses. Failed signatures count against the client address, which is refused
+(429) before anything is read once over the ``free`` plan's limit, as on the webhook intake.
 
 Both answer 202 ``{"investigation_ids": [...], "replies": n}``: the investigations the message
 opened (or reused) and the trigger replies queued (0 or 1). See :mod:`sleuth_shell.chat`.
@@ -34,9 +40,14 @@ from sleuth_core.intake import ChatChallenge, parse_chat_event, verify_chat
 from sleuth_shell.api.body import decode_json_body
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.chat import handle_message, message_from_event, message_from_request
-from sleuth_shell.db.models import ChatDelivery, WebhookSubscription, utcnow
+from sleuth_shell.db.models import ChatDelivery, Organization, WebhookSubscription, utcnow
 from sleuth_shell.domain import is_channel_id
 from sleuth_shell.errors import ApiError, bad_request, error_responses, not_found
+from sleuth_shell.ratelimit import (
+    check_failed_authentications,
+    count_failed_authentication,
+    rate_limiter_of,
+)
 
 __all__ = ["ROUTES"]
 
@@ -114,23 +125,41 @@ async def post_chat_event(
     return _accepted(outcome.as_json())
 
 
-async def _chat_subscription(db_session: DbSession, remote_id: str) -> WebhookSubscription:
-    subscription = await db_session.scalar(
-        select(WebhookSubscription).where(WebhookSubscription.remote_id == remote_id)
-    )
-    if subscription is None or subscription.type != "CHAT":
+async def _chat_subscription(
+    db_session: DbSession, remote_id: str
+) -> tuple[WebhookSubscription, str]:
+    """The ``CHAT`` subscription and its organization's plan; 404 otherwise."""
+    found = (
+        await db_session.execute(
+            select(WebhookSubscription, Organization.plan)
+            .join(Organization, Organization.id == WebhookSubscription.org_id)
+            .where(WebhookSubscription.remote_id == remote_id)
+        )
+    ).first()
+    if found is None or found[0].type != "CHAT":
         raise not_found("Webhook subscription")
-    return subscription
+    return found[0], str(found[1])
 
 
 async def _recorded(
-    db_session: DbSession, subscription_id: int, event_id: str
+    db_session: DbSession, subscription_id: int, event_id: str, message: tuple[str, str] | None
 ) -> dict[str, Any] | None:
+    """The answer recorded for this event id, or (``message``: its channel and ts) for the same
+    message delivered under another event id (``message`` and ``app_mention``)."""
     response = await db_session.scalar(
         select(ChatDelivery.response).where(
             ChatDelivery.subscription_id == subscription_id, ChatDelivery.event_id == event_id
         )
     )
+    if response is None and message is not None:
+        response = await db_session.scalar(
+            select(ChatDelivery.response).where(
+                ChatDelivery.subscription_id == subscription_id,
+                ChatDelivery.kind == "message",
+                ChatDelivery.channel_id == message[0],
+                ChatDelivery.ts == message[1],
+            )
+        )
     return dict(response) if response is not None else None
 
 
@@ -139,7 +168,7 @@ async def _recorded(
     operation_id="postChatPlatformEvent",
     tags=["chat"],
     status_code=HTTP_202_ACCEPTED,
-    opt={"public": True},
+    opt={"public": True, "skip_rate_limit": True},
     security=[{}],
     responses={
         200: ResponseSpec(
@@ -154,7 +183,9 @@ async def post_chat_platform_event(
     request: Request[Any, Any, Any], remote_id: FromPath[str], db_session: DbSession
 ) -> Response[dict[str, Any]]:
     """The chat platform's own signed Events API delivery to a ``CHAT`` subscription."""
-    subscription = await _chat_subscription(db_session, remote_id)
+    address = request.client.host if request.client else "unknown"
+    await check_failed_authentications(request.app, address)
+    subscription, plan = await _chat_subscription(db_session, remote_id)
     # Plain values: a rollback below expires the ORM object.
     subscription_id, org_id = subscription.id, subscription.org_id
     raw = await request.body()
@@ -164,13 +195,21 @@ async def post_chat_platform_event(
     signature = headers.get("x-chat-signature") or headers.get("x-slack-signature")
     stamp = headers.get("x-chat-request-timestamp") or headers.get("x-slack-request-timestamp")
     if not verify_chat(raw, signature, stamp, secret, now=clock()):
+        await count_failed_authentication(request.app, address)
         raise ApiError(HTTP_401_UNAUTHORIZED, INVALID_TOKEN)
+    # Counted against the organization's plan, in a window of its own (as provider webhooks
+    # are): every workspace's events come from the platform's few shared addresses.
+    await rate_limiter_of(request.app).hit(
+        request.app, f"chat-org:{org_id}", request.app.state.settings.rate_limit_for(plan)
+    )
     now = utcnow()
     parsed = parse_chat_event(raw, received_at=now)
     if isinstance(parsed, ChatChallenge):
         return Response(content={"challenge": parsed.challenge}, status_code=HTTP_200_OK)
     event_id = _column(parsed.event_id, 255)
-    previous = await _recorded(db_session, subscription_id, event_id)
+    channel_id, ts = _column(parsed.channel_id, 64), _column(parsed.ts, 64)
+    message = (channel_id, ts) if parsed.kind == "message" else None
+    previous = await _recorded(db_session, subscription_id, event_id, message)
     if previous is not None:
         return _accepted(previous)
     delivery = ChatDelivery(
@@ -179,19 +218,20 @@ async def post_chat_platform_event(
         event_id=event_id,
         kind=parsed.kind,
         reason=_column(parsed.reason, 255),
-        channel_id=_column(parsed.channel_id, 64),
-        ts=_column(parsed.ts, 64),
+        channel_id=channel_id,
+        ts=ts,
         response={"investigation_ids": [], "replies": 0},
         created_at=now,
     )
     db_session.add(delivery)
     try:
-        # Claim the event first: a concurrent retry waits here (PostgreSQL) or behind the
-        # single writer (SQLite), then finds the claim taken.
+        # Claim the event (and the message) first: a concurrent retry, or the same message under
+        # another event id, waits here (PostgreSQL) or behind the single writer (SQLite), then
+        # finds the claim taken.
         await db_session.flush()
     except IntegrityError:
         await db_session.rollback()
-        previous = await _recorded(db_session, subscription_id, event_id)
+        previous = await _recorded(db_session, subscription_id, event_id, message)
         return _accepted(previous or {"investigation_ids": [], "replies": 0})
     if parsed.kind == "message":
         outcome = await handle_message(

@@ -4,12 +4,15 @@ A message counts only when it is top level (no ``thread_ts``, or ``thread_ts == 
 platform's own deliveries :func:`sleuth_core.intake.parse_chat_event` has already dropped edits,
 deletions, joins, thread replies and the app's own messages.
 
-- **Chat alert agents**: every ACTIVE agent of the organization whose ``chat_channel_id`` is the
-  message's channel, whose ``chat_bot_app_user_id`` (when set) is one of the sender's ids, and
-  whose criteria match the message text (core :func:`~sleuth_core.matching.matches`) opens an
-  investigation through :func:`~sleuth_shell.investigations.open_investigation`: name = the
-  message's first line (at most 200 characters), ``event_payload`` = the body as received, dedup
-  key = the message's identity (the same message delivered twice opens one investigation).
+- **Chat alert agents**: a message in a channel that chat agents watch is stored in the alert log
+  (source ``CHAT`` and the channel) with one decision per agent of the channel, by the path the
+  webhook intake takes (:func:`~sleuth_shell.alerts.decisions.record_alerts`: suppressions,
+  ``on_request``, grouping, budgets and caps apply alike). An agent "matches" when its
+  ``chat_bot_app_user_id`` (when set) is one of the sender's ids and its criteria match the
+  message text (core :func:`~sleuth_core.matching.matches`); a matched ACTIVE agent opens an
+  investigation: name = the message's first line (at most 200 characters), ``event_payload`` =
+  the body as received, dedup key = the message's identity (the same message delivered twice
+  opens one investigation). Messages in channels no agent watches are not stored.
 - **Chat triggers**: the first assignment of the advanced settings that fires for the message
   (core :func:`~sleuth_core.settings.triggered_assignments`, document order) queues one
   ``chat.trigger`` job (:mod:`.triggers`), which decides and posts the reply in the message's
@@ -29,11 +32,12 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import encode_global_id
-from sleuth_core.intake import ChatEvent
+from sleuth_core.intake import AlertEvent, ChatEvent
 from sleuth_core.matching import matches
+from sleuth_shell.alerts.decisions import NewAlert, record_alerts
 from sleuth_shell.chat.triggers import queue_trigger_reply
 from sleuth_shell.db.models import AlertResponder
-from sleuth_shell.investigations import investigation_name, open_investigation
+from sleuth_shell.investigations import investigation_name
 
 __all__ = [
     "ChatOutcome",
@@ -144,28 +148,54 @@ async def handle_message(
             .where(
                 AlertResponder.org_id == org_id,
                 AlertResponder.chat_channel_id == message.channel_id,
-                AlertResponder.status == "ACTIVE",
+                AlertResponder.status.in_(("ACTIVE", "PAUSED")),
             )
             .order_by(AlertResponder.id)
         )
     ).all()
     ids: list[str] = []
-    for agent in agents:
-        wanted_sender = agent.chat_bot_app_user_id
-        if wanted_sender and wanted_sender not in message.sender_ids:
-            continue
-        if not matches(agent.match_rules, message.match_text):
-            continue
-        pk, _created = await open_investigation(
-            session,
-            org_id=org_id,
-            agent=agent,
-            name=message.name,
-            event_payload=message.event_payload,
-            dedup_key=message.dedup_key,
-            now=now,
+    if agents:
+        matched = tuple(
+            agent.id
+            for agent in agents
+            if (not agent.chat_bot_app_user_id or agent.chat_bot_app_user_id in message.sender_ids)
+            and matches(agent.match_rules, message.match_text)
         )
-        ids.append(encode_global_id("Investigation", pk))
+        event = AlertEvent(
+            source="GENERIC",
+            kind="new_alert",
+            event_type="chat message",
+            title=investigation_name(message.name),
+            description="",
+            service="",
+            severity="",
+            tags=(),
+            dedup_key=message.dedup_key,
+            delivery_id=message.dedup_key,
+            occurred_at=now,
+            url=None,
+            match_text=message.match_text,
+        )
+        (decided,) = await record_alerts(
+            session,
+            [
+                NewAlert(
+                    org_id=org_id,
+                    subscription_id=None,
+                    source=("CHAT", message.channel_id),
+                    event=event,
+                    payload=message.event_payload,
+                    subscribed=tuple(agent.id for agent in agents),
+                    matched=matched,
+                    now=now,
+                )
+            ],
+        )
+        for row in decided:
+            if row.investigation_id is not None:
+                gid = encode_global_id("Investigation", row.investigation_id)
+                if gid not in ids:
+                    ids.append(gid)
     replies = await queue_trigger_reply(
         session, org_id=org_id, channel_id=message.channel_id, text=message.text, ts=message.ts
     )

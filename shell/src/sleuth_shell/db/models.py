@@ -27,6 +27,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -37,6 +38,8 @@ from sleuth_shell.statuses import DIGEST_RUN, INTERACTION, INVESTIGATION, check_
 __all__ = [
     "AdvancedSettings",
     "AgentIndexVersion",
+    "Alert",
+    "AlertDecision",
     "AlertResponder",
     "AlertResponderChange",
     "ApiKey",
@@ -55,7 +58,10 @@ __all__ = [
     "MetricSeriesRow",
     "NotificationIntegration",
     "Organization",
+    "SpanRow",
+    "Suppression",
     "Team",
+    "TeamBudget",
     "UTCDateTime",
     "UsageDaily",
     "UsageEvent",
@@ -98,9 +104,10 @@ class UTCDateTime(TypeDecorator[datetime]):
     def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=UTC)
-        value = value.astimezone(UTC)
+        if value.tzinfo is not UTC:  # already UTC (the common case): nothing to convert
+            if value.tzinfo is None:
+                value = value.replace(tzinfo=UTC)
+            value = value.astimezone(UTC)
         return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
@@ -188,7 +195,8 @@ class ApiKey(Base):
 
 
 class WebhookSubscription(Base):
-    """An inbound webhook source (PROVIDER_A..D) or the chat workspace connection (CHAT)."""
+    """An inbound webhook source: an alert source (PROVIDER_A..D, ALERTMANAGER, GRAFANA, GENERIC),
+    a change source (GITHUB, GITLAB) or the chat workspace connection (CHAT)."""
 
     __tablename__ = "webhook_subscriptions"
     __table_args__ = (NEVER_REUSE_IDS,)
@@ -201,6 +209,8 @@ class WebhookSubscription(Base):
     secret: Mapped[str] = mapped_column(String(128), nullable=False)
     provider_secret: Mapped[str | None] = mapped_column(String(512), nullable=True)
     """The signing secret the provider issued (for its native signature), set by the operator."""
+    service: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    """GITHUB and GITLAB: the service changes are recorded on (NULL: the repository's name)."""
     created_at: Mapped[datetime] = _created()
 
 
@@ -242,6 +252,14 @@ class AlertResponder(Base):
     webhook_sources: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
     notification_integration_ids: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
     status: Mapped[str] = mapped_column(String(16), nullable=False, default="ACTIVE")
+    max_runs_per_hour: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """At most this many investigations opened in any rolling hour (NULL: no cap)."""
+    max_runs_per_day: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """At most this many investigations opened in any rolling 24 hours (NULL: no cap)."""
+    group_window_seconds: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Related alerts join an investigation younger than this (NULL: the default, 600)."""
+    investigate: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    """``always`` (NULL: the default) or ``on_request`` (alerts are only recorded)."""
     created_at: Mapped[datetime] = _created()
     updated_at: Mapped[datetime] = _updated()
 
@@ -255,6 +273,9 @@ class Investigation(Base):
         # The dedup claim: at most one investigation per (agent, dedup key) holds it (NULLs never
         # collide, so released claims and investigations without a key are unconstrained).
         UniqueConstraint("alert_responder_id", "dedup_key", "dedup_active"),
+        Index(None, "alert_responder_id", "group_key", "created_at"),
+        Index(None, "alert_responder_id", "created_at"),
+        Index(None, "team_id", "completed_at"),
         CheckConstraint(check_constraint(INVESTIGATION), name="status"),
         NEVER_REUSE_IDS,
     )
@@ -279,6 +300,11 @@ class Investigation(Base):
     """The structured root-cause result (``AgentResult.analysis`` with ``evidence`` as the
     rendered result's citation numbers), NULL until the agent produced one."""
     dedup_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    group_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    """The group key of the alert that opened it: related alerts join it within the agent's
+    group window."""
+    credits: Mapped[float | None] = mapped_column(Float, nullable=True)
+    """What the completed run cost (its team's budget counts it); NULL until it completes."""
     dedup_active: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     """True while this investigation is the one a repeat of its alert (same agent and dedup key)
     reuses; NULL once a newer one took over (or when it has no dedup key)."""
@@ -451,6 +477,44 @@ class LogRecord(Base):
     level: Mapped[str] = mapped_column(String(32), nullable=False)
     message: Mapped[str] = mapped_column(Text, nullable=False)
     attributes: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    trace_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """The trace the record was written in (32 lower-case hex digits), when it came with one."""
+    span_id: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    """The span the record was written in (16 lower-case hex digits), when it came with one."""
+
+
+class SpanRow(Base):
+    """One span of a trace (OTLP ``/otlp/v1/traces``). ``(org_id, trace_id, span_id)`` is unique:
+    a span sent again replaces the stored one. Ids are lower-case hex; ``parent_span_id`` is None
+    for a root span; ``status`` is ``ok``, ``error`` or ``unset``; ``events`` lists the span's
+    events (``{name, time, attributes}``; exceptions carry ``exception.type``,
+    ``exception.message`` and ``exception.stacktrace``)."""
+
+    __tablename__ = "spans"
+    __table_args__ = (
+        Index(None, "org_id", "trace_id", "span_id", unique=True),
+        Index(None, "org_id", "start"),
+        Index(None, "org_id", "service", "start"),
+        NEVER_REUSE_IDS,
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False
+    )
+    trace_id: Mapped[str] = mapped_column(String(32), nullable=False)
+    span_id: Mapped[str] = mapped_column(String(16), nullable=False)
+    parent_span_id: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    service: Mapped[str] = mapped_column(String(200), nullable=False)
+    name: Mapped[str] = mapped_column(Text, nullable=False)
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    start: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    duration_ms: Mapped[float] = mapped_column(Float, nullable=False)
+    status: Mapped[str] = mapped_column(String(8), nullable=False)
+    status_message: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    attributes: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    resource: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    events: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
 
 
 class ChangeRow(Base):
@@ -552,12 +616,28 @@ class ChatDelivery(Base):
 
     The platform retries a delivery it thinks failed with the same ``event_id``; the row keeps the
     answer given the first time (``response``), so a retry gets it again and starts nothing.
-    ``kind`` is ``message`` (a top-level message that was run) or ``ignored`` (``reason`` says
+    A second delivery of the same message (channel and ``ts``) under another event id is
+    answered like the first. ``kind`` is ``message`` (a top-level message that was run) or
+    ``ignored`` (``reason`` says
     why: an edit, a thread reply, the app's own message, ...).
     """
 
     __tablename__ = "chat_deliveries"
-    __table_args__ = (UniqueConstraint("subscription_id", "event_id"), NEVER_REUSE_IDS)
+    __table_args__ = (
+        UniqueConstraint("subscription_id", "event_id"),
+        # One run (and one trigger reply) per message: the platform delivers a message that
+        # mentions the app twice, as ``message`` and as ``app_mention``, with two event ids.
+        Index(
+            "uq_chat_deliveries_message",
+            "subscription_id",
+            "channel_id",
+            "ts",
+            unique=True,
+            sqlite_where=text("kind = 'message'"),
+            postgresql_where=text("kind = 'message'"),
+        ),
+        NEVER_REUSE_IDS,
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     org_id: Mapped[int] = _org_fk()
@@ -701,3 +781,109 @@ class ServerSecret(Base):
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(String(128), nullable=False)
     created_at: Mapped[datetime] = _created()
+
+
+class Alert(Base):
+    """One alert of an authenticated delivery, as the adapter read it (the alert log). Its
+    decisions are the ``alert_decisions`` rows plus the agents of ``quiet_agents``.
+
+    ``match_text`` is what agents matched (and what explain and dry runs match again);
+    ``payload`` is the delivery's body as text. Pruned after ``SLEUTH_ALERT_RETENTION_DAYS``.
+    """
+
+    __tablename__ = "alerts"
+    __table_args__ = (
+        Index(None, "org_id", "received_at", "id"),
+        Index(None, "received_at"),
+        NEVER_REUSE_IDS,
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False
+    )
+    subscription_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("webhook_subscriptions.id", ondelete="SET NULL"), nullable=True
+    )
+    source_type: Mapped[str] = mapped_column(String(32), nullable=False)
+    source_remote_id: Mapped[str] = mapped_column(String(64), nullable=False)
+    delivery_id: Mapped[str] = mapped_column(String(255), nullable=False)
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    event_type: Mapped[str] = mapped_column(String(200), nullable=False)
+    title: Mapped[str] = mapped_column(String(200), nullable=False)
+    service: Mapped[str] = mapped_column(String(200), nullable=False)
+    severity: Mapped[str] = mapped_column(String(64), nullable=False)
+    dedup_key: Mapped[str] = mapped_column(String(255), nullable=False)
+    group_key: Mapped[str] = mapped_column(String(255), nullable=False)
+    match_text: Mapped[str] = mapped_column(Text, nullable=False)
+    payload: Mapped[str] = mapped_column(Text, nullable=False)
+    occurred_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    quiet_decision: Mapped[str] = mapped_column(String(16), nullable=False, default="not_matched")
+    """The decision of every agent listed in ``quiet_agents``: ``not_matched`` or ``lifecycle``."""
+    quiet_agents: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    """The subscribed agents whose decision is ``quiet_decision``, as ``,<id>,<id>,`` (empty when
+    none): the common case of an organization with many agents costs one column, not a row per
+    agent (``LIKE '%,<id>,%'`` finds an agent's)."""
+
+
+class AlertDecision(Base):
+    """What one agent subscribed to an alert's source decided about it, and why.
+
+    ``alert_responder_id`` is kept when the agent is deleted (no foreign key), so the log keeps
+    saying who decided; ``investigation_id`` is set on ``matched``, ``deduplicated`` and
+    ``grouped``.
+    """
+
+    __tablename__ = "alert_decisions"
+    __table_args__ = (
+        UniqueConstraint("alert_id", "alert_responder_id"),
+        Index(None, "org_id", "alert_responder_id", "decision", "alert_id"),
+        Index(None, "investigation_id"),
+        NEVER_REUSE_IDS,
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    alert_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("alerts.id", ondelete="CASCADE"), nullable=False
+    )
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False
+    )
+    alert_responder_id: Mapped[int] = mapped_column(Integer, nullable=False)
+    decision: Mapped[str] = mapped_column(String(16), nullable=False)
+    reason: Mapped[str] = mapped_column(String(300), nullable=False)
+    investigation_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+class Suppression(Base):
+    """Alerts matching these criteria are recorded ``suppressed`` until ``expires_at``
+    (org-wide, or for one agent when ``alert_responder_id`` is set)."""
+
+    __tablename__ = "suppressions"
+    __table_args__ = (Index(None, "org_id", "expires_at"), NEVER_REUSE_IDS)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False
+    )
+    alert_responder_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("alert_responders.id", ondelete="CASCADE"), nullable=True
+    )
+    text_matches: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    match_rules: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    reason: Mapped[str] = mapped_column(Text, nullable=False)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+
+class TeamBudget(Base):
+    """A team's monthly credit budget for automated runs (calendar month, UTC)."""
+
+    __tablename__ = "team_budgets"
+
+    team_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("teams.id", ondelete="CASCADE"), primary_key=True
+    )
+    org_id: Mapped[int] = _org_fk()
+    credits: Mapped[float] = mapped_column(Float, nullable=False)

@@ -1,14 +1,17 @@
-"""Each organization's ACTIVE webhook alert agents in the core's ``MatchIndex``, cached per process.
+"""Each organization's webhook alert agents in the core's ``MatchIndex``, cached per process.
 
 One :class:`AgentIndexCache` per application. Per organization it holds one
 :class:`~sleuth_core.matching.index.MatchIndex` per webhook source ``(type, remote_id)`` (an agent
-subscribed to two sources sits in both), and the organization's agent version it reflects.
+subscribed to two sources sits in both), every agent's status, and the organization's agent
+version it reflects. PAUSED agents are indexed too: the alert log records ``paused`` for an alert
+a paused agent would have matched, and ``not_matched`` for one it would not have
+(:meth:`AgentIndexCache.route`).
 
 Kept current without a rebuild per alert and across workers and nodes: every alert reads the
 organization's version (``agent_index_versions``, bumped in the same transaction as every agent
 change by :mod:`sleuth_shell.db.agent_versions`) in the query that finds its subscription. When
 the cache is behind, :meth:`AgentIndexCache.refresh` reads which agents changed since its version
-(``alert_responder_changes``) and reloads only those: an agent that is gone, PAUSED or no longer a
+(``alert_responder_changes``) and reloads only those: an agent that is gone or no longer a
 webhook agent leaves every index; any other is re-added under its current sources and rules. A
 cache more than :data:`~sleuth_shell.db.agent_versions.KEEP_CHANGES` versions behind, a
 "reload all" change (a team deleted) or a first use loads the organization in full. An agent
@@ -31,7 +34,7 @@ from sleuth_core.matching.index import MatchIndex
 from sleuth_shell.db.agent_versions import KEEP_CHANGES, RELOAD_ALL
 from sleuth_shell.db.models import AlertResponder, AlertResponderChange
 
-__all__ = ["AgentIndexCache", "Source"]
+__all__ = ["AgentIndexCache", "Routing", "Source"]
 
 log = logging.getLogger(__name__)
 
@@ -56,14 +59,25 @@ def _sources(value: Any) -> tuple[Source, ...]:
     return tuple(found)
 
 
+@dataclass(frozen=True, slots=True)
+class Routing:
+    """An alert's agents: ``subscribed`` (every agent subscribed to its source, ACTIVE or PAUSED)
+    and ``matched`` (those of them whose rules match its text), ids ascending."""
+
+    subscribed: tuple[int, ...] = ()
+    matched: tuple[int, ...] = ()
+
+
 @dataclass
 class _OrgAgents:
     version: int = -1
     indexes: dict[Source, MatchIndex[int]] = field(default_factory=dict)
     sources_of: dict[int, tuple[Source, ...]] = field(default_factory=dict)
+    status_of: dict[int, str] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def remove(self, agent_id: int) -> None:
+        self.status_of.pop(agent_id, None)
         for source in self.sources_of.pop(agent_id, ()):
             index = self.indexes.get(source)
             if index is not None and agent_id in index:
@@ -72,8 +86,9 @@ class _OrgAgents:
     def put(self, agent_id: int, status: str, rules: Any, sources: Any) -> None:
         self.remove(agent_id)
         wanted = _sources(sources)
-        if status != "ACTIVE" or not wanted or not isinstance(rules, dict):
+        if status not in ("ACTIVE", "PAUSED") or not wanted or not isinstance(rules, dict):
             return
+        self.status_of[agent_id] = status
         added: list[Source] = []
         for source in wanted:
             try:
@@ -101,9 +116,23 @@ class AgentIndexCache:
         """Ids of ``org_id``'s ACTIVE agents subscribed to ``source`` whose rules match
         ``text``, ascending; the cache is first brought up to ``version`` (the organization's
         current agent version, read with the subscription)."""
+        found = await self.route(session, org_id, version, source, text)
+        org = self._orgs[org_id]
+        return [agent for agent in found.matched if org.status_of.get(agent) == "ACTIVE"]
+
+    async def route(
+        self, session: AsyncSession, org_id: int, version: int, source: Source, text: str | None
+    ) -> Routing:
+        """The agents subscribed to ``source`` and those of them (ACTIVE or PAUSED) whose rules
+        match ``text`` (none when ``text`` is None: an event nobody matches), after bringing the
+        cache up to ``version``."""
         org = await self.refresh(session, org_id, version)
         index = org.indexes.get(source)
-        return sorted(index.match(text)) if index is not None else []
+        if index is None:
+            return Routing()
+        subscribed = tuple(sorted(index))
+        matched = tuple(sorted(index.match(text))) if text is not None else ()
+        return Routing(subscribed, matched)
 
     async def refresh(self, session: AsyncSession, org_id: int, version: int) -> _OrgAgents:
         """Bring ``org_id`` up to at least ``version``."""
@@ -135,9 +164,7 @@ class AgentIndexCache:
 
     async def _rows(self, session: AsyncSession, org_id: int, ids: Iterable[int] | None) -> Any:
         query = select(*_COLUMNS).where(AlertResponder.org_id == org_id)
-        if ids is None:
-            query = query.where(AlertResponder.status == "ACTIVE")
-        else:
+        if ids is not None:
             query = query.where(AlertResponder.id.in_(list(ids)))
         return (await session.execute(query)).all()
 

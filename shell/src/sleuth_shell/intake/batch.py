@@ -1,11 +1,12 @@
 """Group commit of webhook deliveries: many concurrent deliveries, one write transaction.
 
-Every accepted delivery is a write: its record, and for a new alert an investigation claim and a
-job per matching agent. Written one delivery per transaction, the single SQLite writer (and on
-PostgreSQL the round trips) cap the intake at a few dozen deliveries a second under concurrent
-load, whatever the CPU: each transaction holds the write lock across several statements, each a
-hop to the driver's thread and back through a busy event loop (docs/performance.md, "Alert
-intake").
+Every accepted delivery is a write: a record per alert it carries (one for most providers, one
+per entry of ``alerts`` for Alertmanager and Grafana), and for each new alert an investigation
+claim and a job per matching agent; a delivery's alerts are always written in one transaction.
+Written one delivery per transaction, the single SQLite writer (and on PostgreSQL the round
+trips) cap the intake at a few dozen deliveries a second under concurrent load, whatever the
+CPU: each transaction holds the write lock across several statements, each a hop to the
+driver's thread and back through a busy event loop (docs/performance.md, "Alert intake").
 
 A :class:`DeliveryBatcher` (one per application) collects the deliveries that concurrent requests
 hand it (:meth:`DeliveryBatcher.submit`, after the request has authenticated, read and matched
@@ -18,8 +19,8 @@ transactions. Each request is answered only once the transaction holding its del
 committed; the answers are exactly those of the one-at-a-time path
 (:func:`~sleuth_shell.intake.service.receive_alert` without a batcher):
 
-- a delivery already recorded (or a second copy of one in the same batch) gets the recorded answer
-  and writes nothing;
+- an alert already recorded (same subscription and delivery id; or a second copy of one in the
+  same batch) gets the recorded answer and writes nothing;
 - a delivery recorded first by a parallel transaction (another process or node) makes the batch
   roll back and run again, which then finds that record;
 - when a batch fails for any other reason, it is rolled back and each of its deliveries is written
@@ -41,16 +42,18 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_core.intake import AlertEvent
+from sleuth_shell.alerts.decisions import NewAlert, record_alerts
 from sleuth_shell.db.dialect import insert_ignore_rows
-from sleuth_shell.db.models import AlertResponder, WebhookDelivery
+from sleuth_shell.db.models import WebhookDelivery
 from sleuth_shell.db.sqlite_reads import urgent_writes
-from sleuth_shell.investigations import Opening, open_investigations
 
 __all__ = [
     "MAX_BATCH",
+    "DeliveredAlert",
     "Delivery",
     "DeliveryBatcher",
     "LostRace",
+    "alert_count",
     "delivery_values",
     "write_alone",
     "write_batch",
@@ -58,126 +61,145 @@ __all__ = [
 
 log = logging.getLogger("sleuth.intake")
 
-#: Most deliveries written in one transaction (10 bound values each in the record insert).
+#: Most alerts written in one transaction (a delivery with more is written alone).
 MAX_BATCH = 128
+#: Rows per statement (10 bound values each in the record insert).
+_CHUNK = 500
 _ATTEMPTS = 3
 
 
 @dataclass(frozen=True, slots=True)
-class Delivery:
-    """An authenticated, read and matched delivery, ready to be recorded.
+class DeliveredAlert:
+    """One alert of a delivery: its event, the body stored with it, the agents it matched.
 
     ``matched`` are the ids of the agents subscribed to the source whose rules matched (whether
-    they are still ACTIVE is checked when writing); ``payload`` is the body as text."""
+    they are still ACTIVE is checked when writing); ``payload`` is the alert's body as text (the
+    delivery's body, or for a grouped delivery the group with only this alert)."""
 
-    subscription_id: int
-    org_id: int
     event: AlertEvent
     payload: str
     matched: tuple[int, ...]
-    now: datetime
 
 
 @dataclass(frozen=True, slots=True)
-class _Agent:
-    id: int
-    team_id: int
-    runbook_active: bool
-    runbook_prompt: str | None
+class Delivery:
+    """An authenticated, read and matched delivery, ready to be recorded: its alerts, in order
+    (one for most providers, one per entry of ``alerts`` for Alertmanager and Grafana; none for
+    an empty generic array). All of them are written in one transaction."""
+
+    subscription_id: int
+    org_id: int
+    alerts: tuple[DeliveredAlert, ...]
+    now: datetime
+    subscribed: tuple[int, ...] = ()
+    """Every agent subscribed to the source (each gets a decision on each alert)."""
+    source: tuple[str, str] = ("", "")
+    """The subscription's ``(type, remote_id)``."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """One alert of one delivery of a batch, where its answer goes."""
+
+    delivery: int
+    alert: DeliveredAlert
+    subscription_id: int
+    org_id: int
+    now: datetime
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return (self.subscription_id, self.alert.event.delivery_id[:255])
 
 
 class LostRace(Exception):
     """A delivery of the batch was recorded by a parallel transaction first (roll back, retry)."""
 
 
-def delivery_values(delivery: Delivery, ids: Sequence[int]) -> dict[str, Any]:
-    """The ``webhook_deliveries`` row of ``delivery`` answered with ``ids``."""
-    event = delivery.event
+def delivery_values(row: _Row, ids: Sequence[int]) -> dict[str, Any]:
+    """The ``webhook_deliveries`` row of one alert of a delivery, answered with ``ids``."""
+    event = row.alert.event
     return {
-        "org_id": delivery.org_id,
-        "subscription_id": delivery.subscription_id,
+        "org_id": row.org_id,
+        "subscription_id": row.subscription_id,
         "delivery_id": event.delivery_id[:255],
         "kind": event.kind,
         "event_type": event.event_type[:200],
         "dedup_key": event.dedup_key[:255],
         "title": event.title[:200],
         "occurred_at": event.occurred_at,
-        "received_at": delivery.now,
+        "received_at": row.now,
         "investigation_ids": list(ids),
     }
 
 
-async def write_batch(session: AsyncSession, deliveries: Sequence[Delivery]) -> list[list[int]]:
-    """Record ``deliveries`` (at most :data:`MAX_BATCH`) and open their investigations in
-    ``session``'s transaction, and commit; the answer (investigation pks) of each, in order.
+def alert_count(delivery: Delivery) -> int:
+    """How many records ``delivery`` writes (one per alert; at least one unit of batch room)."""
+    return max(1, len(delivery.alerts))
+
+
+async def write_batch(
+    session: AsyncSession, deliveries: Sequence[Delivery]
+) -> list[list[list[int]]]:
+    """Record ``deliveries``: their alerts, each subscribed agent's decision on each
+    (:mod:`sleuth_shell.alerts.decisions`), the investigations opened and the delivery records,
+    in ``session``'s transaction, and commit; the answer of each delivery, in order: for each of
+    its alerts, the investigation pks it started, reused or joined.
 
     Raises :class:`LostRace` (nothing committed; the caller rolls back and may retry) when a
-    parallel transaction recorded one of them first; any other failure propagates likewise.
+    parallel transaction recorded one of the alerts first; any other failure propagates likewise.
     """
-    if len(deliveries) > MAX_BATCH:
-        raise ValueError(f"at most {MAX_BATCH} deliveries a batch")
-    keys = [(d.subscription_id, d.event.delivery_id[:255]) for d in deliveries]
+    rows = [
+        _Row(index, alert, d.subscription_id, d.org_id, d.now)
+        for index, d in enumerate(deliveries)
+        for alert in d.alerts
+    ]
+    keys = [row.key for row in rows]
     recorded: dict[tuple[int, str], list[int]] = {}
     by_subscription: dict[int, set[str]] = {}
     for subscription_id, delivery_id in keys:
         by_subscription.setdefault(subscription_id, set()).add(delivery_id)
     for subscription_id, delivery_ids in by_subscription.items():
-        rows = await session.execute(
-            select(WebhookDelivery.delivery_id, WebhookDelivery.investigation_ids).where(
-                WebhookDelivery.subscription_id == subscription_id,
-                WebhookDelivery.delivery_id.in_(delivery_ids),
+        wanted_ids = sorted(delivery_ids)
+        for start in range(0, len(wanted_ids), _CHUNK):
+            found = await session.execute(
+                select(WebhookDelivery.delivery_id, WebhookDelivery.investigation_ids).where(
+                    WebhookDelivery.subscription_id == subscription_id,
+                    WebhookDelivery.delivery_id.in_(wanted_ids[start : start + _CHUNK]),
+                )
             )
-        )
-        for delivery_id, ids in rows.all():
-            recorded[(subscription_id, delivery_id)] = [int(i) for i in ids]
+            for delivery_id, ids in found.all():
+                recorded[(subscription_id, delivery_id)] = [int(i) for i in ids]
 
-    first: dict[tuple[int, str], int] = {}  # each new delivery's first copy in the batch
+    first: dict[tuple[int, str], int] = {}  # each new alert's first copy in the batch
     for index, key in enumerate(keys):
         if key not in recorded:
             first.setdefault(key, index)
-    wanted = {
-        agent_id
-        for index in first.values()
-        if deliveries[index].event.kind == "new_alert"
-        for agent_id in deliveries[index].matched
-    }
-    agents: dict[int, _Agent] = {}
-    if wanted:
-        rows = await session.execute(
-            select(
-                AlertResponder.id,
-                AlertResponder.team_id,
-                AlertResponder.runbook_active,
-                AlertResponder.runbook_prompt,
-            ).where(AlertResponder.id.in_(wanted), AlertResponder.status == "ACTIVE")
-        )
-        agents = {
-            int(row[0]): _Agent(int(row[0]), int(row[1]), bool(row[2]), row[3]) for row in rows
-        }
-
-    openings: list[Opening] = []
-    owners: list[int] = []
-    for index in first.values():
-        delivery = deliveries[index]
-        if delivery.event.kind != "new_alert":
-            continue
-        for agent_id in sorted(set(delivery.matched) & agents.keys()):
-            openings.append(
-                Opening(
-                    org_id=delivery.org_id,
-                    agent=agents[agent_id],
-                    name=delivery.event.title,
-                    event_payload=delivery.payload,
-                    dedup_key=delivery.event.dedup_key,
-                    now=delivery.now,
-                )
-            )
-            owners.append(index)
     answers: dict[int, list[int]] = {index: [] for index in first.values()}
-    if openings:
-        for index, pk in zip(owners, await open_investigations(session, openings), strict=True):
-            if pk not in answers[index]:
-                answers[index].append(pk)
+    if first:
+        # The alert log first (its insert takes SQLite's write lock; see record_alerts).
+        order = sorted(first.values())
+        decided = await record_alerts(
+            session,
+            [
+                NewAlert(
+                    org_id=rows[index].org_id,
+                    subscription_id=rows[index].subscription_id,
+                    source=deliveries[rows[index].delivery].source,
+                    event=rows[index].alert.event,
+                    payload=rows[index].alert.payload,
+                    subscribed=deliveries[rows[index].delivery].subscribed,
+                    matched=rows[index].alert.matched,
+                    now=rows[index].now,
+                )
+                for index in order
+            ],
+        )
+        for index, per_alert in zip(order, decided, strict=True):
+            for item in per_alert:
+                pk = item.investigation_id
+                if pk is not None and pk not in answers[index]:
+                    answers[index].append(pk)
 
     if first:
         dialect = session.get_bind().dialect.name
@@ -187,18 +209,21 @@ async def write_batch(session: AsyncSession, deliveries: Sequence[Delivery]) -> 
         ).returning(table.c.id)
         # In key order, like the claims: two nodes' batches then wait for each other, never
         # deadlock, on PostgreSQL's unique index.
-        values = [
-            delivery_values(deliveries[first[key]], answers[first[key]]) for key in sorted(first)
-        ]
-        result = await session.execute(statement, values)
-        inserted = len(result.all())
+        values = [delivery_values(rows[first[key]], answers[first[key]]) for key in sorted(first)]
+        inserted = 0
+        for start in range(0, len(values), _CHUNK):
+            result = await session.execute(statement, values[start : start + _CHUNK])
+            inserted += len(result.all())
         if inserted != len(first):
             raise LostRace
         await session.commit()
-    return [recorded[key] if key in recorded else answers[first[key]] for key in keys]
+    out: list[list[list[int]]] = [[] for _ in deliveries]
+    for row, key in zip(rows, keys, strict=True):
+        out[row.delivery].append(recorded[key] if key in recorded else answers[first[key]])
+    return out
 
 
-async def write_alone(session: AsyncSession, delivery: Delivery) -> list[int]:
+async def write_alone(session: AsyncSession, delivery: Delivery) -> list[list[int]]:
     """Record one delivery in its own transaction(s) of ``session``: :func:`write_batch` of one,
     retried when it loses a race (a unique claim, SQLite's lock held by another process, a
     parallel record); the retry finds what the winner wrote."""
@@ -230,17 +255,18 @@ class DeliveryBatcher:
     ) -> None:
         self._sessions = sessions
         self._max_batch = max(1, min(max_batch, MAX_BATCH))
-        self._waiting: list[tuple[Delivery, asyncio.Future[list[int]]]] = []
+        self._waiting: list[tuple[Delivery, asyncio.Future[list[list[int]]]]] = []
         self._task: asyncio.Task[None] | None = None
         self.batches = 0
         """How many transactions wrote batches (for tests and benchmarks)."""
         self.fallbacks = 0
         """How many batches were written one delivery at a time after failing."""
 
-    async def submit(self, delivery: Delivery) -> list[int]:
-        """Write ``delivery`` with whatever else is waiting; its answer once committed."""
+    async def submit(self, delivery: Delivery) -> list[list[int]]:
+        """Write ``delivery`` with whatever else is waiting; its answer (per alert, the
+        investigation pks) once committed."""
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[list[int]] = loop.create_future()
+        future: asyncio.Future[list[list[int]]] = loop.create_future()
         self._waiting.append((delivery, future))
         if self._task is None or self._task.done() or self._task.get_loop() is not loop:
             self._task = loop.create_task(self._drain())
@@ -255,8 +281,15 @@ class DeliveryBatcher:
 
     async def _drain_batches(self) -> None:
         while self._waiting:
-            batch = self._waiting[: self._max_batch]
-            del self._waiting[: self._max_batch]
+            # whole deliveries, up to the batch's room in alerts (always at least one delivery)
+            taken, room = 0, self._max_batch
+            while taken < len(self._waiting) and (
+                taken == 0 or alert_count(self._waiting[taken][0]) <= room
+            ):
+                room -= alert_count(self._waiting[taken][0])
+                taken += 1
+            batch = self._waiting[:taken]
+            del self._waiting[:taken]
             try:
                 await self._flush(batch)
             except BaseException:  # cancelled (shutdown): nobody is left to answer
@@ -266,7 +299,7 @@ class DeliveryBatcher:
                 self._waiting.clear()
                 raise
 
-    async def _flush(self, batch: list[tuple[Delivery, asyncio.Future[list[int]]]]) -> None:
+    async def _flush(self, batch: list[tuple[Delivery, asyncio.Future[list[list[int]]]]]) -> None:
         deliveries = [delivery for delivery, _future in batch]
         for _attempt in range(2):
             try:

@@ -1,14 +1,19 @@
-"""One provider webhook delivery in, investigation ids out (``POST /webhooks/{type}/{remote_id}``).
+"""One alert-source webhook delivery in, its alerts and their investigation ids out
+(``POST /webhooks/{type}/{remote_id}``; a delivery carries one alert, or for Alertmanager and
+Grafana one per entry of its group).
 
 :func:`find_subscription` (one query: the subscription and its organization's agent version and
 plan), :func:`authenticate` (native signature, else Sleuth's own credential) and
 :func:`receive_alert` (adapter, delivery record, matching, investigations) are called in that
 order by the route, which maps their outcomes to 404, 401, 400 and 202.
 
-Delivery record and single flight (written by :mod:`.batch`, several concurrent deliveries per
-transaction): a delivery already recorded for the subscription (same delivery id: the provider's
-event id, or the body hash) is answered from its record, with no new work. Otherwise, for a new
-alert, every matching ACTIVE agent subscribed to the source gets an investigation through
+Alert log, delivery record and single flight (written by :mod:`.batch`, several concurrent
+deliveries per transaction): every new alert is stored in the alert log with one decision per
+agent subscribed to its source (:mod:`sleuth_shell.alerts.decisions`); an alert already recorded
+for the subscription (same delivery id: the provider's event id, the body hash, or an
+Alertmanager/Grafana alert's fingerprint, status and start) is answered from its record, with no
+new work. Otherwise, for a new alert, every matching ACTIVE agent subscribed to the source that
+nothing holds back (suppressions, grouping, budgets, caps) gets an investigation through
 :func:`~sleuth_shell.investigations.open_investigations` (which reuses the agent's investigation
 of the same dedup key within 24 h and is single flight across processes), and the delivery is
 recorded with ``INSERT ... ON CONFLICT DO NOTHING`` in the same transaction. When a parallel copy
@@ -26,15 +31,23 @@ from datetime import datetime
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sleuth_core.intake import parse_alert, verify_generic, verify_native
+from sleuth_core.intake import (
+    AlertEvent,
+    bearer_token,
+    parse_alerts,
+    verify_generic,
+    verify_github,
+    verify_native,
+)
 from sleuth_shell.db.hot_reads import HotRead, HotReader
 from sleuth_shell.db.models import AgentIndexVersion, Organization, WebhookSubscription
-from sleuth_shell.domain import ALERT_SOURCE_TYPES
+from sleuth_shell.domain import ALERT_SOURCE_TYPES, CHANGE_SOURCE_TYPES
 from sleuth_shell.intake.agent_index import AgentIndexCache
-from sleuth_shell.intake.batch import Delivery, DeliveryBatcher, write_alone
+from sleuth_shell.intake.batch import DeliveredAlert, Delivery, DeliveryBatcher, write_alone
 
 __all__ = [
     "INTAKE_TYPES",
+    "AlertAnswer",
     "Subscription",
     "authenticate",
     "find_subscription",
@@ -43,7 +56,7 @@ __all__ = [
 
 #: Webhook types this intake serves (``CHAT`` has its own route).
 INTAKE_TYPES: frozenset[str] = frozenset(ALERT_SOURCE_TYPES)
-_NATIVE = frozenset({"PROVIDER_A", "PROVIDER_C", "PROVIDER_D"})
+_NATIVE = frozenset({"PROVIDER_A", "PROVIDER_C", "PROVIDER_D", "GRAFANA"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +70,8 @@ class Subscription:
     remote_id: str
     secret: str
     provider_secret: str | None
+    service: str | None
+    """GITHUB and GITLAB: the service their changes are recorded on (else the repository's)."""
     agents_version: int
     """The organization's alert-agent version when the subscription was read."""
 
@@ -69,6 +84,7 @@ _SUBSCRIPTION = HotRead(
         WebhookSubscription.remote_id,
         WebhookSubscription.secret,
         WebhookSubscription.provider_secret,
+        WebhookSubscription.service,
         Organization.plan,
         AgentIndexVersion.version,
     )
@@ -80,10 +96,11 @@ _SUBSCRIPTION = HotRead(
 
 async def find_subscription(reader: HotReader, type_: str, remote_id: str) -> Subscription | None:
     """The subscription ``remote_id`` when it exists with type ``type_`` and the intake serves
-    that type; ``None`` otherwise (404 ``Webhook subscription not found``). One indexed query on
+    that type (an alert source, or a change source: GITHUB, GITLAB); ``None`` otherwise (404
+    ``Webhook subscription not found``). One indexed query on
     the hot-read path (:mod:`sleuth_shell.db.hot_reads`: no ORM session), read afresh for every
     delivery, so a changed secret or agent version is seen by the next alert."""
-    if type_ not in INTAKE_TYPES or len(remote_id) > 64:
+    if (type_ not in INTAKE_TYPES and type_ not in CHANGE_SOURCE_TYPES) or len(remote_id) > 64:
         return None
     row = await _SUBSCRIPTION.first(reader, {"remote_id": remote_id})
     if row is None or row["type"] != type_:
@@ -96,6 +113,7 @@ async def find_subscription(reader: HotReader, type_: str, remote_id: str) -> Su
         remote_id=row["remote_id"],
         secret=row["secret"],
         provider_secret=row["provider_secret"],
+        service=row["service"],
         agents_version=int(row["version"] or 0),
     )
 
@@ -104,18 +122,35 @@ def authenticate(
     sub: Subscription, headers: Mapping[str, str], body: bytes, token: str | None, *, now: float
 ) -> bool:
     """Whether the delivery carries a valid credential: the provider's native signature when the
-    subscription has a provider secret (PROVIDER_A, C, D), else (or when that is absent or wrong)
-    ``X-Service-Webhook-Signature`` / ``?token=`` with the subscription's own secret."""
+    subscription has a provider secret (PROVIDER_A, C, D; GRAFANA's HMAC header), else (or when
+    that is absent or wrong) the subscription's own secret as ``X-Service-Webhook-Signature``,
+    ``Authorization: Bearer <secret>`` (what Alertmanager's ``http_config.authorization`` and
+    Grafana's authorization header send), ``X-Webhook-Token``, ``?token=`` or ``X-Signature:
+    sha256=<hex HMAC-SHA256 of the body>``."""
     if (
         sub.provider_secret
         and sub.type in _NATIVE
         and verify_native(sub.type, headers, body, sub.provider_secret, now=now)
     ):
         return True
-    signature = next(
-        (v for k, v in headers.items() if k.lower() == "x-service-webhook-signature"), None
+    lowered = {k.lower(): v for k, v in headers.items()}
+    generic = verify_generic(
+        body,
+        lowered.get("x-service-webhook-signature"),
+        token,
+        sub.secret,
+        bearer=bearer_token(lowered.get("authorization")) or lowered.get("x-webhook-token"),
     )
-    return verify_generic(body, signature, token, sub.secret)
+    # INTEGRATIONS 8.3's signature form: ``X-Signature: sha256=<hex HMAC-SHA256 of the body>``
+    return verify_github(body, lowered.get("x-signature"), sub.secret) or generic
+
+
+@dataclass(frozen=True, slots=True)
+class AlertAnswer:
+    """One alert of a delivery and the investigations (pks) it started or joined."""
+
+    event: AlertEvent
+    investigation_ids: list[int]
 
 
 async def receive_alert(
@@ -127,33 +162,56 @@ async def receive_alert(
     *,
     now: datetime,
     batcher: DeliveryBatcher | None = None,
-) -> list[int]:
-    """Read, record and act on one authenticated delivery; the investigation ids of the answer.
+) -> list[AlertAnswer]:
+    """Read, record and act on one authenticated delivery; each of its alerts with the
+    investigations of the answer.
 
-    Raises :class:`~sleuth_core.errors.InvalidAlertPayload` (400) for a body the adapter cannot
-    read. The delivery is matched against the cached index (reads through ``session``) and then
-    written by ``batcher`` together with other requests' deliveries
-    (:mod:`sleuth_shell.intake.batch`), or, without one, alone in ``session``; either way it is
-    committed before this returns. A transaction that loses a race (a unique claim, SQLite's lock,
-    a parallel record) is retried, and the retry finds what the winner recorded.
+    Raises :class:`~sleuth_core.errors.InvalidAlertPayload` (400) for a body that is not JSON
+    (:func:`~sleuth_core.intake.parse_alerts`: any other shape is read as generic JSON). Each
+    new alert is matched against the cached index (reads through ``session``); the delivery's
+    alerts are then written by ``batcher`` together with other requests' deliveries
+    (:mod:`sleuth_shell.intake.batch`), or, without one, alone in ``session``; either way in one
+    transaction, committed before this returns. A transaction that loses a race (a unique claim,
+    SQLite's lock, a parallel record) is retried, and the retry finds what the winner recorded.
     """
-    event = parse_alert(sub.type, body, received_at=now, headers=headers)
-    matched: list[int] = []
-    if event.kind == "new_alert":
-        matched = await cache.match(
-            session, sub.org_id, sub.agents_version, (sub.type, sub.remote_id), event.match_text
+    events = parse_alerts(sub.type, body, received_at=now, headers=headers)
+    text = body.decode("utf-8", errors="replace")  # JSON may come as UTF-16/32
+    source = (sub.type, sub.remote_id)
+    alerts: list[DeliveredAlert] = []
+    subscribed: tuple[int, ...] = ()
+    for event in events:
+        routing = await cache.route(
+            session,
+            sub.org_id,
+            sub.agents_version,
+            source,
+            event.match_text if event.kind == "new_alert" else None,
+        )
+        subscribed = routing.subscribed
+        alerts.append(
+            DeliveredAlert(
+                event=event,
+                payload=event.body if event.body is not None else text,
+                matched=routing.matched,
+            )
         )
     delivery = Delivery(
         subscription_id=sub.id,
         org_id=sub.org_id,
-        event=event,
-        payload=body.decode("utf-8", errors="replace"),  # JSON may come as UTF-16/32
-        matched=tuple(matched),
+        alerts=tuple(alerts),
         now=now,
+        subscribed=subscribed,
+        source=source,
     )
     if batcher is None:
-        return await write_alone(session, delivery)
-    # Hand the connection back to the pool while the batch is written: every waiting request
-    # would otherwise hold one, and the batch would have to open one beyond the pool's size.
-    await session.close()
-    return await batcher.submit(delivery)
+        answers = await write_alone(session, delivery)
+    else:
+        # Hand the connection back to the pool while the batch is written: every waiting
+        # request would otherwise hold one, and the batch would have to open one beyond the
+        # pool's size.
+        await session.close()
+        answers = await batcher.submit(delivery)
+    return [
+        AlertAnswer(event=event, investigation_ids=ids)
+        for event, ids in zip(events, answers, strict=True)
+    ]

@@ -11,6 +11,7 @@ from sleuth_shell.investigations.service import (
     investigation_prompt,
     open_investigation,
     open_investigations,
+    open_investigations_detailed,
     stop_investigation,
     stop_pending_investigations,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "investigation_prompt",
     "open_investigation",
     "open_investigations",
+    "open_investigations_detailed",
     "stop_investigation",
     "stop_pending_investigations",
 ]

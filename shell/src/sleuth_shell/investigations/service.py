@@ -73,6 +73,7 @@ __all__ = [
     "investigation_prompt",
     "open_investigation",
     "open_investigations",
+    "open_investigations_detailed",
     "stop_investigation",
     "stop_pending_investigations",
 ]
@@ -122,6 +123,8 @@ class Opening:
     event_payload: str
     dedup_key: str
     now: datetime
+    group_key: str | None = None
+    """The alert's group key (related alerts join the investigation it opens)."""
 
 
 def investigation_prompt(agent: OpeningAgent) -> str:
@@ -162,6 +165,7 @@ async def open_investigation(
     event_payload: str,
     dedup_key: str | None,
     now: datetime,
+    group_key: str | None = None,
 ) -> tuple[int, bool]:
     """Open an investigation of ``agent`` for one alert; returns ``(investigation pk, created)``.
 
@@ -193,6 +197,7 @@ async def open_investigation(
         "sources": [],
         "dedup_key": dedup_key,
         "dedup_active": True if dedup_key is not None else None,
+        "group_key": group_key[:255] if group_key is not None else None,
         "created_at": now,
     }
     table = Investigation.__table__
@@ -240,6 +245,13 @@ async def open_investigation(
 
 
 async def open_investigations(session: AsyncSession, openings: Sequence[Opening]) -> list[int]:
+    """:func:`open_investigations_detailed` without telling which were created."""
+    return [pk for pk, _created in await open_investigations_detailed(session, openings)]
+
+
+async def open_investigations_detailed(
+    session: AsyncSession, openings: Sequence[Opening]
+) -> list[tuple[int, bool]]:
     """Open many investigations in ``session``'s transaction with a few statements; the pk of
     each opening, in order. The caller commits, as for :func:`open_investigation`.
 
@@ -252,7 +264,9 @@ async def open_investigations(session: AsyncSession, openings: Sequence[Opening]
     batches on PostgreSQL wait for each other instead of deadlocking), the jobs with one
     insert; a claim held by an investigation older than the window, or released between the
     statements, goes through :func:`open_investigation` (the careful path). Raises
-    ``ValueError`` for a ``dedup_key`` over 255 characters, writing nothing.
+    ``ValueError`` for a ``dedup_key`` over 255 characters, writing nothing. Each opening's
+    answer is ``(investigation pk, created)``: ``created`` is True for the first opening of an
+    investigation created here, False for a reused one.
     """
     first: dict[tuple[int, str], Opening] = {}
     for opening in openings:
@@ -264,6 +278,7 @@ async def open_investigations(session: AsyncSession, openings: Sequence[Opening]
     dialect = session.get_bind().dialect.name
     pk_of: dict[tuple[int, str], int] = {}
     created: list[int] = []
+    fresh: set[int] = set()
     if pairs:
         statement = insert_ignore_rows(
             dialect, table, conflict_columns=("alert_responder_id", "dedup_key", "dedup_active")
@@ -297,7 +312,7 @@ async def open_investigations(session: AsyncSession, openings: Sequence[Opening]
             if found is not None and opening.now - found[1] < DEDUP_WINDOW:
                 pk_of[pair] = found[0]
                 continue
-            pk_of[pair], _created = await open_investigation(
+            pk_of[pair], made = await open_investigation(
                 session,
                 org_id=opening.org_id,
                 agent=opening.agent,
@@ -305,11 +320,20 @@ async def open_investigations(session: AsyncSession, openings: Sequence[Opening]
                 event_payload=opening.event_payload,
                 dedup_key=opening.dedup_key,
                 now=opening.now,
+                group_key=opening.group_key,
             )
+            if made:
+                fresh.add(pk_of[pair])
     await enqueue_many(
         session, RUN_KIND, [({"investigation_id": pk}, _job_key(pk)) for pk in created]
     )
-    return [pk_of[(opening.agent.id, opening.dedup_key)] for opening in openings]
+    fresh.update(created)
+    answers: list[tuple[int, bool]] = []
+    for opening in openings:
+        pk = pk_of[(opening.agent.id, opening.dedup_key)]
+        answers.append((pk, pk in fresh))
+        fresh.discard(pk)  # a later opening of the same pair reuses it
+    return answers
 
 
 def _opening_values(opening: Opening) -> dict[str, Any]:
@@ -325,6 +349,7 @@ def _opening_values(opening: Opening) -> dict[str, Any]:
         "sources": [],
         "dedup_key": opening.dedup_key,
         "dedup_active": True,
+        "group_key": opening.group_key[:255] if opening.group_key is not None else None,
         "created_at": opening.now,
     }
 
@@ -527,6 +552,7 @@ INVESTIGATION: RunKind[Investigation, InvestigationOutcome] = RunKind(
         "result": outcome.result,
         "sources": outcome.sources,
         "analysis": outcome.analysis,
+        "credits": outcome.credits,
     },
     charge=_charge,
     usage_feature=USAGE_FEATURE,

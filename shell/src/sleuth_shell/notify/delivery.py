@@ -16,6 +16,11 @@ Job kinds (register them with :func:`register_notification_jobs`):
     Post a message to a chat channel through the :class:`~sleuth_shell.notify.chat.ChatClient`
     (the embedded outbox, or the platform's Web API when ``SLEUTH_CHAT_BOT_TOKEN`` is set).
 
+Every callback and alt-webhook POST carries ``X-Service-Delivery-Id`` (:data:`DELIVERY_ID_HEADER`),
+the same on every attempt and redelivery of one notification (``web:<interaction id>``,
+``alt:<job id>``). Delivery is at least once: a worker that dies after the receiver answered but
+before the job was marked done delivers again, so receivers drop repeats by this id.
+
 HTTP deliveries make up to :data:`DELIVERY_ATTEMPTS` attempts with exponential backoff on network
 errors, 429 and 5xx answers; any other 4xx (and a 3xx: redirects are not followed) fails at once.
 The target URL is checked again right before each attempt, and the connection is pinned to the
@@ -49,6 +54,7 @@ __all__ = [
     "API_KEY_HEADER",
     "CHAT_KIND",
     "DELIVERY_ATTEMPTS",
+    "DELIVERY_ID_HEADER",
     "WEB_KIND",
     "DeliveryRefused",
     "callback_body",
@@ -62,6 +68,8 @@ WEB_KIND = "notify.web"
 ALT_KIND = "notify.alt"
 CHAT_KIND = "notify.chat"
 
+#: The header naming one notification, equal on every attempt and redelivery of it.
+DELIVERY_ID_HEADER = "X-Service-Delivery-Id"
 #: Attempts per HTTP delivery (the first try and four retries).
 DELIVERY_ATTEMPTS = 5
 
@@ -181,6 +189,7 @@ async def _deliver_web(ctx: JobContext) -> None:
         headers[API_KEY_HEADER] = interaction.callback_api_key
     headers[SIGNATURE_HEADER] = sign(body, secret)
     headers[TIMESTAMP_HEADER] = str(int(time.time()))
+    headers[DELIVERY_ID_HEADER] = f"web:{interaction_id}"
     await _post(ctx, url, body, headers)
 
     async def delivered(session: AsyncSession) -> None:
@@ -209,7 +218,7 @@ async def _deliver_alt(ctx: JobContext) -> None:
     url = str(ctx.payload["url"])
     body = json.dumps(ctx.payload["message"], ensure_ascii=False, separators=(",", ":"))
     content = body.encode("utf-8")
-    headers = {"Content-Type": "application/json"}
+    headers = {"Content-Type": "application/json", DELIVERY_ID_HEADER: f"alt:{ctx.job.id}"}
     org_id = ctx.payload.get("org_id")
     if org_id is not None:
         query = select(Organization.signing_secret).where(Organization.id == int(str(org_id)))

@@ -28,6 +28,7 @@ from sleuth_shell.auth import current_principal
 from sleuth_shell.db.models import (
     utcnow,
 )
+from sleuth_shell.ratelimit import rate_limiter_of
 from sleuth_shell.web.render import PAGE_HEADERS
 from sleuth_shell.web.sessions import (
     COOKIE_NAME,
@@ -79,7 +80,14 @@ def safe_next(value: str | None) -> str:
 async def require_page_login(
     connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler
 ) -> None:
-    """Guard for pages: the API-key header or a live session, else the sign-in form."""
+    """Guard for pages: the API-key header or a live session, else the sign-in form.
+
+    Pages are rate-limited here, not by the gate: a signed-in page counts against its
+    organization's plan (``org:<id>``, the window its API calls use) whether it came with the
+    API-key header or a browser session, so colleagues behind one address do not share the
+    anonymous per-address budget; a request that is neither counts against its address."""
+    app = connection.app
+    settings = app.state.settings
     principal = current_principal(connection.scope)
     if principal is not None:
         viewer = Viewer(
@@ -90,14 +98,18 @@ async def require_page_login(
             team_id=principal.team_id,
             csrf=None,
         )
+        plan = principal.plan
     else:
-        state = connection.app.state
+        state = app.state
         session = await resolve_session(
             state.session_factory,
             verify_token(connection.cookies.get(COOKIE_NAME), state.session_signing_key),
             utcnow(),
         )
         if session is None:
+            client = connection.client
+            address = client.host if client else "unknown"
+            await rate_limiter_of(app).hit(app, f"addr:{address}", settings.rate_limit_for("free"))
             raise NotAuthorizedException(detail="Sign in required")
         viewer = Viewer(
             org_id=session.org_id,
@@ -107,6 +119,8 @@ async def require_page_login(
             team_id=session.team_id,
             csrf=session.csrf_token,
         )
+        plan = session.plan
+    await rate_limiter_of(app).hit(app, f"org:{viewer.org_id}", settings.rate_limit_for(plan))
     connection.scope[VIEWER_SCOPE_KEY] = viewer  # type: ignore[literal-required]
 
 
@@ -128,6 +142,7 @@ def _to_login(request: Request[Any, Any, Any], exc: NotAuthorizedException) -> R
 #: Handler keyword arguments that make a route a signed-in HTML page.
 PAGE_OPTIONS: dict[str, Any] = {
     "include_in_schema": False,
+    "opt": {"skip_rate_limit": True},  # counted by require_page_login, by organization
     "guards": [require_page_login],
     "exception_handlers": {NotAuthorizedException: _to_login},
     "dependencies": {"viewer": Provide(provide_viewer, sync_to_thread=False)},

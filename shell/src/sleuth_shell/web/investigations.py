@@ -13,6 +13,7 @@ from litestar.response import Redirect, Template
 from sqlalchemy import select
 
 from sleuth_core.ids import decode_global_id, encode_global_id
+from sleuth_shell.alerts import alerts_of_investigation
 from sleuth_shell.db.models import (
     AlertResponder,
     Investigation,
@@ -81,7 +82,8 @@ async def investigations_page(request: Request[Any, Any, Any], viewer: ViewerDep
 async def investigation_page(
     request: Request[Any, Any, Any], viewer: ViewerDep, investigation_id: FromPath[str]
 ) -> Template:
-    """One investigation: status, prompt, the alert payload, and the cited analysis."""
+    """One investigation: status, prompt, the alerts it covers, the alert payload, and the cited
+    analysis."""
     async with request.app.state.session_factory() as session:
         pk = decode_global_id(investigation_id, "Investigation")
         found = (
@@ -97,6 +99,7 @@ async def investigation_page(
             if inv.alert_responder_id is not None
             else None
         )
+        covered = await alerts_of_investigation(session, viewer.org_id, inv.id)
     return page(
         "investigation.html",
         viewer,
@@ -107,6 +110,7 @@ async def investigation_page(
         gid=investigation_id,
         agent=agent,
         agent_gid=encode_global_id("AlertResponder", agent.id) if agent is not None else None,
+        alerts=[(encode_global_id("Alert", c.alert.id), c.alert) for c in covered],
     )
 
 

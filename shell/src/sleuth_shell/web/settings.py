@@ -11,6 +11,7 @@ from litestar.response import Redirect, Template
 from sqlalchemy import delete, select
 
 from sleuth_core.errors import InvalidSettings
+from sleuth_shell.billing.budgets import list_budgets
 from sleuth_shell.db.models import (
     ApiKey,
     WebSession,
@@ -42,7 +43,9 @@ async def _settings_context(request: Request[Any, Any, Any], viewer: Viewer) -> 
             )
         ).all()
         teams = await team_names(session, viewer.org_id)
+        budgets = await list_budgets(session, viewer.org_id, utcnow())
     return {
+        "budgets": budgets,
         "document": json.dumps(document, indent=2, ensure_ascii=False),
         "keys": [(k, teams.get(k.team_id or 0, "-")) for k in keys],
         "error": None,
@@ -52,7 +55,8 @@ async def _settings_context(request: Request[Any, Any, Any], viewer: Viewer) -> 
 
 @get("/settings", **PAGE_OPTIONS)
 async def settings_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Template:
-    """The advanced settings (editable by admins) and, for admins, the API keys."""
+    """The advanced settings (editable by admins), the teams' budgets for automated runs and,
+    for admins, the API keys."""
     context = await _settings_context(request, viewer)
     return page("settings.html", viewer, "settings", title="Settings", **context)
 

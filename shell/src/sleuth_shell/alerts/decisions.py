@@ -1,0 +1,511 @@
+"""The alert log's writes: each alert, and what each subscribed agent does with it and why
+(DESIGN 7).
+
+:func:`record_alerts` is the one path: the webhook intake calls it inside its group-commit
+transaction (:func:`~sleuth_shell.intake.batch.write_batch`), the chat intake for each message.
+It inserts the alerts first (on SQLite that first write takes the database's write lock,
+so every read below sees the latest commit and no other writer can commit before this one; on
+PostgreSQL the matched agents' rows are locked ``FOR UPDATE`` in id order before anything is
+counted). So caps and grouping are exact under concurrent intake on both.
+
+For each alert and each agent subscribed to its source, the first reason that applies, in this
+order, is the decision: ``not_matched`` (its rules do not match the alert's text, or the event is
+not about an incident; these, and ``lifecycle``, are stored with the alert as its quiet agents,
+:func:`quiet_of`, so 1,000 subscribed agents cost one column, not 1,000 rows), ``paused``,
+``suppressed`` (an active suppression matches the text),
+``recorded`` (the agent investigates ``on_request``), ``deduplicated`` (the agent investigated the
+same incident less than :data:`~sleuth_shell.investigations.DEDUP_WINDOW` ago), ``grouped``
+(the agent's investigation of the same group key started less than its group window ago),
+``over_budget`` (its team's automated runs this month reached the team's budget), ``capped``
+(``max_runs_per_hour`` or ``max_runs_per_day`` reached), else ``matched`` (an investigation is
+opened). An acknowledge, resolve or close (``lifecycle``) starts nothing. Alerts of one batch are
+decided in order, each seeing the investigations the earlier ones opened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import case, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sleuth_core.errors import InvalidCriteria
+from sleuth_core.ids import encode_global_id
+from sleuth_core.intake import AlertEvent
+from sleuth_core.matching import matches
+from sleuth_shell.billing.budgets import automated_use
+from sleuth_shell.db.models import (
+    Alert,
+    AlertDecision,
+    AlertResponder,
+    Investigation,
+    Suppression,
+    TeamBudget,
+)
+from sleuth_shell.investigations import DEDUP_WINDOW, Opening, open_investigations_detailed
+
+__all__ = [
+    "DEFAULT_GROUP_WINDOW",
+    "CandidateAlert",
+    "Decided",
+    "NewAlert",
+    "decide_and_open",
+    "group_key_of",
+    "quiet_of",
+    "record_alerts",
+]
+
+#: Seconds an investigation gathers related alerts when the agent sets no ``group_window_seconds``.
+DEFAULT_GROUP_WINDOW = 600
+#: Most openings written in one statement.
+_SLICE = 500
+_HOUR = timedelta(hours=1)
+_DAY = timedelta(days=1)
+
+
+def quiet_of(
+    event: AlertEvent, subscribed: Sequence[int], matched: Sequence[int]
+) -> tuple[str, str]:
+    """``(quiet_decision, quiet_agents)`` of an alert: on a new alert, the subscribed agents whose
+    criteria did not match are ``not_matched``; on a lifecycle event every subscribed agent is
+    ``lifecycle``; an event that is no alert (``ignored``) is ``not_matched`` for all. The ids
+    as ``,1,5,`` (``""`` for none), so one column holds what would be a row per agent."""
+    if event.kind == "new_alert":
+        decision, quiet = "not_matched", sorted(set(subscribed) - set(matched))
+    else:
+        decision = "lifecycle" if event.kind == "lifecycle" else "not_matched"
+        quiet = sorted(set(subscribed))
+    return decision, ("," + ",".join(map(str, quiet)) + ",") if quiet else ""
+
+
+def group_key_of(event: AlertEvent) -> str:
+    """The key related alerts share: the provider's group key when the adapter read one, else
+    ``<service>/<title>`` (at most 255 characters)."""
+    if event.group_key:
+        return event.group_key[:255]
+    return f"{event.service.strip()}/{event.title.strip()}"[:255]
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateAlert:
+    """One stored alert to decide: its pk, what it is and which agents it concerns."""
+
+    alert_id: int
+    org_id: int
+    event: AlertEvent
+    payload: str
+    subscribed: tuple[int, ...]
+    matched: tuple[int, ...]
+    now: datetime
+
+
+@dataclass(slots=True)
+class Decided:
+    """One decision row (``investigation_id`` filled once the openings are written)."""
+
+    alert_id: int
+    org_id: int
+    alert_responder_id: int
+    decision: str
+    reason: str
+    investigation_id: int | None = None
+    opening: int | None = None  # index into the openings, resolved to investigation_id
+
+    def values(self) -> dict[str, Any]:
+        return {
+            "alert_id": self.alert_id,
+            "org_id": self.org_id,
+            "alert_responder_id": self.alert_responder_id,
+            "decision": self.decision,
+            "reason": self.reason[:300],
+            "investigation_id": self.investigation_id,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Agent:
+    id: int
+    team_id: int
+    status: str
+    runbook_active: bool
+    runbook_prompt: str | None
+    max_runs_per_hour: int | None
+    max_runs_per_day: int | None
+    group_window: int
+    on_request: bool
+
+
+@dataclass
+class _State:
+    """What the batch knows so far: the database's state plus the batch's own openings."""
+
+    dedup: dict[tuple[int, str], tuple[int | None, int | None, datetime]] = field(
+        default_factory=dict
+    )  # (agent, dedup key) -> (investigation pk | None, opening index | None, created)
+    groups: dict[tuple[int, str], tuple[int | None, int | None, datetime]] = field(
+        default_factory=dict
+    )
+    runs: dict[int, list[datetime]] = field(default_factory=dict)  # agent -> openings' times
+    hour: dict[int, int] = field(default_factory=dict)
+    day: dict[int, int] = field(default_factory=dict)
+    budget: dict[int, float] = field(default_factory=dict)  # team -> credits
+    used: dict[int, float] = field(default_factory=dict)  # team -> credits used this month
+    suppressions: list[tuple[int, int, int | None, dict[str, Any], str, datetime]] = field(
+        default_factory=list
+    )  # (pk, org, agent | None, rules, reason, expires)
+
+
+async def _agents(session: AsyncSession, ids: set[int]) -> dict[int, _Agent]:
+    if not ids:
+        return {}
+    query = (
+        select(
+            AlertResponder.id,
+            AlertResponder.team_id,
+            AlertResponder.status,
+            AlertResponder.runbook_active,
+            AlertResponder.runbook_prompt,
+            AlertResponder.max_runs_per_hour,
+            AlertResponder.max_runs_per_day,
+            AlertResponder.group_window_seconds,
+            AlertResponder.investigate,
+        )
+        .where(AlertResponder.id.in_(ids))
+        .order_by(AlertResponder.id)
+    )
+    if session.get_bind().dialect.name == "postgresql":
+        # Caps, grouping and budgets count what committed transactions opened: concurrent
+        # batches deciding for the same agents take turns (in id order: no deadlock).
+        query = query.with_for_update()
+    found: dict[int, _Agent] = {}
+    for row in (await session.execute(query)).all():
+        found[int(row[0])] = _Agent(
+            id=int(row[0]),
+            team_id=int(row[1]),
+            status=str(row[2]),
+            runbook_active=bool(row[3]),
+            runbook_prompt=row[4],
+            max_runs_per_hour=row[5],
+            max_runs_per_day=row[6],
+            group_window=DEFAULT_GROUP_WINDOW if row[7] is None else int(row[7]),
+            on_request=row[8] == "on_request",
+        )
+    return found
+
+
+async def _load_state(
+    session: AsyncSession,
+    alerts: Sequence[CandidateAlert],
+    agents: Mapping[int, _Agent],
+) -> _State:
+    state = _State()
+    if not agents:
+        return state
+    now = min(alert.now for alert in alerts)
+    latest = max(alert.now for alert in alerts)
+    ids = set(agents)
+    dedup_keys = {alert.event.dedup_key for alert in alerts}
+    held = await session.execute(
+        select(
+            Investigation.id,
+            Investigation.alert_responder_id,
+            Investigation.dedup_key,
+            Investigation.created_at,
+        ).where(
+            Investigation.alert_responder_id.in_(ids),
+            Investigation.dedup_key.in_(dedup_keys),
+            Investigation.dedup_active.is_(True),
+        )
+    )
+    for pk, agent_id, key, created in held.all():
+        state.dedup[(int(agent_id or 0), str(key))] = (int(pk), None, created)
+
+    group_keys = {group_key_of(alert.event) for alert in alerts}
+    window = max(agent.group_window for agent in agents.values())
+    if window > 0:
+        grouped = await session.execute(
+            select(
+                Investigation.id,
+                Investigation.alert_responder_id,
+                Investigation.group_key,
+                Investigation.created_at,
+            )
+            .where(
+                Investigation.alert_responder_id.in_(ids),
+                Investigation.group_key.in_(group_keys),
+                Investigation.created_at > now - timedelta(seconds=window),
+            )
+            .order_by(Investigation.created_at, Investigation.id)
+        )
+        for pk, agent_id, key, created in grouped.all():
+            state.groups[(int(agent_id or 0), str(key))] = (int(pk), None, created)  # latest
+
+    capped = [
+        a.id
+        for a in agents.values()
+        if a.max_runs_per_hour is not None or a.max_runs_per_day is not None
+    ]
+    if capped:
+        hour_ago, day_ago = latest - _HOUR, latest - _DAY
+        counted = await session.execute(
+            select(
+                Investigation.alert_responder_id,
+                func.count(),
+                func.sum(case((Investigation.created_at > hour_ago, 1), else_=0)),
+            )
+            .where(
+                Investigation.alert_responder_id.in_(capped),
+                Investigation.created_at > day_ago,
+            )
+            .group_by(Investigation.alert_responder_id)
+        )
+        for agent_id, day_count, hour_count in counted.all():
+            state.day[int(agent_id or 0)] = int(day_count or 0)
+            state.hour[int(agent_id or 0)] = int(hour_count or 0)
+
+    teams = {agent.team_id for agent in agents.values()}
+    budgets = await session.execute(
+        select(TeamBudget.team_id, TeamBudget.credits).where(TeamBudget.team_id.in_(teams))
+    )
+    state.budget = {int(team): float(credits) for team, credits in budgets.all()}
+    if state.budget:
+        state.used = await automated_use(session, set(state.budget), now)
+
+    orgs = {alert.org_id for alert in alerts}
+    active = await session.execute(
+        select(
+            Suppression.id,
+            Suppression.org_id,
+            Suppression.alert_responder_id,
+            Suppression.match_rules,
+            Suppression.reason,
+            Suppression.expires_at,
+        )
+        .where(Suppression.org_id.in_(orgs), Suppression.expires_at > now)
+        .order_by(Suppression.id)
+    )
+    state.suppressions = [
+        (int(pk), int(org), agent, dict(rules), str(reason), expires)
+        for pk, org, agent, rules, reason, expires in active.all()
+    ]
+    return state
+
+
+def _suppressed(state: _State, alert: CandidateAlert, agent_id: int) -> str | None:
+    for pk, org, scoped, rules, reason, expires in state.suppressions:
+        if org != alert.org_id or (scoped is not None and scoped != agent_id):
+            continue
+        if expires <= alert.now:
+            continue
+        try:
+            hit = matches(rules, alert.event.match_text)
+        except InvalidCriteria:  # validated on write; a stored tree that no longer is: skip
+            continue
+        if hit:
+            gid = encode_global_id("Suppression", pk)
+            return f"suppression {gid} until {expires.isoformat()}: {reason}"
+    return None
+
+
+def _over_cap(state: _State, agent: _Agent, now: datetime) -> str | None:
+    recent = state.runs.get(agent.id, [])
+    if agent.max_runs_per_hour is not None:
+        count = state.hour.get(agent.id, 0) + sum(1 for t in recent if t > now - _HOUR)
+        if count >= agent.max_runs_per_hour:
+            return f"max_runs_per_hour ({agent.max_runs_per_hour}) reached"
+    if agent.max_runs_per_day is not None:
+        count = state.day.get(agent.id, 0) + len(recent)
+        if count >= agent.max_runs_per_day:
+            return f"max_runs_per_day ({agent.max_runs_per_day}) reached"
+    return None
+
+
+def _decide(
+    state: _State, alert: CandidateAlert, agent: _Agent | None, agent_id: int, openings: list[Any]
+) -> Decided | None:
+    event = alert.event
+
+    def decided(decision: str, reason: str, **extra: Any) -> Decided:
+        return Decided(alert.alert_id, alert.org_id, agent_id, decision, reason, **extra)
+
+    if agent is None:  # deleted since the index was read
+        return None
+    if agent.status != "ACTIVE":
+        return decided("paused", "the agent is paused")
+    suppression = _suppressed(state, alert, agent_id)
+    if suppression is not None:
+        return decided("suppressed", suppression)
+    if agent.on_request:
+        return decided("recorded", "the agent investigates on request")
+    dedup_key = event.dedup_key  # adapters bound it; a longer one fails its delivery alone
+    held = state.dedup.get((agent_id, dedup_key))
+    if held is not None and alert.now - held[2] < DEDUP_WINDOW:
+        return decided(
+            "deduplicated",
+            "the agent investigated this incident (same dedup key) less than 24 hours ago",
+            investigation_id=held[0],
+            opening=held[1],
+        )
+    group_key = group_key_of(event)
+    group = state.groups.get((agent_id, group_key))
+    if group is not None and alert.now - group[2] < timedelta(seconds=agent.group_window):
+        return decided(
+            "grouped",
+            f"joins the investigation of its group, started less than "
+            f"{agent.group_window} seconds before",
+            investigation_id=group[0],
+            opening=group[1],
+        )
+    budget = state.budget.get(agent.team_id)
+    if budget is not None and state.used.get(agent.team_id, 0.0) >= budget:
+        return decided("over_budget", f"the team's budget of {budget:g} credits this month is used")
+    cap = _over_cap(state, agent, alert.now)
+    if cap is not None:
+        return decided("capped", cap)
+    index = len(openings)
+    openings.append(
+        Opening(
+            org_id=alert.org_id,
+            agent=agent,
+            name=event.title,
+            event_payload=alert.payload,
+            dedup_key=dedup_key,
+            now=alert.now,
+            group_key=group_key,
+        )
+    )
+    state.dedup[(agent_id, dedup_key)] = (None, index, alert.now)
+    state.groups[(agent_id, group_key)] = (None, index, alert.now)
+    state.runs.setdefault(agent_id, []).append(alert.now)
+    return decided("matched", "the agent's criteria match: investigation opened", opening=index)
+
+
+async def decide_and_open(
+    session: AsyncSession, alerts: Sequence[CandidateAlert]
+) -> list[list[Decided]]:
+    """Decide every agent whose criteria matched each alert (in order), open the investigations
+    of the ``matched`` ones, all in ``session``'s transaction (the caller inserts the decisions
+    and commits); each alert's decision rows, by agent id. The other subscribed agents' decisions
+    are the alert's quiet ones, stored with it (:func:`quiet_of`)."""
+    wanted = {
+        agent_id
+        for alert in alerts
+        if alert.event.kind == "new_alert"
+        for agent_id in alert.matched
+    }
+    agents = await _agents(session, wanted)
+    state = await _load_state(session, alerts, agents)
+    openings: list[Opening] = []
+    result: list[list[Decided]] = []
+    for alert in alerts:
+        rows: list[Decided] = []
+        # The other subscribed agents are the alert's quiet ones (:func:`quiet_of`).
+        for agent_id in sorted(alert.matched) if alert.event.kind == "new_alert" else ():
+            row = _decide(state, alert, agents.get(agent_id), agent_id, openings)
+            if row is not None:
+                rows.append(row)
+        result.append(rows)
+    opened: list[tuple[int, bool]] = []
+    # In slices (a large group's openings in one statement could pass the driver's bound-value
+    # limit); a later slice finds the claims of an earlier one in the same transaction.
+    for start in range(0, len(openings), _SLICE):
+        opened += await open_investigations_detailed(session, openings[start : start + _SLICE])
+    if openings:
+        for rows in result:
+            for row in rows:
+                if row.opening is None:
+                    continue
+                pk, created = opened[row.opening]
+                row.investigation_id = pk
+                if row.decision == "matched" and not created:
+                    # A parallel path (the chat intake, a claim older than the window) held it.
+                    row.decision = "deduplicated"
+                    row.reason = "the agent is already investigating this incident"
+    return result
+
+
+#: Rows per insert statement.
+_CHUNK = 500
+
+
+@dataclass(frozen=True, slots=True)
+class NewAlert:
+    """An alert to record: where it came from (``source`` ``(type, remote_id)``; a chat message's
+    is ``("CHAT", <channel>)``), what the adapter read, its payload, and the agents subscribed to
+    the source and those whose criteria matched it."""
+
+    org_id: int
+    subscription_id: int | None
+    source: tuple[str, str]
+    event: AlertEvent
+    payload: str
+    subscribed: tuple[int, ...]
+    matched: tuple[int, ...]
+    now: datetime
+
+
+def alert_values(alert: NewAlert) -> dict[str, Any]:
+    """The ``alerts`` row of ``alert``: what the adapter read, and its quiet agents."""
+    event = alert.event
+    quiet_decision, quiet_agents = quiet_of(event, alert.subscribed, alert.matched)
+    return {
+        "org_id": alert.org_id,
+        "subscription_id": alert.subscription_id,
+        "source_type": alert.source[0][:32],
+        "source_remote_id": alert.source[1][:64],
+        "delivery_id": event.delivery_id[:255],
+        "kind": event.kind,
+        "event_type": event.event_type[:200],
+        "title": event.title[:200],
+        "service": event.service[:200],
+        "severity": event.severity[:64],
+        "dedup_key": event.dedup_key[:255],
+        "group_key": group_key_of(event),
+        "match_text": event.match_text,
+        "payload": alert.payload,
+        "occurred_at": event.occurred_at,
+        "received_at": alert.now,
+        "quiet_decision": quiet_decision,
+        "quiet_agents": quiet_agents,
+    }
+
+
+async def record_alerts(session: AsyncSession, alerts: Sequence[NewAlert]) -> list[list[Decided]]:
+    """Store ``alerts`` (in order), decide for each agent whose criteria matched each, open the
+    investigations of the ``matched`` ones and store the decisions, in ``session``'s transaction
+    (the caller commits); each alert's decision rows (:func:`decide_and_open`).
+
+    The alerts are inserted first: on SQLite that write takes the write lock, so the decisions'
+    reads (caps, groups, budgets) see every committed opening and no other writer commits before
+    this transaction does."""
+    if not alerts:
+        return []
+    table = Alert.__table__
+    values = [alert_values(alert) for alert in alerts]
+    alert_ids: list[int] = []
+    for start in range(0, len(values), _CHUNK):
+        inserted = await session.execute(
+            table.insert().returning(table.c.id, sort_by_parameter_order=True),
+            values[start : start + _CHUNK],
+        )
+        alert_ids.extend(int(row[0]) for row in inserted.all())
+    candidates = [
+        CandidateAlert(
+            alert_id=alert_id,
+            org_id=alert.org_id,
+            event=alert.event,
+            payload=alert.payload,
+            subscribed=alert.subscribed,
+            matched=alert.matched,
+            now=alert.now,
+        )
+        for alert, alert_id in zip(alerts, alert_ids, strict=True)
+    ]
+    decided = await decide_and_open(session, candidates)
+    rows = [item.values() for per_alert in decided for item in per_alert]
+    for start in range(0, len(rows), _CHUNK):
+        await session.execute(AlertDecision.__table__.insert(), rows[start : start + _CHUNK])
+    return decided

@@ -1,0 +1,361 @@
+"""The alert log (DESIGN 7): reading stored alerts and their decisions, explaining and dry-running
+criteria over them, investigating one on request, and pruning old ones.
+
+The alerts and decisions are written by the intake (:mod:`sleuth_shell.alerts.decisions`, in the
+group-commit transaction); everything that reads them (the API, the pages, the retention job)
+calls this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, delete, exists, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from sleuth_core.matching import MatchIndex, explain
+from sleuth_shell.billing.budgets import automated_use
+from sleuth_shell.db.models import (
+    Alert,
+    AlertDecision,
+    AlertResponder,
+    ChatDelivery,
+    TeamBudget,
+    WebhookDelivery,
+)
+from sleuth_shell.investigations import Opening, open_investigations_detailed
+
+__all__ = [
+    "DECISIONS",
+    "DRY_RUN_DEFAULT",
+    "DRY_RUN_EXAMPLES",
+    "DRY_RUN_MAX",
+    "GLOBAL_TYPE",
+    "InvestigateRefused",
+    "StoredAlert",
+    "alerts_of_investigation",
+    "dry_run",
+    "investigate_alert",
+    "list_alerts",
+    "prune_alert_log",
+    "read_alert",
+    "retention_cutoff",
+    "trace_alert",
+]
+
+GLOBAL_TYPE = "Alert"
+#: Every decision, in the order they are checked (``lifecycle`` stands apart).
+DECISIONS: tuple[str, ...] = (
+    "not_matched",
+    "paused",
+    "suppressed",
+    "recorded",
+    "deduplicated",
+    "grouped",
+    "over_budget",
+    "capped",
+    "matched",
+    "lifecycle",
+)
+#: Stored alerts a dry run examines by default, and at most.
+DRY_RUN_DEFAULT = 500
+DRY_RUN_MAX = 10_000
+#: Most examples a dry run returns.
+DRY_RUN_EXAMPLES = 20
+#: Decisions that name an investigation.
+WITH_INVESTIGATION = frozenset({"matched", "deduplicated", "grouped"})
+
+
+@dataclass(frozen=True, slots=True)
+class StoredAlert:
+    """An alert and its decisions (``(agent pk, decision, reason, investigation pk)``)."""
+
+    alert: Alert
+    decisions: list[tuple[int, str, str, int | None]]
+
+
+#: The decisions stored with the alert (its ``quiet_agents``), not as rows.
+QUIET = frozenset({"not_matched", "lifecycle"})
+
+
+def _quiet(alert: Alert) -> list[tuple[int, str, str, int | None]]:
+    if not alert.quiet_agents:
+        return []
+    decision = alert.quiet_decision
+    if decision == "lifecycle":
+        reason = f"{alert.event_type or 'lifecycle event'}: a lifecycle event starts nothing"
+    elif alert.kind != "new_alert":
+        reason = f"not an alert ({alert.event_type or 'ignored event'})"
+    else:
+        reason = "the agent's matching criteria do not match the alert"
+    return [
+        (int(agent), decision, reason, None) for agent in alert.quiet_agents.strip(",").split(",")
+    ]
+
+
+async def _with_decisions(session: AsyncSession, rows: Sequence[Alert]) -> list[StoredAlert]:
+    if not rows:
+        return []
+    found: dict[int, list[tuple[int, str, str, int | None]]] = {row.id: _quiet(row) for row in rows}
+    decisions = await session.execute(
+        select(
+            AlertDecision.alert_id,
+            AlertDecision.alert_responder_id,
+            AlertDecision.decision,
+            AlertDecision.reason,
+            AlertDecision.investigation_id,
+        )
+        .where(AlertDecision.alert_id.in_(list(found)))
+        .order_by(AlertDecision.alert_id, AlertDecision.alert_responder_id)
+    )
+    for alert_id, agent_id, decision, reason, investigation_id in decisions.all():
+        found[int(alert_id)].append((int(agent_id), decision, reason, investigation_id))
+    return [StoredAlert(row, sorted(found[row.id])) for row in rows]
+
+
+def _decided(org_id: int, agent_id: int | None, decision: str | None) -> Any:
+    """The condition "``agent_id`` (any, when None) decided ``decision`` (any, when None)"."""
+    row = select(AlertDecision.id).where(
+        AlertDecision.alert_id == Alert.id, AlertDecision.org_id == org_id
+    )
+    if agent_id is not None:
+        row = row.where(AlertDecision.alert_responder_id == agent_id)
+    quiet = Alert.quiet_agents != ""
+    if agent_id is not None:
+        quiet = Alert.quiet_agents.like(f"%,{int(agent_id)},%")
+    if decision is None:
+        return or_(exists(row), quiet)
+    if decision in QUIET:
+        return and_(Alert.quiet_decision == decision, quiet)
+    return exists(row.where(AlertDecision.decision == decision))
+
+
+async def list_alerts(
+    session: AsyncSession,
+    org_id: int,
+    *,
+    limit: int,
+    after: tuple[datetime, int] | None = None,
+    agent_id: int | None = None,
+    decision: str | None = None,
+) -> tuple[list[StoredAlert], bool]:
+    """At most ``limit`` of the organization's alerts, newest first (by receipt, then id), older
+    than ``after`` (``(received_at, id)`` of the previous page's last); only those on which
+    ``agent_id`` decided (``decision`` when given: any agent's, or that agent's); and whether
+    older ones remain."""
+    query = select(Alert).where(Alert.org_id == org_id)
+    if agent_id is not None or decision is not None:
+        query = query.where(_decided(org_id, agent_id, decision))
+    if after is not None:
+        query = query.where(
+            or_(
+                Alert.received_at < after[0],
+                and_(Alert.received_at == after[0], Alert.id < after[1]),
+            )
+        )
+    query = query.order_by(Alert.received_at.desc(), Alert.id.desc()).limit(limit + 1)
+    rows = list((await session.scalars(query)).all())
+    return await _with_decisions(session, rows[:limit]), len(rows) > limit
+
+
+async def read_alert(session: AsyncSession, org_id: int, pk: int) -> StoredAlert | None:
+    """One alert of the organization with its decisions, or None."""
+    row = await session.scalar(select(Alert).where(Alert.id == pk, Alert.org_id == org_id))
+    if row is None:
+        return None
+    return (await _with_decisions(session, [row]))[0]
+
+
+async def alerts_of_investigation(
+    session: AsyncSession, org_id: int, investigation_id: int
+) -> list[StoredAlert]:
+    """The alerts an investigation covers (it was opened, reused or joined for them), oldest
+    first."""
+    rows = (
+        await session.scalars(
+            select(Alert)
+            .where(
+                Alert.org_id == org_id,
+                exists(
+                    select(AlertDecision.id).where(
+                        AlertDecision.alert_id == Alert.id,
+                        AlertDecision.investigation_id == investigation_id,
+                    )
+                ),
+            )
+            .order_by(Alert.received_at, Alert.id)
+        )
+    ).all()
+    return await _with_decisions(session, list(rows))
+
+
+def trace_alert(rules: Mapping[str, Any], text: str) -> dict[str, Any]:
+    """``{matched, text, trace}`` of ``rules`` against ``text`` (a stored alert's
+    ``match_text``, or any text)."""
+    trace = explain(rules, text)
+    return {"matched": trace["matched"], "text": text, "trace": trace}
+
+
+async def dry_run(
+    session: AsyncSession,
+    org_id: int,
+    rules: Mapping[str, Any],
+    *,
+    sources: Sequence[tuple[str, str]] = (),
+    limit: int = DRY_RUN_DEFAULT,
+) -> dict[str, Any]:
+    """What ``rules`` would have matched among the organization's newest ``limit`` stored alerts
+    (of ``sources`` when given): ``{examined, matched, examples: [{alert_id, title, trace}]}``.
+
+    The alerts are screened with the core's :class:`MatchIndex` (one prefilter pass per text),
+    and only the matches are traced, so 10,000 alerts take well under a second (see
+    docs/performance.md)."""
+    query = (
+        select(Alert.id, Alert.title, Alert.match_text)
+        .where(Alert.org_id == org_id, Alert.kind == "new_alert")
+        .order_by(Alert.received_at.desc(), Alert.id.desc())
+        .limit(max(1, min(limit, DRY_RUN_MAX)))
+    )
+    if sources:
+        pairs = [(Alert.source_type == t) & (Alert.source_remote_id == r) for t, r in sources]
+        condition = pairs[0]
+        for pair in pairs[1:]:
+            condition = condition | pair
+        query = query.where(condition)
+    rows = (await session.execute(query)).all()
+    index: MatchIndex[int] = MatchIndex()
+    index.add(0, dict(rules))
+    matched = 0
+    examples: list[tuple[int, str, dict[str, Any]]] = []
+    for pk, title, text in rows:
+        if not index.match(text):
+            continue
+        matched += 1
+        if len(examples) < DRY_RUN_EXAMPLES:
+            examples.append((int(pk), str(title), explain(rules, text)))
+    return {"examined": len(rows), "matched": matched, "examples": examples}
+
+
+class InvestigateRefused(Exception):
+    """``POST /alerts/{id}/investigate`` cannot start a run (the message says why: 400)."""
+
+
+async def investigate_alert(
+    session: AsyncSession,
+    org_id: int,
+    alert: Alert,
+    *,
+    agent_id: int | None,
+    now: datetime,
+) -> list[int]:
+    """Investigate a stored alert on request: with ``agent_id``, or (None) with every ACTIVE
+    agent whose criteria matched it (any decision but ``not_matched``, ``paused`` and
+    ``lifecycle``); open (or reuse) the investigation and make the decision ``matched``; the
+    investigation pks. Caps do not apply; the team's budget does. The caller commits.
+
+    Raises :class:`InvestigateRefused` when there is no such agent, it is not ACTIVE, or its
+    team's budget for the month is used."""
+    if alert.kind != "new_alert":
+        raise InvestigateRefused("Only new alerts can be investigated, not lifecycle events")
+    query = select(AlertResponder).where(AlertResponder.org_id == org_id)
+    if agent_id is not None:
+        query = query.where(AlertResponder.id == agent_id)
+    else:
+        matched = select(AlertDecision.alert_responder_id).where(
+            AlertDecision.alert_id == alert.id,
+            AlertDecision.decision.not_in(("not_matched", "paused", "lifecycle")),
+        )
+        query = query.where(AlertResponder.id.in_(matched), AlertResponder.status == "ACTIVE")
+    agents = list((await session.scalars(query.order_by(AlertResponder.id))).all())
+    if not agents:
+        raise InvestigateRefused(
+            "No alert agent matched this alert: give alert_responder_id"
+            if agent_id is None
+            else "Alert responder not found"
+        )
+    for agent in agents:
+        if agent.status != "ACTIVE":
+            raise InvestigateRefused(f"Alert responder {agent.name} is paused")
+    teams = {agent.team_id for agent in agents}
+    budgets = dict(
+        (
+            await session.execute(
+                select(TeamBudget.team_id, TeamBudget.credits).where(TeamBudget.team_id.in_(teams))
+            )
+        ).all()
+    )
+    if budgets:
+        used = await automated_use(session, set(budgets), now)
+        for team_id, budget in budgets.items():
+            if used.get(team_id, 0.0) >= float(budget):
+                raise InvestigateRefused(
+                    f"The team's budget of {float(budget):g} credits this month is used"
+                )
+    openings = [
+        Opening(
+            org_id=org_id,
+            agent=agent,
+            name=alert.title,
+            event_payload=alert.payload,
+            dedup_key=alert.dedup_key,
+            now=now,
+            group_key=alert.group_key,
+        )
+        for agent in agents
+    ]
+    opened = await open_investigations_detailed(session, openings)
+    ids: list[int] = []
+    for agent, (pk, _created) in zip(agents, opened, strict=True):
+        changed = await session.execute(
+            update(AlertDecision)
+            .where(
+                AlertDecision.alert_id == alert.id,
+                AlertDecision.alert_responder_id == agent.id,
+            )
+            .values(decision="matched", reason="investigated on request", investigation_id=pk)
+            .execution_options(synchronize_session=False)
+        )
+        if not changed.rowcount:  # type: ignore[attr-defined]
+            await session.execute(
+                AlertDecision.__table__.insert().values(
+                    alert_id=alert.id,
+                    org_id=org_id,
+                    alert_responder_id=agent.id,
+                    decision="matched",
+                    reason="investigated on request",
+                    investigation_id=pk,
+                )
+            )
+        if pk not in ids:
+            ids.append(pk)
+    return ids
+
+
+async def prune_alert_log(session: AsyncSession, older_than: datetime) -> dict[str, int]:
+    """Delete alerts (with their decisions) and webhook and chat delivery records received
+    before ``older_than``; how many rows of each. The caller commits."""
+    counts: dict[str, int] = {}
+    await session.execute(
+        delete(AlertDecision).where(
+            AlertDecision.alert_id.in_(select(Alert.id).where(Alert.received_at < older_than))
+        )
+    )
+    for name, statement in (
+        ("alerts", delete(Alert).where(Alert.received_at < older_than)),
+        (
+            "webhook_deliveries",
+            delete(WebhookDelivery).where(WebhookDelivery.received_at < older_than),
+        ),
+        ("chat_deliveries", delete(ChatDelivery).where(ChatDelivery.created_at < older_than)),
+    ):
+        result = await session.execute(statement.execution_options(synchronize_session=False))
+        counts[name] = int(result.rowcount or 0)  # type: ignore[attr-defined]
+    return counts
+
+
+def retention_cutoff(now: datetime, days: int) -> datetime:
+    """The oldest receipt time kept when alerts are kept ``days`` days."""
+    return now - timedelta(days=days)
