@@ -73,3 +73,4 @@ _.rejected_spans  # protobuf field set (shell/src/sleuth_shell/api/otlp.py: the 
 offset_ms  # read by web/templates/trace.html (shell/src/sleuth_shell/web/traces.py:53)
 x  # read by web/templates/trace.html (shell/src/sleuth_shell/web/traces.py:54)
 y  # read by web/templates/trace.html (shell/src/sleuth_shell/web/traces.py:56)
+examined  # unused variable (shell/src/sleuth_shell/api/alerts.py:137)
