@@ -27,6 +27,7 @@ import uuid
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -221,3 +222,16 @@ def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -
         yield f"{databases.base}/{name}"
     finally:
         databases.give_back(name)
+
+
+@pytest.fixture(scope="session")
+def prometheus_incident(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[str, Any]]:
+    """Debian's Prometheus holding the incident of ``prometheus_harness`` (one per test
+    process: its tests share the ``prometheus`` xdist group): ``(base URL, alert time)``."""
+    from prometheus_harness import alert_time, incident_openmetrics, prometheus
+
+    fired = alert_time()
+    with prometheus(tmp_path_factory.mktemp("prometheus"), incident_openmetrics(fired)) as url:
+        yield url, fired

@@ -44,6 +44,7 @@ LAYERS: dict[str, int] = {
     "sleuth_shell.billing": 40,
     "sleuth_shell.admin": 40,
     "sleuth_shell.changes": 40,
+    "sleuth_shell.datasources": 40,
     "sleuth_shell.demo": 45,  # loads its data through the stores' ingestion
     "sleuth_shell.jobs": 30,
     "sleuth_shell.agents.base": 20,

@@ -18,7 +18,14 @@ from litestar.template import TemplateConfig
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from sleuth_shell import __version__
-from sleuth_shell.agents.base import Agent, ChangeStore, KnowledgeSearch, LogStore, MetricStore
+from sleuth_shell.agents.base import (
+    Agent,
+    ChangeStore,
+    DataSources,
+    KnowledgeSearch,
+    LogStore,
+    MetricStore,
+)
 from sleuth_shell.api import api_router, otlp_router, root_routes
 from sleuth_shell.auth import (
     API_KEY_HEADER,
@@ -82,6 +89,7 @@ def create_app(
     logs: LogStore | None = None,
     changes: ChangeStore | None = None,
     metrics: MetricStore | None = None,
+    data_sources: DataSources | None = None,
     poster: HttpPoster | None = None,
     resolver: Resolver | None = None,
     worker_options: dict[str, object] | None = None,
@@ -94,7 +102,8 @@ def create_app(
     ``settings.database_url`` and is disposed on shutdown either way; the ``rate_limit`` store is
     Redis when ``settings.redis_url`` is set, else memory, and ``stores`` may replace it;
     ``clock`` (Unix seconds) is what the rate limiter reads. ``agent``,
-    ``knowledge``, ``logs``, ``changes``, ``metrics``, ``poster`` and ``resolver`` replace the
+    ``knowledge``, ``logs``, ``changes``, ``metrics``, ``data_sources``, ``poster`` and
+    ``resolver`` replace the
     service container's defaults
     (see :func:`sleuth_shell.services.build_services`); without ``agent`` the configured one is
     loaded now, and a configuration it refuses raises :class:`~sleuth_shell.config.ConfigError`.
@@ -113,6 +122,7 @@ def create_app(
         logs=logs,
         changes=changes,
         metrics=metrics,
+        data_sources=data_sources,
         poster=poster,
         resolver=resolver,
     )

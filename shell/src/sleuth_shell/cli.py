@@ -31,6 +31,7 @@ from sleuth_core.ids import encode_global_id
 from sleuth_shell import __version__, admin
 from sleuth_shell.agents.base import Agent
 from sleuth_shell.config import PLANS, ConfigError, Settings
+from sleuth_shell.datasources import store as datasource_store
 from sleuth_shell.db import create_engine, create_session_factory, migrate
 from sleuth_shell.domain import INTEGRATION_KINDS, SUBSCRIPTION_TYPES
 from sleuth_shell.gc_tuning import GcSettings, tune_for_serving
@@ -434,6 +435,83 @@ def remove_webhook(org: str, remote_id: str) -> None:
     settings = _admin_settings()
     row = _run(settings, lambda s: admin.remove_webhook(s, org, remote_id))
     _print(_webhook_json(settings, row))
+
+
+def _data_source_json(row: Any) -> dict[str, Any]:
+    """A data source as the API shows it (never its header values)."""
+    return {
+        "id": encode_global_id("DataSource", row.id),
+        "name": row.name,
+        "kind": row.kind,
+        "url": row.url,
+        "service_label": row.service_label,
+        "header_names": list(row.header_names or []),
+        "created_at": row.created_at,
+    }
+
+
+@admin_group.command("add-data-source")
+@click.argument("org")
+@click.option("--name", required=True)
+@click.option("--url", required=True, help="Base URL of a Prometheus-compatible HTTP API.")
+@click.option(
+    "--header",
+    "headers",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A header sent with every request (repeatable); stored encrypted, never printed.",
+)
+@click.option("--service-label", default=None, help="The label naming a service (default service).")
+def add_data_source(
+    org: str, name: str, url: str, headers: tuple[str, ...], service_label: str | None
+) -> None:
+    """Add a data source (kind prometheus) that investigations query, as POST
+    /api/v1/data-sources does (docs/data-sources.md)."""
+    settings = _admin_settings()
+    given: dict[str, str] = {}
+    for item in headers:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            # Never echoed: what was typed may hold the secret.
+            _fail("--header must be NAME=VALUE (e.g. Authorization=Bearer ...)")
+        given[key.strip()] = value
+    body: dict[str, Any] = {"name": name, "kind": "prometheus", "url": url, "headers": given}
+    if service_label is not None:
+        body["service_label"] = service_label
+
+    async def go() -> Any:
+        engine = create_engine(settings.database_url)
+        try:
+            sessions = create_session_factory(engine)
+            cipher = await datasource_store.load_cipher(sessions, settings.secret_key)
+            async with sessions() as session:
+                owner = await admin.get_org(session, org)
+                data = datasource_store.parse_create(body)
+                return await datasource_store.create(session, owner.id, data, cipher)
+        finally:
+            await engine.dispose()
+
+    try:
+        row = asyncio.run(go())
+    except (
+        admin.AdminError,
+        datasource_store.DataSourceError,
+        datasource_store.DataSourceConflict,
+    ) as exc:
+        _fail(str(exc))
+    _print(_data_source_json(row))
+
+
+@admin_group.command("list-data-sources")
+@click.argument("org")
+def list_data_sources(org: str) -> None:
+    """List ORG's data sources: {"items": [{id, name, kind, url, service_label, header_names,
+    created_at}]}."""
+
+    async def rows(session: AsyncSession) -> Any:
+        return await datasource_store.list_all(session, (await admin.get_org(session, org)).id)
+
+    _print({"items": [_data_source_json(r) for r in _run(_admin_settings(), rows)]})
 
 
 @admin_group.command("list-integrations")

@@ -4,7 +4,8 @@
 :func:`build_services` and pass it down (handlers get it as the ``services`` dependency, job
 handlers as ``ctx.services``). Every member is typed with its protocol, so a test swaps any of them
 by passing a fake to ``create_app`` (``agent=``, ``knowledge=``, ``logs=``, ``changes=``,
-``metrics=``, ``poster=``, ``resolver=``), never by assigning attributes after the build.
+``metrics=``, ``data_sources=``, ``poster=``, ``resolver=``), never by assigning attributes after
+the build.
 
 The agent is loaded here, once, when the container is built: an unknown ``SLEUTH_AGENT``, an
 invalid ``SLEUTH_AGENT_COSTS`` or an ``openai`` agent without its URL and model raise
@@ -26,6 +27,7 @@ from sleuth_shell.agents.base import (
     AgentContext,
     AgentError,
     ChangeStore,
+    DataSources,
     KnowledgeSearch,
     LogStore,
     MetricStore,
@@ -35,6 +37,7 @@ from sleuth_shell.agents.registry import UnknownAgentError, load_agent
 from sleuth_shell.agents.sources import CostModel
 from sleuth_shell.changes.store import SqlChangeStore
 from sleuth_shell.config import ConfigError, Settings
+from sleuth_shell.datasources.pull import PrometheusPull
 from sleuth_shell.db.models import utcnow
 from sleuth_shell.jobs import JobContext
 from sleuth_shell.knowledge.search import DatabaseKnowledgeSearch
@@ -65,6 +68,9 @@ class Services:
     """The metric series agents read (default: the database's metric series and points)."""
     traces: TraceStore
     """The spans agents read (default: the database's trace store)."""
+    data_sources: DataSources
+    """The organization's data sources agents query (default: the Prometheus-compatible sources
+    stored in the database, see :mod:`sleuth_shell.datasources`)."""
     poster: HttpPoster
     """The outbound HTTP seam of callbacks and alt webhooks."""
     resolver: Resolver
@@ -84,6 +90,7 @@ class Services:
             changes=self.changes,
             metrics=self.metrics,
             traces=self.traces,
+            data_sources=self.data_sources,
         )
 
     def backoff(self, attempt: int) -> float:
@@ -123,6 +130,7 @@ def build_services(
     changes: ChangeStore | None = None,
     metrics: MetricStore | None = None,
     traces: TraceStore | None = None,
+    data_sources: DataSources | None = None,
     poster: HttpPoster | None = None,
     resolver: Resolver | None = None,
     retry_base_seconds: float = 1.0,
@@ -142,6 +150,11 @@ def build_services(
         changes=changes if changes is not None else SqlChangeStore(sessions),
         metrics=metrics if metrics is not None else SqlMetricStore(sessions),
         traces=traces if traces is not None else SqlTraceStore(sessions),
+        data_sources=(
+            data_sources
+            if data_sources is not None
+            else PrometheusPull(sessions, settings.secret_key)
+        ),
         poster=poster if poster is not None else HttpxPoster(),
         resolver=resolver if resolver is not None else system_resolver,
         retry_base_seconds=retry_base_seconds,

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sleuth_core.intake import prometheus_expression
+
 __all__ = [
     "EARLIEST_INSTANT",
     "LATEST_INSTANT",
@@ -568,11 +570,15 @@ def extract_alert(payload: str) -> dict[str, Any]:
     """Pick the alert's title, service, severity and time out of a raw payload (JSON or text).
 
     Returns ``{"title": str|None, "service": str|None, "severity": str|None, "time":
-    datetime|None, "text": str}`` where ``text`` joins every string value (the payload itself when
-    it is not JSON). Keys are matched case-insensitively on the last path segment; the first match
-    in document order wins.
+    datetime|None, "expression": str|None, "text": str}`` where ``text`` joins every string value
+    (the payload itself when it is not JSON) and ``expression`` is the alert's own query: an
+    ``expression`` or ``expr`` member, else the ``g0.expr`` of a ``generatorURL`` (Prometheus
+    alerts through Alertmanager). Keys are matched case-insensitively on the last path segment;
+    the first match in document order wins.
     """
     found: dict[str, Any] = {"title": None, "service": None, "severity": None, "time": None}
+    expression: str | None = None
+    generated: str | None = None
     try:
         data = json.loads(payload)
     except (ValueError, TypeError):
@@ -593,10 +599,15 @@ def extract_alert(payload: str) -> dict[str, Any]:
                 found["severity"] = str(value).strip() or None
             elif found["time"] is None and key in _TIME_KEYS:
                 found["time"] = parse_timestamp(str(value))
+            elif expression is None and key in ("expression", "expr") and isinstance(value, str):
+                expression = value.strip() or None
+            elif generated is None and key == "generatorurl" and isinstance(value, str):
+                generated = prometheus_expression(value)
         text = "\n".join(strings)
     else:
         text = payload
     if found["time"] is None and (m := _ISO_RE.search(text)) is not None:
         found["time"] = parse_timestamp(m[0])
+    found["expression"] = expression or generated
     found["text"] = text
     return found

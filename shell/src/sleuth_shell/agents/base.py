@@ -16,6 +16,8 @@ passes in an `AgentContext` (built by ``Services.agent_context``).
 - `LogStore`: the org's observability data (application log records).
 - `ChangeStore`: the org's change records (deploys, commits, flag flips, config changes).
 - `MetricStore`: the org's metric series (error rates, latencies, saturation, any named series).
+- `DataSources`: the org's own observability systems (a Prometheus-compatible HTTP API), queried
+  at investigation time; what they answer comes back as `MetricSeries`, read like stored ones.
 
 All datetimes crossing these interfaces are timezone-aware UTC.
 """
@@ -40,6 +42,7 @@ __all__ = [
     "Classification",
     "ClassificationDecision",
     "ContextMessage",
+    "DataSources",
     "KnowledgeDocument",
     "KnowledgeHit",
     "KnowledgeSearch",
@@ -50,8 +53,12 @@ __all__ = [
     "MetricSeries",
     "MetricStore",
     "NoChanges",
+    "NoDataSources",
     "NoMetrics",
     "NoTraces",
+    "PullRequest",
+    "Pulled",
+    "PulledQuery",
     "SourceRecord",
     "Span",
     "TraceStore",
@@ -459,6 +466,79 @@ class NoMetrics:
 
 
 @dataclass(frozen=True)
+class PullRequest:
+    """What to read from the data sources: the services of the failure (most relevant first),
+    the range, and the alert's own query expression when it carries one."""
+
+    services: tuple[str, ...]
+    start: datetime
+    end: datetime
+    expression: str | None = None
+
+
+@dataclass(frozen=True)
+class PulledQuery:
+    """One query a data source answered, kept as evidence snapshot ``artifact_id``.
+
+    ``role`` is what the series show (``errors``, ``latency``, ``traffic``, ``saturation``, or
+    ``alert`` for the alert's own expression); ``series`` are the answer as `MetricSeries` (ids
+    0), read like stored series; ``step`` is in seconds.
+    """
+
+    source_name: str
+    source_url: str
+    promql: str
+    start: datetime
+    end: datetime
+    step: float
+    artifact_id: str
+    role: str
+    service: str
+    series: tuple[MetricSeries, ...]
+
+
+@dataclass(frozen=True)
+class Pulled:
+    """What the data sources answered: the queries (with their series), one sentence per source
+    that failed, was too slow or was cut short (markdown-safe text naming it), and how many
+    sources were consulted."""
+
+    queries: tuple[PulledQuery, ...] = ()
+    notes: tuple[str, ...] = ()
+    consulted: int = 0
+
+    @property
+    def series(self) -> list[MetricSeries]:
+        """Every pulled series, in query order."""
+        return [s for q in self.queries for s in q.series]
+
+    def query_of(self, service: str, name: str) -> PulledQuery | None:
+        """The query whose answer holds the series ``name`` of ``service``, or None."""
+        for query in self.queries:
+            if any(s.service == service and s.name == name for s in query.series):
+                return query
+        return None
+
+
+@runtime_checkable
+class DataSources(Protocol):
+    """The organization's data sources, queried over a range (every query time-boxed; a source
+    that fails or is slow is named in ``Pulled.notes`` and the others still answer)."""
+
+    async def pull(self, org_id: int, request: PullRequest) -> Pulled:
+        """Query every data source of the organization for ``request``; never raises for a
+        source's failure."""
+        ...
+
+
+class NoDataSources:
+    """`DataSources` with none configured (contexts built without them)."""
+
+    async def pull(self, org_id: int, request: PullRequest) -> Pulled:
+        return Pulled()
+
+
+@dataclass(frozen=True)
 class AgentContext:
     """What an agent run may read: whose data, the current time, and the stores.
 
@@ -474,6 +554,7 @@ class AgentContext:
     changes: ChangeStore = field(default_factory=NoChanges)
     metrics: MetricStore = field(default_factory=NoMetrics)
     traces: TraceStore = field(default_factory=NoTraces)
+    data_sources: DataSources = field(default_factory=NoDataSources)
 
 
 @runtime_checkable

@@ -1,7 +1,8 @@
 """Root-cause investigation for the embedded agent: gather evidence, run the engine, write it up.
 
 `gather` reads, for an alert (or a "why" question), the hours before it: per-service error
-histograms and distinct error messages (``ctx.logs``), metric series (``ctx.metrics``), change
+histograms and distinct error messages (``ctx.logs``), metric series (``ctx.metrics``, and the
+series the organization's data sources answer, ``ctx.data_sources``: read alike), change
 records and the commits deploys ship (``ctx.changes``), and status notices and the service
 catalog's dependency lines (``ctx.knowledge``). `sleuth_core.rca.analyze` finds the onset, ranks the
 suspects and gives the verdict; `report` writes markdown with the verdict in its first sentence,
@@ -34,7 +35,8 @@ from sleuth_core.rca import (
     message_template,
 )
 from sleuth_core.render import RenderedAnswer, render_answer
-from sleuth_shell.agents.base import AgentContext, ChangeRecord, KnowledgeHit, SourceRecord
+from sleuth_shell.agents.base import AgentContext, ChangeRecord, KnowledgeHit, Pulled, SourceRecord
+from sleuth_shell.agents.pulled import pull_for, pulled_section, pulled_source
 from sleuth_shell.agents.sources import (
     change_source,
     knowledge_source,
@@ -89,12 +91,13 @@ class Gathered:
     queries: int = 0
     searches: int = 0
     has_changes: bool = False
+    pulled: Pulled = field(default_factory=Pulled)
     asked: bool = False
     """A question about the window ``start``..``end``, not an alert: the report says so."""
 
     @property
     def has_data(self) -> bool:
-        return self.has_changes or bool(self.evidence.metrics)
+        return self.has_changes or bool(self.evidence.metrics) or self.pulled.consulted > 0
 
 
 def _catalog_dependencies(content: str, known: Sequence[str]) -> list[tuple[str, str]]:
@@ -122,11 +125,13 @@ async def gather(
     fired: datetime,
     text: str = "",
     known: Sequence[str] = (),
+    expression: str | None = None,
     window_start: datetime | None = None,
 ) -> Gathered:
     """Read what the engine needs for an alert that fired at ``fired`` (see the module doc), or
     for a question about the window ``window_start``..``fired`` (then only that window is read
-    for the onset, and the report speaks of the window, not of an alert)."""
+    for the onset, and the report speaks of the window, not of an alert); ``expression`` is the
+    alert's own query, read from the data sources too."""
     org = ctx.org_id
     asked = window_start is not None
     start = window_start if window_start is not None else fired - LOOKBACK
@@ -135,8 +140,12 @@ async def gather(
     # Changes and metrics first: without either there is nothing for the engine to reason over,
     # and the caller writes its log-only answer (these two empty look-ups are not charged).
     metrics = await ctx.metrics.query(org, start, end, None, None, 300)
+    pulled = await pull_for(
+        ctx, services=[service, *known], start=start, end=end, expression=expression
+    )
+    metrics = [*metrics, *pulled.series]
     records = await ctx.changes.query(org, fired - CHANGE_LOOKBACK, end, None, None, None, 1000)
-    if not metrics and not records:
+    if not metrics and not records and not pulled.consulted:
         return Gathered(Evidence(Alert(title, service, fired, text)), start, end, asked=asked)
     queries += 2
     bounds = await ctx.logs.time_bounds(org)
@@ -260,6 +269,7 @@ async def gather(
         queries,
         searches,
         has_changes=bool(records),
+        pulled=pulled,
         asked=asked,
     )
 
@@ -316,6 +326,9 @@ def report(
         return cite(change_source(0, change=record, public_url=public_url)) if record else ""
 
     def metric_cite(service: str, name: str) -> str:
+        pulled = gathered.pulled.query_of(service, name)
+        if pulled is not None:
+            return cite(pulled_source(pulled))
         return cite(
             metric_source(
                 0,
@@ -495,6 +508,9 @@ def report(
     else:
         before = "before the window's end" if gathered.asked else "before the alert"
         parts.append(f"## Suspects considered\n\nNo change records {before}.")
+    sources_section = pulled_section(gathered.pulled, cite)
+    if sources_section:
+        parts.append(sources_section)
     recovery = _recovery(analysis, ev.alert.fired_at, gathered, change_cite, cite_errors)
     if recovery:
         parts.append("## Recovery\n\n" + recovery)

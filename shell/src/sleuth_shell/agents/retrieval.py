@@ -17,7 +17,8 @@ What it does per operation:
   deploy that preceded the errors, or say that no cause is established. Follow-ups without a
   window or service take them from the previous user message. ``use_tools=False`` queries nothing
   and cites nothing: it answers from the conversation alone and says so.
-- ``investigate``: when the organization has change records or metrics, the root-cause engine's
+- ``investigate``: when the organization has change records or metrics (its data sources' too),
+  the root-cause engine's
   report (:mod:`sleuth_shell.agents.rca`: onset, suspects, verdict first, ``AgentResult.analysis``;
   "why" questions use it too). Otherwise it summarises the alert, compares error rates around the
   alert time with the six hours before, builds a timeline (changes, first warnings, first errors
@@ -396,8 +397,8 @@ class RetrievalAgent:
     ) -> AgentResult | None:
         """A "why" / "root cause" question answered by the root-cause engine, as if an alert on
         the named service fired at the end of the asked window (or now); None when there are no
-        change records or metrics to reason over, or no failure in them (the log answer is given
-        instead)."""
+        change records, metrics or data sources to reason over, or when the organization has logs
+        and the engine sees no failure (the log answer is given instead)."""
         ctx = run.ctx
         alert = extract_alert(question)
         fired = window.end if window is not None else alert["time"] or ctx.now
@@ -409,6 +410,7 @@ class RetrievalAgent:
             "service": (alert["service"] or (named[0] if named else "")),
             "text": alert["text"],
         }
+        # Without logs the engine's report is the answer even when it sees no failure.
         return await self._investigate_with_engine(
             run,
             payload["title"],
@@ -416,7 +418,7 @@ class RetrievalAgent:
             fired,
             named,
             summary=False,
-            need_failure=True,
+            need_failure=bool(known),
             window_start=window.start if window is not None else None,
         )
 
@@ -777,6 +779,7 @@ class RetrievalAgent:
             fired=fired,
             text=str(alert.get("text") or ""),
             known=await run.services(),
+            expression=alert.get("expression"),
             window_start=window_start,
         )
         traced = await trace_evidence.read_traces(ctx, gathered.start, gathered.end)

@@ -47,8 +47,10 @@ __all__ = [
     "ChangeRow",
     "ChatDelivery",
     "ChatMessage",
+    "DataSource",
     "Digest",
     "DigestRun",
+    "EvidenceSnapshot",
     "Interaction",
     "Investigation",
     "Job",
@@ -781,6 +783,59 @@ class ServerSecret(Base):
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(String(128), nullable=False)
     created_at: Mapped[datetime] = _created()
+
+
+class DataSource(Base):
+    """An observability system the agent queries at investigation time (``kind`` ``prometheus``:
+    any Prometheus-compatible HTTP API at ``url``).
+
+    ``headers`` is the AES-GCM ciphertext of the request headers' JSON (see
+    :mod:`sleuth_shell.datasources.crypto`), or null when there are none; ``header_names`` lists
+    their names (the values are never returned). ``service_label`` is the label that names a
+    service in the source's series.
+    """
+
+    __tablename__ = "data_sources"
+    __table_args__ = (UniqueConstraint("org_id", "name"), NEVER_REUSE_IDS)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = _org_fk()
+    name: Mapped[str] = mapped_column(String(200), nullable=False)
+    kind: Mapped[str] = mapped_column(String(32), nullable=False)
+    url: Mapped[str] = mapped_column(Text, nullable=False)
+    service_label: Mapped[str] = mapped_column(String(200), nullable=False)
+    headers: Mapped[str | None] = mapped_column(Text, nullable=True)
+    header_names: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
+    created_at: Mapped[datetime] = _created()
+    updated_at: Mapped[datetime] = _updated()
+
+
+class EvidenceSnapshot(Base):
+    """One query result an investigation or answer read from a data source, kept so its citation
+    can be re-checked after the source has dropped the data.
+
+    ``id`` is the ``artifact_id`` its source record carries (a random UUID, hex); ``points`` the
+    result as the source gave it; ``sha256`` the digest of the snapshot's canonical serialization
+    (:func:`sleuth_shell.datasources.snapshots.digest`). ``data_source_id`` is null once the source
+    is deleted; ``data_source_name`` and ``data_source_url`` keep what it was.
+    """
+
+    __tablename__ = "evidence_snapshots"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    org_id: Mapped[int] = _org_fk()
+    data_source_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("data_sources.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    data_source_name: Mapped[str] = mapped_column(String(200), nullable=False)
+    data_source_url: Mapped[str] = mapped_column(Text, nullable=False)
+    query: Mapped[str] = mapped_column(Text, nullable=False)
+    start: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    end: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    step: Mapped[float] = mapped_column(Float, nullable=False)
+    points: Mapped[list[Any]] = mapped_column(JSON, nullable=False)
+    sha256: Mapped[str] = mapped_column(String(64), nullable=False)
+    fetched_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
 
 
 class Alert(Base):

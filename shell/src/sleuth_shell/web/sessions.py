@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from sleuth_shell.db.models import ApiKey, Organization, ServerSecret, WebSession
+from sleuth_shell.db.models import ApiKey, Organization, WebSession
+from sleuth_shell.db.server_secrets import GENERATED_SECRET_NAME, load_server_secret
 
 __all__ = [
     "COOKIE_NAME",
@@ -61,7 +61,7 @@ LOGIN_CSRF_COOKIE = "sleuth_login_csrf"
 SESSION_LIFETIME = timedelta(hours=12)
 _MAX_TOKEN_LENGTH = 128
 #: The ``server_secrets`` row holding the generated signing secret.
-SIGNING_SECRET_NAME = "session_signing"
+SIGNING_SECRET_NAME = GENERATED_SECRET_NAME
 _KEY_CONTEXT = b"sleuth web session cookie v1"
 _SIGNATURE_CHARS = 43  # unpadded URL-safe base64 of 32 bytes
 
@@ -117,26 +117,10 @@ def verify_token(cookie: str | None, key: bytes) -> str | None:
 async def load_signing_key(
     factory: async_sessionmaker[AsyncSession], configured: str | None
 ) -> bytes:
-    """The cookie-signing key: from ``configured`` (``SLEUTH_SECRET_KEY``) when set, else from the
-    database's generated secret, created on first use (a node that loses the insert race reads
-    the winner's row, so every node ends up with the same key)."""
-    if configured:
-        return signing_key(configured)
-    async with factory() as session:
-        stored = await session.get(ServerSecret, SIGNING_SECRET_NAME)
-        if stored is not None:
-            return signing_key(stored.value)
-        session.add(ServerSecret(name=SIGNING_SECRET_NAME, value=secrets.token_urlsafe(48)))
-        try:
-            await session.commit()
-        except IntegrityError:
-            await session.rollback()
-        stored = (
-            await session.execute(
-                select(ServerSecret).where(ServerSecret.name == SIGNING_SECRET_NAME)
-            )
-        ).scalar_one()
-        return signing_key(stored.value)
+    """The cookie-signing key, derived from the server secret: ``configured``
+    (``SLEUTH_SECRET_KEY``) when set, else the database's generated secret
+    (:func:`sleuth_shell.db.server_secrets.load_server_secret`)."""
+    return signing_key(await load_server_secret(factory, configured))
 
 
 def _hash(token: str) -> str:
