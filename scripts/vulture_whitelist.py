@@ -74,3 +74,7 @@ offset_ms  # read by web/templates/trace.html (shell/src/sleuth_shell/web/traces
 x  # read by web/templates/trace.html (shell/src/sleuth_shell/web/traces.py:54)
 y  # read by web/templates/trace.html (shell/src/sleuth_shell/web/traces.py:56)
 examined  # unused variable (shell/src/sleuth_shell/api/alerts.py:137)
+data_source  # unused variable (shell/src/sleuth_shell/api/data_sources.py:71)
+add_data_source  # unused function (shell/src/sleuth_shell/cli.py:453)
+exc_type  # unused variable (shell/src/sleuth_shell/datasources/prometheus.py:84)
+tb  # unused variable (shell/src/sleuth_shell/datasources/prometheus.py:86)
