@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup lock test lint format bench bench-intake bench-http bench-jobs bench-interactions eval eval-rca demo clean
+.PHONY: setup lock test lint format bench bench-intake bench-otlp bench-http bench-jobs bench-interactions eval eval-rca demo clean
 
 setup: $(VENV)/.installed
 
@@ -53,6 +53,10 @@ eval-rca: setup
 # Alert intake throughput against a real `sleuth serve` (minutes; figures in docs/performance.md).
 bench-intake: setup
 	$(BIN)/python benchmarks/bench_intake.py $(BENCH_ARGS)
+
+# OTLP logs ingest against a real `sleuth serve` beside plain sqlite3 (about a minute).
+bench-otlp: setup
+	$(BIN)/python benchmarks/bench_otlp.py $(BENCH_ARGS)
 
 # Service benchmarks (docs/performance.md): real servers on fresh databases, several minutes each,
 # never part of `make test`. bench-http installs Debian's `wrk` when it is missing (needs root).

@@ -115,6 +115,10 @@ NOT_RUN: dict[tuple[str, str], str] = {
         "Alertmanager's receiver block: tests/e2e/test_alertmanager_e2e.py runs it in Debian's "
         "prometheus-alertmanager with the run's URL and secret"
     ),
+    ("opentelemetry.md", "receivers:"): (
+        "an OpenTelemetry Collector configuration (no Collector runs here); "
+        "tests/e2e/test_otlp_e2e.py parses it and sends to its otlphttp endpoint with its headers"
+    ),
 }
 
 #: Pages whose untagged (or ``text``) blocks are measured output, never programs: what the

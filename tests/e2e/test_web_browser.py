@@ -307,6 +307,54 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
     page.wait_for_load_state()
     _check_phone(page, "knowledge-document")
 
+    # A trace sent over OTLP (a span name carrying markup): the list, then the waterfall.
+    trace_id = "5b8efff798038103d269b633813fc60c"
+    spans = [
+        {
+            "traceId": trace_id,
+            "spanId": "eee19b7ec3c1b174",
+            "name": f"POST /checkout {XSS}",
+            "kind": 2,
+            "startTimeUnixNano": "1764000000000000000",
+            "endTimeUnixNano": "1764000000400000000",
+        },
+        {
+            "traceId": trace_id,
+            "spanId": "eee19b7ec3c1b175",
+            "parentSpanId": "eee19b7ec3c1b174",
+            "name": "charge card",
+            "kind": 3,
+            "startTimeUnixNano": "1764000000100000000",
+            "endTimeUnixNano": "1764000000300000000",
+            "status": {"code": 2, "message": "declined"},
+        },
+    ]
+    body = {
+        "resourceSpans": [
+            {
+                "resource": {
+                    "attributes": [{"key": "service.name", "value": {"stringValue": "checkout"}}]
+                },
+                "scopeSpans": [{"spans": spans}],
+            }
+        ]
+    }
+    sent = httpx.post(
+        f"{base}/otlp/v1/traces",
+        json=body,
+        headers={"Authorization": f"Bearer {site['user_key']}"},
+        timeout=30,
+    )
+    assert sent.status_code == 200, sent.text
+    page.goto(f"{base}/traces?from=2025-11-24T00:00:00Z")
+    _check_phone(page, "traces")
+    page.click("table a")
+    page.wait_for_load_state()
+    assert page.locator("svg.waterfall rect").count() == 2
+    assert page.locator("table tr").count() == 3  # the header and one row per span
+    assert "charge card" in page.inner_text("table")
+    _check_phone(page, "trace")
+
     # Sign out: the kept cookie opens nothing.
     page.click("button:has-text('Sign out')")
     page.wait_for_url(re.compile(r".*/login.*"))

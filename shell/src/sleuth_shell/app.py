@@ -26,7 +26,7 @@ from sleuth_shell.agents.base import (
     LogStore,
     MetricStore,
 )
-from sleuth_shell.api import api_router, root_routes
+from sleuth_shell.api import api_router, otlp_router, root_routes
 from sleuth_shell.auth import (
     API_KEY_HEADER,
     PrincipalCache,
@@ -157,7 +157,13 @@ def create_app(
         await close_rate_limit_store(all_stores[RATE_LIMIT_STORE])
 
     app = Litestar(
-        route_handlers=[*root_routes(), *page_routes(), api_router(), mcp.route()],
+        route_handlers=[
+            *root_routes(),
+            *page_routes(),
+            api_router(),
+            otlp_router(),
+            mcp.route(),
+        ],
         state=state,
         stores=all_stores,
         dependencies={

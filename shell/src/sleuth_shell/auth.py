@@ -1,7 +1,8 @@
 """API-key authentication.
 
 :func:`resolve_principal` resolves the ``X-Service-Org-Api-Key`` header of every HTTP request (on
-the MCP endpoint ``/mcp`` also ``Authorization: Bearer <key>``) to a
+the MCP endpoint ``/mcp`` and the OTLP/HTTP routes ``/otlp/...`` also ``Authorization: Bearer
+<key>``) to a
 :class:`Principal` (or to nothing) and records it in the scope; it never rejects a request itself,
 so the rate limiter can key on the organization. :func:`check_api_key` turns a missing or invalid
 key into 401 on the routes that require one (the ``/api/v1`` router) before the body is parsed.
@@ -70,6 +71,8 @@ log = logging.getLogger("sleuth.auth")
 #: The MCP endpoint (``/mcp``, ``/mcp/``) also takes ``Authorization: Bearer <key>``, as MCP clients
 #: send it, and never the sign-in cookie.
 _MCP_PATH = "/mcp"
+#: The OTLP/HTTP routes take ``Authorization: Bearer <key>`` too (``OTEL_EXPORTER_OTLP_HEADERS``).
+_OTLP_PREFIX = "/otlp/"
 
 #: Seconds a resolved API key is trusted without reading the database again (the revocation bound).
 PRINCIPAL_TTL = 5.0
@@ -292,7 +295,7 @@ async def resolve_principal(scope: Scope) -> None:
             break
         if name == b"authorization":
             bearer = value.decode("latin-1")
-    if not key and bearer and _is_mcp(scope):
+    if not key and bearer and (_is_mcp(scope) or scope["path"].startswith(_OTLP_PREFIX)):
         key = _bearer_key(bearer)
     principal = None
     if key:

@@ -56,6 +56,7 @@ from sleuth_core.errors import (
     InvalidSources,
 )
 from sleuth_shell.json_body import MAX_JSON_DEPTH, NOT_JSON, NOT_UTF8, TOO_DEEP
+from sleuth_shell.observability import otlp
 from sleuth_shell.web.render import PAGE_HEADERS, render
 
 __all__ = [
@@ -64,6 +65,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "NOT_JSON",
     "NOT_UTF8",
+    "OTLP_PREFIX",
     "TOO_DEEP",
     "ApiError",
     "ErrorBody",
@@ -75,6 +77,7 @@ __all__ = [
     "exception_handlers",
     "invalid_body_detail",
     "not_found",
+    "otlp_status_response",
 ]
 
 logger = logging.getLogger("sleuth.errors")
@@ -250,7 +253,35 @@ def _browser_error(request: Request[Any, Any, Any], response: Response[Any]) -> 
     )
 
 
+#: The OTLP/HTTP routes (``/otlp/v1/...``) answer every error as a ``google.rpc.Status``.
+OTLP_PREFIX = "/otlp/"
+
+
+def otlp_status_response(
+    request: Request[Any, Any, Any],
+    status: int,
+    message: str,
+    headers: dict[str, str] | None = None,
+    violations: tuple[tuple[str, str], ...] = (),
+) -> Response[bytes]:
+    """An OTLP error: a ``google.rpc.Status`` in the request's encoding (JSON for a JSON
+    request, else binary protobuf)."""
+    encoding = otlp.response_encoding(request.headers.get("content-type"))
+    return Response(
+        content=otlp.status_body(status, message, encoding, violations),
+        status_code=status,
+        media_type=encoding,
+        headers=headers,
+    )
+
+
 def _http_exception(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+    if request.url.path.startswith(OTLP_PREFIX):
+        # Raised before a route is found (an unknown path, a method other than POST).
+        detail = _DEFAULT_DETAILS.get(exc.status_code, exc.detail or "Error")
+        if isinstance(exc, MethodNotAllowedException):
+            detail = "Method not allowed: OTLP/HTTP takes POST"
+        return otlp_status_response(request, exc.status_code, detail, dict(exc.headers or {}))
     return _browser_error(request, _http_error(request, exc))
 
 

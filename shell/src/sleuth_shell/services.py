@@ -31,6 +31,7 @@ from sleuth_shell.agents.base import (
     KnowledgeSearch,
     LogStore,
     MetricStore,
+    TraceStore,
 )
 from sleuth_shell.agents.registry import UnknownAgentError, load_agent
 from sleuth_shell.agents.sources import CostModel
@@ -44,6 +45,7 @@ from sleuth_shell.notify.http import HttpPoster, HttpxPoster
 from sleuth_shell.notify.urls import Resolver, system_resolver
 from sleuth_shell.observability.metric_store import SqlMetricStore
 from sleuth_shell.observability.store import DatabaseLogStore
+from sleuth_shell.observability.traces import SqlTraceStore
 
 __all__ = ["Services", "build_services", "load_configured_agent", "services_of"]
 
@@ -64,6 +66,8 @@ class Services:
     """The change records agents read (default: the database's ``changes`` table)."""
     metrics: MetricStore
     """The metric series agents read (default: the database's metric series and points)."""
+    traces: TraceStore
+    """The spans agents read (default: the database's trace store)."""
     data_sources: DataSources
     """The organization's data sources agents query (default: the Prometheus-compatible sources
     stored in the database, see :mod:`sleuth_shell.datasources`)."""
@@ -85,6 +89,7 @@ class Services:
             public_url=self.settings.public_url.rstrip("/"),
             changes=self.changes,
             metrics=self.metrics,
+            traces=self.traces,
             data_sources=self.data_sources,
         )
 
@@ -124,6 +129,7 @@ def build_services(
     logs: LogStore | None = None,
     changes: ChangeStore | None = None,
     metrics: MetricStore | None = None,
+    traces: TraceStore | None = None,
     data_sources: DataSources | None = None,
     poster: HttpPoster | None = None,
     resolver: Resolver | None = None,
@@ -143,6 +149,7 @@ def build_services(
         logs=logs if logs is not None else DatabaseLogStore(sessions),
         changes=changes if changes is not None else SqlChangeStore(sessions),
         metrics=metrics if metrics is not None else SqlMetricStore(sessions),
+        traces=traces if traces is not None else SqlTraceStore(sessions),
         data_sources=(
             data_sources
             if data_sources is not None

@@ -55,10 +55,14 @@ __all__ = [
     "NoChanges",
     "NoDataSources",
     "NoMetrics",
+    "NoTraces",
     "PullRequest",
     "Pulled",
     "PulledQuery",
     "SourceRecord",
+    "Span",
+    "TraceStore",
+    "TraceSummary",
 ]
 
 SourceRecord = dict[str, Any]
@@ -156,6 +160,10 @@ class LogRecord:
     level: str
     message: str
     attributes: dict[str, Any] = field(default_factory=dict)
+    trace_id: str | None = None
+    """The trace it was written in (lower-case hex), when it came with one."""
+    span_id: str | None = None
+    """The span it was written in (lower-case hex), when it came with one."""
 
 
 class LogCount(NamedTuple):
@@ -344,6 +352,85 @@ class MetricStore(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Span:
+    """One span of a trace: ids in lower-case hex (``parent_span_id`` None for a root), ``kind``
+    (``server``, ``client``, ``internal``, ``producer``, ``consumer``, ``unspecified``), ``status``
+    ``ok``, ``error`` or ``unset``; ``events`` are ``{name, time, attributes}`` (an exception event
+    carries ``exception.type``, ``exception.message`` and ``exception.stacktrace``)."""
+
+    trace_id: str
+    span_id: str
+    parent_span_id: str | None
+    service: str
+    name: str
+    kind: str
+    start: datetime
+    duration_ms: float
+    status: str
+    status_message: str = ""
+    attributes: dict[str, Any] = field(default_factory=dict)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TraceSummary:
+    """One trace at a glance: its root span's service and name, when it started, how long it
+    lasted (earliest start to latest end), whether any span failed, how many spans it has."""
+
+    trace_id: str
+    root_service: str
+    root_name: str
+    start: datetime
+    duration_ms: float
+    error: bool
+    span_count: int
+
+
+@runtime_checkable
+class TraceStore(Protocol):
+    """Queries over an organization's spans; ``start`` inclusive, ``end`` exclusive."""
+
+    async def spans(
+        self,
+        org_id: int,
+        start: datetime,
+        end: datetime,
+        services: Sequence[str] | None = None,
+        *,
+        errors_only: bool = False,
+        min_duration_ms: float | None = None,
+        limit: int = 200,
+    ) -> list[Span]:
+        """Spans starting in the range (of ``services``; failed ones only with ``errors_only``;
+        lasting at least ``min_duration_ms``), the longest first, at most ``limit``."""
+        ...
+
+    async def trace(self, org_id: int, trace_id: str) -> list[Span]:
+        """Every span of one trace, earliest first ([] when the trace is unknown)."""
+        ...
+
+
+class NoTraces:
+    """A `TraceStore` with no spans (contexts built without trace data)."""
+
+    async def spans(
+        self,
+        org_id: int,
+        start: datetime,
+        end: datetime,
+        services: Sequence[str] | None = None,
+        *,
+        errors_only: bool = False,
+        min_duration_ms: float | None = None,
+        limit: int = 200,
+    ) -> list[Span]:
+        return []
+
+    async def trace(self, org_id: int, trace_id: str) -> list[Span]:
+        return []
+
+
 class NoChanges:
     """A `ChangeStore` with no records (contexts built without change data)."""
 
@@ -466,6 +553,7 @@ class AgentContext:
     public_url: str
     changes: ChangeStore = field(default_factory=NoChanges)
     metrics: MetricStore = field(default_factory=NoMetrics)
+    traces: TraceStore = field(default_factory=NoTraces)
     data_sources: DataSources = field(default_factory=NoDataSources)
 
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sleuth_shell.agents import rca
+from sleuth_shell.agents import rca, trace_evidence
 from sleuth_shell.agents.base import (
     AgentContext,
     AgentResult,
@@ -782,9 +782,13 @@ class RetrievalAgent:
             expression=alert.get("expression"),
             window_start=window_start,
         )
-        run.log_queries += gathered.queries
+        traced = await trace_evidence.read_traces(ctx, gathered.start, gathered.end)
+        logged = {s.service for s in gathered.evidence.errors}
+        logged |= {s.service for s in gathered.evidence.signatures}
+        gathered.evidence = trace_evidence.add_to_evidence(gathered.evidence, traced)
+        run.log_queries += gathered.queries + traced.queries
         run.knowledge_searches += gathered.searches
-        if not gathered.has_data:
+        if not gathered.has_data and not traced.found:
             return None
         analysis = rca.run_engine(gathered)
         if need_failure and analysis.onset is None:
@@ -800,10 +804,17 @@ class RetrievalAgent:
                 f"Errors and warnings from {_desc(services)} {when}",
             )
 
+        cite_failures = trace_evidence.errors_citer(
+            traced, logged, cite_errors, run._cite, ctx.public_url
+        )
         body, evidence = rca.report(
-            gathered, analysis, run._cite, public_url=ctx.public_url, cite_errors=cite_errors
+            gathered, analysis, run._cite, public_url=ctx.public_url, cite_errors=cite_failures
         )
         parts = [body]
+        traces = trace_evidence.traces_section(traced, run._cite, ctx.public_url)
+        if traces:
+            parts.append(traces)
+            evidence += [i for i in trace_evidence.cited_ids(traces) if i not in evidence]
         if summary:
             parts.insert(1, self._alert_summary(title, alert, fired, mentioned))
         origin = analysis.service or service

@@ -35,9 +35,10 @@ from sleuth_shell.api import (
     webhooks,
 )
 from sleuth_shell.api.body import check_request_body
+from sleuth_shell.api.otlp import otlp_router
 from sleuth_shell.gate import API_KEY_REQUIRED
 
-__all__ = ["API_MODULES", "ROOT_MODULES", "api_router", "root_routes"]
+__all__ = ["API_MODULES", "ROOT_MODULES", "api_router", "otlp_router", "root_routes"]
 
 #: Modules served under ``/api/v1``.
 API_MODULES: tuple[ModuleType, ...] = (

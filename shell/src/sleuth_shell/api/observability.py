@@ -1,9 +1,13 @@
 """Observability data in: ``POST /api/v1/observability/logs`` (application log records) and
 ``POST /api/v1/observability/metrics`` (metric points); ``GET /api/v1/observability/metrics``
-reads metric series back with their points."""
+reads metric series back with their points, ``GET /api/v1/observability/logs`` log records (newest
+first, however they came in), ``GET /api/v1/observability/traces`` trace summaries and
+``GET /api/v1/observability/traces/{trace_id}`` one trace's spans (sent over OTLP,
+:mod:`sleuth_shell.api.otlp`)."""
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -11,18 +15,23 @@ import msgspec
 from litestar import Request, get, post
 from litestar.openapi.spec import Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
-from litestar.params import FromQuery
+from litestar.params import FromPath, FromQuery
 
+from sleuth_shell.agents.base import LOG_LEVELS
 from sleuth_shell.api.body import documented_json_body
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.api.knowledge import json_body
 from sleuth_shell.db.models import utcnow
-from sleuth_shell.errors import bad_request, error_responses
+from sleuth_shell.errors import bad_request, error_responses, not_found
 from sleuth_shell.observability import ingest, metric_ingest
 from sleuth_shell.observability.metric_store import SqlMetricStore
+from sleuth_shell.observability.store import DatabaseLogStore
+from sleuth_shell.observability.traces import SqlTraceStore
 from sleuth_shell.text import parse_instant
 
 __all__ = [
+    "DEFAULT_LOG_LIMIT",
+    "DEFAULT_TRACE_LIMIT",
     "DEFAULT_WINDOW",
     "MAX_RESPONSE_POINTS",
     "MAX_RESPONSE_SERIES",
@@ -206,4 +215,238 @@ async def query_metrics(
     )
 
 
-ROUTES = [ingest_logs, ingest_metrics, query_metrics]
+#: Log records one ``GET /api/v1/observability/logs`` returns by default, and at most.
+DEFAULT_LOG_LIMIT = 100
+MAX_LOG_LIMIT = 1000
+#: Traces one ``GET /api/v1/observability/traces`` returns by default, and at most.
+DEFAULT_TRACE_LIMIT = 20
+MAX_TRACE_LIMIT = 100
+
+
+class LogItem(msgspec.Struct):
+    timestamp: datetime
+    service: str
+    level: str
+    message: str
+    attributes: dict[str, Any]
+    trace_id: str | None
+    span_id: str | None
+
+
+class LogList(msgspec.Struct):
+    records: list[LogItem]
+
+
+class TraceItem(msgspec.Struct):
+    trace_id: str
+    root_service: str
+    root_name: str
+    start: datetime
+    duration_ms: float
+    error: bool
+    span_count: int
+
+
+class TraceList(msgspec.Struct):
+    traces: list[TraceItem]
+
+
+class SpanItem(msgspec.Struct):
+    span_id: str
+    parent_span_id: str | None
+    service: str
+    name: str
+    kind: str
+    start: datetime
+    duration_ms: float
+    status: str
+    status_message: str
+    attributes: dict[str, Any]
+    events: list[dict[str, Any]]
+
+
+class TraceDetail(msgspec.Struct):
+    trace_id: str
+    spans: list[SpanItem]
+
+
+def _range(start: str | None, end: str | None) -> tuple[datetime, datetime]:
+    until = _time(end, "end") or utcnow()
+    since = _time(start, "start") or until - DEFAULT_WINDOW
+    if until <= since:
+        raise bad_request("Invalid time range: end must be after start")
+    return since, until
+
+
+def _limit(value: str | None, default: int, most: int) -> int:
+    if value is None or not value.strip():
+        return default
+    text = value.strip()
+    if not text.isdigit() or not 0 < int(text) <= most:
+        raise bad_request(f"Invalid limit: an integer from 1 to {most} is required")
+    return int(text)
+
+
+@get(
+    "/observability/logs",
+    operation_id="queryLogs",
+    tags=["observability"],
+    responses=error_responses(),
+)
+async def query_logs(
+    request: Request[Any, Any, Any],
+    principal: CurrentPrincipal,
+    service: FromQuery[str | None] = None,
+    level: FromQuery[str | None] = None,
+    start: FromQuery[str | None] = None,
+    end: FromQuery[str | None] = None,
+    q: FromQuery[str | None] = None,
+    limit: FromQuery[str | None] = None,
+) -> LogList:
+    """The organization's log records in ``[start, end)`` (ISO 8601 or Unix seconds; default: the
+    24 hours before now), newest first, however they came in (``POST /observability/logs``,
+    OTLP): of one ``service``, at one ``level``, whose message contains ``q`` (any case); at
+    most ``limit`` (default 100, at most 1000). ``trace_id`` and ``span_id`` are set for records
+    written in a span."""
+    since, until = _range(start, end)
+    levels = None
+    if level is not None and level.strip():
+        canonical = level.strip().upper()
+        canonical = ingest.LEVEL_ALIASES.get(canonical, canonical)
+        if canonical not in LOG_LEVELS:
+            raise bad_request(f"Invalid level: must be one of {', '.join(LOG_LEVELS)}")
+        levels = [canonical]
+    text = q.strip() if q is not None and q.strip() else None
+    if text is not None and ("\x00" in text or len(text) > 200):
+        raise bad_request("Invalid q: at most 200 characters, without NUL")
+    store = DatabaseLogStore(request.app.state.session_factory)
+    found = await store.newest(
+        principal.org_id,
+        since,
+        until,
+        services=_filter(service, "service"),
+        levels=levels,
+        text=text,
+        limit=_limit(limit, DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT),
+    )
+    return LogList(
+        records=[
+            LogItem(
+                timestamp=r.timestamp,
+                service=r.service,
+                level=r.level,
+                message=r.message,
+                attributes=r.attributes,
+                trace_id=r.trace_id,
+                span_id=r.span_id,
+            )
+            for r in found
+        ]
+    )
+
+
+@get(
+    "/observability/traces",
+    operation_id="listTraces",
+    tags=["observability"],
+    responses=error_responses(),
+)
+async def list_traces(
+    request: Request[Any, Any, Any],
+    principal: CurrentPrincipal,
+    service: FromQuery[str | None] = None,
+    start: FromQuery[str | None] = None,
+    end: FromQuery[str | None] = None,
+    status: FromQuery[str | None] = None,
+    min_duration_ms: FromQuery[str | None] = None,
+    limit: FromQuery[str | None] = None,
+) -> TraceList:
+    """Traces with a span starting in ``[start, end)`` (default: the 24 hours before now), the
+    most recent first: with a span of ``service``; with a failed span when ``status=error``;
+    whose longest span (the root, in a whole trace) lasts at least ``min_duration_ms``; at most
+    ``limit`` (default 20, at most 100). Ids are lower-case hex."""
+    since, until = _range(start, end)
+    wanted = (status or "").strip().lower()
+    if wanted not in ("", "error"):
+        raise bad_request("Invalid status: only error is supported")
+    least: float | None = None
+    if min_duration_ms is not None and min_duration_ms.strip():
+        least = parse_number(min_duration_ms)
+        if least is None or least < 0:
+            raise bad_request("Invalid min_duration_ms: a non-negative number is required")
+    services = _filter(service, "service")
+    store = SqlTraceStore(request.app.state.session_factory)
+    found = await store.traces(
+        principal.org_id,
+        since,
+        until,
+        services[0] if services else None,
+        errors_only=wanted == "error",
+        min_duration_ms=least,
+        limit=_limit(limit, DEFAULT_TRACE_LIMIT, MAX_TRACE_LIMIT),
+    )
+    return TraceList(
+        traces=[
+            TraceItem(
+                trace_id=t.trace_id,
+                root_service=t.root_service,
+                root_name=t.root_name,
+                start=t.start,
+                duration_ms=round(t.duration_ms, 3),
+                error=t.error,
+                span_count=t.span_count,
+            )
+            for t in found
+        ]
+    )
+
+
+@get(
+    "/observability/traces/{trace_id:str}",
+    operation_id="getTrace",
+    tags=["observability"],
+    responses=error_responses(404),
+)
+async def get_trace(
+    request: Request[Any, Any, Any], principal: CurrentPrincipal, trace_id: FromPath[str]
+) -> TraceDetail:
+    """One trace's spans, earliest first (404 ``Trace not found``)."""
+    store = SqlTraceStore(request.app.state.session_factory)
+    spans = await store.trace(principal.org_id, trace_id)
+    if not spans:
+        raise not_found("Trace")
+    return TraceDetail(
+        trace_id=spans[0].trace_id,
+        spans=[
+            SpanItem(
+                span_id=s.span_id,
+                parent_span_id=s.parent_span_id,
+                service=s.service,
+                name=s.name,
+                kind=s.kind,
+                start=s.start,
+                duration_ms=round(s.duration_ms, 3),
+                status=s.status,
+                status_message=s.status_message,
+                attributes=s.attributes,
+                events=s.events,
+            )
+            for s in spans
+        ],
+    )
+
+
+def parse_number(value: str) -> float | None:
+    """A finite decimal number, or None.
+
+    >>> parse_number("12.5"), parse_number("nan"), parse_number("x")
+    (12.5, None, None)
+    """
+    try:
+        number = float(value.strip())
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+ROUTES = [ingest_logs, ingest_metrics, query_metrics, query_logs, list_traces, get_trace]

@@ -19,6 +19,7 @@ carries itself, the engine's bind processors and the result processors of the co
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Select
@@ -59,6 +60,29 @@ class CompiledStatement:
             value = params[name] if name in params else self.defaults[name]
             processor = self.bind.get(name)
             out.append(processor(value) if processor is not None else value)
+        return out
+
+    def arguments_many(self, rows: Sequence[Mapping[str, Any]]) -> list[Any]:
+        """:meth:`arguments` of every row (each row must give every parameter), for an
+        ``executemany``: the values fetched by one ``itemgetter`` per row, the bind processors
+        applied to the columns that have one."""
+        if not self.order:
+            return [() for _ in rows]
+        getter = itemgetter(*self.order)
+        processed = [(i, self.bind[name]) for i, name in enumerate(self.order) if name in self.bind]
+        if len(self.order) == 1:
+            singles = [(getter(row),) for row in rows]
+            if not processed:
+                return singles
+            return [(processed[0][1](value),) for (value,) in singles]
+        if not processed:
+            return [getter(row) for row in rows]
+        out = []
+        for row in rows:
+            values = list(getter(row))
+            for i, processor in processed:
+                values[i] = processor(values[i])
+            out.append(values)
         return out
 
     def values(self, values: Sequence[Any]) -> tuple[Any, ...]:

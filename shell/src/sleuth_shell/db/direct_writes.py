@@ -22,7 +22,7 @@ plan) is rolled back before its connection goes back to the pool.
 from __future__ import annotations
 
 import weakref
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -33,7 +33,7 @@ from sqlalchemy.util import greenlet_spawn
 
 from sleuth_shell.db.compiled import CompiledStatement
 
-__all__ = ["DirectTransaction", "DirectWriter", "direct_writer"]
+__all__ = ["DirectTransaction", "DirectWriter", "direct_writer", "engine_direct_writer"]
 
 
 class DirectTransaction:
@@ -54,6 +54,16 @@ class DirectTransaction:
             if not compiled.names:
                 return []
             return [compiled.row(values) for values in await cursor.fetchall()]
+        finally:
+            await cursor.close()
+
+    async def execute_many(self, statement: Any, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Run ``statement`` (a prebuilt Core ``INSERT`` with named bound parameters) once per
+        row, as one ``executemany``."""
+        compiled = self._writer.compiled(statement)
+        cursor = await self._driver.cursor()
+        try:
+            await cursor.executemany(compiled.sql, compiled.arguments_many(rows))
         finally:
             await cursor.close()
 
@@ -106,7 +116,11 @@ def direct_writer(sessions: async_sessionmaker[AsyncSession]) -> DirectWriter | 
     """The :class:`DirectWriter` of the sessions' engine when it is SQLite through aiosqlite
     (the engines of :func:`~sleuth_shell.db.engine.create_engine` connect with
     :func:`~sleuth_shell.db.sqlite_reads.connect_inline_reads`), else ``None``."""
-    engine = sessions.kw.get("bind")
+    return engine_direct_writer(sessions.kw.get("bind"))
+
+
+def engine_direct_writer(engine: Any) -> DirectWriter | None:
+    """:func:`direct_writer` for an engine (a session's ``bind``)."""
     if not isinstance(engine, AsyncEngine):
         return None
     sync_engine = engine.sync_engine

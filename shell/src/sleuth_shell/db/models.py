@@ -60,6 +60,7 @@ __all__ = [
     "MetricSeriesRow",
     "NotificationIntegration",
     "Organization",
+    "SpanRow",
     "Suppression",
     "Team",
     "TeamBudget",
@@ -105,9 +106,10 @@ class UTCDateTime(TypeDecorator[datetime]):
     def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=UTC)
-        value = value.astimezone(UTC)
+        if value.tzinfo is not UTC:  # already UTC (the common case): nothing to convert
+            if value.tzinfo is None:
+                value = value.replace(tzinfo=UTC)
+            value = value.astimezone(UTC)
         return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
@@ -477,6 +479,44 @@ class LogRecord(Base):
     level: Mapped[str] = mapped_column(String(32), nullable=False)
     message: Mapped[str] = mapped_column(Text, nullable=False)
     attributes: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    trace_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """The trace the record was written in (32 lower-case hex digits), when it came with one."""
+    span_id: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    """The span the record was written in (16 lower-case hex digits), when it came with one."""
+
+
+class SpanRow(Base):
+    """One span of a trace (OTLP ``/otlp/v1/traces``). ``(org_id, trace_id, span_id)`` is unique:
+    a span sent again replaces the stored one. Ids are lower-case hex; ``parent_span_id`` is None
+    for a root span; ``status`` is ``ok``, ``error`` or ``unset``; ``events`` lists the span's
+    events (``{name, time, attributes}``; exceptions carry ``exception.type``,
+    ``exception.message`` and ``exception.stacktrace``)."""
+
+    __tablename__ = "spans"
+    __table_args__ = (
+        Index(None, "org_id", "trace_id", "span_id", unique=True),
+        Index(None, "org_id", "start"),
+        Index(None, "org_id", "service", "start"),
+        NEVER_REUSE_IDS,
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False
+    )
+    trace_id: Mapped[str] = mapped_column(String(32), nullable=False)
+    span_id: Mapped[str] = mapped_column(String(16), nullable=False)
+    parent_span_id: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    service: Mapped[str] = mapped_column(String(200), nullable=False)
+    name: Mapped[str] = mapped_column(Text, nullable=False)
+    kind: Mapped[str] = mapped_column(String(16), nullable=False)
+    start: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    duration_ms: Mapped[float] = mapped_column(Float, nullable=False)
+    status: Mapped[str] = mapped_column(String(8), nullable=False)
+    status_message: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    attributes: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    resource: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False, default=dict)
+    events: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
 
 
 class ChangeRow(Base):

@@ -1,7 +1,7 @@
 """webhook subscriptions: the service a change source records its changes on
 
 Revision ID: 0019
-Revises: 0016
+Revises: 0017
 Create Date: 2026-11-26
 
 Adds the nullable ``webhook_subscriptions.service``: for ``GITHUB`` and ``GITLAB`` subscriptions,
@@ -18,7 +18,7 @@ from alembic import op
 
 
 revision: str = '0019'
-down_revision: str | None = '0016'
+down_revision: str | None = '0017'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
