@@ -73,3 +73,5 @@ _.rejected_spans  # protobuf field set (shell/src/sleuth_shell/api/otlp.py: the 
 offset_ms  # read by web/templates/trace.html (shell/src/sleuth_shell/web/traces.py:53)
 x  # read by web/templates/trace.html (shell/src/sleuth_shell/web/traces.py:54)
 y  # read by web/templates/trace.html (shell/src/sleuth_shell/web/traces.py:56)
+data_source  # unused variable (shell/src/sleuth_shell/api/data_sources.py:71)
+add_data_source  # unused function (shell/src/sleuth_shell/cli.py:453)
