@@ -41,12 +41,12 @@ format: setup
 bench: setup
 	$(BIN)/python -m pytest benchmarks --benchmark-only --benchmark-columns=min,median,mean,rounds -q
 
-# Answer-quality evaluation of the embedded agent (evals/README.md): per-kind scores, both splits.
+# Answer-quality evaluation of the embedded agent (evals/README.md): per-kind scores, each split alone.
 eval: setup
 	PYTHONPATH=core/src:shell/src:. $(BIN)/python -m evals.run $(EVAL_ARGS)
 
-# Root-cause evaluation (evals/rca/README.md): culprit named, innocent blamed, abstention, both
-# splits, next to naive baselines. EVAL_ARGS=-v lists the tune split's failures.
+# Root-cause evaluation (evals/rca/README.md): culprit named, innocent and decoys blamed, abstention,
+# category, each split alone, next to naive baselines. EVAL_ARGS=-v lists the tune splits' failures.
 eval-rca: setup
 	PYTHONPATH=core/src:shell/src:. $(BIN)/python -m evals.rca_run $(EVAL_ARGS)
 

@@ -1,20 +1,22 @@
-"""The root-cause evaluation (issue 10, item 7): `make eval-rca`.
+"""The root-cause evaluation (issue 10, item 7; issue 23): `make eval-rca`.
 
 Run it as ``PYTHONPATH=core/src:shell/src:. python -m evals.rca_run`` from the repository root.
-For each frozen incident of ``evals/rca/tune`` and ``evals/rca/heldout`` (format and truth:
+For each frozen incident of ``evals/rca/tune``, ``evals/rca/heldout`` and the outside-vocabulary
+splits ``evals/rca/tune_ext`` and ``evals/rca/heldout_ext`` (format and truth:
 ``evals/rca/README.md``) it makes an organization with an API key in a throw-away SQLite database,
 ingests the incident through the real HTTP API in process (knowledge documents, logs, metrics,
 changes), runs the investigation the way the product does
 (``services.agent.investigate(...)``, reading ``result.analysis``) and asks "Investigate this alert
-and name the root cause" through ``services.agent.answer(...)``. Per split it prints the culprit
-named, innocent changes blamed, correct abstentions, outside causes named, valid evidence, answers
-leading with their verdict and the time per investigation, next to two naive baselines computed
-from the same data ("blame the latest deploy before the alert", "blame the alerting service's last
+and name the root cause" through ``services.agent.answer(...)``. Per split, each split alone, it
+prints the culprit named, innocent changes blamed, planted decoys blamed, wrong abstentions,
+correct abstentions, outside causes named, the failure category, valid evidence, answers leading
+with their verdict and the time per investigation, next to two naive baselines computed from the
+same data ("blame the latest deploy before the alert", "blame the alerting service's last
 deploy").
 
-``-v`` lists the tune split's failures; the held-out split is only ever scored. The exit status is
-non-zero when the run crashes (an agent raising, an ingestion request refused for a reason other
-than a missing endpoint), never for low scores.
+``-v`` lists the failures of the tune splits; the held-out splits are only ever scored. The exit
+status is non-zero when the run crashes (an agent raising, an ingestion request refused for a
+reason other than a missing endpoint), never for low scores.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -55,11 +58,25 @@ NO_CHANGE = re.compile(
     r"|\bnone of the (?:recent )?(?:changes|deploys|commits)",
     re.IGNORECASE,
 )
-METRICS = ("culprit", "innocent", "abstain", "external", "service", "evidence", "leads")
+METRICS = (
+    "culprit",
+    "innocent",
+    "decoys",
+    "wrong_abstain",
+    "abstain",
+    "external",
+    "category",
+    "service",
+    "evidence",
+    "leads",
+)
 HEADERS = {
     "culprit": "culprit",
     "innocent": "innocent",
+    "decoys": "decoys",
+    "wrong_abstain": "wrong.abs",
     "abstain": "abstain",
+    "category": "category",
     "external": "ext.named",
     "service": "service",
     "evidence": "evidence",
@@ -237,18 +254,31 @@ def named_ids(text: str, incident: dict[str, Any]) -> set[str]:
 
 
 def verdicts(incident: dict[str, Any], analysis: dict[str, Any] | None) -> dict[str, bool | None]:
-    """The per-incident verdicts of the analysis metrics (None: the metric does not apply)."""
+    """The per-incident verdicts of the analysis metrics (None: the metric does not apply).
+
+    ``decoys``: the verdict names one of the planted innocent changes; ``wrong_abstain``: a
+    change-caused incident gets no change verdict; ``abstain``: an incident with no change at
+    fault (outside cause, nothing wrong, no cause in the data) gets no change id; ``category``:
+    ``analysis.category`` is the truth's (incidents without a truth category: not applicable; an
+    analysis without one: wrong)."""
     truth = incident["truth"]
     analysis = analysis or {}
     verdict = analysis.get("verdict")
     change_id = analysis.get("change_id")
     right = {truth["change_id"], *truth["accept"]} - {None}
     is_change = truth["verdict"] == "change"
+    blamed = verdict == "change" and bool(change_id)
+    abstained = verdict in ("external", "unknown", "healthy", "none") and not change_id
     return {
         "culprit": (change_id in right) if is_change else None,
         "innocent": verdict == "change" and change_id not in right,
-        "abstain": None if is_change else (verdict in ("external", "unknown") and not change_id),
-        "external": None if is_change else verdict == "external",
+        "decoys": blamed and change_id in truth.get("decoys", []),
+        "wrong_abstain": (not blamed) if is_change else None,
+        "abstain": None if is_change else abstained,
+        "external": verdict == "external" if truth["verdict"] == "external" else None,
+        "category": (analysis.get("category") == truth["category"])
+        if "category" in truth
+        else None,
         "service": analysis.get("service") == truth["service"],
     }
 
@@ -315,10 +345,19 @@ def _cell(value: float | None) -> str:
 
 def render(split: str, outcomes: Sequence[Outcome], *, verbose: bool = False) -> str:
     incidents = [o.incident for o in outcomes]
-    causes = sum(1 for i in incidents if i["truth"]["verdict"] == "change")
+    kinds = Counter(i["truth"]["verdict"] for i in incidents)
+    mix = ", ".join(
+        f"{kinds[v]} {text}"
+        for v, text in (
+            ("change", "caused by a change"),
+            ("external", "outside"),
+            ("healthy", "healthy"),
+            ("none", "no cause in the data"),
+        )
+        if kinds[v] or v in ("change", "external")
+    )
     lines = [
-        f"== {split} ({len(incidents)} incidents: {causes} caused by a change, "
-        f"{len(incidents) - causes} outside)",
+        f"== {split} ({len(incidents)} incidents: {mix})",
         f"{'':<30}" + "".join(f" {HEADERS[m]:>9}" for m in METRICS) + "  median s   max s",
     ]
     rows = [
@@ -340,13 +379,14 @@ def render(split: str, outcomes: Sequence[Outcome], *, verbose: bool = False) ->
     crashed = [o for o in outcomes if o.error]
     if crashed:
         lines.append(f"crashed: {len(crashed)} incident(s)")
-    if verbose and split == "tune":  # the held-out failures are never listed (no peeking)
+    if verbose and split.startswith("tune"):  # held-out failures are never listed (no peeking)
         for o in outcomes:
             marks = score(o)
             failed = [
                 m
                 for m, v in marks.items()
-                if m != "service" and (v is True if m == "innocent" else v is False)
+                if m != "service"
+                and (v is True if m in ("innocent", "decoys", "wrong_abstain") else v is False)
             ]
             if not failed and not o.error:
                 continue
@@ -354,12 +394,14 @@ def render(split: str, outcomes: Sequence[Outcome], *, verbose: bool = False) ->
             analysis = o.analysis or {}
             lines.append(f"  {o.incident['id']}: fails {failed}")
             lines.append(
-                f"      truth: {truth['verdict']} {truth['change_id'] or truth['external_cause']}"
+                f"      truth: {truth['verdict']} "
+                f"{truth['change_id'] or truth['external_cause'] or truth.get('healthy', '')}"
                 f" on {truth['service']}"
             )
             lines.append(
                 f"      got:   {analysis.get('verdict')} {analysis.get('change_id')} on "
-                f"{analysis.get('service')} ({analysis.get('confidence')})"
+                f"{analysis.get('service')} ({analysis.get('confidence')}), category "
+                f"{analysis.get('category')} (truth {truth.get('category', '-')})"
             )
             lines.append(f"      answer: {first_sentence(o.answer)[:160]!r}")
             if o.error:
@@ -371,7 +413,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--split", choices=[*SPLITS, "all"], default="all")
     parser.add_argument(
-        "-v", "--verbose", action="store_true", help="list each failure (tune split only)"
+        "-v", "--verbose", action="store_true", help="list each failure (tune splits only)"
     )
     args = parser.parse_args(argv)
     for name in ("mcp", "httpx"):

@@ -1,23 +1,32 @@
 """The answer-quality evaluation of the embedded ``retrieval`` agent (issue 9, item 7).
 
 Run it with ``make eval`` (or ``python -m evals.run`` from the repository root). It builds a
-throw-away SQLite database with two organizations, the shipped demo (Pebble & Pine, loaded at
-``DEMO_NOW``) and Kestrel Health (`evals.kestrel`, a second corpus with a different company,
-services and vocabulary), asks every question of ``questions_tune.json`` and
-``questions_heldout.json`` and prints, per split and per kind of question:
+throw-away SQLite database with three organizations, the shipped demo (Pebble & Pine, loaded at
+``DEMO_NOW``), Kestrel Health (`evals.kestrel`, a second corpus with a different company,
+services and vocabulary) and Tidewater Freight (`evals.tidewater`, a third, written by an
+examiner who never read the agent), asks every question of ``questions_tune.json``,
+``questions_heldout.json``, ``questions_tune_ext.json`` and ``questions_heldout_ext.json`` and
+prints, per split (each split alone) and per kind of question:
 
 - ``source``: the right source is cited. For a catalog question the first source the answer cites
   is the expected runbook; for a log or cause question some cited log query is for exactly the
   expected service (``services == [service]``) and its window overlaps the expected window.
-- ``facts``: every expected fact string appears in the answer (case-insensitive).
+- ``facts``: every expected fact string appears in the answer (case-insensitive), and none of
+  the question's ``absent`` strings (what a misread time window would bring in) does.
 - ``lead``: the expected facts already appear in the answer's first paragraph (the fact first).
 - ``abstain``: an unanswerable question gets "I could not find", no knowledge citation and no
   more credits than a lookup (run + one search); an answerable one does not get "I could not find".
 - ``support``: every citation supports its sentence (`check_support`): each code span, bold
   name, number and quoted line of a sentence appears in a source the sentence cites, and each
   timestamp lies in the cited log query's window.
+- ``parts``: for a multi-part question (a ``parts`` list, each part with its ``facts`` and
+  optionally its ``source``), every part is answered: its facts appear and its runbook is cited
+  somewhere in the answer.
+- ``category``: for a question with a ``category`` (the failure category of a "why" question),
+  the answer's ``analysis.category`` is that category (no analysis, or none stated: wrong).
 
-The held-out split is kept apart: it was written before tuning and is only ever scored.
+The held-out splits are kept apart: they were written before tuning and are only ever scored
+(``-v`` and ``--show`` act on the tune splits only).
 
 ``--agent openai`` (with ``SLEUTH_LLM_BASE_URL``/``SLEUTH_LLM_MODEL``/``SLEUTH_LLM_API_KEY`` set as
 for ``sleuth serve``) scores the LLM agent on the same questions with the same checks; its token
@@ -41,7 +50,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evals import kestrel
+from evals import kestrel, tidewater
+from sleuth_core.language import format_ts
 from sleuth_shell import admin
 from sleuth_shell.agents.base import Agent, AgentContext, AgentResult
 from sleuth_shell.agents.retrieval import RetrievalAgent
@@ -50,14 +60,18 @@ from sleuth_shell.db import create_engine, create_session_factory, models
 from sleuth_shell.db.migrate import migrate_async
 from sleuth_shell.demo import load_demo
 from sleuth_shell.services import Services, build_services, load_configured_agent
-from sleuth_shell.text import format_ts
 
 HERE = Path(__file__).parent
-SPLITS = {"tune": HERE / "questions_tune.json", "held-out": HERE / "questions_heldout.json"}
+SPLITS = {
+    "tune": HERE / "questions_tune.json",
+    "held-out": HERE / "questions_heldout.json",
+    "tune-ext": HERE / "questions_tune_ext.json",
+    "held-out-ext": HERE / "questions_heldout_ext.json",
+}
 DEMO_NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 PUBLIC = "http://sleuth.eval"
 KINDS = ("fact", "logs", "cause", "abstain")
-METRICS = ("source", "facts", "lead", "abstain", "support")
+METRICS = ("source", "facts", "lead", "abstain", "support", "parts", "category")
 ABSTAIN = "i could not find"
 
 
@@ -73,6 +87,9 @@ class Outcome:
 
 
 def load_questions(split: str) -> list[dict[str, Any]]:
+    """The questions of ``split`` (none when its file does not exist yet)."""
+    if not SPLITS[split].exists():
+        return []
     data = json.loads(SPLITS[split].read_text(encoding="utf-8"))
     return list(data["questions"])
 
@@ -80,12 +97,13 @@ def load_questions(split: str) -> list[dict[str, Any]]:
 # --- the data -----------------------------------------------------------------------------------
 
 
-async def load_kestrel(session: Any, org_id: int) -> None:
+async def load_corpus(session: Any, org_id: int, corpus: Any) -> None:
+    """A written corpus (`evals.kestrel`, `evals.tidewater`): its runbooks and its logs."""
     session.add_all(
         models.KnowledgeDocument(org_id=org_id, title=title, content=content, url=None)
-        for title, content in kestrel.runbooks()
+        for title, content in corpus.runbooks()
     )
-    rows = [{"org_id": org_id, **record} for record in kestrel.generate_logs()]
+    rows = [{"org_id": org_id, **record} for record in corpus.generate_logs()]
     await session.execute(models.LogRecord.__table__.insert(), rows)
     await session.commit()
 
@@ -96,7 +114,7 @@ class Corpora:
     def __init__(self, services: Services, orgs: dict[str, int]) -> None:
         self.services = services
         self.orgs = orgs
-        self.now = {"demo": DEMO_NOW, "kestrel": kestrel.NOW}
+        self.now = {"demo": DEMO_NOW, "kestrel": kestrel.NOW, "tidewater": tidewater.NOW}
 
     def context(self, corpus: str) -> AgentContext:
         return self.services.agent_context(self.orgs[corpus], now=self.now[corpus])
@@ -110,12 +128,16 @@ async def build_corpora(directory: Path) -> tuple[Corpora, Any]:
     async with sessions() as session:
         demo = await admin.create_org(session, "eval-demo")
         other = await admin.create_org(session, "eval-kestrel")
-        demo_id, other_id = demo.id, other.id
+        third = await admin.create_org(session, "eval-tidewater")
+        demo_id, other_id, third_id = demo.id, other.id, third.id
         await load_demo(session, demo_id, now=DEMO_NOW)
     async with sessions() as session:
-        await load_kestrel(session, other_id)
+        await load_corpus(session, other_id, kestrel)
+    async with sessions() as session:
+        await load_corpus(session, third_id, tidewater)
     services = build_services(Settings(public_url=PUBLIC), sessions)
-    return Corpora(services, {"demo": demo_id, "kestrel": other_id}), engine
+    orgs = {"demo": demo_id, "kestrel": other_id, "tidewater": third_id}
+    return Corpora(services, orgs), engine
 
 
 # --- scoring ------------------------------------------------------------------------------------
@@ -319,11 +341,35 @@ async def score(corpora: Corpora, question: dict[str, Any], outcome: Outcome) ->
                 s["type"] == "logs" and _overlaps(dict(s), question["logs"]) for s in cited
             )
         missing = [f for f in question.get("facts", []) if f.lower() not in text]
-        verdicts["facts"] = not missing
+        present = [f for f in question.get("absent", []) if f.lower() in text]
+        verdicts["facts"] = not missing and not present
         lead = result.markdown.strip().split("\n\n", 1)[0].lower()
         verdicts["lead"] = all(f.lower() in lead for f in question.get("facts", []))
         if missing:
             outcome.problems.append(f"missing facts: {missing}")
+        if present:
+            outcome.problems.append(f"outside the asked window or question: {present}")
+    verdicts["parts"] = None
+    if question.get("parts"):
+        titles = {
+            s["display_text"].removeprefix("Runbook: ") for s in cited if s["type"] == "knowledge"
+        }
+        unanswered = [
+            n
+            for n, part in enumerate(question["parts"], 1)
+            if any(f.lower() not in text for f in part["facts"])
+            or ("source" in part and part["source"] not in titles)
+        ]
+        verdicts["parts"] = not unanswered
+        if unanswered:
+            outcome.problems.append(f"parts not answered: {unanswered}")
+    verdicts["category"] = None
+    if "category" in question:
+        analysis = getattr(result, "analysis", None) or {}
+        stated = analysis.get("category") if isinstance(analysis, dict) else None
+        verdicts["category"] = stated == question["category"]
+        if not verdicts["category"]:
+            outcome.problems.append(f"category {stated!r}, expected {question['category']!r}")
         if not verdicts["source"]:
             outcome.problems.append(f"cited: {[s['display_text'] for s in cited][:4]}")
     unsupported = await check_support(corpora, question["corpus"], result)
@@ -372,7 +418,7 @@ def render(split: str, outcomes: Sequence[Outcome], *, verbose: bool = False) ->
         lines.append(f"{kind:<8} {int(scores['n'] or 0):>3}  " + "  ".join(cells))
     times = [o.seconds * 1000 for o in outcomes]
     lines.append(f"latency: median {statistics.median(times):.0f} ms, max {max(times):.0f} ms")
-    if verbose and split != "held-out":  # the held-out failures are never listed (no peeking)
+    if verbose and not split.startswith("held-out"):  # held-out failures are never listed
         for o in outcomes:
             failed = [m for m, v in o.verdicts.items() if v is False]
             if failed:
@@ -387,7 +433,9 @@ async def run_all(splits: Sequence[str], agent: Agent | None = None) -> dict[str
         corpora, engine = await build_corpora(Path(directory))
         try:
             return {
-                split: await evaluate(corpora, agent, load_questions(split)) for split in splits
+                split: await evaluate(corpora, agent, load_questions(split))
+                for split in splits
+                if load_questions(split)
             }
         finally:
             await corpora.services.aclose()
@@ -418,7 +466,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for split, outcomes in results.items():
         print(render(split, outcomes, verbose=args.verbose))
         for o in outcomes:
-            if o.question["id"] == args.show and split != "held-out":
+            if o.question["id"] == args.show and not split.startswith("held-out"):
                 print(o.result.markdown)
                 print(json.dumps(o.result.sources, indent=1)[:3000])
     return 0

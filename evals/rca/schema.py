@@ -8,7 +8,25 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).parent
-SPLITS = {"tune": HERE / "tune", "held-out": HERE / "heldout"}
+SPLITS = {
+    "tune": HERE / "tune",
+    "held-out": HERE / "heldout",
+    "tune-ext": HERE / "tune_ext",
+    "held-out-ext": HERE / "heldout_ext",
+}
+# The outside-vocabulary splits (`ext_build.py`): every incident states a failure category.
+EXT_SPLITS = ("tune-ext", "held-out-ext")
+VERDICTS = ("change", "external", "healthy", "none")
+CATEGORIES = (
+    "code_defect",
+    "configuration_error",
+    "resource_exhaustion",
+    "dependency_failure",
+    "infrastructure",
+    "data_quality",
+    "healthy",
+    "unknown",
+)
 KINDS = ("deploy", "commit", "flag", "config")
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 MAX_BYTES = 400 * 1024
@@ -137,8 +155,14 @@ def _truth_problems(
             out.append("an external cause names no change")
         if not truth.get("external_cause"):
             out.append("truth.external_cause missing")
+    elif verdict in ("healthy", "none"):
+        if truth.get("change_id") is not None or truth.get("accept"):
+            out.append(f"a {verdict} verdict names no change")
+        if truth.get("external_cause") is not None:
+            out.append(f"truth.external_cause must be null for {verdict}")
     else:
-        out.append("truth.verdict must be change or external")
+        out.append(f"truth.verdict must be one of {', '.join(VERDICTS)}")
+    out.extend(_category_problems(truth))
     decoys = truth.get("decoys", [])
     if not decoys:
         out.append("truth.decoys: none planted")
@@ -159,3 +183,21 @@ def _truth_problems(
     if not near:
         out.append("no decoy within an hour of the onset or the alert")
     return out
+
+
+def _category_problems(truth: dict[str, Any]) -> list[str]:
+    """``truth.category`` is optional (the first two splits have none) and agrees with the
+    verdict: ``healthy`` exactly for a healthy verdict, ``unknown`` for ``none``, and a change or
+    an outside cause is neither."""
+    if "category" not in truth:
+        return []
+    category, verdict = truth["category"], truth.get("verdict")
+    if category not in CATEGORIES:
+        return [f"truth.category {category!r} is not one of {', '.join(CATEGORIES)}"]
+    if (category == "healthy") != (verdict == "healthy"):
+        return ["truth.category healthy goes with the verdict healthy, and only with it"]
+    if verdict == "none" and category != "unknown":
+        return ["truth.category must be unknown for the verdict none"]
+    if verdict in ("change", "external") and category == "unknown":
+        return [f"truth.category unknown does not fit a {verdict} verdict"]
+    return []

@@ -262,7 +262,22 @@ CASES: list[tuple[str, tuple[Change, ...], dict[str, object], str, str | None, s
         None,
         None,
     ),
-    ("guilty committed but never shipped", (GUILTY, DECOY, DECOY_SHIP), {}, "unknown", None, None),
+    (
+        "guilty committed after the service's last deploy: never shipped",
+        (replace(GUILTY, timestamp=at(ONSET - 2)), DECOY, DECOY_SHIP),
+        {},
+        "unknown",
+        None,
+        None,
+    ),
+    (
+        "guilty not named by the next release of its service, which ships it anyway",
+        (GUILTY, DECOY, DECOY_SHIP),
+        {},
+        "change",
+        "a1b2c3d4",
+        "deploy-orders-43",
+    ),
     ("expired certificate", (DECOY, DECOY_SHIP), OUTSIDE_SIGNALS["tls"], "external", None, None),
     ("dns failure", (DECOY, DECOY_SHIP), OUTSIDE_SIGNALS["dns"], "external", None, None),
     (
@@ -516,3 +531,189 @@ def test_an_undated_runbook_is_not_a_status_notice() -> None:
     assert "status notice" not in result.external_cause
     fresh = analyze(incident(DECOY, DECOY_SHIP, **OUTSIDE_SIGNALS["status"]))  # type: ignore[arg-type]
     assert "status notice" in fresh.external_cause and fresh.confidence == "LIKELY"
+
+
+# --- what a change does, stack frames, releases, outside causes, categories -----------------------
+
+TIMEOUT_DIFF = """--- a/orders/client.py
++++ b/orders/client.py
+@@ -3,2 +3,2 @@ def fetch_quote
+-    timeout_ms = 5000
++    timeout_ms = 500
+"""
+HOST_DECOY_DIFF = """--- a/orders/quotes.py
++++ b/orders/quotes.py
+@@ -1,2 +1,3 @@
++QUOTES_HOST = "api.quotes.example"
+ def list_quotes():
+"""
+TIMEOUT_FAILURE = "GET https://api.quotes.example/v1/quote timed out after 500ms"
+
+
+def test_the_change_that_alters_the_failing_mechanism_beats_shared_surface_words() -> None:
+    mechanism = commit(
+        "7100e0u7", ONSET - 40, "Tighten client", ("orders/client.py",), TIMEOUT_DIFF
+    )
+    surface = commit(
+        "5urface1",
+        ONSET - 20,
+        "Quotes host api.quotes.example",
+        ("orders/quotes.py",),
+        HOST_DECOY_DIFF,
+    )
+    sigs = (signature("orders", TIMEOUT_FAILURE, ONSET + 0.5),)
+    result = analyze(
+        incident(
+            mechanism,
+            surface,
+            deploy("deploy-orders-50", ONSET - 10, ("7100e0u7", "5urface1")),
+            sigs=sigs,
+        )
+    )
+    assert (result.verdict, result.change_id, result.category) == (
+        "change",
+        "7100e0u7",
+        "code_defect",
+    )
+    best = next(s for s in result.suspects if s.change.change_id == "7100e0u7")
+    assert "timeout change" in best.matched
+
+
+def test_the_change_to_the_file_and_function_of_the_stack_is_named() -> None:
+    stack = (
+        'Traceback (most recent call last):\n  File "orders/pricing.py", line 88, in round_total'
+    )
+    sig = replace(signature("orders", "ValueError: cannot round total", ONSET + 0.5), detail=stack)
+    located = commit(
+        "57ac4f11",
+        ONSET - 30,
+        "Refactor totals",
+        ("orders/pricing.py",),
+        "@@ -80,3 +80,3 @@ def round_total(value):\n-    return round(value, 2)\n+    return round(value)\n",
+    )
+    other = commit(
+        "0ther001", ONSET - 25, "Cannot round: add guard", ("web/cart.py",), "+# guard\n"
+    )
+    result = analyze(
+        incident(
+            located,
+            other,
+            deploy("deploy-orders-51", ONSET - 10, ("57ac4f11", "0ther001")),
+            sigs=(sig,),
+        )
+    )
+    assert result.change_id == "57ac4f11"
+    matched = next(s for s in result.suspects if s.change.change_id == "57ac4f11").matched
+    assert "file: pricing.py" in matched and "function: round_total" in matched
+
+
+def test_a_library_commit_ships_with_the_failing_service_next_deploy() -> None:
+    library = replace(GUILTY, service="db-lib", change_id="11b0c0de")
+    result = analyze(incident(library, deploy("deploy-orders-60", ONSET - 5, ())))
+    assert (result.change_id, result.deploy_id) == ("11b0c0de", "deploy-orders-60")
+
+
+def test_changes_that_cannot_alter_what_runs_are_ruled_out() -> None:
+    logging_only = commit(
+        "1099ed01",
+        ONSET - 5,
+        "Log pool waits",
+        ("orders/db.py",),
+        "+    log.debug('max_connections %s', n)\n",
+    )
+    alert_rule = commit(
+        "a1e27001",
+        ONSET - 5,
+        "Pool alert waits 15m",
+        ("alerts/orders.yaml",),
+        "-for: 10m\n+for: 15m\n",
+    )
+    result = analyze(
+        incident(
+            logging_only,
+            alert_rule,
+            deploy("deploy-orders-61", ONSET - 2, ("1099ed01", "a1e27001")),
+        )
+    )
+    assert result.verdict != "change"
+    assert {s.change.change_id: s.ruled_out for s in result.suspects}["1099ed01"].startswith(
+        "changes only"
+    )
+
+
+def test_a_provider_notice_dated_in_iso_8601_is_an_outside_cause() -> None:
+    notice = ExternalSignal(
+        "Paylane status: Degraded performance",
+        "2026-03-14T09:31:00Z Investigating - elevated 503 errors on api.paylane.example /v2/authorizations",
+    )
+    sigs = (
+        signature(
+            "orders", "PaylaneAPIError: 503 from api.paylane.example/v2/authorizations", ONSET + 0.5
+        ),
+    )
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=sigs, signals=(notice,)))
+    assert (result.verdict, result.category) == ("external", "dependency_failure")
+    assert {h.name for h in result.hypotheses if not h.supported} >= {"traffic surge"}
+
+
+def test_a_failure_only_in_metrics_is_found_and_its_hypothesis_supported() -> None:
+    lag = MetricPoints(
+        "replication_lag_seconds",
+        "orders-db",
+        tuple((at(4 * i), 2.0 if 4 * i < ONSET else 120.0) for i in range(FIRED // 4 + 1)),
+    )
+    quiet = (errors("orders", None),)
+    result = analyze(incident(DECOY, DECOY_SHIP, series=quiet, sigs=(), metrics=(lag,)))
+    assert result.onset is not None and result.service == "orders-db"
+    assert any(o.basis == "metric" for o in result.onsets)
+    assert result.category == "resource_exhaustion" and result.change_id is None
+
+
+def test_a_handful_of_fatal_configuration_errors_is_a_failure() -> None:
+    fatal = ErrorSignature(
+        "orders",
+        "FATAL: config key db.pool.size is not set",
+        3,
+        at(ONSET + 0.5),
+        at(ONSET + 2),
+        "CRITICAL",
+    )
+    flip = Change(
+        "cfg-orders-1",
+        "orders",
+        "config",
+        at(ONSET - 3),
+        "Rename db.pool keys",
+        ("config/orders.yaml",),
+        "-db.pool.size: 20\n+db.pool.max: 20\n",
+    )
+    result = analyze(incident(flip, series=(errors("orders", None),), sigs=(fatal,)))
+    assert (result.verdict, result.change_id, result.category) == (
+        "change",
+        "cfg-orders-1",
+        "configuration_error",
+    )
+
+
+def test_a_failure_that_ended_long_before_the_alert_is_healthy() -> None:
+    blip = (signature("orders", FAILURE, ONSET - 120, count=30, last=ONSET - 110),)
+    result = analyze(incident(DECOY, DECOY_SHIP, series=(errors("orders", None),), sigs=blip))
+    assert (result.verdict, result.change_id, result.category) == ("unknown", None, "healthy")
+
+
+def test_no_failure_at_all_is_healthy() -> None:
+    result = analyze(incident(GUILTY, SHIP, series=(errors("orders", None),), sigs=()))
+    assert result.category == "healthy"
+
+
+def test_the_four_stages_compose_to_analyze() -> None:
+    from sleuth_core.rca.engine import decide, find_episode, find_onsets, rank_suspects
+
+    evidence = incident(GUILTY, SHIP, DECOY, DECOY_SHIP)
+    stage = find_onsets(evidence)
+    assert set(stage.onsets) == {"orders"}
+    episode = find_episode(evidence, stage)
+    assert episode is not None and episode.origin == "orders" and episode.affected == ("orders",)
+    suspects = rank_suspects(evidence, stage, episode)
+    assert suspects[0].change.change_id == "a1b2c3d4" and not suspects[0].ruled_out
+    assert decide(evidence, stage, episode, suspects) == analyze(evidence)

@@ -1,5 +1,6 @@
 """The MCP server over real HTTP against ``sleuth serve``: the official SDK's own client, raw
-curl-style posts (errors included), and every example of ``docs/mcp.md`` as written."""
+curl-style posts (errors included), every example of ``docs/mcp.md`` as written, and the SDK's
+OAuth client connecting with the URL alone (the consent page driven in Chromium)."""
 
 from __future__ import annotations
 
@@ -11,17 +12,23 @@ import re
 import shlex
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 from e2e_harness import ROOT, cli_batch, free_port, serve, sleuth_env
 from mcp import ClientSession
+from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from pydantic import AnyUrl
 
 from sleuth_core.ids import encode_global_id
 from sleuth_shell.db import create_engine, create_session_factory
@@ -36,6 +43,8 @@ DOC_BASE = "http://127.0.0.1:8000"
 QUESTION = "How do I roll back a deploy?"
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 TOOLS = ["sleuth_ask", "sleuth_fetch_context", "sleuth_investigation", "sleuth_list_investigations"]
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = ROOT / "build" / "screenshots"
 
 
 @dataclass
@@ -354,3 +363,160 @@ def test_doc_python_example_prints_what_the_doc_says(server: Server, tmp_path: P
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == expected.strip()
+
+
+# --- the MCP authorization flow: the SDK's OAuth client, the consent page in Chromium -----------
+
+
+class MemoryStorage:
+    """The SDK's token storage, in memory (a real agent keeps it on disk)."""
+
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client = client_info
+
+
+class Callback:
+    """A loopback listener for the authorization response, as a native agent runs one."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.received: asyncio.Future[str] = loop.create_future()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                loop.call_soon_threadsafe(
+                    lambda: outer.received.done() or outer.received.set_result(self.path)
+                )
+                body = b"Signed in; you may close this window."
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.uri = f"http://127.0.0.1:{self.http.server_address[1]}/callback"
+        threading.Thread(target=self.http.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.http.shutdown()
+        self.http.server_close()
+
+
+@pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="needs Chromium at /usr/bin/chromium (apt-get install chromium)"
+)
+def test_sdk_oauth_client_connects_with_the_url_alone(server: Server) -> None:
+    """Discover, register, consent (sign in with an org key, approve), exchange, list tools and
+    call one; then the person revokes the client on the settings page and its token stops."""
+    from playwright.async_api import async_playwright
+
+    # The URL the shipped Claude Code plug-in connects to, with SLEUTH_URL set to this server.
+    entry = json.loads((ROOT / "integrations" / "claude-code" / ".mcp.json").read_text())
+    mcp_url = re.sub(
+        r"\$\{SLEUTH_URL:-[^}]*\}", server.base_url, entry["mcpServers"]["sleuth"]["url"]
+    )
+    assert mcp_url == f"{server.base_url}/mcp"
+
+    async def go() -> tuple[list[str], str, str, httpx.Response]:
+        loop = asyncio.get_running_loop()
+        callback = Callback(loop)
+        storage = MemoryStorage()
+        async with async_playwright() as p:
+            browser = await p.chromium.launch(
+                executable_path=str(CHROMIUM),
+                headless=True,
+                args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+            )
+            page = await browser.new_page(viewport={"width": 390, "height": 844})
+
+            async def redirect_handler(url: str) -> None:
+                # The person: sign in with an org key, read the consent page, approve.
+                await page.goto(url)
+                await page.fill("#api_key", server.empty_key)
+                await page.click("button:has-text('Sign in')")
+                await page.wait_for_selector("h1:has-text('Authorize Sleuth e2e agent')")
+                overflow = await page.evaluate(
+                    "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+                )
+                assert overflow <= 0, "the consent page scrolls sideways at 390 px"
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                await page.screenshot(path=str(SHOTS / "oauth-consent-390.png"), full_page=True)
+                await page.set_viewport_size({"width": 1280, "height": 800})
+                await page.screenshot(path=str(SHOTS / "oauth-consent-1280.png"), full_page=True)
+                await page.click("button[value=approve]")
+
+            async def callback_handler() -> tuple[str, str | None]:
+                query = parse_qs(urlsplit(await callback.received).query)
+                return query["code"][0], query.get("state", [None])[0]
+
+            provider = OAuthClientProvider(
+                server_url=mcp_url,
+                client_metadata=OAuthClientMetadata(
+                    client_name="Sleuth e2e agent",
+                    redirect_uris=[AnyUrl(callback.uri)],
+                    grant_types=["authorization_code", "refresh_token"],
+                    response_types=["code"],
+                ),
+                storage=storage,
+                redirect_handler=redirect_handler,
+                callback_handler=callback_handler,
+            )
+            try:
+                async with (
+                    httpx.AsyncClient(auth=provider, timeout=60) as http,
+                    streamable_http_client(mcp_url, http_client=http) as (
+                        read,
+                        write,
+                        _,
+                    ),
+                    ClientSession(read, write) as session,
+                ):
+                    await session.initialize()
+                    tools = sorted(t.name for t in (await session.list_tools()).tools)
+                    result = await session.call_tool("sleuth_list_investigations", {"limit": 5})
+                    answer = result.content[0].text  # type: ignore[union-attr]
+                # The person revokes the client on the settings page (same browser session).
+                await page.goto(f"{server.base_url}/settings")
+                listed = await page.inner_text("main")
+                await page.click("button[aria-label='Revoke Sleuth e2e agent']")
+                await page.wait_for_selector("text=Application access revoked.")
+            finally:
+                await browser.close()
+                callback.close()
+        assert storage.tokens is not None
+        after = httpx.post(
+            f"{server.base_url}/mcp",
+            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            headers={
+                "Authorization": f"Bearer {storage.tokens.access_token}",
+                "Accept": "application/json, text/event-stream",
+            },
+        )
+        return tools, answer, listed, after
+
+    tools, answer, listed, after = asyncio.run(go())
+    assert tools == TOOLS
+    assert answer == "No investigations."
+    assert "Sleuth e2e agent" in listed
+    assert after.status_code == 401
+    assert after.headers["www-authenticate"] == (
+        f'Bearer resource_metadata="{server.base_url}/.well-known/oauth-protected-resource/mcp"'
+        ', error="invalid_token"'
+    )

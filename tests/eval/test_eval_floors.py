@@ -22,6 +22,8 @@ from evals import run as evaluation  # noqa: E402
 FLOORS: dict[str, dict[str, float]] = {
     "tune": {"source": 0.95, "facts": 0.95, "lead": 0.85, "abstain": 0.95, "support": 0.95},
     "held-out": {"source": 0.9, "facts": 0.85, "lead": 0.85, "abstain": 0.9, "support": 0.9},
+    "tune-ext": {"source": 0.95, "facts": 0.85, "lead": 0.85, "abstain": 0.95, "support": 0.95},
+    "held-out-ext": {"source": 0.9, "facts": 0.7, "lead": 0.6, "abstain": 0.9, "support": 0.9},
 }
 
 
@@ -32,7 +34,7 @@ pytestmark = pytest.mark.xdist_group("eval_floors")
 
 @pytest.fixture(scope="module")
 def outcomes() -> dict[str, list[evaluation.Outcome]]:
-    return asyncio.run(evaluation.run_all(list(evaluation.SPLITS)))
+    return asyncio.run(evaluation.run_all(list(FLOORS)))
 
 
 def test_question_sets_are_big_enough_and_disjoint() -> None:
@@ -43,6 +45,25 @@ def test_question_sets_are_big_enough_and_disjoint() -> None:
     for question in [*tune, *held]:
         assert question["kind"] in evaluation.KINDS
         assert question["kind"] == "abstain" or "source" in question or "logs" in question
+
+
+def test_every_question_file_follows_the_format() -> None:
+    """All four splits: unique ids and questions, a known corpus and kind, an expected source or
+    log window, and for a multi-part question a part per asked thing, each with facts that the
+    question's own facts cover."""
+    questions = [q for split in evaluation.SPLITS for q in evaluation.load_questions(split)]
+    assert len({q["id"] for q in questions}) == len(questions)
+    assert len({q["question"] for q in questions}) == len(questions)
+    assert len(evaluation.load_questions("tune-ext")) >= 8
+    assert len(evaluation.load_questions("held-out-ext")) >= 12
+    for q in questions:
+        assert q["corpus"] in ("demo", "kestrel", "tidewater"), q["id"]
+        assert q["kind"] in evaluation.KINDS, q["id"]
+        assert q["kind"] == "abstain" or "source" in q or "logs" in q, q["id"]
+        if "parts" in q:
+            assert len(q["parts"]) >= 2, q["id"]
+            for part in q["parts"]:
+                assert part["facts"] and set(part["facts"]) <= set(q["facts"]), q["id"]
 
 
 @pytest.mark.parametrize("split", list(FLOORS))

@@ -1,9 +1,10 @@
 """The root-cause evaluation (evals/rca/, `make eval-rca`) as a CI check: scores stay above floors.
 
-The floors sit a little below the scores `make eval-rca` measured when the engine landed
-(evals/rca/README.md records them: tune culprit 100%, held-out 67%; no innocent change blamed;
-every outside cause abstained on; every answer led by its verdict), and never below the issue's
-goals for the hidden set (culprit >= 50%, innocent <= 10%, abstention >= 85%). A change that
+The floors sit a little below the scores `make eval-rca` measures (evals/rca/README.md records
+them: tune culprit 100%, held-out 67%, tune-ext culprit, abstention and category 100%,
+held-out-ext culprit 67%, abstention 89%, category 50%, innocent 7%; every answer led by its
+verdict). The issue's goals (culprit >= 70%, innocent <= 10%, abstention >= 85%, category >= 70%)
+are not all met on held-out-ext yet; its floors guard what is. A change that
 makes the analysis worse fails here. Timings are reported by the runner, never asserted.
 """
 
@@ -25,10 +26,26 @@ from evals import rca_run  # noqa: E402
 FLOORS: dict[str, dict[str, float]] = {
     "tune": {"culprit": 0.85, "abstain": 0.9, "evidence": 0.95, "leads": 0.9},
     "held-out": {"culprit": 0.6, "abstain": 0.9, "evidence": 0.95, "leads": 0.9},
+    "tune-ext": {
+        "culprit": 0.8,
+        "abstain": 0.9,
+        "category": 0.85,
+        "evidence": 0.95,
+        "leads": 0.9,
+    },
+    "held-out-ext": {
+        "culprit": 0.55,
+        "abstain": 0.8,
+        "category": 0.4,
+        "evidence": 0.95,
+        "leads": 0.9,
+    },
 }
 CEILINGS: dict[str, dict[str, float]] = {
     "tune": {"innocent": 0.09},
     "held-out": {"innocent": 0.1},
+    "tune-ext": {"innocent": 0.08, "wrong_abstain": 0.2},
+    "held-out-ext": {"innocent": 0.1},
 }
 
 
@@ -39,7 +56,7 @@ pytestmark = pytest.mark.xdist_group("rca_floors")
 
 @pytest.fixture(scope="module")
 def run() -> rca_run.Run:
-    return asyncio.run(rca_run.run_all())
+    return asyncio.run(rca_run.run_all(list(FLOORS)))
 
 
 def test_every_incident_is_loaded_and_investigated(run: rca_run.Run) -> None:

@@ -41,7 +41,7 @@ def test_ids_are_unique_across_splits_and_the_mix_is_as_documented() -> None:
     assert len(ids) == len(set(ids))
     assert len(INCIDENTS["tune"]) >= 12
     assert len(INCIDENTS["held-out"]) >= 8
-    everything = [inc for split in INCIDENTS.values() for inc in split]
+    everything = [inc for split in ("tune", "held-out") for inc in INCIDENTS[split]]
     verdicts = Counter(inc["truth"]["verdict"] for inc in everything)  # type: ignore[index]
     code = sum(
         1
@@ -51,6 +51,25 @@ def test_ids_are_unique_across_splits_and_the_mix_is_as_documented() -> None:
     )
     assert verdicts["external"] >= len(everything) // 3 - 1
     assert code >= len(everything) // 2 - 1
+
+
+def test_the_outside_vocabulary_splits_state_categories_and_cover_the_classes() -> None:
+    """`tune_ext` (14+) and `heldout_ext` (30+): every incident has a failure category; together
+    they hold code and config causes, outside causes, nothing-wrong and no-cause incidents, and
+    each of the eight categories but ``unknown`` in both splits."""
+    assert len(INCIDENTS["tune-ext"]) >= 14
+    assert len(INCIDENTS["held-out-ext"]) >= 30
+    for split in schema.EXT_SPLITS:
+        incidents = INCIDENTS[split]
+        assert all("category" in inc["truth"] for inc in incidents)  # type: ignore[operator]
+        categories = Counter(inc["truth"]["category"] for inc in incidents)  # type: ignore[index]
+        assert set(schema.CATEGORIES) - {"unknown"} <= set(categories), categories
+        verdicts = Counter(inc["truth"]["verdict"] for inc in incidents)  # type: ignore[index]
+        assert verdicts["change"] >= len(incidents) // 3
+        assert verdicts["external"] >= len(incidents) // 4
+        assert verdicts["healthy"] >= 2
+    held = Counter(inc["truth"]["verdict"] for inc in INCIDENTS["held-out-ext"])  # type: ignore[index]
+    assert held["none"] >= 1
 
 
 def _kind(incident: dict[str, object], change_id: str) -> str:
@@ -91,13 +110,42 @@ def test_scoring_rules() -> None:
     assert rca_run.verdicts(incident, decoy) | {} == {
         "culprit": False,
         "innocent": True,
+        "decoys": True,
+        "wrong_abstain": False,
         "abstain": None,
         "external": None,
+        "category": None,
         "service": False,
     }
     outside = next(i for i in INCIDENTS["tune"] if i["truth"]["verdict"] == "external")
     assert rca_run.verdicts(outside, {"verdict": "unknown", "change_id": None})["abstain"]
     assert not rca_run.verdicts(outside, {"verdict": "external", "change_id": "x"})["abstain"]
+    assert rca_run.verdicts(incident, {"verdict": "unknown", "change_id": None})["wrong_abstain"]
+
+
+def test_scoring_rules_for_categories_and_healthy_incidents() -> None:
+    """The category counts only when the analysis states the truth's; a healthy incident is
+    abstained on by a healthy (or unknown) verdict without a change id."""
+    healthy = next(i for i in INCIDENTS["tune-ext"] if i["truth"]["verdict"] == "healthy")
+    right = {"verdict": "healthy", "change_id": None, "category": "healthy"}
+    marks = rca_run.verdicts(healthy, right)
+    assert marks["abstain"] is True and marks["category"] is True
+    assert marks["culprit"] is None and marks["wrong_abstain"] is None
+    assert rca_run.verdicts(healthy, {"verdict": "unknown", "change_id": None})["category"] is False
+    decoy = {"verdict": "change", "change_id": healthy["truth"]["decoys"][0]}  # type: ignore[index]
+    assert rca_run.verdicts(healthy, decoy)["decoys"] is True
+    assert rca_run.verdicts(healthy, decoy)["abstain"] is False
+
+
+def test_the_checker_catches_a_category_that_contradicts_the_verdict() -> None:
+    incident = next(i for i in INCIDENTS["tune-ext"] if i["truth"]["verdict"] == "change")
+    broken = {**incident, "truth": {**incident["truth"], "category": "healthy"}}  # type: ignore[dict-item]
+    assert any("healthy" in p for p in schema.problems(broken))
+    broken = {**incident, "truth": {**incident["truth"], "category": "gremlins"}}  # type: ignore[dict-item]
+    assert any("not one of" in p for p in schema.problems(broken))
+
+
+def test_first_sentence() -> None:
     assert rca_run.first_sentence("**No change** explains this [[source:2]]. More.") == (
         "No change explains this."
     )

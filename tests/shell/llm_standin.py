@@ -19,6 +19,7 @@ from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from sleuth_core.language import terms
 from sleuth_shell.agents.base import (
     ChangeRecord,
     KnowledgeDocument,
@@ -28,7 +29,6 @@ from sleuth_shell.agents.base import (
     LogRecord,
     MetricSeries,
 )
-from sleuth_shell.text import terms
 
 Reply = tuple[int, Any] | Callable[[dict[str, Any]], tuple[int, Any]]
 

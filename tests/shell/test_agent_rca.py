@@ -129,6 +129,9 @@ def test_investigation_names_the_guilty_commit_first_and_cites_it() -> None:
     assert analysis["service"] == "orders" and analysis["affected_services"][0] == "orders"
     assert "checkout" in analysis["affected_services"]
     assert analysis["confidence"] in ("CONFIRMED", "LIKELY")
+    assert analysis["category"] == "code_defect"
+    assert analysis["claims"]["checked"] > 5 and analysis["claims"]["share"] == 1.0
+    assert {r["hypothesis"] for r in analysis["ruled_out"]} >= {"traffic surge"}
     assert "c0ffee12" in analysis["remediation"]
     first = first_sentence(result.markdown)
     assert first.startswith("**Root cause: commit `c0ffee12`**")
@@ -165,10 +168,56 @@ def test_why_question_uses_the_engine_and_states_the_cause_first() -> None:
     assert first_sentence(result.markdown).startswith("**Root cause: commit `c0ffee12`**")
 
 
-def test_without_changes_or_metrics_the_log_report_is_written() -> None:
-    result = investigate(context([]))
-    assert result.analysis is None
-    assert "## Likely root cause" in result.markdown
+def test_without_change_records_the_deploy_lines_of_the_logs_are_the_changes() -> None:
+    """One engine for every report: a deploy line in the logs becomes a deploy change record,
+    cited as that log line; the investigation and the "why" question agree."""
+    ctx = context([])
+    marker = LogRecord(
+        100_000,
+        ONSET - timedelta(minutes=6),
+        "deploy-bot",
+        "INFO",
+        "deployed orders v3.1.0 (previous v3.0.9): QueuePool size 20 -> 5 (max_connections)",
+        {"target": "orders", "author": "jo"},
+    )
+    noise = LogRecord(
+        100_001,
+        ONSET - timedelta(minutes=3),
+        "deploy-bot",
+        "INFO",
+        "deployed storefront v9.0.0 (previous v8.9.9): footer copy",
+        {"target": "storefront"},
+    )
+    assert isinstance(ctx.logs, MemoryLogs)
+    ctx.logs.records.extend([marker, noise])
+    ctx.logs.records.sort(key=lambda r: (r.timestamp, r.id))
+    result = investigate(ctx)
+    assert result.analysis is not None
+    assert (result.analysis["verdict"], result.analysis["change_id"]) == ("change", "v3.1.0")
+    assert first_sentence(result.markdown).startswith("**Root cause: deploy `v3.1.0`**")
+    deploy_sources = [s for s in result.sources.values() if '"text":"deployed"' in s["query"]]
+    assert deploy_sources and all(s["type"] == "logs" for s in deploy_sources)
+    why = asyncio.run(AGENT.answer(ctx, "Why is orders failing?"))
+    assert why.analysis is not None and why.analysis["change_id"] == "v3.1.0"
+
+
+def test_with_no_data_at_all_the_report_names_no_cause_and_no_health() -> None:
+    """Without any log or metric nothing can show the service healthy either: category unknown."""
+    empty = AgentContext(
+        org_id=1,
+        now=FIRED,
+        knowledge=MemoryKnowledge([]),
+        logs=MemoryLogs([]),
+        public_url="http://sleuth.test",
+        changes=MemoryChanges([]),
+        metrics=MemoryMetrics([]),
+    )
+    result = investigate(empty)
+    assert result.analysis is not None
+    assert result.analysis["category"] == "unknown" and result.analysis["change_id"] is None
+    assert result.markdown.startswith("**No change in the data explains this**")
+    assert "Healthy" not in result.markdown
+    assert "No logs are stored" in result.markdown
 
 
 def test_final_analysis_maps_evidence_to_citation_numbers() -> None:

@@ -5,73 +5,14 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
-import pytest
-
-from sleuth_shell.text import (
-    best_passage,
-    extract_alert,
-    format_ts,
-    infer_window,
-    match_services,
-    split_passages,
-    terms,
-)
+from sleuth_core.language import format_ts, terms
+from sleuth_shell.text import best_passage, extract_alert, split_passages
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
 
 def at(text: str) -> datetime:
     return datetime.fromisoformat(text).replace(tzinfo=UTC)
-
-
-@pytest.mark.parametrize(
-    ("text", "start", "end"),
-    [
-        ("errors in the last hour", "2026-11-22T11:00", "2026-11-22T12:00"),
-        ("past 30 minutes", "2026-11-22T11:30", "2026-11-22T12:00"),
-        ("last 2h", "2026-11-22T10:00", "2026-11-22T12:00"),
-        ("the last half hour", "2026-11-22T11:30", "2026-11-22T12:00"),
-        ("last day", "2026-11-21T12:00", "2026-11-22T12:00"),
-        ("since 09:00", "2026-11-22T09:00", "2026-11-22T12:00"),
-        ("since 13:00", "2026-11-21T13:00", "2026-11-22T12:00"),  # no future clock times
-        ("since yesterday", "2026-11-21T00:00", "2026-11-22T12:00"),
-        ("since 2026-11-22T08:15:00Z", "2026-11-22T08:15", "2026-11-22T12:00"),
-        ("between 09:00 and 10:30", "2026-11-22T09:00", "2026-11-22T10:30"),
-        ("from 2026-11-20 08:00 to 2026-11-20 09:00", "2026-11-20T08:00", "2026-11-20T09:00"),
-        ("yesterday", "2026-11-21T00:00", "2026-11-22T00:00"),
-        ("today", "2026-11-22T00:00", "2026-11-22T12:00"),
-        ("what happened at 10:15?", "2026-11-22T09:45", "2026-11-22T10:45"),
-        ("alert at 2026-11-22T09:41:00+01:00", "2026-11-22T08:11", "2026-11-22T09:11"),
-    ],
-)
-def test_infer_window(text: str, start: str, end: str) -> None:
-    window = infer_window(text, NOW)
-    assert window is not None
-    assert (window.start, window.end) == (at(start), at(end))
-
-
-@pytest.mark.parametrize("text", ["how do I roll back a deploy?", "", "payments 503"])
-def test_no_window(text: str) -> None:
-    assert infer_window(text, NOW) is None
-
-
-SERVICES = ["auth-api", "checkout-api", "deploy-bot", "orders-worker", "payments-api", "web"]
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("Why is payment failing?", ["payments-api"]),
-        ("payments-api and checkout errors", ["checkout-api", "payments-api"]),
-        ("Orders are stuck", ["orders-worker"]),
-        ("report errors and deploys", []),  # deploy-bot has no generic suffix
-        ("the web tier", ["web"]),
-        ("webhooks", []),
-        ("AUTH-API down", ["auth-api"]),
-    ],
-)
-def test_match_services(text: str, expected: list[str]) -> None:
-    assert match_services(text, SERVICES) == expected
 
 
 def test_terms_drop_stopwords_and_keep_names() -> None:
@@ -157,3 +98,22 @@ def test_memoised_tokenising_hands_out_fresh_lists() -> None:
         "One block.",
         "Two block.",
     ]
+
+
+def test_passages_come_from_markdown_blocks() -> None:
+    """Setext headings, ``~~~`` fences and indented code are blocks of their own (markdown-it)."""
+    doc = (
+        "Failover\n========\n\nRun the script.\n\n~~~sh\ndbctl failover --to replica\n~~~\n\n"
+        "Limits\n------\n\n    max_lag_seconds = 30\n\n"
+        "| key | value |\n|---|---|\n| RTO | 15 min |\n"
+    )
+    blocks = split_passages(doc)
+    assert [(p.heading, p.kind) for p in blocks] == [
+        ("Failover", "paragraph"),
+        ("Failover", "code"),
+        ("Limits", "code"),
+        ("Limits", "table"),
+    ]
+    assert blocks[1].code == "dbctl failover --to replica"
+    assert blocks[2].code == "max_lag_seconds = 30"
+    assert best_passage(doc, ["rto"])[0] == "Limits"

@@ -162,3 +162,32 @@ def test_future_window_is_refused_without_a_charge() -> None:
     result = call(run, "log_counts", {"start": later, "end": later.replace("13:", "14:")})
     assert result["error"].startswith("log_counts: start is after the current time")
     assert run.credits == 1.0 and run.searched == []
+
+
+ARGUMENT_CASES = [
+    ({**WINDOW, "levels": ["error"], "limit": 5.0}, None),
+    ({**WINDOW, "levels": "ERROR"}, "levels must be an array"),
+    ({**WINDOW, "limit": "5"}, "limit must be an integer"),
+    ({**WINDOW, "text": "x" * 501}, "text is longer than 500 characters"),
+    ({"start": WINDOW["start"]}, "missing required argument(s): end"),
+    ([1, 2], "arguments must be a JSON object"),
+]
+
+
+def test_arguments_are_checked_by_json_schema() -> None:
+    """`parse_arguments` validates with jsonschema and normalizes enums and whole floats."""
+    from sleuth_shell.agents.tools import ToolArgumentError, parse_arguments
+
+    tool = next(t for t in TOOLS if t.name == "log_records")
+    for raw, error in ARGUMENT_CASES:
+        if error is None:
+            args = parse_arguments(tool, json.dumps(raw))
+            assert args["levels"] == ["ERROR"] and args["limit"] == 5
+            assert isinstance(args["limit"], int)
+            continue
+        try:
+            parse_arguments(tool, json.dumps(raw))
+        except ToolArgumentError as exc:
+            assert str(exc) == error, raw
+        else:
+            raise AssertionError(f"accepted {raw!r}")

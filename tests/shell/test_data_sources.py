@@ -363,6 +363,7 @@ def test_why_question_with_changes_and_no_logs_reaches_the_engine() -> None:
     assert result.analysis is not None and result.analysis["verdict"] == "unknown"
     assert "## Suspects considered" in result.markdown
     assert result.markdown.startswith("**No change in the data explains this**")
+    assert result.analysis["category"] == "unknown" and "Healthy" not in result.markdown
 
 
 def test_pulled_section_names_failures_and_cites_each_query(tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "sleuth_shell.web": 80,  # the HTML pages, beside the JSON API
     "sleuth_shell.web.render": 72,  # templates and filters (error pages render with them)
     "sleuth_shell.web.sessions": 72,
+    "sleuth_shell.oauth": 71,  # the MCP endpoint's authorization server: auth and web use it
     "sleuth_shell.alerts": 71,  # the alert log: read by the intake's callers and the pages
     "sleuth_shell.interactions": 70,
     "sleuth_shell.digests": 70,

@@ -42,6 +42,7 @@ from sleuth_shell.jobs.processes import WorkerProcesses
 from sleuth_shell.mcp_server import McpEndpoint
 from sleuth_shell.notify.http import HttpPoster
 from sleuth_shell.notify.urls import Resolver
+from sleuth_shell.oauth.routes import ROUTES as OAUTH_ROUTES
 from sleuth_shell.ratelimit import (
     RATE_LIMIT_STORE,
     close_rate_limit_store,
@@ -163,6 +164,7 @@ def create_app(
             api_router(),
             otlp_router(),
             mcp.route(),
+            *OAUTH_ROUTES,
         ],
         state=state,
         stores=all_stores,

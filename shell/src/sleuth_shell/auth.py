@@ -2,7 +2,8 @@
 
 :func:`resolve_principal` resolves the ``X-Service-Org-Api-Key`` header of every HTTP request (on
 the MCP endpoint ``/mcp`` and the OTLP/HTTP routes ``/otlp/...`` also ``Authorization: Bearer
-<key>``) to a
+<key>``; on ``/mcp`` the bearer may instead be an
+OAuth access token: :mod:`sleuth_shell.oauth`, valid there only) to a
 :class:`Principal` (or to nothing) and records it in the scope; it never rejects a request itself,
 so the rate limiter can key on the organization. :func:`check_api_key` turns a missing or invalid
 key into 401 on the routes that require one (the ``/api/v1`` router) before the body is parsed.
@@ -45,6 +46,7 @@ from sleuth_shell.admin import hash_api_key
 from sleuth_shell.db.hot_reads import HotRead, HotReader
 from sleuth_shell.db.models import ApiKey, Organization, utcnow
 from sleuth_shell.domain import API_KEY_HEADER
+from sleuth_shell.oauth.store import is_access_token, lookup_access_token
 
 __all__ = [
     "API_KEY_HEADER",
@@ -88,8 +90,9 @@ class Principal:
     key_id: int
     admin: bool
     team_id: int | None
-    api_key: str
-    """The plain key as presented (callbacks default to sending it back); never stored."""
+    api_key: str | None
+    """The plain key as presented (callbacks default to sending it back); never stored. None
+    for an OAuth access token (which acts for its approving key but is not one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,6 +300,9 @@ async def resolve_principal(scope: Scope) -> None:
             bearer = value.decode("latin-1")
     if not key and bearer and (_is_mcp(scope) or scope["path"].startswith(_OTLP_PREFIX)):
         key = _bearer_key(bearer)
+        if is_access_token(key):
+            await _resolve_access_token(scope, key)
+            return
     principal = None
     if key:
         state = scope["litestar_app"].state
@@ -304,6 +310,25 @@ async def resolve_principal(scope: Scope) -> None:
             state.hot_reader, state.session_factory, key, getattr(state, "principal_cache", None)
         )
     scope[_SCOPE_KEY] = _AuthState(principal=principal, presented=bool(key))  # type: ignore[literal-required]
+
+
+async def _resolve_access_token(scope: Scope, token: str) -> None:
+    """An OAuth access token on ``/mcp``: the principal of its approving key (read fresh, so a
+    revoked token, grant or key counts at once), with no plain key to send back."""
+    state = scope["litestar_app"].state
+    found = await lookup_access_token(state.hot_reader, token, utcnow())
+    principal = None
+    if found is not None:
+        principal = Principal(
+            org_id=found.org_id,
+            org_name=found.org_name,
+            plan=found.plan,
+            key_id=found.key_id,
+            admin=found.admin,
+            team_id=found.team_id,
+            api_key=None,
+        )
+    scope[_SCOPE_KEY] = _AuthState(principal=principal, presented=True)  # type: ignore[literal-required]
 
 
 def _is_mcp(scope: Scope) -> bool:

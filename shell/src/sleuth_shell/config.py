@@ -72,6 +72,9 @@ class Settings(BaseModel):
     """Requests per window for each plan."""
     rate_limit_window: int = 60
     """Length of the rate-limit window in seconds."""
+    oauth_rate_limit: int = 300
+    """``SLEUTH_OAUTH_RATE_LIMIT``: requests per window each client address may make to the OAuth
+    endpoints (metadata, registration, consent, token, revocation), whatever key it presents."""
     chat_bot_token: str | None = Field(default=None, repr=False)
     """Bot token of the chat platform; when set, chat messages go to its Web API, not the outbox."""
     chat_api_url: str = "https://slack.com/api"
@@ -209,6 +212,7 @@ class Settings(BaseModel):
             worker_processes=worker_processes,
             rate_limits=rate_limits,
             rate_limit_window=positive_int("SLEUTH_RATE_LIMIT_WINDOW", 60),
+            oauth_rate_limit=positive_int("SLEUTH_OAUTH_RATE_LIMIT", 300),
             chat_bot_token=text("SLEUTH_CHAT_BOT_TOKEN", None),
             chat_api_url=chat_api_url.rstrip("/"),
             redis_url=redis_url,

@@ -5,7 +5,9 @@
 1. resolves the API key into a principal in the scope (:func:`sleuth_shell.auth.resolve_principal`;
    never rejects);
 2. unless the route sets ``opt skip_rate_limit=True``, counts the request against its
-   organization (or, without a valid key, its client address) with the application's
+   organization (or, without a valid key, its client address; on the OAuth endpoints, route
+   option ``oauth_rate_limit``, always the client address against ``SLEUTH_OAUTH_RATE_LIMIT``)
+   with the application's
    :class:`~sleuth_shell.ratelimit.RateLimiter`: 429 ``Rate limit exceeded`` over the plan limit;
 3. on routes with ``opt api_key_required=True`` (the ``/api/v1`` router) that are not
    ``public``, refuses a missing or invalid key with 401 (:func:`sleuth_shell.auth.check_api_key`),
@@ -24,6 +26,7 @@ from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from sleuth_shell.auth import check_api_key, current_principal, resolve_principal
+from sleuth_shell.oauth.routes import OAUTH_RATE_LIMIT
 from sleuth_shell.ratelimit import rate_limiter_of
 
 __all__ = ["API_KEY_REQUIRED", "GateMiddleware"]
@@ -48,7 +51,11 @@ class GateMiddleware(ASGIMiddleware):
         app = scope["litestar_app"]
         settings = app.state.settings
         principal = current_principal(scope)
-        if principal is not None:
+        if opt.get(OAUTH_RATE_LIMIT):
+            client = scope.get("client")
+            identity = f"oauth:{client[0] if client else 'unknown'}"
+            limit = settings.oauth_rate_limit
+        elif principal is not None:
             identity = f"org:{principal.org_id}"
             limit = settings.rate_limit_for(principal.plan)
         else:

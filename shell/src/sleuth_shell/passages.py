@@ -19,7 +19,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sleuth_shell.text import DOCUMENT_CACHE_SIZE, TEXT_CACHE_SIZE, split_passages, stem, terms
+from sleuth_core.language import DOCUMENT_CACHE_SIZE, TEXT_CACHE_SIZE, stem, terms
+from sleuth_shell.text import split_passages
 
 __all__ = ["Candidate", "Ranked", "expected_answer", "key_terms", "rank_passages", "split_fine"]
 
@@ -31,7 +32,12 @@ _DURATION = re.compile(
 _ANSWER_SHAPES = (
     (re.compile(r"^\s*(?:how\s+(?:long|often|soon)|when\b|what\s+time)", re.I), _DURATION),
     (
-        re.compile(r"^\s*(?:how\s+(?:do|to|can|should)|which\s+command|what\s+command)", re.I),
+        re.compile(
+            r"^\s*(?:how\s+(?:do|to|can|should)|which\s+command|what\s+command)|"
+            r"\bwhat\s+(?:must|should|do)\s+(?:we|i|you)\s+(?:pause|stop|run|disable|drain|"
+            r"restart|scale|flush|purge|enable)\b",
+            re.I,
+        ),
         re.compile(r"`[^`]+`"),
     ),
     (
@@ -57,7 +63,7 @@ _GENERIC_WORDS = (
     "long often much many mean means meaning does used use set value values command commands "
     "kept keep retained valid listen happens happen take takes make makes run runs say says "
     "best way ok okay exactly currently current allowed allow maximum minimum max min "
-    "fix fixes solve resolve handle deal troubleshoot expired"
+    "fix fixes solve resolve handle deal troubleshoot expired must need needs"
 )
 _GENERIC = frozenset(_GENERIC_WORDS.split())
 
@@ -76,9 +82,18 @@ def key_terms(question: str) -> list[str]:
 
 
 def _compounds(text: str) -> set[str]:
-    """Two-word phrases written as one word elsewhere: ``roll back`` is also ``rollback``."""
-    words = re.findall(r"[a-z]+", text.lower())
-    return {stem(a + b) for a, b in itertools.pairwise(words) if (a, b) in _COMPOUNDS}
+    """Two-word phrases written as one word elsewhere: ``roll back`` (and ``rolling back``) is
+    also ``rollback``."""
+    words = [stem(w) for w in re.findall(r"[a-z]+", text.lower())]
+    found = {stem(a + b) for a, b in itertools.pairwise(words) if (a, b) in _COMPOUNDS}
+    # A phrasal verb split by its object: "roll it back".
+    for a, pronoun, b in zip(words, words[1:], words[2:], strict=False):
+        if pronoun in _OBJECTS and (a, b) in _COMPOUNDS:
+            found.add(stem(a + b))
+    return found
+
+
+_OBJECTS = frozenset({"it", "them", "this", "that"})
 
 
 _COMPOUNDS = frozenset(
@@ -114,12 +129,12 @@ def _split_fine(doc: int, markdown: str) -> tuple[Candidate, ...]:
     out: list[Candidate] = []
     for block in split_passages(markdown):
         lines = block.text.splitlines()
-        if block.text.lstrip().startswith("```"):
-            for line in lines:
-                if line.strip() and not line.strip().startswith("```"):
+        if block.kind == "code":
+            for line in block.code.splitlines():
+                if line.strip():
                     out.append(Candidate(doc, block.heading, line.strip(), block.text, "code"))
             continue
-        if all(line.lstrip().startswith("|") for line in lines):
+        if block.kind == "table":
             header: list[str] = []
             for line in lines:
                 cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -132,7 +147,7 @@ def _split_fine(doc: int, markdown: str) -> tuple[Candidate, ...]:
                     Candidate(doc, block.heading, _row_text(header, cells), line.strip(), "row")
                 )
             continue
-        pairs = all(re.match(r"^[A-Z][\w ()/'-]{1,60}:\s+\S", line.strip()) for line in lines)
+        pairs = all(re.match(r"^[A-Za-z][\w .()/'-]{1,60}:\s+\S", line.strip()) for line in lines)
         item: list[str] = []
         items: list[list[str]] = []
         prose: list[str] = []
@@ -172,14 +187,24 @@ class Ranked:
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _joined_parts(stems: frozenset[str]) -> frozenset[str]:
+    """The words of the two-word phrases ``stems`` holds written as one (``roll``, ``back`` for
+    ``rollback``)."""
+    return frozenset(
+        part for a, b in _COMPOUNDS if stem(a + b) in stems for part in (stem(a), stem(b))
+    )
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _stems(text: str) -> frozenset[str]:
     """The stems of ``text``'s terms, their hyphenated parts and its compounds (memoised on the
     text, which is the whole key: no invalidation needed)."""
     found: set[str] = _compounds(text)
     for word in terms(text):
         found.add(stem(word))
-        if "-" in word:
-            found.update(stem(p) for p in word.split("-") if p)
+        if "-" in word or "_" in word:
+            found.update(stem(p) for p in re.split(r"[-_]", word) if p)
+
     return frozenset(found)
 
 
@@ -190,6 +215,7 @@ def rank_passages(
     catalog_size: int | None = None,
     prefer: Sequence[str] = (),
     expects: re.Pattern[str] | None = None,
+    context: Sequence[str] = (),
 ) -> list[Ranked]:
     """Every fine passage of ``documents`` (``(id, title, markdown)``), best first.
 
@@ -201,6 +227,8 @@ def rank_passages(
     (they hold values and commands), those whose kind is in ``prefer`` a little more, those
     matching ``expects`` (the shape of the answer, see `expected_answer`) more again, and every
     passage a bonus for the share of the key-term weight its document's title holds.
+    ``context`` terms (the subject of an earlier part of the question) add to the score where
+    the passage's document holds them, at a quarter of their weight, and never to ``coverage``.
     """
     wanted = list(dict.fromkeys(question_terms))
     if not wanted or not documents:
@@ -209,12 +237,17 @@ def rank_passages(
     n = catalog_size or len(documents)
     weight = {t: math.log(1 + n / (1 + sum(t in s for s in doc_stems.values()))) for t in wanted}
     total = sum(weight.values())
+    extra = [t for t in dict.fromkeys(context) if t not in weight]
+    context_weight = {
+        t: math.log(1 + n / (1 + sum(t in s for s in doc_stems.values()))) for t in extra
+    }
     ranked: list[Ranked] = []
     for doc, title, content in documents:
         title_stems = _stems(title)
         title_share = sum(weight[t] for t in wanted if t in title_stems) / total if total else 0
         for passage in split_fine(doc, content):
             own = _stems(passage.text)
+            joined = _joined_parts(own)
             near = _stems(passage.heading) | title_stems
             earned = 0.0
             hits = 0
@@ -222,12 +255,16 @@ def rank_passages(
                 if t in own:
                     earned += weight[t]
                     hits += 1
+                elif t in joined:  # "rollback" for "roll back": half the word's weight
+                    earned += 0.5 * weight[t]
                 elif t in near:
                     earned += 0.6 * weight[t]
                 elif t in doc_stems[doc]:
                     earned += 0.35 * weight[t]
             coverage = earned / total if total else 0.0
-            score = coverage
+            score = coverage + sum(
+                0.25 * context_weight[t] for t in extra if t in doc_stems[doc]
+            ) / (total or 1.0)
             if hits:
                 score += 0.04 if passage.kind != "sentence" else 0.0
                 score += 0.04 if passage.kind in prefer else 0.0

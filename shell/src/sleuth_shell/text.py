@@ -1,21 +1,12 @@
-"""Reading questions and alerts without a model: time windows, services, terms and passages.
+"""Reading runbooks and alert payloads: passages of markdown, and an alert's fields.
 
-Everything here is a pure function of its arguments (the clock is passed in), so the retrieval
-agent built on it is deterministic. The tokenising functions (`terms`, `split_passages` and the
-stems `best_passage` compares) are memoised on their input text in bounded LRU caches: the same
-runbook text is read by every question, and a cache keyed by the text itself can never serve a
-stale result (an edited runbook is a different key), in any process.
-
-Time expressions understood by `infer_window` (times are UTC):
-
-- ``last hour``, ``past 30 minutes``, ``last 2h``, ``last day``, ``last 24 hours``, ``last week``
-- ``since 09:00``, ``since 2026-11-22T09:00Z``, ``since yesterday``
-- ``between 09:00 and 10:30``, ``from 2026-11-22 09:00 to 2026-11-22 11:00``
-- ``yesterday``, ``today``, ``tonight``/``overnight``/``last night`` (00:00-06:00 of today)
-- a single time, ISO (``2026-11-22T09:41:00Z``) or ``at 09:41``/``around 09:41``: 30 minutes
-  either side
-
-A clock time without a date means the most recent such time not after ``now``.
+Language itself (tokens, stems, stopwords, time expressions, service names) is
+:mod:`sleuth_core.language`; this module cuts markdown into passages from markdown-it's block
+tokens (`split_passages`: headings ATX and setext, paragraphs, lists, tables, fenced ``` and
+``~~~`` and indented code, quotes) and picks the passage that best matches a question
+(`best_passage`), and reads an alert's title, service, severity and time from a raw payload
+(`extract_alert`). Everything here is a pure function of its arguments, memoised on the text in
+bounded LRU caches (a changed text is a new key, so a cache can never serve a stale result).
 """
 
 from __future__ import annotations
@@ -25,409 +16,31 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from markdown_it import MarkdownIt
+
 from sleuth_core.intake import prometheus_expression
-
-__all__ = [
-    "EARLIEST_INSTANT",
-    "LATEST_INSTANT",
-    "STOPWORDS",
-    "Passage",
-    "TimeWindow",
-    "best_passage",
-    "extract_alert",
-    "format_ts",
-    "infer_window",
-    "match_services",
-    "parse_instant",
-    "parse_timestamp",
-    "split_passages",
-    "stem",
-    "terms",
-]
-
-STOPWORDS = frozenset(
-    [
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "down",
-        "during",
-        "each",
-        "few",
-        "for",
-        "from",
-        "further",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "itself",
-        "just",
-        "me",
-        "more",
-        "most",
-        "my",
-        "no",
-        "nor",
-        "not",
-        "now",
-        "of",
-        "off",
-        "on",
-        "once",
-        "only",
-        "or",
-        "other",
-        "our",
-        "ours",
-        "out",
-        "over",
-        "own",
-        "same",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "theirs",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "very",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "yours",
-        "please",
-        "tell",
-        "show",
-        "give",
-        "find",
-        "know",
-        "get",
-        "got",
-        "need",
-        "want",
-        "let",
-        "us",
-        "last",
-        "past",
-        "since",
-        "ago",
-        "today",
-        "yesterday",
-        "hour",
-        "hours",
-        "minute",
-        "minutes",
-        "min",
-        "mins",
-        "day",
-        "days",
-        "week",
-        "weeks",
-        "between",
-        "around",
-        "happened",
-        "happening",
-        "going",
-        "any",
-    ]
+from sleuth_core.language import (
+    DOCUMENT_CACHE_SIZE,
+    TEXT_CACHE_SIZE,
+    parse_timestamp,
+    stem,
+    terms,
 )
 
-_GENERIC_SUFFIXES = frozenset({"api", "service", "svc", "web", "worker", "app", "server"})
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]*[A-Za-z0-9]|[A-Za-z0-9]")
+__all__ = [
+    "Passage",
+    "best_passage",
+    "extract_alert",
+    "split_passages",
+]
 
-
-def stem(word: str) -> str:
-    """A light English stemmer: enough to match ``errors``/``error``, ``failing``/``failed``."""
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
-
-
-#: Bounds of the tokenising caches (entries): a catalog's passages, headings and questions.
-TEXT_CACHE_SIZE = 8192
-DOCUMENT_CACHE_SIZE = 512
-
-
-def terms(text: str) -> list[str]:
-    """The searchable words of ``text``: lowercased, stopwords and pure numbers dropped, unique,
-    in order of first appearance. Hyphenated names (``payments-api``) are kept whole and also
-    split into their parts."""
-    return list(_terms(text))
-
-
-@functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
-def _terms(text: str) -> tuple[str, ...]:
-    out: list[str] = []
-    seen: set[str] = set()
-    for raw in _WORD.findall(text.lower()):
-        parts = raw.split("-") if "-" in raw else []
-        pieces = [raw] + [p for p in parts if p not in _GENERIC_SUFFIXES]
-        for piece in pieces:
-            piece = piece.strip(".-_")
-            if not piece or piece in STOPWORDS or piece.isdigit() or len(piece) < 2:
-                continue
-            if piece not in seen:
-                seen.add(piece)
-                out.append(piece)
-    return tuple(out)
-
-
-def format_ts(value: datetime) -> str:
-    """ISO 8601 in UTC with second precision and a ``Z``: ``2026-11-22T09:41:07Z``."""
-    return value.astimezone(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
-# --- timestamps ---------------------------------------------------------------------------------
-
-_ISO = (
+_ISO_RE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?"
     r"(?:\s?(?:Z|UTC|[+-]\d{2}:?\d{2}))?)?"
 )
-_CLOCK = r"(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?(?:\s?(?:Z|UTC))?"
-_POINT = rf"(?:{_ISO}|{_CLOCK})"
-_ISO_RE = re.compile(_ISO)
-
-
-def parse_timestamp(text: str) -> datetime | None:
-    """Parse an ISO 8601 date or date-time (naive means UTC), or Unix seconds/milliseconds."""
-    value = text.strip()
-    if re.fullmatch(r"\d{10}(?:\.\d+)?", value):
-        return datetime.fromtimestamp(float(value), UTC)
-    if re.fullmatch(r"\d{13}", value):
-        return datetime.fromtimestamp(int(value) / 1000, UTC)
-    value = re.sub(r"\s?UTC$", "Z", value)
-    if value.endswith("Z"):
-        value = value[:-1] + "+00:00"
-    value = re.sub(r"([+-]\d{2})(\d{2})$", r"\1:\2", value)
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
-
-
-#: The range :func:`parse_instant` accepts (a database column holds no later year).
-EARLIEST_INSTANT = datetime(1970, 1, 1, tzinfo=UTC)
-LATEST_INSTANT = datetime(9999, 1, 1, tzinfo=UTC)
-
-
-def parse_instant(value: Any) -> datetime | None:
-    """A JSON timestamp: an ISO 8601 string (naive means UTC) or Unix seconds (a number), between
-    1970 and 9999 (aware UTC); None for anything else (booleans included).
-
-    >>> parse_instant(0), parse_instant("2026-11-22T09:41:07Z").hour, parse_instant(True)
-    (datetime.datetime(1970, 1, 1, 0, 0, tzinfo=datetime.timezone.utc), 9, None)
-    """
-    parsed: datetime | None = None
-    if isinstance(value, str):
-        parsed = parse_timestamp(value)
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        try:
-            parsed = datetime.fromtimestamp(float(value), UTC)
-        except (OverflowError, OSError, ValueError):
-            parsed = None
-    if parsed is None or not EARLIEST_INSTANT <= parsed < LATEST_INSTANT:
-        return None
-    return parsed
-
-
-def _point(text: str, now: datetime) -> datetime | None:
-    """A time point: ISO, or a clock time meaning its most recent occurrence not after ``now``."""
-    text = text.strip()
-    if _ISO_RE.fullmatch(text):
-        return parse_timestamp(text)
-    clock = re.fullmatch(r"(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s?(?:Z|UTC))?", text)
-    if clock is None:
-        return None
-    hour, minute, second = int(clock[1]), int(clock[2]), int(clock[3] or 0)
-    candidate = now.astimezone(UTC).replace(hour=hour, minute=minute, second=second, microsecond=0)
-    if candidate > now:
-        candidate -= timedelta(days=1)
-    return candidate
-
-
-@dataclass(frozen=True)
-class TimeWindow:
-    """A half-open time range ``[start, end)`` and how it was found (for the answer's wording)."""
-
-    start: datetime
-    end: datetime
-    label: str
-
-
-_UNITS = {
-    "m": 60,
-    "min": 60,
-    "mins": 60,
-    "minute": 60,
-    "minutes": 60,
-    "h": 3600,
-    "hr": 3600,
-    "hrs": 3600,
-    "hour": 3600,
-    "hours": 3600,
-    "d": 86400,
-    "day": 86400,
-    "days": 86400,
-    "week": 604800,
-    "weeks": 604800,
-}
-_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "six": 6, "twelve": 12}
-_RELATIVE = re.compile(
-    r"\b(?:last|past|previous|recent)\s+(?:(\d+(?:\.\d+)?|a|an|one|two|three|four|six|twelve"
-    r"|half(?: an?)?)\s*)?(m|mins?|minutes?|h|hrs?|hours?|d|days?|weeks?)\b",
-    re.IGNORECASE,
-)
-_BETWEEN = re.compile(
-    rf"\b(?:between|from)\s+({_POINT})\s+(?:and|to|until|-)\s+({_POINT})", re.IGNORECASE
-)
-_SINCE = re.compile(rf"\bsince\s+({_POINT}|yesterday)", re.IGNORECASE)
-_AT = re.compile(rf"\b(?:at|around|about|near)\s+({_POINT})", re.IGNORECASE)
-
-
-def _day_start(value: datetime) -> datetime:
-    return value.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-
-
-def infer_window(text: str, now: datetime) -> TimeWindow | None:
-    """The time window ``text`` talks about, or None when it names none (see the module doc)."""
-    if (m := _BETWEEN.search(text)) is not None:
-        start, end = _point(m[1], now), _point(m[2], now)
-        if start is not None and end is not None:
-            if end <= start and not _ISO_RE.fullmatch(m[2].strip()):
-                end += timedelta(days=1)
-            if end > start:
-                return TimeWindow(start, end, "between")
-    if (m := _SINCE.search(text)) is not None:
-        start = _day_start(now) - timedelta(days=1) if m[1].lower() == "yesterday" else None
-        start = start or _point(m[1], now)
-        if start is not None and start < now:
-            return TimeWindow(start, now, "since")
-    if (m := _RELATIVE.search(text)) is not None:
-        amount_text = (m[1] or "1").lower()
-        if amount_text.startswith("half"):
-            amount = 0.5
-        else:
-            amount = float(_WORDS.get(amount_text, amount_text))
-        seconds = amount * _UNITS[m[2].lower()]
-        if seconds > 0:
-            return TimeWindow(now - timedelta(seconds=seconds), now, "relative")
-    lowered = text.lower()
-    if re.search(r"\byesterday\b", lowered):
-        today = _day_start(now)
-        return TimeWindow(today - timedelta(days=1), today, "yesterday")
-    if re.search(r"\b(?:overnight|last night|tonight)\b", lowered):
-        today = _day_start(now)
-        return TimeWindow(today, min(now, today + timedelta(hours=6)), "overnight")
-    if re.search(r"\btoday\b|\bthis morning\b", lowered):
-        return TimeWindow(_day_start(now), now, "today")
-    if (m := _AT.search(text)) is not None or (m := _ISO_RE.search(text)) is not None:
-        point = _point(m[1] if m.lastindex else m[0], now)
-        if point is not None:
-            return TimeWindow(point - timedelta(minutes=30), point + timedelta(minutes=30), "at")
-    return None
-
-
-# --- services -----------------------------------------------------------------------------------
-
-
-def match_services(text: str, services: Iterable[str]) -> list[str]:
-    """The known ``services`` that ``text`` mentions, sorted.
-
-    A service matches by its full name (``payments-api``) or, when its name ends in a generic
-    suffix (``-api``, ``-service``, ``-worker``, ...), by its base name, singular or plural
-    (``payments``, ``payment``).
-    """
-    lowered = text.lower()
-    words = set(re.findall(r"[a-z0-9][a-z0-9_\-]*", lowered))
-    found: list[str] = []
-    for service in services:
-        name = service.lower()
-        if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", lowered):
-            found.append(service)
-            continue
-        base, _, suffix = name.rpartition("-")
-        if not base or suffix not in _GENERIC_SUFFIXES:
-            continue
-        variants = {base, base.rstrip("s"), base + "s"}
-        if variants & words:
-            found.append(service)
-    return sorted(set(found))
+_MD = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
 
 
 # --- passages -----------------------------------------------------------------------------------
@@ -435,52 +48,64 @@ def match_services(text: str, services: Iterable[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class Passage:
-    """A block of a markdown document (a paragraph, list or code block) under its heading."""
+    """A block of a markdown document under its heading: ``kind`` is ``paragraph``, ``list``,
+    ``table``, ``code`` (``text`` keeps its fence; ``code`` holds the code alone), ``quote`` or
+    ``html``."""
 
     heading: str
     text: str
     index: int
+    kind: str = "paragraph"
+    code: str = ""
+
+
+_KINDS = {
+    "paragraph_open": "paragraph",
+    "bullet_list_open": "list",
+    "ordered_list_open": "list",
+    "table_open": "table",
+    "blockquote_open": "quote",
+    "fence": "code",
+    "code_block": "code",
+    "html_block": "html",
+}
 
 
 def split_passages(markdown: str) -> list[Passage]:
-    """Split a markdown document into blocks separated by blank lines, each under its heading.
+    """Split a markdown document into its top-level blocks, each under its heading.
 
-    A list (consecutive items and their continuation lines) is one block; a fenced code block is
-    never split.
+    >>> doc = "Intro\\n=====\\n\\nText.\\n\\n~~~\\nkubectl get pods\\n~~~\\n\\n    indented code\\n"
+    >>> [(p.kind, p.code or p.text) for p in split_passages(doc)]
+    [('paragraph', 'Text.'), ('code', 'kubectl get pods'), ('code', 'indented code')]
+    >>> {p.heading for p in split_passages(doc)}
+    {'Intro'}
     """
     return list(_split_passages(markdown))
 
 
 @functools.lru_cache(maxsize=DOCUMENT_CACHE_SIZE)
 def _split_passages(markdown: str) -> tuple[Passage, ...]:
+    lines = markdown.splitlines()
     passages: list[Passage] = []
     heading = ""
-    block: list[str] = []
-    in_fence = False
-
-    def flush() -> None:
-        if block:
-            passages.append(Passage(heading, "\n".join(block).strip("\n"), len(passages)))
-            block.clear()
-
-    for line in markdown.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("```"):
-            in_fence = not in_fence
-            block.append(line)
+    tokens = _MD.parse(markdown)
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.level != 0:
+            i += 1
             continue
-        if in_fence:
-            block.append(line)
+        if token.type == "heading_open":
+            heading = tokens[i + 1].content.strip() if i + 1 < len(tokens) else ""
+            i += 1
             continue
-        if re.match(r"#{1,6}\s", stripped):
-            flush()
-            heading = stripped.lstrip("#").strip()
-            continue
-        if not stripped:
-            flush()
-            continue
-        block.append(line)
-    flush()
+        kind = _KINDS.get(token.type)
+        if kind is not None and token.map is not None:
+            text = "\n".join(lines[token.map[0] : token.map[1]]).strip("\n")
+            code = token.content.strip("\n") if kind == "code" else ""
+            if text.strip():
+                passages.append(Passage(heading, text, len(passages), kind, code))
+        i += 1
     return tuple(passages)
 
 
@@ -491,7 +116,7 @@ def _stems(words: Iterable[str]) -> set[str]:
 @functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _text_stems(text: str) -> frozenset[str]:
     """The stems of `terms` of ``text``."""
-    return frozenset(stem(w) for w in _terms(text))
+    return frozenset(stem(w) for w in terms(text))
 
 
 def best_passage(
@@ -518,7 +143,7 @@ def best_passage(
     best, best_score = passages[0], 0.0
     for passage in passages:
         is_title = title.startswith("# ") and passage.heading == title.lstrip("#").strip()
-        heading_terms = set() if is_title else set(_terms(passage.heading))
+        heading_terms = set() if is_title else set(terms(passage.heading))
         heading_stems = frozenset() if is_title else _text_stems(passage.heading)
         score = len(wanted & _text_stems(passage.text)) + 0.5 * len(wanted & heading_stems)
         if score and heading_terms & preferred:

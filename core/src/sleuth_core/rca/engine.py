@@ -1,10 +1,18 @@
-"""The root-cause engine: onset, suspects, verdict (see :mod:`sleuth_core.rca`)."""
+"""The root-cause engine in four stages: onsets, episode, suspects, verdict (see
+:mod:`sleuth_core.rca`).
+
+`find_onsets` reads when each service began failing (errors, metrics), `find_episode` the failure
+episode the alert is about and its first failing service, `rank_suspects` scores every change
+against the failure, and `decide` gives the verdict, its category and the hypotheses weighed;
+`analyze` runs the four in order. The patterns here name generic failure mechanisms and outside
+causes, never one incident's services or messages.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 from itertools import compress, repeat
@@ -13,14 +21,15 @@ from operator import ge, itemgetter
 from sleuth_core.rca.model import (
     Alert,
     Analysis,
+    Category,
     Change,
     Confidence,
     ErrorSignature,
     Evidence,
+    Hypothesis,
     MetricPoints,
     Onset,
     Suspect,
-    Verdict,
 )
 from sleuth_core.rca.signals import (
     change_point,
@@ -33,7 +42,23 @@ from sleuth_core.rca.signals import (
     words_of,
 )
 
-__all__ = ["LIKELY_AT", "STRONG_AT", "analyze"]
+__all__ = [
+    "LIKELY_AT",
+    "STRONG_AT",
+    "Episode",
+    "OnsetStage",
+    "altered_mechanisms",
+    "analyze",
+    "changed_lines",
+    "decide",
+    "find_episode",
+    "find_onsets",
+    "inert",
+    "mechanisms",
+    "rank_suspects",
+    "retuned_settings",
+    "stack_frames",
+]
 
 #: Least relatedness for a change verdict (one rare compound identifier of the failure reaches it).
 LIKELY_AT = 0.5
@@ -57,6 +82,82 @@ _BURST_FLOOR = timedelta(minutes=5)
 #: How far before the alert's own failure another service's onset may lie and still belong to the
 #: same failure episode (without a dependency linking them).
 _EPISODE_GAP = timedelta(hours=1)
+#: Onsets this close are one moment (a metric's step, an error bucket).
+_SAME_BUCKET = timedelta(minutes=5)
+#: Evidence gained (on the ``s / (s + 3)`` scale) by a change altering a mechanism the failure
+#: shows, by retuning that mechanism's number, and by changing a file or function of its stack.
+_MECHANISM_GAIN = 1.2
+_RETUNE_GAIN = 1.5
+_FRAME_GAIN = 2.0
+#: A deploy rolled back after the onset, the errors stopping with the rollback.
+_ROLLBACK_GAIN = 3.0
+#: A deploy with nothing to read, on the failing service this soon before the onset.
+_OPAQUE_NEAR = timedelta(minutes=10)
+_OPAQUE_GAIN = 2.5
+#: A flag or setting changed on the failing service just before it failed on its settings.
+_CONFIG_GAIN = 2.5
+#: A change that alters no mechanism the failure shows keeps this share of its word relatedness.
+_SURFACE_ONLY = 0.75
+#: An outside cause this strong is overruled only by a change altering the failure's mechanism.
+_STRONG_OUTSIDE = 2.5
+#: A failure that shows only in a metric: how long before the alert, and how far from baseline.
+_METRIC_ONLY_WINDOW = timedelta(hours=6)
+_METRIC_ONLY_RATIO = 1.5
+_FAILURE_METRIC = re.compile(
+    r"lag|iops|mem|heap|rss|disk|inode|fd|conn|pool|queue|backlog|latency|duration|p9\d|error|"
+    r"5xx|fail|timeout|util|saturation|cpu|thread|evict|oom|restart|throttl|wait|full|usage"
+)
+#: Words of a question or alert title that name no failure.
+_GENERIC_ASK = frozenset(
+    [
+        *[
+            "failing",
+            "fail",
+            "failed",
+            "error",
+            "errors",
+            "down",
+            "slow",
+            "broken",
+            "today",
+            "what",
+            "when",
+            "where",
+            "which",
+        ],
+        *[
+            "there",
+            "were",
+            "why",
+            "alert",
+            "high",
+            "firing",
+            "fired",
+            "outage",
+            "incident",
+            "investigate",
+            "root",
+            "cause",
+        ],
+    ]
+)
+#: Errors that stopped this long before the alert (and longer than they lasted) have recovered.
+_RECOVERED_QUIET = timedelta(minutes=15)
+#: A fatal configuration error: a handful of these is a failure, not noise.
+_CONFIG_ERROR = re.compile(
+    r"\bconfig(?:uration)?\b|missing required|invalid (?:setting|value|option|config)|"
+    r"unknown (?:option|setting|key)|environment variable|\benv(?:ironment)? var|must be set|"
+    r"not set\b|\bfatal\b",
+    re.IGNORECASE,
+)
+_FATAL_LEVELS = frozenset({"CRITICAL", "FATAL"})
+#: A failure that says a resource ran out.
+_EXHAUSTION = re.compile(
+    r"out of memory|\boom|exhaust|too many (?:connections|open files|clients)|no space left|"
+    r"disk (?:is )?full|quota|saturat|queue (?:is )?full|backlog|pool (?:is )?full|"
+    r"replication lag|throttl",
+    re.IGNORECASE,
+)
 
 _TLS = re.compile(
     r"x509|certificate (?:has )?expired|certificate verify failed|ssl(?:error)?|tls handshake|"
@@ -85,7 +186,11 @@ _STATUS_UPDATE = re.compile(
 _REGION = re.compile(
     r"\b(?:[a-z]{2}-[a-z]+-\d|availability zone|region|zone [a-z]|az[- ]?\d)\b", re.IGNORECASE
 )
-_HOST = re.compile(r"\b(?:[a-z0-9-]+\.)+(?:com|io|net|org|cloud|dev|co)\b", re.IGNORECASE)
+_HOST = re.compile(
+    r"\b(?:[a-z0-9-]+\.)+(?:com|io|net|org|cloud|dev|co|example|app|ai|us|eu|uk|de)\b",
+    re.IGNORECASE,
+)
+_NODE_NAME = re.compile(r"\b[Nn]ode\s+([\w.-]*\d[\w.-]*)")
 _REQUEST_METRIC = re.compile(
     r"^(?:http_|grpc_|api_)?requests?(?:_per_second|_per_minute|_total|_rate)?$|^rps$|^qps$|"
     r"traffic|ingress|inbound|visitors|sessions_started"
@@ -94,7 +199,7 @@ _NOT_VOLUME = re.compile(r"duration|latency|error|fail|p\d\d|_ms|seconds|size|by
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 _TEXT_DATE = re.compile(
     r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2}),? (\d{4})\b"
-    r"|\b(\d{4})-(\d{2})-(\d{2})\b",
+    r"|\b(\d{4})-(\d{2})-(\d{2})(?!\d)",
     re.IGNORECASE,
 )
 
@@ -120,7 +225,14 @@ def _dates_in(text: str) -> list[date]:
 
 
 _HOST_METRIC = re.compile(r"steal|host|node|neighbou?r|hypervisor|iowait|noisy")
-_BUSY_METRIC = re.compile(r"cpu|util|load|steal|saturation")
+_BUSY_METRIC = re.compile(r"cpu|util|load|steal|saturation|iops|iowait|io_wait|disk_(?:busy|queue)")
+#: A node or host running out of a resource (the platform's own events say so).
+_NODE_PRESSURE = re.compile(
+    r"node (?:was |is )?low on resource|has ?insufficient ?(?:memory|cpu|pid|disk)|"
+    r"(?:memory|disk|pid)\s?pressure|\bevict(?:ed|ing|ion)\b|oomkill|node ?not ?ready|"
+    r"kernel: out of memory",
+    re.IGNORECASE,
+)
 _SATURATION_METRIC = re.compile(
     r"mem|heap|rss|cpu|conn|pool|queue|lag|backlog|disk|fd|thread|goroutine|gc|saturation|"
     r"latency|duration|p9\d|p50|error|5xx|fail|timeout|usage|util"
@@ -258,8 +370,17 @@ def _service_onsets(evidence: Evidence) -> tuple[dict[str, datetime], dict[str, 
                 slack[service] = bucket
         else:
             bursts = [s for s in new if _is_burst(s, lookback_start, fired)]
+            fatal = [
+                s
+                for s in new
+                if s.count >= 2 and (s.level in _FATAL_LEVELS or _CONFIG_ERROR.search(s.message))
+            ]
             if sum(s.count for s in bursts) >= _MIN_NEW_ERRORS:
                 onsets[service] = min(s.first_seen for s in bursts)
+                slack[service] = _SLACK
+            elif fatal and sum(s.count for s in fatal) >= 2:
+                # A handful of fatal or configuration errors: a service that cannot start.
+                onsets[service] = min(s.first_seen for s in fatal)
                 slack[service] = _SLACK
     return onsets, slack
 
@@ -270,6 +391,7 @@ def _episode(
     calls: Mapping[str, set[str]],
     alert: Alert,
     known: Sequence[str],
+    signatures: Sequence[ErrorSignature] = (),
 ) -> set[str]:
     """The failing services of the failure episode the alert is about.
 
@@ -281,8 +403,29 @@ def _episode(
     """
     failing = set(onsets)
     named = ({alert.service} | _mentions(f"{alert.title}\n{alert.text}", known)) & failing
+    if not named and signatures:
+        # An alert naming no service: the failing services whose errors share its words.
+        asked = words_of([alert.title]) - _GENERIC_ASK
+        shared = {
+            s: sum(
+                sig.count
+                for sig in signatures
+                if sig.service == s and asked & words_of([sig.message])
+            )
+            for s in failing
+        }
+        most = max(shared.values(), default=0)
+        named = {s for s, n in shared.items() if most and n >= most / 2}
     if not named:
         return failing
+    # A service whose errors had stopped before the named ones began recovered on its own: not
+    # this episode.
+    last_error: dict[str, datetime] = {}
+    for sig in signatures:
+        if sig.last_seen > last_error.get(sig.service, sig.last_seen - timedelta(seconds=1)):
+            last_error[sig.service] = sig.last_seen
+    began = min(error_onsets[s] for s in named)
+    failing = {s for s in failing if s in named or last_error.get(s, began) >= began}
     episode = set(named)
     while True:
         grown = set(episode)
@@ -306,17 +449,40 @@ def _service_word(service: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w-])" + re.escape(service.lower()) + r"(?![\w-])")
 
 
-def _shipping(changes: Sequence[Change]) -> dict[str, list[Change]]:
-    """Commit id -> the deploys that ship it (matched exactly or by a 7+ character prefix)."""
-    deploys = [c for c in changes if c.kind == "deploy" and c.ships]
+def _shipping(
+    changes: Sequence[Change], scope: frozenset[str] = frozenset(), origin: str = ""
+) -> dict[str, list[Change]]:
+    """Commit id -> the deploys that ship it.
+
+    A deploy ships the commits its ``ships`` names (exactly or by a 7+ character prefix). A commit
+    no deploy names ships with its service's next deploy after it (a release carries every
+    commit made since the last one); a commit of a library no deploy ever names or follows
+    ships with every service's next deploy after it.
+    """
+    deploys = sorted((c for c in changes if c.kind == "deploy"), key=lambda d: d.timestamp)
     out: dict[str, list[Change]] = {}
-    commits = [c for c in changes if c.kind != "deploy"]
+    commits = [c for c in changes if c.kind == "commit"]
     for deploy in deploys:
         for shipped in deploy.ships:
             for commit in commits:
                 a, b = commit.change_id.lower(), shipped.lower()
                 if a == b or (min(len(a), len(b)) >= 7 and (a.startswith(b) or b.startswith(a))):
                     out.setdefault(commit.change_id, []).append(deploy)
+    deploying = {d.service for d in deploys}
+    for commit in commits:
+        if commit.change_id in out:
+            continue
+        later = [d for d in deploys if d.timestamp >= commit.timestamp]
+        if commit.service in deploying:
+            own = next((d for d in later if d.service == commit.service), None)
+            if own is not None:
+                out[commit.change_id] = [own]
+        else:
+            firsts: dict[str, Change] = {}
+            for d in later:
+                firsts.setdefault(d.service, d)
+            if firsts:
+                out[commit.change_id] = list(firsts.values())
     return out
 
 
@@ -336,167 +502,243 @@ def _remediation(change: Change, deploy: Change | None) -> str:
     return f"Revert commit {change.change_id} and redeploy {change.service}."
 
 
-def analyze(evidence: Evidence) -> Analysis:
-    """Find when the failure began, rank the changes before it, and give a verdict.
+@dataclass(frozen=True)
+class OnsetStage:
+    """What the first stage (`find_onsets`) reads from the evidence.
+
+    ``onsets`` maps every failing service to when it began failing (moved back to an earlier
+    saturation shift for a slow build-up; a service whose only sign is a metric shift fails
+    too), ``error_onsets`` the same from errors alone, ``slack`` how exact each onset is,
+    ``onset_list`` the onsets with their basis, ``shifts`` every metric shift up to the alert,
+    ``calls`` the dependencies (hints and services named in another service's errors) and
+    ``known`` every service name.
+    """
+
+    onsets: Mapping[str, datetime]
+    error_onsets: Mapping[str, datetime]
+    slack: Mapping[str, timedelta]
+    onset_list: tuple[Onset, ...]
+    shifts: tuple[_MetricShift, ...]
+    calls: Mapping[str, frozenset[str]]
+    known: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Episode:
+    """The failure episode the alert is about (`find_episode`): its first failing service
+    (``origin``), when it began (``onset``, exact to ``tolerance``), every failing service
+    (``affected``, origin first), their onsets, and the ``scope`` of services a cause may sit on
+    (the failing ones, the alert's and the services they call)."""
+
+    origin: str
+    onset: datetime
+    tolerance: timedelta
+    affected: tuple[str, ...]
+    onsets: Mapping[str, datetime]
+    onset_list: tuple[Onset, ...]
+    scope: frozenset[str]
+
+
+def find_onsets(evidence: Evidence) -> OnsetStage:
+    """Stage 1: when each service began failing, from its errors and its metrics.
 
     >>> from datetime import UTC, datetime, timedelta
-    >>> from sleuth_core.rca import Alert, Change, ErrorSeries, ErrorSignature, Evidence
+    >>> from sleuth_core.rca import Alert, ErrorSeries, ErrorSignature, Evidence
     >>> t0 = datetime(2026, 3, 14, 6, 0, tzinfo=UTC)
     >>> at = lambda m: t0 + timedelta(minutes=m)
-    >>> counts = tuple((at(5 * i), 1.0 if i < 60 else 30.0) for i in range(72))
-    >>> errors = ErrorSeries("checkout", 300, counts)
-    >>> message = "PoolTimeoutError: db_pool max_connections=5 exhausted"
-    >>> sig = ErrorSignature("checkout", message, 300, at(301), at(359))
-    >>> diff = "-max_connections=50\\n+max_connections=5"
-    >>> guilty = Change("a1b2c3d", "checkout", "commit", at(290), "Pool", ("db/pool.py",), diff)
-    >>> deploy = Change("deploy-41", "checkout", "deploy", at(295), "Deploy", ships=("a1b2c3d",))
-    >>> decoy = Change("9f8e7d6", "checkout", "commit", at(298), "Footer copy", ("footer.html",))
-    >>> alert = Alert("Checkout errors", "checkout", at(360))
-    >>> result = analyze(Evidence(alert, (errors,), (sig,), changes=(guilty, deploy, decoy)))
-    >>> result.verdict, result.change_id, result.deploy_id, result.confidence
-    ('change', 'a1b2c3d', 'deploy-41', 'CONFIRMED')
-    >>> result.onset == at(301)
+    >>> counts = tuple((at(5 * i), 0.0 if i < 60 else 20.0) for i in range(72))
+    >>> sig = ErrorSignature("api", "upstream reset", 240, at(301), at(359))
+    >>> series = ErrorSeries("api", 300, counts)
+    >>> stage = find_onsets(Evidence(Alert("5xx", "api", at(360)), (series,), (sig,)))
+    >>> stage.onsets["api"] == at(301)
     True
     """
     alert = evidence.alert
     fired = alert.fired_at
     known = tuple(
-        dict.fromkeys(
+        s
+        for s in dict.fromkeys(
             [*evidence.services, *(s.service for s in evidence.errors), alert.service]
             + [c.service for c in evidence.changes]
         )
+        if s
     )
-    known = tuple(s for s in known if s)
     onsets, slack = _service_onsets(evidence)
     error_onsets = dict(onsets)
     shifts = _metric_shifts(evidence.metrics, fired)
-    # Dependencies: hints, and services named in another service's errors.
     calls: dict[str, set[str]] = {}
     for caller, callee in evidence.dependencies:
         calls.setdefault(caller, set()).add(callee)
     for sig in evidence.signatures:
         for named in _mentions(sig.message, known) - {sig.service}:
             calls.setdefault(sig.service, set()).add(named)
-    # Saturation / latency metrics of failing services that shifted before the errors began.
     onset_list: list[Onset] = []
     metric_onset: dict[str, tuple[datetime, str]] = {}
+    metric_only: dict[str, tuple[datetime, str]] = {}
     for shift in shifts:
         name = shift.series.name.lower()
         svc = shift.series.service
         if _volume_metric(name) or not _SATURATION_METRIC.search(name):
             continue
-        if (
-            svc in onsets
-            and shift.at < onsets[svc]
-            and shift.direction == 1
-            and (svc not in metric_onset or shift.at < metric_onset[svc][0])
+        if shift.direction != 1:
+            continue
+        if svc in onsets:
+            # A saturation or latency metric that shifted before the errors began (a slow leak).
+            if shift.at < onsets[svc] and (
+                svc not in metric_onset or shift.at < metric_onset[svc][0]
+            ):
+                metric_onset[svc] = (shift.at, shift.series.name)
+        elif (
+            _FAILURE_METRIC.search(name)
+            and timedelta(0) <= fired - shift.at <= _METRIC_ONLY_WINDOW
+            and shift.ratio >= _METRIC_ONLY_RATIO
+            and (svc not in metric_only or shift.at < metric_only[svc][0])
         ):
-            metric_onset[svc] = (shift.at, shift.series.name)
+            # A failure that shows only in metrics (lag, memory, disk, connections, latency).
+            metric_only[svc] = (shift.at, shift.series.name)
     for svc, (at, name) in metric_onset.items():
         if onsets[svc] - at <= timedelta(hours=24):
             onsets[svc] = at
-            step = _metric_step(evidence.metrics, name, svc)
-            slack[svc] = max(step, _SLACK)
+            slack[svc] = max(_metric_step(evidence.metrics, name, svc), _SLACK)
             onset_list.append(Onset(svc, at, "metric", name))
+    for svc, (at, name) in metric_only.items():
+        onsets[svc] = at
+        error_onsets[svc] = at
+        slack[svc] = max(_metric_step(evidence.metrics, name, svc), _SLACK)
+        onset_list.append(Onset(svc, at, "metric", name))
     for svc, at in onsets.items():
-        if svc not in metric_onset:
+        if svc not in metric_onset and svc not in metric_only:
             onset_list.append(Onset(svc, at, "errors"))
-    episode = _episode(onsets, error_onsets, calls, alert, known)
-    onsets = {s: at for s, at in onsets.items() if s in episode}
-    onset_list = [o for o in onset_list if o.service in episode]
-    onset_list.sort(key=lambda o: (o.at, o.service))
+    return OnsetStage(
+        onsets,
+        error_onsets,
+        slack,
+        tuple(sorted(onset_list, key=lambda o: (o.at, o.service))),
+        tuple(shifts),
+        {k: frozenset(v) for k, v in calls.items()},
+        known,
+    )
+
+
+def find_episode(evidence: Evidence, stage: OnsetStage) -> Episode | None:
+    """Stage 2: the failure episode the alert is about, or None when nothing failed.
+
+    The origin is the earliest failing service of the episode; within one bucket, the one the
+    others call.
+    """
+    alert = evidence.alert
+    calls = {k: set(v) for k, v in stage.calls.items()}
+    members = _episode(
+        stage.onsets, stage.error_onsets, calls, alert, stage.known, evidence.signatures
+    )
+    onsets = {s: at for s, at in stage.onsets.items() if s in members}
+    if not onsets:
+        return None
+    onset_list = tuple(o for o in stage.onset_list if o.service in members)
     failing = sorted(onsets, key=lambda s: (onsets[s], s != alert.service, s))
-    reasons: list[str] = []
-    if not failing:
-        external = _external(evidence, shifts, [], {}, calls, None)
-        if external:
-            cause, _strength = external
-            return Analysis(
-                "external",
-                "INCONCLUSIVE",
-                None,
-                None,
-                alert.service or None,
-                (),
-                None,
-                (),
-                _external_remediation(cause),
-                cause,
-                (f"No service's errors rose, but {cause}.",),
-            )
-        return Analysis(
-            "unknown",
-            "INCONCLUSIVE",
-            None,
-            None,
-            alert.service or None,
-            (),
-            None,
-            (),
-            "Check the alert's own metric; the logs and metrics here show no failure.",
-            "",
-            ("No service's error rate or metrics changed before the alert.",),
-        )
-    # The origin: the earliest to fail; within one bucket, the one others call.
     first_at = onsets[failing[0]]
-    close = [s for s in failing if onsets[s] - first_at <= slack[failing[0]]]
+    close = [s for s in failing if onsets[s] - first_at <= stage.slack[failing[0]]]
     called = {callee for s in failing for callee in calls.get(s, ())}
     origin = sorted(close, key=lambda s: (s not in called, s != alert.service, onsets[s], s))[0]
     onset = min(onsets.values())
-    tolerance = slack[origin] if onsets[origin] == onset else _SLACK
+    tolerance = stage.slack[origin] if onsets[origin] == onset else _SLACK
     affected = tuple([origin] + [s for s in failing if s != origin])
     scope = set(affected) | {alert.service} - {""}
     for s in list(scope):
         scope |= calls.get(s, set())
-    # The failure's signature.
+    return Episode(origin, onset, tolerance, affected, onsets, onset_list, frozenset(scope))
+
+
+def failure_signature(
+    evidence: Evidence, stage: OnsetStage, episode: Episode
+) -> tuple[dict[str, float], frozenset[str], frozenset[str], str]:
+    """The failure's weighted terms (new error messages, their stack details, shifted metric
+    names, the alert), its words, the mechanisms it shows (`mechanisms`) and the text of its
+    stack details."""
+    known = stage.known
     ignore = [*known, *(p for s in known for p in re.split(r"[-_.]", s))]
-    new_sigs = [
-        s
-        for s in evidence.signatures
-        if s.service in onsets
-        and s.last_seen >= onsets[s.service] - tolerance
-        and s.first_seen >= onset - timedelta(hours=1)
-    ]
-    old_sigs = [s for s in evidence.signatures if s not in new_sigs]
-    signature = signature_terms([s.message for s in new_sigs], ignore=ignore)
-    metric_terms = signature_terms(
-        sorted({sh.series.name for sh in shifts if sh.series.service in scope}),
-        ignore=ignore,
-        weight=0.7,
-    )
-    for term, w in metric_terms.items():
+    new_sigs, old_sigs = _episode_signatures(evidence, episode)
+    messages = [s.message for s in new_sigs]
+    signature = signature_terms(messages, ignore=ignore)
+    details = "\n".join(dict.fromkeys(s.detail for s in new_sigs if s.detail))
+    if details:
+        for term, w in signature_terms([details], ignore=ignore, weight=0.8).items():
+            signature[term] = max(signature.get(term, 0.0), w)
+    scope = episode.scope
+    shifted = sorted({sh.series.name for sh in stage.shifts if sh.series.service in scope})
+    for term, w in signature_terms(shifted, ignore=ignore, weight=0.7).items():
         # A term both the errors and a shifted metric show counts for both.
         signature[term] = signature.get(term, 0.0) + w
+    alert = evidence.alert
     for term, w in signature_terms([alert.title, alert.text], ignore=ignore, weight=0.4).items():
         signature[term] = max(signature.get(term, 0.0), w)
     for term in signature_terms([s.message for s in old_sigs], ignore=ignore):
         signature[term] = signature.get(term, 0.0) * 0.3
     signature = {t: w for t, w in signature.items() if w > 0}
-    failure_words = words_of(s.message for s in new_sigs) - frozenset(
-        p for name in ignore for p in words_of([name])
-    )
-    # Suspects. A build-up (metric) onset on the origin is only as exact as its metric's step.
+    words = words_of(messages) - frozenset(p for name in ignore for p in words_of([name]))
+    shown = mechanisms("\n".join([*messages, details, *shifted]))
+    return signature, words, shown, details
+
+
+def _episode_signatures(
+    evidence: Evidence, episode: Episode
+) -> tuple[list[ErrorSignature], list[ErrorSignature]]:
+    """The episode's error messages (seen from its onset) and the others (background)."""
+    new_sigs = [
+        s
+        for s in evidence.signatures
+        if s.service in episode.onsets
+        and s.last_seen >= episode.onsets[s.service] - episode.tolerance
+        and s.first_seen >= episode.onset - timedelta(hours=1)
+    ]
+    old_sigs = [s for s in evidence.signatures if s not in new_sigs]
+    return new_sigs, old_sigs
+
+
+def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tuple[Suspect, ...]:
+    """Stage 3: every change, scored against the failure and ruled out where it cannot be it.
+
+    A change is weighed by what it does: the failure's terms its summary, files and diff touch
+    (`relatedness`), the mechanisms its changed lines alter that the failure shows (a timeout,
+    a pool size, a query, a TTL, a retry budget, a null check: `mechanisms`), and the files and
+    functions of the failure's stack traces it changes. Its time is when it reached production
+    (the deploy that shipped it: named in the deploy's ``ships``, or the service's next deploy
+    after it, or, for a library no deploy names, the failing service's next deploy).
+    """
+    signature, failure_words, shown, details = failure_signature(evidence, stage, episode)
+    frames = stack_frames(details)
+    origin, onset, tolerance = episode.origin, episode.onset, episode.tolerance
+    affected, scope = episode.affected, episode.scope
+    known = stage.known
+    ignore = [*known, *(p for s in known for p in re.split(r"[-_.]", s))]
     ramp = next(
         (
             _metric_step(evidence.metrics, o.metric, o.service)
-            for o in onset_list
+            for o in episode.onset_list
             if o.basis == "metric" and o.service == origin and o.at == onset
         ),
         None,
     )
-    shipping = _shipping(evidence.changes)
-    services_with_ships = {c.service for c in evidence.changes if c.kind == "deploy" and c.ships}
+    shipping = _shipping(evidence.changes, scope, origin)
+    shipped_by_deploy: dict[str, list[str]] = {}
+    for commit_id, deploys in shipping.items():
+        for d in deploys:
+            shipped_by_deploy.setdefault(d.change_id, []).append(commit_id)
     touched = {c.change_id: change_terms(c.summary, c.files, c.diff) for c in evidence.changes}
     df: dict[str, int] = {}
     for touched_terms in touched.values():
         for term in touched_terms:
             df[term] = df.get(term, 0) + 1
+    undone = _undone_by_rollback(evidence, episode)
+    origin_sigs = [s for s in _episode_signatures(evidence, episode)[0] if s.service == origin]
+    config_failure = any(
+        _CONFIG_ERROR.search(f"{s.message}\n{s.detail}") or s.level in _FATAL_LEVELS
+        for s in origin_sigs
+    )
     suspects: list[Suspect] = []
     for change in evidence.changes:
         deploys = sorted(shipping.get(change.change_id, []), key=lambda d: d.timestamp)
-        deploy = next((d for d in deploys if d.timestamp >= change.timestamp), None)
-        if deploy is None and deploys:
-            deploy = deploys[0]
+        deploy = _shipping_deploy(change, deploys, origin, scope)
         effective = deploy.timestamp if deploy is not None else change.timestamp
         rel, matched = relatedness(signature, touched[change.change_id], df, len(touched))
         compounds = [
@@ -504,9 +746,52 @@ def analyze(evidence: Evidence) -> Analysis:
         ]
         if compounds:
             # An identifier the change touches whose words the failure spells out separately.
-            total = 3 * rel / (1 - rel) + _COMPOUND_GAIN * len(compounds[:2])
-            rel = round(total / (total + 3), 6)
+            rel = _gain(rel, _COMPOUND_GAIN * len(compounds[:2]))
             matched = (*matched, *compounds[:2])
+        done = altered_mechanisms(changed_lines(change.diff)) | altered_mechanisms(change.summary)
+        retuned = retuned_settings(change.diff)
+        common = sorted(done & shown)
+        if common:
+            # The change alters the mechanism the failure shows: the strongest kind of match.
+            gain = _MECHANISM_GAIN * len(common[:2])
+            if any(altered_mechanisms(key) & shown for key in retuned):
+                gain += _RETUNE_GAIN  # a changed value of that very mechanism (timeout 5000 -> 500)
+            rel = _gain(rel, gain)
+            matched = (*matched, *(f"{m} change" for m in common[:2]))
+        elif rel > 0 and shown and not done and change.diff and change.kind == "commit":
+            # A commit altering no mechanism the failure shows: shared words are weaker evidence
+            # (a flag or setting switches behaviour wholesale, so it is not discounted).
+            rel = round(rel * _SURFACE_ONLY, 6)
+        if (
+            change.kind == "deploy"
+            and not change.ships
+            and not change.files
+            and not change.diff
+            and change.service == origin
+            and not _REVERT.search(change.summary)
+            and timedelta(0) <= onset + tolerance - change.timestamp <= _OPAQUE_NEAR
+        ):
+            # A deploy with nothing to read (no diff, no commits: a line in the logs) on the
+            # failing service minutes before it began failing: time is the only evidence.
+            rel = _gain(rel, _OPAQUE_GAIN)
+            matched = (*matched, "deployed minutes before the onset")
+        if change.change_id == undone:
+            # Rolled back after the onset, and the errors stopped with the rollback.
+            rel = _gain(rel, _ROLLBACK_GAIN)
+            matched = (*matched, "errors stopped when it was rolled back")
+        located = _frames_hit(frames, change)
+        if located:
+            rel = _gain(rel, _FRAME_GAIN * min(len(located), 2))
+            matched = (*matched, *located[:2])
+        if (
+            change.kind in ("flag", "config")
+            and origin in {change.service}
+            and config_failure
+            and timedelta(0) <= onset + tolerance - change.timestamp <= timedelta(minutes=30)
+        ):
+            # A setting changed on the failing service minutes before it failed on its settings.
+            rel = _gain(rel, _CONFIG_GAIN)
+            matched = (*matched, "a configuration error after it")
         if change.kind in ("flag", "config") and rel > 0:
             # A flag or setting the failure names by its own key's words.
             key_terms = set(signature_terms([change.change_id, *change.files], ignore=ignore))
@@ -538,10 +823,15 @@ def analyze(evidence: Evidence) -> Analysis:
         ruled_out = ""
         if effective > onset + tolerance:
             ruled_out = "landed after the failure began"
-        elif change.kind == "deploy" and change.ships and any(s in touched for s in change.ships):
+        elif change.kind == "deploy" and (
+            (change.ships and any(s in touched for s in change.ships))
+            or shipped_by_deploy.get(change.change_id)
+        ):
             ruled_out = "a deploy: judged by the commits it ships"
-        elif change.kind == "commit" and deploy is None and change.service in services_with_ships:
+        elif change.kind == "commit" and deploy is None and _deployed_service(change, evidence):
             ruled_out = "no deploy in the data shipped it"
+        elif inert(change):
+            ruled_out = "changes only tests, docs, monitoring rules, logging or comments"
         elif _REVERT.search(change.summary) and rel < STRONG_AT:
             ruled_out = "a revert or rollback"
         elif rel < 0.2:
@@ -568,70 +858,151 @@ def analyze(evidence: Evidence) -> Analysis:
             s.change.change_id,
         )
     )
+    return tuple(suspects)
+
+
+def _undone_by_rollback(evidence: Evidence, episode: Episode) -> str:
+    """The deploy of the first failing service that a rollback after the onset undid, when the
+    errors stopped with that rollback (the last error within ten minutes of it, and quiet for
+    five minutes before the alert); "" otherwise."""
+    origin, onset = episode.origin, episode.onset
+    fired = evidence.alert.fired_at
+    deploys = sorted(
+        (c for c in evidence.changes if c.kind == "deploy" and c.service == origin),
+        key=lambda c: c.timestamp,
+    )
+    rollbacks = [
+        c
+        for c in deploys
+        if onset < c.timestamp <= fired and _REVERT.search(f"{c.summary} {c.change_id}")
+    ]
+    last_error = max(
+        (s.last_seen for s in evidence.signatures if s.service == origin), default=None
+    )
+    if not rollbacks or last_error is None:
+        return ""
+    rollback = rollbacks[0]
+    stopped = rollback.timestamp - timedelta(
+        minutes=1
+    ) <= last_error <= rollback.timestamp + timedelta(
+        minutes=10
+    ) and last_error <= fired - timedelta(minutes=5)
+    before = [
+        d
+        for d in deploys
+        if d.timestamp <= onset + episode.tolerance
+        and not _REVERT.search(f"{d.summary} {d.change_id}")
+        and onset - d.timestamp <= timedelta(hours=2)
+    ]
+    return before[-1].change_id if stopped and before else ""
+
+
+def _gain(rel: float, gain: float) -> float:
+    """``rel`` with ``gain`` added to its evidence sum (``rel = s / (s + 3)``)."""
+    rel = min(rel, 0.99)
+    total = 3 * rel / (1 - rel) + gain
+    return round(total / (total + 3), 6)
+
+
+def _deployed_service(change: Change, evidence: Evidence) -> bool:
+    """Whether ``change``'s service is one that deploys (so an unshipped commit is not live)."""
+    return any(c.kind == "deploy" and c.service == change.service for c in evidence.changes)
+
+
+def _shipping_deploy(
+    change: Change, deploys: Sequence[Change], origin: str, scope: frozenset[str]
+) -> Change | None:
+    """The deploy that brought ``change`` to the failure: the first after it on the first failing
+    service, else on a service in scope, else any; a deploy before it only when none is after."""
+    after = [d for d in deploys if d.timestamp >= change.timestamp]
+    for wanted in (lambda d: d.service == origin, lambda d: d.service in scope, lambda d: True):
+        found = next((d for d in after if wanted(d)), None)
+        if found is not None:
+            return found
+    return deploys[0] if deploys else None
+
+
+def decide(
+    evidence: Evidence,
+    stage: OnsetStage,
+    episode: Episode | None,
+    suspects: Sequence[Suspect],
+) -> Analysis:
+    """Stage 4: the verdict, its confidence, its category and the hypotheses weighed.
+
+    A change is named when its relatedness reaches `LIKELY_AT` and no outside cause is stronger:
+    a strong outside sign (TLS or DNS errors, a provider notice naming what fails, a traffic
+    surge, a saturated shared dependency, a poison record) is only overruled by a change that
+    alters the mechanism the failure shows or its stack's code. Without a failure episode the
+    verdict is ``healthy`` or an outside cause.
+    """
+    if episode is None:
+        return _no_episode(evidence, stage)
+    origin, onset, affected = episode.origin, episode.onset, episode.affected
+    calls = {k: set(v) for k, v in stage.calls.items()}
     best = next((s for s in suspects if not s.ruled_out), None)
-    external = _external(evidence, shifts, affected, onsets, calls, onset)
+    external = _external(evidence, stage.shifts, affected, episode.onsets, calls, onset)
     ext_cause, ext_strength = external if external else ("", 0.0)
-    verdict: Verdict
-    confidence: Confidence
-    reasons.append(
+    hypotheses = _hypotheses(evidence, stage, episode, suspects, ext_cause)
+    reasons = [
         f"{origin} began failing at {onset.isoformat()}"
         + (f", {len(affected) - 1} more service(s) after it" if len(affected) > 1 else "")
         + "."
+    ]
+    basis = next((o for o in episode.onset_list if o.service == origin), None)
+    metric_only = (
+        basis is not None
+        and basis.basis == "metric"
+        and origin not in _error_services(evidence, episode)
     )
-    if (
-        best is not None
-        and best.relatedness >= LIKELY_AT
-        and (ext_strength < 2 or best.relatedness >= STRONG_AT)
-    ):
-        change = best.change
-        deploy_change = next(
-            (c for c in evidence.changes if c.change_id == best.deploy_id and c.kind == "deploy"),
-            None,
-        )
-        on_origin = origin in {change.service} | (
-            {deploy_change.service} if deploy_change else set()
-        )
-        strong = best.relatedness >= STRONG_AT and ext_strength == 0
-        confidence = "CONFIRMED" if strong and on_origin else "LIKELY"
-        runner_up = next((s for s in suspects if not s.ruled_out and s is not best), None)
-        if runner_up is not None and runner_up.relatedness >= 0.9 * best.relatedness:
-            confidence = "LIKELY" if confidence == "CONFIRMED" else "INCONCLUSIVE"
+    strong_outside = ext_strength >= _STRONG_OUTSIDE
+    if best is not None and best.relatedness >= LIKELY_AT:
+        mechanism = any(m.endswith(" change") or ":" in m for m in best.matched)
+        overruled = strong_outside and not (mechanism and best.relatedness >= STRONG_AT)
+        if not overruled and (ext_strength < 2 or best.relatedness >= STRONG_AT or mechanism):
+            return _change_verdict(
+                evidence, episode, best, suspects, ext_strength, reasons, hypotheses
+            )
+    common = (
+        origin,
+        affected,
+        onset,
+        episode.onset_list,
+    )
+    ended = _recovered_at(evidence, episode)
+    if ended is not None:
         reasons.append(
-            f"{change.kind} {change.change_id} reached production "
-            f"{_ago(onset - best.effective_at)} before the onset and touches "
-            + ", ".join(best.matched[:4])
-            + "."
+            f"The failure ended by {ended.isoformat()}, well before the alert: its condition no "
+            "longer holds."
         )
         return Analysis(
-            "change",
-            confidence,
-            change.change_id,
-            best.deploy_id or None,
-            origin,
-            affected,
-            onset,
-            tuple(onset_list),
-            _remediation(change, deploy_change),
+            "unknown",
+            "LIKELY",
+            None,
+            None,
+            *common,
+            "Nothing to roll back: the failure recovered on its own before the alert fired; "
+            "check why the alert fired late or on a brief blip.",
             "",
             tuple(reasons),
             tuple(suspects),
+            "healthy",
+            hypotheses,
         )
     if ext_strength > 0:
-        verdict, confidence = "external", "LIKELY" if ext_strength >= 2 else "INCONCLUSIVE"
         reasons.append(f"No change before the onset touches what failed; {ext_cause}.")
         return Analysis(
-            verdict,
-            confidence,
+            "external",
+            "LIKELY" if ext_strength >= 2 else "INCONCLUSIVE",
             None,
             None,
-            origin,
-            affected,
-            onset,
-            tuple(onset_list),
+            *common,
             _external_remediation(ext_cause),
             ext_cause,
             tuple(reasons),
             tuple(suspects),
+            _external_category(ext_cause),
+            hypotheses,
         )
     if best is not None and best.relatedness >= 0.3:
         reasons.append(
@@ -640,20 +1011,577 @@ def analyze(evidence: Evidence) -> Analysis:
         )
     else:
         reasons.append("No change before the onset touches what the failure shows.")
+    category = _unexplained_category(evidence, episode, metric_only)
     return Analysis(
         "unknown",
         "INCONCLUSIVE",
         None,
         None,
-        origin,
-        affected,
-        onset,
-        tuple(onset_list),
+        *common,
         f"Mitigate on {origin} (see its runbook); no change in the data explains this failure.",
         "",
         tuple(reasons),
         tuple(suspects),
+        category,
+        hypotheses,
     )
+
+
+def _recovered_at(evidence: Evidence, episode: Episode) -> datetime | None:
+    """When the episode's errors stopped, if they stopped well before the alert: quiet for at
+    least `_RECOVERED_QUIET` and for longer than the failure lasted; None when still failing
+    (or when the failure shows in a metric, which is still shifted at the alert)."""
+    if any(o.basis == "metric" for o in episode.onset_list):
+        return None
+    new_sigs, _old = _episode_signatures(evidence, episode)
+    failing = [s for s in new_sigs if s.service in episode.affected]
+    if not failing:
+        return None
+    last = max(s.last_seen for s in failing)
+    quiet = evidence.alert.fired_at - last
+    if quiet >= _RECOVERED_QUIET and quiet > last - episode.onset:
+        return last
+    return None
+
+
+def _error_services(evidence: Evidence, episode: Episode) -> set[str]:
+    new_sigs, _old = _episode_signatures(evidence, episode)
+    return {s.service for s in new_sigs}
+
+
+def _change_verdict(
+    evidence: Evidence,
+    episode: Episode,
+    best: Suspect,
+    suspects: Sequence[Suspect],
+    ext_strength: float,
+    reasons: list[str],
+    hypotheses: tuple[Hypothesis, ...],
+) -> Analysis:
+    change = best.change
+    deploy_change = next(
+        (c for c in evidence.changes if c.change_id == best.deploy_id and c.kind == "deploy"),
+        None,
+    )
+    homes = {change.service} | ({deploy_change.service} if deploy_change else set())
+    tied = [
+        s
+        for s in episode.affected
+        if s in homes and episode.onsets[s] - episode.onset <= _SAME_BUCKET
+    ]
+    if episode.origin not in homes and tied:
+        # Two services began failing together; the fault is where the culprit landed.
+        affected = (tied[0], *(s for s in episode.affected if s != tied[0]))
+        episode = replace(episode, origin=tied[0], affected=affected)
+    on_origin = episode.origin in homes
+    strong = best.relatedness >= STRONG_AT and ext_strength == 0
+    confidence: Confidence = "CONFIRMED" if strong and on_origin else "LIKELY"
+    runner_up = next((s for s in suspects if not s.ruled_out and s is not best), None)
+    if runner_up is not None and runner_up.relatedness >= 0.9 * best.relatedness:
+        confidence = "LIKELY" if confidence == "CONFIRMED" else "INCONCLUSIVE"
+    reasons.append(
+        f"{change.kind} {change.change_id} reached production "
+        f"{_ago(episode.onset - best.effective_at)} before the onset and touches "
+        + ", ".join(best.matched[:4])
+        + "."
+    )
+    return Analysis(
+        "change",
+        confidence,
+        change.change_id,
+        best.deploy_id or None,
+        episode.origin,
+        episode.affected,
+        episode.onset,
+        episode.onset_list,
+        _remediation(change, deploy_change),
+        "",
+        tuple(reasons),
+        tuple(suspects),
+        _change_category(change),
+        hypotheses,
+    )
+
+
+def _no_episode(evidence: Evidence, stage: OnsetStage) -> Analysis:
+    alert = evidence.alert
+    external = _external(evidence, stage.shifts, [], {}, {}, None)
+    if external:
+        cause, _strength = external
+        return Analysis(
+            "external",
+            "INCONCLUSIVE",
+            None,
+            None,
+            alert.service or None,
+            (),
+            None,
+            (),
+            _external_remediation(cause),
+            cause,
+            (f"No service's errors rose, but {cause}.",),
+            category=_external_category(cause),
+        )
+    if not (evidence.errors or evidence.signatures or evidence.metrics):
+        # No log or metric covers the look-back: health cannot be told, only that nothing shows.
+        return Analysis(
+            "unknown",
+            "INCONCLUSIVE",
+            None,
+            None,
+            alert.service or None,
+            (),
+            None,
+            (),
+            "Send the service's logs or metrics (or connect a data source) so a failure can be "
+            "dated; nothing here shows one.",
+            "",
+            ("No logs or metrics cover the look-back: there is nothing to date a failure by.",),
+            category="unknown",
+        )
+    return Analysis(
+        "unknown",
+        "INCONCLUSIVE",
+        None,
+        None,
+        alert.service or None,
+        (),
+        None,
+        (),
+        "Nothing to roll back: check that the alert's condition and threshold still fit the "
+        "service; the logs and metrics here show no failure.",
+        "",
+        ("Healthy: no service's error rate or metrics changed before the alert.",),
+        category="healthy",
+    )
+
+
+def analyze(evidence: Evidence) -> Analysis:
+    """Find when the failure began, rank the changes before it, and give a verdict: the four
+    stages `find_onsets`, `find_episode`, `rank_suspects` and `decide`.
+
+    >>> from datetime import UTC, datetime, timedelta
+    >>> from sleuth_core.rca import Alert, Change, ErrorSeries, ErrorSignature, Evidence
+    >>> t0 = datetime(2026, 3, 14, 6, 0, tzinfo=UTC)
+    >>> at = lambda m: t0 + timedelta(minutes=m)
+    >>> counts = tuple((at(5 * i), 1.0 if i < 60 else 30.0) for i in range(72))
+    >>> errors = ErrorSeries("checkout", 300, counts)
+    >>> message = "PoolTimeoutError: db_pool max_connections=5 exhausted"
+    >>> sig = ErrorSignature("checkout", message, 300, at(301), at(359))
+    >>> diff = "-max_connections=50\\n+max_connections=5"
+    >>> guilty = Change("a1b2c3d", "checkout", "commit", at(290), "Pool", ("db/pool.py",), diff)
+    >>> deploy = Change("deploy-41", "checkout", "deploy", at(295), "Deploy", ships=("a1b2c3d",))
+    >>> decoy = Change("9f8e7d6", "checkout", "commit", at(298), "Footer copy", ("footer.html",))
+    >>> alert = Alert("Checkout errors", "checkout", at(360))
+    >>> result = analyze(Evidence(alert, (errors,), (sig,), changes=(guilty, deploy, decoy)))
+    >>> result.verdict, result.change_id, result.deploy_id, result.confidence, result.category
+    ('change', 'a1b2c3d', 'deploy-41', 'CONFIRMED', 'code_defect')
+    >>> result.onset == at(301)
+    True
+    """
+    stage = find_onsets(evidence)
+    episode = find_episode(evidence, stage)
+    suspects = rank_suspects(evidence, stage, episode) if episode is not None else ()
+    return decide(evidence, stage, episode, suspects)
+
+
+# --- mechanisms, stack frames, categories and hypotheses ---------------------------------------
+
+#: Generic failure mechanisms: what a failure shows, and what a change's changed lines alter.
+#: ``(name, failure pattern, change pattern)``.
+_MECHANISMS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
+    (name, re.compile(shows, re.IGNORECASE), re.compile(alters, re.IGNORECASE))
+    for name, shows, alters in (
+        (
+            "timeout",
+            r"time[d ]?\s?out|deadline exceeded|took too long|timeout|latency|too slow",
+            r"timeout|deadline|_ms\b|_secs?\b|_seconds\b|\bttl_ms\b|read_time|connect_time",
+        ),
+        (
+            "pool",
+            r"\bpool\b|pool\w*(?:exhaust|timeout)|too many connections|connections? "
+            r"(?:exhausted|limit|refused)|max_?conn|no (?:free|available) connection|"
+            r"acquire|connection.*(?:saturat|usage|in use)|conn\w* (?:usage|in_use)",
+            r"pool|max_?conn|max_?open|max_?idle|connections?\b|maxsize|min_?idle|acquire",
+        ),
+        (
+            "query",
+            r"slow query|query|seq(?:uential)? scan|full (?:table )?scan|lock wait|deadlock|"
+            r"statement timeout|rows examined|index",
+            r"\bselect\b|\bjoin\b|\bwhere\b|order by|group by|\bindex\b|query|\.filter\(|"
+            r"\bsql\b|limit \d|n\+1|prefetch|eager",
+        ),
+        (
+            "cache",
+            r"cache|stale|\bmiss(?:es)?\b|hit.?ratio|evict|expired? entr",
+            r"\bttl\b|_ttl|ttl_|cache|expir|max_age|max-age|invalidat",
+        ),
+        (
+            "retry",
+            r"retr(?:y|ies|ying)|backoff|too many requests|\b429\b|rate.?limit|thundering|"
+            r"amplif",
+            r"retr(?:y|ies)|backoff|attempts|jitter|rate.?limit",
+        ),
+        (
+            "null",
+            r"\bnull\b|\bnil\b|\bnone\b|nonetype|undefined|nullpointer|null pointer|"
+            r"keyerror|attributeerror|typeerror|cannot read propert|missing (?:field|key)",
+            r"is none|is not none|\bnull\b|\bnil\b|undefined|\?\.|optional|\bif not\b|"
+            r"\.get\(|getattr|default",
+        ),
+        (
+            "memory",
+            r"out of memory|\boom\b|oomkill|heap|memory|\brss\b|gc pause|allocation",
+            r"buffer|batch_?size|heap|memory|\bxmx|max_?size|cache_?size|preload|in.memory",
+        ),
+        (
+            "limit",
+            r"too large|exceed|limit|\b413\b|payload|max(?:imum)? size|quota",
+            r"max_\w*size|_limit\b|limit_|max_body|quota|max_\w*length",
+        ),
+        (
+            "parse",
+            r"pars(?:e|ing)|invalid|validat|schema|decod|deserializ|format|unexpected token|"
+            r"malformed",
+            r"pars(?:e|er|ing)|valid|schema|regex|format|strict|decod|serializ",
+        ),
+    )
+)
+_NUMBERED_SETTING = re.compile(
+    r"([A-Za-z_][\w.\-]*)\s*(?:[:=]|\s)\s*[\"']?(-?\d+(?:\.\d+)?)\s*(ms|s|m|h|mb|gb|kb)?",
+    re.IGNORECASE,
+)
+
+
+def mechanisms(text: str) -> frozenset[str]:
+    """The failure mechanisms a failure's text shows: ``timeout``, ``pool``, ``query``,
+    ``cache``, ``retry``, ``null``, ``memory``, ``limit``, ``parse``.
+
+    >>> sorted(mechanisms("PoolTimeoutError: could not acquire a connection within 500ms"))
+    ['pool', 'timeout']
+    """
+    return _mechanisms(text, 1) if text else frozenset()
+
+
+def altered_mechanisms(text: str) -> frozenset[str]:
+    """The failure mechanisms a change's text (changed lines, summary) alters: read with the
+    change patterns (settings, code) and the failure patterns (a summary may describe the
+    mechanism as the failure would: "cut the connect timeout").
+
+    >>> sorted(altered_mechanisms("-    cache_ttl_seconds = 300"))
+    ['cache', 'timeout']
+    """
+    return _mechanisms(text, 2) | _mechanisms(text, 1) if text else frozenset()
+
+
+@lru_cache(maxsize=2048)
+def _mechanisms(text: str, which: int) -> frozenset[str]:
+    return frozenset(
+        name
+        for name, shows, alters in _MECHANISMS
+        if (shows if which == 1 else alters).search(text)
+    )
+
+
+_INERT_FILE = re.compile(
+    r"(?:^|/)(?:docs?|tests?|spec|specs|__tests__|alerts?|alerting|dashboards?|monitoring|"
+    r"runbooks?|\.github)/|(?:^|/)(?:readme|changelog|codeowners|license)[^/]*$|\.(?:md|rst|txt)$|"
+    r"(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:spec|test)\.\w+$",
+    re.IGNORECASE,
+)
+_INERT_LINE = re.compile(
+    r"^\s*(?:$|#|//|/\*|\*|--|<!--|import\b|from\s+\S+\s+import\b|using\b|package\b|"
+    r"(?:[\w.]*\b)?(?:log|logger|logging|LOG|LOGGER|console|slog|zap)\s*[.(]\s*\w*\s*\(?|"
+    r"print(?:ln|f)?\s*\()",
+)
+
+
+def inert(change: Change) -> bool:
+    """Whether a change cannot alter what runs: it touches only tests, docs and monitoring
+    rules, or its diff only adds or removes log statements, comments and imports.
+
+    >>> from datetime import UTC, datetime
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> inert(Change("c1", "api", "commit", t, "Fix typo", ("docs/x.md",)))
+    True
+    >>> inert(Change("c2", "api", "commit", t, "", ("a.py",), "+log.debug('id %s', rid)"))
+    True
+    >>> inert(Change("c3", "api", "commit", t, "", ("a.py",), "+TIMEOUT = 5"))
+    False
+    """
+    if change.kind != "commit":
+        return False
+    if change.files and all(_INERT_FILE.search(f) for f in change.files):
+        return True
+    lines = changed_lines(change.diff).splitlines()
+    return bool(lines) and all(_INERT_LINE.match(line) for line in lines)
+
+
+def changed_lines(diff: str) -> str:
+    """The added and removed lines of a unified diff (without the ``+``/``-`` and file headers).
+
+    >>> changed_lines("--- a/x.py\\n+++ b/x.py\\n@@ -1 +1 @@\\n-a = 1\\n+a = 2\\n unchanged")
+    'a = 1\\na = 2'
+    """
+    return "\n".join(
+        line[1:]
+        for line in diff.splitlines()
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    )
+
+
+def retuned_settings(diff: str) -> tuple[str, ...]:
+    """The settings whose number a diff changes (removed with one value, added with another).
+
+    >>> retuned_settings("-    timeout_ms: 5000\\n+    timeout_ms: 500\\n+    new_flag: 1")
+    ('timeout_ms',)
+    """
+    removed: dict[str, str] = {}
+    added: dict[str, str] = {}
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---")) or line[:1] not in "+-":
+            continue
+        for m in _NUMBERED_SETTING.finditer(line[1:]):
+            (removed if line[0] == "-" else added)[m.group(1).lower()] = m.group(2)
+    return tuple(k for k, v in added.items() if k in removed and removed[k] != v)
+
+
+_FRAME_FILE = re.compile(
+    r"([\w./\\-]*[\w-]+\.(?:py|js|jsx|ts|tsx|go|java|rb|kt|cs|php|rs|scala|ex|exs|c|cc|cpp|swift))"
+    r"(?:[:\", line]+(\d+))?"
+)
+_FRAME_FUNC = re.compile(
+    r"\bin ([A-Za-z_]\w*)|\bat (?:[\w$]+\.)*([A-Za-z_$][\w$]*)\s*\(|"
+    r"(?:^|\s)([A-Za-z_]\w*)\(\)|\bfunc(?:tion)?[=: ]+([A-Za-z_][\w.]*)",
+    re.MULTILINE,
+)
+_DEF = re.compile(
+    r"(?:\bdef|\bfunc(?:\s*\([^)]*\))?|\bfunction|\bfn|"
+    r"(?:public|private|protected|static|async)(?:\s+\w+)*)\s+([A-Za-z_]\w*)\s*\("
+)
+_NOT_FUNCTIONS = frozenset(
+    {"main", "run", "call", "handle", "wrapper", "inner", "module", "lambda"}
+)
+
+
+def stack_frames(details: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The source files (base names, lowercased) and function names a stack trace or exception
+    attribute names.
+
+    >>> files, funcs = stack_frames('File "app/billing/invoice.py", line 88, in round_total')
+    >>> sorted(files), sorted(funcs)
+    (['invoice.py'], ['round_total'])
+    """
+    if not details:
+        return frozenset(), frozenset()
+    files = frozenset(
+        m.group(1).replace("\\", "/").rsplit("/", 1)[-1].lower()
+        for m in _FRAME_FILE.finditer(details)
+    )
+    funcs = frozenset(
+        name
+        for m in _FRAME_FUNC.finditer(details)
+        for name in [next((g for g in m.groups() if g), "")]
+        if name and len(name) >= 4 and name.lower() not in _NOT_FUNCTIONS
+    )
+    return files, funcs
+
+
+def _frames_hit(frames: tuple[frozenset[str], frozenset[str]], change: Change) -> list[str]:
+    """What of the failure's stack a change changes: ``file:`` and ``function:`` matches."""
+    files, funcs = frames
+    if not files and not funcs:
+        return []
+    hits = []
+    names = {f.replace("\\", "/").rsplit("/", 1)[-1].lower() for f in change.files}
+    diff_files = re.findall(r"^(?:\+\+\+|---) (?:[ab]/)?(\S+)", change.diff, re.MULTILINE)
+    names |= {f.rsplit("/", 1)[-1].lower() for f in diff_files}
+    hits += [f"file: {f}" for f in sorted(files & names)]
+    if funcs:
+        defined = set(_DEF.findall(change.diff))
+        defined |= {
+            m
+            for line in change.diff.splitlines()
+            if line.startswith("@@")
+            for m in re.findall(r"([A-Za-z_]\w*)\s*\(", line)
+        }
+        body = changed_lines(change.diff)
+        used = {f for f in funcs if re.search(rf"\b{re.escape(f)}\b", body)}
+        hits += [f"function: {f}" for f in sorted((funcs & defined) | used)]
+    return hits
+
+
+_CONFIG_FILE = re.compile(
+    r"\.(?:ya?ml|json|toml|ini|env|conf|cfg|properties|tfvars|hcl)$|(?:^|/)(?:values|config|"
+    r"settings|\.env)[\w.-]*$|dockerfile|helm|kustomiz",
+    re.IGNORECASE,
+)
+
+
+def _change_category(change: Change) -> Category:
+    if change.kind in ("flag", "config"):
+        return "configuration_error"
+    if change.files and all(_CONFIG_FILE.search(f) for f in change.files):
+        return "configuration_error"
+    return "code_defect"
+
+
+def _external_category(cause: str) -> Category:
+    lowered = cause.lower()
+    if lowered.startswith("tls certificate errors from "):
+        return "dependency_failure"  # another party's certificate
+    if "poison" in lowered or "record" in lowered:
+        return "data_quality"
+    if "traffic" in lowered or "saturation of the shared" in lowered:
+        return "resource_exhaustion"
+    if "provider" in lowered or "status notice" in lowered:
+        return "dependency_failure"
+    if "configuration" in lowered:
+        return "configuration_error"
+    return "infrastructure"
+
+
+def _unexplained_category(evidence: Evidence, episode: Episode, metric_only: bool) -> Category:
+    """The category of a failure no change and no outside sign explains."""
+    new_sigs, _old = _episode_signatures(evidence, episode)
+    text = " ".join(s.message for s in new_sigs if s.service == episode.origin)
+    if _CONFIG_ERROR.search(text):
+        return "configuration_error"
+    if metric_only or _EXHAUSTION.search(text):
+        return "resource_exhaustion"
+    return "unknown"
+
+
+def _hypotheses(
+    evidence: Evidence,
+    stage: OnsetStage,
+    episode: Episode,
+    suspects: Sequence[Suspect],
+    ext_cause: str,
+) -> tuple[Hypothesis, ...]:
+    """Traffic surge, dependency outage, resource exhaustion and configuration change, each
+    supported or ruled out by what the data shows around the onset."""
+    onset, scope = episode.onset, episode.scope
+    near = [
+        sh
+        for sh in stage.shifts
+        if sh.series.service in scope and abs(sh.at - onset) <= timedelta(hours=1)
+    ]
+    volume = [m for m in evidence.metrics if _volume_metric(m.name) and m.service in scope]
+    surge = [sh for sh in near if _volume_metric(sh.series.name.lower()) and sh.direction == 1]
+    out: list[Hypothesis] = []
+    if surge:
+        sh = surge[0]
+        out.append(
+            Hypothesis(
+                "traffic surge",
+                True,
+                f"{sh.series.name} of {sh.series.service} rose {sh.ratio:.1f}x around the onset",
+                ((sh.series.service, sh.series.name),),
+            )
+        )
+    elif volume:
+        m = volume[0]
+        out.append(
+            Hypothesis(
+                "traffic surge",
+                False,
+                f"{m.name} of {m.service} did not rise around the onset",
+                ((m.service, m.name),),
+            )
+        )
+    else:
+        out.append(Hypothesis("traffic surge", False, "no request-rate series shows a rise"))
+    outside = ext_cause and _external_category(ext_cause) in (
+        "dependency_failure",
+        "infrastructure",
+    )
+    failing_deps = [
+        s
+        for s in episode.affected
+        if s != episode.origin and s in stage.calls.get(episode.origin, ())
+    ]
+    if outside:
+        out.append(Hypothesis("dependency outage", True, ext_cause))
+    else:
+        callees = sorted(stage.calls.get(episode.origin, frozenset()) - set(episode.affected))
+        if callees:
+            why = f"{', '.join(callees[:3])}, which {episode.origin} calls, did not fail"
+        elif failing_deps:
+            why = f"{episode.origin} failed first, before the services it calls"
+        else:
+            why = "no provider notice, DNS or TLS error names what failed"
+        out.append(Hypothesis("dependency outage", False, why))
+    saturated = [
+        sh
+        for sh in near
+        if sh.direction == 1
+        and not _volume_metric(sh.series.name.lower())
+        and _FAILURE_METRIC.search(sh.series.name.lower())
+    ]
+    if saturated:
+        sh = saturated[0]
+        out.append(
+            Hypothesis(
+                "resource exhaustion",
+                True,
+                f"{sh.series.name} of {sh.series.service} rose {sh.ratio:.1f}x from its baseline",
+                ((sh.series.service, sh.series.name),),
+            )
+        )
+    else:
+        watched = [
+            m
+            for m in evidence.metrics
+            if m.service in scope and _FAILURE_METRIC.search(m.name.lower())
+        ]
+        if watched:
+            m = watched[0]
+            out.append(
+                Hypothesis(
+                    "resource exhaustion",
+                    False,
+                    f"{m.name} of {m.service} stayed at its baseline",
+                    ((m.service, m.name),),
+                )
+            )
+        else:
+            out.append(Hypothesis("resource exhaustion", False, "no saturation series shifted"))
+    configs = [
+        s
+        for s in suspects
+        if s.change.kind in ("flag", "config") and s.effective_at <= onset + episode.tolerance
+    ]
+    live = [s for s in configs if not s.ruled_out and s.relatedness >= LIKELY_AT]
+    if live:
+        out.append(
+            Hypothesis(
+                "configuration change",
+                True,
+                f"{live[0].change.kind} {live[0].change.change_id} touches what failed",
+                changes=(live[0].change.change_id,),
+            )
+        )
+    elif configs:
+        ids = tuple(s.change.change_id for s in configs[:3])
+        out.append(
+            Hypothesis(
+                "configuration change",
+                False,
+                f"the flag and configuration changes before the onset ({', '.join(ids)}) touch "
+                "nothing the failure shows",
+                changes=ids,
+            )
+        )
+    else:
+        out.append(
+            Hypothesis(
+                "configuration change",
+                False,
+                "no flag or configuration change precedes the onset",
+            )
+        )
+    return tuple(out)
 
 
 def _metric_step(metrics: Sequence[MetricPoints], name: str, service: str) -> timedelta:
@@ -702,17 +1630,36 @@ def _external(
         messages = [s for s in messages if s.last_seen >= onset - timedelta(minutes=5)]
     text = " ".join(s.message for s in messages)
     total = sum(s.count for s in messages) or 1
-    tls = sum(s.count for s in messages if _TLS.search(s.message))
+    # A message and its stack detail together (the exception often says what the line does not).
+    full = {id(s): f"{s.message}\n{s.detail}" for s in messages}
+    tls_sigs = [s for s in messages if _TLS.search(full[id(s)])]
+    tls = sum(s.count for s in tls_sigs)
     if tls and tls >= 0.2 * total:
-        found.append((2.5, "TLS certificate errors (an expired or invalid certificate)"))
-    dns = sum(s.count for s in messages if _DNS.search(s.message))
+        peers = sorted({h.lower() for s in tls_sigs for h in _HOST.findall(s.message)})
+        peer = f" from {peers[0]}" if peers else ""
+        found.append((2.5, f"TLS certificate errors{peer} (an expired or invalid certificate)"))
+    dns = sum(s.count for s in messages if _DNS.search(full[id(s)]))
     if dns and dns >= 0.2 * total:
         found.append((2.5, "DNS resolution failures"))
-    poison = sum(s.count for s in messages if _POISON.search(s.message))
+    poison = sum(s.count for s in messages if _POISON.search(full[id(s)]))
     if poison and poison >= 0.3 * total:
-        found.append((1.5, "one bad (poison) record failing over and over"))
+        found.append((2.5, "one bad (poison) record failing over and over"))
     if _NEIGHBOUR.search(text):
         found.append((1.5, "a noisy neighbour saturating the host"))
+    if onset is not None:
+        # Any service's records (the platform's events included) of a node out of a resource.
+        pressure = [
+            s
+            for s in evidence.signatures
+            if abs(s.first_seen - onset) <= timedelta(minutes=30)
+            and _NODE_PRESSURE.search(f"{s.message}\n{s.detail}")
+        ]
+        if sum(s.count for s in pressure) >= 2:
+            nodes = sorted({m for s in pressure for m in _NODE_NAME.findall(s.message)})
+            where = f" on {nodes[0]}" if nodes else ""
+            found.append(
+                (2.5, f"node resource pressure{where} (evictions, the node low on memory)")
+            )
     # Provider status notices naming something the errors name.
     error_terms = set(signature_terms([text])) if text else set()
     hosts = {h.lower() for h in _HOST.findall(text)}

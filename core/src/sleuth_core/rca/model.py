@@ -11,14 +11,17 @@ from datetime import datetime
 from typing import Literal
 
 __all__ = [
+    "CATEGORIES",
     "Alert",
     "Analysis",
+    "Category",
     "Change",
     "Confidence",
     "ErrorSeries",
     "ErrorSignature",
     "Evidence",
     "ExternalSignal",
+    "Hypothesis",
     "MetricPoints",
     "Onset",
     "Suspect",
@@ -27,6 +30,27 @@ __all__ = [
 
 Verdict = Literal["change", "external", "unknown"]
 Confidence = Literal["CONFIRMED", "LIKELY", "INCONCLUSIVE"]
+Category = Literal[
+    "code_defect",
+    "configuration_error",
+    "resource_exhaustion",
+    "dependency_failure",
+    "infrastructure",
+    "data_quality",
+    "healthy",
+    "unknown",
+]
+#: Every failure category, in the order the documentation lists them.
+CATEGORIES: tuple[Category, ...] = (
+    "code_defect",
+    "configuration_error",
+    "resource_exhaustion",
+    "dependency_failure",
+    "infrastructure",
+    "data_quality",
+    "healthy",
+    "unknown",
+)
 
 
 @dataclass(frozen=True)
@@ -52,13 +76,19 @@ class ErrorSeries:
 
 @dataclass(frozen=True)
 class ErrorSignature:
-    """One distinct error message of one service, how often, and when first and last seen."""
+    """One distinct error message of one service, how often, and when first and last seen.
+
+    ``level`` is its most severe log level ("" when unknown; ``CRITICAL`` covers fatal lines) and
+    ``detail`` the text of its structured attributes that locate it in code (a stack trace,
+    an exception type, ``file:line``, a function name), "" when it has none."""
 
     service: str
     message: str
     count: int
     first_seen: datetime
     last_seen: datetime
+    level: str = ""
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -155,6 +185,20 @@ class Suspect:
 
 
 @dataclass(frozen=True)
+class Hypothesis:
+    """A cause considered beside the changes (``traffic surge``, ``dependency outage``,
+    ``resource exhaustion``, ``configuration change``): whether the data ``supported`` it and
+    the ``evidence`` sentence that says why, with the metric series (``(service, name)``) or
+    change ids it rests on."""
+
+    name: str
+    supported: bool
+    evidence: str
+    metrics: tuple[tuple[str, str], ...] = ()
+    changes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Analysis:
     """The engine's result.
 
@@ -162,7 +206,9 @@ class Analysis:
     ``external`` (``external_cause`` says what the data shows, or "") or ``unknown``. ``service``
     is the first failing service, ``affected_services`` every failing one (first failing first).
     ``reasons`` are plain sentences behind the verdict; ``suspects`` every change considered,
-    best first (the ruled-out ones with why).
+    best first (the ruled-out ones with why). ``category`` is the kind of failure (``healthy``
+    when the data shows none), ``hypotheses`` the causes other than a change weighed, each
+    supported or ruled out with its evidence.
     """
 
     verdict: Verdict
@@ -177,3 +223,5 @@ class Analysis:
     external_cause: str
     reasons: tuple[str, ...]
     suspects: tuple[Suspect, ...] = field(default=())
+    category: Category = "unknown"
+    hypotheses: tuple[Hypothesis, ...] = field(default=())

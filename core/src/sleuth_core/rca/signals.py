@@ -9,7 +9,7 @@ Pure functions over plain values; :mod:`sleuth_core.rca.engine` composes them.
 True
 >>> terms = signature_terms(["PoolTimeoutError: db_pool max_connections=20 exhausted"])
 >>> " ".join(sorted(terms))
-'20 connect database db_pool exhaust max_connections pool pooltimeouterror timeout'
+'20 connect databas db_pool exhaust max_connections pool pooltimeouterror timeout'
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
 from operator import itemgetter
+
+from sleuth_core.language import STOPWORDS, stem
 
 __all__ = [
     "ChangePoint",
@@ -152,7 +154,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-/:]*[A-Za-z0-9_]|[A-Za-z]{3,}")
 _NUMBER = re.compile(r"(?<![\w.])\d{2,6}(?![\w.])")
 _SPLIT = re.compile(r"[._\-/:]+")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-_STOP = frozenset(
+_STOP = STOPWORDS | frozenset(
     """
     list the and for with from into that this then than when while after before about over
     under error errors exception exceptions failed failure failures fail failing unable
@@ -171,23 +173,6 @@ _STOP = frozenset(
     """.split()  # noqa: SIM905 (a word list reads best as text)
 )
 _SKIP_NUMBERS = frozenset({"200", "400", "404", "500", "502", "503", "504"})
-
-
-_SUFFIXES = ("ions", "ion", "ings", "ing", "ers", "er", "es", "ed", "s")
-
-
-def stem(word: str) -> str:
-    """A crude stem, so ``connections``, ``connection`` and ``connect`` meet.
-
-    >>> stem("connections"), stem("connect"), stem("exhausted"), stem("pool")
-    ('connect', 'connect', 'exhaust', 'pool')
-    """
-    if word.endswith(("is", "us", "ss")):
-        return word
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
 
 
 _ABBREVIATIONS = {
@@ -282,7 +267,7 @@ def change_terms(summary: str, files: Sequence[str], diff: str) -> frozenset[str
 
     >>> diff = "-max_connections=50\\n+max_connections=20"
     >>> sorted(change_terms("Lower pool", ["db/pool.py"], diff))
-    ['20', '50', 'connect', 'database', 'db/pool.py', 'lower', 'max_connections', 'pool']
+    ['20', '50', 'connect', 'databas', 'db/pool.py', 'lower', 'max_connections', 'pool']
     """
     return _change_terms(summary, tuple(files), diff)
 
@@ -307,7 +292,7 @@ def words_of(texts: Iterable[str]) -> frozenset[str]:
     """Every word piece of four letters or more in ``texts`` (stemmed, generic words included).
 
     >>> sorted(words_of(["client intended to send too large body"]))
-    ['body', 'client', 'intend', 'large', 'send']
+    ['body', 'client', 'intend', 'larg', 'send']
     """
     out: set[str] = set()
     for text in texts:

@@ -17,11 +17,18 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from urllib.parse import urlencode
 
+from sleuth_core.language import format_ts
 from sleuth_shell.agents.base import AgentContext, Pulled, PulledQuery, PullRequest, SourceRecord
 from sleuth_shell.agents.sources import MAX_DISPLAY_TEXT, excerpt
-from sleuth_shell.text import format_ts
 
-__all__ = ["MAX_SECTION_QUERIES", "TOOL_ID", "pull_for", "pulled_section", "pulled_source"]
+__all__ = [
+    "MAX_SECTION_QUERIES",
+    "TOOL_ID",
+    "pull_for",
+    "pulled_section",
+    "pulled_source",
+    "pulled_text",
+]
 
 TOOL_ID = "prometheus_query"
 #: Queries listed (and cited) in the report's section; the rest are kept as snapshots.
@@ -72,6 +79,18 @@ def graph_link(url: str, promql: str, start: datetime, end: datetime) -> str:
         "g0.end_input": end.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S"),
     }
     return f"{url.rstrip('/')}/graph?{urlencode(params)}"
+
+
+def pulled_text(query: PulledQuery, notes: Sequence[str] = ()) -> str:
+    """What one pulled query vouches for, as text (for the claim check): the source, the query,
+    the snapshot's id and every series with its labels and values; ``notes``, what the same pull
+    found of the other sources (one that failed or was slow), go with it."""
+    parts = [query.source_name, query.promql, query.artifact_id, query.service, *notes]
+    for series in query.series:
+        # Each value as stored and as the section rounds it (`_peak`).
+        values = " ".join(f"{v:g} {v:.4g}" for _, v in series.points)
+        parts.append(f"{series.service} {series.name} {json.dumps(series.labels)} {values}")
+    return "\n".join(parts)
 
 
 def pulled_source(query: PulledQuery) -> SourceRecord:

@@ -9,8 +9,9 @@ suspects and gives the verdict; `report` writes markdown with the verdict in its
 every claim cited with ``[[source:N]]``, and `analysis_dict` the structured result whose
 ``evidence`` lists the cited source ids.
 
-Source records for change records and metric queries are built by ``sleuth_shell.agents.sources``
-(`change_source`, `metric_source`).
+When the organization sends no change records, the deploy lines of its logs (``deployed ...``)
+become deploy change records for the engine, each cited as its log line. Source records come from
+``sleuth_shell.agents.sources``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from sleuth_core.language import format_ts
 from sleuth_core.rca import (
     Alert,
     Analysis,
@@ -35,14 +37,22 @@ from sleuth_core.rca import (
     message_template,
 )
 from sleuth_core.render import RenderedAnswer, render_answer
-from sleuth_shell.agents.base import AgentContext, ChangeRecord, KnowledgeHit, Pulled, SourceRecord
-from sleuth_shell.agents.pulled import pull_for, pulled_section, pulled_source
+from sleuth_shell.agents.base import (
+    AgentContext,
+    ChangeRecord,
+    KnowledgeHit,
+    LogRecord,
+    Pulled,
+    SourceRecord,
+)
+from sleuth_shell.agents.claims import change_text
+from sleuth_shell.agents.pulled import pull_for, pulled_section, pulled_source, pulled_text
 from sleuth_shell.agents.sources import (
     change_source,
     knowledge_source,
+    log_source,
     metric_source,
 )
-from sleuth_shell.text import format_ts
 
 __all__ = [
     "ERROR_LEVELS",
@@ -50,6 +60,7 @@ __all__ = [
     "Gathered",
     "analysis_dict",
     "change_source",
+    "errors_text",
     "final_analysis",
     "gather",
     "metric_source",
@@ -78,6 +89,34 @@ _STATUS_TITLE = re.compile(
 )
 
 
+_SEVERITY = {"WARNING": 1, "ERROR": 2, "CRITICAL": 3}
+#: Attribute keys that locate an error in code (stack traces, exception types, frames).
+_CODE_KEYS = re.compile(
+    r"stack|trace(?!_id)|exception|exc|error[._]?(?:type|kind|class)|frame|file|line|func|"
+    r"method|caller|location|source",
+    re.IGNORECASE,
+)
+
+
+def code_location(attributes: Mapping[str, Any]) -> str:
+    """The text of a log record's attributes that locate it in code (stack trace, exception
+    type, ``file:line``, function), one ``key: value`` per line; "" when it has none.
+
+    >>> code_location({"exception": "KeyError", "stack": "File \\"a.py\\", line 3, in f", "x": 1})
+    'exception: KeyError\\nstack: File "a.py", line 3, in f'
+    """
+    out = []
+    for key, value in attributes.items():
+        if not _CODE_KEYS.search(str(key)) or str(key).lower().endswith(("_id", "id")):
+            continue
+        if isinstance(value, Mapping):
+            value = " ".join(f"{k}={v}" for k, v in value.items())
+        elif isinstance(value, list):
+            value = "\n".join(str(v) for v in value)
+        out.append(f"{key}: {str(value)[:2000]}")
+    return "\n".join(out)
+
+
 @dataclass
 class Gathered:
     """What `gather` read: the engine's input, and the records to cite for each part of it."""
@@ -92,8 +131,13 @@ class Gathered:
     searches: int = 0
     has_changes: bool = False
     pulled: Pulled = field(default_factory=Pulled)
+    has_logs: bool = False
+    changes_from_logs: bool = False
     asked: bool = False
     """A question about the window ``start``..``end``, not an alert: the report says so."""
+    #: What each cited source vouches for (source id -> text), from what was read here, so the
+    #: claim check need not read it again.
+    texts: dict[int, str] = field(default_factory=dict)
 
     @property
     def has_data(self) -> bool:
@@ -137,19 +181,25 @@ async def gather(
     start = window_start if window_start is not None else fired - LOOKBACK
     end = min(fired + timedelta(minutes=5), max(ctx.now, fired))
     queries = 0
-    # Changes and metrics first: without either there is nothing for the engine to reason over,
-    # and the caller writes its log-only answer (these two empty look-ups are not charged).
+    # Changes and metrics first (the logs are read in any case).
     metrics = await ctx.metrics.query(org, start, end, None, None, 300)
     pulled = await pull_for(
         ctx, services=[service, *known], start=start, end=end, expression=expression
     )
     metrics = [*metrics, *pulled.series]
     records = await ctx.changes.query(org, fired - CHANGE_LOOKBACK, end, None, None, None, 1000)
-    if not metrics and not records and not pulled.consulted:
-        return Gathered(Evidence(Alert(title, service, fired, text)), start, end, asked=asked)
     queries += 2
     bounds = await ctx.logs.time_bounds(org)
     queries += 1
+    from_logs = False
+    if not records and bounds is not None:
+        # No change records sent: the deploy and rollback lines of the logs stand in for them.
+        markers = await ctx.logs.query(
+            org, fired - CHANGE_LOOKBACK, end, None, None, DEPLOY_MARKER, 200
+        )
+        queries += 1
+        records = [_marker_change(line) for line in markers]
+        from_logs = bool(records)
     since = max(start, bounds[0]) if bounds is not None else start
     counts = await ctx.logs.counts(org, start, end, None)
     queries += 1
@@ -177,27 +227,33 @@ async def gather(
         # The error lines themselves (oldest first), grouped by message template: messages that
         # differ only in numbers and ids are one failure.
         levels = list(SIGNAL_LEVELS)
-        lines = await ctx.logs.messages(org, start, end, [svc], levels, _MAX_LINES)
+        lines = await ctx.logs.query(org, start, end, [svc], levels, None, _MAX_LINES)
         queries += 1
         if len(lines) >= _MAX_LINES:
             # A chatty service: the oldest lines filled the page, so read the recent hours too
             # (where the failure usually is); counts in between are then a lower bound.
             recent_start = max(start, fired - _RECENT)
-            recent = await ctx.logs.messages(org, recent_start, end, [svc], levels, _MAX_LINES)
+            recent = await ctx.logs.query(org, recent_start, end, [svc], levels, None, _MAX_LINES)
             queries += 1
-            seen = {line[0] for line in lines}
+            seen = {line.id for line in lines}
             lines = sorted(
-                [*lines, *(r for r in recent if r[0] not in seen)],
-                key=lambda r: (r[1], r[0]),
+                [*lines, *(r for r in recent if r.id not in seen)],
+                key=lambda r: (r.timestamp, r.id),
             )
         groups: dict[str, list[Any]] = {}
-        for _line_id, timestamp, message in lines:
-            group = groups.setdefault(message_template(message), [message, 0, None, None])
+        for line in lines:
+            group = groups.setdefault(
+                message_template(line.message), [line.message, 0, None, None, "", ""]
+            )
             group[1] += 1
-            group[2] = group[2] or timestamp
-            group[3] = timestamp
-        for sample, count, first, last in groups.values():
-            signatures.append(ErrorSignature(svc, sample, count, first, last))
+            group[2] = group[2] or line.timestamp
+            group[3] = line.timestamp
+            if _SEVERITY.get(line.level, 0) > _SEVERITY.get(group[4], 0):
+                group[4] = line.level
+            if not group[5] and line.attributes:
+                group[5] = code_location(line.attributes)
+        for sample, count, first, last, level, detail in groups.values():
+            signatures.append(ErrorSignature(svc, sample, count, first, last, level, detail))
     metric_points = [
         MetricPoints(m.name, m.service, m.points, tuple(sorted(m.labels.items()))) for m in metrics
     ]
@@ -246,7 +302,7 @@ async def gather(
                 r.service,
                 r.kind,
                 r.timestamp,
-                r.summary,
+                f"{r.summary} {r.attributes.get('note') or ''}".strip() if r.id == 0 else r.summary,
                 tuple(r.files),
                 r.diff,
                 tuple(r.ships),
@@ -270,15 +326,41 @@ async def gather(
         searches,
         has_changes=bool(records),
         pulled=pulled,
+        has_logs=bounds is not None,
+        changes_from_logs=from_logs,
         asked=asked,
     )
 
 
-def _span(gathered: Gathered) -> str:
-    """The time the report looked at, in words: the asked window, or the hours before the alert."""
-    if gathered.asked:
-        return f"between {_t(gathered.start)} and {_t(gathered.end)}"
-    return f"in the {int(LOOKBACK.total_seconds() // 3600)} hours before the alert"
+#: A log line recording a deploy or a rollback contains this word.
+DEPLOY_MARKER = "deployed"
+_VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
+
+
+def _marker_change(line: LogRecord) -> ChangeRecord:
+    """A deploy marker line of the logs as a deploy change record (``id`` 0: not stored; its
+    citation is the log line, see `report`)."""
+    target = str(line.attributes.get("target") or line.attributes.get("service") or line.service)
+    version = _VERSION.search(line.message)
+    # The id is what the line itself spells (its version, else the line), so citing the line
+    # vouches for it.
+    change_id = version.group(0) if version else " ".join(line.message.split())[:80]
+    note = line.attributes.get("change")
+    author = line.attributes.get("author")
+    return ChangeRecord(
+        0,
+        change_id,
+        line.timestamp,
+        target,
+        "deploy",
+        line.message,
+        str(author) if author else None,
+        attributes={
+            "log_service": line.service,
+            "log_id": line.id,
+            "note": note if isinstance(note, str) else "",
+        },
+    )
 
 
 def _i(text: object, limit: int = 200) -> str:
@@ -321,24 +403,59 @@ def report(
             evidence_ids.append(sid)
         return marker
 
+    def noted(marker: str, text: str) -> str:
+        gathered.texts[_cite_id(marker)] = text
+        return marker
+
     def change_cite(change_id: str) -> str:
         record = gathered.records.get(change_id)
-        return cite(change_source(0, change=record, public_url=public_url)) if record else ""
+        if record is None:
+            return ""
+        if record.id == 0 and "log_id" in record.attributes:
+            # A deploy line of the logs: cite that line (its second, its service, the marker).
+            at = record.timestamp.replace(microsecond=0)
+            return noted(
+                cite(
+                    log_source(
+                        0,
+                        start=at,
+                        end=at + timedelta(seconds=1),
+                        services=[str(record.attributes["log_service"])],
+                        levels=None,
+                        text=DEPLOY_MARKER,
+                        description=f"Deploy line in the logs: {_i(record.summary, 120)}",
+                        public_url=public_url,
+                    )
+                ),
+                f"{record.attributes['log_service']} {record.summary} {record.change_id}",
+            )
+        return noted(
+            cite(change_source(0, change=record, public_url=public_url)), change_text(record)
+        )
 
     def metric_cite(service: str, name: str) -> str:
+        points = " ".join(
+            f"{v:g}"
+            for m in ev.metrics
+            if m.service == service and m.name == name
+            for _, v in m.points
+        )
         pulled = gathered.pulled.query_of(service, name)
         if pulled is not None:
-            return cite(pulled_source(pulled))
-        return cite(
-            metric_source(
-                0,
-                start=gathered.start,
-                end=gathered.end,
-                services=[service],
-                names=[name],
-                description=f"Metric {name} of {service}",
-                public_url=public_url,
-            )
+            return noted(cite(pulled_source(pulled)), pulled_text(pulled, gathered.pulled.notes))
+        return noted(
+            cite(
+                metric_source(
+                    0,
+                    start=gathered.start,
+                    end=gathered.end,
+                    services=[service],
+                    names=[name],
+                    description=f"Metric {name} of {service}",
+                    public_url=public_url,
+                )
+            ),
+            f"{service} {name} {points}",
         )
 
     origin = analysis.service
@@ -352,8 +469,10 @@ def report(
             onset_cites.insert(0, metric_cite(onset.service, onset.metric))
     if analysis.onset is None:
         origin = None
+    first_failure = _first_failure(ev, origin, analysis.onset) if origin else None
     onset_text = (
         f"**{_i(origin, 100)}** began failing at {_t(analysis.onset)}"
+        + (f" with {_c(first_failure.message)}" if first_failure is not None else "")
         if origin and analysis.onset
         else ""
     )
@@ -378,7 +497,8 @@ def report(
             use(marker)
         parts.append(
             f"**Root cause: {record.kind if record else 'change'} {_c(analysis.change_id)}"
-            f"**{summary} {cc}{shipped}. {onset_text}{down_text} "
+            f"**{summary} {cc}{shipped}. {category_phrase(analysis.category)}. "
+            f"{onset_text}{down_text} "
             + " ".join(onset_cites)
             + f". **Confidence: {analysis.confidence}**."
         )
@@ -388,7 +508,8 @@ def report(
             if signal.title.strip() and signal.title.strip() in analysis.external_cause:
                 hit = gathered.documents.get(signal.ref)
                 if hit is not None:
-                    ext_cites.insert(0, cite(_knowledge(hit, public_url, ev.alert.fired_at)))
+                    marker = cite(_knowledge(hit, public_url, ev.alert.fired_at))
+                    ext_cites.insert(0, noted(marker, f"{hit.title}\n{hit.content}"))
         cited_metrics = {
             (m.service, m.name)
             for m in ev.metrics
@@ -402,18 +523,42 @@ def report(
             "**No change in the data explains this**: the evidence points outside, to "
             f"{_i(analysis.external_cause, 300)} "
             + " ".join(ext_cites)
-            + f". {onset_text}{down_text}. **Confidence: {analysis.confidence}**."
+            + f". {category_phrase(analysis.category)}. "
+            + (f"{onset_text}{down_text}. " if onset_text else "")
+            + f"**Confidence: {analysis.confidence}**."
         )
     else:
         for marker in onset_cites:
             use(marker)
-        lead = (
-            f"**No change in the data explains this**, and no cause is established. "
-            f"{onset_text}{down_text} " + " ".join(onset_cites) + "."
-            if origin
-            else "**No change in the data explains this**: no service's error rate or metrics "
-            f"changed {_span(gathered)}."
-        )
+        looked = f"from {_t(gathered.start)} to {_t(gathered.end)}"
+        if origin and analysis.category == "healthy":
+            lead = (
+                "**Healthy: the alert's condition no longer holds**, and no change in the data "
+                f"explains the failure before it. {category_phrase('healthy')}. {onset_text}"
+                f"{down_text} " + " ".join(onset_cites) + ", and it ended well before the alert."
+            )
+        elif origin:
+            lead = (
+                "**No change in the data explains this**, and no cause is established. "
+                f"{category_phrase(analysis.category)}. {onset_text}{down_text} "
+                + " ".join(onset_cites)
+                + "."
+            )
+        elif analysis.category == "healthy":
+            quiet = cite_errors(None)
+            use(quiet)
+            lead = (
+                "**Healthy: the alert's condition does not hold in the data**, so no change in "
+                f"the data explains an outage. {category_phrase('healthy')}. No service's error "
+                f"rate or metrics shifted {looked} {quiet}: the "
+                "condition has cleared or never held."
+            )
+        else:
+            lead = (
+                "**No change in the data explains this**: no service's error rate or metrics "
+                f"changed {looked}. "
+                f"{category_phrase(analysis.category)}."
+            )
         parts.append(lead + f" **Confidence: {analysis.confidence}**.")
     # Evidence.
     bullets: list[str] = []
@@ -421,13 +566,19 @@ def report(
         best = next(s for s in analysis.suspects if s.change.change_id == analysis.change_id)
         terms = _spelled_terms(best, gathered.records.get(best.change.change_id), 5)
         shows = f" ({terms})" if terms else ""
-        lead_time = analysis.onset - best.effective_at if analysis.onset else timedelta(0)
         began = f" at {_t(analysis.onset)} {errors_cite}" if analysis.onset and errors_cite else ""
+        if terms:
+            why = f"touches what the failure shows{shows} {change_cite(best.change.change_id)}"
+        elif "errors stopped when it was rolled back" in best.matched:
+            why = "the errors stopped when it was rolled back (see Recovery)"
+        elif "deployed minutes before the onset" in best.matched:
+            why = "it is the one change on that service just before (it has no diff to read)"
+        else:
+            why = f"touches what the failure shows {change_cite(best.change.change_id)}"
         bullets.append(
             f"- {best.change.kind.capitalize()} {_c(best.change.change_id)} reached production at "
-            f"{_t(best.effective_at)} {change_cite(best.change.change_id)}, "
-            f"{_duration(lead_time)} before the failure began{began}, and touches what the "
-            f"failure shows{shows} {change_cite(best.change.change_id)}."
+            f"{_t(best.effective_at)} {change_cite(best.change.change_id)}, before the failure "
+            f"began{began}, and {why}."
         )
     onset_floor = (analysis.onset or ev.alert.fired_at) - timedelta(hours=1)
     new_sigs = sorted(
@@ -450,7 +601,11 @@ def report(
                 f"{_t(onset.at)}, before the errors (a slow build-up) "
                 f"{metric_cite(onset.service, onset.metric)}"
             )
-    parts.append("## Evidence\n\n" + "\n".join(bullets))
+    if bullets:
+        parts.append("## Evidence\n\n" + "\n".join(bullets))
+    ruled = _hypothesis_lines(analysis, metric_cite, change_cite)
+    if ruled:
+        parts.append("## Ruled out\n\n" + "\n".join(ruled))
     # Timeline.
     events: list[tuple[datetime, int, str]] = []
     onset_at = analysis.onset or ev.alert.fired_at
@@ -475,7 +630,8 @@ def report(
                 suspect.effective_at,
                 0,
                 f"{_t(suspect.effective_at)} {ch.kind} {_c(ch.change_id)} on "
-                f"**{_i(ch.service, 100)}**: {_c(ch.summary)} {change_cite(ch.change_id)}",
+                f"**{_i(ch.service, 100)}**: {_c(_summary_of(ch, gathered))} "
+                f"{change_cite(ch.change_id)}",
             )
         )
     for onset in analysis.onsets:
@@ -505,10 +661,25 @@ def report(
         )
     if lines:
         parts.append("## Suspects considered\n\n" + "\n".join(lines))
-    else:
-        before = "before the window's end" if gathered.asked else "before the alert"
-        parts.append(f"## Suspects considered\n\nNo change records {before}.")
-    sources_section = pulled_section(gathered.pulled, cite)
+    elif not analysis.suspects:
+        none = (
+            "No change was weighed: the data dates no failure to weigh the changes against."
+            if analysis.onset is None and gathered.has_changes
+            else "No change records before the failure."
+        )
+        parts.append("## Suspects considered\n\n" + none)
+    by_artifact = {q.artifact_id: q for q in gathered.pulled.queries}
+
+    def pulled_cite(record: SourceRecord) -> str:
+        query = by_artifact.get(str(record.get("artifact_id")))
+        marker = cite(record)
+        return (
+            noted(marker, pulled_text(query, gathered.pulled.notes))
+            if query is not None
+            else marker
+        )
+
+    sources_section = pulled_section(gathered.pulled, pulled_cite)
     if sources_section:
         parts.append(sources_section)
     recovery = _recovery(analysis, ev.alert.fired_at, gathered, change_cite, cite_errors)
@@ -519,10 +690,69 @@ def report(
         parts.append(
             "Dependencies were read from "
             f"*{_i(gathered.catalog.title)}* "
-            + cite(_knowledge(gathered.catalog, public_url, ev.alert.fired_at))
+            + noted(
+                cite(_knowledge(gathered.catalog, public_url, ev.alert.fired_at)),
+                f"{gathered.catalog.title}\n{gathered.catalog.content}",
+            )
             + "."
         )
     return "\n\n".join(parts), evidence_ids
+
+
+_CATEGORY_WORDS = {
+    "code_defect": "a code defect",
+    "configuration_error": "a configuration error",
+    "resource_exhaustion": "resource exhaustion",
+    "dependency_failure": "a dependency failure",
+    "infrastructure": "an infrastructure failure",
+    "data_quality": "a data-quality failure",
+    "healthy": "healthy",
+    "unknown": "unknown",
+}
+
+
+def category_phrase(category: str) -> str:
+    """The failure category as the report's first line states it.
+
+    >>> category_phrase("code_defect")
+    'Category: code_defect (a code defect)'
+    """
+    return f"Category: {category} ({_CATEGORY_WORDS.get(category, category)})"
+
+
+def _first_failure(
+    evidence: Evidence, service: str, onset: datetime | None
+) -> ErrorSignature | None:
+    """The most frequent error message ``service`` logged from its onset, if any."""
+    if onset is None:
+        return None
+    found = [
+        s
+        for s in evidence.signatures
+        if s.service == service and s.last_seen >= onset and s.count >= 2
+    ]
+    return max(found, key=lambda s: (s.count, -s.first_seen.timestamp()), default=None)
+
+
+def errors_text(gathered: Gathered, services: Sequence[str] | None) -> str:
+    """What a citation of the gathered errors of ``services`` vouches for: each distinct
+    message with its service, level, stack detail and count, and each service's total."""
+    lines = []
+    totals: dict[str, int] = {}
+    for sig in gathered.evidence.signatures:
+        if services and sig.service not in services:
+            continue
+        lines.append(f"{sig.service} {sig.level} {sig.message} {sig.count} {sig.detail}")
+        totals[sig.service] = totals.get(sig.service, 0) + sig.count
+    lines += [f"{service} {total}" for service, total in totals.items()]
+    lines.append(" ".join(services or ()))  # the query names its services
+    return "\n".join(lines)
+
+
+def _summary_of(change: Change, gathered: Gathered) -> str:
+    """What a change record says of itself (the stored summary, not the engine's reading)."""
+    record = gathered.records.get(change.change_id)
+    return record.summary if record is not None else change.summary
 
 
 def _version(record: ChangeRecord) -> str:
@@ -540,13 +770,6 @@ def _record_text(record: ChangeRecord | None) -> str:
         return ""
     parts = [record.change_id, record.service, record.summary, *record.files, *record.ships]
     return " ".join(" ".join(parts).split()).lower() + " " + record.diff.lower()
-
-
-def _duration(delta: timedelta) -> str:
-    minutes = max(0, int(delta.total_seconds() // 60))
-    if minutes < 120:
-        return f"{minutes} minute{'s' if minutes != 1 else ''}"
-    return f"{minutes // 60} hours"
 
 
 def _spelled_terms(suspect: Suspect, record: ChangeRecord | None, limit: int) -> str:
@@ -577,6 +800,26 @@ def _suspect_line(
         f"- {ch.kind} {_c(ch.change_id)} on **{_i(ch.service, 100)}** at "
         f"{_t(suspect.effective_at)} — {why} {change_cite(ch.change_id)}"
     )
+
+
+def _hypothesis_lines(
+    analysis: Analysis,
+    metric_cite: Callable[[str, str], str],
+    change_cite: Callable[[str], str],
+) -> list[str]:
+    """One line per hypothesis the data rules out, with the evidence and its citation."""
+    lines = []
+    for hypothesis in analysis.hypotheses:
+        if hypothesis.supported:
+            continue
+        cites = [metric_cite(svc, name) for svc, name in hypothesis.metrics]
+        cites += [c for c in (change_cite(cid) for cid in hypothesis.changes) if c]
+        lines.append(
+            f"- {hypothesis.name.capitalize()}: {_i(hypothesis.evidence, 300)}"
+            + (" " + " ".join(cites) if cites else "")
+            + "."
+        )
+    return lines
 
 
 def _recovery(
@@ -648,6 +891,12 @@ def analysis_dict(analysis: Analysis, evidence: Sequence[int]) -> dict[str, Any]
         "confidence": analysis.confidence,
         "remediation": analysis.remediation,
         "external_cause": analysis.external_cause or None,
+        "category": analysis.category,
+        "ruled_out": [
+            {"hypothesis": h.name, "evidence": h.evidence}
+            for h in analysis.hypotheses
+            if not h.supported
+        ],
         "onset": format_ts(analysis.onset) if analysis.onset else None,
         "evidence": list(evidence),
     }

@@ -39,8 +39,8 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 
+from sleuth_core.language import format_ts
 from sleuth_shell.agents.base import ChangeRecord, SourceRecord
-from sleuth_shell.text import format_ts
 
 __all__ = [
     "MAX_DISPLAY_TEXT",

@@ -32,9 +32,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from sleuth_core.language import format_ts
 from sleuth_core.rca import ErrorSeries, ErrorSignature, Evidence, message_template
 from sleuth_shell.agents.base import AgentContext, SourceRecord, Span
-from sleuth_shell.text import format_ts
 
 __all__ = [
     "ExceptionFinding",
@@ -42,6 +42,7 @@ __all__ = [
     "add_to_evidence",
     "cited_ids",
     "errors_citer",
+    "findings_text",
     "read_traces",
     "stack_frames",
     "trace_source",
@@ -331,6 +332,22 @@ def _inline(text: str, limit: int = 160) -> str:
     flat = " ".join(str(text).split())
     flat = flat if len(flat) <= limit else flat[: limit - 1] + "…"
     return flat.replace("`", "'")
+
+
+def findings_text(found: TraceFindings) -> str:
+    """What the traces read for one run vouch for, as text (for the claim check of the report's
+    "Traces" section, whose lines state counts over every trace read, not one trace's spans)."""
+    parts = [f"{s} {n} {total} {t}" for s, n, total, t in found.origins]
+    parts += [
+        f"{f.service} {f.message} {', '.join(f.frames)} {f.count} {format_ts(f.first_seen)} "
+        f"{format_ts(f.last_seen)} {f.trace_id}"
+        for f in found.exceptions
+    ]
+    parts += [
+        f"{s.service} {s.name} {s.duration_ms:.0f} {format_ts(s.start)} {s.trace_id}"
+        for s in found.slow
+    ]
+    return "\n".join(parts)
 
 
 def traces_section(

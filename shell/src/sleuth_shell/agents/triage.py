@@ -53,8 +53,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sleuth_core.language import STOPWORDS, stem
 from sleuth_shell.agents.base import ClassificationDecision
-from sleuth_shell.text import STOPWORDS, stem
 
 __all__ = ["Rule", "classify_message", "parse_rules"]
 

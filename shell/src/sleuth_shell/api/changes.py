@@ -17,6 +17,7 @@ from litestar.openapi.spec import Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.params import FromQuery
 
+from sleuth_core.language import parse_instant
 from sleuth_shell.agents.base import CHANGE_KINDS, ChangeRecord
 from sleuth_shell.api.body import documented_json_body
 from sleuth_shell.api.deps import AppSettings, CurrentPrincipal, DbSession
@@ -25,7 +26,6 @@ from sleuth_shell.api.observability import Ingested
 from sleuth_shell.changes import ingest
 from sleuth_shell.changes.store import SqlChangeStore
 from sleuth_shell.errors import bad_request, error_responses
-from sleuth_shell.text import parse_instant
 
 __all__ = [
     "CHANGES_BODY",

@@ -16,6 +16,7 @@ from litestar import Request, delete, get, post, put
 from litestar.params import FromPath
 
 from sleuth_core.ids import encode_global_id
+from sleuth_core.language import format_ts
 from sleuth_shell.api.body import decode_json_body
 from sleuth_shell.api.common import decode_id_or_404
 from sleuth_shell.api.deps import AppServices, CurrentPrincipal, DbSession
@@ -23,7 +24,6 @@ from sleuth_shell.auth import require_admin
 from sleuth_shell.datasources import snapshots, store
 from sleuth_shell.db.models import DataSource
 from sleuth_shell.errors import ApiError, bad_request, conflict, error_responses, not_found
-from sleuth_shell.text import format_ts
 
 __all__ = ["GLOBAL_TYPE", "ROUTES"]
 

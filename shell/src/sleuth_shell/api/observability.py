@@ -17,6 +17,7 @@ from litestar.openapi.spec import Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.params import FromPath, FromQuery
 
+from sleuth_core.language import parse_instant
 from sleuth_shell.agents.base import LOG_LEVELS
 from sleuth_shell.api.body import documented_json_body
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
@@ -27,7 +28,6 @@ from sleuth_shell.observability import ingest, metric_ingest
 from sleuth_shell.observability.metric_store import SqlMetricStore
 from sleuth_shell.observability.store import DatabaseLogStore
 from sleuth_shell.observability.traces import SqlTraceStore
-from sleuth_shell.text import parse_instant
 
 __all__ = [
     "DEFAULT_LOG_LIMIT",

@@ -19,13 +19,13 @@ from sqlalchemy import select
 
 from sleuth_core.errors import InvalidCriteria
 from sleuth_core.ids import encode_global_id
+from sleuth_core.language import parse_instant
 from sleuth_core.matching import normalize_criteria
 from sleuth_shell.api.body import StrictBody
 from sleuth_shell.api.common import check_text, decode_id_or_404
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.db.models import AlertResponder, Suppression, utcnow
 from sleuth_shell.errors import ApiError, bad_request, error_responses, not_found
-from sleuth_shell.text import parse_instant
 
 __all__ = ["GLOBAL_TYPE", "ROUTES"]
 

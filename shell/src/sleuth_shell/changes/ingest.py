@@ -17,12 +17,12 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sleuth_core.language import parse_instant
 from sleuth_shell.agents.base import CHANGE_KINDS
 from sleuth_shell.db import models
 from sleuth_shell.db.dialect import upsert_rows
 from sleuth_shell.db.models import utcnow
 from sleuth_shell.ingestion import IngestError, envelope_items
-from sleuth_shell.text import parse_instant
 
 __all__ = [
     "MAX_DIFF_BYTES",

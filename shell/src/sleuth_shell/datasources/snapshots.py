@@ -25,8 +25,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sleuth_core.language import format_ts
 from sleuth_shell.db.models import EvidenceSnapshot
-from sleuth_shell.text import format_ts
 
 __all__ = ["NewSnapshot", "canonical", "content", "digest", "get", "new_artifact_id", "save"]
 

@@ -59,6 +59,10 @@ __all__ = [
     "MetricPoint",
     "MetricSeriesRow",
     "NotificationIntegration",
+    "OAuthClient",
+    "OAuthCode",
+    "OAuthGrant",
+    "OAuthToken",
     "Organization",
     "SpanRow",
     "Suppression",
@@ -836,6 +840,99 @@ class EvidenceSnapshot(Base):
     points: Mapped[list[Any]] = mapped_column(JSON, nullable=False)
     sha256: Mapped[str] = mapped_column(String(64), nullable=False)
     fetched_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+
+
+class OAuthClient(Base):
+    """An OAuth client registered through dynamic client registration (RFC 7591, open).
+
+    ``client_id`` is the public identifier; a confidential client's secret is kept only as its
+    SHA-256 (``client_secret_hash``), a public client (``token_endpoint_auth_method`` ``none``) has
+    none. ``client_metadata`` holds the other registered claims (``client_uri``, ...).
+    """
+
+    __tablename__ = "oauth_clients"
+    __table_args__ = (NEVER_REUSE_IDS,)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    client_id: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    client_secret_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    client_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    redirect_uris: Mapped[list[Any]] = mapped_column(JSON, nullable=False)
+    grant_types: Mapped[list[Any]] = mapped_column(JSON, nullable=False)
+    response_types: Mapped[list[Any]] = mapped_column(JSON, nullable=False)
+    token_endpoint_auth_method: Mapped[str] = mapped_column(String(32), nullable=False)
+    scope: Mapped[str] = mapped_column(String(200), nullable=False)
+    client_metadata: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    created_at: Mapped[datetime] = _created()
+
+
+class OAuthGrant(Base):
+    """One approval of a client by a person signed in with an API key: the audit row of the grant.
+
+    Its tokens act for the approving key's organization, team and admin flag; revoking the key, or
+    the grant (``revoked_at``, the settings page or RFC 7009), ends every token issued under it.
+    """
+
+    __tablename__ = "oauth_grants"
+    __table_args__ = (NEVER_REUSE_IDS,)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    org_id: Mapped[int] = _org_fk()
+    api_key_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("api_keys.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    client_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("oauth_clients.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    scope: Mapped[str] = mapped_column(String(200), nullable=False)
+    redirect_uri: Mapped[str] = mapped_column(String(2000), nullable=False)
+    remote_addr: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """The client address the approval came from (audit)."""
+    created_at: Mapped[datetime] = _created()
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class OAuthCode(Base):
+    """An authorization code (stored as its SHA-256), bound to its grant, redirect URI and PKCE
+    challenge; good once (``used_at``) until ``expires_at``."""
+
+    __tablename__ = "oauth_codes"
+
+    code_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    grant_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("oauth_grants.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    redirect_uri: Mapped[str] = mapped_column(String(2000), nullable=False)
+    scope: Mapped[str] = mapped_column(String(200), nullable=False)
+    code_challenge: Mapped[str] = mapped_column(String(128), nullable=False)
+    code_challenge_method: Mapped[str] = mapped_column(String(16), nullable=False)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+
+
+class OAuthToken(Base):
+    """An access token and its refresh token (both stored as SHA-256) issued under a grant.
+
+    The access token is good until ``access_expires_at``, the refresh token until
+    ``refresh_expires_at`` and only once: using it sets ``rotated_at`` and issues a new pair.
+    ``revoked_at`` ends both.
+    """
+
+    __tablename__ = "oauth_tokens"
+    __table_args__ = (NEVER_REUSE_IDS,)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    grant_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("oauth_grants.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    access_token_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    refresh_token_hash: Mapped[str | None] = mapped_column(String(64), unique=True, nullable=True)
+    scope: Mapped[str] = mapped_column(String(200), nullable=False)
+    created_at: Mapped[datetime] = _created()
+    access_expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    refresh_expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    rotated_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
 
 
 class Alert(Base):

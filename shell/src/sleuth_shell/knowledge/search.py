@@ -10,7 +10,7 @@
 On SQLite every write of documents merges the index as it goes (:func:`merge_search_index`):
 FTS5 adds b-trees per write transaction, and a search reads every b-tree for every word.
 
-A query is reduced to its words (`sleuth_shell.text.terms`) and any of them may match;
+A query is reduced to its words (`sleuth_core.language.terms`) and any of them may match;
 documents matching more, rarer and title words rank higher. Ties go to the lower document id, so
 results are deterministic. All dialect-specific SQL of the knowledge catalog lives here.
 """
@@ -20,11 +20,12 @@ from __future__ import annotations
 from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from sleuth_core.language import terms
 from sleuth_shell.agents.base import KnowledgeDocument, KnowledgeHit
 from sleuth_shell.db import models
 from sleuth_shell.db.hot_reads import HotStatements
 from sleuth_shell.db.search_index import SEARCH_INDEX_OBJECTS, include_object
-from sleuth_shell.text import best_passage, terms
+from sleuth_shell.text import best_passage
 
 __all__ = [
     "PG_DOCUMENT_VECTOR",

@@ -9,9 +9,11 @@ lifespan manager).
 
 The route (:meth:`McpEndpoint.route`) sits behind the app's middleware like every other route:
 :class:`~sleuth_shell.gate.GateMiddleware` resolves ``X-Service-Org-Api-Key`` or, on ``/mcp``,
-``Authorization: Bearer <key>``, and counts the request against the organization's plan.
-Errors outside the protocol are JSON-RPC error objects with the HTTP status: 401 for a missing or
-invalid key, 405 for anything but POST, 429 over the rate limit (with ``Retry-After``).
+``Authorization: Bearer <key or OAuth access token>``, and counts the request against the
+organization's plan. Errors outside the protocol are JSON-RPC error objects with the HTTP status:
+401 for a missing or invalid key or token (with the MCP authorization challenge,
+``WWW-Authenticate: Bearer resource_metadata="..."``, RFC 9728), 405 for anything but POST, 429
+over the rate limit (with ``Retry-After``).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ from sleuth_shell import __version__
 from sleuth_shell.auth import current_principal, key_presented
 from sleuth_shell.json_body import decode_json_body
 from sleuth_shell.mcp_server.tools import TOOLS, ToolCaller, ToolFailure
+from sleuth_shell.oauth.policy import challenge
+from sleuth_shell.oauth.store import is_access_token
 from sleuth_shell.services import Services
 
 __all__ = ["MCP_PATH", "UNAUTHORIZED", "McpEndpoint", "jsonrpc_error"]
@@ -193,9 +197,17 @@ class McpEndpoint:
                 {"Allow": "POST"},
             )
         elif current_principal(scope) is None:
-            message = "Invalid API key" if key_presented(scope) else "Missing API key"
+            presented = key_presented(scope)
+            message = "Invalid API key" if presented else "Missing API key"
+            if presented and _bearer_access_token(scope):
+                message = "Invalid, expired or revoked access token"
+            public_url = scope["litestar_app"].state.settings.public_url
             await _send_error(
-                send, 401, UNAUTHORIZED, message, {"WWW-Authenticate": 'Bearer realm="sleuth"'}
+                send,
+                401,
+                UNAUTHORIZED,
+                message,
+                {"WWW-Authenticate": challenge(public_url, invalid_token=presented)},
             )
         else:
             raw = await _read_body(receive, self.max_body_bytes)
@@ -262,6 +274,15 @@ class McpEndpoint:
             raise McpError(types.ErrorData(code=UNAUTHORIZED, message="Missing API key"))
         services: Services = scope["litestar_app"].state.services
         return ToolCaller(principal=principal, services=services)
+
+
+def _bearer_access_token(scope: Scope) -> bool:
+    """Whether the request's ``Authorization: Bearer`` carries an OAuth access token."""
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            scheme, _, credentials = value.decode("latin-1").strip().partition(" ")
+            return scheme.lower() == "bearer" and is_access_token(credentials.strip())
+    return False
 
 
 #: Longest argument value quoted in a tool error, and longest problem text.

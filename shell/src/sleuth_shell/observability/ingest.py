@@ -13,11 +13,11 @@ from typing import Any
 from sqlalchemy import bindparam, insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sleuth_core.language import parse_timestamp
 from sleuth_shell.agents.base import LOG_LEVELS
 from sleuth_shell.db import models
 from sleuth_shell.db.direct_writes import engine_direct_writer
 from sleuth_shell.ingestion import IngestError, envelope_items
-from sleuth_shell.text import parse_timestamp
 
 __all__ = ["LEVEL_ALIASES", "MAX_RECORDS", "IngestError", "ingest", "validate_records"]
 

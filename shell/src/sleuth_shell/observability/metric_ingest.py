@@ -19,11 +19,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sleuth_core.language import parse_instant
 from sleuth_shell.db import models
 from sleuth_shell.db.dialect import insert_ignore_rows, upsert_rows
 from sleuth_shell.db.models import utcnow
 from sleuth_shell.ingestion import IngestError, envelope_items
-from sleuth_shell.text import parse_instant
 
 __all__ = [
     "MAX_LABELS",

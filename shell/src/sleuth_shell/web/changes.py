@@ -11,11 +11,11 @@ from litestar import Request, get
 from litestar.params import FromPath
 from litestar.response import Template
 
+from sleuth_core.language import format_ts
 from sleuth_shell.agents.base import CHANGE_KINDS
 from sleuth_shell.changes.store import SqlChangeStore
 from sleuth_shell.domain import MAX_PK
 from sleuth_shell.errors import bad_request, not_found
-from sleuth_shell.text import format_ts
 from sleuth_shell.web.filters import (
     form_text,
     form_time,

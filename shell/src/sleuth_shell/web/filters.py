@@ -12,8 +12,8 @@ from urllib.parse import urlencode
 
 from litestar import Request
 
+from sleuth_core.language import parse_timestamp
 from sleuth_shell.errors import bad_request
-from sleuth_shell.text import parse_timestamp
 
 __all__ = [
     "PER_PAGE",

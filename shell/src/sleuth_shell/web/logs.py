@@ -11,13 +11,13 @@ from litestar import Request, get
 from litestar.response import Template
 from sqlalchemy import func, select
 
+from sleuth_core.language import format_ts
 from sleuth_shell.agents.base import LOG_LEVELS
 from sleuth_shell.db.models import (
     LogRecord,
 )
 from sleuth_shell.errors import bad_request
 from sleuth_shell.observability.store import DatabaseLogStore
-from sleuth_shell.text import format_ts
 from sleuth_shell.web.filters import (
     form_time,
     page_links,

@@ -10,13 +10,13 @@ from typing import Any
 from litestar import Request, get
 from litestar.response import Template
 
+from sleuth_core.language import format_ts
 from sleuth_shell.agents.base import MetricSeries
 from sleuth_shell.db.models import (
     utcnow,
 )
 from sleuth_shell.errors import bad_request
 from sleuth_shell.observability.metric_store import SqlMetricStore
-from sleuth_shell.text import format_ts
 from sleuth_shell.web.filters import form_text, form_time, query_json, query_range, strings
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, page
 

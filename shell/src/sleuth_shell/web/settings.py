@@ -18,6 +18,7 @@ from sleuth_shell.db.models import (
     utcnow,
 )
 from sleuth_shell.errors import bad_request, not_found
+from sleuth_shell.oauth.store import list_authorizations
 from sleuth_shell.org_settings import load_advanced_settings, save_advanced_settings
 from sleuth_shell.web.guard import (
     PAGE_OPTIONS,
@@ -43,11 +44,15 @@ async def _settings_context(request: Request[Any, Any, Any], viewer: Viewer) -> 
             )
         ).all()
         teams = await team_names(session, viewer.org_id)
+        authorizations = await list_authorizations(
+            session, viewer.org_id, key_id=None if viewer.admin else viewer.key_id
+        )
         budgets = await list_budgets(session, viewer.org_id, utcnow())
     return {
         "budgets": budgets,
         "document": json.dumps(document, indent=2, ensure_ascii=False),
         "keys": [(k, teams.get(k.team_id or 0, "-")) for k in keys],
+        "authorizations": authorizations,
         "error": None,
         "notice": request.query_params.get("notice"),
     }
@@ -55,8 +60,10 @@ async def _settings_context(request: Request[Any, Any, Any], viewer: Viewer) -> 
 
 @get("/settings", **PAGE_OPTIONS)
 async def settings_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Template:
-    """The advanced settings (editable by admins), the teams' budgets for automated runs and,
-    for admins, the API keys."""
+    """The advanced settings (editable by admins), the teams' budgets for automated runs, for
+    admins the API keys, and the applications authorized to use the MCP endpoint (an admin sees
+    the organization's, anyone else their own key's; revoking one is
+    :mod:`sleuth_shell.web.oauth`)."""
     context = await _settings_context(request, viewer)
     return page("settings.html", viewer, "settings", title="Settings", **context)
 

@@ -16,12 +16,12 @@ from litestar import Request, get
 from litestar.params import FromPath
 from litestar.response import Template
 
+from sleuth_core.language import format_ts
 from sleuth_shell.agents.base import Span
 from sleuth_shell.db.models import utcnow
 from sleuth_shell.errors import bad_request, not_found
 from sleuth_shell.observability.store import DatabaseLogStore
 from sleuth_shell.observability.traces import SqlTraceStore, summarize
-from sleuth_shell.text import format_ts
 from sleuth_shell.web.filters import form_time
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, page
 

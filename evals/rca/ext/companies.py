@@ -1,0 +1,453 @@
+"""The four companies of the outside-vocabulary incidents: fleets, catalogs, house styles.
+
+- Tidewater Freight (logistics; Go and Java, Alertmanager, conventional commits),
+- Fernbank Pay (card issuing and ledger; Java/Kotlin and Python, Datadog, JIRA-keyed commits),
+- Bramblewood Games (online game studio; Go and Node, Grafana, ``[area]`` commits),
+- Corvid Media (video streaming; Python, Go and Java, a generic webhook, ``(#PR)`` commits).
+"""
+
+from __future__ import annotations
+
+import random
+
+from evals.rca.ext.base import Company, Svc
+
+
+def _conventional(r: random.Random, text: str) -> str:
+    kind = (
+        "chore"
+        if text.lower().startswith(("bump", "chore"))
+        else r.choice(["chore", "docs", "test", "ci"])
+    )
+    text = text.split(": ", 1)[-1]
+    return f"{kind}: {text[0].lower()}{text[1:]}"
+
+
+def _jira(r: random.Random, text: str) -> str:
+    return f"{r.choice(['LEDG', 'CARD', 'PLAT', 'RISK'])}-{r.randint(1100, 2900)} {text.split(': ', 1)[-1].capitalize()}"
+
+
+def _bracket(r: random.Random, text: str) -> str:
+    return (
+        f"[{r.choice(['infra', 'tools', 'docs', 'tests'])}] {text.split(': ', 1)[-1].capitalize()}"
+    )
+
+
+def _pr(r: random.Random, text: str) -> str:
+    body = text.split(": ", 1)[-1]
+    return f"{body[0].upper()}{body[1:]} (#{r.randint(3100, 5200)})"
+
+
+TIDEWATER = Company(
+    name="Tidewater Freight",
+    domain="tidewater.example",
+    services=[
+        Svc(
+            "dispatch-api",
+            "api",
+            ("/v2/loads", "/v2/loads/{id}/tender", "/v2/drivers/{id}/hos"),
+            topic="dispatch",
+            rps=60,
+            p99=220,
+            noun="load",
+        ),
+        Svc(
+            "route-planner",
+            "api",
+            ("/plan", "/plan/{id}/legs"),
+            topic="routing",
+            rps=35,
+            p99=480,
+            noun="route",
+        ),
+        Svc("tracking-ingest", "worker", topic="telemetry.pings", rps=420, p99=90, noun="ping"),
+        Svc(
+            "carrier-gateway",
+            "api",
+            ("/carriers/{scac}/tender", "/carriers/{scac}/status"),
+            topic="partners",
+            rps=22,
+            p99=900,
+            noun="tender",
+        ),
+        Svc(
+            "yard-svc",
+            "api",
+            ("/yards/{id}/moves", "/yards/{id}/doors"),
+            topic="yard",
+            rps=18,
+            p99=150,
+            noun="move",
+        ),
+        Svc("eta-predictor", "worker", topic="eta.requests", rps=90, p99=300, noun="eta"),
+        Svc(
+            "shipper-portal",
+            "web",
+            ("/shipments", "/shipments/{id}", "/quotes"),
+            topic="portal",
+            rps=45,
+            p99=600,
+            noun="shipment",
+        ),
+    ],
+    catalog={
+        "dispatch-api": "load tendering, driver assignment, hours-of-service checks (team Dispatch; Go); PostgreSQL fleetdb; calls route-planner and carrier-gateway",
+        "route-planner": "lane and leg planning (team Routing; Java 21, Spring Boot); calls the MapGrid geocoding API (api.mapgrid.example)",
+        "tracking-ingest": "ELD and geofence pings from trucks (team Telematics; Java); consumes telemetry.pings on tw-kafka; writes fleetdb",
+        "carrier-gateway": "EDI 204/990/214 exchange with partner carriers (team Partners; Go); HTTPS to each carrier's AS2 endpoint",
+        "yard-svc": "yard moves and dock-door scheduling (team Yard; Python, FastAPI); PostgreSQL yarddb",
+        "eta-predictor": "arrival estimates (team Data; Python); consumes eta.requests",
+        "shipper-portal": "the shippers' web app (team Portal; Node, Next.js); calls dispatch-api",
+        "tw-go-kit": "shared Go module (team Platform): HTTP client, retries, logging; every Go service vendors it",
+        "fleetdb": "PostgreSQL 15 primary fleetdb-1 with streaming replica fleetdb-2 (reads for the portal)",
+        "tw-kafka": "Kafka cluster, 3 brokers (kafka-0..2), 2 TB gp3 volumes each",
+    },
+    lang={
+        "dispatch-api": "go",
+        "route-planner": "java",
+        "tracking-ingest": "java",
+        "carrier-gateway": "go",
+        "yard-svc": "python",
+        "eta-predictor": "python",
+        "shipper-portal": "node",
+        "tw-go-kit": "go",
+    },
+    authors=(
+        "r.delacroix",
+        "mbekele",
+        "jun.park",
+        "s.haddad",
+        "oyelaran",
+        "k.lindqvist",
+        "dependabot[bot]",
+    ),
+    style=_conventional,
+    strays=[
+        ("WARNING", "ELD ping older than 300s discarded (clock skew on unit)"),
+        ("WARNING", "tender response from carrier SCAC=RDWY took 4100ms"),
+        ("ERROR", "geofence lookup: point outside any known yard polygon (lat=41.88 lon=-87.63)"),
+        ("WARNING", "hos check: driver d-2291 near 11h drive limit"),
+        ("ERROR", "EDI 214 parse: segment AT7 missing status reason code"),
+        ("WARNING", "slow statement on fleetdb: SELECT ... FROM loads took 1.9s"),
+    ],
+    chatter={
+        "dispatch-api": [
+            "load tendered to carrier",
+            "driver assignment committed",
+            "hos check passed",
+        ],
+        "yard-svc": ["yard move completed", "dock door assigned"],
+        "carrier-gateway": ["EDI 990 accepted", "EDI 214 status update stored"],
+    },
+)
+
+FERNBANK = Company(
+    name="Fernbank Pay",
+    domain="fernbank.example",
+    services=[
+        Svc(
+            "card-auth",
+            "api",
+            ("/authorize", "/reversal", "/advice"),
+            topic="authorizations",
+            rps=140,
+            p99=120,
+            noun="authorization",
+        ),
+        Svc(
+            "ledger-svc",
+            "api",
+            ("/postings", "/accounts/{id}/balance"),
+            topic="ledger",
+            rps=95,
+            p99=80,
+            noun="posting",
+        ),
+        Svc(
+            "payments-gw",
+            "api",
+            ("/transfers", "/transfers/{id}", "/payees"),
+            topic="payments",
+            rps=40,
+            p99=350,
+            noun="transfer",
+        ),
+        Svc(
+            "kyc-svc",
+            "api",
+            ("/verifications", "/verifications/{id}"),
+            topic="onboarding",
+            rps=6,
+            p99=2200,
+            noun="verification",
+        ),
+        Svc(
+            "fx-rates",
+            "api",
+            ("/rates/{pair}", "/quotes"),
+            topic="fx",
+            rps=70,
+            p99=40,
+            noun="quote",
+        ),
+        Svc("statement-svc", "worker", topic="statements.jobs", rps=12, p99=1400, noun="statement"),
+        Svc(
+            "app-bff",
+            "web",
+            ("/m/home", "/m/cards", "/m/activity"),
+            topic="mobile",
+            rps=160,
+            p99=380,
+            noun="screen",
+        ),
+    ],
+    catalog={
+        "card-auth": "real-time card authorizations from the issuer processor over ISO 8583 (team Cards; Kotlin, Spring); calls risk scoring in-process and ledger-svc for holds; Redis ratelimit-redis for velocity checks",
+        "ledger-svc": "double-entry postings and balances (team Ledger; Java 17); PostgreSQL ledger-db (primary ledger-db-a, replica ledger-db-b for reads); HikariCP pool",
+        "payments-gw": "outgoing transfers through the partner bank Harbor Bank (api.harborbank.example, mutual TLS) (team Payments; Java)",
+        "kyc-svc": "identity verification through the provider VeriPass (api.veripass.example) (team Onboarding; Python)",
+        "fx-rates": "currency quotes, cached from the rate feed (team Treasury; Go)",
+        "statement-svc": "monthly statements and activity exports, reads ledger-db-b (team Ledger; Python worker)",
+        "app-bff": "backend for the mobile app (team Mobile; Node); calls card-auth, ledger-svc, payments-gw, fx-rates",
+        "fb-commons": "shared Java library (team Platform): HTTP client, retry policy, idempotency keys; services pick it up on their next build",
+        "ratelimit-redis": "shared Redis 7 (one primary) used by card-auth velocity checks, app-bff sessions and the marketing team's campaign counters",
+    },
+    lang={
+        "card-auth": "java",
+        "ledger-svc": "java",
+        "payments-gw": "java",
+        "kyc-svc": "python",
+        "fx-rates": "go",
+        "statement-svc": "python",
+        "app-bff": "node",
+        "fb-commons": "java",
+    },
+    authors=(
+        "anneke.v",
+        "tmurphy",
+        "gabriela.s",
+        "r.nakamura",
+        "ifeoma.o",
+        "p.lindgren",
+        "renovate[bot]",
+    ),
+    style=_jira,
+    strays=[
+        ("WARNING", "ISO8583 advice for unknown STAN 004417 ignored"),
+        ("WARNING", "idempotency key replayed, returning stored response"),
+        ("ERROR", "chargeback file CB-20260914 row 88: unknown reason code 4837"),
+        ("WARNING", "BIN table refresh took 3.1s"),
+        ("ERROR", "push token rejected by APNs: BadDeviceToken"),
+        ("WARNING", "velocity check near limit for card ****1188"),
+    ],
+    chatter={
+        "card-auth": [
+            "authorization approved rc=00",
+            "authorization declined rc=51 (insufficient funds)",
+            "reversal matched",
+        ],
+        "ledger-svc": ["posting committed (2 legs)", "balance served from replica"],
+        "payments-gw": ["transfer submitted to Harbor Bank", "transfer settled"],
+    },
+)
+
+BRAMBLEWOOD = Company(
+    name="Bramblewood Games",
+    domain="bramblewood.example",
+    services=[
+        Svc(
+            "matchmaker",
+            "api",
+            ("/v1/tickets", "/v1/tickets/{id}"),
+            topic="matchmaking",
+            rps=220,
+            p99=140,
+            noun="ticket",
+        ),
+        Svc(
+            "lobby-gw",
+            "web",
+            ("/ws/lobby", "/lobby/{id}/ready"),
+            topic="lobby",
+            rps=300,
+            p99=90,
+            noun="lobby",
+        ),
+        Svc(
+            "leaderboard-svc",
+            "api",
+            ("/boards/{season}", "/boards/{season}/around/{player}"),
+            topic="leaderboards",
+            rps=180,
+            p99=60,
+            noun="board",
+        ),
+        Svc(
+            "player-profile",
+            "api",
+            ("/players/{id}", "/players/{id}/loadout"),
+            topic="profiles",
+            rps=260,
+            p99=45,
+            noun="profile",
+        ),
+        Svc("stats-etl", "worker", topic="match.results", rps=55, p99=700, noun="match"),
+        Svc(
+            "store-api",
+            "api",
+            ("/store/offers", "/store/purchase"),
+            topic="store",
+            rps=30,
+            p99=260,
+            noun="offer",
+        ),
+        Svc(
+            "chat-gw",
+            "web",
+            ("/ws/chat", "/chat/{channel}/history"),
+            topic="chat",
+            rps=240,
+            p99=70,
+            noun="message",
+        ),
+    ],
+    catalog={
+        "matchmaker": "builds matches from tickets by MMR and region (team Online; Go); Redis mm-redis for ticket pools; calls player-profile",
+        "lobby-gw": "WebSocket gateway for lobbies and parties (team Online; Node)",
+        "leaderboard-svc": "season leaderboards (team Competitive; Node, TypeScript); Redis lb-redis (sorted sets) in front of PostgreSQL statsdb",
+        "player-profile": "profiles, loadouts, entitlements (team Accounts; Go); PostgreSQL profiledb",
+        "stats-etl": "match results into statsdb and the warehouse (team Data; Python worker); consumes match.results",
+        "store-api": "in-game store and purchases (team Commerce; Java); calls the console platforms' commerce APIs",
+        "chat-gw": "text chat (team Social; Node)",
+        "@bramble/net": "shared Node package (team Platform): HTTP/WebSocket client with retries and backoff; used by lobby-gw, chat-gw, leaderboard-svc",
+        "k8s": "one EKS cluster per region (prod-use1, prod-euw1); node groups ng-game (c6i) and ng-data (r6i)",
+    },
+    lang={
+        "matchmaker": "go",
+        "lobby-gw": "node",
+        "leaderboard-svc": "node",
+        "player-profile": "go",
+        "stats-etl": "python",
+        "store-api": "java",
+        "chat-gw": "node",
+        "@bramble/net": "node",
+    },
+    authors=(
+        "nico.ferraro",
+        "aisha.k",
+        "b.thorsen",
+        "yuki.m",
+        "dpetrov",
+        "carla.mendes",
+        "github-actions[bot]",
+    ),
+    style=_bracket,
+    strays=[
+        ("WARNING", "client build 1.42.0 below min supported 1.43.0, asked to update"),
+        ("WARNING", "party leader disconnected, promoting next member"),
+        ("ERROR", "anticheat report upload failed: 413 payload too large"),
+        ("WARNING", "tick overrun on shard usw-7: 38ms > 33ms"),
+        ("ERROR", "entitlement sync: platform returned 502, will retry"),
+        ("WARNING", "websocket closed by client (1006) during handshake"),
+    ],
+    chatter={
+        "matchmaker": ["match formed (10 players, mmr spread 143)", "ticket expired after 120s"],
+        "lobby-gw": ["lobby created", "party joined lobby"],
+        "leaderboard-svc": ["board page served from cache", "score submitted"],
+    },
+)
+
+CORVID = Company(
+    name="Corvid Media",
+    domain="corvid.example",
+    services=[
+        Svc(
+            "playback-api",
+            "api",
+            ("/v3/playback/{title}", "/v3/heartbeat"),
+            topic="playback",
+            rps=260,
+            p99=180,
+            noun="session",
+        ),
+        Svc(
+            "manifest-svc",
+            "api",
+            ("/hls/{title}/master.m3u8", "/dash/{title}/manifest.mpd"),
+            topic="packaging",
+            rps=310,
+            p99=70,
+            noun="manifest",
+        ),
+        Svc(
+            "license-svc",
+            "api",
+            ("/widevine/license", "/fairplay/ckc"),
+            topic="drm",
+            rps=120,
+            p99=110,
+            noun="license",
+        ),
+        Svc("transcode-worker", "worker", topic="ingest.jobs", rps=4, p99=90000, noun="rendition"),
+        Svc(
+            "catalog-api",
+            "api",
+            ("/titles/{id}", "/rows/home"),
+            topic="catalog",
+            rps=190,
+            p99=95,
+            noun="title",
+        ),
+        Svc("recs-svc", "api", ("/recs/{profile}",), topic="recs", rps=85, p99=240, noun="row"),
+        Svc(
+            "accounts-api",
+            "api",
+            ("/profiles", "/entitlements/{account}"),
+            topic="accounts",
+            rps=110,
+            p99=70,
+            noun="profile",
+        ),
+    ],
+    catalog={
+        "playback-api": "starts playback: entitlement, manifest URL, license URL (team Playback; Python, Django); PostgreSQL playdb; calls accounts-api, manifest-svc, license-svc",
+        "manifest-svc": "HLS and DASH manifests, signed CDN URLs (team Packaging; Go); CDN Fastpath (cdn.fastpath.example)",
+        "license-svc": "Widevine and FairPlay licenses (team DRM; Java); key ring from Vault",
+        "transcode-worker": "renditions from mezzanine files (team Media Pipeline; Python); consumes ingest.jobs",
+        "catalog-api": "titles, artwork, home rows (team Catalog; Node); PostgreSQL catalogdb; Elasticsearch",
+        "recs-svc": "recommendation rows (team Personalization; Python)",
+        "accounts-api": "profiles and entitlements (team Accounts; Go); PostgreSQL accountsdb",
+    },
+    lang={
+        "playback-api": "python",
+        "manifest-svc": "go",
+        "license-svc": "java",
+        "transcode-worker": "python",
+        "catalog-api": "node",
+        "recs-svc": "python",
+        "accounts-api": "go",
+    },
+    authors=(
+        "mira.s",
+        "ethan.cole",
+        "f.haddou",
+        "lena.ortiz",
+        "vkumar",
+        "o.adeyemi",
+        "dependabot[bot]",
+    ),
+    style=_pr,
+    strays=[
+        ("WARNING", "rebuffer ratio above 1% for ASN 7922 (client side)"),
+        ("WARNING", "heartbeat from unknown session, ignoring"),
+        ("ERROR", "artwork fetch failed for title tt-88120: 404 from image origin"),
+        ("WARNING", "license request without client capability header; assuming L3"),
+        ("ERROR", "subtitle track vtt parse failed (title tt-10331, lang=pt-BR)"),
+        ("WARNING", "Elasticsearch slow query 1.4s on titles index"),
+    ],
+    chatter={
+        "playback-api": ["playback started (h264, 1080p)", "session heartbeat ok"],
+        "license-svc": ["widevine license issued (L1)", "fairplay ckc issued"],
+        "manifest-svc": ["master playlist served (7 renditions)"],
+    },
+)

@@ -1,0 +1,1510 @@
+"""TUNE split of the outside-vocabulary incidents (`evals/rca/tune_ext/`): the engine may be tuned
+on these. Four companies (`companies.py`), each story spelled out in code."""
+
+from __future__ import annotations
+
+from evals.rca import alerts
+from evals.rca.ext.base import (
+    MINUTE,
+    ExtIncident,
+    add,
+    floor,
+    go_stack,
+    java_stack,
+    node_stack,
+    py_stack,
+    ramp,
+    step,
+    times,
+)
+from evals.rca.ext.companies import BRAMBLEWOOD, CORVID, FERNBANK, TIDEWATER
+from evals.rca.kit import ts
+
+# --- Tidewater Freight ---------------------------------------------------------------------------
+
+
+def xt01_dispatch_routing_timeout() -> ExtIncident:
+    now = ts("2026-09-14T14:10")
+    inc = ExtIncident(
+        "xt01-dispatch-routing-timeout",
+        "Tender failure ratio above 2% on dispatch-api",
+        """A dispatch-api commit that moved the route-planner calls onto one shared http.Client
+        also cut the client timeout from 5 s to 800 ms. Multi-stop long-haul plans take 1-3 s in
+        route-planner, so their tenders failed with context deadline exceeded from 13:08, right
+        after the 13:05 deploy. route-planner deployed a geocode cache at 12:58 and its errors
+        name route-planner on every line, but its own latency never moved; a dispatch-api commit
+        that only logs leg counts on tender went out at 13:31, the latest deploy before the
+        alert.""",
+        now,
+        TIDEWATER,
+        seed=2301,
+    )
+    inc.doc(
+        "Runbook: dispatch-api tender failures",
+        """Symptom: tender failure ratio above 2%. dispatch-api asks route-planner for legs before
+it tenders a load to a carrier. Check route-planner p99 first, then dispatch-api's outbound
+client settings (internal/routing/client.go). Long-haul plans with 6+ stops normally take 1-3 s.
+Mitigation: roll back dispatch-api (`twctl rollback dispatch-api`).""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-09-14T12:20"), 10)
+    rp = inc.code(
+        ts("2026-09-14T12:31"),
+        "route-planner",
+        "perf(routing): cache lane geocodes for route-planner legs",
+        "src/main/java/com/tidewater/routing/LaneGeocoder.java",
+        "    public LatLng geocode(String lane) {\n        return mapGrid.lookup(lane);\n    }",
+        "    public LatLng geocode(String lane) {\n        return cache.get(lane, mapGrid::lookup);\n    }",
+        64,
+        author="k.lindqvist",
+    )
+    rp_deploy = inc.deploy(ts("2026-09-14T12:58"), "route-planner")
+    guilty = inc.code(
+        ts("2026-09-14T12:40"),
+        "dispatch-api",
+        "refactor(dispatch): share one http.Client for route-planner calls",
+        "internal/routing/client.go",
+        """func NewClient(base string) *Client {
+	return &Client{base: base}
+}
+
+func (c *Client) PlanLegs(ctx context.Context, load Load) ([]Leg, error) {
+	hc := &http.Client{Timeout: 5 * time.Second}
+	return c.post(ctx, hc, "/plan", load)
+}""",
+        """var sharedHTTP = &http.Client{Timeout: 800 * time.Millisecond}
+
+func NewClient(base string) *Client {
+	return &Client{base: base}
+}
+
+func (c *Client) PlanLegs(ctx context.Context, load Load) ([]Leg, error) {
+	return c.post(ctx, sharedHTTP, "/plan", load)
+}""",
+        31,
+        author="mbekele",
+    )
+    guilty_deploy = inc.deploy(ts("2026-09-14T13:05"), "dispatch-api")
+    onset = ts("2026-09-14T13:08")
+    decoy = inc.code(
+        ts("2026-09-14T13:14"),
+        "dispatch-api",
+        "feat(dispatch): log route-planner leg count on every tender",
+        "internal/tender/handler.go",
+        "\tlegs, err := h.routing.PlanLegs(ctx, load)\n\tif err != nil {\n\t\treturn err\n\t}",
+        '\tlegs, err := h.routing.PlanLegs(ctx, load)\n\tif err != nil {\n\t\treturn err\n\t}\n\th.log.Info("route-planner legs", zap.Int("legs", len(legs)))',
+        77,
+        author="jun.park",
+    )
+    decoy_deploy = inc.deploy(ts("2026-09-14T13:31"), "dispatch-api")
+    stack = go_stack(
+        'Post "http://route-planner.routing.svc:8080/plan": context deadline exceeded (Client.Timeout exceeded while awaiting headers)',
+        [
+            (
+                "github.com/tidewater/dispatch/internal/routing.(*Client).PlanLegs",
+                "/src/dispatch/internal/routing/client.go",
+                37,
+            ),
+            (
+                "github.com/tidewater/dispatch/internal/tender.(*Handler).Tender",
+                "/src/dispatch/internal/tender/handler.go",
+                77,
+            ),
+        ],
+    )
+    inc.errors(
+        "dispatch-api",
+        onset,
+        now,
+        1.5,
+        lambda r: (
+            f"tender failed for load L-{r.randint(400000, 499999)}: plan legs: context deadline exceeded"
+        ),
+        error="context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
+        stack=stack,
+        upstream="route-planner",
+        stops=7,
+    )
+    inc.errors(
+        "shipper-portal",
+        onset + 3 * MINUTE,
+        now,
+        0.8,
+        "POST /v2/loads/{id}/tender -> 502 from dispatch-api",
+        level="WARNING",
+    )
+    inc.metric(
+        "tender_failure_ratio", "dispatch-api", step(onset, 0.004, 0.061), jitter=0.15, digits=4
+    )
+    inc.metric(
+        "http_client_timeouts_total_rate",
+        "dispatch-api",
+        step(onset, 0.0, 2.9),
+        labels={"upstream": "route-planner"},
+        jitter=0.2,
+        digits=2,
+    )
+    inc.fleet(dispatch_api={"err": add(step(onset, 0, 0.05))})
+    inc.alert = alerts.alertmanager(
+        "TenderFailureRatioHigh",
+        "dispatch-api",
+        ts("2026-09-14T13:44"),
+        "critical",
+        "Tender failure ratio above 2% on dispatch-api",
+        "tender_failure_ratio is 6.1% over 10m (threshold 2%).",
+        'tender_failure_ratio{service="dispatch-api"} > 0.02',
+        team="dispatch",
+    )
+    inc.blame(
+        guilty,
+        [guilty_deploy],
+        "dispatch-api",
+        "code_defect",
+        [decoy, decoy_deploy, rp, rp_deploy],
+        onset,
+    )
+    return inc
+
+
+def xt02_ingest_null_geofence() -> ExtIncident:
+    now = ts("2026-09-16T10:30")
+    inc = ExtIncident(
+        "xt02-ingest-null-geofence",
+        "tracking-ingest consumer lag above 50k on telemetry.pings",
+        """A tracking-ingest commit removed the null check on the geofence of a ping ("every
+        ping has a yard now") and was never named in a deploy's ships list: the 09:12 deploy
+        listed only the Kafka client bump, but was built from the branch head and carried it.
+        Pings from trucks outside any yard polygon throw a NullPointerException in
+        GeofenceMatcher.match, the consumer retries the batch and lag grows. A carrier-gateway
+        deploy about pings and a Kafka client bump in the same release share the surface
+        words.""",
+        now,
+        TIDEWATER,
+        seed=2302,
+    )
+    inc.doc(
+        "Runbook: telemetry lag",
+        """tracking-ingest consumes telemetry.pings. Lag above 50k means trucks show stale positions
+in the portal. A batch that throws is retried forever (no DLQ yet). Check the exception in the
+logs; skip offsets only with the Telematics lead's approval: `kcat-skip telemetry.pings <partition> <offset>`.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-09-16T08:00"), 9)
+    guilty = inc.code(
+        ts("2026-09-16T08:21"),
+        "tracking-ingest",
+        "refactor(telematics): drop redundant geofence null check",
+        "src/main/java/com/tidewater/telematics/GeofenceMatcher.java",
+        """    public Optional<YardEvent> match(Ping ping) {
+        Geofence fence = yards.fenceFor(ping.position());
+        if (fence == null) {
+            return Optional.empty();
+        }
+        return Optional.of(fence.toEvent(ping));
+    }""",
+        """    public Optional<YardEvent> match(Ping ping) {
+        Geofence fence = yards.fenceFor(ping.position());
+        return Optional.of(fence.toEvent(ping));
+    }""",
+        52,
+        author="s.haddad",
+    )
+    bump = inc.code(
+        ts("2026-09-16T08:48"),
+        "tracking-ingest",
+        "chore(deps): bump kafka-clients from 3.6.1 to 3.7.0",
+        "pom.xml",
+        "      <artifactId>kafka-clients</artifactId>\n      <version>3.6.1</version>",
+        "      <artifactId>kafka-clients</artifactId>\n      <version>3.7.0</version>",
+        102,
+        author="dependabot[bot]",
+    )
+    release = inc.deploy(
+        ts("2026-09-16T09:12"),
+        "tracking-ingest",
+        ships=[bump],
+        summary="Deploy tracking-ingest to production (1 commit: kafka-clients 3.7.0)",
+    )
+    onset = ts("2026-09-16T09:14")
+    cg = inc.code(
+        ts("2026-09-16T09:20"),
+        "carrier-gateway",
+        "fix(partners): forward EDI 214 pings with geofence ids",
+        "internal/edi/status.go",
+        "\tstatus.Location = ping.City",
+        "\tstatus.Location = ping.City\n\tstatus.Geofence = ping.GeofenceID",
+        140,
+    )
+    cg_deploy = inc.deploy(ts("2026-09-16T09:41"), "carrier-gateway")
+    stack = java_stack(
+        "java.lang.NullPointerException",
+        'Cannot invoke "com.tidewater.telematics.Geofence.toEvent(com.tidewater.telematics.Ping)" because "fence" is null',
+        [
+            ("com.tidewater.telematics.GeofenceMatcher.match", "GeofenceMatcher.java", 54),
+            ("com.tidewater.telematics.PingBatchHandler.handle", "PingBatchHandler.java", 88),
+            (
+                "org.springframework.kafka.listener.KafkaMessageListenerContainer$ListenerConsumer.doInvokeRecordListener",
+                "KafkaMessageListenerContainer.java",
+                2771,
+            ),
+        ],
+    )
+    inc.errors(
+        "tracking-ingest",
+        onset,
+        now,
+        1.2,
+        lambda r: f"batch failed on telemetry.pings partition {r.randint(0, 11)}, retrying in 5s",
+        exception="java.lang.NullPointerException",
+        stack_trace=stack,
+        logger="c.t.t.PingBatchHandler",
+    )
+    inc.errors(
+        "eta-predictor",
+        onset + 20 * MINUTE,
+        now,
+        0.5,
+        "eta skipped: last position older than 15m",
+        level="WARNING",
+    )
+    lag = ramp(onset, now, 800, 180000)
+    inc.metric(
+        "kafka_consumergroup_lag",
+        "tracking-ingest",
+        lag,
+        labels={"topic": "telemetry.pings", "group": "tracking-ingest"},
+        digits=0,
+    )
+    inc.fleet(tracking_ingest={"rps": times(step(onset, 1, 0.15)), "err": add(step(onset, 0, 0.8))})
+    inc.alert = alerts.alertmanager(
+        "TelemetryLagHigh",
+        "tracking-ingest",
+        ts("2026-09-16T09:58"),
+        "warning",
+        "tracking-ingest consumer lag above 50k on telemetry.pings",
+        "kafka_consumergroup_lag is 61 204 (threshold 50 000).",
+        'sum(kafka_consumergroup_lag{group="tracking-ingest"}) > 50000',
+        team="telematics",
+    )
+    inc.blame(guilty, [release], "tracking-ingest", "code_defect", [bump, cg, cg_deploy], onset)
+    return inc
+
+
+def xt03_mapgrid_status_notice() -> ExtIncident:
+    now = ts("2026-09-22T12:00")
+    inc = ExtIncident(
+        "xt03-mapgrid-status-notice",
+        "route-planner plan latency p99 above 3s",
+        """MapGrid, the geocoding provider route-planner calls, had degraded performance in its
+        US-East region from 11:02 (status notice dated 2026-09-22T11:04:00Z, in the knowledge
+        base). route-planner's calls to api.mapgrid.example time out and plans slow down. A
+        route-planner deploy at 10:52 touched the MapGrid client's logging (it names the host),
+        and a dispatch-api retry tweak landed at 11:20; neither changed behaviour.""",
+        now,
+        TIDEWATER,
+        seed=2303,
+    )
+    inc.doc(
+        "MapGrid status: Degraded performance - Geocoding API (US-East)",
+        """MapGrid Status (status.mapgrid.example)
+Degraded performance - Geocoding API (US-East)
+2026-09-22T11:04:00Z Investigating - We are seeing elevated latency and timeouts for geocoding requests in US-East.
+2026-09-22T11:37:00Z Identified - A storage node in us-east-2 is degraded; traffic is being shifted.
+2026-09-22T11:58:00Z Monitoring - Latency is improving for most customers.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-09-22T10:20"), 9)
+    c = inc.code(
+        ts("2026-09-22T10:31"),
+        "route-planner",
+        "chore(routing): log api.mapgrid.example request ids at debug",
+        "src/main/java/com/tidewater/routing/MapGridClient.java",
+        "        Response res = http.send(req);\n        return parse(res);",
+        '        Response res = http.send(req);\n        log.debug("mapgrid request id {}", res.header("X-Request-Id"));\n        return parse(res);',
+        71,
+    )
+    d = inc.deploy(ts("2026-09-22T10:52"), "route-planner")
+    onset = ts("2026-09-22T11:02")
+    c2 = inc.code(
+        ts("2026-09-22T11:20"),
+        "dispatch-api",
+        "fix(dispatch): jitter retry backoff for carrier status polls",
+        "internal/carrier/poll.go",
+        "\tbackoff := 2 * time.Second",
+        "\tbackoff := 2*time.Second + time.Duration(rand.Intn(500))*time.Millisecond",
+        58,
+    )
+    d2 = inc.deploy(ts("2026-09-22T11:33"), "dispatch-api")
+    stack = java_stack(
+        "java.net.http.HttpTimeoutException",
+        "request timed out",
+        [
+            ("jdk.internal.net.http.HttpClientImpl.send", "HttpClientImpl.java", 573),
+            ("com.tidewater.routing.MapGridClient.geocode", "MapGridClient.java", 70),
+            ("com.tidewater.routing.LegPlanner.plan", "LegPlanner.java", 118),
+        ],
+    )
+    inc.errors(
+        "route-planner",
+        onset,
+        now,
+        1.5,
+        lambda r: (
+            f"geocode failed for lane {r.choice(['CHI-ATL', 'DAL-MEM', 'NWK-PIT', 'LAX-PHX'])}: GET https://api.mapgrid.example/v4/geocode timed out after 2000ms"
+        ),
+        exception="java.net.http.HttpTimeoutException",
+        stack_trace=stack,
+    )
+    inc.errors(
+        "dispatch-api",
+        onset + 4 * MINUTE,
+        now,
+        0.7,
+        "route-planner slow: plan took 4.8s",
+        level="WARNING",
+    )
+    inc.metric(
+        "upstream_latency_p99_ms",
+        "route-planner",
+        step(onset, 240, 2600),
+        labels={"upstream": "api.mapgrid.example"},
+        jitter=0.1,
+        digits=0,
+    )
+    inc.fleet(route_planner={"p99": floor(step(onset, 0, 4200)), "err": add(step(onset, 0, 0.07))})
+    inc.alert = alerts.alertmanager(
+        "PlanLatencyHigh",
+        "route-planner",
+        ts("2026-09-22T11:24"),
+        "warning",
+        "route-planner plan latency p99 above 3s",
+        "p99 of /plan is 4.2s over 10m.",
+        'histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket{service="route-planner"}[5m]))) > 3',
+        team="routing",
+    )
+    inc.outside(
+        "MapGrid geocoding degraded (provider status notice 2026-09-22T11:04:00Z)",
+        "route-planner",
+        "dependency_failure",
+        [c, d, c2, d2],
+        onset,
+    )
+    return inc
+
+
+def xt04_fleetdb_replica_iops() -> ExtIncident:
+    now = ts("2026-09-18T03:40")
+    inc = ExtIncident(
+        "xt04-fleetdb-replica-iops",
+        "fleetdb-2 replication lag above 120s",
+        """The streaming replica fleetdb-2 ran out of gp3 burst IOPS during the nightly
+        analytics export; WAL replay fell behind and replication lag climbed to 20 minutes.
+        Nothing errored: shipper-portal reads from the replica and showed stale shipment
+        positions, a handful of warnings said so. The only changes nearby are a yard-svc query
+        tweak and a shipper-portal deploy; no database change.""",
+        now,
+        TIDEWATER,
+        seed=2304,
+    )
+    inc.doc(
+        "Runbook: fleetdb replication lag",
+        """fleetdb-2 serves the portal's reads. Lag above 120 s: check replica disk IOPS and
+volume queue length (the volume is 6000 provisioned IOPS gp3). If IOPS sit at the ceiling,
+pause the analytics export (`twctl job pause analytics-export`) and wait; do not fail over.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-09-18T01:50"), 8)
+    c = inc.code(
+        ts("2026-09-18T02:10"),
+        "yard-svc",
+        "perf(yard): select only needed columns for dock-door list",
+        "yard/repo/doors.py",
+        '    rows = await db.fetch("SELECT * FROM dock_doors WHERE yard_id = $1", yard_id)',
+        '    rows = await db.fetch("SELECT id, label, status FROM dock_doors WHERE yard_id = $1", yard_id)',
+        23,
+    )
+    d = inc.deploy(ts("2026-09-18T02:26"), "yard-svc")
+    c2 = inc.code(
+        ts("2026-09-18T02:31"),
+        "shipper-portal",
+        "feat(portal): show last ping age on shipment card",
+        "app/shipments/Card.tsx",
+        "<Position value={s.position} />",
+        "<Position value={s.position} age={s.pingAge} />",
+        40,
+    )
+    d2 = inc.deploy(ts("2026-09-18T02:47"), "shipper-portal")
+    onset = ts("2026-09-18T02:35")
+    inc.errors(
+        "shipper-portal",
+        onset + 25 * MINUTE,
+        now,
+        0.3,
+        lambda r: f"shipment S-{r.randint(10000, 99999)} position older than 10m (replica lag)",
+        level="WARNING",
+    )
+    inc.metric(
+        "pg_replication_lag_seconds",
+        "fleetdb",
+        ramp(onset, now, 0.4, 1250),
+        labels={"instance": "fleetdb-2"},
+        digits=1,
+    )
+    inc.metric(
+        "disk_iops",
+        "fleetdb",
+        step(onset, 2100, 6000),
+        labels={"instance": "fleetdb-2", "volume": "gp3"},
+        jitter=0.02,
+        digits=0,
+    )
+    inc.metric(
+        "disk_queue_length",
+        "fleetdb",
+        step(onset, 0.6, 38),
+        labels={"instance": "fleetdb-2"},
+        digits=1,
+    )
+    inc.metric(
+        "disk_iops",
+        "fleetdb",
+        lambda t: 2600,
+        labels={"instance": "fleetdb-1", "volume": "gp3"},
+        digits=0,
+    )
+    inc.fleet()
+    inc.alert = alerts.alertmanager(
+        "FleetdbReplicationLag",
+        "fleetdb",
+        ts("2026-09-18T03:05"),
+        "warning",
+        "fleetdb-2 replication lag above 120s",
+        "pg_replication_lag_seconds is 540 on fleetdb-2.",
+        'pg_replication_lag_seconds{instance="fleetdb-2"} > 120',
+        team="platform",
+    )
+    inc.outside(
+        "fleetdb-2 replica out of provisioned IOPS (analytics export)",
+        "fleetdb",
+        "resource_exhaustion",
+        [c, d, c2, d2],
+        onset,
+    )
+    return inc
+
+
+# --- Fernbank Pay ------------------------------------------------------------------------------
+
+
+def xt05_commons_retry_budget() -> ExtIncident:
+    now = ts("2026-10-06T15:30")
+    inc = ExtIncident(
+        "xt05-commons-retry-budget",
+        "ledger-svc p99 latency above 500ms",
+        """fb-commons 7.4.0 raised the default retry budget of its HTTP client from 2 attempts to
+        8 with no backoff cap. payments-gw picked the library up in its 14:02 build (its ships
+        list names only its own commit). When Harbor Bank answered slowly, payments-gw retried
+        every hold and posting call to ledger-svc eight times; ledger-svc's pool saturated and
+        its latency alerted. card-auth built with the same library at 13:10 but makes no
+        retried calls. A ledger-svc deploy about posting idempotency sits right before the
+        onset.""",
+        now,
+        FERNBANK,
+        seed=2305,
+    )
+    inc.doc(
+        "Runbook: ledger-svc latency",
+        """ledger-svc p99 above 500 ms: look at HikariCP active connections (max 40) and who is calling.
+A caller retrying in a loop shows as a request rate jump with the same idempotency keys.
+Mitigation: shed the caller (`fbctl ratelimit set ledger-svc --caller <svc> 50`).""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-10-06T12:30"), 10)
+    lib = inc.code(
+        ts("2026-10-06T12:48"),
+        "fb-commons",
+        "PLAT-2231 Raise default retry attempts for transient 5xx",
+        "fb-commons-http/src/main/java/com/fernbank/commons/http/RetryPolicy.java",
+        """    public static RetryPolicy defaults() {
+        return new RetryPolicy(2, Duration.ofMillis(200), Duration.ofSeconds(2));
+    }""",
+        """    public static RetryPolicy defaults() {
+        return new RetryPolicy(8, Duration.ofMillis(50), null); // no cap: let callers decide
+    }""",
+        40,
+        author="p.lindgren",
+    )
+    ca = inc.code(
+        ts("2026-10-06T12:55"),
+        "card-auth",
+        "CARD-1881 Bump fb-commons to 7.4.0",
+        "build.gradle.kts",
+        'implementation("com.fernbank:fb-commons-http:7.3.2")',
+        'implementation("com.fernbank:fb-commons-http:7.4.0")',
+        18,
+    )
+    ca_deploy = inc.deploy(ts("2026-10-06T13:10"), "card-auth")
+    pg = inc.code(
+        ts("2026-10-06T13:40"),
+        "payments-gw",
+        "PAY-1204 Show Harbor Bank reference on transfer receipts",
+        "src/main/java/com/fernbank/payments/Receipt.java",
+        "        return new Receipt(transfer.id(), transfer.amount());",
+        "        return new Receipt(transfer.id(), transfer.amount(), transfer.bankRef());",
+        29,
+    )
+    pg_deploy = inc.deploy(
+        ts("2026-10-06T14:02"),
+        "payments-gw",
+        summary="Deploy payments-gw to production (1 commit; fb-commons 7.4.0 picked up by the build)",
+    )
+    led = inc.code(
+        ts("2026-10-06T13:51"),
+        "ledger-svc",
+        "LEDG-2410 Reject posting retries with a different amount",
+        "src/main/java/com/fernbank/ledger/PostingService.java",
+        "        if (existing != null) return existing;",
+        "        if (existing != null) {\n            if (!existing.amount().equals(req.amount())) throw new IdempotencyConflict(req.key());\n            return existing;\n        }",
+        66,
+    )
+    led_deploy = inc.deploy(ts("2026-10-06T14:11"), "ledger-svc")
+    onset = ts("2026-10-06T14:20")
+    inc.errors(
+        "payments-gw",
+        onset,
+        now,
+        2.5,
+        lambda r: (
+            f"POST ledger-svc /postings attempt {r.randint(3, 8)}/8 failed: 503, retrying in 50ms"
+        ),
+        level="WARNING",
+        caller="RetryingHttpClient",
+    )
+    inc.errors(
+        "ledger-svc",
+        onset + 6 * MINUTE,
+        now,
+        2.0,
+        "HikariPool-1 - Connection is not available, request timed out after 3000ms.",
+        exception="java.sql.SQLTransientConnectionException",
+        stack_trace=java_stack(
+            "java.sql.SQLTransientConnectionException",
+            "HikariPool-1 - Connection is not available, request timed out after 3000ms.",
+            [
+                (
+                    "com.zaxxer.hikari.pool.HikariPool.createTimeoutException",
+                    "HikariPool.java",
+                    696,
+                ),
+                ("com.fernbank.ledger.PostingService.post", "PostingService.java", 61),
+            ],
+        ),
+    )
+    inc.metric(
+        "hikaricp_connections_active",
+        "ledger-svc",
+        step(onset, 9, 40),
+        labels={"pool": "HikariPool-1"},
+        jitter=0.05,
+        digits=0,
+    )
+    inc.metric(
+        "http_client_requests_per_second",
+        "payments-gw",
+        step(onset, 30, 240),
+        labels={"target": "ledger-svc"},
+        digits=1,
+    )
+    inc.metric(
+        "upstream_latency_p99_ms",
+        "payments-gw",
+        step(onset - 10 * MINUTE, 420, 1900),
+        labels={"upstream": "api.harborbank.example"},
+        digits=0,
+    )
+    inc.fleet(
+        ledger_svc={
+            "rps": times(step(onset, 1, 3.2)),
+            "p99": floor(step(onset, 0, 2900)),
+            "err": add(step(onset + 6 * MINUTE, 0, 0.06)),
+        }
+    )
+    inc.alert = alerts.datadog(
+        "ledger-svc p99 latency above 500ms",
+        "ledger-svc",
+        ts("2026-10-06T14:38"),
+        "critical",
+        "p99:trace.servlet.request{service:ledger-svc}",
+        2.9,
+        0.5,
+        ["team:ledger"],
+    )
+    inc.blame(
+        lib, [pg_deploy], "payments-gw", "code_defect", [ca, ca_deploy, led, led_deploy, pg], onset
+    )
+    return inc
+
+
+def xt06_harbor_mtls_expired() -> ExtIncident:
+    now = ts("2026-10-09T09:20")
+    inc = ExtIncident(
+        "xt06-harbor-mtls-expired",
+        "Outgoing transfers failing (payments-gw error rate above 10%)",
+        """Harbor Bank's server certificate for api.harborbank.example expired at 08:00 UTC; the
+        bank had announced a rotation that did not happen. Every transfer handshake failed with
+        PKIX/certificate-expired errors from 08:00. payments-gw deployed a change to its TLS
+        logging (naming the bank's host and "handshake") at 07:46 and a retry flag was flipped at
+        08:09; neither is the cause.""",
+        now,
+        FERNBANK,
+        seed=2306,
+    )
+    inc.doc(
+        "Harbor Bank partner notice: certificate rotation",
+        """Harbor Bank API partners notice, 2026-09-25
+We will rotate the server certificate of api.harborbank.example before the current one expires on
+2026-10-09T08:00:00Z. No action is needed from partners who trust the Harbor Bank Root CA G2.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-10-09T07:10"), 9)
+    c = inc.code(
+        ts("2026-10-09T07:22"),
+        "payments-gw",
+        "PAY-1219 Log TLS handshake failures to api.harborbank.example with the peer chain",
+        "src/main/java/com/fernbank/payments/bank/HarborClient.java",
+        "        } catch (SSLHandshakeException e) {\n            throw new BankUnavailable(e);",
+        '        } catch (SSLHandshakeException e) {\n            log.warn("handshake failed with {}", host, e);\n            throw new BankUnavailable(e);',
+        112,
+    )
+    d = inc.deploy(ts("2026-10-09T07:46"), "payments-gw")
+    onset = ts("2026-10-09T08:00")
+    f = inc.flag(
+        ts("2026-10-09T08:09"),
+        "payments-gw",
+        "payments.bank_retry_on_5xx",
+        "enabled: false",
+        "enabled: true",
+        "Retry Harbor Bank 5xx once",
+    )
+    stack = java_stack(
+        "javax.net.ssl.SSLHandshakeException",
+        "PKIX path validation failed: java.security.cert.CertPathValidatorException: validity check failed",
+        [
+            ("sun.security.ssl.Alert.createSSLException", "Alert.java", 131),
+            ("com.fernbank.payments.bank.HarborClient.submit", "HarborClient.java", 109),
+            ("com.fernbank.payments.TransferService.execute", "TransferService.java", 74),
+        ],
+    )
+    inc.errors(
+        "payments-gw",
+        onset,
+        now,
+        1.5,
+        lambda r: (
+            f"transfer T-{r.getrandbits(28):07x} failed: bank unavailable (handshake with api.harborbank.example)"
+        ),
+        exception="javax.net.ssl.SSLHandshakeException",
+        stack_trace=stack,
+        cause="java.security.cert.CertificateExpiredException: NotAfter: Fri Oct 09 08:00:00 UTC 2026",
+    )
+    inc.errors(
+        "app-bff",
+        onset + 2 * MINUTE,
+        now,
+        1.0,
+        "POST /transfers -> 502 from payments-gw",
+        level="WARNING",
+    )
+    inc.metric(
+        "tls_handshake_failures_per_second",
+        "payments-gw",
+        step(onset, 0, 0.9),
+        labels={"peer": "api.harborbank.example"},
+        digits=2,
+    )
+    inc.fleet(
+        payments_gw={"err": add(step(onset, 0, 0.93))}, app_bff={"err": add(step(onset, 0, 0.03))}
+    )
+    inc.alert = alerts.datadog(
+        "Outgoing transfers failing (payments-gw error rate above 10%)",
+        "payments-gw",
+        ts("2026-10-09T08:12"),
+        "critical",
+        "sum:trace.http.request.errors{service:payments-gw}.as_rate() / sum:trace.http.request.hits{service:payments-gw}.as_rate()",
+        0.93,
+        0.1,
+        ["team:payments"],
+    )
+    inc.outside(
+        "Harbor Bank server certificate expired 2026-10-09T08:00:00Z",
+        "payments-gw",
+        "dependency_failure",
+        [c, d, f],
+        onset,
+    )
+    return inc
+
+
+def xt07_kyc_latency_noisy() -> ExtIncident:
+    now = ts("2026-10-12T16:00")
+    inc = ExtIncident(
+        "xt07-kyc-latency-noisy",
+        "kyc-svc p99 latency above 2.5s",
+        """Nothing is wrong. kyc-svc's p99 sits around 2.2-2.6 s all day because VeriPass document
+        checks are slow by nature; the monitor's 2.5 s threshold is inside that band and it has
+        fired and resolved a dozen times this week. Error ratio and request rate are flat. A
+        kyc-svc deploy and a VeriPass timeout config change nearby are routine.""",
+        now,
+        FERNBANK,
+        seed=2307,
+    )
+    inc.doc(
+        "Runbook: kyc-svc",
+        """kyc-svc p99 is normally 2-3 s (VeriPass document checks). Act only when the error ratio
+rises above 2% or verifications queue up. Monitor: `kyc-svc p99 latency above 2.5s` (owner: Onboarding).""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-10-12T14:20"), 10)
+    c = inc.code(
+        ts("2026-10-12T14:31"),
+        "kyc-svc",
+        "RISK-1550 Store VeriPass decision reason codes",
+        "kyc/veripass/client.py",
+        "    return Decision(status=body['status'])",
+        "    return Decision(status=body['status'], reasons=body.get('reasons', []))",
+        61,
+    )
+    d = inc.deploy(ts("2026-10-12T14:52"), "kyc-svc")
+    cfg = inc.config(
+        ts("2026-10-12T15:05"),
+        "kyc-svc",
+        "kyc-svc: VeriPass read timeout 10s -> 12s",
+        "kyc-svc/values-prod.yaml",
+        "veripass:\n  read_timeout_s: 10",
+        "veripass:\n  read_timeout_s: 12",
+        line=14,
+    )
+    inc.fleet(kyc_svc={"p99": lambda t, v: 2350 + 250 * ((t.minute // 4) % 3 - 1)})
+    inc.alert = alerts.datadog(
+        "kyc-svc p99 latency above 2.5s",
+        "kyc-svc",
+        ts("2026-10-12T15:48"),
+        "warning",
+        "p99:trace.flask.request{service:kyc-svc}",
+        2.56,
+        2.5,
+        ["team:onboarding"],
+    )
+    inc.healthy(
+        "kyc-svc",
+        "noisy: the threshold sits inside the normal p99 band; error ratio flat",
+        [c, d, cfg],
+        ts("2026-10-12T15:44"),
+    )
+    return inc
+
+
+def xt08_ledger_config_rename() -> ExtIncident:
+    now = ts("2026-10-14T11:10")
+    inc = ExtIncident(
+        "xt08-ledger-config-rename",
+        "ledger-svc available replicas below 3",
+        """A config change renamed `ledger.posting.maxLegs` to `ledger.postings.max-legs` in the
+        production values; the running code still binds the old key and refuses to start
+        without it. Only the new pods failed: four FATAL lines and CrashLoopBackOff events,
+        the old replicas kept serving, so errors are few. A fb-commons bump and a card-auth
+        deploy are nearby.""",
+        now,
+        FERNBANK,
+        seed=2308,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-10-14T09:40"), 9)
+    bump = inc.code(
+        ts("2026-10-14T09:52"),
+        "ledger-svc",
+        "LEDG-2440 Bump micrometer to 1.13.1",
+        "build.gradle.kts",
+        'implementation("io.micrometer:micrometer-core:1.13.0")',
+        'implementation("io.micrometer:micrometer-core:1.13.1")',
+        22,
+    )
+    bd = inc.deploy(ts("2026-10-14T10:05"), "ledger-svc")
+    cfg = inc.config(
+        ts("2026-10-14T10:21"),
+        "ledger-svc",
+        "ledger-svc: tidy posting keys (kebab-case)",
+        "ledger-svc/values-prod.yaml",
+        "ledger:\n  posting:\n    maxLegs: 12\n    holdTtl: 7d",
+        "ledger:\n  postings:\n    max-legs: 12\n    hold-ttl: 7d",
+        line=30,
+    )
+    onset = ts("2026-10-14T10:24")
+    ca = inc.code(
+        ts("2026-10-14T10:30"),
+        "card-auth",
+        "CARD-1902 Decline with rc=61 over posting limits",
+        "src/main/kotlin/com/fernbank/cards/Limits.kt",
+        "    else -> Decision.Approve",
+        '    amount > limit -> Decision.Decline("61")\n    else -> Decision.Approve',
+        33,
+    )
+    cad = inc.deploy(ts("2026-10-14T10:44"), "card-auth")
+    msg = (
+        "APPLICATION FAILED TO START: Binding to target [Bindable@ledger.posting] failed: "
+        "Property: ledger.posting.maxLegs, Reason: must not be null"
+    )
+    for k, minute in enumerate((25, 27, 31, 38)):
+        inc.log(
+            onset + minute * MINUTE - 24 * MINUTE,
+            "ledger-svc",
+            "CRITICAL",
+            msg,
+            pod=f"ledger-svc-6b9d4-x{k}7",
+            exception="org.springframework.boot.context.properties.bind.validation.BindValidationException",
+        )
+    for k, minute in enumerate((26, 28, 33, 40, 49)):
+        inc.log(
+            onset + minute * MINUTE - 24 * MINUTE,
+            "k8s-events",
+            "WARNING",
+            f"Back-off restarting failed container ledger-svc in pod ledger-svc-6b9d4-x{k % 4}7",
+            reason="BackOff",
+            namespace="ledger",
+        )
+    inc.metric(
+        "kube_deployment_status_replicas_available",
+        "ledger-svc",
+        step(onset, 6, 2),
+        digits=0,
+        jitter=0,
+    )
+    inc.metric(
+        "kube_pod_container_status_restarts_total",
+        "ledger-svc",
+        ramp(onset, now, 0, 14),
+        digits=0,
+        jitter=0,
+    )
+    inc.fleet(ledger_svc={"p99": add(step(onset, 0, 60))})
+    inc.alert = alerts.datadog(
+        "ledger-svc available replicas below 3",
+        "ledger-svc",
+        ts("2026-10-14T10:41"),
+        "critical",
+        "min:kubernetes_state.deployment.replicas_available{kube_deployment:ledger-svc}",
+        2,
+        3,
+        ["team:ledger"],
+    )
+    inc.blame(cfg, [], "ledger-svc", "configuration_error", [bump, bd, ca, cad], onset)
+    return inc
+
+
+# --- Bramblewood Games --------------------------------------------------------------------------
+
+
+def xt09_season_launch_surge() -> ExtIncident:
+    now = ts("2026-11-05T18:40")
+    inc = ExtIncident(
+        "xt09-season-launch-surge",
+        "Matchmaking time-to-match p95 above 90s",
+        """Season 7 launched at 17:00 UTC (release calendar in the knowledge base); concurrent
+        players tripled and ticket creation went from 220/s to 700/s. matchmaker's Redis ticket
+        pool hit maxclients and time-to-match climbed. No code caused it; a matchmaker deploy
+        with a "ticket pool" logging change went out at 16:48 and a lobby-gw flag flipped at
+        17:05.""",
+        now,
+        BRAMBLEWOOD,
+        seed=2309,
+    )
+    inc.doc(
+        "Live-ops calendar: November",
+        """| Date | Time (UTC) | Event |
+|---|---|---|
+| 2026-11-05 | 17:00 | Season 7 "Emberfall" launch, all platforms (expect 3x CCU) |
+| 2026-11-12 | 18:00 | Double XP weekend starts |
+| 2026-11-19 | 16:00 | Store refresh |""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-05T16:10"), 10)
+    c = inc.code(
+        ts("2026-11-05T16:21"),
+        "matchmaker",
+        "[matchmaker] Log ticket pool size per region",
+        "internal/pool/pool.go",
+        "\tp.tickets[t.Region] = append(p.tickets[t.Region], t)",
+        '\tp.tickets[t.Region] = append(p.tickets[t.Region], t)\n\tp.log.Debug("ticket pool", "region", t.Region, "size", len(p.tickets[t.Region]))',
+        88,
+    )
+    d = inc.deploy(ts("2026-11-05T16:48"), "matchmaker")
+    onset = ts("2026-11-05T17:00")
+    f = inc.flag(
+        ts("2026-11-05T17:05"),
+        "lobby-gw",
+        "lobby.season7_banner",
+        "enabled: false",
+        "enabled: true",
+        "Show the Season 7 banner in lobbies",
+    )
+    inc.errors(
+        "matchmaker",
+        onset + 8 * MINUTE,
+        now,
+        2.0,
+        "ticket pool write failed: ERR max number of clients reached (mm-redis:6379)",
+        error="redis: ERR max number of clients reached",
+    )
+    inc.errors(
+        "matchmaker",
+        onset + 2 * MINUTE,
+        now,
+        3.0,
+        lambda r: (
+            f"ticket waited {r.randint(95, 240)}s in region {r.choice(['usw', 'use', 'euw'])}"
+        ),
+        level="WARNING",
+    )
+    surge = step(onset, 1, 3.1)
+    inc.metric("concurrent_players", "lobby-gw", lambda t: 48000 * surge(t), digits=0)
+    inc.metric(
+        "redis_connected_clients",
+        "matchmaker",
+        step(onset + 8 * MINUTE, 3100, 10000),
+        labels={"instance": "mm-redis"},
+        digits=0,
+        jitter=0.01,
+    )
+    inc.metric("time_to_match_p95_s", "matchmaker", step(onset, 28, 140), digits=0)
+    inc.fleet(
+        matchmaker={"rps": times(surge), "err": add(step(onset + 8 * MINUTE, 0, 0.04))},
+        lobby_gw={"rps": times(surge)},
+        player_profile={"rps": times(surge)},
+    )
+    inc.alert = alerts.grafana(
+        "Matchmaking time-to-match p95 above 90s",
+        "matchmaker",
+        ts("2026-11-05T17:20"),
+        "critical",
+        "Time to match (p95)",
+        "140s",
+        team="online",
+    )
+    inc.outside(
+        "Season 7 launch traffic surge (3x concurrent players)",
+        "matchmaker",
+        "resource_exhaustion",
+        [c, d, f],
+        onset,
+    )
+    return inc
+
+
+def xt10_leaderboard_ttl() -> ExtIncident:
+    now = ts("2026-11-08T20:30")
+    inc = ExtIncident(
+        "xt10-leaderboard-ttl",
+        "leaderboard-svc p99 above 400ms",
+        """A leaderboard-svc commit moved the board-page cache TTL into a constant and wrote it
+        in seconds where the cache takes milliseconds (BOARD_PAGE_TTL = 60 meaning 60 s became
+        60 ms). Every request missed the cache and went to statsdb; latency and statsdb CPU
+        climbed after the 19:10 deploy. A later leaderboard-svc deploy only added cache-hit
+        metrics (its summary says "leaderboard cache"), the latest change before the alert.""",
+        now,
+        BRAMBLEWOOD,
+        seed=2310,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-08T18:30"), 10)
+    guilty = inc.code(
+        ts("2026-11-08T18:42"),
+        "leaderboard-svc",
+        "[leaderboard] Pull board page TTL into a named constant",
+        "src/boards/pageCache.ts",
+        "export async function getBoardPage(season: string, page: number) {\n  return cache.wrap(`board:${season}:${page}`, () => loadPage(season, page), { ttl: 60_000 });\n}",
+        "const BOARD_PAGE_TTL = 60; // one minute\n\nexport async function getBoardPage(season: string, page: number) {\n  return cache.wrap(`board:${season}:${page}`, () => loadPage(season, page), { ttl: BOARD_PAGE_TTL });\n}",
+        12,
+        author="yuki.m",
+    )
+    gd = inc.deploy(ts("2026-11-08T19:10"), "leaderboard-svc")
+    onset = ts("2026-11-08T19:12")
+    dc = inc.code(
+        ts("2026-11-08T19:24"),
+        "leaderboard-svc",
+        "[leaderboard] Leaderboard cache hit/miss counters",
+        "src/metrics.ts",
+        "export const boardRequests = new Counter({ name: 'board_requests_total' });",
+        "export const boardRequests = new Counter({ name: 'board_requests_total' });\nexport const boardCache = new Counter({ name: 'board_cache_total', labelNames: ['result'] });",
+        8,
+    )
+    dd = inc.deploy(ts("2026-11-08T19:41"), "leaderboard-svc")
+    pc = inc.code(
+        ts("2026-11-08T19:02"),
+        "player-profile",
+        "[profile] Cache loadouts for 30s",
+        "internal/loadout/cache.go",
+        "\tttl := 10 * time.Second",
+        "\tttl := 30 * time.Second",
+        19,
+    )
+    pd = inc.deploy(ts("2026-11-08T19:20"), "player-profile")
+    stack = node_stack(
+        "Error",
+        "statsdb query timeout after 2000ms",
+        [
+            ("loadPage", "/app/dist/boards/pageCache.js", 21, 11),
+            ("Cache.wrap", "/app/node_modules/cache-manager/dist/caching.js", 88, 24),
+            ("getBoardPage", "/app/dist/boards/pageCache.js", 14, 16),
+        ],
+    )
+    inc.errors(
+        "leaderboard-svc",
+        onset + 15 * MINUTE,
+        now,
+        1.5,
+        "GET /boards/{season} failed: statsdb query timeout after 2000ms",
+        err={"type": "Error", "stack": stack},
+    )
+    inc.metric(
+        "cache_hit_ratio",
+        "leaderboard-svc",
+        step(onset, 0.97, 0.02),
+        labels={"cache": "board-pages"},
+        jitter=0.01,
+    )
+    inc.metric("db_cpu_percent", "statsdb", step(onset, 22, 94), jitter=0.04, digits=1)
+    inc.fleet(
+        leaderboard_svc={
+            "p99": floor(step(onset, 0, 950)),
+            "err": add(step(onset + 15 * MINUTE, 0, 0.02)),
+        }
+    )
+    inc.alert = alerts.grafana(
+        "leaderboard-svc p99 above 400ms",
+        "leaderboard-svc",
+        ts("2026-11-08T19:50"),
+        "warning",
+        "Leaderboard p99",
+        "950ms",
+        team="competitive",
+    )
+    inc.blame(guilty, [gd], "leaderboard-svc", "code_defect", [dc, dd, pc, pd], onset)
+    return inc
+
+
+def xt11_node_memory_pressure() -> ExtIncident:
+    now = ts("2026-11-10T07:02")
+    inc = ExtIncident(
+        "xt11-node-memory-pressure",
+        "chat-gw pods evicted (prod-euw1)",
+        """Kubernetes node ip-10-42-7-19 in node group ng-game (prod-euw1) came under memory
+        pressure after a kernel page-cache leak on the node (an AMI issue, nothing deployed);
+        the kubelet evicted chat-gw and lobby-gw pods on it and they were rescheduled elsewhere.
+        Brief disconnects, few errors. A chat-gw deploy (profanity filter) and a matchmaker
+        commit sit nearby.""",
+        now,
+        BRAMBLEWOOD,
+        seed=2311,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-10T05:50"), 9)
+    c = inc.code(
+        ts("2026-11-10T06:02"),
+        "chat-gw",
+        "[chat] Update profanity word list (de, pl)",
+        "src/filter/words.json",
+        '  "de": 412,',
+        '  "de": 431,',
+        3,
+    )
+    d = inc.deploy(ts("2026-11-10T06:20"), "chat-gw")
+    m = inc.code(
+        ts("2026-11-10T06:31"),
+        "matchmaker",
+        "[matchmaker] Widen MMR window after 60s",
+        "internal/match/window.go",
+        "\tif waited > 90*time.Second {",
+        "\tif waited > 60*time.Second {",
+        44,
+    )
+    md = inc.deploy(ts("2026-11-10T06:49"), "matchmaker")
+    onset = ts("2026-11-10T06:38")
+    node = "ip-10-42-7-19.eu-west-1.compute.internal"
+    inc.log(
+        onset,
+        "k8s-events",
+        "WARNING",
+        f"Node {node} status is now: NodeHasInsufficientMemory",
+        reason="NodeHasInsufficientMemory",
+        kind="Node",
+    )
+    for k, (svc, minute) in enumerate(
+        [("chat-gw", 3), ("lobby-gw", 4), ("chat-gw", 6), ("lobby-gw", 9), ("chat-gw", 12)]
+    ):
+        inc.log(
+            onset + minute * MINUTE,
+            "k8s-events",
+            "WARNING",
+            f"The node was low on resource: memory. Container {svc} was using 410Mi, which exceeds its request of 256Mi.",
+            reason="Evicted",
+            pod=f"{svc}-8c7f6-e{k}2",
+            node=node,
+        )
+    inc.errors(
+        "chat-gw",
+        onset + 3 * MINUTE,
+        onset + 14 * MINUTE,
+        0.6,
+        "websocket closed (1001 going away): pod terminating",
+        level="WARNING",
+    )
+    inc.log(
+        onset + 13 * MINUTE,
+        "chat-gw",
+        "ERROR",
+        "failed to deliver 12 buffered messages: socket closed",
+    )
+    inc.metric(
+        "node_memory_available_bytes",
+        "k8s",
+        lambda t: 9.5e9 if t < onset else 0.3e9,
+        labels={"node": node},
+        digits=0,
+        jitter=0.02,
+    )
+    inc.metric(
+        "kube_pod_evictions_total",
+        "k8s",
+        ramp(onset, onset + 12 * MINUTE, 0, 5),
+        labels={"node": node},
+        digits=0,
+        jitter=0,
+    )
+    inc.fleet(chat_gw={"err": add(step(onset, 0, 0.01, onset + 15 * MINUTE))})
+    inc.alert = alerts.grafana(
+        "chat-gw pods evicted (prod-euw1)",
+        "chat-gw",
+        ts("2026-11-10T06:52"),
+        "warning",
+        "Pod evictions",
+        "5",
+        cluster="prod-euw1",
+    )
+    inc.outside(
+        "node ip-10-42-7-19 memory pressure (kubelet evictions)",
+        "chat-gw",
+        "infrastructure",
+        [c, d, m, md],
+        onset,
+    )
+    return inc
+
+
+# --- Corvid Media -------------------------------------------------------------------------------
+
+
+def xt12_poison_mezzanine() -> ExtIncident:
+    now = ts("2026-09-29T05:00")
+    inc = ExtIncident(
+        "xt12-poison-mezzanine",
+        "ingest.jobs backlog above 200",
+        """One mezzanine file from a studio delivery (title tt-40417) has a 0/0 frame rate in its
+        container header; transcode-worker divides by it, crashes on the job, the job is
+        redelivered and every worker slot keeps picking it up again. The backlog of ingest.jobs
+        grows. A transcode-worker commit about frame-rate rounding (same words as the
+        traceback) was deployed hours earlier and is fine for every other file.""",
+        now,
+        CORVID,
+        seed=2312,
+    )
+    inc.doc(
+        "Runbook: ingest backlog",
+        """ingest.jobs backlog above 200: check transcode-worker for a job that fails repeatedly (same
+job id in every error). Move it aside: `corvid-ingest park <job_id>` and open a ticket with the
+studio's delivery team. Do not scale workers up for a poison job.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-09-29T01:00"), 9)
+    c = inc.code(
+        ts("2026-09-29T01:12"),
+        "transcode-worker",
+        "Round fractional frame rates to 3 decimals",
+        "transcode/probe.py",
+        "    fps = num / den",
+        "    fps = round(num / den, 3)",
+        48,
+    )
+    d = inc.deploy(ts("2026-09-29T01:35"), "transcode-worker")
+    c2 = inc.code(
+        ts("2026-09-29T03:40"),
+        "catalog-api",
+        "Hide titles whose renditions are still processing",
+        "src/rows/home.ts",
+        "rows.filter(isPublished)",
+        "rows.filter(isPublished).filter(hasRenditions)",
+        31,
+    )
+    d2 = inc.deploy(ts("2026-09-29T03:58"), "catalog-api")
+    onset = ts("2026-09-29T03:31")
+    stack = py_stack(
+        "ZeroDivisionError",
+        "division by zero",
+        [
+            (
+                "/app/transcode/worker.py",
+                142,
+                "handle_job",
+                "plan = build_ladder(probe(job.source))",
+            ),
+            ("/app/transcode/probe.py", 48, "probe", "fps = round(num / den, 3)"),
+        ],
+    )
+    inc.errors(
+        "transcode-worker",
+        onset,
+        now,
+        1.2,
+        "job ing-7f3a91 failed (tt-40417/mezzanine_v2.mxf), redelivering",
+        exc_info=stack,
+        job_id="ing-7f3a91",
+        title="tt-40417",
+    )
+    inc.metric(
+        "queue_depth",
+        "transcode-worker",
+        ramp(onset, now, 12, 460),
+        labels={"queue": "ingest.jobs"},
+        digits=0,
+    )
+    inc.fleet(
+        transcode_worker={"rps": times(step(onset, 1, 0.05)), "err": add(step(onset, 0, 0.9))}
+    )
+    inc.alert = alerts.generic(
+        "ingest.jobs backlog above 200",
+        "transcode-worker",
+        ts("2026-09-29T04:21"),
+        "P2",
+        {
+            "source": "opsgenie",
+            "alias": "ingest-backlog",
+            "message": "ingest.jobs depth 231 > 200",
+            "tags": ["team:media-pipeline"],
+        },
+    )
+    inc.outside(
+        "poison mezzanine file tt-40417 (0/0 frame rate) redelivered",
+        "transcode-worker",
+        "data_quality",
+        [c, d, c2, d2],
+        onset,
+    )
+    return inc
+
+
+def xt13_license_recovered() -> ExtIncident:
+    now = ts("2026-10-02T13:30")
+    inc = ExtIncident(
+        "xt13-license-recovered",
+        "license-svc error rate above 1%",
+        """The alert arrived 70 minutes late: a 3-minute burst of Widevine license errors at
+        12:05-12:08 while Vault's leader election ran (routine) resolved itself; error ratio
+        has been at baseline since 12:09 and nothing needed doing. The notification was
+        delayed by the paging provider. A license-svc deploy at 12:40 and a key-ring config
+        change came after the blip.""",
+        now,
+        CORVID,
+        seed=2313,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-10-02T11:30"), 9)
+    blip, end = ts("2026-10-02T12:05"), ts("2026-10-02T12:08")
+    inc.errors(
+        "license-svc",
+        blip,
+        end,
+        4.0,
+        "widevine license failed: vault: 503 Service Unavailable (leader election)",
+        exception="com.corvid.drm.KeyRingUnavailable",
+    )
+    inc.log(blip - MINUTE, "license-svc", "WARNING", "vault leader changed: vault-1 -> vault-2")
+    c = inc.code(
+        ts("2026-10-02T12:20"),
+        "license-svc",
+        "Include device security level in license metrics (#4711)",
+        "src/main/java/com/corvid/drm/LicenseMetrics.java",
+        "        issued.increment();",
+        '        issued.tag("level", level).increment();',
+        27,
+    )
+    d = inc.deploy(ts("2026-10-02T12:40"), "license-svc")
+    cfg = inc.config(
+        ts("2026-10-02T12:55"),
+        "license-svc",
+        "license-svc: key-ring cache 5m -> 10m",
+        "license-svc/values-prod.yaml",
+        "keyring:\n  cache_ttl: 5m",
+        "keyring:\n  cache_ttl: 10m",
+        line=9,
+    )
+    inc.fleet(license_svc={"err": add(step(blip, 0, 0.2, end + MINUTE))})
+    inc.alert = alerts.generic(
+        "license-svc error rate above 1%",
+        "license-svc",
+        ts("2026-10-02T13:18"),
+        "P3",
+        {
+            "source": "opsgenie",
+            "alias": "license-errors",
+            "message": "license-svc 5xx ratio 21% (window 12:04-12:09)",
+            "createdAt": "2026-10-02T12:06:00Z",
+            "tags": ["team:drm"],
+        },
+    )
+    inc.healthy(
+        "license-svc",
+        "recovered: a 3-minute blip at 12:05 ended on its own; the alert was delivered late",
+        [c, d, cfg],
+        blip,
+    )
+    return inc
+
+
+def xt14_catalog_row_query() -> ExtIncident:
+    now = ts("2026-10-20T19:50")
+    inc = ExtIncident(
+        "xt14-catalog-row-query",
+        "catalog-api p99 above 1s on /rows/home",
+        """A catalog-api commit rewrote the home-row query and dropped the `region = $1` filter
+        from the availability join (the region is applied in JavaScript afterwards), so
+        catalogdb scans every region's availability rows; CPU on catalogdb climbs and /rows/home
+        slows from the 18:20 deploy. A busy evening of innocent changes surrounds it: artwork,
+        recs, playback and accounts deploys, a recs flag, a catalog-api deploy of a "home rows"
+        copy change after the onset.""",
+        now,
+        CORVID,
+        seed=2314,
+        hours=8,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-10-20T17:40"), 22)
+    guilty = inc.code(
+        ts("2026-10-20T17:55"),
+        "catalog-api",
+        "Simplify home row availability query (#4820)",
+        "src/rows/queries.ts",
+        "  SELECT t.id, t.name FROM titles t\n  JOIN availability a ON a.title_id = t.id AND a.region = $1\n  WHERE t.row_id = $2",
+        "  SELECT t.id, t.name, a.region FROM titles t\n  JOIN availability a ON a.title_id = t.id\n  WHERE t.row_id = $1",
+        44,
+        author="lena.ortiz",
+    )
+    gd = inc.deploy(ts("2026-10-20T18:20"), "catalog-api")
+    onset = ts("2026-10-20T18:22")
+    decoys = []
+    for t, svc, subject, path, old, new, line in [
+        (
+            "2026-10-20T18:05",
+            "recs-svc",
+            "Boost recently added titles in home rows (#4822)",
+            "recs/rank.py",
+            "score = base",
+            "score = base + 0.1 * is_new",
+            30,
+        ),
+        (
+            "2026-10-20T18:30",
+            "playback-api",
+            "Log rows source on playback start (#4825)",
+            "playback/views.py",
+            "log.info('start')",
+            "log.info('start', extra={'row': row_id})",
+            80,
+        ),
+        (
+            "2026-10-20T18:44",
+            "catalog-api",
+            "Copy: rename 'Because you watched' home rows (#4827)",
+            "src/rows/labels.ts",
+            "'Because you watched'",
+            "'More like'",
+            12,
+        ),
+        (
+            "2026-10-20T18:50",
+            "accounts-api",
+            "Return maturity level with profile (#4828)",
+            "internal/profile/get.go",
+            "\treturn p, nil",
+            "\tp.Maturity = row.Maturity\n\treturn p, nil",
+            61,
+        ),
+    ]:
+        cid = inc.code(ts(t), svc, subject, path, old, new, line)
+        decoys += [cid, inc.deploy(ts(t) + 14 * MINUTE, svc)]
+    decoys.append(
+        inc.flag(
+            ts("2026-10-20T18:12"),
+            "recs-svc",
+            "recs.home_row_count",
+            "value: 12",
+            "value: 14",
+            "Two more home rows for 10% of profiles",
+        )
+    )
+    inc.errors(
+        "catalog-api",
+        onset + 20 * MINUTE,
+        now,
+        0.8,
+        "GET /rows/home 504: statement timeout (canceling statement due to statement timeout)",
+        err={
+            "code": "57014",
+            "stack": node_stack(
+                "error",
+                "canceling statement due to statement timeout",
+                [
+                    ("homeRows", "/app/dist/rows/queries.js", 47, 9),
+                    ("handler", "/app/dist/rows/home.js", 22, 18),
+                ],
+            ),
+        },
+    )
+    inc.metric("db_cpu_percent", "catalogdb", step(onset, 31, 92), digits=1)
+    inc.metric("pg_stat_rows_read_per_second", "catalogdb", step(onset, 42000, 2600000), digits=0)
+    inc.fleet(
+        catalog_api={
+            "p99": floor(step(onset, 0, 1800)),
+            "err": add(step(onset + 20 * MINUTE, 0, 0.01)),
+        }
+    )
+    inc.alert = alerts.generic(
+        "catalog-api p99 above 1s on /rows/home",
+        "catalog-api",
+        ts("2026-10-20T19:02"),
+        "P2",
+        {
+            "source": "opsgenie",
+            "alias": "catalog-rows-latency",
+            "message": "p99 1.8s on /rows/home",
+            "tags": ["team:catalog"],
+        },
+    )
+    inc.blame(guilty, [gd], "catalog-api", "code_defect", decoys, onset)
+    return inc
+
+
+TUNE = [
+    xt01_dispatch_routing_timeout,
+    xt02_ingest_null_geofence,
+    xt03_mapgrid_status_notice,
+    xt04_fleetdb_replica_iops,
+    xt05_commons_retry_budget,
+    xt06_harbor_mtls_expired,
+    xt07_kyc_latency_noisy,
+    xt08_ledger_config_rename,
+    xt09_season_launch_surge,
+    xt10_leaderboard_ttl,
+    xt11_node_memory_pressure,
+    xt12_poison_mezzanine,
+    xt13_license_recovered,
+    xt14_catalog_row_query,
+]

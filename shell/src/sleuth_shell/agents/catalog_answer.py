@@ -1,0 +1,211 @@
+"""Answers from the knowledge catalog: the asked fact first, from the best passage.
+
+`answer_from_catalog` searches the catalog, ranks every fine passage of the candidates
+(`sleuth_shell.passages`: sentences, list items, table rows, ``key: value`` lines, code lines) and
+answers with the best one as the first sentence, then the quoted block it comes from and a
+confidence label. A question of several parts ("what is X set to, and what must we pause before
+Y?") is split into its parts, each answered by its own passage and citation. Below the calibrated
+``ABSTAIN_BELOW`` evidence the answer is "I could not find ..." with no citation.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sleuth_shell.agents.base import AgentResult
+from sleuth_shell.agents.embedded_run import (
+    EmbeddedRun,
+    excerpt_block,
+    inline,
+    quote,
+    sentence,
+    short_title,
+)
+from sleuth_shell.passages import Ranked, expected_answer, key_terms, rank_passages, split_fine
+from sleuth_shell.question import Question
+
+__all__ = ["ABSTAIN_BELOW", "PAST_INCIDENT", "answer_from_catalog", "question_parts"]
+
+_CATALOG_CANDIDATES = 10
+#: Documents that tell what happened once (postmortems, incident reviews).
+_RECORD_TITLE = re.compile(
+    r"post-?mortem|incident (?:review|report)|retrospective|\brca\b", re.IGNORECASE
+)
+_RECORD_SHIFT = 0.15
+_ASKS_CAUSE = re.compile(r"\bwhat\s+caused\b|\broot[- ]cause\b|\bwhy\s+did\b", re.IGNORECASE)
+_CAUSE_HEADING = re.compile(r"cause|summary", re.IGNORECASE)
+_MONTH_WORDS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+#: A question about a past incident, answered from its postmortem.
+PAST_INCIDENT = re.compile(
+    rf"\b(?:post-?mortem|retro(?:spective)?|incident review|lessons learned|"
+    rf"(?:changed|fixed|done) (?:afterwards|after(?:wards)? it|since)|"
+    rf"(?:last|previous) (?:month|quarter|year)'?s?|"
+    rf"(?:the|that|our) (?:{_MONTH_WORDS}|\d{{4}}) (?:\w+ )?(?:outage|incident|failure|breach))\b",
+    re.IGNORECASE,
+)
+#: The least share of a question's key-term weight the best passage (with its runbook) must carry
+#: for the agent to answer from it; below it the answer is "I could not find ...". Calibrated on
+#: the evaluation's tune split (evals/README.md, docs/agents.md): its unanswerable questions reach
+#: at most 0.25, its answerable ones at least 0.59; 0.4 sits in that gap.
+ABSTAIN_BELOW = 0.4
+#: Where a question of several parts splits: ", and what/how/who/...", "; ", "? " between parts.
+_PART_SPLIT = re.compile(
+    r"\?\s+(?=\S)|;\s+|,?\s+and\s+(?=(?:what|which|who|whom|how|when|where|why|is|are|do|does|"
+    r"should|must|can)\b)|,?\s+also\s+",
+    re.IGNORECASE,
+)
+
+
+def question_parts(question: str) -> list[str]:
+    """The parts of a question that asks several things, each with at least two key terms; the
+    whole question when it asks one thing.
+
+    >>> question_parts("What is the failover RTO, and what must we pause before failing over?")
+    ['What is the failover RTO', 'what must we pause before failing over?']
+    >>> question_parts("How do I roll back and redeploy payments?")
+    ['How do I roll back and redeploy payments?']
+    """
+    parts = [p.strip(" ,") for p in _PART_SPLIT.split(question) if p and p.strip(" ,?")]
+    if len(parts) < 2 or any(len(key_terms(p)) < 2 for p in parts):
+        return [question]
+    return parts[:4]
+
+
+async def _rank(
+    run: EmbeddedRun, search: str, how_to: bool, context: str = ""
+) -> tuple[list[Ranked], dict[int, Any]]:
+    wanted = key_terms(search)
+    hits = await run.search(f"{search} {context}".strip(), limit=_CATALOG_CANDIDATES)
+    documents = [(h.id, h.title, h.content) for h in hits]
+    prefer = ("code", "item") if how_to else ("pair", "row")
+    ranked = rank_passages(
+        wanted,
+        documents,
+        catalog_size=max(len(documents), _CATALOG_CANDIDATES),
+        prefer=prefer,
+        expects=expected_answer(search),
+        context=key_terms(context) if context else (),
+    )
+    # A question in the present ("what is the timeout?") is answered from what holds now, not
+    # from a postmortem's account of the past; a question about a past incident the other way.
+    past = bool(PAST_INCIDENT.search(search))
+    asks_cause = bool(_ASKS_CAUSE.search(search))
+    titles = {h.id: h.title for h in hits}
+
+    def adjusted(r: Ranked) -> float:
+        score = r.score
+        if _RECORD_TITLE.search(titles[r.passage.doc]):
+            score += _RECORD_SHIFT if past else -_RECORD_SHIFT
+        if asks_cause and _CAUSE_HEADING.search(r.passage.heading):
+            score += _RECORD_SHIFT  # "what caused X?" is answered by X's root cause or summary
+        return score
+
+    ranked = sorted(ranked, key=lambda r: -adjusted(r))
+    return ranked, {h.id: h for h in hits}
+
+
+async def answer_from_catalog(
+    run: EmbeddedRun, search: str, asked: Question, have_logs: bool
+) -> AgentResult:
+    """The fact first (the best passage across the catalog), then its supporting block."""
+    parts = question_parts(search)
+    if len(parts) > 1:
+        answered = await _answer_parts(run, parts, asked)
+        if answered is not None:
+            return answered
+    ranked, by_id = await _rank(run, search, asked.intent == "how-to")
+    best = ranked[0] if ranked else None
+    if best is None or best.coverage < ABSTAIN_BELOW:
+        wanted = key_terms(search)
+        quoted = [f'"{inline(w, 40)}"' for w in wanted[:6]]  # a bounded excerpt
+        searched = ", ".join(quoted) or f'"{inline(search, 80)}"'
+        logs_note = (
+            "I did not query the logs, since the question does not ask about them."
+            if have_logs
+            else "No logs are stored for this organization, so there were none to query."
+        )
+        return run.result(
+            f"I could not find anything about {searched} in the knowledge catalog: no "
+            f"runbook passage holds the question's key terms. {logs_note} Ask about a "
+            "service, a symptom or a time window, or add a runbook that covers it."
+        )
+    hit = by_id[best.passage.doc]
+    cite = run.cite_document(hit, search)
+    title = short_title(hit.title)
+    lead = [best]
+    for other in ranked[1:6]:
+        if (
+            other.passage.doc == hit.id
+            and other.coverage >= 0.9 * best.coverage
+            and other.passage.block != best.passage.block
+            and len(lead) < 2
+        ):
+            lead.append(other)
+    facts = " ".join(sentence(r.passage.text) for r in lead)
+    confidence = "high" if best.coverage >= 0.75 else "medium"
+    where = f", section *{inline(best.passage.heading, 120)}*" if best.passage.heading else ""
+    out = [f"{facts} {cite}", f"From *{inline(title, 200)}*{where} {cite}:"]
+    out.append(quote(excerpt_block(best.passage.block)))
+    reason = (
+        "the passage and its runbook hold nearly all of the question's key terms"
+        if confidence == "high"
+        else "the passage holds the question's rarest key terms, not all of them"
+    )
+    out.append(f"_Confidence: {confidence} ({reason})._")
+    return run.result("\n\n".join(out))
+
+
+async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> AgentResult | None:
+    """Each part of a several-part question answered by its own passage and citation; None when
+    a part finds no passage (the whole question is then answered as one). A later part is read
+    with the first part as its context ("and what must we pause before rolling it back?" is about
+    the first part's service), which steers the ranking but not the coverage."""
+    found = []
+    for n, part in enumerate(parts):
+        how_to = bool(re.match(r"\s*(?:how\s+(?:do|to|can|should)|which command)", part, re.I))
+        ranked, by_id = await _rank(
+            run, part, how_to or asked.intent == "how-to", parts[0] if n else ""
+        )
+        if not ranked or ranked[0].coverage < ABSTAIN_BELOW:
+            return None
+        found.append((part, part, ranked[0], by_id[ranked[0].passage.doc]))
+    answers = [
+        (part, best, hit, run.cite_document(hit, search)) for part, search, best, hit in found
+    ]
+    lines = [
+        " ".join(
+            f"{sentence(_whole_list(part, best, hit.content))} {cite}"
+            for part, best, hit, cite in answers
+        )
+    ]
+    for part, best, hit, cite in answers:
+        where = f", section *{inline(best.passage.heading, 120)}*" if best.passage.heading else ""
+        title = inline(short_title(hit.title), 200)
+        lines.append(
+            f"**{inline(part.rstrip('?'), 200)}?** From *{title}*{where} {cite}:\n\n"
+            + quote(excerpt_block(best.passage.block, 500))
+        )
+    return run.result("\n\n".join(lines))
+
+
+def _whole_list(question: str, best: Ranked, content: str) -> str:
+    """The best passage, or, when it is one item of a list whose heading is what the question
+    asks about ("what did we change afterwards?" under *What we changed afterwards*), every item
+    of that list (bounded)."""
+    passage = best.passage
+    if passage.kind != "item":
+        return passage.text
+    asked = set(key_terms(question))
+    if not asked or len(asked & set(key_terms(passage.heading))) * 2 < len(asked):
+        return passage.text
+    items = [
+        c.text
+        for c in split_fine(passage.doc, content)
+        if c.kind == "item" and c.heading == passage.heading
+    ]
+    text = "; ".join(item.rstrip(".") for item in items)
+    return text if len(text) <= 600 else passage.text

@@ -1,0 +1,1 @@
+# Stubs of the parts of authlib Sleuth's authorization server uses (authlib ships no types).

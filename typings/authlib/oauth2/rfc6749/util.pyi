@@ -1,0 +1,3 @@
+from typing import Any
+
+def extract_basic_authorization(headers: Any) -> tuple[str | None, str | None]: ...

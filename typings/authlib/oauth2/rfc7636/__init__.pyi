@@ -1,0 +1,9 @@
+from typing import Any, ClassVar
+
+class CodeChallenge:
+    SUPPORTED_CODE_CHALLENGE_METHOD: ClassVar[list[str]]
+    DEFAULT_CODE_CHALLENGE_METHOD: ClassVar[str]
+    required: bool
+    def __init__(self, required: bool = ...) -> None: ...
+    def __call__(self, grant: Any) -> None: ...
+    def validate_code_challenge(self, grant: Any, redirect_uri: Any) -> None: ...
