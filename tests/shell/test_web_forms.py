@@ -1,0 +1,189 @@
+"""The web app's authoring forms through the test client: the alert agent form creates and edits
+agents through the API's own operations (same rules, same error texts), previews its criteria
+with the dry run, and checks its CSRF token."""
+
+from __future__ import annotations
+
+import html
+
+from sqlalchemy import select
+from test_alert_log import deliver, incident
+from test_web import sign_in
+
+from sleuth_core.ids import encode_global_id
+from sleuth_shell.db.models import AlertResponder
+
+
+def _form(hook, **changes):
+    form = {
+        "name": "Checkout latency",
+        "team_name": "Default",
+        "sources": f"{hook.type} {hook.remote_id}",
+        "chat_channel_id": "",
+        "criteria_kind": "patterns",
+        "text_matches": "*latency*\n\n",
+        "match_rules": "",
+        "runbook_prompt": "Look at the checkout deploys first.",
+        "impact_prompt": "",
+        "max_runs_per_hour": "4",
+        "max_runs_per_day": "",
+        "group_window_seconds": "600",
+        "investigate": "always",
+        "action": "save",
+    }
+    form.update(changes)
+    return form
+
+
+async def _agents(session):
+    return (await session.scalars(select(AlertResponder).order_by(AlertResponder.id))).all()
+
+
+def test_agent_form_creates_an_agent_as_the_api_does(client, factory, org):
+    hook = factory.webhook(org, "PROVIDER_A", "pager")
+    integration = factory.integration(org, "CHAT_ALERT", "oncall-room")
+    token = sign_in(client, org.key)
+    page = client.get("/alert-responders/new")
+    assert page.status_code == 200 and "pager" in page.text and "oncall-room" in page.text
+    integration_id = encode_global_id("NotificationIntegration", integration.id)
+    response = client.post(
+        "/alert-responders/new",
+        data={**_form(hook, integrations=integration_id), "csrf_token": token},
+        follow_redirects=False,
+    )
+    assert response.status_code == 303, response.text
+    (agent,) = factory.run(_agents)
+    assert response.headers["location"] == "/alert-responders/" + encode_global_id(
+        "AlertResponder", agent.id
+    )
+    assert agent.name == "Checkout latency" and agent.text_matches == ["*latency*"]
+    assert agent.webhook_sources == [{"type": "PROVIDER_A", "remote_id": hook.remote_id}]
+    assert agent.runbook_prompt == "Look at the checkout deploys first." and agent.runbook_active
+    assert agent.notification_integration_ids == [integration.id]
+    assert (agent.max_runs_per_hour, agent.max_runs_per_day) == (4, None)
+    assert (agent.group_window_seconds, agent.investigate) == (600, "always")
+    # The API reads back what the form wrote.
+    gid = encode_global_id("AlertResponder", agent.id)
+    record = client.get(f"/api/v1/alert-responders/{gid}", headers=org.headers).json()
+    assert record["matching_criteria"]["text_matches"] == ["*latency*"]
+    assert record["max_runs_per_hour"] == 4 and "max_runs_per_day" not in record
+
+
+def test_agent_form_shows_the_apis_error_texts_and_keeps_the_input(client, factory, org):
+    hook = factory.webhook(org, "PROVIDER_A", "pager")
+    token = sign_in(client, org.key)
+    cases = [
+        (
+            {"sources": "", "chat_channel_id": ""},
+            "Either webhook_sources or chat_channel_id is required",
+        ),
+        ({"chat_channel_id": "C0123456789"}, "Use either webhook_sources or chat_channel_id"),
+        ({"max_runs_per_hour": "0"}, "max_runs_per_hour must be a whole number from 1 to"),
+        ({"group_window_seconds": "-1"}, "group_window_seconds must be a whole number from 0 to"),
+        ({"team_name": "Nope"}, "Unknown team: Nope"),
+        ({"name": "   "}, "name must not be empty"),
+        ({"criteria_kind": "rules", "match_rules": "{not json"}, "match_rules: Not valid JSON"),
+        ({"sources": "PROVIDER_A missing"}, "Unknown webhook source: PROVIDER_A missing"),
+    ]
+    for changes, detail in cases:
+        form = _form(hook, **changes)
+        response = client.post("/alert-responders/new", data={**form, "csrf_token": token})
+        assert response.status_code == 400, (changes, response.text)
+        assert detail in html.unescape(response.text), changes
+        assert 'role="alert"' in response.text
+        # The input comes back as typed.
+        assert html.escape(form["runbook_prompt"], quote=False) in response.text
+    # A rule tree the core refuses: the core's message, as the API gives it.
+    bad_tree = '{"operator": "XOR", "conditions": []}'
+    form = _form(hook, criteria_kind="rules", match_rules=bad_tree)
+    page = client.post("/alert-responders/new", data={**form, "csrf_token": token})
+    api = client.post(
+        "/api/v1/alert-responders",
+        json={
+            "name": "x",
+            "team_name": "Default",
+            "matching_criteria": {"match_rules": {"operator": "XOR", "conditions": []}},
+            "webhook_sources": [{"type": "PROVIDER_A", "remote_id": hook.remote_id}],
+        },
+        headers=org.headers,
+    )
+    assert page.status_code == api.status_code == 400
+    assert api.json()["detail"] in html.unescape(page.text)
+    assert factory.run(_agents) == []
+
+
+def test_agent_form_refuses_a_missing_or_wrong_csrf_token(client, factory, org):
+    hook = factory.webhook(org, "PROVIDER_A", "pager")
+    sign_in(client, org.key)
+    for token in (None, "forged"):
+        data = _form(hook) if token is None else {**_form(hook), "csrf_token": token}
+        assert client.post("/alert-responders/new", data=data).status_code == 403
+    assert factory.run(_agents) == []
+
+
+def test_agent_form_edits_an_agent_and_clears_what_is_emptied(client, factory, org):
+    hook = factory.webhook(org, "PROVIDER_A", "pager")
+    token = sign_in(client, org.key)
+    client.post("/alert-responders/new", data={**_form(hook), "csrf_token": token})
+    (agent,) = factory.run(_agents)
+    gid = encode_global_id("AlertResponder", agent.id)
+    edit = client.get(f"/alert-responders/{gid}/edit")
+    assert edit.status_code == 200 and "*latency*" in edit.text and 'value="600"' in edit.text
+    rules = '{"operator": "OR", "conditions": [{"type": "contains", "value": "disk"}]}'
+    changed = _form(
+        hook,
+        name="Disk alerts",
+        criteria_kind="rules",
+        match_rules=rules,
+        runbook_prompt="",
+        max_runs_per_hour="",
+        investigate="",
+    )
+    del changed["team_name"]
+    response = client.post(
+        f"/alert-responders/{gid}/edit",
+        data={**changed, "csrf_token": token},
+        follow_redirects=False,
+    )
+    assert response.status_code == 303, response.text
+    (agent,) = factory.run(_agents)
+    assert agent.name == "Disk alerts"
+    assert agent.match_rules["conditions"][0]["value"] == "disk"
+    assert not agent.runbook_active and agent.runbook_prompt is None
+    assert (agent.max_runs_per_hour, agent.investigate) == (None, None)
+    # Unchecking every source is the API's refusal, and nothing changes.
+    refused = client.post(
+        f"/alert-responders/{gid}/edit",
+        data={**changed, "sources": "", "name": "Renamed", "csrf_token": token},
+    )
+    assert refused.status_code == 400 and "webhook_sources must not be empty" in refused.text
+    assert factory.run(_agents)[0].name == "Disk alerts"
+    missing = encode_global_id("AlertResponder", 99999)
+    assert client.get(f"/alert-responders/{missing}/edit").status_code == 404
+
+
+def test_agent_form_preview_shows_the_matching_alerts_highlighted(client, factory, org):
+    hook = factory.webhook(org, "PROVIDER_A", "pager")
+    for n in range(3):
+        deliver(client, hook, incident(n, title="Disk full on db-7" if n else "Checkout slow"))
+    token = sign_in(client, org.key)
+    response = client.post(
+        "/alert-responders/new",
+        data={**_form(hook, text_matches="*disk full*", action="preview"), "csrf_token": token},
+    )
+    assert response.status_code == 200, response.text
+    assert "Matches 2 of the 3 newest stored alerts" in response.text
+    assert response.text.count("<mark>Disk full</mark>") >= 2
+    assert "Checkout slow" not in response.text
+    assert factory.run(_agents) == []  # a preview saves nothing
+    bad = client.post(
+        "/alert-responders/new",
+        data={**_form(hook, text_matches="", action="preview"), "csrf_token": token},
+    )
+    api = client.post(
+        "/api/v1/alert-responders/dry-run",
+        json={"matching_criteria": {"text_matches": []}},
+        headers=org.headers,
+    )
+    assert bad.status_code == api.status_code == 400
+    assert api.json()["detail"] in html.unescape(bad.text)
