@@ -64,11 +64,8 @@ def form_body(form: dict[str, Any], *, create: bool) -> dict[str, Any]:
     Empty optional fields are left out on create and cleared (``null``) on edit, as a client of
     ``PUT`` sends the record it wants.
 
-    >>> form = {"name": "db", "team_name": "sre", "sources": ["GENERIC x1"], "chat_channel_id": "",
-    ...         "criteria_kind": "patterns", "text_matches": "db-*\\n\\n timeout ",
-    ...         "match_rules": "", "runbook_prompt": "", "impact_prompt": "", "integrations": [],
-    ...         "max_runs_per_hour": "5", "max_runs_per_day": "", "group_window_seconds": "",
-    ...         "investigate": ""}
+    >>> form = {**_blank_form(), "name": "db", "team_name": "sre", "sources": ["GENERIC x1"],
+    ...         "text_matches": "db-*\\n\\n timeout ", "max_runs_per_hour": "5"}
     >>> body = form_body(form, create=True)
     >>> body["matching_criteria"], body["webhook_sources"], body["max_runs_per_hour"]
     ({'text_matches': ['db-*', 'timeout']}, [{'type': 'GENERIC', 'remote_id': 'x1'}], 5)
