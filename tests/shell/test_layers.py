@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     # below web, and only on top of the shared request checks.
     "sleuth_shell.api.alert_responders": 77,
     "sleuth_shell.api.alerts": 77,
+    "sleuth_shell.api.digests": 77,
     "sleuth_shell.api.body": 76,
     "sleuth_shell.api.common": 76,
     "sleuth_shell.api.deps": 76,

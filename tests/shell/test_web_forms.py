@@ -5,13 +5,14 @@ with the dry run, and checks its CSRF token."""
 from __future__ import annotations
 
 import html
+import re
 
 from sqlalchemy import select
 from test_alert_log import deliver, incident
 from test_web import sign_in
 
 from sleuth_core.ids import encode_global_id
-from sleuth_shell.db.models import AlertResponder
+from sleuth_shell.db.models import AlertResponder, Digest
 
 
 def _form(hook, **changes):
@@ -187,3 +188,93 @@ def test_agent_form_preview_shows_the_matching_alerts_highlighted(client, factor
     )
     assert bad.status_code == api.status_code == 400
     assert api.json()["detail"] in html.unescape(bad.text)
+
+
+def _digest_form(**changes):
+    form = {
+        "name": "Morning report",
+        "team_name": "Default",
+        "section": ["Errors", ""],
+        "prompt": ["Errors overnight in payments-api", ""],
+        "schedule": "0 9 * * 0-4",
+        "chat_channel_id": "",
+        "action": "save",
+    }
+    form.update(changes)
+    return form
+
+
+async def _digests(session):
+    return (await session.scalars(select(Digest).order_by(Digest.id))).all()
+
+
+def test_digest_form_creates_edits_and_shows_the_next_five_fire_times(client, factory, org):
+    token = sign_in(client, org.key)
+    new = client.get("/digests/new")
+    assert new.status_code == 200
+    # day 0 = Monday: "0-4" is Monday to Friday, so no Saturday or Sunday among the fire times.
+    fires = re.findall(r'<time datetime="([^"]+)">(\w{3}) ', new.text)
+    assert len(fires) == 5 and {day for _, day in fires} <= {"Mon", "Tue", "Wed", "Thu", "Fri"}
+    assert all(stamp.endswith("09:00:00+00:00") for stamp, _ in fires)
+    times = client.post(
+        "/digests/new",
+        data={**_digest_form(schedule="30 6 * * 5", action="times"), "csrf_token": token},
+    )
+    assert times.status_code == 200
+    assert {day for day in re.findall(r'<time datetime="[^"]+">(\w{3}) ', times.text)} == {"Sat"}
+    assert 'value="Errors overnight' not in times.text  # a textarea keeps the prompt as text
+    assert "Errors overnight in payments-api" in times.text
+    created = client.post(
+        "/digests/new", data={**_digest_form(), "csrf_token": token}, follow_redirects=False
+    )
+    assert created.status_code == 303, created.text
+    (digest,) = factory.run(_digests)
+    assert digest.sections == [{"section": "Errors", "prompt": "Errors overnight in payments-api"}]
+    gid = encode_global_id("Digest", digest.id)
+    assert created.headers["location"] == f"/digests/{gid}"
+    record = client.get(f"/api/v1/digests/{gid}", headers=org.headers).json()
+    assert record["schedule"] == "0 9 * * 0-4" and record["name"] == "Morning report"
+    edit = client.get(f"/digests/{gid}/edit")
+    assert edit.status_code == 200 and "Errors overnight in payments-api" in edit.text
+    changed = _digest_form(
+        name="Evening report",
+        section=["Errors", "Deploys"],
+        prompt=["Errors today", "What shipped today"],
+        schedule="0 18 * * *",
+    )
+    del changed["team_name"]
+    saved = client.post(
+        f"/digests/{gid}/edit", data={**changed, "csrf_token": token}, follow_redirects=False
+    )
+    assert saved.status_code == 303, saved.text
+    (digest,) = factory.run(_digests)
+    assert digest.name == "Evening report" and digest.schedule == "0 18 * * *"
+    assert [s["section"] for s in digest.sections] == ["Errors", "Deploys"]
+
+
+def test_digest_form_shows_the_apis_error_texts_and_checks_csrf(client, factory, org):
+    token = sign_in(client, org.key)
+    for changes, body in [
+        ({"schedule": "61 * * * *"}, {"schedule": "61 * * * *"}),
+        ({"section": ["", ""], "prompt": ["", ""]}, {"sections": []}),
+        (
+            {"section": ["Errors", ""], "prompt": ["  ", ""]},
+            {"sections": [{"section": "Errors", "prompt": "  "}]},
+        ),
+        ({"chat_channel_id": "nope"}, {"chat_channel_id": "nope"}),
+    ]:
+        page = client.post("/digests/new", data={**_digest_form(**changes), "csrf_token": token})
+        api_body = {
+            "team_name": "Default",
+            "name": "x",
+            "schedule": "0 9 * * *",
+            "sections": [{"section": "Errors", "prompt": "Errors overnight"}],
+            **body,
+        }
+        api = client.post("/api/v1/digests", json=api_body, headers=org.headers)
+        assert page.status_code == api.status_code == 400, (changes, page.text)
+        assert api.json()["detail"] in html.unescape(page.text), changes
+    assert client.post("/digests/new", data=_digest_form()).status_code == 403
+    forged = client.post("/digests/new", data={**_digest_form(), "csrf_token": "forged"})
+    assert forged.status_code == 403
+    assert factory.run(_digests) == []
