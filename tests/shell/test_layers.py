@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
     "sleuth_shell.api.alert_responders": 77,
     "sleuth_shell.api.alerts": 77,
     "sleuth_shell.api.digests": 77,
+    "sleuth_shell.api.suppressions": 77,
     "sleuth_shell.api.body": 76,
     "sleuth_shell.api.common": 76,
     "sleuth_shell.api.deps": 76,

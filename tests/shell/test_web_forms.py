@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import html
 import re
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select
 from test_alert_log import deliver, incident
 from test_web import sign_in
 
 from sleuth_core.ids import encode_global_id
-from sleuth_shell.db.models import AlertResponder, Digest
+from sleuth_shell.db.models import AlertResponder, Digest, Suppression
 
 
 def _form(hook, **changes):
@@ -278,3 +279,44 @@ def test_digest_form_shows_the_apis_error_texts_and_checks_csrf(client, factory,
     forged = client.post("/digests/new", data={**_digest_form(), "csrf_token": "forged"})
     assert forged.status_code == 403
     assert factory.run(_digests) == []
+
+
+async def _suppressions(session):
+    return (await session.scalars(select(Suppression).order_by(Suppression.id))).all()
+
+
+def test_suppression_form_adds_refuses_with_the_apis_text_and_ends(client, factory, org):
+    token = sign_in(client, org.key)
+    until = (datetime.now(UTC) + timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    form = {"text_matches": "*disk*", "expires_at": until, "reason": "Maintenance"}
+    added = client.post("/suppressions", data={**form, "csrf_token": token}, follow_redirects=False)
+    assert added.status_code == 303, added.text
+    (row,) = factory.run(_suppressions)
+    assert row.text_matches == ["*disk*"] and row.reason == "Maintenance"
+    listed = client.get("/api/v1/suppressions", headers=org.headers).json()["suppressions"]
+    assert [s["reason"] for s in listed] == ["Maintenance"]
+    assert "Maintenance" in client.get("/suppressions").text
+    for changes, api_changes in [
+        ({"expires_at": "2001-01-01T00:00:00Z"}, {"expires_at": "2001-01-01T00:00:00Z"}),
+        ({"expires_at": "soon"}, {"expires_at": "soon"}),
+        ({"reason": " "}, {"reason": " "}),
+        ({"text_matches": ""}, {"matching_criteria": {"text_matches": []}}),
+    ]:
+        page = client.post("/suppressions", data={**form, **changes, "csrf_token": token})
+        api_body = {
+            "matching_criteria": {"text_matches": ["*disk*"]},
+            "expires_at": until,
+            "reason": "Maintenance",
+            **api_changes,
+        }
+        api = client.post("/api/v1/suppressions", json=api_body, headers=org.headers)
+        assert page.status_code == api.status_code == 400, (changes, page.text)
+        assert api.json()["detail"] in html.unescape(page.text), changes
+    assert client.post("/suppressions", data=form).status_code == 403
+    gid = encode_global_id("Suppression", row.id)
+    assert client.post(f"/suppressions/{gid}/end", data={}).status_code == 403
+    ended = client.post(
+        f"/suppressions/{gid}/end", data={"csrf_token": token}, follow_redirects=False
+    )
+    assert ended.status_code == 303
+    assert factory.run(_suppressions) == []
