@@ -174,9 +174,9 @@ def test_the_check_fails_on_a_bad_import_and_on_an_unlayered_module() -> None:
     reports both (so the test above can fail: nothing matches every module by default)."""
     modules = {*module_names(), "sleuth_shell.newthing", "sleuth_shell.newthing.part"}
     assert unlayered(modules) == ["sleuth_shell.newthing", "sleuth_shell.newthing.part"]
-    bad_import = "from sleuth_shell.api.digests import x\n"
+    bad_import = "from sleuth_shell.api.changes import x\n"
     assert violations("sleuth_shell.db.models", bad_import, modules) == [
-        "sleuth_shell.db.models:1 imports sleuth_shell.api.digests (layer sleuth_shell.api=80)"
+        "sleuth_shell.db.models:1 imports sleuth_shell.api.changes (layer sleuth_shell.api=80)"
     ]
     assert violations("sleuth_shell.newthing", "", modules) == [
         "sleuth_shell.newthing is in no layer (add it to LAYERS and docs/architecture.md)"
