@@ -13,6 +13,7 @@ from test_alert_log import deliver, incident
 from test_web import sign_in
 
 from sleuth_core.ids import encode_global_id
+from sleuth_shell.billing.ledger import FEATURE_INTERACTION, FEATURE_INVESTIGATION, record_usage
 from sleuth_shell.db.models import AlertResponder, Digest, Suppression
 
 
@@ -320,3 +321,48 @@ def test_suppression_form_adds_refuses_with_the_apis_text_and_ends(client, facto
     )
     assert ended.status_code == 303
     assert factory.run(_suppressions) == []
+
+
+def test_billing_page_charts_credits_per_team_and_month_with_a_table(client, factory, org):
+    now = datetime.now(UTC)
+
+    async def spend(session):
+        await record_usage(
+            session,
+            org_id=org.id,
+            team_id=org.default_team_id,
+            feature=FEATURE_INTERACTION,
+            credits=2.5,
+            occurred_at=now,
+        )
+        await record_usage(
+            session,
+            org_id=org.id,
+            team_id=None,
+            feature=FEATURE_INVESTIGATION,
+            credits=1.25,
+            occurred_at=now,
+        )
+        await session.commit()
+
+    factory.run(spend)
+    sign_in(client, org.key)
+    response = client.get("/billing")
+    assert response.status_code == 200
+    text = response.text
+    month = now.strftime("%Y-%m")
+    assert "<svg" in text and 'role="img"' in text
+    assert f"Default, {month}: 2.5 credits" in text and f"unattributed, {month}: 1.25" in text
+    assert f"<tr><td>{month}</td><td>Default</td><td>2.5</td></tr>" in text
+    assert f"{month}: 3.75" in text
+    # The page's numbers are the API's report.
+    api = client.post(
+        "/api/v1/billing/credit-usage",
+        json={"start": f"{month}-01T00:00:00Z", "end": (now + timedelta(minutes=1)).isoformat()},
+        headers=org.headers,
+    ).json()
+    assert api["monthly_totals"] == {month: 3.75}
+    assert (
+        len(re.findall(r"<text [^>]*>\d{4}-\d{2}</text>", client.get("/billing?months=3").text))
+        == 3
+    )
