@@ -319,6 +319,10 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
         ("/logs", "logs"),
         ("/changes", "changes"),
         ("/metrics", "metrics"),
+        ("/digests/new", "digest-new"),
+        ("/suppressions", "suppressions"),
+        ("/billing", "billing"),
+        ("/interactions", "interactions"),
         ("/no-such-page", "not-found"),
     ]:
         page.goto(f"{base}{path}")

@@ -14,7 +14,7 @@ from test_web import sign_in
 
 from sleuth_core.ids import encode_global_id
 from sleuth_shell.billing.ledger import FEATURE_INTERACTION, FEATURE_INVESTIGATION, record_usage
-from sleuth_shell.db.models import AlertResponder, Digest, Suppression
+from sleuth_shell.db.models import AlertResponder, Digest, Interaction, Suppression
 
 
 def _form(hook, **changes):
@@ -366,3 +366,24 @@ def test_billing_page_charts_credits_per_team_and_month_with_a_table(client, fac
         len(re.findall(r"<text [^>]*>\d{4}-\d{2}</text>", client.get("/billing?months=3").text))
         == 3
     )
+
+
+def test_interactions_lists_past_questions_newest_first_by_status(client, factory, org):
+    start = datetime(2026, 11, 1, 8, 0, tzinfo=UTC)
+    for n in range(30):
+        factory.add(
+            Interaction(
+                org_id=org.id,
+                question=f"question-{n:02d}",
+                status="FAILED" if n == 7 else "COMPLETED",
+                created_at=start + timedelta(minutes=n),
+            )
+        )
+    sign_in(client, org.key)
+    first = client.get("/interactions").text
+    assert first.index("question-29") < first.index("question-28")
+    assert "question-04" not in first and "page=2" in first
+    assert "question-04" in client.get("/interactions?page=2").text
+    failed = client.get("/interactions?status=FAILED").text
+    assert "question-07" in failed and "question-08" not in failed
+    assert client.get("/interactions?status=BOGUS").status_code == 400
