@@ -95,6 +95,7 @@ async def add_suppression(request: Request[Any, Any, Any], viewer: ViewerDep) ->
     }
     if form["alert_responder_id"]:
         body["alert_responder_id"] = form["alert_responder_id"]
+    error: str | None = None
     async with request.app.state.session_factory() as session:
         try:
             await create_suppression(
@@ -102,10 +103,7 @@ async def add_suppression(request: Request[Any, Any, Any], viewer: ViewerDep) ->
             )
         except (ApiError, CoreError, msgspec.ValidationError) as exc:
             await session.rollback()
-            detail = exc.detail if isinstance(exc, ApiError) else str(exc)
-            error = detail
-        else:
-            error = None
+            error = exc.detail if isinstance(exc, ApiError) else str(exc)
     if error is not None:
         return await _page(request, viewer, form, error)
     return Redirect(path="/suppressions?notice=added", status_code=303)
