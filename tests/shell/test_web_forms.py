@@ -13,8 +13,15 @@ from test_alert_log import deliver, incident
 from test_web import sign_in
 
 from sleuth_core.ids import encode_global_id
+from sleuth_shell import admin
 from sleuth_shell.billing.ledger import FEATURE_INTERACTION, FEATURE_INVESTIGATION, record_usage
-from sleuth_shell.db.models import AlertResponder, Digest, Interaction, Suppression
+from sleuth_shell.db.models import (
+    AlertResponder,
+    Digest,
+    Interaction,
+    Suppression,
+    WebhookSubscription,
+)
 
 
 def _form(hook, **changes):
@@ -387,3 +394,45 @@ def test_interactions_lists_past_questions_newest_first_by_status(client, factor
     failed = client.get("/interactions?status=FAILED").text
     assert "question-07" in failed and "question-08" not in failed
     assert client.get("/interactions?status=BOGUS").status_code == 400
+
+
+def test_webhook_subscription_form_is_admin_only_and_shows_the_secret_once(client, factory):
+    admin_org = factory.org("initech", admin_key=True)
+    token = sign_in(client, admin_org.key)
+    added = client.post(
+        "/webhook-subscriptions",
+        data={"type": "PROVIDER_A", "name": "Pager", "csrf_token": token},
+    )
+    assert added.status_code == 200, added.text
+    (row,) = factory.run(lambda s: _all_webhooks(s))
+    assert row.name == "Pager" and row.type == "PROVIDER_A"
+    assert row.secret in added.text and f"/api/v1/webhooks/PROVIDER_A/{row.remote_id}" in added.text
+    listing = client.get("/webhook-subscriptions").text
+    assert row.remote_id in listing and row.secret not in listing  # shown once only
+    refused = client.post(
+        "/webhook-subscriptions", data={"type": "NOPE", "name": "x", "csrf_token": token}
+    )
+    assert refused.status_code == 400 and "Unknown webhook type: NOPE" in refused.text
+    assert (
+        client.post("/webhook-subscriptions", data={"type": "GENERIC", "name": "y"}).status_code
+        == 403
+    )
+    # A key without the admin flag reads the list but cannot add.
+    user_key = factory.run(lambda s: _user_key(s, admin_org.name))
+    client.cookies.clear()
+    user_token = sign_in(client, user_key)
+    assert "Add a subscription" not in client.get("/webhook-subscriptions").text
+    denied = client.post(
+        "/webhook-subscriptions", data={"type": "GENERIC", "name": "z", "csrf_token": user_token}
+    )
+    assert denied.status_code == 403
+    assert len(factory.run(lambda s: _all_webhooks(s))) == 1
+
+
+async def _all_webhooks(session):
+    return (await session.scalars(select(WebhookSubscription))).all()
+
+
+async def _user_key(session, org_name):
+    _, key = await admin.create_key(session, org_name, admin=False)
+    return key
