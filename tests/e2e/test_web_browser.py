@@ -323,6 +323,8 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
         ("/suppressions", "suppressions"),
         ("/billing", "billing"),
         ("/interactions", "interactions"),
+        ("/webhook-subscriptions", "webhook-subscriptions"),
+        ("/notification-integrations", "notification-integrations"),
         ("/no-such-page", "not-found"),
     ]:
         page.goto(f"{base}{path}")

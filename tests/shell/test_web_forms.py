@@ -436,3 +436,43 @@ async def _all_webhooks(session):
 async def _user_key(session, org_name):
     _, key = await admin.create_key(session, org_name, admin=False)
     return key
+
+
+def test_integration_form_is_admin_only_with_the_operations_messages(client, factory):
+    admin_org = factory.org("umbrella", admin_key=True)
+    token = sign_in(client, admin_org.key)
+    added = client.post(
+        "/notification-integrations",
+        data={
+            "kind": "CHAT_ALERT",
+            "name": "oncall",
+            "channel": "C0123456789",
+            "csrf_token": token,
+        },
+        follow_redirects=False,
+    )
+    assert added.status_code == 303, added.text
+    assert "C0123456789" in client.get("/notification-integrations").text
+    refused = client.post(
+        "/notification-integrations",
+        data={"kind": "ALT_WEBHOOK", "name": "hook", "url": "ftp://x", "csrf_token": token},
+    )
+    assert refused.status_code == 400
+    assert "ALT_WEBHOOK needs --url with an absolute http(s) URL" in refused.text
+    no_csrf = {"kind": "CHAT_ALERT", "name": "x", "channel": "C1"}
+    assert client.post("/notification-integrations", data=no_csrf).status_code == 403
+    user_key = factory.run(lambda s: _user_key(s, admin_org.name))
+    client.cookies.clear()
+    user_token = sign_in(client, user_key)
+    denied = client.post(
+        "/notification-integrations",
+        data={
+            "kind": "CHAT_ALERT",
+            "name": "x",
+            "channel": "C0123456780",
+            "csrf_token": user_token,
+        },
+    )
+    assert denied.status_code == 403
+    listed = client.get("/api/v1/notification-integrations", headers=admin_org.headers).json()
+    assert [i["name"] for i in listed["notification_integrations"]] == ["oncall"]
