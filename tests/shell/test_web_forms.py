@@ -20,6 +20,7 @@ from sleuth_shell.db.models import (
     Digest,
     Interaction,
     Suppression,
+    TeamBudget,
     WebhookSubscription,
 )
 
@@ -476,3 +477,48 @@ def test_integration_form_is_admin_only_with_the_operations_messages(client, fac
     assert denied.status_code == 403
     listed = client.get("/api/v1/notification-integrations", headers=admin_org.headers).json()
     assert [i["name"] for i in listed["notification_integrations"]] == ["oncall"]
+
+
+def test_budget_form_is_admin_only_and_sets_and_removes_a_budget(client, factory):
+    admin_org = factory.org("hooli", admin_key=True)
+    token = sign_in(client, admin_org.key)
+    saved = client.post(
+        "/settings/budgets",
+        data={"team": "Default", "credits": "250", "csrf_token": token},
+        follow_redirects=False,
+    )
+    assert saved.status_code == 303, saved.text
+    assert factory.run(lambda s: _budget(s, admin_org.default_team_id)) == 250.0
+    assert "<td>Default</td>" in client.get("/settings").text
+    refused = client.post(
+        "/settings/budgets", data={"team": "Default", "credits": "-1", "csrf_token": token}
+    )
+    assert refused.status_code == 400
+    assert "Invalid budget: -1.0 (a number of credits from 0 to 1e12)" in refused.text
+    unknown = client.post(
+        "/settings/budgets", data={"team": "Nope", "credits": "5", "csrf_token": token}
+    )
+    assert unknown.status_code == 400 and 'id="budget-error"' in unknown.text
+    no_csrf = {"team": "Default", "credits": "1"}
+    assert client.post("/settings/budgets", data=no_csrf).status_code == 403
+    removed = client.post(
+        "/settings/budgets",
+        data={"team": "Default", "credits": "", "csrf_token": token},
+        follow_redirects=False,
+    )
+    assert removed.status_code == 303
+    assert factory.run(lambda s: _budget(s, admin_org.default_team_id)) is None
+    user_key = factory.run(lambda s: _user_key(s, admin_org.name))
+    client.cookies.clear()
+    user_token = sign_in(client, user_key)
+    assert 'action="/settings/budgets"' not in client.get("/settings").text
+    denied = client.post(
+        "/settings/budgets", data={"team": "Default", "credits": "5", "csrf_token": user_token}
+    )
+    assert denied.status_code == 403
+    assert factory.run(lambda s: _budget(s, admin_org.default_team_id)) is None
+
+
+async def _budget(session, team_id):
+    row = await session.get(TeamBudget, team_id)
+    return None if row is None else row.credits
