@@ -133,15 +133,17 @@ def _supported(claim: str, support: str, tokens: frozenset[str]) -> bool:
     return wanted in support
 
 
-def check_claims(markdown: str, texts: Mapping[int, str]) -> ClaimCheck:
+def check_claims(markdown: str, texts: Mapping[int, str | None]) -> ClaimCheck:
     """Check every claim of ``markdown`` against the ``texts`` of the sources it cites and drop
-    (or, for the first sentence, rewrite) those that fail (see the module doc)."""
-    every = "\n".join(texts.values())
+    (or, for the first sentence, rewrite) those that fail (see the module doc). A source whose
+    text is None cannot be read back: a sentence citing it is kept and its claims not counted."""
+    unreadable = {n for n, text in texts.items() if text is None}
+    every = "\n".join(text for text in texts.values() if text is not None)
     cache: dict[tuple[int, ...], tuple[str, frozenset[str]]] = {}
 
     def support_of(cited: tuple[int, ...]) -> tuple[str, frozenset[str]]:
         if cited not in cache:
-            raw = "\n".join(texts.get(n, "") for n in cited) if cited else every
+            raw = "\n".join(texts.get(n) or "" for n in cited) if cited else every
             tokens = frozenset(re.findall(r"\d+(?:\.\d+)?", raw))
             cache[cited] = (_norm(raw), tokens)
         return cache[cited]
@@ -172,6 +174,10 @@ def check_claims(markdown: str, texts: Mapping[int, str]) -> ClaimCheck:
             if own:
                 current = own
             found = claims_of(piece)
+            if unreadable & set(current):
+                kept.append(piece)  # what an unreadable source holds cannot be checked here
+                first = False
+                continue
             if stripped.startswith(">"):
                 found = []  # a quoted passage is checked whole, below
                 text, _tokens = support_of(current)

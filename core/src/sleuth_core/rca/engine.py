@@ -151,6 +151,11 @@ _CONFIG_ERROR = re.compile(
     re.IGNORECASE,
 )
 _FATAL_LEVELS = frozenset({"CRITICAL", "FATAL"})
+#: Series that measure how full a resource is.
+_RESOURCE_METRIC = re.compile(
+    r"mem|heap|rss|cpu|conn|pool|queue|lag|backlog|disk|iops|inode|fd|thread|saturation|util|"
+    r"evict|oom"
+)
 #: A failure that says a resource ran out.
 _EXHAUSTION = re.compile(
     r"out of memory|\boom|exhaust|too many (?:connections|open files|clients)|no space left|"
@@ -1031,7 +1036,7 @@ def _recovered_at(evidence: Evidence, episode: Episode) -> datetime | None:
     """When the episode's errors stopped, if they stopped well before the alert: quiet for at
     least `_RECOVERED_QUIET` and for longer than the failure lasted; None when still failing
     (or when the failure shows in a metric, which is still shifted at the alert)."""
-    if any(o.basis == "metric" for o in episode.onset_list):
+    if evidence.alert.asked or any(o.basis == "metric" for o in episode.onset_list):
         return None
     new_sigs, _old = _episode_signatures(evidence, episode)
     failing = [s for s in new_sigs if s.service in episode.affected]
@@ -1517,8 +1522,10 @@ def _hypotheses(
         for sh in near
         if sh.direction == 1
         and not _volume_metric(sh.series.name.lower())
-        and _FAILURE_METRIC.search(sh.series.name.lower())
+        and _RESOURCE_METRIC.search(sh.series.name.lower())
     ]
+    new_sigs, _old = _episode_signatures(evidence, episode)
+    ran_out = next((sig for sig in new_sigs if _EXHAUSTION.search(sig.message)), None)
     if saturated:
         sh = saturated[0]
         out.append(
@@ -1529,11 +1536,22 @@ def _hypotheses(
                 ((sh.series.service, sh.series.name),),
             )
         )
+    elif ran_out is not None:
+        out.append(
+            Hypothesis(
+                "resource exhaustion",
+                True,
+                f"the errors of {ran_out.service} say a resource ran out",
+            )
+        )
     else:
+        shifted = {(sh.series.service, sh.series.name) for sh in stage.shifts}
         watched = [
             m
             for m in evidence.metrics
-            if m.service in scope and _FAILURE_METRIC.search(m.name.lower())
+            if m.service in scope
+            and _RESOURCE_METRIC.search(m.name.lower())
+            and (m.service, m.name) not in shifted
         ]
         if watched:
             m = watched[0]
@@ -1546,7 +1564,13 @@ def _hypotheses(
                 )
             )
         else:
-            out.append(Hypothesis("resource exhaustion", False, "no saturation series shifted"))
+            out.append(
+                Hypothesis(
+                    "resource exhaustion",
+                    False,
+                    "no saturation series shifted and no error says a resource ran out",
+                )
+            )
     configs = [
         s
         for s in suspects

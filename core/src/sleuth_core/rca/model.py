@@ -56,12 +56,15 @@ CATEGORIES: tuple[Category, ...] = (
 @dataclass(frozen=True)
 class Alert:
     """The alert under investigation: its title, the service it names (or ""), when it fired and
-    its free text (description, labels)."""
+    its free text (description, labels). ``asked`` marks a question about the time up to
+    ``fired_at`` rather than an alert: a failure that ended before then is still the one asked
+    about, not a stale alert."""
 
     title: str
     service: str
     fired_at: datetime
     text: str = ""
+    asked: bool = False
 
 
 @dataclass(frozen=True)

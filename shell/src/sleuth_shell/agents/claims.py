@@ -27,6 +27,9 @@ from sleuth_shell.agents.base import AgentContext, AgentResult, ChangeRecord, So
 __all__ = ["change_text", "source_text", "verify"]
 
 _MARKER = re.compile(r"\[\[source:(\d+)\]\]")
+#: The tools whose sources are read back here (others, such as trace queries and data-source
+#: snapshots, are kept by their own modules; sentences citing them are not checked).
+_READABLE = frozenset({"knowledge_search", "log_query", "change_query", "metric_query"})
 _MESSAGES = 200
 
 
@@ -163,9 +166,12 @@ async def verify(
     changes = (
         {c.change_id: c for c in await ctx.changes.get_many(ctx.org_id, wanted)} if wanted else {}
     )
-    texts = {n: withhold_instructions(text) for n, text in known.items() if n in result.sources}
+    texts: dict[int, str | None] = {
+        n: withhold_instructions(text) for n, text in known.items() if n in result.sources
+    }
     for n, record in missing.items():
-        texts[n] = await source_text(ctx, record, changes)
+        readable = record.get("tool_id") in _READABLE
+        texts[n] = await source_text(ctx, record, changes) if readable else None
     check = check_claims(result.markdown, texts)
     cited = {int(n) for n in _MARKER.findall(check.markdown)}
     sources = {n: record for n, record in result.sources.items() if n in cited}

@@ -292,7 +292,7 @@ async def gather(
             signals.append(ExternalSignal(hit.title, hit.content, None, ref))
     searches += 1
     evidence = Evidence(
-        alert=Alert(title, service, fired, text),
+        alert=Alert(title, service, fired, text, asked),
         errors=tuple(series),
         signatures=tuple(signatures),
         metrics=tuple(metric_points),
@@ -547,11 +547,12 @@ def report(
         elif analysis.category == "healthy":
             quiet = cite_errors(None)
             use(quiet)
+            condition = "the asked failure" if gathered.asked else "the alert's condition"
             lead = (
-                "**Healthy: the alert's condition does not hold in the data**, so no change in "
-                f"the data explains an outage. {category_phrase('healthy')}. No service's error "
-                f"rate or metrics shifted {looked} {quiet}: the "
-                "condition has cleared or never held."
+                "**No change in the data explains this**: the data shows no failure, so "
+                f"{condition} does not hold (healthy). {category_phrase('healthy')}. No "
+                f"service's error rate or metrics shifted {looked} {quiet}: the condition has "
+                "cleared or never held."
             )
         else:
             lead = (
@@ -776,7 +777,11 @@ def _spelled_terms(suspect: Suspect, record: ChangeRecord | None, limit: int) ->
     """The suspect's matched terms that its record spells out, as code spans (the engine matches
     stems and word pieces, which the record may not contain verbatim)."""
     spelled = _record_text(record)
-    terms = [t for t in suspect.matched if " " not in t and t.lower() in spelled]
+    terms = [
+        t
+        for t in suspect.matched
+        if " " not in t and re.search(rf"(?<![\w]){re.escape(t.lower())}(?![\w])", spelled)
+    ]
     return ", ".join(_c(t, 60) for t in terms[:limit])
 
 
