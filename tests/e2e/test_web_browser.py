@@ -256,9 +256,7 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
     page.fill("#max_runs_per_hour", "0")
     page.click("button:has-text('Create agent')")
     page.wait_for_load_state()
-    assert "Either webhook_sources or chat_channel_id is required" in page.inner_text(
-        "#form-error"
-    )
+    assert "Either webhook_sources or chat_channel_id is required" in page.inner_text("#form-error")
     page.check(f"input[name=sources][value='PROVIDER_A {hook['remote_id']}']")
     page.click("button:has-text('Preview matches')")
     page.wait_for_load_state()
