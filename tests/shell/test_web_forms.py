@@ -232,6 +232,10 @@ def test_digest_form_creates_edits_and_shows_the_next_five_fire_times(client, fa
     )
     assert times.status_code == 200
     assert {day for day in re.findall(r'<time datetime="[^"]+">(\w{3}) ', times.text)} == {"Sat"}
+    tokyo = client.get("/digests/new?tz=Asia/Tokyo").text
+    # 09:00 UTC is 18:00 in Tokyo (no daylight saving there).
+    assert re.search(r"UTC</time> · <span class=\"local\">\w{3} \S+ 18:00 Asia/Tokyo", tokyo)
+    assert "Unknown time zone: Mars/Base" in client.get("/digests/new?tz=Mars/Base").text
     assert 'value="Errors overnight' not in times.text  # a textarea keeps the prompt as text
     assert "Errors overnight in payments-api" in times.text
     created = client.post(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 from urllib.parse import quote
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import msgspec
 from litestar import Request, Response, get, post
@@ -34,7 +35,7 @@ from sleuth_shell.errors import ApiError
 from sleuth_shell.web.guard import PAGE_OPTIONS, Viewer, ViewerDep, form_data, page
 from sleuth_shell.web.render import fire_times
 
-__all__ = ["ROUTES", "digest_body"]
+__all__ = ["ROUTES", "digest_body", "viewer_zone"]
 
 #: Fire times the form shows.
 SHOWN_FIRES = 5
@@ -72,8 +73,23 @@ def digest_body(form: dict[str, Any], *, create: bool) -> dict[str, Any]:
     return body
 
 
+def viewer_zone(name: str) -> ZoneInfo | None:
+    """The IANA time zone ``name`` (``Europe/Berlin``), or None when it names none.
+
+    >>> viewer_zone("Europe/Berlin").key, viewer_zone("Mars/Olympus"), viewer_zone("")
+    ('Europe/Berlin', None, None)
+    """
+    if not name or len(name) > 64 or ".." in name:
+        return None
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+
+
 def _blank_form() -> dict[str, Any]:
     return {
+        "tz": "",
         "name": "",
         "team_name": "",
         "schedule": "0 9 * * 0-4",
@@ -85,6 +101,7 @@ def _blank_form() -> dict[str, Any]:
 
 def _digest_form(digest: Digest) -> dict[str, Any]:
     return {
+        "tz": "",
         "name": digest.name,
         "team_name": "",
         "schedule": digest.schedule,
@@ -125,6 +142,7 @@ def _form_page(
     error: str | None = None,
 ) -> Template:
     fires = []
+    zone = viewer_zone(form["tz"].strip())
     if error is None:
         try:
             fires = fire_times(check_schedule(form["schedule"]), utcnow(), SHOWN_FIRES)
@@ -138,7 +156,8 @@ def _form_page(
         title=f"Edit {form['name']}" if gid else "New digest",
         form=form,
         rows=[*form["sections"], *[("", "")] * SPARE_SECTIONS],
-        fires=fires,
+        fires=[(t, t.astimezone(zone) if zone is not None else None) for t in fires],
+        zone=zone.key if zone is not None else None,
         gid=gid,
         error=error,
         **choices,
@@ -151,7 +170,7 @@ async def _submit(
     data = await form_data(request, viewer)
     multi = await request.form()
     form = dict(base)
-    for key in ("name", "team_name", "schedule", "chat_channel_id"):
+    for key in ("tz", "name", "team_name", "schedule", "chat_channel_id"):
         if key in data:
             form[key] = data[key]
     names = [str(v) for v in multi.getall("section", [])]
@@ -186,10 +205,11 @@ async def _submit(
 
 @get("/digests/new", **PAGE_OPTIONS)
 async def new_digest_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Template:
-    """The empty form for a new digest."""
+    """The empty form for a new digest (``?tz=`` adds the fire times in that time zone)."""
     async with request.app.state.session_factory() as session:
         choices = await _choices(session, viewer.org_id)
     form = _blank_form()
+    form["tz"] = request.query_params.get("tz", "")
     if choices["teams"]:
         form["team_name"] = choices["teams"][0]
     return _form_page(viewer, form, choices, gid=None)
@@ -210,11 +230,13 @@ async def _stored(request: Request[Any, Any, Any], viewer: Viewer, digest_id: st
 async def edit_digest_page(
     request: Request[Any, Any, Any], viewer: ViewerDep, digest_id: FromPath[str]
 ) -> Template:
-    """The form filled in with the digest as stored."""
+    """The form filled in with the digest as stored (``?tz=`` as on the new form)."""
     digest = await _stored(request, viewer, digest_id)
     async with request.app.state.session_factory() as session:
         choices = await _choices(session, viewer.org_id)
-    return _form_page(viewer, _digest_form(digest), choices, gid=digest_id)
+    form = _digest_form(digest)
+    form["tz"] = request.query_params.get("tz", "")
+    return _form_page(viewer, form, choices, gid=digest_id)
 
 
 @post("/digests/{digest_id:str}/edit", status_code=200, **PAGE_OPTIONS)
