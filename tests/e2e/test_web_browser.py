@@ -323,6 +323,7 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
         ("/interactions", "interactions"),
         ("/webhook-subscriptions", "webhook-subscriptions"),
         ("/notification-integrations", "notification-integrations"),
+        ("/data-sources", "data-sources"),
         ("/no-such-page", "not-found"),
     ]:
         page.goto(f"{base}{path}")

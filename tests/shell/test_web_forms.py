@@ -526,3 +526,49 @@ def test_budget_form_is_admin_only_and_sets_and_removes_a_budget(client, factory
 async def _budget(session, team_id):
     row = await session.get(TeamBudget, team_id)
     return None if row is None else row.credits
+
+
+def test_data_source_form_adds_refuses_with_the_apis_text_and_tests_the_connection(client, factory):
+    admin_org = factory.org("stark", admin_key=True)
+    token = sign_in(client, admin_org.key)
+    form = {
+        "name": "prom",
+        "url": "http://127.0.0.1:9",  # the discard port: nothing answers there
+        "service_label": "job",
+        "headers": "Authorization: Bearer s3cret",
+        "csrf_token": token,
+    }
+    added = client.post("/data-sources", data=form, follow_redirects=False)
+    assert added.status_code == 303, added.text
+    listed = client.get("/api/v1/data-sources", headers=admin_org.headers).json()
+    (source,) = listed["data_sources"]
+    assert source["header_names"] == ["Authorization"] and source["service_label"] == "job"
+    page = client.get("/data-sources").text
+    assert "s3cret" not in page and "Authorization" in page
+    for changes, api_body in [
+        ({"url": "not a url"}, {"name": "x", "kind": "prometheus", "url": "not a url"}),
+        ({}, {"name": "prom", "kind": "prometheus", "url": "http://127.0.0.1:9"}),
+        (
+            {"service_label": "9bad"},
+            {"name": "y", "kind": "prometheus", "url": "http://a", "service_label": "9bad"},
+        ),
+    ]:
+        refused = client.post("/data-sources", data={**form, **changes, "headers": ""})
+        api = client.post("/api/v1/data-sources", json=api_body, headers=admin_org.headers)
+        assert refused.status_code == 400 and api.status_code in (400, 409), changes
+        assert api.json()["detail"] in html.unescape(refused.text), changes
+    checked = client.post(f"/data-sources/{source['id']}/test", data={"csrf_token": token})
+    api_check = client.post(
+        f"/api/v1/data-sources/{source['id']}/test", headers=admin_org.headers
+    ).json()
+    assert checked.status_code == 200 and api_check["ok"] is False
+    assert "prom: not connected" in html.unescape(checked.text)
+    assert client.post(f"/data-sources/{source['id']}/test", data={}).status_code == 403
+    user_key = factory.run(lambda s: _user_key(s, admin_org.name))
+    client.cookies.clear()
+    user_token = sign_in(client, user_key)
+    assert "Test connection" not in client.get("/data-sources").text
+    denied = client.post(f"/data-sources/{source['id']}/test", data={"csrf_token": user_token})
+    assert denied.status_code == 403
+    denied_add = client.post("/data-sources", data={**form, "name": "z", "csrf_token": user_token})
+    assert denied_add.status_code == 403
