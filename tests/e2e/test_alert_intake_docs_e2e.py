@@ -29,7 +29,7 @@ def _fixtures_dir() -> Path:
 
 def test_the_guides_examples_run_as_written(tmp_path: Path) -> None:
     blocks = re.findall(r"```sh\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.DOTALL)
-    assert len(blocks) == 7  # the prelude and one per provider
+    assert len(blocks) == 8  # the prelude and one per provider
     script = "set -euo pipefail\n" + "\n".join(blocks)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -61,6 +61,12 @@ def test_the_guides_examples_run_as_written(tmp_path: Path) -> None:
     answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     counts = [len(answer["investigation_ids"]) for answer in answers]
     # PagerDuty triggered, Opsgenie Create, Opsgenie Close (recorded only), FireHydrant, Rootly,
-    # Alertmanager's group of two, Grafana's group of three
-    assert counts == [1, 1, 0, 1, 1, 2, 3]
-    assert [len(answer["alerts"]) for answer in answers] == [1, 1, 1, 1, 1, 2, 3]
+    # Alertmanager's group of two and Grafana's group of three (each group's alerts share one
+    # investigation: same agent, same group key), a generic body
+    assert counts == [1, 1, 0, 1, 1, 1, 1, 1]
+    assert [len(answer["alerts"]) for answer in answers] == [1, 1, 1, 1, 1, 2, 3, 1]
+    for group in answers[5:7]:
+        assert {tuple(a["investigation_ids"]) for a in group["alerts"]} == {
+            tuple(group["investigation_ids"])
+        }
+    assert answers[-1]["alerts"][0]["title"] == "Disk almost full on db-1"

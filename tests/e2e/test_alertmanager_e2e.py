@@ -101,10 +101,11 @@ def test_a_prometheus_alert_through_alertmanager_is_investigated_and_posted(
 ) -> None:
     assert PROMETHEUS is not None and ALERTMANAGER is not None
     env = sleuth_env(f"sqlite:///{tmp_path / 'sleuth.db'}", SLEUTH_RATE_LIMIT_ENTERPRISE="100000")
-    _org, created_key, hook, repo, oncall = cli_batch(
+    _org, created_key, admin_key, hook, repo, oncall = cli_batch(
         env,
         ["admin", "create-org", "acme", "--plan", "enterprise"],
         ["admin", "create-key", "acme"],
+        ["admin", "create-key", "acme", "--admin"],
         ["admin", "add-webhook", "acme", "--type", "ALERTMANAGER", "--name", "prometheus"],
         ["admin", "add-webhook", "acme", "--type", "GITHUB", "--name", "checkout",
          "--service", "checkout-api"],
@@ -192,6 +193,16 @@ def test_a_prometheus_alert_through_alertmanager_is_investigated_and_posted(
             timeout=30,
         )
         assert response.status_code == 200, response.text
+        # The same Prometheus as a data source: the investigation queries the alert's own
+        # expression (from its generator URL) there.
+        prom_url = f"http://127.0.0.1:{prom_port}"
+        response = httpx.post(
+            f"{base}/api/v1/data-sources",
+            headers={"X-Service-Org-Api-Key": admin_key["key"]},
+            json={"name": "prometheus", "kind": "prometheus", "url": prom_url},
+            timeout=30,
+        )
+        assert response.status_code == 200, response.text
 
         # The receiver block of docs/alert-intake.md, with this run's URL and secret, behind a
         # route with short waits.
@@ -274,6 +285,9 @@ alerting:
             )
             assert alert.service == "checkout-api" and alert.severity == "critical"
             assert alert.expression == "vector(1)"
+            # ... which the data source answered: cited with a link to its graph in Prometheus
+            assert "the alert's own expression" in row["result"], row["result"]
+            assert f"]({prom_url}/graph?g0.expr=vector%281%29&" in row["result"], row["result"]
             assert alert.dedup_key.startswith("ALERTMANAGER:") and alert.group_key
 
             def posted() -> list[dict[str, Any]] | None:

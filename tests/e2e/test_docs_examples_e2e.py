@@ -77,6 +77,18 @@ DOCS = ROOT / "docs"
 
 #: Blocks that are not run here, by (page, first line of the block): the reason.
 NOT_RUN: dict[tuple[str, str], str] = {
+    ("mcp.md", "mkdir -p .cursor && cp integrations/cursor/mcp.json .cursor/mcp.json"): (
+        "copies Cursor's configuration into a checkout; tests/shell/test_integrations.py checks "
+        "the file's shape"
+    ),
+    ("mcp.md", "claude mcp add --transport http sleuth https://sleuth.example.com/mcp"): (
+        "Claude Code's own command (no Claude Code here); tests/e2e/test_mcp_e2e.py connects the "
+        "MCP SDK's OAuth client to the same URL"
+    ),
+    ("mcp.md", "claude plugin marketplace add ./ && claude plugin install sleuth@sleuth"): (
+        "Claude Code's plug-in install; tests/shell/test_integrations.py checks the plug-in files "
+        "and tests/e2e/test_mcp_e2e.py connects through the plug-in's URL"
+    ),
     ("agents.md", "class Agent(Protocol):"): "the protocol's signatures, not a program",
     ("agents.md", "# my_agent/__init__.py"): (
         "a plug-in package; tests/shell/test_agent_registry.py loads an agent the same way"

@@ -472,3 +472,41 @@ def test_startup_gives_digests_without_a_fire_their_next_one(
     [job] = cron_jobs(settings, digest_id)
     assert job.run_at == parse_cron("0 9 * * 0-4").next_after(job.created_at)
     assert [j.id for j in cron_jobs(settings, kept)] == [kept_job.id]  # untouched
+
+
+def test_a_cron_fire_is_skipped_once_the_teams_budget_is_used(
+    dc: TestClient[Litestar], org: OrgHandle, agent: DigestAgent, settings: Settings
+) -> None:
+    """The first fire runs and its cost counts against the team; with the budget set at that
+    cost, the next fire starts no run but keeps the schedule going."""
+    import asyncio
+
+    from sleuth_shell import admin
+    from sleuth_shell.billing.budgets import automated_use
+    from sleuth_shell.db import create_engine, create_session_factory
+
+    digest_id = create(dc, org, schedule="*/5 * * * *")
+    [job] = cron_jobs(settings, digest_id)
+    fire = datetime.now(UTC).replace(microsecond=0) - timedelta(seconds=30)
+    _make_due(settings, job, fire)
+    run_worker(settings, agent)
+    [first] = fetch(settings, DigestRun)
+    assert first.status == "COMPLETED" and first.credits and first.credits > 0
+
+    async def budget_at_use() -> float:
+        engine = create_engine(settings.database_url)
+        try:
+            async with create_session_factory(engine)() as session:
+                used = await automated_use(session, {org.default_team_id}, datetime.now(UTC))
+                await admin.set_budget(session, org.name, "Default", used[org.default_team_id])
+                return used[org.default_team_id]
+        finally:
+            await engine.dispose()
+
+    assert asyncio.run(budget_at_use()) == first.credits
+    [following] = cron_jobs(settings, digest_id)
+    later = fire + timedelta(minutes=5)
+    _make_due(settings, following, min(later, datetime.now(UTC).replace(microsecond=0)))
+    run_worker(settings, agent)
+    assert len(fetch(settings, DigestRun)) == 1  # no second run
+    assert len(cron_jobs(settings, digest_id)) == 1  # the schedule goes on

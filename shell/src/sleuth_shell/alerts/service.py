@@ -17,13 +17,12 @@ from sqlalchemy import and_, delete, exists, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.matching import MatchIndex, explain
-from sleuth_shell.billing.budgets import automated_use
+from sleuth_shell.billing.budgets import over_budget
 from sleuth_shell.db.models import (
     Alert,
     AlertDecision,
     AlertResponder,
     ChatDelivery,
-    TeamBudget,
     WebhookDelivery,
 )
 from sleuth_shell.investigations import Opening, open_investigations_detailed
@@ -280,21 +279,8 @@ async def investigate_alert(
     for agent in agents:
         if agent.status != "ACTIVE":
             raise InvestigateRefused(f"Alert responder {agent.name} is paused")
-    teams = {agent.team_id for agent in agents}
-    budgets = dict(
-        (
-            await session.execute(
-                select(TeamBudget.team_id, TeamBudget.credits).where(TeamBudget.team_id.in_(teams))
-            )
-        ).all()
-    )
-    if budgets:
-        used = await automated_use(session, set(budgets), now)
-        for team_id, budget in budgets.items():
-            if used.get(team_id, 0.0) >= float(budget):
-                raise InvestigateRefused(
-                    f"The team's budget of {float(budget):g} credits this month is used"
-                )
+    if await over_budget(session, {agent.team_id for agent in agents}, now):
+        raise InvestigateRefused("The team's budget for automated runs this month is used")
     openings = [
         Opening(
             org_id=org_id,

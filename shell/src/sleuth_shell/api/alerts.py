@@ -35,7 +35,7 @@ from sleuth_shell.alerts import (
     read_alert,
     trace_alert,
 )
-from sleuth_shell.alerts.service import GLOBAL_TYPE
+from sleuth_shell.alerts.service import GLOBAL_TYPE, WITH_INVESTIGATION
 from sleuth_shell.api.body import StrictBody
 from sleuth_shell.api.common import MAX_PK, decode_id_or_404, encode_cursor, parse_page
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
@@ -46,7 +46,6 @@ __all__ = ["ROUTES", "AlertRecord", "DryRunBody", "alert_record", "run_dry_run"]
 
 THING = "Alert"
 DEFAULT_LIMIT = 50
-_WITH_INVESTIGATION = frozenset({"matched", "deduplicated", "grouped"})
 #: Longest ``text`` explain takes (the intake's body limit).
 MAX_EXPLAIN_TEXT = 1_048_576
 
@@ -159,7 +158,7 @@ def alert_record(stored: StoredAlert) -> AlertRecord:
                 reason=reason,
                 investigation_id=(
                     encode_global_id("Investigation", investigation_id)
-                    if investigation_id is not None and decision in _WITH_INVESTIGATION
+                    if investigation_id is not None and decision in WITH_INVESTIGATION
                     else None
                 ),
             )

@@ -13,7 +13,6 @@ import math
 import ssl
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from types import TracebackType
 from typing import Any
 
 import httpx
@@ -79,12 +78,7 @@ class PrometheusClient:
     async def __aenter__(self) -> PrometheusClient:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *_: object) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:

@@ -360,6 +360,8 @@ class DigestRun(Base):
     created_at: Mapped[datetime] = _created()
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), nullable=True)
+    credits: Mapped[float | None] = mapped_column(Float, nullable=True)
+    """What the completed run cost (its digest's team budget counts it); NULL until then."""
 
 
 def _uuid4() -> str:

@@ -40,6 +40,7 @@ from sleuth_core.cron import NoFireTime, parse_cron
 from sleuth_core.errors import InvalidSchedule
 from sleuth_core.ids import encode_global_id
 from sleuth_core.render import render_answer, to_alt_card, to_chat
+from sleuth_shell.billing.budgets import over_budget
 from sleuth_shell.db.models import Digest, DigestRun, Job, NotificationIntegration, utcnow
 from sleuth_shell.jobs import JobContext, JobRegistry, enqueue
 from sleuth_shell.jobs.queue import cancel, duplicate_of, unfinished_keys
@@ -234,7 +235,10 @@ DIGEST_RUN: RunKind[DigestRun, list[SectionResult]] = RunKind(
     payload_key="run_id",
     parse_id=int,
     produce=_generate,
-    result_values=lambda results: {"results": [item.to_json() for item in results]},
+    result_values=lambda results: {
+        "results": [item.to_json() for item in results],
+        "credits": sum(item.credits for item in results),
+    },
     charge=_charge,
     usage_feature=USAGE_FEATURE,
     failure_message=_failure_message,
@@ -328,7 +332,10 @@ async def _cron_job(ctx: JobContext) -> None:
             await session.commit()
             return
         duplicate = await duplicate_of(session, ctx.job)
-        if duplicate is None:
+        over = await over_budget(session, {digest.team_id}, utcnow())
+        if duplicate is None and digest.team_id in over:
+            log.info("digest %s: fire %s skipped, its team's budget is used", digest_id, fire_at)
+        elif duplicate is None:
             await create_run(session, digest, scheduled_runtime=fire)
         else:
             log.info("digest %s: fire %s already handled by job %s", digest_id, fire_at, duplicate)

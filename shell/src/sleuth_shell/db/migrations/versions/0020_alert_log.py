@@ -18,8 +18,8 @@ Create Date: 2026-11-26
   (credits per calendar month).
 - ``alert_responders``: ``max_runs_per_hour``, ``max_runs_per_day``, ``group_window_seconds``,
   ``investigate`` (NULL when not set); ``investigations.group_key`` (what grouping joins on) and
-  ``credits`` (what the run cost, which team budgets count), with the indexes grouping, caps and
-  budgets read.
+  ``credits`` (what the run cost, which team budgets count; ``digest_runs.credits`` too), with the
+  indexes grouping, caps and budgets read.
 """
 
 from __future__ import annotations
@@ -186,6 +186,8 @@ def upgrade() -> None:
         batch.add_column(sa.Column('max_runs_per_day', sa.Integer(), nullable=True))
         batch.add_column(sa.Column('group_window_seconds', sa.Integer(), nullable=True))
         batch.add_column(sa.Column('investigate', sa.String(length=16), nullable=True))
+    with op.batch_alter_table('digest_runs') as batch:
+        batch.add_column(sa.Column('credits', sa.Float(), nullable=True))
     with op.batch_alter_table('investigations') as batch:
         batch.add_column(sa.Column('group_key', sa.String(length=255), nullable=True))
         batch.add_column(sa.Column('credits', sa.Float(), nullable=True))
@@ -207,6 +209,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    with op.batch_alter_table('digest_runs') as batch:
+        batch.drop_column('credits')
     with op.batch_alter_table('investigations') as batch:
         batch.drop_index(op.f('ix_investigations_team_id_completed_at'))
         batch.drop_index(op.f('ix_investigations_alert_responder_id_created_at'))
