@@ -282,6 +282,38 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
     page.goto(f"{base}/alert-responders")
     _check_phone(page, "alert-agents")
 
+    # Create an alert agent through the form: a refused save shows the API's error text next
+    # to the form, the preview highlights the stored alert's matched text, then it is created.
+    page.click("a:has-text('New alert agent')")
+    page.wait_for_load_state()
+    _check_phone(page, "alert-agent-new")
+    page.fill("#name", "Checkout from the form")
+    page.fill("#text_matches", "*5xx*")
+    page.fill("#max_runs_per_hour", "0")
+    page.click("button:has-text('Create agent')")
+    page.wait_for_load_state()
+    assert "Either webhook_sources or chat_channel_id is required" in page.inner_text("#form-error")
+    page.check(f"input[name=sources][value='PROVIDER_A {hook['remote_id']}']")
+    page.click("button:has-text('Preview matches')")
+    page.wait_for_load_state()
+    assert "Matches 1 of the 1 newest" in page.inner_text("#preview")
+    assert page.locator("#preview mark").first.inner_text() == "5xx"
+    _check_phone(page, "alert-agent-preview")
+    page.click("button:has-text('Create agent')")
+    page.wait_for_load_state()
+    assert "max_runs_per_hour must be a whole number from 1 to" in page.inner_text("#form-error")
+    page.fill("#max_runs_per_hour", "3")
+    page.click("button:has-text('Create agent')")
+    page.wait_for_load_state()
+    assert page.inner_text("h1") == "Checkout from the form", page.inner_text("main")
+    with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
+        made = http.get(page.url.replace("/alert-responders/", "/api/v1/alert-responders/"))
+        assert made.json()["max_runs_per_hour"] == 3
+        assert made.json()["matching_criteria"]["text_matches"] == ["*5xx*"]
+    page.click("a:has-text('Edit')")
+    page.wait_for_load_state()
+    _check_phone(page, "alert-agent-edit")
+
     # Ask a question and follow a citation to its source.
     page.goto(f"{base}/ask")
     page.fill(
@@ -321,6 +353,13 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
         ("/logs", "logs"),
         ("/changes", "changes"),
         ("/metrics", "metrics"),
+        ("/digests/new", "digest-new"),
+        ("/suppressions", "suppressions"),
+        ("/billing", "billing"),
+        ("/interactions", "interactions"),
+        ("/webhook-subscriptions", "webhook-subscriptions"),
+        ("/notification-integrations", "notification-integrations"),
+        ("/data-sources", "data-sources"),
         ("/no-such-page", "not-found"),
     ]:
         page.goto(f"{base}{path}")

@@ -207,7 +207,8 @@ async def dry_run(
     limit: int = DRY_RUN_DEFAULT,
 ) -> dict[str, Any]:
     """What ``rules`` would have matched among the organization's newest ``limit`` stored alerts
-    (of ``sources`` when given): ``{examined, matched, examples: [{alert_id, title, trace}]}``.
+    (of ``sources`` when given): ``{examined, matched, examples}``, each example
+    ``(alert pk, title, match_text, trace)``.
 
     The alerts are screened with the core's :class:`MatchIndex` (one prefilter pass per text),
     and only the matches are traced, so 10,000 alerts take well under a second (see
@@ -228,13 +229,13 @@ async def dry_run(
     index: MatchIndex[int] = MatchIndex()
     index.add(0, dict(rules))
     matched = 0
-    examples: list[tuple[int, str, dict[str, Any]]] = []
+    examples: list[tuple[int, str, str, dict[str, Any]]] = []
     for pk, title, text in rows:
         if not index.match(text):
             continue
         matched += 1
         if len(examples) < DRY_RUN_EXAMPLES:
-            examples.append((int(pk), str(title), explain(rules, text)))
+            examples.append((int(pk), str(title), str(text), explain(rules, text)))
     return {"examined": len(rows), "matched": matched, "examples": examples}
 
 

@@ -40,7 +40,7 @@ from sleuth_shell.api.common import (
     resolve_team,
 )
 from sleuth_shell.api.deps import AppSettings, CurrentPrincipal, DbSession
-from sleuth_shell.auth import Principal, provide_principal
+from sleuth_shell.auth import provide_principal
 from sleuth_shell.config import Settings
 from sleuth_shell.db.hot_reads import HotRead, hot_reader_of
 from sleuth_shell.db.models import AlertResponder, Team, WebhookSubscription
@@ -53,7 +53,16 @@ from sleuth_shell.investigations import (
 )
 from sleuth_shell.urls import alert_responder_url
 
-__all__ = ["DEFAULT_PROMPT", "GLOBAL_TYPE", "ROUTES", "effective_prompt"]
+__all__ = [
+    "DEFAULT_PROMPT",
+    "GLOBAL_TYPE",
+    "ROUTES",
+    "AlertResponderCreate",
+    "AlertResponderUpdate",
+    "create_alert_responder",
+    "effective_prompt",
+    "update_alert_responder",
+]
 
 GLOBAL_TYPE = "AlertResponder"
 THING = "Alert responder"
@@ -332,12 +341,10 @@ def _given(value: Any) -> bool:
 # --- reading -------------------------------------------------------------------------------------
 
 
-async def _load(session: AsyncSession, principal: Principal, alert_id: str) -> AlertResponder:
+async def _load(session: AsyncSession, org_id: int, alert_id: str) -> AlertResponder:
     pk = decode_id_or_404(alert_id, GLOBAL_TYPE, THING)
     agent = await session.scalar(
-        select(AlertResponder).where(
-            AlertResponder.id == pk, AlertResponder.org_id == principal.org_id
-        )
+        select(AlertResponder).where(AlertResponder.id == pk, AlertResponder.org_id == org_id)
     )
     if agent is None:
         raise not_found(THING)
@@ -363,7 +370,7 @@ def _runbook_out(agent: AlertResponder) -> RunbookOut | None:
 
 
 def _record(
-    agent: AlertResponder, team_name: str, principal: Principal, public_url: str
+    agent: AlertResponder, team_name: str, org_name: str, public_url: str
 ) -> AlertResponderRecord:
     gid = encode_global_id(GLOBAL_TYPE, agent.id)
     is_chat = agent.chat_channel_id is not None
@@ -377,7 +384,7 @@ def _record(
     return AlertResponderRecord(
         id=gid,
         url=alert_responder_url(public_url, gid),
-        organization_name=principal.org_name,
+        organization_name=org_name,
         team_name=team_name,
         name=agent.name,
         runbook=_runbook_out(agent),
@@ -406,14 +413,14 @@ async def _check_read_only(
     session: AsyncSession,
     agent: AlertResponder,
     data: AlertResponderUpdate,
-    principal: Principal,
+    org_name: str,
     public_url: str,
 ) -> None:
     """400 naming the first read-only member ``data`` carries with a value other than GET's."""
     given = [member for member in READ_ONLY if getattr(data, member) is not UNSET]
     if not given:
         return
-    current = _record(agent, await _team_name(session, agent.team_id), principal, public_url)
+    current = _record(agent, await _team_name(session, agent.team_id), org_name, public_url)
     for member in given:
         if getattr(data, member) != getattr(current, member):
             raise bad_request(f"{member} is read-only: send it unchanged or leave it out")
@@ -434,6 +441,152 @@ _GET_ONE = HotRead(
 )
 
 
+# --- operations (the API's handlers and the alert agent form call these) ---------------------
+
+
+async def _find(
+    session: AsyncSession, org_id: int, team_id: int, name: str
+) -> AlertResponder | None:
+    found: AlertResponder | None = await session.scalar(
+        select(AlertResponder).where(
+            AlertResponder.org_id == org_id,
+            AlertResponder.team_id == team_id,
+            AlertResponder.name == name,
+        )
+    )
+    return found
+
+
+async def create_alert_responder(
+    session: AsyncSession, org_id: int, data: AlertResponderCreate
+) -> AlertResponder:
+    """Create an alert agent from ``data`` (committed), or return the existing one of that name
+    in that team; bad input is 400 :class:`ApiError` (or a core error) with the API's detail."""
+    team = await resolve_team(session, org_id, data.team_name)
+    name = normalize_name(check_text(data.name, "name"))
+    webhook = _given(data.webhook_sources) and bool(data.webhook_sources)
+    chat = _given(data.chat_channel_id)
+    if webhook and chat:
+        raise bad_request("Use either webhook_sources or chat_channel_id, not both")
+    if not webhook and not chat:
+        raise bad_request("Either webhook_sources or chat_channel_id is required")
+    sources: list[dict[str, str]] = []
+    channel: str | None = None
+    if webhook:
+        assert isinstance(data.webhook_sources, list)
+        sources = await _webhook_sources(session, org_id, data.webhook_sources)
+    else:
+        assert isinstance(data.chat_channel_id, str)
+        channel = check_channel_id(data.chat_channel_id)
+    criteria = _criteria(data.matching_criteria, chat=chat)
+    bounds = _bounds(data)
+    prompt, impact, active = _runbook(data.runbook)
+    integrations: list[int] | None = None
+    if _given(data.notification_integration_ids):
+        assert isinstance(data.notification_integration_ids, list)
+        integrations = (
+            await resolve_integration_ids(session, org_id, data.notification_integration_ids)
+            or None
+        )
+
+    # Plain values, not ORM attributes: a rollback expires every loaded row.
+    team_id = team.id
+    existing = await _find(session, org_id, team_id, name)
+    if existing is not None:
+        return existing
+    agent = AlertResponder(
+        org_id=org_id,
+        team_id=team_id,
+        name=name,
+        runbook_prompt=prompt,
+        runbook_active=active,
+        runbook_impact_prompt=impact,
+        text_matches=criteria["text_matches"],
+        match_rules=criteria["match_rules"],
+        chat_bot_app_user_id=criteria.get("chat_bot_app_user_id"),
+        chat_channel_id=channel,
+        webhook_sources=sources,
+        notification_integration_ids=integrations,
+        status="ACTIVE",
+        **bounds,
+    )
+    session.add(agent)
+    try:
+        await session.commit()
+    except IntegrityError:
+        # A concurrent create of the same name won the race: return its agent.
+        await session.rollback()
+        existing = await _find(session, org_id, team_id, name)
+        if existing is None:
+            raise
+        return existing
+    return agent
+
+
+async def update_alert_responder(
+    session: AsyncSession,
+    org_id: int,
+    org_name: str,
+    public_url: str,
+    alert_id: str,
+    data: AlertResponderUpdate,
+) -> AlertResponder:
+    """Change the given fields of the agent ``alert_id`` (committed); 404 / 400 / 409
+    :class:`ApiError` with the API's detail."""
+    agent = await _load(session, org_id, alert_id)
+    await _check_read_only(session, agent, data, org_name, public_url)
+    is_chat = agent.chat_channel_id is not None
+    # [] is what GET returns for a chat agent: sending it back changes nothing.
+    if is_chat and _given(data.webhook_sources) and data.webhook_sources:
+        raise bad_request("webhook_sources cannot be set on a chat alert agent")
+    if not is_chat and _given(data.chat_channel_id):
+        raise bad_request("chat_channel_id cannot be set on a webhook alert agent")
+
+    if data.name is not UNSET:
+        assert isinstance(data.name, str)
+        name = normalize_name(check_text(data.name, "name"))
+        if name != agent.name:
+            clash = await _find(session, org_id, agent.team_id, name)
+            if clash is not None:
+                raise conflict(f"An alert responder named {name} already exists in this team")
+            agent.name = name
+    for bound, value in _bounds(data).items():
+        setattr(agent, bound, value)
+    if data.runbook is not UNSET:
+        # null or {} clears the custom runbook; otherwise it becomes exactly what was sent.
+        agent.runbook_prompt, agent.runbook_impact_prompt, agent.runbook_active = _runbook(
+            data.runbook
+        )
+    if data.matching_criteria is not UNSET:
+        assert isinstance(data.matching_criteria, MatchingCriteria)
+        criteria = _criteria(data.matching_criteria, chat=is_chat)
+        agent.text_matches = criteria["text_matches"]
+        agent.match_rules = criteria["match_rules"]
+        agent.chat_bot_app_user_id = criteria.get("chat_bot_app_user_id")
+    if _given(data.webhook_sources) and not is_chat:
+        assert isinstance(data.webhook_sources, list)
+        agent.webhook_sources = await _webhook_sources(session, org_id, data.webhook_sources)
+    if _given(data.chat_channel_id):
+        assert isinstance(data.chat_channel_id, str)
+        agent.chat_channel_id = check_channel_id(data.chat_channel_id)
+    if data.notification_integration_ids is None:
+        agent.notification_integration_ids = None
+    elif data.notification_integration_ids is not UNSET:
+        assert isinstance(data.notification_integration_ids, list)
+        agent.notification_integration_ids = (
+            await resolve_integration_ids(session, org_id, data.notification_integration_ids)
+            or None  # an empty list configures none: stored (and shown) as absent
+        )
+    name = agent.name  # read before a rollback expires the row
+    try:
+        await session.commit()
+    except IntegrityError:
+        # A concurrent rename (or create) took the name between the check and the commit.
+        await session.rollback()
+        raise conflict(f"An alert responder named {name} already exists in this team") from None
+    return agent
+
+
 # --- routes --------------------------------------------------------------------------------------
 
 
@@ -452,80 +605,8 @@ class AlertResponderController(Controller):
         data: StrictBody[AlertResponderCreate],
     ) -> AlertResponderRef:
         """Create an alert agent, or return the existing one of that name in that team."""
-        team = await resolve_team(db_session, principal.org_id, data.team_name)
-        name = normalize_name(check_text(data.name, "name"))
-        webhook = _given(data.webhook_sources) and bool(data.webhook_sources)
-        chat = _given(data.chat_channel_id)
-        if webhook and chat:
-            raise bad_request("Use either webhook_sources or chat_channel_id, not both")
-        if not webhook and not chat:
-            raise bad_request("Either webhook_sources or chat_channel_id is required")
-        sources: list[dict[str, str]] = []
-        channel: str | None = None
-        if webhook:
-            assert isinstance(data.webhook_sources, list)
-            sources = await _webhook_sources(db_session, principal.org_id, data.webhook_sources)
-        else:
-            assert isinstance(data.chat_channel_id, str)
-            channel = check_channel_id(data.chat_channel_id)
-        criteria = _criteria(data.matching_criteria, chat=chat)
-        bounds = _bounds(data)
-        prompt, impact, active = _runbook(data.runbook)
-        integrations: list[int] | None = None
-        if _given(data.notification_integration_ids):
-            assert isinstance(data.notification_integration_ids, list)
-            integrations = (
-                await resolve_integration_ids(
-                    db_session, principal.org_id, data.notification_integration_ids
-                )
-                or None
-            )
-
-        # Plain values, not ORM attributes: a rollback expires every loaded row.
-        org_id, team_id = principal.org_id, team.id
-        existing = await self._find(db_session, org_id, team_id, name)
-        if existing is not None:
-            return _ref(existing, settings.public_url)
-        agent = AlertResponder(
-            org_id=org_id,
-            team_id=team_id,
-            name=name,
-            runbook_prompt=prompt,
-            runbook_active=active,
-            runbook_impact_prompt=impact,
-            text_matches=criteria["text_matches"],
-            match_rules=criteria["match_rules"],
-            chat_bot_app_user_id=criteria.get("chat_bot_app_user_id"),
-            chat_channel_id=channel,
-            webhook_sources=sources,
-            notification_integration_ids=integrations,
-            status="ACTIVE",
-            **bounds,
-        )
-        db_session.add(agent)
-        try:
-            await db_session.commit()
-        except IntegrityError:
-            # A concurrent create of the same name won the race: return its agent.
-            await db_session.rollback()
-            existing = await self._find(db_session, org_id, team_id, name)
-            if existing is None:
-                raise
-            return _ref(existing, settings.public_url)
+        agent = await create_alert_responder(db_session, principal.org_id, data)
         return _ref(agent, settings.public_url)
-
-    @staticmethod
-    async def _find(
-        session: AsyncSession, org_id: int, team_id: int, name: str
-    ) -> AlertResponder | None:
-        found: AlertResponder | None = await session.scalar(
-            select(AlertResponder).where(
-                AlertResponder.org_id == org_id,
-                AlertResponder.team_id == team_id,
-                AlertResponder.name == name,
-            )
-        )
-        return found
 
     @get("/", operation_id="listAlertResponders", responses=error_responses())
     async def list_all(
@@ -583,7 +664,7 @@ class AlertResponderController(Controller):
             raise not_found(THING)
         # The row has every column of the agent: read it like one (no ORM instance to build).
         agent = cast(AlertResponder, SimpleNamespace(**row))
-        return _record(agent, row["team_name"], principal, settings.public_url)
+        return _record(agent, row["team_name"], principal.org_name, settings.public_url)
 
     @put(
         "/{alert_id:str}",
@@ -599,61 +680,9 @@ class AlertResponderController(Controller):
         data: StrictBody[AlertResponderUpdate],
     ) -> AlertResponderRef:
         """Change the given fields of an alert agent."""
-        agent = await _load(db_session, principal, alert_id)
-        await _check_read_only(db_session, agent, data, principal, settings.public_url)
-        is_chat = agent.chat_channel_id is not None
-        # [] is what GET returns for a chat agent: sending it back changes nothing.
-        if is_chat and _given(data.webhook_sources) and data.webhook_sources:
-            raise bad_request("webhook_sources cannot be set on a chat alert agent")
-        if not is_chat and _given(data.chat_channel_id):
-            raise bad_request("chat_channel_id cannot be set on a webhook alert agent")
-
-        if data.name is not UNSET:
-            assert isinstance(data.name, str)
-            name = normalize_name(check_text(data.name, "name"))
-            if name != agent.name:
-                clash = await self._find(db_session, principal.org_id, agent.team_id, name)
-                if clash is not None:
-                    raise conflict(f"An alert responder named {name} already exists in this team")
-                agent.name = name
-        for bound, value in _bounds(data).items():
-            setattr(agent, bound, value)
-        if data.runbook is not UNSET:
-            # null or {} clears the custom runbook; otherwise it becomes exactly what was sent.
-            agent.runbook_prompt, agent.runbook_impact_prompt, agent.runbook_active = _runbook(
-                data.runbook
-            )
-        if data.matching_criteria is not UNSET:
-            assert isinstance(data.matching_criteria, MatchingCriteria)
-            criteria = _criteria(data.matching_criteria, chat=is_chat)
-            agent.text_matches = criteria["text_matches"]
-            agent.match_rules = criteria["match_rules"]
-            agent.chat_bot_app_user_id = criteria.get("chat_bot_app_user_id")
-        if _given(data.webhook_sources) and not is_chat:
-            assert isinstance(data.webhook_sources, list)
-            agent.webhook_sources = await _webhook_sources(
-                db_session, principal.org_id, data.webhook_sources
-            )
-        if _given(data.chat_channel_id):
-            assert isinstance(data.chat_channel_id, str)
-            agent.chat_channel_id = check_channel_id(data.chat_channel_id)
-        if data.notification_integration_ids is None:
-            agent.notification_integration_ids = None
-        elif data.notification_integration_ids is not UNSET:
-            assert isinstance(data.notification_integration_ids, list)
-            agent.notification_integration_ids = (
-                await resolve_integration_ids(
-                    db_session, principal.org_id, data.notification_integration_ids
-                )
-                or None  # an empty list configures none: stored (and shown) as absent
-            )
-        name = agent.name  # read before a rollback expires the row
-        try:
-            await db_session.commit()
-        except IntegrityError:
-            # A concurrent rename (or create) took the name between the check and the commit.
-            await db_session.rollback()
-            raise conflict(f"An alert responder named {name} already exists in this team") from None
+        agent = await update_alert_responder(
+            db_session, principal.org_id, principal.org_name, settings.public_url, alert_id, data
+        )
         return _ref(agent, settings.public_url)
 
     @delete(
@@ -667,7 +696,7 @@ class AlertResponderController(Controller):
     ) -> Success:
         """Delete an alert agent; succeeds for any ID (already deleted, unknown, malformed)."""
         try:
-            agent = await _load(db_session, principal, alert_id)
+            agent = await _load(db_session, principal.org_id, alert_id)
         except ApiError:
             return Success(success=True)
         await stop_pending_investigations(db_session, agent.id)
@@ -685,7 +714,7 @@ class AlertResponderController(Controller):
         self, alert_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
     ) -> AlertResponderStatus:
         """Set the agent ACTIVE: it processes alerts again."""
-        agent = await _load(db_session, principal, alert_id)
+        agent = await _load(db_session, principal.org_id, alert_id)
         agent.status = "ACTIVE"
         await db_session.commit()
         return AlertResponderStatus(id=alert_id, status=agent.status)
@@ -700,7 +729,7 @@ class AlertResponderController(Controller):
         self, alert_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
     ) -> AlertResponderStatus:
         """Set the agent PAUSED: it ignores alerts until enabled."""
-        agent = await _load(db_session, principal, alert_id)
+        agent = await _load(db_session, principal.org_id, alert_id)
         agent.status = "PAUSED"
         await stop_pending_investigations(db_session, agent.id)
         await db_session.commit()

@@ -16,6 +16,7 @@ from litestar import get, post
 from litestar.params import FromPath, FromQuery
 from msgspec import UNSET, UnsetType
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.errors import InvalidAlertPayload, InvalidCriteria
 from sleuth_core.ids import decode_global_id, encode_global_id
@@ -41,7 +42,7 @@ from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.db.models import AlertResponder, Investigation, utcnow
 from sleuth_shell.errors import bad_request, error_responses, not_found
 
-__all__ = ["ROUTES", "AlertRecord", "alert_record"]
+__all__ = ["ROUTES", "AlertRecord", "DryRunBody", "alert_record", "run_dry_run"]
 
 THING = "Alert"
 DEFAULT_LIMIT = 50
@@ -357,6 +358,21 @@ async def dry_run_criteria(
 ) -> DryRunAnswer:
     """Which of the organization's newest stored alerts (``limit``, default 500, at most 10,000;
     of the given sources, else all) these criteria would have matched, with up to 20 traced."""
+    result = await run_dry_run(db_session, principal.org_id, data)
+    return DryRunAnswer(
+        examined=result["examined"],
+        matched=result["matched"],
+        examples=[
+            DryRunExample(alert_id=encode_global_id(GLOBAL_TYPE, pk), title=title, trace=trace)
+            for pk, title, _text, trace in result["examples"]
+        ],
+    )
+
+
+async def run_dry_run(session: AsyncSession, org_id: int, data: DryRunBody) -> dict[str, Any]:
+    """The dry run of ``data`` (checked as the API checks it: 400 :class:`ApiError` with the
+    API's detail): :func:`sleuth_shell.alerts.dry_run`'s answer. The API and the alert agent
+    form's preview both call it."""
     raw = {
         name: getattr(data.matching_criteria, name)
         for name in ("text_matches", "match_rules")
@@ -376,15 +392,7 @@ async def dry_run_criteria(
         sources = [(s.type, s.remote_id) for s in data.webhook_sources]
     if isinstance(data.chat_channel_id, str):
         sources.append(("CHAT", data.chat_channel_id))
-    result = await dry_run(db_session, principal.org_id, rules, sources=sources, limit=limit)
-    return DryRunAnswer(
-        examined=result["examined"],
-        matched=result["matched"],
-        examples=[
-            DryRunExample(alert_id=encode_global_id(GLOBAL_TYPE, pk), title=title, trace=trace)
-            for pk, title, trace in result["examples"]
-        ],
-    )
+    return await dry_run(session, org_id, rules, sources=sources, limit=limit)
 
 
 ROUTES = [

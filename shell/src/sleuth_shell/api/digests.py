@@ -34,7 +34,6 @@ from sleuth_shell.api.common import (
     resolve_team,
 )
 from sleuth_shell.api.deps import AppServices, AppSettings, CurrentPrincipal, DbSession
-from sleuth_shell.auth import Principal
 from sleuth_shell.db.models import Digest, Team, utcnow
 from sleuth_shell.digests.queries import load_digest_run
 from sleuth_shell.digests.service import (
@@ -48,7 +47,17 @@ from sleuth_shell.errors import ApiError, bad_request, error_responses, not_foun
 from sleuth_shell.runs import RunFailed
 from sleuth_shell.urls import digest_run_url, digest_url
 
-__all__ = ["GLOBAL_TYPE", "ROUTES", "check_schedule", "load_digest", "parse_run_request"]
+__all__ = [
+    "GLOBAL_TYPE",
+    "ROUTES",
+    "DigestCreate",
+    "DigestUpdate",
+    "check_schedule",
+    "create_digest",
+    "load_digest",
+    "parse_run_request",
+    "update_digest",
+]
 
 GLOBAL_TYPE = "Digest"
 THING = "Digest"
@@ -175,12 +184,10 @@ def _sections(sections: list[DigestSection]) -> list[dict[str, str]]:
     return [{"section": item.section, "prompt": item.prompt} for item in sections]
 
 
-async def load_digest(session: AsyncSession, principal: Principal, digest_id: str) -> Digest:
+async def load_digest(session: AsyncSession, org_id: int, digest_id: str) -> Digest:
     """The organization's digest with Global ID ``digest_id``; 404 ``Digest not found``."""
     pk = decode_id_or_404(digest_id, GLOBAL_TYPE, THING)
-    digest = await session.scalar(
-        select(Digest).where(Digest.id == pk, Digest.org_id == principal.org_id)
-    )
+    digest = await session.scalar(select(Digest).where(Digest.id == pk, Digest.org_id == org_id))
     if digest is None:
         raise not_found(THING)
     return digest
@@ -189,6 +196,59 @@ async def load_digest(session: AsyncSession, principal: Principal, digest_id: st
 def _ref(digest: Digest, public_url: str) -> DigestRef:
     gid = encode_global_id(GLOBAL_TYPE, digest.id)
     return DigestRef(id=gid, url=digest_url(public_url, gid))
+
+
+async def create_digest(session: AsyncSession, org_id: int, data: DigestCreate) -> Digest:
+    """Create a digest agent from ``data`` and schedule its first run (committed); bad input is
+    400 :class:`ApiError` with the API's detail. The API and the digest form call it."""
+    team = await resolve_team(session, org_id, data.team_name)
+    values: dict[str, Any] = {
+        "name": check_text(data.name, "name"),
+        "sections": _sections(data.sections),
+        "schedule": check_schedule(data.schedule),
+        "chat_channel_id": None,
+        "notification_integration_ids": None,
+    }
+    if isinstance(data.chat_channel_id, str):
+        values["chat_channel_id"] = check_channel_id(data.chat_channel_id)
+    if isinstance(data.notification_integration_ids, list):
+        values["notification_integration_ids"] = (
+            await resolve_integration_ids(session, org_id, data.notification_integration_ids)
+            or None
+        )
+    digest = Digest(org_id=org_id, team_id=team.id, **values)
+    session.add(digest)
+    await session.flush()
+    await schedule_next_fire(session, digest, utcnow())
+    await session.commit()
+    return digest
+
+
+async def update_digest(
+    session: AsyncSession, org_id: int, digest_id: str, data: DigestUpdate
+) -> Digest:
+    """Change the given fields of the digest ``digest_id`` and reschedule it (committed)."""
+    digest = await load_digest(session, org_id, digest_id)
+    if isinstance(data.name, str):
+        digest.name = check_text(data.name, "name")
+    if isinstance(data.sections, list):
+        digest.sections = _sections(data.sections)
+    if isinstance(data.schedule, str):
+        digest.schedule = check_schedule(data.schedule)
+    if data.chat_channel_id is None:
+        digest.chat_channel_id = None
+    elif isinstance(data.chat_channel_id, str):
+        digest.chat_channel_id = check_channel_id(data.chat_channel_id)
+    if data.notification_integration_ids is None:
+        digest.notification_integration_ids = None
+    elif isinstance(data.notification_integration_ids, list):
+        digest.notification_integration_ids = (
+            await resolve_integration_ids(session, org_id, data.notification_integration_ids)
+            or None  # an empty list configures none: stored (and shown) as absent
+        )
+    await schedule_next_fire(session, digest, utcnow())
+    await session.commit()
+    return digest
 
 
 class DigestController(Controller):
@@ -206,28 +266,7 @@ class DigestController(Controller):
         data: StrictBody[DigestCreate],
     ) -> DigestRef:
         """Create a digest agent."""
-        team = await resolve_team(db_session, principal.org_id, data.team_name)
-        values: dict[str, Any] = {
-            "name": check_text(data.name, "name"),
-            "sections": _sections(data.sections),
-            "schedule": check_schedule(data.schedule),
-            "chat_channel_id": None,
-            "notification_integration_ids": None,
-        }
-        if isinstance(data.chat_channel_id, str):
-            values["chat_channel_id"] = check_channel_id(data.chat_channel_id)
-        if isinstance(data.notification_integration_ids, list):
-            values["notification_integration_ids"] = (
-                await resolve_integration_ids(
-                    db_session, principal.org_id, data.notification_integration_ids
-                )
-                or None
-            )
-        digest = Digest(org_id=principal.org_id, team_id=team.id, **values)
-        db_session.add(digest)
-        await db_session.flush()
-        await schedule_next_fire(db_session, digest, utcnow())
-        await db_session.commit()
+        digest = await create_digest(db_session, principal.org_id, data)
         return _ref(digest, settings.public_url)
 
     @get("/", operation_id="listDigests", responses=error_responses())
@@ -276,7 +315,7 @@ class DigestController(Controller):
         self, digest_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
     ) -> DigestRecord:
         """The digest agent."""
-        digest = await load_digest(db_session, principal, digest_id)
+        digest = await load_digest(db_session, principal.org_id, digest_id)
         team_name = await db_session.scalar(select(Team.name).where(Team.id == digest.team_id))
         return DigestRecord(
             organization_name=principal.org_name,
@@ -303,28 +342,7 @@ class DigestController(Controller):
         data: StrictBody[DigestUpdate],
     ) -> DigestRef:
         """Change the given fields of a digest agent."""
-        digest = await load_digest(db_session, principal, digest_id)
-        if isinstance(data.name, str):
-            digest.name = check_text(data.name, "name")
-        if isinstance(data.sections, list):
-            digest.sections = _sections(data.sections)
-        if isinstance(data.schedule, str):
-            digest.schedule = check_schedule(data.schedule)
-        if data.chat_channel_id is None:
-            digest.chat_channel_id = None
-        elif isinstance(data.chat_channel_id, str):
-            digest.chat_channel_id = check_channel_id(data.chat_channel_id)
-        if data.notification_integration_ids is None:
-            digest.notification_integration_ids = None
-        elif isinstance(data.notification_integration_ids, list):
-            digest.notification_integration_ids = (
-                await resolve_integration_ids(
-                    db_session, principal.org_id, data.notification_integration_ids
-                )
-                or None  # an empty list configures none: stored (and shown) as absent
-            )
-        await schedule_next_fire(db_session, digest, utcnow())
-        await db_session.commit()
+        digest = await update_digest(db_session, principal.org_id, digest_id, data)
         return _ref(digest, settings.public_url)
 
     @delete(
@@ -338,7 +356,7 @@ class DigestController(Controller):
     ) -> Success:
         """Delete a digest agent (and its runs); succeeds for any ID."""
         try:
-            digest = await load_digest(db_session, principal, digest_id)
+            digest = await load_digest(db_session, principal.org_id, digest_id)
         except ApiError:
             return Success(success=True)
         await cancel_jobs(db_session, digest.id)
@@ -362,7 +380,7 @@ class DigestController(Controller):
     ) -> dict[str, Any]:
         """Run the digest now (in the background, or in the request with ``run_sync``) or at
         ``scheduled_runtime``; its chat channel and notification integrations are notified."""
-        digest = await load_digest(db_session, principal, digest_id)
+        digest = await load_digest(db_session, principal.org_id, digest_id)
         try:
             body = decode_json_body(await request.body(), not_json=_NOT_AN_OBJECT)
         except ValueError as exc:
@@ -405,7 +423,7 @@ class DigestController(Controller):
         db_session: DbSession,
     ) -> dict[str, Any]:
         """One run of the digest: its status, scheduled time and results."""
-        digest = await load_digest(db_session, principal, digest_id)
+        digest = await load_digest(db_session, principal.org_id, digest_id)
         pk = decode_id_or_404(run_id, RUN_GLOBAL_TYPE, "Digest run")
         found = await load_digest_run(db_session, principal.org_id, pk, digest.id)
         if found is None:

@@ -16,6 +16,7 @@ from litestar import delete, get, post
 from litestar.params import FromPath
 from msgspec import UNSET, UnsetType
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.errors import InvalidCriteria
 from sleuth_core.ids import encode_global_id
@@ -27,7 +28,14 @@ from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.db.models import AlertResponder, Suppression, utcnow
 from sleuth_shell.errors import ApiError, bad_request, error_responses, not_found
 
-__all__ = ["GLOBAL_TYPE", "ROUTES"]
+__all__ = [
+    "GLOBAL_TYPE",
+    "ROUTES",
+    "SuppressionCreate",
+    "active_suppressions",
+    "create_suppression",
+    "end_suppression",
+]
 
 GLOBAL_TYPE = "Suppression"
 MAX_REASON_LENGTH = 2000
@@ -84,18 +92,11 @@ def _record(row: Suppression) -> SuppressionRecord:
     )
 
 
-@post(
-    "/suppressions",
-    operation_id="createSuppression",
-    responses=error_responses(400, 404),
-    status_code=200,
-    tags=["alert log"],
-)
-async def create(
-    principal: CurrentPrincipal, db_session: DbSession, data: StrictBody[SuppressionCreate]
-) -> SuppressionRecord:
-    """Suppress matching alerts until ``expires_at`` (ISO 8601 or Unix seconds, in the future),
-    for every agent or one (``alert_responder_id``)."""
+async def create_suppression(
+    session: AsyncSession, org_id: int, data: SuppressionCreate
+) -> Suppression:
+    """Store the suppression ``data`` describes (committed); bad input is 400 (404 for another
+    organization's agent) :class:`ApiError` with the API's detail. The API and the page call it."""
     raw = {
         name: getattr(data.matching_criteria, name)
         for name in ("text_matches", "match_rules")
@@ -115,15 +116,15 @@ async def create(
     agent_id: int | None = None
     if isinstance(data.alert_responder_id, str):
         agent_id = decode_id_or_404(data.alert_responder_id, "AlertResponder", "Alert responder")
-        owner = await db_session.scalar(
+        owner = await session.scalar(
             select(AlertResponder.id).where(
-                AlertResponder.id == agent_id, AlertResponder.org_id == principal.org_id
+                AlertResponder.id == agent_id, AlertResponder.org_id == org_id
             )
         )
         if owner is None:
             raise not_found("Alert responder")
     row = Suppression(
-        org_id=principal.org_id,
+        org_id=org_id,
         alert_responder_id=agent_id,
         text_matches=criteria["text_matches"],
         match_rules=criteria["match_rules"],
@@ -131,9 +132,46 @@ async def create(
         expires_at=expires,
         created_at=now,
     )
-    db_session.add(row)
-    await db_session.commit()
-    return _record(row)
+    session.add(row)
+    await session.commit()
+    return row
+
+
+async def active_suppressions(session: AsyncSession, org_id: int) -> list[Suppression]:
+    """The organization's suppressions that have not expired, oldest first."""
+    rows = await session.scalars(
+        select(Suppression)
+        .where(Suppression.org_id == org_id, Suppression.expires_at > utcnow())
+        .order_by(Suppression.id)
+    )
+    return list(rows)
+
+
+async def end_suppression(session: AsyncSession, org_id: int, suppression_id: str) -> None:
+    """End a suppression now (committed); nothing for an unknown or malformed ID."""
+    try:
+        pk = decode_id_or_404(suppression_id, GLOBAL_TYPE, "Suppression")
+    except ApiError:
+        return
+    await session.execute(
+        Suppression.__table__.delete().where(Suppression.id == pk, Suppression.org_id == org_id)
+    )
+    await session.commit()
+
+
+@post(
+    "/suppressions",
+    operation_id="createSuppression",
+    responses=error_responses(400, 404),
+    status_code=200,
+    tags=["alert log"],
+)
+async def create(
+    principal: CurrentPrincipal, db_session: DbSession, data: StrictBody[SuppressionCreate]
+) -> SuppressionRecord:
+    """Suppress matching alerts until ``expires_at`` (ISO 8601 or Unix seconds, in the future),
+    for every agent or one (``alert_responder_id``)."""
+    return _record(await create_suppression(db_session, principal.org_id, data))
 
 
 @get(
@@ -144,11 +182,7 @@ async def create(
 )
 async def list_active(principal: CurrentPrincipal, db_session: DbSession) -> SuppressionList:
     """The organization's suppressions that have not expired, oldest first."""
-    rows = await db_session.scalars(
-        select(Suppression)
-        .where(Suppression.org_id == principal.org_id, Suppression.expires_at > utcnow())
-        .order_by(Suppression.id)
-    )
+    rows = await active_suppressions(db_session, principal.org_id)
     return SuppressionList(suppressions=[_record(row) for row in rows])
 
 
@@ -163,16 +197,7 @@ async def remove(
     suppression_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
 ) -> Success:
     """End a suppression now; succeeds for any ID (already gone, unknown, malformed)."""
-    try:
-        pk = decode_id_or_404(suppression_id, GLOBAL_TYPE, "Suppression")
-    except ApiError:
-        return Success(success=True)
-    await db_session.execute(
-        Suppression.__table__.delete().where(
-            Suppression.id == pk, Suppression.org_id == principal.org_id
-        )
-    )
-    await db_session.commit()
+    await end_suppression(db_session, principal.org_id, suppression_id)
     return Success(success=True)
 
 

@@ -29,18 +29,18 @@ from sleuth_shell.db.models import AlertResponder, utcnow
 from sleuth_shell.errors import bad_request, not_found
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, form_data, page
 
-__all__ = ["PER_PAGE", "ROUTES", "highlight"]
+__all__ = ["PER_PAGE", "ROUTES", "highlight", "leaf_spans"]
 
 PER_PAGE = 25
 #: Longest stretch of text shown on the page (the rest is cut, with a note).
 SHOWN_TEXT = 20_000
 
 
-def _leaf_spans(trace: dict[str, Any]) -> list[list[int]]:
+def leaf_spans(trace: dict[str, Any]) -> list[list[int]]:
     spans: list[list[int]] = []
     for item in trace["conditions"]:
         if "operator" in item:
-            spans.extend(_leaf_spans(item))
+            spans.extend(leaf_spans(item))
         elif item["span"] is not None:
             spans.append(item["span"])
     return spans
@@ -177,7 +177,7 @@ async def alert_page(
                     else None
                 ),
                 "trace": trace,
-                "pieces": highlight(shown, _leaf_spans(trace)) if trace is not None else [],
+                "pieces": highlight(shown, leaf_spans(trace)) if trace is not None else [],
             }
         )
     return page(

@@ -1,5 +1,6 @@
-"""Questions: the Ask page (the form and the earlier questions), asking, and one question's page
-with its answer, numbered citations and sources.
+"""Questions: the Ask page (the form and the earlier questions), asking, the list of past
+questions (newest first, by status, paged), and one question's page with its answer, numbered
+citations and sources.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from sleuth_shell.db.models import (
     utcnow,
 )
 from sleuth_shell.db.paging import PageRequest
-from sleuth_shell.errors import not_found
+from sleuth_shell.errors import bad_request, not_found
 from sleuth_shell.interactions.queries import list_interactions, load_interaction
 from sleuth_shell.interactions.request import (
     MAX_CONTEXT_ITEMS,
@@ -25,6 +26,8 @@ from sleuth_shell.interactions.request import (
 )
 from sleuth_shell.interactions.service import submit_interactions
 from sleuth_shell.runs import RunFailed
+from sleuth_shell.statuses import INTERACTION
+from sleuth_shell.web.filters import PER_PAGE, page_links, page_number
 from sleuth_shell.web.guard import PAGE_OPTIONS, Viewer, ViewerDep, form_data, page
 from sleuth_shell.web.rows import RECENT
 
@@ -96,6 +99,33 @@ async def ask(request: Request[Any, Any, Any], viewer: ViewerDep) -> Response[An
     return Redirect(path=f"/interactions/{quote(submitted.rows[0].id)}", status_code=303)
 
 
+@get("/interactions", **PAGE_OPTIONS)
+async def interactions_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Template:
+    """Past questions, newest first, filtered by status, 25 a page."""
+    number = page_number(request)
+    status = request.query_params.get("status") or ""
+    if status and status not in INTERACTION.values:
+        raise bad_request(f"Invalid status: must be one of {', '.join(INTERACTION.values)}")
+    async with request.app.state.session_factory() as session:
+        found = await list_interactions(
+            session,
+            viewer.org_id,
+            PageRequest(limit=PER_PAGE, offset=(number - 1) * PER_PAGE),
+            status=[status] if status else None,
+        )
+    return page(
+        "interactions.html",
+        viewer,
+        "ask",
+        title="Questions",
+        rows=[row for (row,) in found.rows],
+        statuses=INTERACTION.values,
+        status=status,
+        number=number,
+        links=page_links(request, number, found.next_cursor is not None),
+    )
+
+
 @get("/interactions/{interaction_id:str}", **PAGE_OPTIONS)
 async def interaction_page(
     request: Request[Any, Any, Any], viewer: ViewerDep, interaction_id: FromPath[str]
@@ -122,4 +152,4 @@ async def interaction_page(
     )
 
 
-ROUTES: list[Any] = [ask_page, ask, interaction_page]
+ROUTES: list[Any] = [ask_page, ask, interactions_page, interaction_page]

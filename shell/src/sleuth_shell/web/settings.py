@@ -11,6 +11,7 @@ from litestar.response import Redirect, Template
 from sqlalchemy import delete, select
 
 from sleuth_core.errors import InvalidSettings
+from sleuth_shell.admin import AdminError, set_budget
 from sleuth_shell.billing.budgets import list_budgets
 from sleuth_shell.db.models import (
     ApiKey,
@@ -54,6 +55,8 @@ async def _settings_context(request: Request[Any, Any, Any], viewer: Viewer) -> 
         "keys": [(k, teams.get(k.team_id or 0, "-")) for k in keys],
         "authorizations": authorizations,
         "error": None,
+        "budget_error": None,
+        "team_list": sorted(teams.values()),
         "notice": request.query_params.get("notice"),
     }
 
@@ -119,4 +122,34 @@ async def revoke_key(
     return Redirect(path="/settings?notice=revoked", status_code=303)
 
 
-ROUTES: list[Any] = [settings_page, save_settings, revoke_key]
+@post("/settings/budgets", status_code=303, **PAGE_OPTIONS)
+async def set_team_budget(request: Request[Any, Any, Any], viewer: ViewerDep) -> Response[Any]:
+    """Set or remove a team's monthly budget for automated runs (admins only), through
+    :func:`sleuth_shell.admin.set_budget` (what ``sleuth admin set-budget`` runs)."""
+    data = await form_data(request, viewer)
+    require_admin_viewer(viewer)
+    raw = data.get("credits", "").strip()
+    error = None
+    credits: float | None = None
+    if raw:
+        try:
+            credits = float(raw)
+        except ValueError:
+            error = f"Invalid budget: {raw} (a number of credits from 0 to 1e12)"
+    if error is None:
+        async with request.app.state.session_factory() as session:
+            try:
+                await set_budget(session, viewer.org_name, data.get("team", ""), credits)
+            except AdminError as exc:
+                await session.rollback()
+                error = str(exc)
+    if error is not None:
+        context = await _settings_context(request, viewer)
+        context.update(budget_error=error)
+        return page(
+            "settings.html", viewer, "settings", title="Settings", status_code=400, **context
+        )
+    return Redirect(path="/settings?notice=budget", status_code=303)
+
+
+ROUTES: list[Any] = [settings_page, save_settings, revoke_key, set_team_budget]
