@@ -23,7 +23,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+
+from evals.corpus import Record, read_runbooks
+from evals.corpus import at as _at
+from evals.corpus import grid as _grid
+from evals.corpus import record as _rec
 
 __all__ = ["END", "NOW", "SERVICES", "START", "generate_logs", "runbooks"]
 
@@ -42,39 +46,13 @@ SERVICES = (
     "video-gateway",
 )
 
-Record = dict[str, Any]
 _RX340 = "RX-340 pharmacy not reachable"
 _TURN_FAILED = "TURN allocation failed: 403 Forbidden (stale nonce)"
 
 
 def runbooks() -> list[tuple[str, str]]:
     """``(title, markdown)`` of every runbook, sorted by file name."""
-    out = []
-    for path in sorted((Path(__file__).parent / "runbooks").glob("*.md")):
-        content = path.read_text(encoding="utf-8")
-        out.append((content.splitlines()[0].lstrip("#").strip(), content))
-    return out
-
-
-def _rec(t: datetime, service: str, level: str, message: str, **attributes: Any) -> Record:
-    return {
-        "timestamp": t,
-        "service": service,
-        "level": level,
-        "message": message,
-        "attributes": attributes,
-    }
-
-
-def _grid(start: datetime, end: datetime, step: timedelta) -> Iterator[datetime]:
-    t = start
-    while t < end:
-        yield t
-        t += step
-
-
-def _at(text: str) -> datetime:
-    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+    return read_runbooks(Path(__file__).parent / "runbooks")
 
 
 def _background() -> Iterator[Record]:

@@ -23,7 +23,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+
+from evals.corpus import Record, read_runbooks
+from evals.corpus import at as _at
+from evals.corpus import grid as _grid
+from evals.corpus import record as _rec
 
 __all__ = ["END", "NOW", "START", "generate_logs", "runbooks"]
 
@@ -31,37 +35,10 @@ START = datetime(2026, 10, 19, 0, 0, tzinfo=UTC)
 END = datetime(2026, 10, 21, 12, 0, tzinfo=UTC)
 NOW = END
 
-Record = dict[str, Any]
-
 
 def runbooks() -> list[tuple[str, str]]:
     """``(title, markdown)`` of every runbook and postmortem, sorted by file name."""
-    out = []
-    for path in sorted((Path(__file__).parent / "runbooks").glob("*.md")):
-        content = path.read_text(encoding="utf-8")
-        out.append((content.splitlines()[0].lstrip("#").strip(), content))
-    return out
-
-
-def _rec(t: datetime, service: str, level: str, message: str, **attributes: Any) -> Record:
-    return {
-        "timestamp": t,
-        "service": service,
-        "level": level,
-        "message": message,
-        "attributes": attributes,
-    }
-
-
-def _grid(start: datetime, end: datetime, step: timedelta) -> Iterator[datetime]:
-    t = start
-    while t < end:
-        yield t
-        t += step
-
-
-def _at(text: str) -> datetime:
-    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+    return read_runbooks(Path(__file__).parent / "runbooks")
 
 
 def _background() -> Iterator[Record]:
