@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import URL
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import InvalidatePoolError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.ext.asyncio import create_async_engine as _create_async_engine
 
@@ -78,21 +78,19 @@ def ping_when_idle(engine: AsyncEngine, after: float = PING_AFTER_IDLE) -> None:
     """Ping a connection on checkout when it sat in ``engine``'s pool for more than ``after``
     seconds (SQLAlchemy's ``pool_pre_ping``, for the connections that can have gone stale).
 
-    A ping that fails raises :class:`~sqlalchemy.exc.DisconnectionError`, which makes the pool
-    discard the connection (and every connection pooled before it) and check out a fresh one. A
-    connection used a moment ago that the server has since dropped (a restart under load) fails
-    its statement instead; SQLAlchemy then invalidates every connection the pool held before, so
-    the next checkouts connect afresh.
+    A ping that fails raises :class:`~sqlalchemy.exc.InvalidatePoolError` (a
+    ``DisconnectionError``), which makes the pool discard the connection (and every connection
+    pooled before it) and check out a fresh one. A connection used a moment ago that the server has
+    since dropped (a restart under load) fails its statement instead; SQLAlchemy then invalidates
+    every connection the pool held before, so the next checkouts connect afresh.
     """
     pool = engine.sync_engine.pool
     dialect = engine.dialect
 
-    @event.listens_for(pool, "checkin")
     def returned(_dbapi_connection: Any, record: Any) -> None:
         record.info[_RETURNED_AT] = time.monotonic()
 
-    @event.listens_for(pool, "checkout")
-    def checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+    def checked_out(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
         returned_at = record.info.pop(_RETURNED_AT, None)
         if returned_at is None or time.monotonic() - returned_at <= after:
             return
@@ -101,9 +99,10 @@ def ping_when_idle(engine: AsyncEngine, after: float = PING_AFTER_IDLE) -> None:
         except Exception as exc:
             # Like SQLAlchemy's own pre-ping: every connection pooled before now is suspect
             # (a server restart dropped them all), so each is replaced at its next checkout.
-            raise DisconnectionError(
-                f"a pooled connection failed its ping: {exc}", invalidate_pool=True
-            ) from exc
+            raise InvalidatePoolError(f"a pooled connection failed its ping: {exc}") from exc
+
+    event.listen(pool, "checkin", returned)
+    event.listen(pool, "checkout", checked_out)
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -95,16 +95,16 @@ class HotReader:
             async with self._pool_lock:
                 if self._pool is None:
                     # The driver is the ``postgres`` extra: imported only for a PostgreSQL engine.
-                    import asyncpg  # type: ignore[import-untyped]
+                    import asyncpg
 
-                    dialect = cast("PGDialect_asyncpg", self.engine.dialect)
+                    dialect: PGDialect_asyncpg = self.engine.dialect  # type: ignore[assignment]
 
                     async def codecs(connection: asyncpg.Connection) -> None:
                         # The dialect's own codec set-up, given the driver connection the way
                         # its adapted connection carries it.
                         adapted = SimpleNamespace(_connection=connection)
-                        await dialect.setup_asyncpg_json_codec(adapted)
-                        await dialect.setup_asyncpg_jsonb_codec(adapted)
+                        await dialect.setup_asyncpg_json_codec(adapted)  # type: ignore[no-untyped-call]
+                        await dialect.setup_asyncpg_jsonb_codec(adapted)  # type: ignore[no-untyped-call]
 
                     url = self.engine.url.set(drivername="postgresql")
                     self._pool = await asyncpg.create_pool(
