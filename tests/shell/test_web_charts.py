@@ -149,15 +149,16 @@ def test_waterfall_draws_nested_bars_on_a_round_millisecond_axis_with_a_text_equ
         "300 ms",
         "400 ms",
     ]
+    # The plot is 538 units wide (8 to 546) for 0..400 ms; each bar under its label.
     rects = re.findall(r'<rect x="([\d.]+)" y="(\d+)" width="([\d.]+)"', html)
     assert [(float(x), int(y), float(w)) for x, y, w in rects] == [
-        (320.0, 4, 608.0),
-        (480.0, 26, 304.0),
-        (512.0, 48, 32.0),
+        (8.0, 21, 511.1),
+        (142.5, 57, 255.55),
+        (169.4, 93, 26.9),
     ]
     assert html.count('data-state="failed"') == 1 and "#cf222e" in html
     # Labels indent by depth and are clipped; every text is escaped.
-    assert '<text class="label" x="28" y="59">' in html and "\u2026</text>" in html
+    assert '<text class="label" x="28" y="87">' in html and "\u2026</text>" in html
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "<li>Failed: payments: charge card at 100 ms: declined</li>" in html
     assert "<li>Long: checkout: POST /checkout, 380 ms from 0 ms</li>" in html

@@ -379,24 +379,23 @@ def waterfall_chart(
     *,
     hidden: int = 0,
     caption: bool = True,
-    label_width: int = 320,
-    bar_width: int = 640,
-    row_height: int = 22,
+    width: int = 560,
+    row_height: int = 36,
 ) -> Markup:
-    """A trace's waterfall ``key`` as a ``<figure>``: a label column (indented by depth), a
-    time axis in round milliseconds from the trace's start, one bar per span from its start to
-    its end (failed spans in red, each with its own hover ``<title>``), and a text equivalent
-    (the span count and duration, the longest spans, every failed span). The drawing keeps its
-    natural size in a container that scrolls sideways on a narrow screen, so labels stay
-    legible. ``hidden`` says how many more spans the trace has than ``bars``. Every text is
-    escaped.
+    """A trace's waterfall ``key`` as a ``<figure>``: one row per span, its label (indented by
+    depth) above its bar from its start to its end on a time axis in round milliseconds from the
+    trace's start (failed spans in red, each row with its own hover ``<title>``), and a text
+    equivalent (the span count and duration, the longest spans, every failed span). The SVG
+    scales to the screen like :func:`line_chart`'s, so labels sit above the bars rather than
+    beside them: at 390 px the bars keep the whole width. ``hidden`` says how many more spans
+    the trace has than ``bars``. Every text is escaped.
     """
     k = escape(key)
     total = max((b.start_ms + b.duration_ms for b in bars), default=0.0)
     ticks = value_ticks(0.0, total, 4)
-    scale = bar_width / ticks[-1]
-    axis = 28
-    width = label_width + bar_width + 20
+    left, right, axis = 8, 14, 30
+    pw = width - left - right
+    scale = pw / ticks[-1]
     height = max(len(bars), 1) * row_height + axis
     failed = [b for b in bars if b.failed]
     described = (
@@ -408,24 +407,23 @@ def waterfall_chart(
     out: list[str] = [
         f'<figure class="chart waterfall-chart" id="chart-{k}">',
         f'<figcaption aria-hidden="true">{escape(title)}</figcaption>' if caption else "",
-        f'<div class="scroll"><svg class="waterfall" role="img" '
-        f'aria-labelledby="chart-{k}-t chart-{k}-d" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}">',
+        f'<svg class="chart-svg waterfall" role="img" aria-labelledby="chart-{k}-t chart-{k}-d" '
+        f'viewBox="0 0 {width} {height}" preserveAspectRatio="xMidYMid meet">',
         f'<title id="chart-{k}-t">{escape(title)}</title>',
         f'<desc id="chart-{k}-d">{escape(described)}</desc>',
     ]
     base = height - axis + 4
     out.append(
-        f'<line class="axis" x1="{label_width}" x2="{label_width + bar_width}" y1="{base}" '
-        f'y2="{base}" stroke="#57606a" stroke-width="1"/>'
+        f'<line class="axis" x1="{left}" x2="{left + pw}" y1="{base}" y2="{base}" '
+        'stroke="#57606a" stroke-width="1"/>'
     )
     for i, tick in enumerate(ticks):
-        x = round(label_width + tick * scale, 1)
+        x = round(left + tick * scale, 1)
         anchor = "start" if i == 0 else "end" if i == len(ticks) - 1 else "middle"
         out.append(
             f'<line class="gridline" x1="{x}" x2="{x}" y1="0" y2="{base}" stroke="#d0d7de" '
             'stroke-dasharray="2 3"/>'
-            f'<text class="ttick" x="{x}" y="{base + 16}" text-anchor="{anchor}">'
+            f'<text class="ttick" x="{x}" y="{base + 18}" text-anchor="{anchor}">'
             f"{escape(_ms(tick))}</text>"
         )
     for index, b in enumerate(bars):
@@ -438,13 +436,13 @@ def waterfall_chart(
         )
         out.append(
             f'<g class="span" data-state="{state}"><title>{escape(hover)}</title>'
-            f'<text class="label" x="{4 + indent * 12}" y="{y + 15}">'
-            f"{escape(_clip(b.label, 46 - indent * 2))}</text>"
-            f'<rect x="{round(label_width + b.start_ms * scale, 2)}" y="{y + 4}" '
-            f'width="{round(max(b.duration_ms * scale, 1.0), 2)}" height="14" rx="2" '
+            f'<text class="label" x="{left + indent * 10}" y="{y + 15}">'
+            f"{escape(_clip(b.label, 50 - indent * 2))}</text>"
+            f'<rect x="{round(left + b.start_ms * scale, 2)}" y="{y + 21}" '
+            f'width="{round(max(b.duration_ms * scale, 1.0), 2)}" height="11" rx="2" '
             f'fill="{FAILED_COLOUR if b.failed else BAR_COLOUR}"/></g>'
         )
-    out.append("</svg></div>")
+    out.append("</svg>")
     out.append(
         '<ul class="legend" aria-hidden="true">'
         f'<li><span class="swatch" style="background:{BAR_COLOUR}"></span>span</li>'
