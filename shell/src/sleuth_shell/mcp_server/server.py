@@ -191,14 +191,9 @@ class McpEndpoint:
         the SDK transport."""
         if scope.get("method") == "OPTIONS":
             # The CORS headers are added by the application's hook (mcp_server/cors.py).
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 204,
-                    "headers": [(b"allow", b"OPTIONS, POST")],
-                }
-            )
-            await send({"type": "http.response.body", "body": b""})
+            allow = [(b"allow", b"OPTIONS, POST")]
+            await send({"type": "http.response.start", "status": 204, "headers": allow})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
         elif scope.get("method") != "POST":
             await _send_error(
                 send,

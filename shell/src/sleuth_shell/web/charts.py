@@ -137,6 +137,23 @@ def _utc(at: datetime) -> str:
     return at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
+def _opening(
+    key: str, kind: str, title: str, described: str, caption: bool, width: int, height: int
+) -> list[str]:
+    """A chart's ``<figure>`` up to its drawing: the caption, the SVG's role, title and
+    description (the screen reader's summary)."""
+    k = escape(key)
+    extra = f" {kind}" if kind else ""
+    return [
+        f'<figure class="chart{" waterfall-chart" if kind else ""}" id="chart-{k}">',
+        f'<figcaption aria-hidden="true">{escape(title)}</figcaption>' if caption else "",
+        f'<svg class="chart-svg{extra}" role="img" aria-labelledby="chart-{k}-t chart-{k}-d" '
+        f'viewBox="0 0 {width} {height}" preserveAspectRatio="xMidYMid meet">',
+        f'<title id="chart-{k}-t">{escape(title)}</title>',
+        f'<desc id="chart-{k}-d">{escape(described)}</desc>',
+    ]
+
+
 def line_chart(
     key: str,
     title: str,
@@ -158,7 +175,6 @@ def line_chart(
     the points when ``table``). Times outside ``start``..``end`` (default: the data's own
     range) are not drawn. Every text is escaped.
     """
-    k = escape(key)
     times = [t for s in series for t, _ in s.points]
     times += [m.at for m in markers] + ([onset] if onset else [])
     t0 = start or (min(times) if times else datetime.now(UTC))
@@ -185,14 +201,7 @@ def line_chart(
         + (f", {len(markers)} changes marked" if markers else "")
         + (f", onset at {_utc(onset)}" if onset else "")
     )
-    out: list[str] = [
-        f'<figure class="chart" id="chart-{k}">',
-        f'<figcaption aria-hidden="true">{escape(title)}</figcaption>' if caption else "",
-        f'<svg class="chart-svg" role="img" aria-labelledby="chart-{k}-t chart-{k}-d" '
-        f'viewBox="0 0 {width} {height}" preserveAspectRatio="xMidYMid meet">',
-        f'<title id="chart-{k}-t">{escape(title)}</title>',
-        f'<desc id="chart-{k}-d">{escape(described)}</desc>',
-    ]
+    out = _opening(key, "", title, described, caption, width, height)
     # Value axis with grid lines.
     for v in vticks:
         out.append(
@@ -390,7 +399,6 @@ def waterfall_chart(
     beside them: at 390 px the bars keep the whole width. ``hidden`` says how many more spans
     the trace has than ``bars``. Every text is escaped.
     """
-    k = escape(key)
     total = max((b.start_ms + b.duration_ms for b in bars), default=0.0)
     ticks = value_ticks(0.0, total, 4)
     left, right, axis = 8, 14, 30
@@ -404,14 +412,7 @@ def waterfall_chart(
         + (f"; {len(failed)} failed, in red" if failed else "")
         + (f"; {hidden} more spans not drawn" if hidden else "")
     )
-    out: list[str] = [
-        f'<figure class="chart waterfall-chart" id="chart-{k}">',
-        f'<figcaption aria-hidden="true">{escape(title)}</figcaption>' if caption else "",
-        f'<svg class="chart-svg waterfall" role="img" aria-labelledby="chart-{k}-t chart-{k}-d" '
-        f'viewBox="0 0 {width} {height}" preserveAspectRatio="xMidYMid meet">',
-        f'<title id="chart-{k}-t">{escape(title)}</title>',
-        f'<desc id="chart-{k}-d">{escape(described)}</desc>',
-    ]
+    out = _opening(key, "waterfall", title, described, caption, width, height)
     base = height - axis + 4
     out.append(
         f'<line class="axis" x1="{left}" x2="{left + pw}" y1="{base}" y2="{base}" '

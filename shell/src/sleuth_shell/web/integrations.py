@@ -100,7 +100,9 @@ async def _stored(
 ) -> NotificationIntegration:
     async with request.app.state.session_factory() as session:
         pk = decode_global_id(integration_id, "NotificationIntegration")
-        row = await owned(session, NotificationIntegration, pk, viewer.org_id)
+        row: NotificationIntegration | None = await owned(
+            session, NotificationIntegration, pk, viewer.org_id
+        )
     if row is None:
         raise not_found("Notification integration")
     return row

@@ -107,7 +107,7 @@ async def _stored(
     request: Request[Any, Any, Any], viewer: Viewer, remote_id: str
 ) -> WebhookSubscription:
     async with request.app.state.session_factory() as session:
-        row = await session.scalar(
+        row: WebhookSubscription | None = await session.scalar(
             select(WebhookSubscription).where(
                 WebhookSubscription.org_id == viewer.org_id,
                 WebhookSubscription.remote_id == remote_id,
