@@ -67,9 +67,10 @@ POLICY = CORSConfig(
 )
 
 
-def add_cors_headers(message: Message, scope: Scope) -> None:
+async def add_cors_headers(message: Message, scope: Scope) -> None:
     """The ``before_send`` hook: on a response of a :data:`CORS_PATHS` path, the preflight
-    headers (an ``OPTIONS`` request) or the simple ones (any other)."""
+    headers (an ``OPTIONS`` request) or the simple ones (any other). A coroutine function, as
+    Litestar would run a plain function in a worker thread for every message of every response."""
     if message["type"] != "http.response.start" or scope.get("path") not in CORS_PATHS:
         return
     headers = MutableScopeHeaders.from_message(message)
