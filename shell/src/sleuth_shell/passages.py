@@ -30,6 +30,7 @@ __all__ = [
     "key_terms",
     "rank_passages",
     "split_fine",
+    "stems_of",
 ]
 
 _DURATION = re.compile(
@@ -244,6 +245,11 @@ def _joined_parts(stems: frozenset[str]) -> frozenset[str]:
     return frozenset(
         part for a, b in _COMPOUNDS if stem(a + b) in stems for part in (stem(a), stem(b))
     )
+
+
+def stems_of(text: str) -> frozenset[str]:
+    """The stems a passage or title holds, as `rank_passages` matches key terms against them."""
+    return _stems(text)
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE_SIZE)

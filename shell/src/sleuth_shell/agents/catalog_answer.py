@@ -29,6 +29,7 @@ from sleuth_shell.passages import (
     key_terms,
     rank_passages,
     split_fine,
+    stems_of,
 )
 from sleuth_shell.question import Question
 
@@ -177,6 +178,7 @@ async def answer_from_catalog(
             and len(lead) < 2
         ):
             lead.append(other)
+    lead += _values_for_the_rest(search, lead, ranked, hit)
     facts = " ".join(sentence(r.passage.text) for r in lead)
     confidence = "high" if best.coverage >= 0.75 else "medium"
     where = f", section *{inline(best.passage.heading, 120)}*" if best.passage.heading else ""
@@ -189,6 +191,28 @@ async def answer_from_catalog(
     )
     out.append(f"_Confidence: {confidence} ({reason})._")
     return run.result("\n\n".join(out))
+
+
+def _values_for_the_rest(
+    search: str, lead: list[Ranked], ranked: list[Ranked], hit: Any
+) -> list[Ranked]:
+    """The ``key: value`` lines and table rows of the answering document that hold asked terms
+    the lead does not ("yarddb RPO and maintenance window?": the window's line leads, the RPO's
+    line joins it), at most two; terms of the document's title name its subject, not a value."""
+    held = set(stems_of(hit.title))
+    for r in lead:
+        held |= stems_of(r.passage.text)
+    added: list[Ranked] = []
+    for other in ranked[1 : _CATALOG_CANDIDATES * 3]:
+        if len(added) == 2:
+            break
+        if other.passage.doc != hit.id or other.passage.kind not in ("pair", "row"):
+            continue
+        new = [t for t in key_terms(search) if t not in held and t in stems_of(other.passage.text)]
+        if new and other not in lead:
+            added.append(other)
+            held |= stems_of(other.passage.text)
+    return added
 
 
 async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> AgentResult | None:
