@@ -3,7 +3,15 @@ values in `key: value` lines and tables, the asked shape of an answer, each part
 
 from __future__ import annotations
 
+import asyncio
+from datetime import UTC, datetime
+
+from llm_standin import MemoryChanges, MemoryLogs, MemoryMetrics
+from rca_memory import MemoryKnowledge
+
+from sleuth_shell.agents.base import AgentContext, AgentResult
 from sleuth_shell.agents.catalog_answer import question_parts
+from sleuth_shell.agents.retrieval import RetrievalAgent
 from sleuth_shell.passages import asked_value, expected_answer, key_terms, rank_passages
 
 FAILOVER = """# Ledger database failover
@@ -79,3 +87,49 @@ def test_each_part_of_a_question_is_its_own_part() -> None:
         "How do I roll back and redeploy payments?"
     ]
     assert asked_value("what must we pause before rolling it back?") == []
+
+
+def ask(question: str) -> AgentResult:
+    ctx = AgentContext(
+        org_id=1,
+        now=datetime(2026, 12, 1, tzinfo=UTC),
+        knowledge=MemoryKnowledge(
+            [(title, content) for _, title, content in DOCS]
+            + [("Postmortem: October ledger outage", POSTMORTEM)]
+        ),
+        logs=MemoryLogs([]),
+        public_url="http://sleuth.test",
+        changes=MemoryChanges([]),
+        metrics=MemoryMetrics([]),
+    )
+    return asyncio.run(RetrievalAgent().answer(ctx, question))
+
+
+POSTMORTEM = """# Postmortem: October ledger outage
+
+## Summary
+The ledger-db primary ran out of disk; no change was involved.
+
+## What we changed afterwards
+- Disk alerts now page at 70%.
+- Postings older than a year move to cold storage.
+"""
+
+
+def test_each_part_is_answered_with_its_own_citation() -> None:
+    result = ask("What is the ledger-db RTO, and what do we drain before a rollback?")
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert "RTO: 15 minutes" in lead and "lgctl queue drain postings" in lead
+    assert len(result.sources) == 2  # one citation per part
+    assert result.analysis is not None and result.analysis["claims"]["dropped"] == 0
+
+
+def test_a_telegraphic_question_gets_every_asked_value() -> None:
+    lead = ask("ledger-db RTO and RPO?").markdown.split("\n\n", 1)[0]
+    assert "RTO: 15 minutes" in lead and "RPO: zero" in lead
+
+
+def test_what_was_changed_afterwards_comes_from_that_section() -> None:
+    result = ask("What caused the October ledger outage, and what did we change after it?")
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert "out of disk" in lead and "Disk alerts now page at 70%" in lead

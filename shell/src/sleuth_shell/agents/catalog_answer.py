@@ -232,12 +232,12 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
     answers = [
         (part, best, hit, run.cite_document(hit, search)) for part, search, best, hit in found
     ]
-    lines = [
-        " ".join(
-            f"{sentence(_whole_list(part, best, hit.content))} {cite}"
-            for part, best, hit, cite in answers
-        )
-    ]
+    # One passage answering two parts is stated once, with each part's citation.
+    stated: dict[str, list[str]] = {}
+    for part, best, hit, cite in answers:
+        cites = stated.setdefault(sentence(_whole_list(part, best, hit.content)), [])
+        cites += [cite] if cite not in cites else []
+    lines = [" ".join(f"{text} {' '.join(cites)}" for text, cites in stated.items())]
     for part, best, hit, cite in answers:
         where = f", section *{inline(best.passage.heading, 120)}*" if best.passage.heading else ""
         title = inline(short_title(hit.title), 200)
