@@ -139,8 +139,11 @@ class HotReader:
                     ]
                 record = await connection.fetchrow(compiled.sql, *arguments)
                 return [] if record is None else [compiled.row(record)]
-            except Exception:
-                if attempt == 2 or not connection.is_closed():
+            except Exception as exc:
+                dropped = isinstance(exc, _dropped_errors()) or _gone(connection)
+                if dropped and not _gone(connection):
+                    connection.terminate()  # the pool opens a fresh one in its place
+                if attempt == 2 or not dropped:
                     raise
             finally:
                 await pool.release(connection)
@@ -228,6 +231,30 @@ class HotRead:
                 cursor.close()
             return [compiled.row(values) for values in rows]
         return await reader._run(self, params, many=True)
+
+
+def _gone(connection: asyncpg.Connection) -> bool:
+    """Whether a pooled connection is closed (or already handed back: the pool releases a
+    connection whose socket was lost)."""
+    import asyncpg
+
+    try:
+        return bool(connection.is_closed())
+    except asyncpg.InterfaceError:
+        return True
+
+
+def _dropped_errors() -> tuple[type[Exception], ...]:
+    """The asyncpg errors of a connection the server dropped or is dropping (its end, an
+    administrator's or a shutdown's termination), whether or not the client has seen it close."""
+    import asyncpg
+
+    return (
+        asyncpg.exceptions.PostgresConnectionError,
+        asyncpg.exceptions.OperatorInterventionError,
+        asyncpg.exceptions.InterfaceError,
+        ConnectionError,
+    )
 
 
 async def _keep_session(connection: asyncpg.Connection) -> None:
