@@ -17,7 +17,7 @@ from evals.rca.ext.base import (
     step,
     times,
 )
-from evals.rca.ext.companies import BRAMBLEWOOD, CORVID, FERNBANK, TIDEWATER
+from evals.rca.ext.companies import BRAMBLEWOOD, CORVID, FERNBANK, LARKSPUR, TIDEWATER
 from evals.rca.kit import ts
 
 # --- Tidewater Freight ---------------------------------------------------------------------------
@@ -1492,6 +1492,676 @@ def xt14_catalog_row_query() -> ExtIncident:
     return inc
 
 
+# --- Larkspur Health ----------------------------------------------------------------------------
+
+
+def xt15_visit_pool_values() -> ExtIncident:
+    now = ts("2026-11-03T11:20")
+    inc = ExtIncident(
+        "xt15-visit-pool-values",
+        "visit-api check-in errors above 3%",
+        """A visit-api commit meant for the pgbouncer migration lowered DB_POOL_MAX in the
+        production Helm values from 30 to 6 (and noted it in the changelog); the 10:02 release
+        shipped it together with a reminder-lookup commit that reuses the SQLAlchemy session.
+        From 10:05 check-ins queued for a connection and timed out. Nothing changed in the
+        code that talks to the database.""",
+        now,
+        LARKSPUR,
+        seed=2315,
+    )
+    inc.doc(
+        "Runbook: visit-api check-in errors",
+        """Check-in errors usually mean caredb is slow or the app's pool is exhausted. Compare
+pgbouncer cl_waiting with the pool size in helm/visit-api/values-prod.yaml. Roll back with
+`lark deploy rollback visit-api`.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-03T09:10"), 9)
+    cfg = inc.commit(
+        ts("2026-11-03T09:31"),
+        "visit-api",
+        "Size visit-api pool for pgbouncer transaction mode",
+        [
+            (
+                "helm/visit-api/values-prod.yaml",
+                'env:\n  DB_POOL_MAX: "30"\n  DB_POOL_TIMEOUT_S: "10"',
+                'env:\n  DB_POOL_MAX: "6"\n  DB_POOL_TIMEOUT_S: "10"',
+                14,
+            ),
+            (
+                "CHANGELOG.md",
+                "## Unreleased\n",
+                "## Unreleased\n\n- Smaller pool behind pgbouncer\n",
+                1,
+            ),
+        ],
+        author="tpetrakis",
+    )
+    other = inc.code(
+        ts("2026-11-03T09:44"),
+        "visit-api",
+        "Reuse the request session for visit reminder lookups",
+        "app/visits/reminders.py",
+        "def due_reminders(visit_id):\n    with SessionLocal() as session:\n        return session.scalars(select(Reminder).where(Reminder.visit_id == visit_id)).all()",
+        "def due_reminders(session, visit_id):\n    return session.scalars(select(Reminder).where(Reminder.visit_id == visit_id)).all()",
+        20,
+        author="wen.zhou",
+    )
+    release = inc.deploy(ts("2026-11-03T10:02"), "visit-api")
+    onset = ts("2026-11-03T10:05")
+    late = inc.code(
+        ts("2026-11-03T10:30"),
+        "patient-web",
+        "Show a retry button when check-in fails",
+        "src/visits/CheckIn.tsx",
+        "{error && <ErrorText error={error} />}",
+        "{error && <ErrorText error={error} onRetry={retry} />}",
+        58,
+    )
+    late_d = inc.deploy(ts("2026-11-03T10:41"), "patient-web")
+    stack = py_stack(
+        "sqlalchemy.exc.TimeoutError",
+        "QueuePool limit of size 6 overflow 0 reached, connection timed out, timeout 10.00",
+        [
+            ("/app/app/visits/routes.py", 88, "check_in", "visit = repo.load(visit_id)"),
+            ("/app/app/visits/repository.py", 31, "load", "with engine.connect() as conn:"),
+        ],
+    )
+    inc.errors(
+        "visit-api",
+        onset,
+        now,
+        2.2,
+        lambda r: f"check-in failed for visit V{r.randint(100000, 999999)}: database unavailable",
+        exc_info=stack,
+    )
+    inc.errors(
+        "patient-web",
+        onset + 2 * MINUTE,
+        now,
+        1.0,
+        "POST /app/visits/checkin -> 503 from visit-api",
+        level="WARNING",
+    )
+    inc.metric("db_pool_checked_out", "visit-api", step(onset, 7, 6), jitter=0.02, digits=0)
+    inc.metric("pgbouncer_cl_waiting", "caredb", step(onset, 0.2, 41), digits=0)
+    inc.fleet(visit_api={"err": add(step(onset, 0, 0.08)), "p99": floor(step(onset, 0, 10100))})
+    inc.alert = alerts.generic(
+        "visit-api check-in errors above 3%",
+        "visit-api",
+        ts("2026-11-03T10:24"),
+        "high",
+        {"source": "pagerduty", "summary": "checkin_error_ratio 8.1% > 3%", "team": "care"},
+    )
+    inc.blame(cfg, [release], "visit-api", "configuration_error", [other, late, late_d], onset)
+    return inc
+
+
+def xt16_rxlink_unavailable() -> ExtIncident:
+    now = ts("2026-11-05T16:00")
+    inc = ExtIncident(
+        "xt16-rxlink-unavailable",
+        "e-prescription routing failures above 5%",
+        """The RxLink pharmacy network answered 503 and then refused connections from 14:52 to
+        well after the alert; no status page was published. Every NEWRX routed by rx-router
+        failed. An rx-router deploy at 14:40 changed how the pharmacy directory is cached (its
+        summary names RxLink) and a notify-svc retry change went out at 15:10; neither is the
+        cause.""",
+        now,
+        LARKSPUR,
+        seed=2316,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-05T13:50"), 9)
+    c = inc.code(
+        ts("2026-11-05T14:18"),
+        "rx-router",
+        "Cache RxLink pharmacy directory pages for 10 minutes",
+        "internal/directory/cache.go",
+        "func (d *Directory) Page(ctx context.Context, zip string) ([]Pharmacy, error) {\n\treturn d.rxlink.Directory(ctx, zip)\n}",
+        "func (d *Directory) Page(ctx context.Context, zip string) ([]Pharmacy, error) {\n\treturn d.cache.GetOrLoad(ctx, zip, 10*time.Minute, d.rxlink.Directory)\n}",
+        40,
+    )
+    d = inc.deploy(ts("2026-11-05T14:40"), "rx-router")
+    onset = ts("2026-11-05T14:52")
+    n = inc.code(
+        ts("2026-11-05T14:58"),
+        "notify-svc",
+        "Retry TextWave sends twice on 5xx",
+        "notify/sms.py",
+        "MAX_ATTEMPTS = 1",
+        "MAX_ATTEMPTS = 3",
+        12,
+    )
+    nd = inc.deploy(ts("2026-11-05T15:10"), "notify-svc")
+    stack = go_stack(
+        'Post "https://api.rxlink.example/v6/newrx": dial tcp 198.51.100.23:443: connect: connection refused',
+        [
+            (
+                "github.com/larkspur/rx-router/internal/rxlink.(*Client).Send",
+                "/src/internal/rxlink/client.go",
+                91,
+            ),
+            (
+                "github.com/larkspur/rx-router/internal/route.(*Router).Route",
+                "/src/internal/route/router.go",
+                57,
+            ),
+        ],
+    )
+    inc.errors(
+        "rx-router",
+        onset,
+        onset + 9 * MINUTE,
+        2.0,
+        lambda r: (
+            f"route prescription RX-{r.randint(1000000, 9999999)}: rxlink answered 503 Service Unavailable"
+        ),
+    )
+    inc.errors(
+        "rx-router",
+        onset + 9 * MINUTE,
+        now,
+        2.0,
+        lambda r: (
+            f"route prescription RX-{r.randint(1000000, 9999999)}: send to api.rxlink.example failed"
+        ),
+        error="connect: connection refused",
+        stack=stack,
+    )
+    inc.errors(
+        "patient-web",
+        onset + 5 * MINUTE,
+        now,
+        0.4,
+        "prescription status unavailable, showing last known state",
+        level="WARNING",
+    )
+    inc.metric(
+        "rxlink_request_errors_per_second",
+        "rx-router",
+        step(onset, 0.0, 0.5),
+        labels={"upstream": "api.rxlink.example"},
+        digits=2,
+    )
+    inc.fleet(rx_router={"err": add(step(onset, 0, 0.9))})
+    inc.alert = alerts.grafana(
+        "e-prescription routing failures above 5%",
+        "rx-router",
+        ts("2026-11-05T15:20"),
+        "critical",
+        "NEWRX failure ratio",
+        "0.93",
+    )
+    inc.outside(
+        "RxLink network unavailable (503, then connection refused)",
+        "rx-router",
+        "dependency_failure",
+        [c, d, n, nd],
+        onset,
+    )
+    return inc
+
+
+def xt17_search_disk_free() -> ExtIncident:
+    now = ts("2026-11-08T05:10")
+    inc = ExtIncident(
+        "xt17-search-disk-free",
+        "care-search disk free below 10% on care-search-2",
+        """care-search-2's data volume filled up during a segment merge storm after the nightly
+        provider bulk load: free space fell from 180 GB to 9 GB over an hour and a half. Nothing
+        errored yet; the node logged two watermark warnings. No change to the cluster; a
+        visit-api search tweak and a chart-sync deploy sit in the window.""",
+        now,
+        LARKSPUR,
+        seed=2317,
+    )
+    inc.doc(
+        "Runbook: care-search disk",
+        """Below 10% free the node hits the flood-stage watermark and indices go read-only. Add
+a data node or delete old visit indices (`lark search prune --older 400d`). Do not restart nodes.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-08T02:30"), 8)
+    c = inc.code(
+        ts("2026-11-08T02:48"),
+        "visit-api",
+        "Search visits by provider name prefix",
+        "app/search/visits.py",
+        '    query = {"match": {"provider": name}}',
+        '    query = {"match_phrase_prefix": {"provider": name}}',
+        17,
+    )
+    d = inc.deploy(ts("2026-11-08T03:05"), "visit-api")
+    c2 = inc.code(
+        ts("2026-11-08T03:20"),
+        "chart-sync",
+        "Map OBX-5 units for glucose results",
+        "src/main/java/com/larkspur/chart/ObxMapper.java",
+        '        case "GLU": return Unit.MG_DL;',
+        '        case "GLU": return unit.equals("mmol/L") ? Unit.MMOL_L : Unit.MG_DL;',
+        73,
+    )
+    d2 = inc.deploy(ts("2026-11-08T03:41"), "chart-sync")
+    onset = ts("2026-11-08T03:22")
+    inc.log(
+        onset + 70 * MINUTE,
+        "care-search",
+        "WARNING",
+        "high disk watermark [90%] exceeded on [care-search-2], shards will be relocated away from this node",
+    )
+    inc.log(
+        onset + 95 * MINUTE,
+        "care-search",
+        "WARNING",
+        "high disk watermark [90%] exceeded on [care-search-2], shards will be relocated away from this node",
+    )
+    inc.metric(
+        "node_filesystem_free_bytes",
+        "care-search",
+        ramp(onset, onset + 100 * MINUTE, 180e9, 9e9),
+        labels={"node": "care-search-2", "mount": "/usr/share/opensearch/data"},
+        jitter=0.01,
+        digits=0,
+    )
+    inc.metric(
+        "node_filesystem_free_bytes",
+        "care-search",
+        lambda t: 175e9,
+        labels={"node": "care-search-1", "mount": "/usr/share/opensearch/data"},
+        jitter=0.01,
+        digits=0,
+    )
+    inc.fleet()
+    inc.alert = alerts.alertmanager(
+        "SearchDiskFreeLow",
+        "care-search",
+        ts("2026-11-08T05:02"),
+        "warning",
+        "care-search disk free below 10% on care-search-2",
+        "node_filesystem_free_bytes is 9.1 GB (5%).",
+        'node_filesystem_free_bytes{node="care-search-2"} / node_filesystem_size_bytes < 0.10',
+        team="platform",
+    )
+    inc.outside(
+        "care-search-2 data volume filling (segment merges after the bulk load)",
+        "care-search",
+        "resource_exhaustion",
+        [c, d, c2, d2],
+        onset,
+    )
+    return inc
+
+
+def xt18_hl7_date_format() -> ExtIncident:
+    now = ts("2026-11-11T13:00")
+    inc = ExtIncident(
+        "xt18-hl7-date-format",
+        "chart-sync rejected messages above 50 per 10m",
+        """A partner clinic (sending facility FAC-0192) switched its interface engine and began
+        sending birth dates as DD/MM/YYYY in PID-7 from 11:40; chart-sync rejects those ADT
+        messages as it should. Nothing on Larkspur's side changed: a chart-sync commit that
+        parses OBR timestamps with their zone offset went out at 08:55 and has worked since,
+        and a visit-api deploy is unrelated.""",
+        now,
+        LARKSPUR,
+        seed=2318,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-11T08:00"), 8)
+    c = inc.code(
+        ts("2026-11-11T08:31"),
+        "chart-sync",
+        "Parse OBR-7 timestamps with their zone offset",
+        "src/main/java/com/larkspur/chart/Hl7Dates.java",
+        '    private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyyMMddHHmmss");',
+        '    private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyyMMddHHmmss[Z]");',
+        22,
+    )
+    d = inc.deploy(ts("2026-11-11T08:55"), "chart-sync")
+    v = inc.code(
+        ts("2026-11-11T11:10"),
+        "visit-api",
+        "Return the visit's timezone in check-in responses",
+        "app/visits/schemas.py",
+        "    starts_at: datetime",
+        "    starts_at: datetime\n    timezone: str",
+        44,
+    )
+    vd = inc.deploy(ts("2026-11-11T11:26"), "visit-api")
+    onset = ts("2026-11-11T11:40")
+    stack = java_stack(
+        "java.time.format.DateTimeParseException",
+        "Text '31/10/1984' could not be parsed at index 2",
+        [
+            ("java.time.format.DateTimeFormatter.parseResolved0", "DateTimeFormatter.java", 2108),
+            ("com.larkspur.chart.Hl7Dates.birthDate", "Hl7Dates.java", 41),
+            ("com.larkspur.chart.AdtHandler.apply", "AdtHandler.java", 96),
+        ],
+    )
+    inc.errors(
+        "chart-sync",
+        onset,
+        now,
+        1.4,
+        lambda r: (
+            f"rejected ADT^A04 control id MSG{r.randint(100000, 999999)} from FAC-0192: "
+            f"PID-7 value '{r.randint(13, 31)}/{r.randint(1, 12):02d}/{r.randint(1940, 2015)}' does not match yyyyMMdd"
+        ),
+        exception="java.time.format.DateTimeParseException",
+        stack_trace=stack,
+        sending_facility="FAC-0192",
+    )
+    inc.metric(
+        "hl7_messages_rejected_per_minute",
+        "chart-sync",
+        step(onset, 0.05, 1.4),
+        labels={"feed": "adt"},
+        digits=2,
+    )
+    inc.fleet(chart_sync={"err": add(step(onset, 0, 0.04))})
+    inc.alert = alerts.alertmanager(
+        "Hl7RejectsHigh",
+        "chart-sync",
+        ts("2026-11-11T12:31"),
+        "warning",
+        "chart-sync rejected messages above 50 per 10m",
+        "hl7 rejects: 61 in the last 10m.",
+        "sum(increase(hl7_messages_rejected_total[10m])) > 50",
+        team="integrations",
+    )
+    inc.outside(
+        "one partner clinic sending malformed birth dates (FAC-0192)",
+        "chart-sync",
+        "data_quality",
+        [c, d, v, vd],
+        onset,
+    )
+    return inc
+
+
+def xt19_node_not_ready() -> ExtIncident:
+    now = ts("2026-11-14T20:40")
+    inc = ExtIncident(
+        "xt19-node-not-ready",
+        "video-bridge join failures above 2%",
+        """The kubelet on node ip-10-8-3-41 stopped posting status (a hung container runtime);
+        the node went NotReady and the video-bridge pods on it stopped answering readiness
+        probes while still in the Service endpoints for a few minutes. Joins routed there failed
+        with connection timeouts until the pods were rescheduled. Nothing was deployed to
+        cause it: a video-bridge commit about TURN credentials and a claims-worker deploy are
+        nearby.""",
+        now,
+        LARKSPUR,
+        seed=2319,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-14T19:00"), 8)
+    c = inc.code(
+        ts("2026-11-14T19:21"),
+        "video-bridge",
+        "Rotate TURN credentials every 12h instead of 24h",
+        "src/turn/credentials.ts",
+        "const TTL_HOURS = 24;",
+        "const TTL_HOURS = 12;",
+        9,
+    )
+    d = inc.deploy(ts("2026-11-14T19:38"), "video-bridge")
+    w = inc.code(
+        ts("2026-11-14T19:45"),
+        "claims-worker",
+        "Add payer id to claim submission logs",
+        "claims/submit.py",
+        '    log.info("claim submitted", claim_id=claim.id)',
+        '    log.info("claim submitted", claim_id=claim.id, payer=claim.payer_id)',
+        61,
+    )
+    wd = inc.deploy(ts("2026-11-14T20:02"), "claims-worker")
+    onset = ts("2026-11-14T19:58")
+    node = "ip-10-8-3-41.us-east-2.compute.internal"
+    inc.log(
+        onset,
+        "k8s-events",
+        "WARNING",
+        f"Node {node} status is now: NodeNotReady",
+        reason="NodeNotReady",
+        kind="Node",
+    )
+    inc.log(
+        onset + MINUTE,
+        "k8s-events",
+        "WARNING",
+        f"Kubelet stopped posting node status on {node}",
+        reason="NodeStatusUnknown",
+        kind="Node",
+    )
+    for k in range(4):
+        inc.log(
+            onset + (2 + 2 * k) * MINUTE,
+            "k8s-events",
+            "WARNING",
+            f'Readiness probe failed: Get "http://10.8.3.{70 + k}:8080/ready": context deadline exceeded',
+            reason="Unhealthy",
+            pod=f"video-bridge-6b9d-{k}x",
+            node=node,
+        )
+    inc.errors(
+        "video-bridge",
+        onset + MINUTE,
+        now,
+        1.6,
+        lambda r: (
+            f"join room R{r.randint(10000, 99999)} failed: upstream 10.8.3.{r.randint(70, 73)}:8080 connect timeout"
+        ),
+    )
+    inc.errors(
+        "patient-web",
+        onset + 2 * MINUTE,
+        now,
+        0.7,
+        "video visit could not start: join failed, retrying",
+        level="WARNING",
+    )
+    inc.metric(
+        "kube_node_status_ready",
+        "k8s",
+        step(onset, 1, 0),
+        labels={"node": node},
+        jitter=0,
+        digits=0,
+    )
+    inc.fleet(video_bridge={"err": add(step(onset, 0, 0.06))})
+    inc.alert = alerts.grafana(
+        "video-bridge join failures above 2%",
+        "video-bridge",
+        ts("2026-11-14T20:18"),
+        "critical",
+        "Join failure ratio",
+        "0.061",
+        cluster="prod-use2",
+    )
+    inc.outside(
+        "node ip-10-8-3-41 NotReady (kubelet stopped posting status)",
+        "video-bridge",
+        "infrastructure",
+        [c, d, w, wd],
+        onset,
+    )
+    return inc
+
+
+def xt20_ndc_slice_bundle() -> ExtIncident:
+    now = ts("2026-11-17T10:40")
+    inc = ExtIncident(
+        "xt20-ndc-slice-bundle",
+        "rx-router 5xx above 2%",
+        """An rx-router commit rewrote NormalizeNDC to strip hyphens before padding, and slices
+        the 11-digit product code out of a 10-digit string for 5-4-1 codes: the handler panics
+        with slice bounds out of range. The 09:30 release named only its other commit (a retry
+        on pharmacy lookup 404s, whose words match the errors' "pharmacy" and "route") in its
+        ships list; the NDC commit was made before it and shipped with it.""",
+        now,
+        LARKSPUR,
+        seed=2320,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-17T08:30"), 9)
+    guilty = inc.code(
+        ts("2026-11-17T08:52"),
+        "rx-router",
+        "Normalize NDCs without hyphen lookups",
+        "internal/ndc/normalize.go",
+        """func NormalizeNDC(code string) (string, error) {
+	parts := strings.Split(code, "-")
+	if len(parts) != 3 {
+		return "", ErrBadNDC
+	}
+	return pad(parts[0], 5) + pad(parts[1], 4) + pad(parts[2], 2), nil
+}""",
+        """func NormalizeNDC(code string) (string, error) {
+	digits := strings.ReplaceAll(code, "-", "")
+	return digits[:5] + digits[5:9] + digits[9:11], nil
+}""",
+        18,
+        author="k.osei",
+    )
+    decoy = inc.code(
+        ts("2026-11-17T09:05"),
+        "rx-router",
+        "Retry pharmacy lookup once when route returns 404",
+        "internal/route/pharmacy.go",
+        "\tph, err := r.dir.Lookup(ctx, rx.PharmacyID)\n\tif err != nil {\n\t\treturn err\n\t}",
+        "\tph, err := r.dir.Lookup(ctx, rx.PharmacyID)\n\tif errors.Is(err, ErrNotFound) {\n\t\tph, err = r.dir.Refresh(ctx, rx.PharmacyID)\n\t}\n\tif err != nil {\n\t\treturn err\n\t}",
+        33,
+        author="isabel.r",
+    )
+    release = inc.deploy(
+        ts("2026-11-17T09:30"),
+        "rx-router",
+        ships=[decoy],
+        summary="Deploy rx-router v3.14.0 (pharmacy lookup retry)",
+    )
+    onset = ts("2026-11-17T09:32")
+    vw = inc.code(
+        ts("2026-11-17T09:40"),
+        "visit-api",
+        "Show pharmacy name on the visit summary",
+        "app/visits/summary.py",
+        '    return {"visit": v.id, "rx": [r.id for r in v.prescriptions]}',
+        '    return {"visit": v.id, "rx": [r.id for r in v.prescriptions], "pharmacy": v.pharmacy_name}',
+        12,
+    )
+    vwd = inc.deploy(ts("2026-11-17T09:51"), "visit-api")
+    stack = go_stack(
+        "panic: runtime error: slice bounds out of range [:11] with length 10",
+        [
+            (
+                "github.com/larkspur/rx-router/internal/ndc.NormalizeNDC",
+                "/src/internal/ndc/normalize.go",
+                20,
+            ),
+            (
+                "github.com/larkspur/rx-router/internal/route.(*Router).Route",
+                "/src/internal/route/router.go",
+                49,
+            ),
+            (
+                "github.com/larkspur/rx-router/internal/route.(*Handler).ServeHTTP",
+                "/src/internal/route/handler.go",
+                27,
+            ),
+        ],
+    )
+    inc.errors(
+        "rx-router",
+        onset,
+        now,
+        1.3,
+        lambda r: (
+            f"route prescription RX-{r.randint(1000000, 9999999)} to pharmacy {r.randint(1000000, 9999999)}: recovered from panic"
+        ),
+        panic="runtime error: slice bounds out of range [:11] with length 10",
+        stack=stack,
+    )
+    inc.errors(
+        "patient-web",
+        onset + 3 * MINUTE,
+        now,
+        0.5,
+        "GET /app/visits/{id}/rx -> 500 from rx-router",
+        level="WARNING",
+    )
+    inc.fleet(rx_router={"err": add(step(onset, 0, 0.05))})
+    inc.alert = alerts.alertmanager(
+        "RxRouter5xx",
+        "rx-router",
+        ts("2026-11-17T10:05"),
+        "critical",
+        "rx-router 5xx above 2%",
+        "5xx ratio 5.2% over 10m.",
+        'sum(rate(http_requests_total{service="rx-router",code=~"5.."}[5m])) / sum(rate(http_requests_total{service="rx-router"}[5m])) > 0.02',
+        team="pharmacy",
+    )
+    inc.blame(guilty, [release], "rx-router", "code_defect", [decoy, vw, vwd], onset)
+    return inc
+
+
+def xt21_reminders_steady() -> ExtIncident:
+    now = ts("2026-11-20T09:30")
+    inc = ExtIncident(
+        "xt21-reminders-steady",
+        "notify-svc reminder send failures",
+        """The alert rule was copied from another team with a threshold of 'any failure'. notify-
+        svc logs a few undeliverable reminders every hour (landlines, opted-out patients) and did
+        so all night at its usual rate; nothing is wrong. A notify-svc template commit went out
+        at 08:40.""",
+        now,
+        LARKSPUR,
+        seed=2321,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-20T08:20"), 8)
+    c = inc.code(
+        ts("2026-11-20T08:22"),
+        "notify-svc",
+        "Reword the visit reminder SMS",
+        "notify/templates/reminder_sms.txt",
+        "Reminder: your visit is at {time}.",
+        "Larkspur: your video visit starts at {time}. Reply C to confirm.",
+        1,
+    )
+    d = inc.deploy(ts("2026-11-20T08:40"), "notify-svc")
+    inc.errors(
+        "notify-svc",
+        inc.begin,
+        now,
+        0.08,
+        lambda r: (
+            f"reminder {r.getrandbits(32):08x} undeliverable: TextWave 21614 (not a mobile number)"
+        ),
+        level="ERROR",
+    )
+    inc.fleet()
+    inc.alert = alerts.generic(
+        "notify-svc reminder send failures",
+        "notify-svc",
+        ts("2026-11-20T09:12"),
+        "low",
+        {
+            "source": "pagerduty",
+            "summary": "sms_send_failures_total increased",
+            "team": "engagement",
+        },
+    )
+    inc.healthy(
+        "notify-svc",
+        "never was: undeliverable reminders at their usual rate all night; the rule fires on any failure",
+        [c, d],
+        ts("2026-11-20T09:12"),
+    )
+    return inc
+
+
 TUNE = [
     xt01_dispatch_routing_timeout,
     xt02_ingest_null_geofence,
@@ -1507,4 +2177,11 @@ TUNE = [
     xt12_poison_mezzanine,
     xt13_license_recovered,
     xt14_catalog_row_query,
+    xt15_visit_pool_values,
+    xt16_rxlink_unavailable,
+    xt17_search_disk_free,
+    xt18_hl7_date_format,
+    xt19_node_not_ready,
+    xt20_ndc_slice_bundle,
+    xt21_reminders_steady,
 ]

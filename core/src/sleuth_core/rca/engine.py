@@ -160,7 +160,7 @@ _RESOURCE_METRIC = re.compile(
 _EXHAUSTION = re.compile(
     r"out of memory|\boom|exhaust|too many (?:connections|open files|clients)|no space left|"
     r"disk (?:is )?full|quota|saturat|queue (?:is )?full|backlog|pool (?:is )?full|"
-    r"replication lag|throttl",
+    r"replication lag|throttl|watermark|low on (?:disk|memory|space)|free space",
     re.IGNORECASE,
 )
 
@@ -172,6 +172,22 @@ _TLS = re.compile(
 _DNS = re.compile(
     r"nxdomain|servfail|no such host|name resolution|could not resolve|getaddrinfo|"
     r"temporary failure in name|dns (?:lookup|resolution|timeout|error|fail)|resolv\w* fail",
+    re.IGNORECASE,
+)
+#: Input a service rejects for its shape or values (bad records, not a bad handler).
+_BAD_INPUT = re.compile(
+    r"does not match|could not be parsed|cannot be parsed|unable to parse|invalid (?:date|format|"
+    r"character|encoding|utf-?8|byte sequence)|schema (?:violation|mismatch|validation fail)|"
+    r"malformed|unparseable|unexpected (?:end of input|character|column count)|wrong format",
+    re.IGNORECASE,
+)
+#: A change must have shipped this soon before the onset to explain rejected input.
+_BAD_INPUT_LEAD = timedelta(hours=1)
+#: An outside party that is down: unavailable, refusing or timing out.
+_UNAVAILABLE = re.compile(
+    r"\b50[234]\b|service unavailable|bad gateway|gateway time-?out|connection refused|"
+    r"connection reset|no route to host|network is unreachable|timed out|deadline exceeded|"
+    r"unavailable",
     re.IGNORECASE,
 )
 _NEIGHBOUR = re.compile(r"noisy neighbou?r|cpu steal|steal time|throttl", re.IGNORECASE)
@@ -235,9 +251,12 @@ _BUSY_METRIC = re.compile(r"cpu|util|load|steal|saturation|iops|iowait|io_wait|d
 _NODE_PRESSURE = re.compile(
     r"node (?:was |is )?low on resource|has ?insufficient ?(?:memory|cpu|pid|disk)|"
     r"(?:memory|disk|pid)\s?pressure|\bevict(?:ed|ing|ion)\b|oomkill|node ?not ?ready|"
+    r"kubelet stopped posting|node ?status ?unknown|"
     r"kernel: out of memory",
     re.IGNORECASE,
 )
+#: Series that measure what is left of a resource (free disk, available memory): they fall.
+_HEADROOM_METRIC = re.compile(r"free|avail|remaining|headroom")
 _SATURATION_METRIC = re.compile(
     r"mem|heap|rss|cpu|conn|pool|queue|lag|backlog|disk|fd|thread|goroutine|gc|saturation|"
     r"latency|duration|p9\d|p50|error|5xx|fail|timeout|usage|util"
@@ -583,10 +602,14 @@ def find_onsets(evidence: Evidence) -> OnsetStage:
     for shift in shifts:
         name = shift.series.name.lower()
         svc = shift.series.service
-        if _volume_metric(name) or not _SATURATION_METRIC.search(name):
+        headroom = bool(_HEADROOM_METRIC.search(name))
+        if _volume_metric(name) or not (headroom or _SATURATION_METRIC.search(name)):
             continue
-        if shift.direction != 1:
-            continue
+        if shift.direction != (-1 if headroom else 1):
+            continue  # a resource runs out when its use rises or its headroom (free bytes) falls
+        ratio = 1 / shift.ratio if headroom and shift.ratio > 0 else shift.ratio
+        if headroom and shift.ratio <= 0:
+            ratio = float("inf")
         if svc in onsets:
             # A saturation or latency metric that shifted before the errors began (a slow leak).
             if shift.at < onsets[svc] and (
@@ -594,18 +617,24 @@ def find_onsets(evidence: Evidence) -> OnsetStage:
             ):
                 metric_onset[svc] = (shift.at, shift.series.name)
         elif (
-            _FAILURE_METRIC.search(name)
+            (headroom or _FAILURE_METRIC.search(name))
             and timedelta(0) <= fired - shift.at <= _METRIC_ONLY_WINDOW
-            and shift.ratio >= _METRIC_ONLY_RATIO
+            and ratio >= _METRIC_ONLY_RATIO
             and (svc not in metric_only or shift.at < metric_only[svc][0])
         ):
             # A failure that shows only in metrics (lag, memory, disk, connections, latency).
             metric_only[svc] = (shift.at, shift.series.name)
+    # A build-up leads the errors by more than the series' own step (one step is only where the
+    # errors' first minutes fall on the metric's grid) and by at most a day.
+    metric_onset = {
+        svc: (at, name)
+        for svc, (at, name) in metric_onset.items()
+        if _metric_step(evidence.metrics, name, svc) < onsets[svc] - at <= timedelta(hours=24)
+    }
     for svc, (at, name) in metric_onset.items():
-        if onsets[svc] - at <= timedelta(hours=24):
-            onsets[svc] = at
-            slack[svc] = max(_metric_step(evidence.metrics, name, svc), _SLACK)
-            onset_list.append(Onset(svc, at, "metric", name))
+        onsets[svc] = at
+        slack[svc] = max(_metric_step(evidence.metrics, name, svc), _SLACK)
+        onset_list.append(Onset(svc, at, "metric", name))
     for svc, (at, name) in metric_only.items():
         onsets[svc] = at
         error_onsets[svc] = at
@@ -947,8 +976,8 @@ def decide(
     calls = {k: set(v) for k, v in stage.calls.items()}
     best = next((s for s in suspects if not s.ruled_out), None)
     external = _external(evidence, stage.shifts, affected, episode.onsets, calls, onset)
-    ext_cause, ext_strength = external if external else ("", 0.0)
-    hypotheses = _hypotheses(evidence, stage, episode, suspects, ext_cause)
+    ext_cause, ext_strength, ext_category = external if external else ("", 0.0, "unknown")
+    hypotheses = _hypotheses(evidence, stage, episode, suspects, ext_cause, ext_category)
     reasons = [
         f"{origin} began failing at {onset.isoformat()}"
         + (f", {len(affected) - 1} more service(s) after it" if len(affected) > 1 else "")
@@ -958,12 +987,20 @@ def decide(
     metric_only = (
         basis is not None
         and basis.basis == "metric"
-        and origin not in _error_services(evidence, episode)
+        and (
+            origin not in _error_services(evidence, episode)
+            or bool(_RESOURCE_METRIC.search(basis.metric.lower()))
+            or bool(_HEADROOM_METRIC.search(basis.metric.lower()))
+        )
     )
     strong_outside = ext_strength >= _STRONG_OUTSIDE
     if best is not None and best.relatedness >= LIKELY_AT:
         mechanism = any(m.endswith(" change") or ":" in m for m in best.matched)
         overruled = strong_outside and not (mechanism and best.relatedness >= STRONG_AT)
+        if ext_category == "data_quality" and ext_strength >= 2:
+            # Bad input arrives on its own schedule; a change that broke the handling of good
+            # input shows with the first records after it shipped, not hours later.
+            overruled = overruled or onset - best.effective_at > _BAD_INPUT_LEAD
         if not overruled and (ext_strength < 2 or best.relatedness >= STRONG_AT or mechanism):
             return _change_verdict(
                 evidence, episode, best, suspects, ext_strength, reasons, hypotheses
@@ -1002,11 +1039,11 @@ def decide(
             None,
             None,
             *common,
-            _external_remediation(ext_cause),
+            _external_remediation(ext_cause, ext_category),
             ext_cause,
             tuple(reasons),
             tuple(suspects),
-            _external_category(ext_cause),
+            ext_category,
             hypotheses,
         )
     if best is not None and best.relatedness >= 0.3:
@@ -1112,7 +1149,7 @@ def _no_episode(evidence: Evidence, stage: OnsetStage) -> Analysis:
     alert = evidence.alert
     external = _external(evidence, stage.shifts, [], {}, {}, None)
     if external:
-        cause, _strength = external
+        cause, _strength, category = external
         return Analysis(
             "external",
             "INCONCLUSIVE",
@@ -1122,10 +1159,10 @@ def _no_episode(evidence: Evidence, stage: OnsetStage) -> Analysis:
             (),
             None,
             (),
-            _external_remediation(cause),
+            _external_remediation(cause, category),
             cause,
             (f"No service's errors rose, but {cause}.",),
-            category=_external_category(cause),
+            category=category,
         )
     if not (evidence.errors or evidence.signatures or evidence.metrics):
         # No log or metric covers the look-back: health cannot be told, only that nothing shows.
@@ -1424,36 +1461,52 @@ _CONFIG_FILE = re.compile(
 
 
 def _change_category(change: Change) -> Category:
+    """What a culprit change is: a flag, a configuration change or a commit whose files that can
+    alter what runs (tests, docs and changelogs aside) are all configuration files sets a value
+    (``configuration_error``); any other change alters code (``code_defect``).
+
+    >>> from datetime import UTC, datetime
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> _change_category(Change("c1", "api", "commit", t, "", ("helm/values.yaml", "CHANGELOG.md")))
+    'configuration_error'
+    >>> _change_category(Change("c2", "api", "commit", t, "", ("app/pool.py", "helm/values.yaml")))
+    'code_defect'
+    """
     if change.kind in ("flag", "config"):
         return "configuration_error"
-    if change.files and all(_CONFIG_FILE.search(f) for f in change.files):
+    live = [f for f in change.files if not _INERT_FILE.search(f)]
+    if live and all(_CONFIG_FILE.search(f) for f in live):
         return "configuration_error"
     return "code_defect"
 
 
-def _external_category(cause: str) -> Category:
-    lowered = cause.lower()
-    if lowered.startswith("tls certificate errors from "):
-        return "dependency_failure"  # another party's certificate
-    if "poison" in lowered or "record" in lowered:
-        return "data_quality"
-    if "traffic" in lowered or "saturation of the shared" in lowered:
-        return "resource_exhaustion"
-    if "provider" in lowered or "status notice" in lowered:
-        return "dependency_failure"
-    if "configuration" in lowered:
-        return "configuration_error"
-    return "infrastructure"
+#: Exceptions that only a program's own logic raises (a null dereference, a wrong type, a missing
+#: key, an index out of range, a panic, a failed assertion).
+_CODE_FAULT = re.compile(
+    r"nullpointer|null pointer|nil pointer|nonetype|attributeerror|typeerror|keyerror|"
+    r"indexerror|index out of range|slice bounds out of range|zerodivision|divide by zero|"
+    r"classcastexception|illegalstateexception|assertionerror|is not a function|"
+    r"cannot read propert|undefined method|\bpanic\b|segmentation fault",
+    re.IGNORECASE,
+)
 
 
 def _unexplained_category(evidence: Evidence, episode: Episode, metric_only: bool) -> Category:
-    """The category of a failure no change and no outside sign explains."""
+    """The category of a failure no change and no outside sign explains, from the kind of
+    evidence it shows: settings that are missing or invalid (``configuration_error``), a
+    resource that ran out or a failure seen only in a saturation metric
+    (``resource_exhaustion``), a fault only the program's own logic raises (``code_defect``);
+    else ``unknown``."""
     new_sigs, _old = _episode_signatures(evidence, episode)
-    text = " ".join(s.message for s in new_sigs if s.service == episode.origin)
+    origin = [s for s in new_sigs if s.service == episode.origin]
+    text = " ".join(s.message for s in origin)
     if _CONFIG_ERROR.search(text):
         return "configuration_error"
     if metric_only or _EXHAUSTION.search(text):
         return "resource_exhaustion"
+    faults = sum(s.count for s in origin if _CODE_FAULT.search(f"{s.message}\n{s.detail}"))
+    if faults and faults >= 0.5 * sum(s.count for s in origin):
+        return "code_defect"
     return "unknown"
 
 
@@ -1463,6 +1516,7 @@ def _hypotheses(
     episode: Episode,
     suspects: Sequence[Suspect],
     ext_cause: str,
+    ext_category: Category = "unknown",
 ) -> tuple[Hypothesis, ...]:
     """Traffic surge, dependency outage, resource exhaustion and configuration change, each
     supported or ruled out by what the data shows around the onset."""
@@ -1497,7 +1551,7 @@ def _hypotheses(
         )
     else:
         out.append(Hypothesis("traffic surge", False, "no request-rate series shows a rise"))
-    outside = ext_cause and _external_category(ext_cause) in (
+    outside = ext_cause and ext_category in (
         "dependency_failure",
         "infrastructure",
     )
@@ -1622,16 +1676,20 @@ def _ago(delta: timedelta) -> str:
     return f"{minutes // 60} hour(s)"
 
 
-def _external_remediation(cause: str) -> str:
+def _external_remediation(cause: str, category: Category = "unknown") -> str:
     lowered = cause.lower()
+    if category == "data_quality":
+        return "Quarantine the bad records (dead-letter them), fix them at their source, replay."
     if "certificate" in lowered:
         return "Renew or replace the expired certificate; no rollback is needed."
     if "dns" in lowered:
         return "Fail over to another resolver or region; no rollback is needed."
     if "traffic" in lowered:
         return "Scale out or shed load (rate limits); no rollback is needed."
-    if "neighbour" in lowered or "host" in lowered:
+    if "neighbour" in lowered or "host saturation" in lowered:
         return "Move the workload off the saturated host; no rollback is needed."
+    if lowered.startswith("node "):
+        return "Cordon and drain the node, let its pods reschedule; no rollback is needed."
     if "poison" in lowered or "record" in lowered:
         return "Quarantine the bad record (dead-letter it) and replay the rest."
     return (
@@ -1646,9 +1704,10 @@ def _external(
     onsets: Mapping[str, datetime],
     calls: Mapping[str, set[str]],
     onset: datetime | None,
-) -> tuple[str, float] | None:
-    """The strongest sign that the cause lies outside the change data: (cause, strength)."""
-    found: list[tuple[float, str]] = []
+) -> tuple[str, float, Category] | None:
+    """The strongest sign that the cause lies outside the change data: (cause, strength, the
+    failure category that kind of evidence shows)."""
+    found: list[tuple[float, str, Category]] = []
     messages = [s for s in evidence.signatures if not affected or s.service in affected]
     if onset is not None:
         messages = [s for s in messages if s.last_seen >= onset - timedelta(minutes=5)]
@@ -1661,15 +1720,32 @@ def _external(
     if tls and tls >= 0.2 * total:
         peers = sorted({h.lower() for s in tls_sigs for h in _HOST.findall(s.message)})
         peer = f" from {peers[0]}" if peers else ""
-        found.append((2.5, f"TLS certificate errors{peer} (an expired or invalid certificate)"))
+        # Another party's certificate is its failure; the platform's own is infrastructure.
+        found.append(
+            (
+                2.5,
+                f"TLS certificate errors{peer} (an expired or invalid certificate)",
+                "dependency_failure" if peers else "infrastructure",
+            )
+        )
     dns = sum(s.count for s in messages if _DNS.search(full[id(s)]))
     if dns and dns >= 0.2 * total:
-        found.append((2.5, "DNS resolution failures"))
+        found.append((2.5, "DNS resolution failures", "infrastructure"))
     poison = sum(s.count for s in messages if _POISON.search(full[id(s)]))
     if poison and poison >= 0.3 * total:
-        found.append((2.5, "one bad (poison) record failing over and over"))
+        found.append((2.5, "one bad (poison) record failing over and over", "data_quality"))
+    bad_input = [s for s in messages if _BAD_INPUT.search(s.message)]
+    if bad_input and sum(s.count for s in bad_input) >= 0.5 * total:
+        found.append(
+            (
+                2.5,
+                "input records the service rejects as malformed: "
+                + message_template(max(bad_input, key=lambda s: s.count).message)[:120],
+                "data_quality",
+            )
+        )
     if _NEIGHBOUR.search(text):
-        found.append((1.5, "a noisy neighbour saturating the host"))
+        found.append((1.5, "a noisy neighbour saturating the host", "infrastructure"))
     if onset is not None:
         # Any service's records (the platform's events included) of a node out of a resource.
         pressure = [
@@ -1682,7 +1758,11 @@ def _external(
             nodes = sorted({m for s in pressure for m in _NODE_NAME.findall(s.message)})
             where = f" on {nodes[0]}" if nodes else ""
             found.append(
-                (2.5, f"node resource pressure{where} (evictions, the node low on memory)")
+                (
+                    2.5,
+                    f"node trouble{where} (the node not ready, low on a resource, evicting)",
+                    "infrastructure",
+                )
             )
     # Provider status notices naming something the errors name.
     error_terms = set(signature_terms([text])) if text else set()
@@ -1709,8 +1789,22 @@ def _external(
         shared = set(signature_terms([body])) & error_terms
         shared |= {h for h in hosts if h in body.lower()}
         if len(shared) >= 2 or any("." in s or "-" in s for s in shared):
-            found.append((3.0, f"a provider status notice: {signal.title.strip()}"))
+            found.append(
+                (3.0, f"a provider status notice: {signal.title.strip()}", "dependency_failure")
+            )
             break
+    # An outside party (a host on the public internet) answering unavailable, refusing or timing
+    # out in most of the failure's messages: its outage, whether or not it published a notice.
+    down = [s for s in messages if _HOST.search(full[id(s)]) and _UNAVAILABLE.search(full[id(s)])]
+    if down and sum(s.count for s in down) >= 0.3 * total:
+        peers = sorted({h.lower() for s in down for h in _HOST.findall(full[id(s)])})
+        found.append(
+            (
+                2.0,
+                f"{peers[0]}, an outside dependency, failing (unavailable, refusing or timing out)",
+                "dependency_failure",
+            )
+        )
     for shift in shifts:
         name = shift.series.name.lower()
         if onset is not None and abs(shift.at - onset) > timedelta(hours=1):
@@ -1721,10 +1815,13 @@ def _external(
                     2.5,
                     f"a traffic surge: {shift.series.name} on {shift.series.service} "
                     f"rose {shift.ratio:.1f}x",
+                    "resource_exhaustion",
                 )
             )
         elif _HOST_METRIC.search(name) and shift.direction == 1:
-            found.append((2.0, f"host saturation (a noisy neighbour): {shift.series.name}"))
+            found.append(
+                (2.0, f"host saturation (a noisy neighbour): {shift.series.name}", "infrastructure")
+            )
     changed = {c.service for c in evidence.changes}
     for shift in shifts:
         svc = shift.series.service
@@ -1740,21 +1837,28 @@ def _external(
                     2.0,
                     f"saturation of the shared {svc} ({shift.series.name} rose): a noisy "
                     "neighbour or outside load",
+                    "resource_exhaustion",
                 )
             )
             break
-    if _REGION.search(text) or hosts:
-        found.append((1.0, "errors from an outside provider or cloud region"))
+    if hosts and not down:
+        found.append((1.0, "errors from an outside provider", "dependency_failure"))
+    elif _REGION.search(text):
+        found.append((1.0, "errors from one cloud region", "infrastructure"))
     if len(affected) >= 3 and onset is not None:
         together = [s for s in affected if onsets[s] - onset <= timedelta(minutes=10)]
         linked = {s for s in together for c in calls.get(s, ()) if c in together}
         linked |= {c for s in together for c in calls.get(s, ()) if c in together}
         if len(together) >= 3 and len(set(together) - linked) >= 3:
             found.append(
-                (1.5, f"{len(together)} services with no shared dependency failed together")
+                (
+                    1.5,
+                    f"{len(together)} services with no shared dependency failed together",
+                    "infrastructure",
+                )
             )
     if not found:
         return None
     found.sort(key=lambda item: -item[0])
-    strength = found[0][0] + 0.5 * sum(w for w, _ in found[1:])
-    return found[0][1], strength
+    strength = found[0][0] + 0.5 * sum(w for w, _, _ in found[1:])
+    return found[0][1], strength, found[0][2]
