@@ -17,7 +17,14 @@ from evals.rca.ext.base import (
     step,
     times,
 )
-from evals.rca.ext.companies import BRAMBLEWOOD, CORVID, FERNBANK, LARKSPUR, TIDEWATER
+from evals.rca.ext.companies import (
+    BRAMBLEWOOD,
+    CORVID,
+    FERNBANK,
+    LARKSPUR,
+    OSPREY,
+    TIDEWATER,
+)
 from evals.rca.kit import ts
 
 # --- Tidewater Freight ---------------------------------------------------------------------------
@@ -2162,6 +2169,455 @@ def xt21_reminders_steady() -> ExtIncident:
     return inc
 
 
+# --- Osprey Energy ------------------------------------------------------------------------------
+
+
+def xt22_forecast_oomkilled() -> ExtIncident:
+    now = ts("2026-12-01T07:30")
+    inc = ExtIncident(
+        "xt22-forecast-oomkilled",
+        "grid-forecast jobs failing (container restarts)",
+        """The first cold morning of winter tripled the feeders with heat-pump load profiles;
+        grid-forecast loads every feeder's history into one DataFrame and its container hit its
+        2 GiB memory limit: the kernel OOM-killed it mid-job from 06:10, and the jobs were
+        retried and killed again. Nothing was deployed to cause it; a grid-forecast commit
+        renaming the horizon label and a tariff-svc deploy sit nearby.""",
+        now,
+        OSPREY,
+        seed=2322,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-01T05:00"), 8)
+    c = inc.code(
+        ts("2026-12-01T05:20"),
+        "grid-forecast",
+        "Rename forecast horizon label to horizon_hours",
+        "forecast/labels.py",
+        'HORIZON_LABEL = "horizon"',
+        'HORIZON_LABEL = "horizon_hours"',
+        8,
+    )
+    d = inc.deploy(ts("2026-12-01T05:41"), "grid-forecast")
+    t = inc.code(
+        ts("2026-12-01T05:50"),
+        "tariff-svc",
+        "Add winter peak window to the time-of-use plan",
+        "tariffs/plans/tou.py",
+        'PEAK = [("16:00", "19:00")]',
+        'PEAK = [("16:00", "19:00"), ("07:00", "09:00")]',
+        30,
+    )
+    td = inc.deploy(ts("2026-12-01T06:04"), "tariff-svc")
+    onset = ts("2026-12-01T06:10")
+    for k in range(6):
+        at = onset + (k * 9) * MINUTE
+        inc.log(
+            at,
+            "k8s-events",
+            "WARNING",
+            f"Container grid-forecast in pod grid-forecast-5c9d-{k}q was OOMKilled (exit code 137), memory limit 2Gi",
+            reason="OOMKilled",
+            pod=f"grid-forecast-5c9d-{k}q",
+        )
+        inc.log(
+            at + MINUTE / 2,
+            "grid-forecast",
+            "ERROR",
+            f"forecast job fj-{4100 + k} lost: worker exited unexpectedly (signal 9), requeued",
+        )
+    inc.metric(
+        "container_memory_working_set_bytes",
+        "grid-forecast",
+        lambda x: 0.9e9 if x < onset - 30 * MINUTE else 2.1e9,
+        labels={"container": "grid-forecast"},
+        jitter=0.03,
+        digits=0,
+    )
+    inc.fleet(grid_forecast={"err": add(step(onset, 0, 0.5))})
+    inc.alert = alerts.alertmanager(
+        "ForecastJobsFailing",
+        "grid-forecast",
+        ts("2026-12-01T07:02"),
+        "warning",
+        "grid-forecast jobs failing (container restarts)",
+        "kube_pod_container_status_restarts_total increased by 6 in 1h.",
+        'increase(kube_pod_container_status_restarts_total{container="grid-forecast"}[1h]) > 3',
+        team="grid-analytics",
+    )
+    inc.outside(
+        "grid-forecast container out of memory (input grew with the cold snap)",
+        "grid-forecast",
+        "resource_exhaustion",
+        [c, d, t, td],
+        onset,
+    )
+    return inc
+
+
+def xt23_storm_reconnect_surge() -> ExtIncident:
+    now = ts("2026-12-03T19:40")
+    inc = ExtIncident(
+        "xt23-storm-reconnect-surge",
+        "meter-ingest write latency above 2s",
+        """After a storm knocked out three substations, 400 000 meters came back at once at 18:20
+        and replayed their buffered intervals: readings received per second went from about
+        900 to 5 000. meter-ingest's writes to readingsdb queued and slowed. No change caused
+        it; a meter-ingest commit about batch logging and a billing-engine deploy are
+        nearby.""",
+        now,
+        OSPREY,
+        seed=2323,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-03T17:30"), 8)
+    c = inc.code(
+        ts("2026-12-03T17:48"),
+        "meter-ingest",
+        "LEDG-2201 Log batch sizes for readingsdb writes",
+        "internal/store/batch.go",
+        "\tif err := s.db.CopyFrom(ctx, rows); err != nil {\n\t\treturn err\n\t}",
+        '\ts.log.Debug("writing batch", zap.Int("rows", len(rows)))\n\tif err := s.db.CopyFrom(ctx, rows); err != nil {\n\t\treturn err\n\t}',
+        51,
+    )
+    d = inc.deploy(ts("2026-12-03T18:06"), "meter-ingest")
+    b = inc.code(
+        ts("2026-12-03T17:55"),
+        "billing-engine",
+        "CARD-2290 Round estimated reads to whole kWh on bills",
+        "src/main/kotlin/energy/osprey/billing/Estimates.kt",
+        "    return estimate.kwh",
+        "    return estimate.kwh.setScale(0, RoundingMode.HALF_UP)",
+        19,
+    )
+    bd = inc.deploy(ts("2026-12-03T18:12"), "billing-engine")
+    onset = ts("2026-12-03T18:20")
+    inc.errors(
+        "meter-ingest",
+        onset + 4 * MINUTE,
+        now,
+        1.5,
+        lambda r: (
+            f"readingsdb copy of {r.randint(4000, 9000)} rows took {r.randint(2100, 6400)}ms (slow write)"
+        ),
+        level="WARNING",
+    )
+    inc.errors(
+        "meter-ingest",
+        onset + 15 * MINUTE,
+        now,
+        0.6,
+        "head-end ack deferred: ingest buffer above high-water mark",
+        level="WARNING",
+    )
+    inc.metric(
+        "meter_readings_received_per_second",
+        "meter-ingest",
+        step(onset, 900, 5000),
+        jitter=0.06,
+        digits=0,
+    )
+    inc.metric("ingest_buffer_depth", "meter-ingest", ramp(onset, now, 200, 380000), digits=0)
+    inc.fleet(meter_ingest={"p99": floor(step(onset, 0, 2600))})
+    inc.alert = alerts.grafana(
+        "meter-ingest write latency above 2s",
+        "meter-ingest",
+        ts("2026-12-03T19:02"),
+        "warning",
+        "readingsdb write latency p99",
+        "2.6s",
+    )
+    inc.outside(
+        "meters reconnecting after the storm (5x readings per second)",
+        "meter-ingest",
+        "resource_exhaustion",
+        [c, d, b, bd],
+        onset,
+    )
+    return inc
+
+
+def xt24_tariff_flag_decimal() -> ExtIncident:
+    now = ts("2026-12-05T12:10")
+    inc = ExtIncident(
+        "xt24-tariff-flag-decimal",
+        "bill preview errors above 5%",
+        """Pricing turned on pricing.tou_v2_rates at 10:58: tariff-svc then returned rates as
+        thirds of a penny (1/3 recurring) and billing-engine's BigDecimal division without a
+        scale throws ArithmeticException on them. A billing-engine deploy at 10:45 touched the
+        bill preview controller (its words match the errors) and was fine.""",
+        now,
+        OSPREY,
+        seed=2324,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-05T10:00"), 9)
+    c = inc.code(
+        ts("2026-12-05T10:21"),
+        "billing-engine",
+        "CARD-2304 Bill preview shows the tariff name",
+        "src/main/kotlin/energy/osprey/billing/PreviewController.kt",
+        "        return Preview(bill.total, bill.lines)",
+        "        return Preview(bill.total, bill.lines, tariff.name)",
+        44,
+    )
+    d = inc.deploy(ts("2026-12-05T10:45"), "billing-engine")
+    f = inc.flag(
+        ts("2026-12-05T10:58"),
+        "tariff-svc",
+        "pricing.tou_v2_rates",
+        "enabled: false",
+        "enabled: true",
+        "Serve time-of-use rates from the v2 rate table",
+    )
+    onset = ts("2026-12-05T10:59")
+    stack = java_stack(
+        "java.lang.ArithmeticException",
+        "Non-terminating decimal expansion; no exact representable decimal result.",
+        [
+            ("java.math.BigDecimal.divide", "BigDecimal.java", 1780),
+            ("energy.osprey.billing.RateMath.perKwh", "RateMath.kt", 23),
+            ("energy.osprey.billing.PreviewController.preview", "PreviewController.kt", 41),
+        ],
+    )
+    inc.errors(
+        "billing-engine",
+        onset,
+        now,
+        1.2,
+        lambda r: (
+            f"bill preview failed for account A{r.randint(1000000, 9999999)}: rate arithmetic on tariff TOU-2"
+        ),
+        exception="java.lang.ArithmeticException",
+        stack_trace=stack,
+    )
+    inc.errors(
+        "customer-portal",
+        onset + 2 * MINUTE,
+        now,
+        0.6,
+        "GET /usage bill preview unavailable (billing-engine 500)",
+        level="WARNING",
+    )
+    inc.fleet(billing_engine={"err": add(step(onset, 0, 0.08))})
+    inc.alert = alerts.datadog(
+        "bill preview errors above 5%",
+        "billing-engine",
+        ts("2026-12-05T11:30"),
+        "critical",
+        "sum:trace.http.request.errors{service:billing-engine,resource:preview}.as_rate()",
+        0.08,
+        0.05,
+        ["team:billing"],
+    )
+    inc.blame(f, [], "tariff-svc", "configuration_error", [c, d], onset)
+    return inc
+
+
+def xt25_common_idle_conns() -> ExtIncident:
+    now = ts("2026-12-08T15:00")
+    inc = ExtIncident(
+        "xt25-common-idle-conns",
+        "outage-map tile latency p99 above 1s",
+        """osprey-go-common v2.9.0 changed its database helper's default pool: MaxOpenConns 50 to
+        4 ("be kind to pgbouncer"). outage-map's 14:05 deploy picked the module up (its ships
+        list names only its own commit, a tile-cache tweak whose words match the latency
+        errors); tile requests queued for a connection. meter-ingest deployed the module at
+        13:20 but sets its own pool size.""",
+        now,
+        OSPREY,
+        seed=2325,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-08T12:30"), 9)
+    lib = inc.code(
+        ts("2026-12-08T12:52"),
+        "osprey-go-common",
+        "PLAT-2411 Smaller default database pool for pgbouncer",
+        "db/pool.go",
+        "func DefaultPool(db *sql.DB) {\n\tdb.SetMaxOpenConns(50)\n\tdb.SetMaxIdleConns(10)\n}",
+        "func DefaultPool(db *sql.DB) {\n\tdb.SetMaxOpenConns(4)\n\tdb.SetMaxIdleConns(2)\n}",
+        12,
+        author="l.varga",
+    )
+    mi = inc.code(
+        ts("2026-12-08T13:02"),
+        "meter-ingest",
+        "RISK-1402 Bump osprey-go-common to v2.9.0",
+        "go.mod",
+        "\tgithub.com/osprey/osprey-go-common v2.8.3",
+        "\tgithub.com/osprey/osprey-go-common v2.9.0",
+        7,
+    )
+    mid = inc.deploy(ts("2026-12-08T13:20"), "meter-ingest")
+    own = inc.code(
+        ts("2026-12-08T13:40"),
+        "outage-map",
+        "LEDG-1766 Cache incident tiles for 30s to cut tile latency",
+        "internal/tiles/cache.go",
+        "const incidentTileTTL = 5 * time.Second",
+        "const incidentTileTTL = 30 * time.Second",
+        15,
+    )
+    od = inc.deploy(
+        ts("2026-12-08T14:05"),
+        "outage-map",
+        ships=[own],
+        summary="Deploy outage-map to production (1 commit; go modules refreshed by the build)",
+    )
+    onset = ts("2026-12-08T14:07")
+    stack = go_stack(
+        "context deadline exceeded",
+        [
+            ("database/sql.(*DB).conn", "/usr/local/go/src/database/sql/sql.go", 1316),
+            (
+                "github.com/osprey/outage-map/internal/tiles.(*Store).Incidents",
+                "/src/internal/tiles/store.go",
+                64,
+            ),
+        ],
+    )
+    inc.errors(
+        "outage-map",
+        onset,
+        now,
+        1.8,
+        lambda r: (
+            f"tile z=11 x={r.randint(900, 1100)} y={r.randint(600, 800)} failed: waiting for a database connection: context deadline exceeded"
+        ),
+        stack=stack,
+    )
+    inc.metric("sql_db_wait_count_per_second", "outage-map", step(onset, 0.0, 35.0), digits=1)
+    inc.metric("sql_db_open_connections", "outage-map", step(onset, 18, 4), jitter=0.02, digits=0)
+    inc.fleet(outage_map={"p99": floor(step(onset, 0, 2400)), "err": add(step(onset, 0, 0.04))})
+    inc.alert = alerts.grafana(
+        "outage-map tile latency p99 above 1s",
+        "outage-map",
+        ts("2026-12-08T14:40"),
+        "warning",
+        "tile latency p99",
+        "2.4s",
+    )
+    inc.blame(lib, [od], "outage-map", "code_defect", [own, mi, mid], onset)
+    return inc
+
+
+def xt26_ocpp_own_cert() -> ExtIncident:
+    now = ts("2026-12-10T09:00")
+    inc = ExtIncident(
+        "xt26-ocpp-own-cert",
+        "charging stations disconnected above 20%",
+        """The TLS certificate charge-point-gw presents to charging stations expired at 08:00
+        (the renewal job had been failing quietly). Stations could not reconnect after their
+        nightly reboot; the gateway logged handshake errors from the stations. A
+        charge-point-gw commit changing heartbeat handling and a portal deploy are nearby.""",
+        now,
+        OSPREY,
+        seed=2326,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-10T07:00"), 8)
+    c = inc.code(
+        ts("2026-12-10T07:25"),
+        "charge-point-gw",
+        "CARD-1933 Accept heartbeats up to 10s late",
+        "src/ocpp/heartbeat.ts",
+        "const GRACE_MS = 2000;",
+        "const GRACE_MS = 10000;",
+        6,
+    )
+    d = inc.deploy(ts("2026-12-10T07:44"), "charge-point-gw")
+    p = inc.code(
+        ts("2026-12-10T07:50"),
+        "customer-portal",
+        "RISK-2011 Charging history page paginates",
+        "src/pages/charging.tsx",
+        "sessions.map(renderRow)",
+        "sessions.slice(page * 20, page * 20 + 20).map(renderRow)",
+        77,
+    )
+    pd = inc.deploy(ts("2026-12-10T08:09"), "customer-portal")
+    onset = ts("2026-12-10T08:00")
+    inc.errors(
+        "charge-point-gw",
+        onset,
+        now,
+        3.0,
+        lambda r: (
+            f"http: TLS handshake error from 203.0.113.{r.randint(2, 250)}:{r.randint(30000, 60000)}: remote error: tls: certificate expired"
+        ),
+    )
+    inc.errors(
+        "customer-portal",
+        onset + 5 * MINUTE,
+        now,
+        0.3,
+        "charging station status unknown, showing last seen",
+        level="WARNING",
+    )
+    inc.metric(
+        "ocpp_connected_stations",
+        "charge-point-gw",
+        lambda x: 4200 if x < onset else 2600,
+        jitter=0.02,
+        digits=0,
+    )
+    inc.fleet()
+    inc.alert = alerts.grafana(
+        "charging stations disconnected above 20%",
+        "charge-point-gw",
+        ts("2026-12-10T08:35"),
+        "critical",
+        "connected stations",
+        "62%",
+    )
+    inc.outside(
+        "charge-point-gw's own TLS certificate expired",
+        "charge-point-gw",
+        "infrastructure",
+        [c, d, p, pd],
+        onset,
+    )
+    return inc
+
+
+def xt27_ingest_canceled_none() -> ExtIncident:
+    now = ts("2026-12-12T04:30")
+    inc = ExtIncident(
+        "xt27-ingest-canceled-none",
+        "meter-ingest head-end acks failing",
+        """From 03:12 a share of meter-ingest's head-end acknowledgements failed with "context
+        canceled" and nothing else: no metric moved, no change was made near it, no provider
+        notice. (The head-end vendor later found a firmware fault on their side; nothing in the
+        data shows it.) The changes in the window are everyday commits.""",
+        now,
+        OSPREY,
+        seed=2327,
+    )
+    inc.noise()
+    made = inc.background(inc.begin, ts("2026-12-12T02:20"), 10)
+    onset = ts("2026-12-12T03:12")
+    inc.errors(
+        "meter-ingest",
+        onset,
+        now,
+        1.1,
+        lambda r: f"head-end ack for batch hb-{r.randint(100000, 999999)} failed: context canceled",
+    )
+    inc.fleet(meter_ingest={"err": add(step(onset, 0, 0.01))})
+    inc.alert = alerts.alertmanager(
+        "HeadEndAcksFailing",
+        "meter-ingest",
+        ts("2026-12-12T03:55"),
+        "warning",
+        "meter-ingest head-end acks failing",
+        "ack failures 70 in 1h.",
+        "increase(headend_ack_failures_total[1h]) > 50",
+        team="metering",
+    )
+    inc.unexplained("meter-ingest", made[-4:], onset)
+    return inc
+
+
 TUNE = [
     xt01_dispatch_routing_timeout,
     xt02_ingest_null_geofence,
@@ -2184,4 +2640,10 @@ TUNE = [
     xt19_node_not_ready,
     xt20_ndc_slice_bundle,
     xt21_reminders_steady,
+    xt22_forecast_oomkilled,
+    xt23_storm_reconnect_surge,
+    xt24_tariff_flag_decimal,
+    xt25_common_idle_conns,
+    xt26_ocpp_own_cert,
+    xt27_ingest_canceled_none,
 ]

@@ -37,6 +37,7 @@ from sleuth_core.rca.signals import (
     compound_hits,
     message_template,
     metric_change_point,
+    minutes,
     relatedness,
     signature_terms,
     words_of,
@@ -96,6 +97,15 @@ _OPAQUE_NEAR = timedelta(minutes=10)
 _OPAQUE_GAIN = 2.5
 #: A flag or setting changed on the failing service just before it failed on its settings.
 _CONFIG_GAIN = 2.5
+#: A flag or setting switched this soon before an exact onset: time points at it.
+_SWITCHED_NEAR = timedelta(minutes=10)
+#: A change on the first failing service that went live (plus this for its rollout) long enough
+#: before the onset to have caused this many of the failure's errors at the failure's own rate,
+#: and caused none, keeps this share of its relatedness when another related change went live
+#: within this time of the onset (the chance of such a silence is e^-5).
+_GOING_LIVE = timedelta(minutes=5)
+_QUIET_ERRORS = 5.0
+_QUIET_SHARE = 0.6
 #: A change that alters no mechanism the failure shows keeps this share of its word relatedness.
 _SURFACE_ONLY = 0.75
 #: An outside cause this strong is overruled only by a change altering the failure's mechanism.
@@ -211,12 +221,19 @@ _HOST = re.compile(
     r"\b(?:[a-z0-9-]+\.)+(?:com|io|net|org|cloud|dev|co|example|app|ai|us|eu|uk|de)\b",
     re.IGNORECASE,
 )
+#: A container killed at its own memory limit (the node is fine: the workload outgrew it).
+_CONTAINER_OOM = re.compile(
+    r"oom.?kill|out of memory|exit code 137|memory limit|signal 9\b|sigkill", re.IGNORECASE
+)
 _NODE_NAME = re.compile(r"\b[Nn]ode\s+([\w.-]*\d[\w.-]*)")
 _REQUEST_METRIC = re.compile(
     r"^(?:http_|grpc_|api_)?requests?(?:_per_second|_per_minute|_total|_rate)?$|^rps$|^qps$|"
-    r"traffic|ingress|inbound|visitors|sessions_started"
+    r"traffic|ingress|inbound|incoming|received|arrivals?|visitors|sessions_started"
 )
-_NOT_VOLUME = re.compile(r"duration|latency|error|fail|p\d\d|_ms|seconds|size|bytes|timeout")
+_NOT_VOLUME = re.compile(
+    r"duration|latency|error|fail|p\d\d|_ms|seconds|size|bytes|timeout|reject|retr|evict|wait|"
+    r"drop|client|outbound|upstream"
+)
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 _TEXT_DATE = re.compile(
     r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2}),? (\d{4})\b"
@@ -250,7 +267,7 @@ _BUSY_METRIC = re.compile(r"cpu|util|load|steal|saturation|iops|iowait|io_wait|d
 #: A node or host running out of a resource (the platform's own events say so).
 _NODE_PRESSURE = re.compile(
     r"node (?:was |is )?low on resource|has ?insufficient ?(?:memory|cpu|pid|disk)|"
-    r"(?:memory|disk|pid)\s?pressure|\bevict(?:ed|ing|ion)\b|oomkill|node ?not ?ready|"
+    r"(?:memory|disk|pid)\s?pressure|\bevict(?:ed|ing|ion)\b|node ?not ?ready|"
     r"kubelet stopped posting|node ?status ?unknown|"
     r"kernel: out of memory",
     re.IGNORECASE,
@@ -696,7 +713,10 @@ def failure_signature(
     signature = signature_terms(messages, ignore=ignore)
     details = "\n".join(dict.fromkeys(s.detail for s in new_sigs if s.detail))
     if details:
-        for term, w in signature_terms([details], ignore=ignore, weight=0.8).items():
+        # A frame's package path (``com.example.billing.``, ``github.com/org/repo/``) is shared by
+        # every file of the program: only its last two parts (module and function) tell.
+        located = _QUALIFIED.sub(r"\1", details)
+        for term, w in signature_terms([located], ignore=ignore, weight=0.8).items():
             signature[term] = max(signature.get(term, 0.0), w)
     scope = episode.scope
     shifted = sorted({sh.series.name for sh in stage.shifts if sh.series.service in scope})
@@ -712,6 +732,9 @@ def failure_signature(
     words = words_of(messages) - frozenset(p for name in ignore for p in words_of([name]))
     shown = mechanisms("\n".join([*messages, details, *shifted]))
     return signature, words, shown, details
+
+
+_QUALIFIED = re.compile(r"(?<![\w.$/-])(?:[A-Za-z_][\w-]*[./]){2,}([\w$<>-]+[./][\w$<>-]+)")
 
 
 def _episode_signatures(
@@ -769,6 +792,13 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
         _CONFIG_ERROR.search(f"{s.message}\n{s.detail}") or s.level in _FATAL_LEVELS
         for s in origin_sigs
     )
+    # How often the first failing service failed once it began: the errors a change that broke
+    # it would have caused between its going live and the onset.
+    failed_for = max(minutes(evidence.alert.fired_at - onset), 1.0)
+    error_rate = sum(s.count for s in origin_sigs) / failed_for
+    if not _continuous(evidence, origin, onset):
+        error_rate = 0.0  # a job that fails on each run, not a steady failure: silence says little
+    quiet: set[str] = set()  # went live long before the onset: the service ran well with them
     suspects: list[Suspect] = []
     for change in evidence.changes:
         deploys = sorted(shipping.get(change.change_id, []), key=lambda d: d.timestamp)
@@ -826,6 +856,16 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             # A setting changed on the failing service minutes before it failed on its settings.
             rel = _gain(rel, _CONFIG_GAIN)
             matched = (*matched, "a configuration error after it")
+        elif (
+            change.kind in ("flag", "config")
+            and rel >= 0.2
+            and change.service in scope
+            and timedelta(0) <= onset + tolerance - change.timestamp <= _SWITCHED_NEAR
+        ):
+            # A flag or setting takes effect at once: one switched on a failing service or one it
+            # calls minutes before an exact onset, touching what failed, is where time points.
+            rel = _gain(rel, _CONFIG_GAIN)
+            matched = (*matched, "switched minutes before the onset")
         if change.kind in ("flag", "config") and rel > 0:
             # A flag or setting the failure names by its own key's words.
             key_terms = set(signature_terms([change.change_id, *change.files], ignore=ignore))
@@ -848,6 +888,14 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
         ):
             # Related and shipped to a failing service minutes before it began failing.
             rel = round(min(0.95, rel + _PROXIMITY_GAIN), 6)
+        if (
+            ramp is None
+            and origin in homes
+            and change.kind != "deploy"
+            and minutes(onset - effective - _GOING_LIVE) * error_rate >= _QUIET_ERRORS
+            and change.change_id != undone
+        ):
+            quiet.add(change.change_id)
         text = f"{change.summary} {' '.join(change.files)}"
         named_here = _mentions(text, list(scope))
         in_scope = bool(homes & scope) or bool(named_here)
@@ -883,6 +931,26 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
                 ruled_out,
             )
         )
+    starters = [
+        s
+        for s in suspects
+        if not s.ruled_out
+        and s.relatedness >= 0.2
+        and timedelta(0) <= onset + tolerance - s.effective_at <= _GOING_LIVE
+    ]
+    if starters:
+        # The errors began as another related change went live: a change the failing service had
+        # run with for long enough to have logged many of them, logging none, did not start them.
+        suspects = [
+            replace(
+                s,
+                relatedness=round(s.relatedness * _QUIET_SHARE, 6),
+                score=round(s.score * _QUIET_SHARE, 6),
+            )
+            if s.change.change_id in quiet and s not in starters
+            else s
+            for s in suspects
+        ]
     suspects.sort(
         key=lambda s: (
             bool(s.ruled_out),
@@ -893,6 +961,17 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
         )
     )
     return tuple(suspects)
+
+
+def _continuous(evidence: Evidence, service: str, onset: datetime) -> bool:
+    """Whether ``service`` failed steadily from ``onset`` to the alert: errors in at least 60% of
+    its buckets (at least four), not in the bursts of a periodic job."""
+    series = next((e for e in evidence.errors if e.service == service), None)
+    if series is None:
+        return False
+    dense = _dense(series.points, series.bucket_seconds, evidence.alert.fired_at)
+    after = [v for t, v in dense if t >= onset - timedelta(seconds=series.bucket_seconds)]
+    return len(after) >= 4 and sum(1 for v in after if v > 0) >= 0.6 * len(after)
 
 
 def _undone_by_rollback(evidence: Evidence, episode: Episode) -> str:
@@ -1754,6 +1833,22 @@ def _external(
             if abs(s.first_seen - onset) <= timedelta(minutes=30)
             and _NODE_PRESSURE.search(f"{s.message}\n{s.detail}")
         ]
+        killed = [
+            s
+            for s in evidence.signatures
+            if abs(s.first_seen - onset) <= timedelta(minutes=30)
+            and _CONTAINER_OOM.search(f"{s.message}\n{s.detail}")
+            and (not affected or s.service in affected)
+            and not _NODE_PRESSURE.search(s.message)
+        ]
+        if sum(s.count for s in killed) >= 2 and sum(s.count for s in pressure) < 2:
+            found.append(
+                (
+                    2.0,
+                    "a container killed at its memory limit (out of memory)",
+                    "resource_exhaustion",
+                )
+            )
         if sum(s.count for s in pressure) >= 2:
             nodes = sorted({m for s in pressure for m in _NODE_NAME.findall(s.message)})
             where = f" on {nodes[0]}" if nodes else ""
