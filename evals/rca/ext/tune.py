@@ -2595,6 +2595,16 @@ def xt27_ingest_canceled_none() -> ExtIncident:
     )
     inc.noise()
     made = inc.background(inc.begin, ts("2026-12-12T02:20"), 10)
+    near = inc.code(
+        ts("2026-12-12T02:36"),
+        "meter-ingest",
+        "RISK-1450 Tag head-end acks with the meter firmware version",
+        "internal/headend/ack.go",
+        "\tack := Ack{Batch: b.ID, Count: len(b.Readings)}",
+        "\tack := Ack{Batch: b.ID, Count: len(b.Readings), Firmware: b.Firmware}",
+        29,
+    )
+    near_d = inc.deploy(ts("2026-12-12T02:52"), "meter-ingest")
     onset = ts("2026-12-12T03:12")
     inc.errors(
         "meter-ingest",
@@ -2614,7 +2624,7 @@ def xt27_ingest_canceled_none() -> ExtIncident:
         "increase(headend_ack_failures_total[1h]) > 50",
         team="metering",
     )
-    inc.unexplained("meter-ingest", made[-4:], onset)
+    inc.unexplained("meter-ingest", [*made[-2:], near, near_d], onset)
     return inc
 
 

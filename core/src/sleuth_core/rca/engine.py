@@ -1315,14 +1315,16 @@ _MECHANISMS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
     for name, shows, alters in (
         (
             "timeout",
-            r"time[d ]?\s?out|deadline exceeded|took too long|timeout|latency|too slow",
+            r"time[d ]?\s?out|deadline exceeded|took too long|timeout|latency|too slow|"
+            r"context cancel+ed",
             r"timeout|deadline|_ms\b|_secs?\b|_seconds\b|\bttl_ms\b|read_time|connect_time",
         ),
         (
             "pool",
-            r"\bpool\b|pool\w*(?:exhaust|timeout)|too many connections|connections? "
+            r"pool\b|pool\w*(?:exhaust|timeout)|too many connections|connections? "
             r"(?:exhausted|limit|refused)|max_?conn|no (?:free|available) connection|"
-            r"acquire|connection.*(?:saturat|usage|in use)|conn\w* (?:usage|in_use)",
+            r"acquire|connection.*(?:saturat|usage|in use)|conn\w* (?:usage|in_use)|"
+            r"wait(?:ing)? for (?:a |an )?(?:\w+ )?connection|connection is not available",
             r"pool|max_?conn|max_?open|max_?idle|connections?\b|maxsize|min_?idle|acquire",
         ),
         (
