@@ -1078,9 +1078,13 @@ def decide(
         overruled = strong_outside and not (mechanism and best.relatedness >= STRONG_AT)
         if ext_category == "data_quality" and ext_strength >= 2:
             # Bad input arrives on its own schedule; a change that broke the handling of good
-            # input shows with the first records after it shipped, not hours later.
-            overruled = overruled or onset - best.effective_at > _BAD_INPUT_LEAD
-        if not overruled and (ext_strength < 2 or best.relatedness >= STRONG_AT or mechanism):
+            # input (its mechanism: parsing, validation) shows with the first records after it
+            # shipped, not hours later.
+            overruled = not (mechanism and onset - best.effective_at <= _BAD_INPUT_LEAD)
+        timed = any(m in _TIME_EVIDENCE for m in best.matched)
+        # A moderate outside sign is overruled by what a change does (its mechanism, its stack's
+        # code) or by time evidence, never by shared words alone (a provider's host name).
+        if not overruled and (ext_strength < 2 or mechanism or timed):
             return _change_verdict(
                 evidence, episode, best, suspects, ext_strength, reasons, hypotheses
             )
@@ -1146,6 +1150,18 @@ def decide(
         category,
         hypotheses,
     )
+
+
+#: What a suspect's time says beyond its words (the ``matched`` notes of `rank_suspects`).
+_TIME_EVIDENCE = frozenset(
+    {
+        "deployed minutes before the onset",
+        "errors stopped when it was rolled back",
+        "a configuration error after it",
+        "switched minutes before the onset",
+        "onset of the build-up",
+    }
+)
 
 
 def _recovered_at(evidence: Evidence, episode: Episode) -> datetime | None:
