@@ -22,6 +22,7 @@ from evals.rca.ext.companies import (
     CORVID,
     FERNBANK,
     LARKSPUR,
+    MARIGOLD,
     OSPREY,
     TIDEWATER,
 )
@@ -2628,6 +2629,426 @@ def xt27_ingest_canceled_none() -> ExtIncident:
     return inc
 
 
+# --- Marigold Learning --------------------------------------------------------------------------
+
+
+def xt28_grader_memory_limit() -> ExtIncident:
+    now = ts("2026-12-14T16:00")
+    inc = ExtIncident(
+        "xt28-grader-memory-limit",
+        "grading.jobs backlog above 500",
+        """A platform clean-up lowered grader-worker's container memory limit from 4Gi to 1Gi in
+        its Helm values ("right-size workers") at 14:31. Java and C++ exercises need 1.5-3 GiB
+        to compile in the sandbox; those containers were OOM-killed from 14:36 and their jobs
+        requeued, so the backlog grew. A grader-worker commit that reports peak memory per
+        submission as a metric went out at 14:10.""",
+        now,
+        MARIGOLD,
+        seed=2328,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-14T13:40"), 8)
+    c = inc.code(
+        ts("2026-12-14T13:52"),
+        "grader-worker",
+        "feat: report peak sandbox memory per submission",
+        "grader/metrics.py",
+        'SUBMISSIONS = Counter("grader_submissions_total", "graded submissions")',
+        'SUBMISSIONS = Counter("grader_submissions_total", "graded submissions")\nPEAK_MEMORY = Histogram("grader_sandbox_peak_memory_bytes", "peak sandbox memory")',
+        14,
+    )
+    d = inc.deploy(ts("2026-12-14T14:10"), "grader-worker")
+    cfg = inc.config(
+        ts("2026-12-14T14:31"),
+        "grader-worker",
+        "Right-size worker memory limits",
+        "deploy/grader-worker/values-prod.yaml",
+        "resources:\n  limits:\n    memory: 4Gi\n    cpu: 2",
+        "resources:\n  limits:\n    memory: 1Gi\n    cpu: 2",
+        line=22,
+    )
+    onset = ts("2026-12-14T14:36")
+    q = inc.code(
+        ts("2026-12-14T14:45"),
+        "quiz-engine",
+        "fix: keep attempt timer running across reconnects",
+        "internal/attempt/timer.go",
+        "\tt.started = time.Now()",
+        "\tif t.started.IsZero() {\n\t\tt.started = time.Now()\n\t}",
+        31,
+    )
+    qd = inc.deploy(ts("2026-12-14T14:58"), "quiz-engine")
+    for k in range(9):
+        at = onset + (k * 6) * MINUTE
+        inc.log(
+            at,
+            "k8s-events",
+            "WARNING",
+            f"Container grader in pod grader-worker-77f-{k}z was OOMKilled (exit code 137)",
+            reason="OOMKilled",
+            pod=f"grader-worker-77f-{k}z",
+        )
+    inc.errors(
+        "grader-worker",
+        onset,
+        now,
+        1.0,
+        lambda r: f"submission S{r.randint(100000, 999999)} (java) lost: sandbox killed, requeued",
+    )
+    inc.metric(
+        "queue_depth",
+        "grader-worker",
+        ramp(onset, now, 20, 900),
+        labels={"queue": "grading.jobs"},
+        digits=0,
+    )
+    inc.metric(
+        "container_memory_working_set_bytes",
+        "grader-worker",
+        lambda x: 2.2e9 if x < onset else 1.05e9,
+        jitter=0.03,
+        digits=0,
+    )
+    inc.fleet(grader_worker={"err": add(step(onset, 0, 0.3))})
+    inc.alert = alerts.alertmanager(
+        "GradingBacklog",
+        "grader-worker",
+        ts("2026-12-14T15:30"),
+        "warning",
+        "grading.jobs backlog above 500",
+        "queue depth 612.",
+        'queue_depth{queue="grading.jobs"} > 500',
+        team="assessment",
+    )
+    inc.blame(cfg, [], "grader-worker", "configuration_error", [c, d, q, qd], onset)
+    return inc
+
+
+def xt29_learndb_connection_slots() -> ExtIncident:
+    now = ts("2026-12-16T18:30")
+    inc = ExtIncident(
+        "xt29-learndb-connection-slots",
+        "course-api 5xx above 2%",
+        """The end-of-term district reports (report-builder, scheduled, unchanged) opened a
+        connection per school and filled learndb's 400 connection slots from 17:05; course-api
+        and quiz-engine could not get new connections. No change caused it; a course-api
+        deploy about lesson progress queries landed at 16:58.""",
+        now,
+        MARIGOLD,
+        seed=2329,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-16T16:20"), 8)
+    c = inc.code(
+        ts("2026-12-16T16:40"),
+        "course-api",
+        "perf: fetch lesson progress with select_related",
+        "courses/progress.py",
+        "    rows = Progress.objects.filter(student=student)",
+        '    rows = Progress.objects.filter(student=student).select_related("lesson")',
+        27,
+    )
+    d = inc.deploy(ts("2026-12-16T16:58"), "course-api")
+    onset = ts("2026-12-16T17:05")
+    inc.log(onset - 3 * MINUTE, "report-builder", "INFO", "term report run started for 212 schools")
+    inc.errors(
+        "course-api",
+        onset,
+        now,
+        1.6,
+        'django.db.utils.OperationalError: connection to server at "learndb-0" failed: FATAL:  remaining connection slots are reserved for non-replication superuser connections',
+    )
+    inc.errors(
+        "quiz-engine",
+        onset + 2 * MINUTE,
+        now,
+        1.0,
+        "save attempt: pq: sorry, too many clients already",
+    )
+    inc.metric(
+        "pg_stat_activity_count",
+        "learndb",
+        step(onset, 130, 398),
+        labels={"instance": "learndb-0"},
+        jitter=0.01,
+        digits=0,
+    )
+    inc.fleet(
+        course_api={"err": add(step(onset, 0, 0.05))},
+        quiz_engine={"err": add(step(onset, 0, 0.03))},
+    )
+    inc.alert = alerts.grafana(
+        "course-api 5xx above 2%",
+        "course-api",
+        ts("2026-12-16T17:40"),
+        "critical",
+        "5xx ratio",
+        "0.051",
+    )
+    inc.outside(
+        "learndb connection slots exhausted by the term report run",
+        "learndb",
+        "resource_exhaustion",
+        [c, d],
+        onset,
+    )
+    return inc
+
+
+def xt30_idhub_timeouts() -> ExtIncident:
+    now = ts("2026-12-18T08:40")
+    inc = ExtIncident(
+        "xt30-idhub-timeouts",
+        "SSO login failures above 10%",
+        """The identity hub IdHub (login.idhub.example) slowed to a crawl at 07:50 on the first
+        school morning after the break; no status page said so. sso-bridge's calls to it timed
+        out and logins failed. An sso-bridge commit widening the SAML clock-skew allowance
+        shipped at 07:35; a classroom-web deploy came later.""",
+        now,
+        MARIGOLD,
+        seed=2330,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-18T07:00"), 8)
+    c = inc.code(
+        ts("2026-12-18T07:14"),
+        "sso-bridge",
+        "fix: allow 120s clock skew on IdHub SAML assertions",
+        "src/main/java/edu/marigold/sso/SamlValidator.java",
+        "    private static final Duration CLOCK_SKEW = Duration.ofSeconds(60);",
+        "    private static final Duration CLOCK_SKEW = Duration.ofSeconds(120);",
+        18,
+    )
+    d = inc.deploy(ts("2026-12-18T07:35"), "sso-bridge")
+    onset = ts("2026-12-18T07:50")
+    w = inc.code(
+        ts("2026-12-18T07:58"),
+        "classroom-web",
+        "feat: show district name on the login page",
+        "src/pages/login.tsx",
+        "<h1>Sign in</h1>",
+        "<h1>Sign in to {district.name}</h1>",
+        12,
+    )
+    wd = inc.deploy(ts("2026-12-18T08:12"), "classroom-web")
+    stack = java_stack(
+        "java.net.SocketTimeoutException",
+        "Read timed out",
+        [
+            ("java.net.SocketInputStream.socketRead0", "SocketInputStream.java", -1),
+            ("edu.marigold.sso.IdHubClient.resolveArtifact", "IdHubClient.java", 88),
+            ("edu.marigold.sso.AcsController.consume", "AcsController.java", 52),
+        ],
+    )
+    inc.errors(
+        "sso-bridge",
+        onset,
+        now,
+        2.0,
+        lambda r: (
+            f"login failed for district D-{r.randint(100, 400)}: artifact resolve at https://login.idhub.example/saml/resolve timed out after 10000ms"
+        ),
+        exception="java.net.SocketTimeoutException",
+        stack_trace=stack,
+    )
+    inc.errors(
+        "classroom-web",
+        onset + 2 * MINUTE,
+        now,
+        0.8,
+        "sign-in did not complete, showing retry",
+        level="WARNING",
+    )
+    inc.metric(
+        "idp_request_duration_p99_ms",
+        "sso-bridge",
+        step(onset, 300, 10000),
+        labels={"idp": "login.idhub.example"},
+        digits=0,
+    )
+    inc.fleet(sso_bridge={"err": add(step(onset, 0, 0.2)), "p99": floor(step(onset, 0, 10000))})
+    inc.alert = alerts.generic(
+        "SSO login failures above 10%",
+        "sso-bridge",
+        ts("2026-12-18T08:15"),
+        "critical",
+        {"source": "statuscake", "check": "sso-login-synthetic", "failures": "14/60"},
+    )
+    inc.outside(
+        "IdHub identity provider slow (timeouts from login.idhub.example)",
+        "sso-bridge",
+        "dependency_failure",
+        [c, d, w, wd],
+        onset,
+    )
+    return inc
+
+
+def xt31_quiz_nil_map() -> ExtIncident:
+    now = ts("2026-12-20T11:00")
+    inc = ExtIncident(
+        "xt31-quiz-nil-map",
+        "quiz-engine submit errors above 1%",
+        """A quiz-engine commit added partial-credit buckets to ScoreAttempt and writes into a map
+        it only initialises for multi-part questions: single-part attempts panic with
+        "assignment to entry in nil map". It shipped in the 10:05 release with a commit that
+        logs attempt scores (same words as the errors). A course-api deploy is unrelated.""",
+        now,
+        MARIGOLD,
+        seed=2331,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-20T09:20"), 9)
+    guilty = inc.code(
+        ts("2026-12-20T09:31"),
+        "quiz-engine",
+        "feat(scoring): partial credit buckets",
+        "internal/scoring/score.go",
+        """func ScoreAttempt(a *Attempt) Result {
+	res := Result{}
+	if a.MultiPart {
+		res.Buckets = map[string]float64{}
+	}
+	for _, q := range a.Answers {
+		res.Points += q.Points
+	}
+	return res
+}""",
+        """func ScoreAttempt(a *Attempt) Result {
+	res := Result{}
+	if a.MultiPart {
+		res.Buckets = map[string]float64{}
+	}
+	for _, q := range a.Answers {
+		res.Points += q.Points
+		res.Buckets[q.Part] += q.Partial
+	}
+	return res
+}""",
+        40,
+    )
+    logc = inc.code(
+        ts("2026-12-20T09:47"),
+        "quiz-engine",
+        "chore(attempts): log attempt score on submit",
+        "internal/attempt/submit.go",
+        "\tres := scoring.ScoreAttempt(a)",
+        '\tres := scoring.ScoreAttempt(a)\n\tlog.Info("attempt scored", "attempt", a.ID, "points", res.Points)',
+        66,
+    )
+    rel = inc.deploy(ts("2026-12-20T10:05"), "quiz-engine")
+    onset = ts("2026-12-20T10:06")
+    ca = inc.code(
+        ts("2026-12-20T10:12"),
+        "course-api",
+        "fix: lesson order after drag and drop",
+        "courses/ordering.py",
+        "    lessons.sort(key=lambda l: l.position)",
+        "    lessons.sort(key=lambda l: (l.position, l.id))",
+        9,
+    )
+    cad = inc.deploy(ts("2026-12-20T10:24"), "course-api")
+    stack = go_stack(
+        "panic: assignment to entry in nil map",
+        [
+            (
+                "github.com/marigold/quiz-engine/internal/scoring.ScoreAttempt",
+                "/src/internal/scoring/score.go",
+                47,
+            ),
+            (
+                "github.com/marigold/quiz-engine/internal/attempt.(*Service).Submit",
+                "/src/internal/attempt/submit.go",
+                66,
+            ),
+        ],
+    )
+    inc.errors(
+        "quiz-engine",
+        onset,
+        now,
+        1.4,
+        lambda r: f"submit attempt A{r.randint(1000000, 9999999)}: recovered panic in handler",
+        panic="assignment to entry in nil map",
+        stack=stack,
+    )
+    inc.errors(
+        "classroom-web",
+        onset + 2 * MINUTE,
+        now,
+        0.6,
+        "quiz submit failed (quiz-engine 500), answers kept locally",
+        level="WARNING",
+    )
+    inc.fleet(quiz_engine={"err": add(step(onset, 0, 0.03))})
+    inc.alert = alerts.grafana(
+        "quiz-engine submit errors above 1%",
+        "quiz-engine",
+        ts("2026-12-20T10:35"),
+        "warning",
+        "submit error ratio",
+        "0.031",
+    )
+    inc.blame(guilty, [rel], "quiz-engine", "code_defect", [logc, ca, cad], onset)
+    return inc
+
+
+def xt32_report_exit_none() -> ExtIncident:
+    now = ts("2026-12-22T06:30")
+    inc = ExtIncident(
+        "xt32-report-exit-none",
+        "report-builder jobs failing",
+        """From 05:02 report-builder jobs exit with status 1 and no traceback (the sandboxed PDF
+        renderer crashed on a font cache file a host update corrupted; nothing in the data shows
+        it). No metric moved, no change near it explains it.""",
+        now,
+        MARIGOLD,
+        seed=2332,
+    )
+    inc.noise()
+    made = inc.background(inc.begin, ts("2026-12-22T04:00"), 9)
+    near = inc.code(
+        ts("2026-12-22T04:22"),
+        "report-builder",
+        "docs: describe the report job retry policy",
+        "docs/jobs.md",
+        "Jobs are retried.",
+        "Jobs are retried twice, 5 minutes apart.",
+        3,
+    )
+    rc = inc.code(
+        ts("2026-12-22T04:31"),
+        "report-builder",
+        "feat: district logo on report cover",
+        "reports/cover.py",
+        "    cover.title(district.name)",
+        "    cover.title(district.name)\n    cover.logo(district.logo_url)",
+        40,
+    )
+    rd = inc.deploy(ts("2026-12-22T04:40"), "report-builder")
+    onset = ts("2026-12-22T05:02")
+    inc.errors(
+        "report-builder",
+        onset,
+        now,
+        0.5,
+        lambda r: f"report job rj-{r.randint(10000, 99999)} failed: renderer exited with status 1",
+    )
+    inc.fleet(report_builder={"err": add(step(onset, 0, 0.4))})
+    inc.alert = alerts.alertmanager(
+        "ReportJobsFailing",
+        "report-builder",
+        ts("2026-12-22T05:50"),
+        "warning",
+        "report-builder jobs failing",
+        "failed jobs 19 in 45m.",
+        "increase(report_jobs_failed_total[45m]) > 10",
+        team="insights",
+    )
+    inc.unexplained("report-builder", [*made[-2:], near, rc, rd], onset)
+    return inc
+
+
 TUNE = [
     xt01_dispatch_routing_timeout,
     xt02_ingest_null_geofence,
@@ -2656,4 +3077,9 @@ TUNE = [
     xt25_common_idle_conns,
     xt26_ocpp_own_cert,
     xt27_ingest_canceled_none,
+    xt28_grader_memory_limit,
+    xt29_learndb_connection_slots,
+    xt30_idhub_timeouts,
+    xt31_quiz_nil_map,
+    xt32_report_exit_none,
 ]

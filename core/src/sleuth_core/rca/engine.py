@@ -161,6 +161,9 @@ _CONFIG_ERROR = re.compile(
     re.IGNORECASE,
 )
 _FATAL_LEVELS = frozenset({"CRITICAL", "FATAL"})
+#: A setting that is missing or invalid (`_CONFIG_ERROR` without the bare level word "fatal", which
+#: many a database or runtime prefixes to any error).
+_CONFIG_WORDS = re.compile(_CONFIG_ERROR.pattern.replace(r"|\bfatal\b", ""), re.IGNORECASE)
 #: Series that measure how full a resource is.
 _RESOURCE_METRIC = re.compile(
     r"mem|heap|rss|cpu|conn|pool|queue|lag|backlog|disk|iops|inode|fd|thread|saturation|util|"
@@ -169,6 +172,7 @@ _RESOURCE_METRIC = re.compile(
 #: A failure that says a resource ran out.
 _EXHAUSTION = re.compile(
     r"out of memory|\boom|exhaust|too many (?:connections|open files|clients)|no space left|"
+    r"connection slots|"
     r"disk (?:is )?full|quota|saturat|queue (?:is )?full|backlog|pool (?:is )?full|"
     r"replication lag|throttl|watermark|low on (?:disk|memory|space)|free space",
     re.IGNORECASE,
@@ -263,7 +267,10 @@ def _dates_in(text: str) -> list[date]:
 
 
 _HOST_METRIC = re.compile(r"steal|host|node|neighbou?r|hypervisor|iowait|noisy")
-_BUSY_METRIC = re.compile(r"cpu|util|load|steal|saturation|iops|iowait|io_wait|disk_(?:busy|queue)")
+_BUSY_METRIC = re.compile(
+    r"cpu|util|load|steal|saturation|iops|iowait|io_wait|disk_(?:busy|queue)|connections|activity|"
+    r"clients"
+)
 #: A node or host running out of a resource (the platform's own events say so).
 _NODE_PRESSURE = re.compile(
     r"node (?:was |is )?low on resource|has ?insufficient ?(?:memory|cpu|pid|disk)|"
@@ -1597,7 +1604,7 @@ def _unexplained_category(evidence: Evidence, episode: Episode, metric_only: boo
     new_sigs, _old = _episode_signatures(evidence, episode)
     origin = [s for s in new_sigs if s.service == episode.origin]
     text = " ".join(s.message for s in origin)
-    if _CONFIG_ERROR.search(text):
+    if _CONFIG_WORDS.search(text) and not _EXHAUSTION.search(text):
         return "configuration_error"
     if metric_only or _EXHAUSTION.search(text):
         return "resource_exhaustion"
