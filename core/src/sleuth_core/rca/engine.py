@@ -1095,6 +1095,17 @@ def decide(
             return _change_verdict(
                 evidence, episode, best, suspects, ext_strength, reasons, hypotheses
             )
+    if (
+        metric_only
+        and basis is not None
+        and ext_strength == 0
+        and (best is None or best.relatedness < 0.3)
+        and not any(c.service == origin for c in evidence.changes)
+    ):
+        # A resource of a service no change touched ran out (its use rose or its headroom fell)
+        # and nothing else failed first: load or growth from outside the change data.
+        ext_cause = f"{basis.metric} of {origin} shifted: a resource running out, no change to it"
+        ext_strength, ext_category = 1.0, "resource_exhaustion"
     common = (
         origin,
         affected,
@@ -1790,6 +1801,8 @@ def _external_remediation(cause: str, category: Category = "unknown") -> str:
         return "Fail over to another resolver or region; no rollback is needed."
     if "traffic" in lowered:
         return "Scale out or shed load (rate limits); no rollback is needed."
+    if "a resource running out" in lowered:
+        return "Add capacity or free the resource (see the service's runbook); no rollback is needed."
     if "neighbour" in lowered or "host saturation" in lowered:
         return "Move the workload off the saturated host; no rollback is needed."
     if lowered.startswith("node "):
