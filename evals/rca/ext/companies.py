@@ -1,9 +1,13 @@
-"""The four companies of the outside-vocabulary incidents: fleets, catalogs, house styles.
+"""The companies of the outside-vocabulary incidents: fleets, catalogs, house styles.
 
 - Tidewater Freight (logistics; Go and Java, Alertmanager, conventional commits),
 - Fernbank Pay (card issuing and ledger; Java/Kotlin and Python, Datadog, JIRA-keyed commits),
 - Bramblewood Games (online game studio; Go and Node, Grafana, ``[area]`` commits),
-- Corvid Media (video streaming; Python, Go and Java, a generic webhook, ``(#PR)`` commits).
+- Corvid Media (video streaming; Python, Go and Java, a generic webhook, ``(#PR)`` commits);
+
+and three added while tuning (their incidents are in the tune split only): Larkspur Health
+(telehealth and e-prescriptions), Osprey Energy (smart meters, EV charging) and Marigold Learning
+(courses, quizzes, school sign-on).
 """
 
 from __future__ import annotations

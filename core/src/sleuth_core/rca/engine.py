@@ -1104,7 +1104,8 @@ def decide(
     ):
         # A resource of a service no change touched ran out (its use rose or its headroom fell)
         # and nothing else failed first: load or growth from outside the change data.
-        ext_cause = f"{basis.metric} of {origin} shifted: a resource running out, no change to it"
+        moved = "fell" if _HEADROOM_METRIC.search(basis.metric.lower()) else "rose"
+        ext_cause = f"a resource running out: {basis.metric} of {origin} {moved}, no change to it"
         ext_strength, ext_category = 1.0, "resource_exhaustion"
     common = (
         origin,
@@ -1802,7 +1803,7 @@ def _external_remediation(cause: str, category: Category = "unknown") -> str:
     if "traffic" in lowered:
         return "Scale out or shed load (rate limits); no rollback is needed."
     if "a resource running out" in lowered:
-        return "Add capacity or free the resource (see the service's runbook); no rollback is needed."
+        return "Add capacity or free the resource (see its runbook); no rollback is needed."
     if "neighbour" in lowered or "host saturation" in lowered:
         return "Move the workload off the saturated host; no rollback is needed."
     if lowered.startswith("node "):
@@ -1934,7 +1935,7 @@ def _external(
         found.append(
             (
                 2.0,
-                f"{peers[0]}, an outside dependency, failing (unavailable, refusing or timing out)",
+                f"the outside dependency {peers[0]} failing (unavailable, refusing or timing out)",
                 "dependency_failure",
             )
         )
