@@ -3049,6 +3049,263 @@ def xt32_report_exit_none() -> ExtIncident:
     return inc
 
 
+# --- more change-caused stories in the first companies' vocabularies -----------------------------
+
+
+def xt33_kyc_retry_429() -> ExtIncident:
+    now = ts("2026-12-02T11:30")
+    inc = ExtIncident(
+        "xt33-kyc-retry-429",
+        "kyc-svc verification failures above 5%",
+        """A kyc-svc commit replaced the bounded retry on VeriPass calls with tenacity and forgot
+        the stop condition: every 5xx or 429 is retried immediately, forever, until the request
+        deadline. At the 10:30 morning peak VeriPass started answering 429 Too Many Requests to
+        the flood of retries, and verifications failed. A kyc-svc deploy that only renamed a
+        metric (it names VeriPass too) went out later; an app-bff deploy is unrelated.""",
+        now,
+        FERNBANK,
+        seed=2333,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-02T09:20"), 9)
+    guilty = inc.code(
+        ts("2026-12-02T09:34"),
+        "kyc-svc",
+        "RISK-2044 Use tenacity for VeriPass calls",
+        "kyc/providers/veripass.py",
+        """def submit(payload):
+    for attempt in range(3):
+        resp = http.post(VERIPASS_URL, json=payload, timeout=8)
+        if resp.status_code < 500:
+            return resp
+        time.sleep(2 ** attempt)
+    return resp""",
+        """@retry(retry=retry_if_result(lambda r: r.status_code >= 429))
+def submit(payload):
+    return http.post(VERIPASS_URL, json=payload, timeout=8)""",
+        22,
+    )
+    gd = inc.deploy(ts("2026-12-02T09:52"), "kyc-svc")
+    onset = ts("2026-12-02T10:31")
+    m = inc.code(
+        ts("2026-12-02T10:40"),
+        "kyc-svc",
+        "RISK-2051 Rename veripass latency metric",
+        "kyc/metrics.py",
+        'LATENCY = Histogram("veripass_seconds", "VeriPass call latency")',
+        'LATENCY = Histogram("kyc_veripass_request_seconds", "VeriPass call latency")',
+        5,
+    )
+    md = inc.deploy(ts("2026-12-02T10:55"), "kyc-svc")
+    b = inc.code(
+        ts("2026-12-02T10:05"),
+        "app-bff",
+        "CARD-2210 Onboarding screen shows verification progress",
+        "src/screens/onboarding.ts",
+        "return { step: v.step };",
+        "return { step: v.step, progress: v.progress };",
+        18,
+    )
+    bd = inc.deploy(ts("2026-12-02T10:20"), "app-bff")
+    inc.errors(
+        "kyc-svc",
+        onset,
+        now,
+        2.0,
+        lambda r: (
+            f"verification V-{r.randint(100000, 999999)} failed: POST https://api.veripass.example/v2/checks 429 Too Many Requests after {r.randint(40, 90)} attempts"
+        ),
+    )
+    inc.metric(
+        "veripass_requests_per_second",
+        "kyc-svc",
+        lambda x: 6 if x < onset else 140,
+        labels={"direction": "outbound"},
+        digits=1,
+    )
+    inc.fleet(kyc_svc={"err": add(step(onset, 0, 0.2))})
+    inc.alert = alerts.datadog(
+        "kyc-svc verification failures above 5%",
+        "kyc-svc",
+        ts("2026-12-02T11:02"),
+        "critical",
+        "sum:kyc.verifications.failed{*}.as_rate()",
+        0.2,
+        0.05,
+        ["team:onboarding"],
+    )
+    inc.blame(guilty, [gd], "kyc-svc", "code_defect", [m, md, b, bd], onset)
+    return inc
+
+
+def xt34_manifest_field_rename() -> ExtIncident:
+    now = ts("2026-12-04T21:00")
+    inc = ExtIncident(
+        "xt34-manifest-field-rename",
+        "playback start failures above 2%",
+        """A manifest-svc commit renamed the JSON field drm_key_id to key_id in its playback
+        descriptor ("match the DASH spec"); playback-api, which reads the descriptor, raised
+        KeyError: 'drm_key_id' for every DRM title from the 20:10 manifest-svc deploy on. Only
+        playback-api fails (it calls manifest-svc). A playback-api commit about heartbeat
+        intervals and a license-svc deploy are nearby.""",
+        now,
+        CORVID,
+        seed=2334,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-04T19:30"), 9)
+    guilty = inc.code(
+        ts("2026-12-04T19:48"),
+        "manifest-svc",
+        "Rename drm_key_id to key_id in playback descriptors",
+        "internal/descriptor/descriptor.go",
+        'type Descriptor struct {\n\tURL      string `json:"url"`\n\tDRMKeyID string `json:"drm_key_id"`\n}',
+        'type Descriptor struct {\n\tURL   string `json:"url"`\n\tKeyID string `json:"key_id"`\n}',
+        12,
+    )
+    gd = inc.deploy(ts("2026-12-04T20:10"), "manifest-svc")
+    onset = ts("2026-12-04T20:11")
+    hb = inc.code(
+        ts("2026-12-04T19:55"),
+        "playback-api",
+        "Heartbeat every 30s instead of 10s",
+        "playback/heartbeat.py",
+        "HEARTBEAT_SECONDS = 10",
+        "HEARTBEAT_SECONDS = 30",
+        4,
+    )
+    hbd = inc.deploy(ts("2026-12-04T20:02"), "playback-api")
+    lc = inc.code(
+        ts("2026-12-04T20:15"),
+        "license-svc",
+        "Cache device certificates per session",
+        "src/main/java/com/corvid/drm/DeviceCerts.java",
+        "        return vault.read(path);",
+        "        return cache.computeIfAbsent(path, vault::read);",
+        33,
+    )
+    lcd = inc.deploy(ts("2026-12-04T20:30"), "license-svc")
+    stack = py_stack(
+        "KeyError",
+        "'drm_key_id'",
+        [
+            ("/app/playback/views.py", 64, "start_playback", "desc = manifests.descriptor(title)"),
+            ("/app/playback/drm.py", 31, "license_url", 'key = desc["drm_key_id"]'),
+        ],
+    )
+    inc.errors(
+        "playback-api",
+        onset,
+        now,
+        2.2,
+        lambda r: (
+            f"playback start failed for title tt-{r.randint(10000, 99999)}: KeyError 'drm_key_id'"
+        ),
+        exc_info=stack,
+    )
+    inc.fleet(playback_api={"err": add(step(onset, 0, 0.06))})
+    inc.alert = alerts.generic(
+        "playback start failures above 2%",
+        "playback-api",
+        ts("2026-12-04T20:40"),
+        "P1",
+        {"source": "opsgenie", "alias": "playback-start", "message": "start failure ratio 6%"},
+    )
+    inc.blame(guilty, [gd], "manifest-svc", "code_defect", [hb, hbd, lc, lcd], onset)
+    return inc
+
+
+def xt35_lobby_buffer_leak() -> ExtIncident:
+    now = ts("2026-12-06T23:30")
+    inc = ExtIncident(
+        "xt35-lobby-buffer-leak",
+        "lobby-gw pods restarting",
+        """A lobby-gw commit kept every party's last 500 chat frames in a per-connection replay
+        buffer that is never trimmed when members leave; memory grew from the 19:40 deploy until
+        the pods hit their 1 GiB limit and were OOM-killed from 22:05. A lobby-gw commit about
+        ready-check timeouts sits in the same release window, and a chat-gw deploy came later.""",
+        now,
+        BRAMBLEWOOD,
+        seed=2335,
+        hours=9,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-06T18:50"), 9)
+    guilty = inc.code(
+        ts("2026-12-06T19:12"),
+        "lobby-gw",
+        "[lobby] Replay recent party frames to reconnecting members",
+        "src/party/replay.ts",
+        "export function onFrame(party: Party, frame: Frame) {\n  broadcast(party, frame);\n}",
+        "const replay = new Map<string, Frame[]>();\n\nexport function onFrame(party: Party, frame: Frame) {\n  const buf = replay.get(party.id) ?? [];\n  buf.push(frame);\n  replay.set(party.id, buf.slice(-500));\n  broadcast(party, frame);\n}",
+        10,
+    )
+    other = inc.code(
+        ts("2026-12-06T19:25"),
+        "lobby-gw",
+        "[lobby] Ready check times out after 20s",
+        "src/lobby/ready.ts",
+        "const READY_TIMEOUT_MS = 30_000;",
+        "const READY_TIMEOUT_MS = 20_000;",
+        7,
+    )
+    gd = inc.deploy(ts("2026-12-06T19:40"), "lobby-gw")
+    cg = inc.code(
+        ts("2026-12-06T21:40"),
+        "chat-gw",
+        "[chat] Drop typing indicators older than 5s",
+        "src/typing.ts",
+        "if (age > 10_000) drop(ev);",
+        "if (age > 5_000) drop(ev);",
+        21,
+    )
+    cgd = inc.deploy(ts("2026-12-06T21:55"), "chat-gw")
+    onset = ts("2026-12-06T19:40")
+    oom = ts("2026-12-06T22:05")
+    for k in range(7):
+        inc.log(
+            oom + (k * 11) * MINUTE,
+            "k8s-events",
+            "WARNING",
+            f"Container lobby-gw in pod lobby-gw-6f8-{k}w was OOMKilled (exit code 137), memory limit 1Gi",
+            reason="OOMKilled",
+        )
+    inc.errors(
+        "lobby-gw",
+        oom,
+        now,
+        1.0,
+        "websocket closed (1006): lobby-gw restarting, clients reconnecting",
+        level="WARNING",
+    )
+    inc.errors(
+        "lobby-gw",
+        oom + MINUTE,
+        now,
+        0.4,
+        "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+        level="CRITICAL",
+    )
+    inc.metric(
+        "nodejs_heap_used_bytes",
+        "lobby-gw",
+        ramp(onset, oom, 2.1e8, 1.0e9),
+        jitter=0.02,
+        digits=0,
+    )
+    inc.fleet(lobby_gw={"err": add(step(oom, 0, 0.02))})
+    inc.alert = alerts.grafana(
+        "lobby-gw pods restarting",
+        "lobby-gw",
+        ts("2026-12-06T22:50"),
+        "warning",
+        "container restarts",
+        "7",
+    )
+    inc.blame(guilty, [gd], "lobby-gw", "code_defect", [other, cg, cgd], onset)
+    return inc
+
+
 TUNE = [
     xt01_dispatch_routing_timeout,
     xt02_ingest_null_geofence,
@@ -3082,4 +3339,7 @@ TUNE = [
     xt30_idhub_timeouts,
     xt31_quiz_nil_map,
     xt32_report_exit_none,
+    xt33_kyc_retry_429,
+    xt34_manifest_field_rename,
+    xt35_lobby_buffer_leak,
 ]

@@ -266,7 +266,7 @@ def _dates_in(text: str) -> list[date]:
     return found
 
 
-_HOST_METRIC = re.compile(r"steal|host|node|neighbou?r|hypervisor|iowait|noisy")
+_HOST_METRIC = re.compile(r"steal|host|(?<![a-z])node(?!js)|neighbou?r|hypervisor|iowait|noisy")
 _BUSY_METRIC = re.compile(
     r"cpu|util|load|steal|saturation|iops|iowait|io_wait|disk_(?:busy|queue)|connections|activity|"
     r"clients"
@@ -820,6 +820,9 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             rel = _gain(rel, _COMPOUND_GAIN * len(compounds[:2]))
             matched = (*matched, *compounds[:2])
         done = altered_mechanisms(changed_lines(change.diff)) | altered_mechanisms(change.summary)
+        if "null" in shown and _removes_what_is_missing(change.diff, signature):
+            # The failure finds a key or field missing that the change removed or renamed.
+            done = done | {"null"}
         retuned = retuned_settings(change.diff)
         common = sorted(done & shown)
         if common:
@@ -1390,7 +1393,8 @@ _MECHANISMS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
         (
             "memory",
             r"out of memory|\boom\b|oomkill|heap|memory|\brss\b|gc pause|allocation",
-            r"buffer|batch_?size|heap|memory|\bxmx|max_?size|cache_?size|preload|in.memory",
+            r"buffer|\bbuf\b|batch_?size|heap|memory|\bxmx|max_?size|cache_?size|preload|in.memory|"
+            r"new (?:Map|Set)\b|\.push\(|\.append\(|unbounded",
         ),
         (
             "limit",
@@ -1473,6 +1477,24 @@ def inert(change: Change) -> bool:
         return True
     lines = changed_lines(change.diff).splitlines()
     return bool(lines) and all(_INERT_LINE.match(line) for line in lines)
+
+
+def _removes_what_is_missing(diff: str, signature: Mapping[str, float]) -> bool:
+    """Whether a diff removes (and does not add back) an identifier of the failure's
+    (``drm_key_id`` removed, the failure a ``KeyError: 'drm_key_id'``).
+
+    >>> diff = "-    key = d['drm_key_id']\n+    key = d['key_id']"
+    >>> _removes_what_is_missing(diff, {"drm_key_id": 3.0})
+    True
+    """
+    removed = "\n".join(
+        line[1:] for line in diff.splitlines() if line[:1] == "-" and not line.startswith("---")
+    )
+    added = "\n".join(
+        line[1:] for line in diff.splitlines() if line[:1] == "+" and not line.startswith("+++")
+    )
+    gone = set(signature_terms([removed])) - set(signature_terms([added]))
+    return any(("_" in t or "." in t) and t in signature for t in gone)
 
 
 def changed_lines(diff: str) -> str:
