@@ -1483,7 +1483,7 @@ def _removes_what_is_missing(diff: str, signature: Mapping[str, float]) -> bool:
     """Whether a diff removes (and does not add back) an identifier of the failure's
     (``drm_key_id`` removed, the failure a ``KeyError: 'drm_key_id'``).
 
-    >>> diff = "-    key = d['drm_key_id']\n+    key = d['key_id']"
+    >>> diff = "-    key = d['drm_key_id']\\n+    key = d['key_id']"
     >>> _removes_what_is_missing(diff, {"drm_key_id": 3.0})
     True
     """
