@@ -1089,8 +1089,9 @@ def decide(
         if ext_category == "data_quality" and ext_strength >= 2:
             # Bad input arrives on its own schedule; a change that broke the handling of good
             # input (its mechanism: parsing, validation) shows with the first records after it
-            # shipped, not hours later.
-            overruled = not (mechanism and onset - best.effective_at <= _BAD_INPUT_LEAD)
+            # shipped, not hours later (unless the records come in the runs of a periodic job).
+            soon = onset - best.effective_at <= _BAD_INPUT_LEAD
+            overruled = not (mechanism and (soon or not _continuous(evidence, origin, onset)))
         timed = any(m in _TIME_EVIDENCE for m in best.matched)
         # A moderate outside sign is overruled by what a change does (its mechanism, its stack's
         # code) or by time evidence, never by shared words alone (a provider's host name).
