@@ -3306,6 +3306,96 @@ def xt35_lobby_buffer_leak() -> ExtIncident:
     return inc
 
 
+def xt36_zone_packet_loss() -> ExtIncident:
+    now = ts("2026-12-09T02:30")
+    inc = ExtIncident(
+        "xt36-zone-packet-loss",
+        "dispatch-api error ratio above 1%",
+        """A top-of-rack switch in one availability zone began dropping packets at 01:20; the pods
+        on the three nodes behind it (dispatch-api, yard-svc and eta-predictor replicas) saw
+        connection resets and i/o timeouts to each other and to fleetdb. No change caused it:
+        a yard-svc deploy and a dispatch-api commit about load search sit nearby.""",
+        now,
+        TIDEWATER,
+        seed=2336,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-09T00:30"), 8)
+    c = inc.code(
+        ts("2026-12-09T00:48"),
+        "dispatch-api",
+        "feat(dispatch): search loads by origin city prefix",
+        "internal/loads/search.go",
+        '\tq := db.Where("origin_city = ?", city)',
+        '\tq := db.Where("origin_city LIKE ?", city+"%")',
+        27,
+    )
+    d = inc.deploy(ts("2026-12-09T01:05"), "dispatch-api")
+    y = inc.code(
+        ts("2026-12-09T00:58"),
+        "yard-svc",
+        "fix(yard): dock door labels sort naturally",
+        "yard/doors/sort.py",
+        "    return sorted(doors, key=lambda d: d.label)",
+        "    return sorted(doors, key=natural_key)",
+        12,
+    )
+    yd = inc.deploy(ts("2026-12-09T01:14"), "yard-svc")
+    onset = ts("2026-12-09T01:20")
+    inc.errors(
+        "dispatch-api",
+        onset,
+        now,
+        1.2,
+        lambda r: (
+            f"read tcp 10.40.{r.randint(1, 3)}.{r.randint(2, 250)}:{r.randint(40000, 60000)}->10.40.9.14:5432: read: connection reset by peer"
+        ),
+    )
+    inc.errors(
+        "yard-svc",
+        onset + MINUTE,
+        now,
+        0.8,
+        lambda r: (
+            "fleetdb query failed: could not receive data from server: Connection timed out (10.40.9.14:5432)"
+        ),
+    )
+    inc.errors(
+        "eta-predictor",
+        onset + MINUTE,
+        now,
+        0.6,
+        lambda r: f"dial tcp 10.40.2.{r.randint(2, 250)}:8080: i/o timeout",
+    )
+    for node in ("ip-10-40-1-17", "ip-10-40-1-52", "ip-10-40-1-88"):
+        inc.metric(
+            "node_network_receive_drop_per_second",
+            "k8s",
+            step(onset, 0.0, 40.0),
+            labels={"node": node, "zone": "us-east-1b"},
+            digits=1,
+        )
+    inc.fleet(dispatch_api={"err": add(step(onset, 0, 0.02))})
+    inc.alert = alerts.alertmanager(
+        "DispatchErrorRatio",
+        "dispatch-api",
+        ts("2026-12-09T01:55"),
+        "warning",
+        "dispatch-api error ratio above 1%",
+        "error ratio 2.1%.",
+        'sum(rate(http_requests_total{service="dispatch-api",code=~"5.."}[5m])) / sum(rate(http_requests_total{service="dispatch-api"}[5m])) > 0.01',
+        team="dispatch",
+    )
+    inc.outside(
+        "packet loss in one availability zone (a top-of-rack switch)",
+        "dispatch-api",
+        "infrastructure",
+        [c, d, y, yd],
+        onset,
+    )
+    return inc
+
+
 TUNE = [
     xt01_dispatch_routing_timeout,
     xt02_ingest_null_geofence,
@@ -3342,4 +3432,5 @@ TUNE = [
     xt33_kyc_retry_429,
     xt34_manifest_field_rename,
     xt35_lobby_buffer_leak,
+    xt36_zone_packet_loss,
 ]
