@@ -630,8 +630,8 @@ def report(
     for onset in analysis.onsets:
         if onset.basis == "metric":
             bullets.append(
-                f"- {_c(onset.metric)} of **{_i(onset.service, 100)}** started climbing at "
-                f"{_t(onset.at)}, before the errors (a slow build-up) "
+                f"- {_c(onset.metric)} of **{_i(onset.service, 100)}** left its baseline at "
+                f"{_t(onset.at)}, before any errors (a build-up, or a failure seen in the metric) "
                 f"{metric_cite(onset.service, onset.metric)}"
             )
     if bullets:
