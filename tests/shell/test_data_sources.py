@@ -140,8 +140,7 @@ def test_headers_encrypted_at_rest_and_snapshots_outlive_their_source(
 
 
 async def _save(session: Any, kept: list[snapshots.NewSnapshot]) -> None:
-    snapshots.save(session, kept)
-    await session.commit()
+    await snapshots.save(create_session_factory(session.bind), kept)
 
 
 async def _cipher(url: str) -> HeaderCipher:

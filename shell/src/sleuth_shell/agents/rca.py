@@ -16,6 +16,7 @@ become deploy change records for the engine, each cited as its log line. Source 
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +55,7 @@ from sleuth_shell.agents.sources import (
     log_source,
     metric_source,
 )
+from sleuth_shell.agents.trace_evidence import TraceFindings, add_to_evidence, read_traces
 
 __all__ = [
     "CHANGE_LOOKBACK",
@@ -142,6 +144,10 @@ class Gathered:
     #: What each cited source vouches for (source id -> text), from what was read here, so the
     #: claim check need not read it again.
     texts: dict[int, str] = field(default_factory=dict)
+    traced: TraceFindings | None = None
+    """What the trace store showed (already in ``evidence``)."""
+    logged: set[str] = field(default_factory=set)
+    """The services with errors in the logs."""
 
     @property
     def has_data(self) -> bool:
@@ -219,18 +225,53 @@ async def gather(
     for a question about the window ``window_start``..``fired`` (then only that window is read
     for the onset, and the report speaks of the window, not of an alert); ``expression`` is the
     alert's own query, read from the data sources too."""
-    org = ctx.org_id
     asked = window_start is not None
     start, end = look_back(fired, ctx.now)
     if window_start is not None:
         start = window_start
+    # The data sources answer over the network: their pull runs while the stores are read (its
+    # series join the stored ones where the engine's input is put together), and so does the
+    # reading of the trace store.
+    pulling = asyncio.create_task(
+        pull_for(ctx, services=[service, *known], start=start, end=end, expression=expression)
+    )
+    tracing = asyncio.create_task(read_traces(ctx, start, end))
+    try:
+        gathered = await _gather_stores(
+            ctx, pulling, title, service, fired, text, known, start, end, asked
+        )
+        traced = await tracing
+    finally:
+        for task in (pulling, tracing):
+            if not task.done():  # a store failed: the others are not waited for
+                task.cancel()
+    gathered.logged = {
+        s.service for s in (*gathered.evidence.errors, *gathered.evidence.signatures)
+    }
+    gathered.evidence = add_to_evidence(gathered.evidence, traced)
+    gathered.traced = traced
+    gathered.queries += traced.queries
+    return gathered
+
+
+async def _gather_stores(
+    ctx: AgentContext,
+    pulling: asyncio.Task[Pulled],
+    title: str,
+    service: str,
+    fired: datetime,
+    text: str,
+    known: Sequence[str],
+    start: datetime,
+    end: datetime,
+    asked: bool,
+) -> Gathered:
+    """`gather`'s reading of the stores, ``pulling`` (the data sources' pull) awaited where its
+    series are needed."""
+    org = ctx.org_id
     queries = 0
     # Changes and metrics first (the logs are read in any case).
     metrics = await ctx.metrics.query(org, start, end, None, None, 300)
-    pulled = await pull_for(
-        ctx, services=[service, *known], start=start, end=end, expression=expression
-    )
-    metrics = [*metrics, *pulled.series]
     records = await ctx.changes.query(org, fired - CHANGE_LOOKBACK, end, None, None, None, 1000)
     queries += 2
     bounds = await ctx.logs.time_bounds(org)
@@ -286,6 +327,8 @@ async def gather(
                 group[5] = code_location(line.attributes)
         for sample, count, first, last, level, detail in groups.values():
             signatures.append(ErrorSignature(svc, sample, count, first, last, level, detail))
+    pulled = await pulling
+    metrics = [*metrics, *pulled.series]
     metric_points = [
         MetricPoints(m.name, m.service, m.points, tuple(sorted(m.labels.items()))) for m in metrics
     ]

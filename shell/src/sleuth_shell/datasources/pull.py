@@ -29,6 +29,7 @@ import asyncio
 import math
 import re
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -80,6 +81,8 @@ TARGET_POINTS = 500
 #: Seconds a source's discovered queries (services and series names) are reused.
 PLAN_TTL = 60.0
 _MAX_PLANS = 1000
+#: HTTP clients kept per event loop (one per data source, the least recently used closed first).
+_MAX_CLIENTS = 64
 #: Queries per role and service.
 _ROLE_LIMITS = {"errors": 3, "latency": 2, "saturation": 4, "traffic": 2}
 _ROLE_ORDER = ("errors", "latency", "saturation", "traffic")
@@ -353,6 +356,33 @@ class PrometheusPull:
         self._cipher: HeaderCipher | None = None
         self.plan_ttl = plan_ttl
         self._plans: dict[tuple[Any, ...], tuple[float, tuple[PlannedQuery, ...]]] = {}
+        self._clients: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[tuple[int, str, str | None], PrometheusClient]
+        ] = weakref.WeakKeyDictionary()
+
+    async def _client(self, source: _Source, cipher: HeaderCipher) -> PrometheusClient:
+        """The source's client on the running event loop, kept from one pull to the next so its
+        connections are reused (no connect per investigation); a new one once the source's URL
+        or headers change, the least recently used closed beyond :data:`_MAX_CLIENTS`.
+        :class:`SealedHeadersError` when the stored headers cannot be opened."""
+        clients = self._clients.setdefault(asyncio.get_running_loop(), {})
+        key = (source.id, source.url, source.headers)
+        client = clients.pop(key, None)
+        if client is None:
+            headers = cipher.open(source.org_id, source.headers) if source.headers else {}
+            client = PrometheusClient(source.url, headers, timeout=self.timeout)
+            stale = [k for k in clients if k[0] == source.id]
+            while len(clients) - len(stale) >= _MAX_CLIENTS:
+                stale.append(next(k for k in clients if k not in stale))
+            for old in stale:
+                await clients.pop(old).aclose()
+        clients[key] = client  # the most recently used last
+        return client
+
+    async def aclose(self) -> None:
+        """Close the clients kept on the running event loop."""
+        for client in self._clients.pop(asyncio.get_running_loop(), {}).values():
+            await client.aclose()
 
     async def _get_cipher(self) -> HeaderCipher:
         if self._cipher is None:
@@ -373,11 +403,7 @@ class PrometheusPull:
         outcomes = await asyncio.gather(
             *(self._source(source, cipher, request, share) for source in sources)
         )
-        kept = [snap for outcome in outcomes for snap in outcome.snapshots]
-        if kept:
-            async with self._sessions() as session:
-                snapshots.save(session, kept)
-                await session.commit()
+        await snapshots.save(self._sessions, [s for outcome in outcomes for s in outcome.snapshots])
         return Pulled(
             tuple(q for outcome in outcomes for q in outcome.queries),
             tuple(note for outcome in outcomes for note in outcome.notes),
@@ -389,14 +415,13 @@ class PrometheusPull:
     ) -> _Outcome:
         outcome = _Outcome([], [], [])
         try:
-            headers = cipher.open(source.org_id, source.headers) if source.headers else {}
+            client = await self._client(source, cipher)
         except SealedHeadersError as exc:
             outcome.notes.append(f"Data source {_bold(source.name)} was not queried: {exc}.")
             return outcome
         try:
             async with asyncio.timeout(self.budget):
-                async with PrometheusClient(source.url, headers, timeout=self.timeout) as client:
-                    await self._read(client, source, request, points, outcome)
+                await self._read(client, source, request, points, outcome)
         except TimeoutError:
             outcome.notes.append(
                 f"Data source {_bold(source.name)} did not finish within {self.budget:g} s; "
