@@ -55,7 +55,13 @@ from sleuth_shell.agents.sources import (
     log_source,
     metric_source,
 )
-from sleuth_shell.agents.trace_evidence import TraceFindings, add_to_evidence, read_traces
+from sleuth_shell.agents.trace_evidence import (
+    SPAN_SERIES,
+    TraceFindings,
+    add_to_evidence,
+    durations_source,
+    read_traces,
+)
 
 __all__ = [
     "CHANGE_LOOKBACK",
@@ -518,6 +524,10 @@ def report(
         pulled = gathered.pulled.query_of(service, name)
         if pulled is not None:
             return noted(cite(pulled_source(pulled)), pulled_text(pulled, gathered.pulled.notes))
+        if name == SPAN_SERIES and gathered.traced is not None:
+            # The traces' span durations: cited as the service's traces, not the metric store.
+            record = durations_source(gathered.traced, service, public_url)
+            return noted(cite(record), f"{service} {name} {points}")
         return noted(
             cite(
                 metric_source(
@@ -670,12 +680,17 @@ def report(
             f"- **{_i(sig.service, 100)}** {_c(sig.message)}: {sig.count} time(s), first "
             f"{_t(sig.first_seen)}, last {_t(sig.last_seen)} {cite_errors([sig.service])}"
         )
+    erring = {e.service for e in ev.errors}
     for onset in analysis.onsets:
         if onset.basis == "metric":
+            how = (
+                "before the errors (a slow build-up)"
+                if onset.service in erring
+                else "with no error to show it (the failure shows in this series)"
+            )
             bullets.append(
                 f"- {_c(onset.metric)} of **{_i(onset.service, 100)}** started climbing at "
-                f"{_t(onset.at)}, before the errors (a slow build-up) "
-                f"{metric_cite(onset.service, onset.metric)}"
+                f"{_t(onset.at)}, {how} {metric_cite(onset.service, onset.metric)}"
             )
     if bullets:
         parts.append("## Evidence\n\n" + "\n".join(bullets))

@@ -87,7 +87,8 @@ async def save(sessions: async_sessionmaker[AsyncSession], kept: Sequence[NewSna
         return
     rows = []
     for snap in kept:
-        doc = content(snap.query, format_ts(snap.start), format_ts(snap.end), snap.step, snap.points)
+        start, end = format_ts(snap.start), format_ts(snap.end)
+        doc = content(snap.query, start, end, snap.step, snap.points)
         rows.append(
             {
                 "id": snap.artifact_id,
