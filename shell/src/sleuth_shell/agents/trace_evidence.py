@@ -47,6 +47,7 @@ __all__ = [
     "cited_ids",
     "durations_source",
     "errors_citer",
+    "failure_of",
     "findings_text",
     "read_traces",
     "stack_frames",
@@ -135,7 +136,7 @@ def stack_frames(stacktrace: str, limit: int = 3) -> tuple[str, ...]:
     return tuple(dict.fromkeys(frames))[:limit]
 
 
-def _failure(span: Span) -> tuple[str, tuple[str, ...]]:
+def failure_of(span: Span) -> tuple[str, tuple[str, ...]]:
     """A failed span's message (its first exception, else its status message) and frames."""
     for event in span.events:
         attrs = event.get("attributes") or {}
@@ -178,7 +179,7 @@ async def read_traces(
     groups: dict[tuple[str, str], list[tuple[Span, str, tuple[str, ...]]]] = {}
     for span in sorted(failed, key=lambda s: (s.start, s.span_id)):
         counts.setdefault(span.service, Counter())[_bucket(span.start, bucket_seconds)] += 1
-        message, frames = _failure(span)
+        message, frames = failure_of(span)
         groups.setdefault((span.service, message_template(message)), []).append(
             (span, message, frames)
         )
