@@ -229,11 +229,11 @@ def _add_sources(factory: Any, org: Any, sources: list[tuple[str, str, str]]) ->
 def _pull(url: str, org_id: int, request: PullRequest, **options: Any) -> Any:
     async def go() -> Any:
         engine = create_engine(url)
+        pull = PrometheusPull(create_session_factory(engine), None, **options)
         try:
-            return await PrometheusPull(create_session_factory(engine), None, **options).pull(
-                org_id, request
-            )
+            return await pull.pull(org_id, request)
         finally:
+            await pull.aclose()
             await engine.dispose()
 
     return asyncio.run(go())

@@ -243,6 +243,7 @@ async def gather(
     )
     tracing = asyncio.create_task(read_traces(ctx, start, end))
     try:
+        await asyncio.sleep(0)  # the pull sends its first request before the stores are read
         gathered = await _gather_stores(
             ctx, pulling, title, service, fired, text, known, start, end, asked
         )

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_shell.agents.base import MetricSeries, Pulled, PulledQuery, PullRequest
@@ -46,8 +47,9 @@ from sleuth_shell.datasources.prometheus import (
     SeriesResult,
     sample_value,
 )
-from sleuth_shell.datasources.store import list_all, load_cipher
-from sleuth_shell.db.models import utcnow
+from sleuth_shell.datasources.store import load_cipher
+from sleuth_shell.db.hot_reads import HotStatements
+from sleuth_shell.db.models import DataSource, utcnow
 
 __all__ = [
     "MAX_POINTS",
@@ -256,6 +258,16 @@ def _window(step: float) -> str:
     return f"{seconds // 60}m" if seconds % 60 == 0 else f"{seconds}s"
 
 
+def _sources_statement() -> Select[Any]:
+    """The organization's data sources as a pull reads them (``org_id`` bound), oldest first."""
+    d = DataSource
+    return (
+        select(d.id, d.org_id, d.name, d.url, d.service_label, d.headers)
+        .where(d.org_id == bindparam("org_id"))
+        .order_by(d.id)
+    )
+
+
 @dataclass(frozen=True)
 class _Source:
     id: int
@@ -348,6 +360,7 @@ class PrometheusPull:
         plan_ttl: float = PLAN_TTL,
     ) -> None:
         self._sessions = sessions
+        self._hot = HotStatements(sessions)
         self._secret_key = secret_key
         self.timeout = timeout
         self.budget = budget
@@ -391,18 +404,17 @@ class PrometheusPull:
 
     async def pull(self, org_id: int, request: PullRequest) -> Pulled:
         """Query every data source of ``org_id`` for ``request`` and keep the answers."""
-        async with self._sessions() as session:
-            sources = [
-                _Source(r.id, r.org_id, r.name, r.url, r.service_label, r.headers)
-                for r in await list_all(session, org_id)
-            ]
+        # Read like the other stores the agents read (the hot-read path: on SQLite no session and
+        # no wait for the loop, so the first request goes out before the other reads start).
+        rows = await self._hot.rows("data_sources", _sources_statement, {"org_id": org_id})
+        sources = [_Source(*row) for row in rows]
         if not sources:
             return Pulled()
         cipher = await self._get_cipher()
         share = max(1, self.max_points // len(sources))
-        outcomes = await asyncio.gather(
-            *(self._source(source, cipher, request, share) for source in sources)
-        )
+        reads = [self._source(source, cipher, request, share) for source in sources]
+        # One source is read in this task: its request goes out now, not after a scheduling round.
+        outcomes = [await reads[0]] if len(reads) == 1 else await asyncio.gather(*reads)
         await snapshots.save(self._sessions, [s for outcome in outcomes for s in outcome.snapshots])
         return Pulled(
             tuple(q for outcome in outcomes for q in outcome.queries),
