@@ -316,6 +316,43 @@ def test_pull_stops_at_the_bound_on_points(
                          "per investigation).",)  # fmt: skip
 
 
+@pytest.mark.xdist_group("prometheus")
+def test_a_source_keeps_its_client_until_its_headers_change(
+    prometheus_incident: tuple[str, datetime], factory: Any, migrated_url: str
+) -> None:
+    """Pulls reuse the source's HTTP client (and its connection); a new header set gets a new
+    client and the old one is closed; closing the pull closes the rest."""
+    prom_url, fired = prometheus_incident
+    org = factory.org()
+    _add_sources(factory, org, [("prom", prom_url, "service")])
+    cipher = asyncio.run(_cipher(factory.url))
+
+    async def go() -> tuple[Any, ...]:
+        engine = create_engine(migrated_url)
+        sessions = create_session_factory(engine)
+        puller = PrometheusPull(sessions, None)
+        try:
+            first = await puller.pull(org.id, _request(fired))
+            [client] = puller._clients[asyncio.get_running_loop()].values()
+            again = await puller.pull(org.id, _request(fired))
+            [same] = puller._clients[asyncio.get_running_loop()].values()
+            async with sessions() as session:
+                [row] = await store.list_all(session, org.id)
+                await store.update(session, row, {"headers": {"Authorization": "new"}}, cipher)
+            await puller.pull(org.id, _request(fired))
+            [fresh] = puller._clients[asyncio.get_running_loop()].values()
+            stale_closed = client._client.is_closed
+            await puller.aclose()
+            return first, again, client, same, fresh, stale_closed
+        finally:
+            await engine.dispose()
+
+    first, again, client, same, fresh, stale_closed = asyncio.run(go())
+    assert len(first.queries) == len(again.queries) == 4 and not again.notes
+    assert same is client and fresh is not client
+    assert stale_closed and fresh._client.is_closed
+
+
 @pytest.fixture(scope="module")
 def victoria(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, datetime]]:
     from prometheus_harness import alert_time
