@@ -138,6 +138,7 @@ def test_pull_within_twice_the_embedded_store(setup: dict[str, Any], benchmark: 
     run = setup["run"]
     pulled = run(setup["pulling"])
     embedded = run(setup["embedded"])
+
     # The same evidence reaches the engine both ways (the claim check's counts differ: the
     # pulling report has its "Data sources" section to check as well).
     def engine(analysis: dict[str, Any]) -> dict[str, Any]:

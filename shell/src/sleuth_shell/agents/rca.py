@@ -252,9 +252,8 @@ async def gather(
         for task in (pulling, tracing):
             if not task.done():  # a store failed: the others are not waited for
                 task.cancel()
-    gathered.logged = {
-        s.service for s in (*gathered.evidence.errors, *gathered.evidence.signatures)
-    }
+    logged = gathered.evidence
+    gathered.logged = {e.service for e in logged.errors} | {s.service for s in logged.signatures}
     gathered.evidence = add_to_evidence(gathered.evidence, traced)
     gathered.traced = traced
     gathered.queries += traced.queries

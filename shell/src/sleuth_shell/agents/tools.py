@@ -1059,7 +1059,7 @@ class ToolRun:
         filters: dict[str, Any] = {"from": query["start"], "to": query["end"]}
         if services:
             query["services"] = list(services)
-        if len(services or ()) == 1:
+        if services and len(services) == 1:
             filters["service"] = services[0]
         if errors_only:
             query["errors_only"] = True

@@ -285,7 +285,9 @@ def add_to_evidence(evidence: Evidence, found: TraceFindings) -> Evidence:
     services, span durations and services added."""
     if not found.found:
         return evidence
-    named = dict.fromkeys(s.service for s in (*found.errors, *found.durations))
+    named = dict.fromkeys(
+        [*(e.service for e in found.errors), *(d.service for d in found.durations)]
+    )
     services = [*evidence.services, *(s for s in named if s not in evidence.services)]
     return dataclasses.replace(
         evidence,

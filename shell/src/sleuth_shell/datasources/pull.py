@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Select, bindparam, select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_shell.agents.base import MetricSeries, Pulled, PulledQuery, PullRequest
@@ -258,7 +258,7 @@ def _window(step: float) -> str:
     return f"{seconds // 60}m" if seconds % 60 == 0 else f"{seconds}s"
 
 
-def _sources_statement() -> Select[Any]:
+def _sources_statement() -> Any:
     """The organization's data sources as a pull reads them (``org_id`` bound), oldest first."""
     d = DataSource
     return (
