@@ -45,6 +45,7 @@ from sleuth_shell.agents.base import (
     LogRecord,
     LogStore,
     Pulled,
+    PulledQuery,
     SourceRecord,
 )
 from sleuth_shell.agents.claims import change_text
@@ -514,16 +515,24 @@ def report(
             cite(change_source(0, change=record, public_url=public_url)), change_text(record)
         )
 
+    pulled_texts: dict[str, str] = {}
+
+    def pulled_noted(marker: str, query: PulledQuery) -> str:
+        """``marker`` vouching for a pulled query (its text made once per query)."""
+        if query.artifact_id not in pulled_texts:
+            pulled_texts[query.artifact_id] = pulled_text(query, gathered.pulled.notes)
+        return noted(marker, pulled_texts[query.artifact_id])
+
     def metric_cite(service: str, name: str) -> str:
+        pulled = gathered.pulled.query_of(service, name)
+        if pulled is not None:
+            return pulled_noted(cite(pulled_source(pulled)), pulled)
         points = " ".join(
             f"{v:g}"
             for m in ev.metrics
             if m.service == service and m.name == name
             for _, v in m.points
         )
-        pulled = gathered.pulled.query_of(service, name)
-        if pulled is not None:
-            return noted(cite(pulled_source(pulled)), pulled_text(pulled, gathered.pulled.notes))
         if name == SPAN_SERIES and gathered.traced is not None:
             # The traces' span durations: cited as the service's traces, not the metric store.
             record = durations_source(gathered.traced, service, public_url)
@@ -764,11 +773,7 @@ def report(
     def pulled_cite(record: SourceRecord) -> str:
         query = by_artifact.get(str(record.get("artifact_id")))
         marker = cite(record)
-        return (
-            noted(marker, pulled_text(query, gathered.pulled.notes))
-            if query is not None
-            else marker
-        )
+        return pulled_noted(marker, query) if query is not None else marker
 
     sources_section = pulled_section(gathered.pulled, pulled_cite)
     if sources_section:
