@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from prometheus_harness import incident_exposition_ms, victoria_metrics
 from rca_memory import MemoryChanges, MemoryKnowledge, MemoryLogs, MemoryMetrics
 
-from sleuth_shell.agents import pulled
+from sleuth_shell.agents import pulled, rca
 from sleuth_shell.agents.base import AgentContext, ChangeRecord, PullRequest
 from sleuth_shell.agents.retrieval import RetrievalAgent
 from sleuth_shell.datasources import crypto, pull, snapshots, store
@@ -351,6 +351,41 @@ def test_a_source_keeps_its_client_until_its_headers_change(
     assert len(first.queries) == len(again.queries) == 4 and not again.notes
     assert same is client and fresh is not client
     assert stale_closed and fresh._client.is_closed
+
+
+def test_the_pull_runs_while_the_stores_are_read_and_stops_when_one_fails() -> None:
+    """The pull starts before the stores are read (the metric store here waits for it to have
+    started); a store that fails cancels it."""
+    started = asyncio.Event()
+    cancelled: list[bool] = []
+
+    class SlowSources:
+        async def pull(self, org_id: int, request: PullRequest) -> Any:
+            started.set()
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                cancelled.append(True)
+                raise
+
+    class BrokenMetrics:
+        async def query(self, *args: Any, **kwargs: Any) -> Any:
+            await asyncio.wait_for(started.wait(), 5)
+            raise RuntimeError("metric store down")
+
+    fired = datetime(2026, 3, 1, 12, tzinfo=UTC)
+    ctx = AgentContext(
+        org_id=1, now=fired, knowledge=MemoryKnowledge([]), logs=MemoryLogs([]),
+        public_url="http://sleuth.test", metrics=BrokenMetrics(), data_sources=SlowSources(),
+    )  # fmt: skip
+
+    async def go() -> list[bool]:
+        with pytest.raises(RuntimeError, match="metric store down"):
+            await rca.gather(ctx, title="Checkout failing", service="checkout", fired=fired)
+        await asyncio.sleep(0)
+        return list(cancelled)
+
+    assert asyncio.run(go()) == [True]
 
 
 @pytest.fixture(scope="module")

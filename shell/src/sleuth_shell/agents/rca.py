@@ -253,6 +253,8 @@ async def gather(
         for task in (pulling, tracing):
             if not task.done():  # a store failed: the others are not waited for
                 task.cancel()
+            elif not task.cancelled():
+                task.exception()  # seen: the first failure is the one raised
     logged = gathered.evidence
     gathered.logged = {e.service for e in logged.errors} | {s.service for s in logged.signatures}
     gathered.evidence = add_to_evidence(gathered.evidence, traced)
