@@ -5,8 +5,9 @@ row and its commit, then the finish (``UPDATE ... RETURNING``, usage row, rollup
 jobs) and its commit, through ``submit_interactions`` called in process (no HTTP). Each
 measurement is a child process on a fresh SQLite database, ``--requests`` calls after a warm-up,
 timed with ``time.process_time`` (CPU of the process, less sensitive than wall time to a shared
-machine's load). Rounds alternate the targets; printed per shape: each round's CPU microseconds
-per request, the same-round ratios current / baseline and their median, and the load average.
+machine's load). Rounds alternate the targets and their order; printed per shape: each round's
+CPU microseconds per request, the same-round ratios current / baseline and their median, and the
+load average.
 
 Shapes: ``plain`` (a question, nothing to notify) and ``chat`` (one chat channel to notify).
 Targets: ``baseline`` (``--baseline REV`` exported with ``git archive``), ``current`` (this
@@ -126,7 +127,10 @@ def main() -> None:
             results: dict[str, list[float]] = {name: [] for name in targets}
             for round_number in range(1, args.rounds + 1):
                 load = harness.loadavg()
-                for name, (source, fast) in targets.items():
+                # Odd rounds start with the baseline, even ones end with it.
+                order = list(targets) if round_number % 2 else list(reversed(targets))
+                for name in order:
+                    source, fast = targets[name]
                     results[name].append(measure(source, args.requests, shape, fast))
                 line = "  ".join(f"{name} {results[name][-1]:7.1f}" for name in targets)
                 print(f"{shape:5} round {round_number}: {line} us/request  load {load}")

@@ -19,7 +19,7 @@ session's. ``execute`` takes a Core statement with named bound parameters and re
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
 
 from sqlalchemy import event
@@ -107,17 +107,21 @@ def as_executor(target: AsyncSession | Executor) -> Executor:
     return target
 
 
-@asynccontextmanager
-async def write_transaction(
+def write_transaction(
     sessions: async_sessionmaker[AsyncSession], *, fast: bool
-) -> AsyncIterator[Executor]:
+) -> AbstractAsyncContextManager[Executor]:
     """One write transaction of its own: a direct transaction when ``fast`` and the sessions'
     engine has a direct writer (SQLite), else a new session's. Rolled back when the block is
     left without :meth:`Executor.commit`."""
     writer = direct_writer(sessions) if fast else None
     if writer is not None:
-        async with writer.transaction() as transaction:
-            yield transaction
-        return
+        return writer.transaction()
+    return _session_transaction(sessions)
+
+
+@asynccontextmanager
+async def _session_transaction(
+    sessions: async_sessionmaker[AsyncSession],
+) -> AsyncIterator[Executor]:
     async with sessions() as session:
         yield SessionExecutor(session)
