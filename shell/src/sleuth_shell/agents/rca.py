@@ -630,8 +630,8 @@ def report(
     for onset in analysis.onsets:
         if onset.basis == "metric":
             bullets.append(
-                f"- {_c(onset.metric)} of **{_i(onset.service, 100)}** started climbing at "
-                f"{_t(onset.at)}, before the errors (a slow build-up) "
+                f"- {_c(onset.metric)} of **{_i(onset.service, 100)}** left its baseline at "
+                f"{_t(onset.at)}, before any errors (a build-up, or a failure seen in the metric) "
                 f"{metric_cite(onset.service, onset.metric)}"
             )
     if bullets:
@@ -968,6 +968,7 @@ def final_analysis(
     if not analysis:
         return None
     out = dict(analysis)
-    evidence = [numbers[str(e)] for e in out.get("evidence") or [] if str(e) in numbers]
-    out["evidence"] = sorted(set(evidence))
+    if "evidence" in out:  # a claims record alone has none
+        evidence = [numbers[str(e)] for e in out["evidence"] or [] if str(e) in numbers]
+        out["evidence"] = sorted(set(evidence))
     return out
