@@ -84,6 +84,11 @@ class Settings(BaseModel):
     alert_retention_days: int = 30
     """``SLEUTH_ALERT_RETENTION_DAYS``: stored alerts (the alert log) and webhook and chat
     delivery records older than this many days are pruned by the ``alerts.prune`` job."""
+    fast_path: bool = True
+    """``SLEUTH_FAST_PATH``: on SQLite, a synchronous run's own write transactions (its row, its
+    completion with usage and notification jobs) run on the driver connection directly
+    (:mod:`sleuth_shell.db.direct_writes`); ``false`` runs the same statements through a session.
+    The stored rows are the same either way."""
     secret_key: str | None = Field(default=None, repr=False)
     """``SLEUTH_SECRET_KEY``: the key browser-session cookies are signed with (at least 32
     characters). ``None``: a random key generated once and kept in the database."""
@@ -219,6 +224,7 @@ class Settings(BaseModel):
             llm_max_rounds=llm_max_rounds,
             llm_max_tool_calls=llm_max_tool_calls,
             secret_key=secret_key,
+            fast_path=flag("SLEUTH_FAST_PATH", True),
             alert_retention_days=positive_int("SLEUTH_ALERT_RETENTION_DAYS", 30),
             **llm,
         )
