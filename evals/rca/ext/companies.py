@@ -7,7 +7,9 @@
 
 and three added while tuning (their incidents are in the tune split only): Larkspur Health
 (telehealth and e-prescriptions), Osprey Energy (smart meters, EV charging) and Marigold Learning
-(courses, quizzes, school sign-on).
+(courses, quizzes, school sign-on); and two added by a second examiner, tune split only:
+Juniper Stays (hotel chain: reservations, rates, OTA channel sync, folios, key cards) and
+Thornfield Agritech (soil sensors over LoRaWAN, irrigation control, yield models).
 """
 
 from __future__ import annotations
@@ -707,5 +709,214 @@ MARIGOLD = Company(
     chatter={
         "quiz-engine": ["attempt submitted", "attempt scored"],
         "course-api": ["lesson served", "progress saved"],
+    },
+)
+
+
+# --- added by a second examiner (tune split only) -------------------------------------------------
+
+
+def _area(r: random.Random, text: str) -> str:
+    body = text.split(": ", 1)[-1]
+    return f"{r.choice(['build', 'ops', 'docs', 'tests'])}/{r.choice(['misc', 'ci', 'infra'])}: {body[0].lower()}{body[1:]}"
+
+
+def _ticket_suffix(r: random.Random, text: str) -> str:
+    body = text.split(": ", 1)[-1]
+    return f"{body[0].upper()}{body[1:]} (AG-{r.randint(300, 990)})"
+
+
+JUNIPER = Company(
+    name="Juniper Stays",
+    domain="juniperstays.example",
+    services=[
+        Svc(
+            "booking-api",
+            "api",
+            ("/v1/reservations", "/v1/reservations/{conf}/guarantee", "/v1/availability"),
+            topic="reservations",
+            rps=55,
+            p99=240,
+            noun="reservation",
+        ),
+        Svc(
+            "rate-engine",
+            "api",
+            ("/rates/quote", "/rates/bar/{property}"),
+            topic="rates",
+            rps=160,
+            p99=45,
+            noun="quote",
+        ),
+        Svc("channel-sync", "worker", topic="ari.updates", rps=70, p99=800, noun="ari push"),
+        Svc(
+            "folio-svc",
+            "api",
+            ("/folios/{id}", "/folios/{id}/charges", "/folios/{id}/settle"),
+            topic="folios",
+            rps=30,
+            p99=190,
+            noun="folio",
+        ),
+        Svc(
+            "keycard-svc",
+            "api",
+            ("/keys/encode", "/keys/{id}/revoke"),
+            topic="keys",
+            rps=8,
+            p99=700,
+            noun="key",
+        ),
+        Svc(
+            "guest-app",
+            "web",
+            ("/app/stay", "/app/checkin", "/app/key", "/app/login"),
+            topic="guest",
+            rps=90,
+            p99=480,
+            noun="screen",
+        ),
+        Svc(
+            "housekeeping-svc",
+            "api",
+            ("/rooms/{id}/status", "/boards/{property}"),
+            topic="housekeeping",
+            rps=14,
+            p99=130,
+            noun="room",
+        ),
+    ],
+    catalog={
+        "booking-api": "reservations, availability search, card guarantees (Reservations squad; Kotlin, Spring Boot, HikariCP); PostgreSQL resvdb via pgbouncer; calls rate-engine and the Quillpay vault (vault.quillpay.example) to tokenize guarantee cards",
+        "rate-engine": "best-available-rate quotes per property, room type and LOS (Revenue squad; Go); in-process rate cache backed by ratesdb",
+        "channel-sync": "pushes availability, rates and inventory (ARI) to OTAs through the RoomHub channel manager API (api.roomhub.example) (Distribution squad; Python worker); consumes ari.updates",
+        "folio-svc": "guest folios, charges, settlement and the 03:00 local night audit (Front Office squad; Java 21); PostgreSQL foliodb",
+        "keycard-svc": "mobile and RFID key encoding through the lock vendor's on-prem encoders (Guest Tech squad; Go)",
+        "guest-app": "guests' web and in-app experience: check-in, digital key, stay details (Guest Tech squad; Node, Next.js); sessions in session-redis",
+        "housekeeping-svc": "room status boards for housekeeping (Ops Tech squad; Python, FastAPI)",
+        "session-redis": "Redis 7 (single primary + replica), maxmemory 6gb, policy noeviction; guest-app sessions and check-in drafts",
+        "resvdb": "PostgreSQL 16 primary behind pgbouncer (transaction pooling, default_pool_size 120)",
+    },
+    lang={
+        "booking-api": "java",
+        "rate-engine": "go",
+        "channel-sync": "python",
+        "folio-svc": "java",
+        "keycard-svc": "go",
+        "guest-app": "node",
+        "housekeeping-svc": "python",
+    },
+    authors=(
+        "ines.ferreira",
+        "bwalcott",
+        "yuki.t",
+        "r.mahlangu",
+        "c.dubois",
+        "a.kowal",
+        "renovate[bot]",
+    ),
+    style=_area,
+    strays=[
+        (
+            "WARNING",
+            "OTA RoomHub returned warning W211: rate plan BAR-FLEX not mapped for property JS-0417",
+        ),
+        ("WARNING", "availability search for 0 rooms ignored (client sent rooms=0)"),
+        ("ERROR", "encoder ENC-03 at property JS-0220 offline, routed to ENC-01"),
+        ("WARNING", "folio posting for room 1412 after checkout, flagged for review"),
+        ("ERROR", "loyalty lookup failed for member M-0 (empty member id)"),
+        ("WARNING", "guest profile merge skipped: two emails differ only in case"),
+    ],
+    chatter={
+        "booking-api": ["reservation confirmed", "availability search served", "guarantee stored"],
+        "rate-engine": ["BAR quote served from cache", "rate cache refreshed for property"],
+        "channel-sync": ["ARI batch acknowledged by RoomHub", "inventory delta pushed"],
+        "folio-svc": ["charge posted to folio", "folio settled"],
+        "keycard-svc": ["mobile key issued", "key encoded on ENC-01"],
+    },
+)
+
+THORNFIELD = Company(
+    name="Thornfield Agritech",
+    domain="thornfield.example",
+    services=[
+        Svc("sensor-gateway", "worker", topic="lns.uplinks", rps=650, p99=35, noun="uplink"),
+        Svc(
+            "field-telemetry", "worker", topic="telemetry.decoded", rps=600, p99=70, noun="reading"
+        ),
+        Svc(
+            "irrigation-ctl",
+            "api",
+            ("/zones/{id}/schedule", "/valves/{id}/command"),
+            topic="irrigation",
+            rps=20,
+            p99=260,
+            noun="valve command",
+        ),
+        Svc(
+            "field-api",
+            "api",
+            ("/farms/{id}/fields", "/fields/{id}", "/fields/{id}/boundary"),
+            topic="fields",
+            rps=45,
+            p99=150,
+            noun="field",
+        ),
+        Svc("yield-model", "worker", topic="model.jobs", rps=3, p99=25000, noun="model run"),
+        Svc("weather-ingest", "worker", topic="weather.pull", rps=4, p99=1800, noun="forecast"),
+        Svc(
+            "grower-app",
+            "web",
+            ("/dashboard", "/fields/{id}", "/irrigation", "/alerts"),
+            topic="app",
+            rps=35,
+            p99=650,
+            noun="page",
+        ),
+    ],
+    catalog={
+        "sensor-gateway": "decodes LoRaWAN uplinks (soil probes, flow meters, valve controllers) from the ChirpStack network server over MQTT and publishes JSON to telemetry.decoded (Edge team; Go); runs 3 replicas spread over zones a/b/c",
+        "field-telemetry": "stores decoded readings in TimescaleDB soildb and raises threshold alerts (Data Platform team; Python worker)",
+        "irrigation-ctl": "irrigation schedules and valve commands, sent as LoRaWAN downlinks through ChirpStack (Water team; Go)",
+        "field-api": "farms, fields, boundaries, crop plans (Agronomy team; Java 17, Spring Boot, JPA); PostgreSQL fielddb",
+        "yield-model": "yield and evapotranspiration model runs per field (Science team; Python, numpy, shapely); consumes model.jobs",
+        "weather-ingest": "pulls hourly forecasts from the SkyCast API (api.skycast.example) (Data Platform team; Python worker)",
+        "grower-app": "growers' web and mobile app (App team; Node); calls field-api, irrigation-ctl",
+        "chirpstack": "self-hosted ChirpStack v4 LoRaWAN network server, 1 downlink queue per gateway",
+        "emqx": "EMQX MQTT cluster (3 nodes), bridge between ChirpStack and sensor-gateway",
+        "soildb": "TimescaleDB 2.14 on PostgreSQL 15, primary soildb-0",
+    },
+    lang={
+        "sensor-gateway": "go",
+        "field-telemetry": "python",
+        "irrigation-ctl": "go",
+        "field-api": "java",
+        "yield-model": "python",
+        "weather-ingest": "python",
+        "grower-app": "node",
+    },
+    authors=(
+        "e.mwangi",
+        "lars.h",
+        "pcastillo",
+        "n.ivanova",
+        "taro.m",
+        "g.oduya",
+        "dependabot[bot]",
+    ),
+    style=_ticket_suffix,
+    strays=[
+        ("WARNING", "uplink with FCnt reset from dev 70b3d57ed005a1c2 (device rejoined)"),
+        ("WARNING", "probe SP-2291 reports soil temp -40.0C (sensor fault code), value dropped"),
+        ("ERROR", "downlink to valve VC-0187 not acknowledged after 2 retries (device asleep)"),
+        ("WARNING", "SkyCast forecast for grid 51.2N/0.7E older than 2h, using previous run"),
+        ("ERROR", "boundary import rejected: KML has no Polygon element (field F-30412)"),
+        ("WARNING", "grower session refreshed with stale farm list, reloading"),
+    ],
+    chatter={
+        "sensor-gateway": ["uplink decoded (soil probe v3)", "uplink decoded (flow meter)"],
+        "field-telemetry": ["readings chunk written to soildb", "threshold check ok"],
+        "irrigation-ctl": ["valve command queued as downlink", "schedule saved"],
+        "field-api": ["boundary served", "crop plan saved"],
     },
 )

@@ -1,7 +1,10 @@
 """TUNE split of the outside-vocabulary incidents (`evals/rca/tune_ext/`): the engine may be tuned
-on these. Four companies (`companies.py`), each story spelled out in code."""
+on these. Nine companies (`companies.py`), each story spelled out in code."""
 
 from __future__ import annotations
+
+import random
+from datetime import timedelta
 
 from evals.rca import alerts
 from evals.rca.ext.base import (
@@ -21,9 +24,11 @@ from evals.rca.ext.companies import (
     BRAMBLEWOOD,
     CORVID,
     FERNBANK,
+    JUNIPER,
     LARKSPUR,
     MARIGOLD,
     OSPREY,
+    THORNFIELD,
     TIDEWATER,
 )
 from evals.rca.kit import ts
@@ -3396,6 +3401,1476 @@ def xt36_zone_packet_loss() -> ExtIncident:
     return inc
 
 
+# --- Juniper Stays (added by a second examiner) ---------------------------------------------------
+
+
+def xt37_bar_cache_ttl() -> ExtIncident:
+    now = ts("2026-12-16T18:40")
+    inc = ExtIncident(
+        "xt37-bar-cache-ttl",
+        "Checkout price-changed rejections above 3% (booking-api)",
+        """A rate-engine commit meant to cut ratesdb load raised the TTL of the in-process BAR
+        cache from 60 seconds to 6 hours. Revenue managers' afternoon rate pushes no longer
+        reached quotes, while booking-api re-prices the stay from ratesdb at guarantee time; from
+        17:08 guests were told the price had changed and their bookings were refused
+        (RATE_DRIFT). A booking-api deploy at 17:20 that rewords the price-changed message and a
+        channel-sync deploy about rate pushes share the errors' words; neither touched pricing.""",
+        now,
+        JUNIPER,
+        seed=2337,
+    )
+    inc.doc(
+        "Runbook: RATE_DRIFT at checkout",
+        """booking-api quotes through rate-engine when the guest searches and re-prices from
+ratesdb when the card guarantee is taken. If the two disagree by more than 1 unit of currency
+the reservation is refused with RATE_DRIFT and the guest sees "the price of your stay has
+changed". Expected rate: well under 0.5%, higher for an hour after big revenue pushes.
+Check: rate-engine's cache age (rate_cache_entry_age_seconds) and the last revenue push.
+Flush: `jsctl rates flush --property all` (safe, costs ~2 minutes of higher ratesdb load).""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-16T15:40"), 9)
+    guilty = inc.code(
+        ts("2026-12-16T15:52"),
+        "rate-engine",
+        "rates/cache: keep BAR entries longer, ratesdb CPU is at 70% at peak",
+        "internal/cache/bar.go",
+        """const (
+	barTTL       = 60 * time.Second
+	barMaxEntries = 250_000
+)
+
+func newBarCache() *ristretto.Cache {""",
+        """const (
+	barTTL       = 6 * time.Hour
+	barMaxEntries = 250_000
+)
+
+func newBarCache() *ristretto.Cache {""",
+        18,
+        author="yuki.t",
+    )
+    gd = inc.deploy(ts("2026-12-16T16:10"), "rate-engine")
+    cs = inc.code(
+        ts("2026-12-16T16:31"),
+        "channel-sync",
+        "ari: log rate push size per property",
+        "channel_sync/push/rates.py",
+        "    resp = await roomhub.push_rates(property_id, rows)\n    return resp",
+        '    resp = await roomhub.push_rates(property_id, rows)\n    log.info("rate push", property=property_id, rows=len(rows))\n    return resp',
+        57,
+        author="r.mahlangu",
+    )
+    csd = inc.deploy(ts("2026-12-16T16:49"), "channel-sync")
+    onset = ts("2026-12-16T17:08")
+    decoy = inc.code(
+        ts("2026-12-16T17:02"),
+        "booking-api",
+        "checkout: friendlier copy when the rate changed between search and guarantee",
+        "src/main/kotlin/com/juniper/booking/guarantee/RateDriftMessage.kt",
+        '    const val GUEST_TEXT = "Rate mismatch (RATE_DRIFT)."',
+        '    const val GUEST_TEXT = "The price of your stay has changed. Please review the new total."',
+        9,
+        author="ines.ferreira",
+    )
+    dd = inc.deploy(ts("2026-12-16T17:20"), "booking-api")
+    stack = java_stack(
+        "com.juniper.booking.guarantee.RateDriftException",
+        "quoted 189.00 EUR, ratesdb says 219.00 EUR",
+        [
+            ("com.juniper.booking.guarantee.Repricer.verify", "Repricer.kt", 61),
+            (
+                "com.juniper.booking.guarantee.GuaranteeService.guarantee",
+                "GuaranteeService.kt",
+                104,
+            ),
+            (
+                "com.juniper.booking.api.ReservationController.guarantee",
+                "ReservationController.kt",
+                77,
+            ),
+        ],
+    )
+    inc.errors(
+        "booking-api",
+        onset,
+        now,
+        lambda f: 0.8 + 1.4 * f,
+        lambda r: (
+            f"guarantee refused conf=JS{r.randint(1000000, 9999999)} property=JS-0{r.randint(100, 480)}: RATE_DRIFT quoted={r.randint(90, 260)}.00 current={r.randint(120, 300)}.00"
+        ),
+        level="WARNING",
+        exception="com.juniper.booking.guarantee.RateDriftException",
+        stack_trace=stack,
+    )
+    inc.errors(
+        "guest-app",
+        onset + 2 * MINUTE,
+        now,
+        0.9,
+        "checkout step guarantee -> 409 RATE_DRIFT from booking-api",
+        level="WARNING",
+    )
+    inc.metric(
+        "rate_cache_entry_age_seconds_p50",
+        "rate-engine",
+        ramp(ts("2026-12-16T16:10"), now, 30, 9000),
+        digits=0,
+    )
+    inc.metric(
+        "ratesdb_queries_per_second",
+        "rate-engine",
+        step(ts("2026-12-16T16:10"), 420, 35),
+        digits=0,
+    )
+    inc.metric(
+        "guarantee_rejections_ratio",
+        "booking-api",
+        ramp(onset, now, 0.003, 0.061),
+        labels={"reason": "RATE_DRIFT"},
+        jitter=0.1,
+        digits=4,
+    )
+    inc.fleet(booking_api={"err": add(ramp(onset, now, 0, 0.04))})
+    inc.alert = alerts.grafana(
+        "Checkout price-changed rejections above 3% (booking-api)",
+        "booking-api",
+        ts("2026-12-16T18:05"),
+        "critical",
+        "Guarantee rejections by reason",
+        "RATE_DRIFT 4.4%",
+        squad="reservations",
+    )
+    inc.blame(guilty, [gd], "rate-engine", "code_defect", [decoy, dd, cs, csd], onset)
+    return inc
+
+
+def xt38_ari_batch_unnamed() -> ExtIncident:
+    now = ts("2026-12-18T11:20")
+    inc = ExtIncident(
+        "xt38-ari-batch-unnamed",
+        "ari.updates backlog above 20k (channel-sync)",
+        """A channel-sync commit on Tuesday raised the ARI push batch from 50 to 400 room-type
+        days per request "to use fewer RoomHub calls". It sat on main, unreleased, until
+        Thursday's 09:36 release, whose notes name only the structlog bump and the retry-log
+        commit. RoomHub caps a request at 100 room-type days and answers 413 with error
+        R-4131; channel-sync retries the same batch, the backlog grows and OTAs sell rooms that
+        are gone. A RoomHub maintenance notice for another API and a booking-api deploy about
+        availability are around.""",
+        now,
+        JUNIPER,
+        seed=2338,
+        hours=8,
+    )
+    inc.doc(
+        "RoomHub API limits (partner docs excerpt)",
+        """RoomHub Connect API v3. POST /ari/availability and POST /ari/rates accept at most 100
+room-type-days per request (one room type, one date = one room-type-day). Larger requests are
+refused with HTTP 413 and error R-4131. Rate limit: 20 requests/second per hotel group.""",
+    )
+    inc.doc(
+        "RoomHub notice: scheduled maintenance, Reporting API",
+        """RoomHub service notice. 2026-12-18T09:00:00Z - 2026-12-18T12:00:00Z: the Reporting API
+(reports.roomhub.example) is read-only during a database migration. ARI, reservations and
+content APIs are not affected.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-18T06:30"), 9)
+    guilty = inc.code(
+        ts("2026-12-16T15:12"),
+        "channel-sync",
+        "ari: bigger push batches, we are close to RoomHub's req/s limit",
+        "channel_sync/push/batcher.py",
+        """MAX_ROOM_TYPE_DAYS = 50
+
+
+def chunks(rows: list[AriRow]) -> Iterator[list[AriRow]]:
+    for i in range(0, len(rows), MAX_ROOM_TYPE_DAYS):""",
+        """MAX_ROOM_TYPE_DAYS = 400
+
+
+def chunks(rows: list[AriRow]) -> Iterator[list[AriRow]]:
+    for i in range(0, len(rows), MAX_ROOM_TYPE_DAYS):""",
+        12,
+        author="r.mahlangu",
+    )
+    bump = inc.code(
+        ts("2026-12-18T08:51"),
+        "channel-sync",
+        "deps: structlog 24.4.0",
+        "requirements.txt",
+        "httpx==0.27.0\nstructlog==24.2.0",
+        "httpx==0.27.0\nstructlog==24.4.0",
+        7,
+        author="renovate[bot]",
+    )
+    retry_log = inc.code(
+        ts("2026-12-18T09:05"),
+        "channel-sync",
+        "ari: log RoomHub error code on retry",
+        "channel_sync/push/client.py",
+        '        log.warning("roomhub push failed, retrying", status=resp.status_code)',
+        '        log.warning("roomhub push failed, retrying", status=resp.status_code, code=resp.json().get("code"))',
+        88,
+        author="c.dubois",
+    )
+    release = inc.deploy(
+        ts("2026-12-18T09:36"),
+        "channel-sync",
+        ships=[bump, retry_log],
+        summary="Release channel-sync 2026.12.18-1 (structlog 24.4.0; log RoomHub error code on retry)",
+    )
+    onset = ts("2026-12-18T09:39")
+    bk = inc.code(
+        ts("2026-12-18T09:44"),
+        "booking-api",
+        "availability: skip room types closed to arrival in search",
+        "src/main/kotlin/com/juniper/booking/availability/Search.kt",
+        "        .filter { it.available > 0 }",
+        "        .filter { it.available > 0 && !it.closedToArrival }",
+        52,
+    )
+    bkd = inc.deploy(ts("2026-12-18T10:02"), "booking-api")
+    stack = py_stack(
+        "httpx.HTTPStatusError",
+        "Client error '413 Payload Too Large' for url 'https://api.roomhub.example/v3/ari/availability'",
+        [
+            ("/app/channel_sync/worker.py", 141, "handle", "await push.send(batch)"),
+            ("/app/channel_sync/push/client.py", 84, "send", "resp.raise_for_status()"),
+        ],
+    )
+    inc.errors(
+        "channel-sync",
+        onset,
+        now,
+        2.2,
+        lambda r: (
+            f"roomhub push failed, retrying status=413 code=R-4131 property=JS-0{r.randint(100, 480)} rows=400"
+        ),
+        exc_info=stack,
+    )
+    inc.errors(
+        "booking-api",
+        onset + 70 * MINUTE,
+        now,
+        0.3,
+        lambda r: (
+            f"OTA reservation for sold-out room type at JS-0{r.randint(100, 480)} accepted as overbooking"
+        ),
+        level="WARNING",
+    )
+    inc.metric(
+        "kafka_consumergroup_lag",
+        "channel-sync",
+        ramp(onset, now, 150, 41000),
+        labels={"topic": "ari.updates", "group": "channel-sync"},
+        digits=0,
+    )
+    inc.metric(
+        "roomhub_responses_per_second",
+        "channel-sync",
+        step(onset, 0.0, 3.1),
+        labels={"status": "413"},
+        jitter=0.15,
+        digits=2,
+    )
+    inc.fleet(channel_sync={"err": add(step(onset, 0, 0.9)), "rps": times(step(onset, 1, 0.1))})
+    inc.alert = alerts.grafana(
+        "ari.updates backlog above 20k (channel-sync)",
+        "channel-sync",
+        ts("2026-12-18T10:41"),
+        "warning",
+        "ARI backlog",
+        "23 870",
+        squad="distribution",
+    )
+    inc.blame(guilty, [release], "channel-sync", "code_defect", [bump, retry_log, bk, bkd], onset)
+    return inc
+
+
+def xt39_resv_pool_config() -> ExtIncident:
+    now = ts("2026-12-20T20:15")
+    inc = ExtIncident(
+        "xt39-resv-pool-config",
+        "booking-api 5xx above 2%",
+        """A platform change "right-sizing" connection pools by observed average use set
+        booking-api's HikariCP maximumPoolSize from 40 to 6 in its production values. Quiet
+        afternoons fit, but the Sunday-evening booking peak needs 25-30 connections: from 19:12
+        requests wait 30 s for a connection and fail. resvdb and pgbouncer are fine. A
+        booking-api deploy that adds a connection-leak detection log line and a folio-svc pool
+        metric commit are nearby and share the words.""",
+        now,
+        JUNIPER,
+        seed=2339,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-20T16:00"), 8)
+    cfg = inc.config(
+        ts("2026-12-20T16:24"),
+        "booking-api",
+        "pools: right-size Hikari pools to p95 in-use + headroom (batch 3 of 5)",
+        "helm/booking-api/values-prod.yaml",
+        """datasource:
+  url: jdbc:postgresql://pgbouncer.resv:6432/resvdb
+  hikari:
+    maximumPoolSize: 40
+    minimumIdle: 10
+    connectionTimeout: 30000""",
+        """datasource:
+  url: jdbc:postgresql://pgbouncer.resv:6432/resvdb
+  hikari:
+    maximumPoolSize: 6
+    minimumIdle: 2
+    connectionTimeout: 30000""",
+        author="a.kowal",
+        line=14,
+    )
+    fo = inc.code(
+        ts("2026-12-20T17:48"),
+        "folio-svc",
+        "ops/metrics: export hikari pending threads",
+        "src/main/java/com/juniper/folio/config/DataSourceMetrics.java",
+        '        registry.gauge("hikari.active", pool, HikariPoolMXBean::getActiveConnections);',
+        '        registry.gauge("hikari.active", pool, HikariPoolMXBean::getActiveConnections);\n        registry.gauge("hikari.pending", pool, HikariPoolMXBean::getThreadsAwaitingConnection);',
+        33,
+    )
+    fod = inc.deploy(ts("2026-12-20T18:05"), "folio-svc")
+    onset = ts("2026-12-20T19:12")
+    leak = inc.code(
+        ts("2026-12-20T18:40"),
+        "booking-api",
+        "db: turn on Hikari leak detection at 20s",
+        "src/main/resources/application.yaml",
+        "spring:\n  datasource:\n    hikari:\n      pool-name: resv",
+        "spring:\n  datasource:\n    hikari:\n      pool-name: resv\n      leak-detection-threshold: 20000",
+        4,
+    )
+    leakd = inc.deploy(ts("2026-12-20T18:58"), "booking-api")
+    stack = java_stack(
+        "java.sql.SQLTransientConnectionException",
+        "resv - Connection is not available, request timed out after 30000ms (total=6, active=6, idle=0, waiting=41)",
+        [
+            ("com.zaxxer.hikari.pool.HikariPool.createTimeoutException", "HikariPool.java", 686),
+            ("com.zaxxer.hikari.pool.HikariPool.getConnection", "HikariPool.java", 179),
+            ("com.juniper.booking.availability.Search.rooms", "Search.kt", 48),
+        ],
+    )
+    inc.errors(
+        "booking-api",
+        onset,
+        now,
+        lambda f: 1.0 + 2.0 * f,
+        lambda r: f"GET /v1/availability failed after 30001ms property=JS-0{r.randint(100, 480)}",
+        exception="java.sql.SQLTransientConnectionException",
+        stack_trace=stack,
+    )
+    inc.errors(
+        "guest-app",
+        onset + 1 * MINUTE,
+        now,
+        0.8,
+        "availability unavailable: booking-api 503",
+        level="WARNING",
+    )
+    inc.metric(
+        "hikaricp_connections_active",
+        "booking-api",
+        lambda t: 14 if t < ts("2026-12-20T16:40") else (6 if t >= ts("2026-12-20T18:30") else 5),
+        labels={"pool": "resv"},
+        jitter=0.03,
+        digits=0,
+    )
+    inc.metric(
+        "hikaricp_connections_pending",
+        "booking-api",
+        step(onset, 0, 38),
+        labels={"pool": "resv"},
+        digits=0,
+    )
+    inc.metric(
+        "pgbouncer_pools_sv_active",
+        "resvdb",
+        lambda t: 22 if t < ts("2026-12-20T16:40") else 11,
+        digits=0,
+    )
+    inc.fleet(
+        booking_api={
+            "err": add(step(onset, 0, 0.06)),
+            "p99": floor(step(onset, 0, 30000)),
+            "rps": times(step(ts("2026-12-20T18:30"), 1, 1.7)),
+        }
+    )
+    inc.alert = alerts.grafana(
+        "booking-api 5xx above 2%",
+        "booking-api",
+        ts("2026-12-20T19:31"),
+        "critical",
+        "booking-api error ratio",
+        "6.3%",
+        squad="reservations",
+    )
+    inc.blame(cfg, [], "booking-api", "configuration_error", [leak, leakd, fo, fod], onset)
+    return inc
+
+
+def xt40_quillpay_outage() -> ExtIncident:
+    now = ts("2026-12-22T14:50")
+    inc = ExtIncident(
+        "xt40-quillpay-outage",
+        "Card guarantee failures (booking-api)",
+        """Quillpay, the card vault booking-api tokenizes guarantee cards with, had a partial
+        outage of its tokenization endpoint in EU from 13:47 (status page entry dated
+        2026-12-22T13:55:00Z, in the knowledge base): requests hung and ended in 504s. booking-api
+        had deployed at 13:31 a commit to the very Quillpay client (it adds an idempotency key
+        header), which shares every word with the errors and worked; a guest-app deploy about the
+        payment form followed at 14:02.""",
+        now,
+        JUNIPER,
+        seed=2340,
+    )
+    inc.doc(
+        "Quillpay Status - Incident: Elevated errors on Tokenization API (EU)",
+        """status.quillpay.example
+Elevated errors on Tokenization API (EU)
+Investigating (2026-12-22T13:55:00Z): We are investigating elevated error rates and timeouts on
+POST /v2/tokens for merchants routed through our EU region.
+Identified (2026-12-22T14:21:00Z): A failed load balancer in eu-central is dropping a share of
+connections. We are failing over.
+Card authorization and detokenization are not affected.""",
+    )
+    inc.doc(
+        "Runbook: guarantee failures",
+        """A reservation needs a guaranteed card unless the rate is pay-at-property. booking-api
+tokenizes the card through Quillpay (vault.quillpay.example) before confirming. If Quillpay is
+failing: check status.quillpay.example, then switch properties to "hold without guarantee"
+(`jsctl booking guarantee-mode --soft`) and tell the revenue desk.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-22T12:40"), 9)
+    c = inc.code(
+        ts("2026-12-22T13:08"),
+        "booking-api",
+        "guarantee/quillpay: send Idempotency-Key on tokenize",
+        "src/main/kotlin/com/juniper/booking/guarantee/QuillpayClient.kt",
+        """        val req = HttpRequest.newBuilder(uri("/v2/tokens"))
+            .header("Authorization", auth())
+            .POST(body(card))""",
+        """        val req = HttpRequest.newBuilder(uri("/v2/tokens"))
+            .header("Authorization", auth())
+            .header("Idempotency-Key", reservation.confirmation)
+            .POST(body(card))""",
+        41,
+        author="bwalcott",
+    )
+    d = inc.deploy(ts("2026-12-22T13:31"), "booking-api")
+    onset = ts("2026-12-22T13:47")
+    g = inc.code(
+        ts("2026-12-22T13:40"),
+        "guest-app",
+        "checkout: card form keeps focus after a guarantee error",
+        "app/checkout/CardForm.tsx",
+        "  onError={() => setError(true)}",
+        "  onError={() => { setError(true); cardRef.current?.focus() }}",
+        88,
+    )
+    gd = inc.deploy(ts("2026-12-22T14:02"), "guest-app")
+    stack = java_stack(
+        "com.juniper.booking.guarantee.TokenizeException",
+        "Quillpay POST /v2/tokens returned 504 Gateway Timeout",
+        [
+            ("com.juniper.booking.guarantee.QuillpayClient.tokenize", "QuillpayClient.kt", 52),
+            ("com.juniper.booking.guarantee.GuaranteeService.guarantee", "GuaranteeService.kt", 88),
+            (
+                "com.juniper.booking.api.ReservationController.guarantee",
+                "ReservationController.kt",
+                77,
+            ),
+        ],
+    )
+    inc.errors(
+        "booking-api",
+        onset,
+        now,
+        1.6,
+        lambda r: (
+            f"guarantee failed conf=JS{r.randint(1000000, 9999999)}: quillpay tokenize {r.choice(['504 Gateway Timeout', 'timed out after 10000ms', '504 Gateway Timeout'])}"
+        ),
+        exception="com.juniper.booking.guarantee.TokenizeException",
+        stack_trace=stack,
+        upstream="vault.quillpay.example",
+    )
+    inc.errors(
+        "guest-app",
+        onset + 1 * MINUTE,
+        now,
+        0.7,
+        "checkout: guarantee step failed (502 from booking-api)",
+        level="WARNING",
+    )
+    inc.metric(
+        "upstream_request_duration_p99_ms",
+        "booking-api",
+        step(onset, 380, 10000),
+        labels={"upstream": "vault.quillpay.example"},
+        jitter=0.05,
+        digits=0,
+    )
+    inc.metric(
+        "upstream_errors_per_second",
+        "booking-api",
+        step(onset, 0.01, 1.4),
+        labels={"upstream": "vault.quillpay.example"},
+        jitter=0.2,
+        digits=2,
+    )
+    inc.fleet(booking_api={"err": add(step(onset, 0, 0.03)), "p99": floor(step(onset, 0, 10400))})
+    inc.alert = alerts.generic(
+        "Card guarantee failures (booking-api)",
+        "booking-api",
+        ts("2026-12-22T14:06"),
+        "P2",
+        {
+            "source": "opsgenie",
+            "alias": "booking-guarantee-failures",
+            "message": "guarantee_failures_total rate 1.6/s over 10m",
+            "responders": ["reservations-oncall"],
+        },
+    )
+    inc.outside(
+        "Quillpay tokenization API outage in EU (status notice 2026-12-22T13:55:00Z)",
+        "booking-api",
+        "dependency_failure",
+        [c, d, g, gd],
+        onset,
+    )
+    return inc
+
+
+def xt41_session_redis_maxmemory() -> ExtIncident:
+    now = ts("2026-12-27T11:30")
+    inc = ExtIncident(
+        "xt41-session-redis-maxmemory",
+        "guest-app login and check-in errors",
+        """session-redis runs with maxmemory 6gb and noeviction. Check-in drafts are written
+        without an expiry, and the holiday-week check-in wave filled it: from 10:26 every write
+        is refused with OOM command not allowed, so logins and mobile check-in fail in guest-app.
+        Nothing changed: memory had been climbing for days. A guest-app deploy at 10:05 about
+        session cookies and a keycard-svc deploy at 10:40 are the decoys.""",
+        now,
+        JUNIPER,
+        seed=2341,
+    )
+    inc.doc(
+        "Runbook: session-redis",
+        """session-redis holds guest-app sessions (TTL 12h) and check-in drafts. Policy is
+noeviction on purpose: evicting a session logs a guest out mid check-in. Watch used_memory
+against maxmemory (6gb). If it is full: `redis-cli --scan --pattern 'ci:draft:*'` and delete
+drafts older than 7 days, then raise maxmemory only with Guest Tech's approval.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-27T09:30"), 9)
+    c = inc.code(
+        ts("2026-12-27T09:44"),
+        "guest-app",
+        "session: SameSite=Lax on the session cookie",
+        "lib/session.ts",
+        "  cookie: { httpOnly: true, secure: true },",
+        "  cookie: { httpOnly: true, secure: true, sameSite: 'lax' },",
+        22,
+    )
+    d = inc.deploy(ts("2026-12-27T10:05"), "guest-app")
+    onset = ts("2026-12-27T10:26")
+    k = inc.code(
+        ts("2026-12-27T10:18"),
+        "keycard-svc",
+        "keys: include room number in issued-key log line",
+        "internal/keys/issue.go",
+        '\tlog.Info("mobile key issued", "reservation", res.Conf)',
+        '\tlog.Info("mobile key issued", "reservation", res.Conf, "room", res.Room)',
+        64,
+    )
+    kd = inc.deploy(ts("2026-12-27T10:40"), "keycard-svc")
+    stack = node_stack(
+        "ReplyError",
+        "OOM command not allowed when used memory > 'maxmemory'.",
+        [
+            ("parseError", "/app/node_modules/redis-parser/lib/parser.js", 179, 12),
+            ("RedisStore.set", "/app/lib/session.js", 61, 18),
+            ("saveCheckinDraft", "/app/pages/api/checkin/draft.js", 27, 9),
+        ],
+    )
+    inc.errors(
+        "guest-app",
+        onset,
+        now,
+        2.0,
+        lambda r: (
+            f"{r.choice(['POST /app/login', 'POST /app/checkin', 'PUT /api/checkin/draft'])} 500: session store write failed"
+        ),
+        **{"err.stack": stack, "err.type": "ReplyError"},
+    )
+    inc.errors(
+        "keycard-svc",
+        onset + 6 * MINUTE,
+        now,
+        0.2,
+        "mobile key not requested: check-in not completed",
+        level="WARNING",
+    )
+    inc.metric(
+        "redis_memory_used_bytes",
+        "session-redis",
+        lambda t: min(
+            6.44e9,
+            5.1e9 + 1.34e9 * (t - inc.begin).total_seconds() / (onset - inc.begin).total_seconds(),
+        ),
+        labels={"instance": "session-redis-0"},
+        jitter=0.002,
+        digits=0,
+    )
+    inc.metric(
+        "redis_memory_max_bytes",
+        "session-redis",
+        lambda t: 6.44e9,
+        labels={"instance": "session-redis-0"},
+        jitter=0,
+        digits=0,
+    )
+    inc.metric(
+        "redis_rejected_writes_per_second",
+        "session-redis",
+        step(onset, 0, 9.5),
+        labels={"instance": "session-redis-0"},
+        jitter=0.2,
+        digits=2,
+    )
+    inc.metric(
+        "redis_db_keys",
+        "session-redis",
+        ramp(inc.begin, onset, 1.62e6, 1.95e6),
+        labels={"db": "0"},
+        jitter=0.005,
+        digits=0,
+    )
+    inc.fleet(guest_app={"err": add(step(onset, 0, 0.09))})
+    inc.alert = alerts.grafana(
+        "guest-app login and check-in errors",
+        "guest-app",
+        ts("2026-12-27T10:49"),
+        "critical",
+        "guest-app 5xx by route",
+        "9.1%",
+        squad="guest-tech",
+    )
+    inc.outside(
+        "session-redis full at maxmemory (noeviction), writes refused",
+        "session-redis",
+        "resource_exhaustion",
+        [c, d, k, kd],
+        onset,
+    )
+    return inc
+
+
+def xt42_night_audit_recovered() -> ExtIncident:
+    now = ts("2026-12-29T04:20")
+    inc = ExtIncident(
+        "xt42-night-audit-recovered",
+        "folio-svc p99 above 2s",
+        """folio-svc's night audit runs at 03:00 and closes the business day for every property
+        in the timezone; for 20 minutes folio p99 rises to 2-3 s every night, and the alert (no
+        'for' duration) fires most nights. By the time anyone looked, latency was back to normal
+        and no request had failed. A folio-svc deploy at 02:10 about settlement rounding is
+        unrelated.""",
+        now,
+        JUNIPER,
+        seed=2342,
+    )
+    inc.doc(
+        "Runbook: folio-svc night audit",
+        """Night audit (`NightAuditJob`) starts at 03:00 property-local time. It posts room and tax
+charges for every in-house folio and rolls the business date. Expect folio p99 of 2-3 s and high
+foliodb CPU for 15-25 minutes; requests are slower, not failing. Page only if it runs over 60
+minutes or the business date does not roll.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-29T01:40"), 8)
+    c = inc.code(
+        ts("2026-12-29T01:48"),
+        "folio-svc",
+        "settle: round tourist tax per night, not per stay",
+        "src/main/java/com/juniper/folio/tax/TouristTax.java",
+        "        return perStay(nights).setScale(2, RoundingMode.HALF_UP);",
+        "        return perNight().setScale(2, RoundingMode.HALF_UP).multiply(BigDecimal.valueOf(nights));",
+        39,
+    )
+    d = inc.deploy(ts("2026-12-29T02:10"), "folio-svc")
+    audit = ts("2026-12-29T03:00")
+    done = ts("2026-12-29T03:21")
+    inc.log(
+        audit, "folio-svc", "INFO", "NightAuditJob started business_date=2026-12-28 properties=38"
+    )
+    inc.errors(
+        "folio-svc",
+        audit + 2 * MINUTE,
+        done,
+        1.2,
+        lambda r: f"slow request POST /folios/{{id}}/charges took {r.randint(2100, 3400)}ms",
+        level="WARNING",
+    )
+    inc.log(
+        done,
+        "folio-svc",
+        "INFO",
+        "NightAuditJob finished business_date=2026-12-29 posted=11482 charges in 21m",
+    )
+    inc.errors(
+        "housekeeping-svc",
+        inc.begin,
+        now,
+        0.05,
+        lambda r: (
+            f"room status sync failed for room {r.randint(100, 1800)}: folio lookup 404 (walk-in not yet posted)"
+        ),
+    )
+    inc.metric(
+        "night_audit_running",
+        "folio-svc",
+        step(audit, 0, 1, done),
+        jitter=0,
+        digits=0,
+    )
+    inc.metric(
+        "db_cpu_utilization",
+        "foliodb",
+        step(audit, 0.22, 0.81, done),
+        digits=3,
+    )
+    inc.fleet(folio_svc={"p99": floor(step(audit, 0, 2600, done))})
+    inc.alert = alerts.grafana(
+        "folio-svc p99 above 2s",
+        "folio-svc",
+        ts("2026-12-29T03:09"),
+        "warning",
+        "folio-svc latency",
+        "p99 2.6s",
+        squad="front-office",
+    )
+    inc.healthy(
+        "folio-svc",
+        "recovered: the nightly night-audit latency bump (03:00-03:21), no failed requests; the rule has no 'for' duration",
+        [c, d],
+        audit,
+    )
+    return inc
+
+
+# --- Thornfield Agritech (added by a second examiner) ---------------------------------------------
+
+
+def xt43_valve_fanout_flag() -> ExtIncident:
+    now = ts("2027-01-05T07:10")
+    inc = ExtIncident(
+        "xt43-valve-fanout-flag",
+        "Valve commands not acknowledged above 10%",
+        """The Water team turned on irrigation.batch_zone_start at 05:02, so irrigation-ctl sends
+        the open command for every valve of a zone at once instead of one valve at a time.
+        ChirpStack keeps one downlink queue per gateway; with 20-40 valves behind one gateway
+        the queue overflows and it drops commands (downlink queue full), so zones start with half
+        their valves shut. An irrigation-ctl deploy at 04:40 that logs valve command latency and
+        a sensor-gateway deploy about valve controller uplinks share the words.""",
+        now,
+        THORNFIELD,
+        seed=2343,
+    )
+    inc.doc(
+        "Runbook: valve commands not acknowledged",
+        """irrigation-ctl sends valve commands as confirmed LoRaWAN downlinks through ChirpStack;
+the valve controller acks on its next uplink. Normal unacknowledged share: under 2% (devices
+asleep). If it jumps: check ChirpStack's gateway downlink queue (chirpstack_gateway_downlink_queue_depth,
+limit 16) and recent schedule changes. A zone whose valves did not open waters unevenly: tell the
+grower through the app banner.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-01-05T04:10"), 9)
+    c = inc.code(
+        ts("2027-01-05T04:21"),
+        "irrigation-ctl",
+        "Log valve command ack latency (AG-812)",
+        "internal/valves/command.go",
+        "\tack, err := c.lns.Downlink(ctx, dev, payload)\n\tif err != nil {\n\t\treturn err\n\t}",
+        '\tstart := time.Now()\n\tack, err := c.lns.Downlink(ctx, dev, payload)\n\tif err != nil {\n\t\treturn err\n\t}\n\tc.log.Info("valve command acked", "dev", dev, "ms", time.Since(start).Milliseconds())',
+        72,
+        author="lars.h",
+    )
+    d = inc.deploy(ts("2027-01-05T04:40"), "irrigation-ctl")
+    f = inc.flag(
+        ts("2027-01-05T05:02"),
+        "irrigation-ctl",
+        "irrigation.batch_zone_start",
+        "enabled: false\nrollout: 0",
+        "enabled: true\nrollout: 100",
+        "Start every valve of a zone in one go (faster zone start)",
+        author="pcastillo",
+    )
+    onset = ts("2027-01-05T05:04")
+    sg = inc.code(
+        ts("2027-01-05T05:15"),
+        "sensor-gateway",
+        "Decode valve controller v2 ack frames (AG-790)",
+        "internal/decode/valve.go",
+        "\tcase 0x21:\n\t\treturn decodeValveStatus(b)",
+        "\tcase 0x21:\n\t\treturn decodeValveStatus(b)\n\tcase 0x22:\n\t\treturn decodeValveAckV2(b)",
+        40,
+    )
+    sgd = inc.deploy(ts("2027-01-05T05:33"), "sensor-gateway")
+    stack = go_stack(
+        "enqueue downlink: rpc error: code = ResourceExhausted desc = downlink queue full for gateway",
+        [
+            (
+                "github.com/thornfield/irrigation/internal/lns.(*Client).Downlink",
+                "/src/irrigation/internal/lns/client.go",
+                118,
+            ),
+            (
+                "github.com/thornfield/irrigation/internal/valves.(*Commander).Open",
+                "/src/irrigation/internal/valves/command.go",
+                74,
+            ),
+            (
+                "github.com/thornfield/irrigation/internal/schedule.(*Runner).startZone",
+                "/src/irrigation/internal/schedule/runner.go",
+                203,
+            ),
+        ],
+    )
+    inc.errors(
+        "irrigation-ctl",
+        onset,
+        now,
+        1.2,
+        lambda r: (
+            f"valve VC-0{r.randint(100, 999)} open command dropped: downlink queue full (gateway gw-{r.randint(10, 60):03d}, zone Z-{r.randint(1000, 4999)})"
+        ),
+        stack=stack,
+        grpc_code="ResourceExhausted",
+    )
+    inc.errors(
+        "field-telemetry",
+        onset + 25 * MINUTE,
+        now,
+        0.4,
+        lambda r: f"flow below plan on zone Z-{r.randint(1000, 4999)}: 41% of scheduled litres",
+        level="WARNING",
+    )
+    inc.metric(
+        "chirpstack_gateway_downlink_queue_depth_max",
+        "chirpstack",
+        step(onset, 3, 16),
+        jitter=0.05,
+        digits=0,
+    )
+    inc.metric(
+        "valve_commands_unacked_ratio",
+        "irrigation-ctl",
+        step(onset, 0.012, 0.37),
+        jitter=0.1,
+        digits=3,
+    )
+    inc.fleet(irrigation_ctl={"err": add(step(onset, 0, 0.3)), "rps": times(step(onset, 1, 2.5))})
+    inc.alert = alerts.alertmanager(
+        "ValveCommandsUnacked",
+        "irrigation-ctl",
+        ts("2027-01-05T05:30"),
+        "critical",
+        "Valve commands not acknowledged above 10%",
+        "valve_commands_unacked_ratio is 0.37 over 15m.",
+        "valve_commands_unacked_ratio > 0.10",
+        team="water",
+    )
+    inc.blame(f, [], "irrigation-ctl", "configuration_error", [c, d, sg, sgd], onset)
+    return inc
+
+
+def xt44_battery_omitempty() -> ExtIncident:
+    now = ts("2027-01-08T13:30")
+    inc = ExtIncident(
+        "xt44-battery-omitempty",
+        "telemetry.decoded consumer lag above 100k (field-telemetry)",
+        """A sensor-gateway commit tidied the decoded-reading struct and put omitempty on
+        battery_mv, so readings from solar-powered probes (which report no battery, 0) no longer
+        carry the field. field-telemetry indexes msg["battery_mv"] and dies on a KeyError for
+        each such message, retrying the chunk; lag grows from 11:03. A field-telemetry deploy at
+        10:41 that adds a battery voltage histogram (same words, same file family) and a
+        grower-app deploy are the decoys; field-telemetry is where it alerts and throws, the
+        change is in sensor-gateway.""",
+        now,
+        THORNFIELD,
+        seed=2344,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-01-08T10:00"), 9)
+    dec = inc.code(
+        ts("2027-01-08T10:12"),
+        "field-telemetry",
+        "Histogram of probe battery voltage (AG-833)",
+        "field_telemetry/metrics.py",
+        'READINGS = Counter("readings_total", "readings stored", ["kind"])',
+        'READINGS = Counter("readings_total", "readings stored", ["kind"])\nBATTERY_MV = Histogram("probe_battery_mv", "probe battery voltage", buckets=(2800, 3000, 3200, 3400, 3600))',
+        9,
+        author="n.ivanova",
+    )
+    decd = inc.deploy(ts("2027-01-08T10:41"), "field-telemetry")
+    guilty = inc.code(
+        ts("2027-01-08T10:30"),
+        "sensor-gateway",
+        "Tidy Reading JSON tags, drop zero values from the wire (AG-829)",
+        "internal/model/reading.go",
+        """type Reading struct {
+	DevEUI    string    `json:"dev_eui"`
+	Kind      string    `json:"kind"`
+	VWC       float64   `json:"vwc"`
+	SoilTempC float64   `json:"soil_temp_c"`
+	BatteryMV int       `json:"battery_mv"`
+	At        time.Time `json:"at"`
+}""",
+        """type Reading struct {
+	DevEUI    string    `json:"dev_eui"`
+	Kind      string    `json:"kind"`
+	VWC       float64   `json:"vwc"`
+	SoilTempC float64   `json:"soil_temp_c"`
+	BatteryMV int       `json:"battery_mv,omitempty"`
+	At        time.Time `json:"at"`
+}""",
+        11,
+        author="e.mwangi",
+    )
+    gd = inc.deploy(ts("2027-01-08T11:00"), "sensor-gateway")
+    onset = ts("2027-01-08T11:03")
+    ga = inc.code(
+        ts("2027-01-08T11:10"),
+        "grower-app",
+        "Show probe battery state on the field map (AG-801)",
+        "src/components/ProbeMarker.tsx",
+        "  <Marker position={probe.at} />",
+        "  <Marker position={probe.at} battery={probe.batteryMv} />",
+        17,
+    )
+    gad = inc.deploy(ts("2027-01-08T11:24"), "grower-app")
+    stack = py_stack(
+        "KeyError",
+        "'battery_mv'",
+        [
+            (
+                "/srv/field_telemetry/consumer.py",
+                96,
+                "handle_chunk",
+                "rows = [to_row(m) for m in msgs]",
+            ),
+            (
+                "/srv/field_telemetry/consumer.py",
+                96,
+                "<listcomp>",
+                "rows = [to_row(m) for m in msgs]",
+            ),
+            ("/srv/field_telemetry/rows.py", 31, "to_row", 'battery=int(msg["battery_mv"]),'),
+        ],
+    )
+    inc.errors(
+        "field-telemetry",
+        onset,
+        now,
+        1.8,
+        lambda r: (
+            f"chunk failed on telemetry.decoded partition {r.randint(0, 23)} offset {r.randint(10**7, 10**8)}; retrying"
+        ),
+        exc_info=stack,
+    )
+    inc.errors(
+        "grower-app",
+        onset + 30 * MINUTE,
+        now,
+        0.4,
+        lambda r: (
+            f"field F-{r.randint(10000, 40000)} soil moisture last updated {r.randint(31, 140)} min ago"
+        ),
+        level="WARNING",
+    )
+    inc.metric(
+        "kafka_consumergroup_lag",
+        "field-telemetry",
+        ramp(onset, now, 900, 310000),
+        labels={"topic": "telemetry.decoded", "group": "field-telemetry"},
+        digits=0,
+    )
+    inc.fleet(field_telemetry={"err": add(step(onset, 0, 0.6)), "rps": times(step(onset, 1, 0.3))})
+    inc.alert = alerts.alertmanager(
+        "TelemetryDecodedLag",
+        "field-telemetry",
+        ts("2027-01-08T12:02"),
+        "warning",
+        "telemetry.decoded consumer lag above 100k (field-telemetry)",
+        "lag 118 402 on group field-telemetry.",
+        'sum(kafka_consumergroup_lag{group="field-telemetry"}) > 100000',
+        team="data-platform",
+    )
+    inc.blame(guilty, [gd], "sensor-gateway", "code_defect", [dec, decd, ga, gad], onset)
+    return inc
+
+
+def xt45_field_lookup_query() -> ExtIncident:
+    now = ts("2027-01-11T16:20")
+    inc = ExtIncident(
+        "xt45-field-lookup-query",
+        "field-api p99 above 1.5s",
+        """A field-api commit made field code lookups case-insensitive by wrapping the column in
+        lower() in the JPA query. The unique index is on field_code, not lower(field_code), so
+        every lookup scans the 2.3M-row fields table: fielddb CPU goes to 95% and p99 from 150 ms
+        to 4 s from 14:37. A field-api deploy at 14:58 caching field boundaries (same 'field'
+        words, the same repository) and a yield-model deploy are decoys.""",
+        now,
+        THORNFIELD,
+        seed=2345,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-01-11T13:50"), 9)
+    guilty = inc.code(
+        ts("2027-01-11T14:05"),
+        "field-api",
+        "Accept field codes in any case from the import wizard (AG-856)",
+        "src/main/java/com/thornfield/fields/FieldRepository.java",
+        """    @Query("select f from Field f where f.fieldCode = :code and f.farmId = :farm")
+    Optional<Field> findByCode(@Param("code") String code, @Param("farm") long farm);""",
+        """    @Query("select f from Field f where lower(f.fieldCode) = lower(:code) and f.farmId = :farm")
+    Optional<Field> findByCode(@Param("code") String code, @Param("farm") long farm);""",
+        27,
+        author="taro.m",
+    )
+    gd = inc.deploy(ts("2027-01-11T14:34"), "field-api")
+    onset = ts("2027-01-11T14:37")
+    ym = inc.code(
+        ts("2027-01-11T14:20"),
+        "yield-model",
+        "Read field metadata in one call per run (AG-851)",
+        "yield_model/inputs.py",
+        "    meta = [api.field(fid) for fid in run.field_ids]",
+        "    meta = api.fields(run.field_ids)",
+        44,
+    )
+    ymd = inc.deploy(ts("2027-01-11T14:45"), "yield-model")
+    dec = inc.code(
+        ts("2027-01-11T14:40"),
+        "field-api",
+        "Cache field boundaries for 10 minutes (AG-848)",
+        "src/main/java/com/thornfield/fields/BoundaryService.java",
+        "    public Boundary boundary(long fieldId) {\n        return repo.boundary(fieldId);\n    }",
+        '    @Cacheable(value = "boundaries", key = "#fieldId")\n    public Boundary boundary(long fieldId) {\n        return repo.boundary(fieldId);\n    }',
+        52,
+    )
+    decd = inc.deploy(ts("2027-01-11T14:58"), "field-api")
+    inc.errors(
+        "field-api",
+        onset + 3 * MINUTE,
+        now,
+        1.3,
+        lambda r: (
+            f"slow request GET /farms/{r.randint(100, 9000)}/fields?code=F-{r.randint(10000, 40000)} took {r.randint(2500, 6200)}ms"
+        ),
+        level="WARNING",
+    )
+    inc.errors(
+        "field-api",
+        onset + 12 * MINUTE,
+        now,
+        0.3,
+        lambda r: f"statement timeout on fielddb for farm {r.randint(100, 9000)}",
+        exception="org.postgresql.util.PSQLException",
+        stack_trace=java_stack(
+            "org.postgresql.util.PSQLException",
+            "ERROR: canceling statement due to statement timeout",
+            [
+                (
+                    "org.postgresql.core.v3.QueryExecutorImpl.receiveErrorResponse",
+                    "QueryExecutorImpl.java",
+                    2725,
+                ),
+                ("com.thornfield.fields.FieldRepository.findByCode", "FieldRepository.java", 28),
+                ("com.thornfield.fields.FieldController.byCode", "FieldController.java", 61),
+            ],
+        ),
+    )
+    inc.log(
+        onset + 20 * MINUTE,
+        "fielddb",
+        "WARNING",
+        "duration: 3911.204 ms  execute <unnamed>: select ... from field f1_0 where lower(f1_0.field_code)=lower($1) and f1_0.farm_id=$2",
+    )
+    inc.errors(
+        "grower-app",
+        onset + 5 * MINUTE,
+        now,
+        0.5,
+        "GET /fields/{id} slow: field-api took >3s",
+        level="WARNING",
+    )
+    inc.metric("db_cpu_utilization", "fielddb", step(onset, 0.18, 0.95), digits=3)
+    inc.metric(
+        "pg_stat_user_tables_seq_scan_rate",
+        "fielddb",
+        step(onset, 0.2, 38),
+        labels={"relname": "fields"},
+        digits=2,
+    )
+    inc.fleet(
+        field_api={
+            "p99": floor(step(onset, 0, 4100)),
+            "err": add(step(onset + 12 * MINUTE, 0, 0.01)),
+        },
+        grower_app={"p99": add(step(onset, 0, 2200))},
+    )
+    inc.alert = alerts.grafana(
+        "field-api p99 above 1.5s",
+        "field-api",
+        ts("2027-01-11T15:05"),
+        "warning",
+        "field-api p99",
+        "4.1s",
+        team="agronomy",
+    )
+    inc.blame(guilty, [gd], "field-api", "code_defect", [dec, decd, ym, ymd], onset)
+    return inc
+
+
+def xt46_node_nic_flap() -> ExtIncident:
+    now = ts("2027-01-14T10:10")
+    inc = ExtIncident(
+        "xt46-node-nic-flap",
+        "Uplink decode rate down 30% (sensor-gateway)",
+        """The network interface of Kubernetes node ag-prod-b-node-4 (zone b) started flapping at
+        08:52: the kernel logged link down/up every minute or two and the ENA driver reset.
+        sensor-gateway-1, scheduled on that node, lost its MQTT session to EMQX again and again
+        and a third of uplinks went undecoded; the replicas on nodes in zones a and c were fine.
+        A sensor-gateway deploy at 08:31 changed MQTT reconnect logging (same words as the
+        errors), and a field-telemetry config change landed at 09:05.""",
+        now,
+        THORNFIELD,
+        seed=2346,
+    )
+    inc.doc(
+        "Runbook: uplink decode rate drop",
+        """sensor-gateway runs 3 replicas, one per zone, each with a shared MQTT subscription
+($share/gw/application/+/device/+/event/up). A drop of about a third means one replica is not
+consuming. Check which pod logs MQTT disconnects and which node it runs on
+(`kubectl -n edge get pod -o wide`); if the node is unhealthy, cordon and drain it
+(`kubectl cordon <node> && kubectl drain <node> --ignore-daemonsets`).""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-01-14T08:00"), 9)
+    c = inc.code(
+        ts("2027-01-14T08:12"),
+        "sensor-gateway",
+        "Log MQTT reconnect reason and attempt (AG-870)",
+        "internal/mqtt/session.go",
+        '\topts.SetConnectionLostHandler(func(_ mqtt.Client, err error) {\n\t\ts.log.Warn("mqtt connection lost")\n\t})',
+        '\topts.SetConnectionLostHandler(func(_ mqtt.Client, err error) {\n\t\ts.log.Warn("mqtt connection lost", "err", err, "attempt", s.attempt.Add(1))\n\t})',
+        58,
+        author="e.mwangi",
+    )
+    d = inc.deploy(ts("2027-01-14T08:31"), "sensor-gateway")
+    onset = ts("2027-01-14T08:52")
+    cfg = inc.config(
+        ts("2027-01-14T09:05"),
+        "field-telemetry",
+        "field-telemetry: raise soildb statement timeout for backfills",
+        "deploy/field-telemetry/values-prod.yaml",
+        "soildb:\n  statementTimeout: 15s",
+        "soildb:\n  statementTimeout: 30s",
+        line=21,
+    )
+    r = inc.rng
+    t = onset
+    while t < now:
+        inc.log(
+            t,
+            "node/ag-prod-b-node-4",
+            "ERROR",
+            "ena 0000:00:05.0 eth0: Link is Down",
+            node="ag-prod-b-node-4",
+            zone="eu-west-1b",
+            source="kernel",
+        )
+        inc.log(
+            t + timedelta(seconds=r.randint(8, 40)),
+            "node/ag-prod-b-node-4",
+            "WARNING",
+            "ena 0000:00:05.0 eth0: Link is Up - 25Gbps Full Duplex; device reset after tx timeout",
+            node="ag-prod-b-node-4",
+            zone="eu-west-1b",
+            source="kernel",
+        )
+        t += timedelta(seconds=r.randint(60, 150))
+    inc.errors(
+        "sensor-gateway",
+        onset,
+        now,
+        1.4,
+        lambda r: (
+            f'mqtt connection lost err="read tcp 10.42.17.{r.randint(2, 250)}:{r.randint(30000, 60000)}->10.42.3.7:1883: i/o timeout" attempt={r.randint(1, 90)}'
+        ),
+        level="ERROR",
+        pod="sensor-gateway-1",
+        node="ag-prod-b-node-4",
+    )
+    inc.errors(
+        "emqx",
+        onset + 1 * MINUTE,
+        now,
+        0.7,
+        lambda r: "client sensor-gateway-1 disconnected: keepalive_timeout",
+        level="WARNING",
+    )
+    inc.metric(
+        "node_network_carrier_changes_total_rate",
+        "node",
+        step(onset, 0, 0.9),
+        labels={"node": "ag-prod-b-node-4", "device": "eth0"},
+        jitter=0.3,
+        digits=2,
+    )
+    for node in ("ag-prod-a-node-2", "ag-prod-c-node-1"):
+        inc.metric(
+            "node_network_carrier_changes_total_rate",
+            "node",
+            lambda t: 0,
+            labels={"node": node, "device": "eth0"},
+            jitter=0,
+            digits=2,
+        )
+    inc.metric(
+        "uplinks_decoded_per_second",
+        "sensor-gateway",
+        step(onset, 215, 12),
+        labels={"pod": "sensor-gateway-1"},
+        digits=0,
+    )
+    inc.fleet(sensor_gateway={"rps": times(step(onset, 1, 0.68))})
+    inc.alert = alerts.alertmanager(
+        "UplinkDecodeRateDrop",
+        "sensor-gateway",
+        ts("2027-01-14T09:14"),
+        "warning",
+        "Uplink decode rate down 30% (sensor-gateway)",
+        "uplinks decoded/s 441 vs 650 one day ago.",
+        "sum(rate(uplinks_decoded_total[10m])) < 0.75 * sum(rate(uplinks_decoded_total[10m] offset 1d))",
+        team="edge",
+    )
+    inc.outside(
+        "NIC flapping on node ag-prod-b-node-4 (zone b)",
+        "sensor-gateway",
+        "infrastructure",
+        [c, d, cfg],
+        onset,
+    )
+    return inc
+
+
+def xt47_boundary_poison_job() -> ExtIncident:
+    now = ts("2027-01-18T09:40")
+    inc = ExtIncident(
+        "xt47-boundary-poison-job",
+        "model.jobs backlog above 300 (yield-model)",
+        """At 07:24 a grower imported a field boundary from a drone survey: one polygon with
+        1.9 million vertices and a self-intersection. Every yield-model run for that farm is
+        retried, and each attempt builds the ET grid over it until the worker is killed at its
+        16 GiB limit (exit 137) or shapely raises TopologyException; the workers spend their
+        time on it and the backlog builds. yield-model had shipped a geometry-simplification
+        change two days earlier and ran thousands of jobs since; a field-api deploy at 07:40
+        about boundary imports shares the words.""",
+        now,
+        THORNFIELD,
+        seed=2347,
+    )
+    inc.doc(
+        "Runbook: model.jobs backlog",
+        """yield-model runs one job per field and date. A job that fails is retried 5 times with
+backoff, then parked. A backlog with workers busy and few completions usually means a heavy or
+broken input: look for the same job or farm id in repeated failures. Park it by hand with
+`agctl jobs park <job-id>` and tell the Agronomy team to check the boundary.""",
+    )
+    inc.noise()
+    inc.background(ts("2027-01-16T09:00"), ts("2027-01-16T11:00"), 4)
+    simp = inc.code(
+        ts("2027-01-16T10:14"),
+        "yield-model",
+        "Simplify boundaries with a 0.5 m tolerance before gridding (AG-884)",
+        "yield_model/geometry.py",
+        "def grid_for(boundary: Polygon) -> Grid:\n    return Grid.over(boundary, cell_m=10)",
+        "def grid_for(boundary: Polygon) -> Grid:\n    shape = boundary.simplify(0.5, preserve_topology=True)\n    return Grid.over(shape, cell_m=10)",
+        18,
+    )
+    simpd = inc.deploy(ts("2027-01-16T10:35"), "yield-model")
+    inc.background(inc.begin, ts("2027-01-18T06:50"), 7)
+    onset = ts("2027-01-18T07:24")
+    fa = inc.code(
+        ts("2027-01-18T07:18"),
+        "field-api",
+        "Boundary import accepts GeoJSON FeatureCollection (AG-891)",
+        "src/main/java/com/thornfield/fields/BoundaryImport.java",
+        '        if (!"Polygon".equals(geo.type())) throw new BadBoundary("expected Polygon");',
+        '        if (geo.type().equals("FeatureCollection")) geo = geo.firstFeature();\n        if (!"Polygon".equals(geo.type())) throw new BadBoundary("expected Polygon");',
+        66,
+    )
+    fad = inc.deploy(ts("2027-01-18T07:40"), "field-api")
+    inc.log(
+        onset,
+        "field-api",
+        "INFO",
+        "boundary imported for field F-31877 (farm 4410): 1 polygon, 1912044 vertices, source=drone-survey.geojson",
+    )
+    stack = py_stack(
+        "shapely.errors.GEOSException",
+        "TopologyException: Input geom 0 is invalid: Self-intersection at 0.71233 51.20412",
+        [
+            ("/app/yield_model/worker.py", 77, "run", "grid = grid_for(field.boundary)"),
+            ("/app/yield_model/geometry.py", 20, "grid_for", "return Grid.over(shape, cell_m=10)"),
+            (
+                "/app/yield_model/grid.py",
+                54,
+                "over",
+                "cells = [c for c in candidates if shape.intersects(c)]",
+            ),
+        ],
+    )
+
+    def failure(r: random.Random) -> str:
+        job = f"job-4410-F-31877-2027011{r.randint(1, 8)}"
+        return r.choice(
+            [
+                f"model run {job} failed (attempt {r.randint(1, 5)}/5): TopologyException",
+                f"model run {job} failed: worker exited with code 137 (OOMKilled)",
+            ]
+        )
+
+    inc.errors(
+        "yield-model",
+        onset + 4 * MINUTE,
+        now,
+        0.9,
+        failure,
+        exc_info=stack,
+        farm="4410",
+        field="F-31877",
+    )
+    inc.errors(
+        "grower-app",
+        onset + 50 * MINUTE,
+        now,
+        0.3,
+        lambda r: (
+            f"yield forecast for farm {r.randint(100, 9000)} pending for {r.randint(35, 120)} min"
+        ),
+        level="WARNING",
+    )
+    inc.metric(
+        "queue_depth",
+        "yield-model",
+        ramp(onset, now, 12, 520),
+        labels={"queue": "model.jobs"},
+        digits=0,
+    )
+    inc.metric(
+        "container_memory_working_set_bytes_max",
+        "yield-model",
+        step(onset, 2.1e9, 1.7e10),
+        jitter=0.04,
+        digits=0,
+    )
+    inc.fleet(yield_model={"rps": times(step(onset, 1, 0.25)), "err": add(step(onset, 0, 0.35))})
+    inc.alert = alerts.alertmanager(
+        "ModelJobsBacklog",
+        "yield-model",
+        ts("2027-01-18T08:52"),
+        "warning",
+        "model.jobs backlog above 300 (yield-model)",
+        "queue depth 318.",
+        'model_jobs_queue_depth{queue="model.jobs"} > 300',
+        team="science",
+    )
+    inc.outside(
+        "malformed drone-survey boundary for field F-31877 (1.9M vertices, self-intersecting)",
+        "yield-model",
+        "data_quality",
+        [simp, simpd, fa, fad],
+        onset,
+    )
+    return inc
+
+
+def xt48_weather_gaps_none() -> ExtIncident:
+    now = ts("2027-01-21T15:30")
+    inc = ExtIncident(
+        "xt48-weather-gaps-none",
+        "weather-ingest forecast pulls failing",
+        """From 13:40 about one in six of weather-ingest's pulls ended with "incomplete chunked
+        read" and were retried on the next cycle. SkyCast published no notice, no metric of ours
+        moved beyond the error count, no node or zone showed anything, and the only changes are
+        everyday commits plus a weather-ingest deploy at 13:12 that reformats a log line. The
+        cause never appeared in the data (it stopped by itself the next morning).""",
+        now,
+        THORNFIELD,
+        seed=2348,
+    )
+    inc.noise()
+    made = inc.background(inc.begin, ts("2027-01-21T12:40"), 10)
+    c = inc.code(
+        ts("2027-01-21T12:51"),
+        "weather-ingest",
+        "Log the SkyCast run id with each forecast pull (AG-902)",
+        "weather_ingest/pull.py",
+        '    log.info("forecast pulled", grid=cell.id)',
+        '    log.info("forecast pulled", grid=cell.id, run=resp.headers.get("X-Run-Id"))',
+        39,
+    )
+    d = inc.deploy(ts("2027-01-21T13:12"), "weather-ingest")
+    onset = ts("2027-01-21T13:40")
+    stack = py_stack(
+        "httpx.RemoteProtocolError",
+        "peer closed connection without sending complete message body (incomplete chunked read)",
+        [
+            ("/app/weather_ingest/pull.py", 33, "pull", "resp = await client.get(url, params=q)"),
+            (
+                "/usr/local/lib/python3.12/site-packages/httpx/_client.py",
+                1661,
+                "send",
+                "response = await self._send_handling_auth(",
+            ),
+        ],
+    )
+    inc.errors(
+        "weather-ingest",
+        onset,
+        now,
+        0.6,
+        lambda r: (
+            f"forecast pull for grid {r.randint(40, 58)}.{r.randint(0, 9)}N/{r.randint(0, 9)}.{r.randint(0, 9)}E failed, retry next cycle"
+        ),
+        exc_info=stack,
+    )
+    inc.fleet(weather_ingest={"err": add(step(onset, 0, 0.15))})
+    inc.alert = alerts.alertmanager(
+        "WeatherPullsFailing",
+        "weather-ingest",
+        ts("2027-01-21T14:25"),
+        "warning",
+        "weather-ingest forecast pulls failing",
+        "forecast pull failures 15% over 30m.",
+        "rate(forecast_pull_failures_total[30m]) / rate(forecast_pulls_total[30m]) > 0.1",
+        team="data-platform",
+    )
+    inc.unexplained("weather-ingest", [*made[-2:], c, d], onset)
+    return inc
+
+
 TUNE = [
     xt01_dispatch_routing_timeout,
     xt02_ingest_null_geofence,
@@ -3433,4 +4908,16 @@ TUNE = [
     xt34_manifest_field_rename,
     xt35_lobby_buffer_leak,
     xt36_zone_packet_loss,
+    xt37_bar_cache_ttl,
+    xt38_ari_batch_unnamed,
+    xt39_resv_pool_config,
+    xt40_quillpay_outage,
+    xt41_session_redis_maxmemory,
+    xt42_night_audit_recovered,
+    xt43_valve_fanout_flag,
+    xt44_battery_omitempty,
+    xt45_field_lookup_query,
+    xt46_node_nic_flap,
+    xt47_boundary_poison_job,
+    xt48_weather_gaps_none,
 ]
