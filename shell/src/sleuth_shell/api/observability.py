@@ -320,7 +320,7 @@ async def query_logs(
     if text is not None and ("\x00" in text or len(text) > 200):
         raise bad_request("Invalid q: at most 200 characters, without NUL")
     store = DatabaseLogStore(request.app.state.session_factory)
-    found = await store.newest(
+    found = await store.query(
         principal.org_id,
         since,
         until,
@@ -328,6 +328,7 @@ async def query_logs(
         levels=levels,
         text=text,
         limit=_limit(limit, DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT),
+        newest=True,
     )
     return LogList(
         records=[
