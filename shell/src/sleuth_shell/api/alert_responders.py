@@ -36,6 +36,7 @@ from sleuth_shell.api.common import (
     decode_id_or_404,
     encode_integration_ids,
     find_team_id,
+    load_owned,
     resolve_integration_ids,
     resolve_team,
 )
@@ -342,13 +343,7 @@ def _given(value: Any) -> bool:
 
 
 async def _load(session: AsyncSession, org_id: int, alert_id: str) -> AlertResponder:
-    pk = decode_id_or_404(alert_id, GLOBAL_TYPE, THING)
-    agent = await session.scalar(
-        select(AlertResponder).where(AlertResponder.id == pk, AlertResponder.org_id == org_id)
-    )
-    if agent is None:
-        raise not_found(THING)
-    return agent
+    return await load_owned(session, AlertResponder, org_id, alert_id, GLOBAL_TYPE, THING)
 
 
 def _ref(agent: AlertResponder, public_url: str) -> AlertResponderRef:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -28,16 +28,21 @@ __all__ = [
     "PageRequest",
     "check_channel_id",
     "check_text",
+    "choice_filter",
     "decode_cursor",
     "decode_id_or_404",
     "encode_cursor",
     "encode_integration_ids",
     "fetch_page",
     "find_team_id",
+    "id_filter",
+    "load_owned",
     "parse_page",
     "resolve_integration_ids",
     "resolve_team",
 ]
+
+_M = TypeVar("_M")
 
 #: Longest accepted name (agents, digests, teams).
 MAX_NAME_LENGTH = 200
@@ -51,6 +56,40 @@ def decode_id_or_404(value: str, type_name: str, thing: str) -> int:
     if pk is None or pk > MAX_PK:
         raise not_found(thing)
     return pk
+
+
+def id_filter(value: str | None, type_name: str, name: str) -> int | None:
+    """A list filter naming a record by Global ID: None when absent or empty; the primary key
+    inside it; else 400 ``Invalid <name>: <value>``."""
+    if value is None or value == "":
+        return None
+    pk = decode_global_id(value, type_name)
+    if pk is None or pk > MAX_PK:
+        raise bad_request(f"Invalid {name}: {value[:100]}")
+    return pk
+
+
+def choice_filter(value: str | None, name: str, choices: Sequence[str]) -> str | None:
+    """A list filter taking one of ``choices``: None when absent or empty; else 400
+    ``Invalid <name>: <value> (one of <choices>)``."""
+    if value is None or value == "":
+        return None
+    if value not in choices:
+        raise bad_request(f"Invalid {name}: {value[:100]} (one of {', '.join(choices)})")
+    return value
+
+
+async def load_owned(
+    session: AsyncSession, model: type[_M], org_id: int, value: str, type_name: str, thing: str
+) -> _M:
+    """The organization's ``model`` row with Global ID ``value`` of ``type_name``; 404
+    ``<thing> not found`` (malformed, unknown, or another organization's)."""
+    pk = decode_id_or_404(value, type_name, thing)
+    table: Any = model
+    row = await session.scalar(select(model).where(table.id == pk, table.org_id == org_id))
+    if row is None:
+        raise not_found(thing)
+    return row
 
 
 def check_text(value: str, field: str, *, max_length: int = MAX_NAME_LENGTH) -> str:
