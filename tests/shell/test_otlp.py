@@ -418,6 +418,29 @@ def test_logs_api_lists_every_record_newest_first(client, org) -> None:
     assert [r["message"] for r in only] == ["line 0"]
 
 
+@pytest.mark.parametrize(
+    ("path", "params", "detail"),
+    [
+        ("logs", {"limit": "0"}, "Invalid limit: 0 (a whole number from 1 to 1000)"),
+        ("logs", {"limit": "x"}, "Invalid limit: x (a whole number from 1 to 1000)"),
+        ("logs", {"limit": "\u00b2"}, "Invalid limit: \u00b2 (a whole number from 1 to 1000)"),
+        ("traces", {"limit": "101"}, "Invalid limit: 101 (a whole number from 1 to 100)"),
+        ("logs", {"q": "a" * 201}, "Invalid q: at most 200 characters, without NUL"),
+        ("logs", {"service": "s\x00"}, "Invalid service: at most 200 characters, without NUL"),
+        ("traces", {"end": "x"}, "Invalid end: an ISO 8601 date-time or Unix seconds is required"),
+        (
+            "traces",
+            {"start": "2026-01-02", "end": "2026-01-01"},
+            "Invalid time range: end must be after start",
+        ),
+        ("traces", {"status": "ok"}, "Invalid status: only error is supported"),
+    ],
+)
+def test_list_parameters_are_checked(client, org, path, params, detail) -> None:
+    response = client.get(f"/api/v1/observability/{path}", params=params, headers=org.headers)
+    assert (response.status_code, response.json()) == (400, {"detail": detail})
+
+
 def test_histogram_quantiles_are_estimated_from_buckets() -> None:
     from opentelemetry.proto.metrics.v1 import metrics_pb2
 

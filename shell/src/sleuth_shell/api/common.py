@@ -1,6 +1,6 @@
 """Helpers shared by the resource modules: ID decoding, team and integration lookups, checks,
-and the query parameters of cursor-paged lists (:func:`parse_page`; the paging itself is
-:mod:`sleuth_shell.db.paging`)."""
+the query parameters of lists (filters, ``limit``, times, text) and of cursor-paged lists
+(:func:`parse_page`; the paging itself is :mod:`sleuth_shell.db.paging`)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
 from sleuth_core.ids import decode_global_id, encode_global_id
+from sleuth_core.language import parse_instant
 from sleuth_shell.db import paging
 from sleuth_shell.db.models import NotificationIntegration, Team
 from sleuth_shell.db.paging import InvalidCursor, Page, PageRequest, decode_cursor, encode_cursor
@@ -38,6 +39,9 @@ __all__ = [
     "id_filter",
     "load_owned",
     "parse_page",
+    "query_limit",
+    "query_text",
+    "query_time",
     "resolve_integration_ids",
     "resolve_team",
 ]
@@ -172,6 +176,36 @@ DEFAULT_PAGE_LIMIT = 20
 MAX_PAGE_LIMIT = 100
 
 
+def query_limit(value: str | None, default: int, most: int) -> int:
+    """A ``limit`` query parameter: ``default`` when absent; else 400 ``Invalid limit: <value>
+    (a whole number from 1 to <most>)`` unless it is one."""
+    if value is None:
+        return default
+    text = value.strip()
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= most:
+        raise bad_request(f"Invalid limit: {value} (a whole number from 1 to {most})")
+    return int(text)
+
+
+def query_text(value: str | None, name: str, *, limit: int = 200) -> str | None:
+    """A text query parameter: None when absent or blank; 400 when too long or with NUL."""
+    if value is None or not value.strip():
+        return None
+    if "\x00" in value or len(value) > limit:
+        raise bad_request(f"Invalid {name}: at most {limit} characters, without NUL")
+    return value.strip()
+
+
+def query_time(value: str | None, name: str) -> datetime | None:
+    """A time query parameter (ISO 8601 or Unix seconds), None when absent; else 400."""
+    if value is None or not value.strip():
+        return None
+    parsed = parse_instant(value) if "\x00" not in value and len(value) <= 64 else None
+    if parsed is None:
+        raise bad_request(f"Invalid {name}: an ISO 8601 date-time or Unix seconds is required")
+    return parsed
+
+
 def parse_page(limit: str | None, cursor: str | None) -> PageRequest:
     """The page asked for by query parameters ``limit`` and ``cursor`` (both optional).
 
@@ -179,12 +213,7 @@ def parse_page(limit: str | None, cursor: str | None) -> PageRequest:
     :data:`MAX_PAGE_LIMIT`; 400 ``Invalid cursor: <value>`` unless ``cursor`` is a
     ``next_cursor`` this service gave out.
     """
-    size = DEFAULT_PAGE_LIMIT
-    if limit is not None:
-        text = limit.strip()
-        if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_PAGE_LIMIT:
-            raise bad_request(f"Invalid limit: {limit} (a whole number from 1 to {MAX_PAGE_LIMIT})")
-        size = int(text)
+    size = query_limit(limit, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)
     after = None
     if cursor is not None:
         after = decode_cursor(cursor)
