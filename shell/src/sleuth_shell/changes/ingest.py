@@ -51,21 +51,6 @@ MAX_SERVICE_CHARS = 200
 MAX_AUTHOR_CHARS = 200
 MAX_PATH_CHARS = 1000
 MAX_URL_CHARS = 2000
-_FIELDS = frozenset(
-    {
-        "timestamp",
-        "service",
-        "kind",
-        "id",
-        "summary",
-        "author",
-        "url",
-        "files",
-        "diff",
-        "ships",
-        "attributes",
-    }
-)
 _UPDATED = (
     "timestamp",
     "service",
@@ -78,6 +63,8 @@ _UPDATED = (
     "ships",
     "attributes",
 )
+"""The columns a record sent again overwrites: every member but its ``id``."""
+_FIELDS = frozenset({"id", *_UPDATED})
 
 
 def truncate_diff(diff: str, limit: int = MAX_DIFF_BYTES) -> str:
