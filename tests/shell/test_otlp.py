@@ -434,6 +434,11 @@ def test_logs_api_lists_every_record_newest_first(client, org) -> None:
             "Invalid time range: end must be after start",
         ),
         ("traces", {"status": "ok"}, "Invalid status: only error is supported"),
+        (
+            "logs",
+            {"start": "0001-01-01T00:00:00+01:00"},
+            "Invalid start: an ISO 8601 date-time or Unix seconds is required",
+        ),
     ],
 )
 def test_list_parameters_are_checked(client, org, path, params, detail) -> None:
