@@ -45,7 +45,13 @@ from sleuth_shell.auth import provide_principal
 from sleuth_shell.config import Settings
 from sleuth_shell.db.hot_reads import HotRead, hot_reader_of
 from sleuth_shell.db.models import AlertResponder, Team, WebhookSubscription
-from sleuth_shell.domain import ALERT_SOURCE_TYPES, CHANGE_SOURCE_TYPES, normalize_name
+from sleuth_shell.domain import (
+    ALERT_SOURCE_TYPES,
+    CHANGE_SOURCE_TYPES,
+    AlertSourceType,
+    ChangeSourceType,
+    normalize_name,
+)
 from sleuth_shell.errors import ApiError, bad_request, conflict, error_responses, not_found
 from sleuth_shell.investigations import (
     DEFAULT_PROMPT,
@@ -73,17 +79,7 @@ MAX_BOT_ID_LENGTH = 64
 
 #: Subscription types a webhook source may name: the alert sources (``ALERT_SOURCE_TYPES``),
 #: and the change sources, which are refused with a detail saying why (they feed change records).
-ProviderType = Literal[
-    "PROVIDER_A",
-    "PROVIDER_B",
-    "PROVIDER_C",
-    "PROVIDER_D",
-    "ALERTMANAGER",
-    "GRAFANA",
-    "GENERIC",
-    "GITHUB",
-    "GITLAB",
-]
+ProviderType = Literal[AlertSourceType, ChangeSourceType]
 
 
 def effective_prompt(agent: AlertResponder) -> str:
