@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sleuth_core.language import parse_instant
 from sleuth_shell.agents.base import CHANGE_KINDS
 from sleuth_shell.db import models
-from sleuth_shell.db.dialect import upsert_rows
+from sleuth_shell.db.dialect import execute_in_chunks, upsert_rows
 from sleuth_shell.db.models import utcnow
 from sleuth_shell.ingestion import IngestError, envelope_items, text_value
 
@@ -184,8 +184,7 @@ async def store_changes(session: AsyncSession, org_id: int, rows: list[dict[str,
         )
         now = utcnow()
         values = [{**row, "org_id": org_id, "created_at": now} for row in rows]
-        for start in range(0, len(values), 500):
-            await session.execute(statement, values[start : start + 500])
+        await execute_in_chunks(session, statement, values, 500)
     return len(rows)
 
 

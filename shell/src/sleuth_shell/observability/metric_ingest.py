@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.language import parse_instant
 from sleuth_shell.db import models
-from sleuth_shell.db.dialect import insert_ignore_rows, upsert_rows
+from sleuth_shell.db.dialect import execute_in_chunks, insert_ignore_rows, upsert_rows
 from sleuth_shell.db.models import utcnow
 from sleuth_shell.ingestion import IngestError, envelope_items, text_value
 
@@ -193,8 +193,7 @@ async def store_metrics(session: AsyncSession, org_id: int, batches: list[Series
         conflict_columns=["series_id", "timestamp"],
         update_columns=["value"],
     )
-    for start in range(0, len(points), 5000):
-        await session.execute(statement, points[start : start + 5000])
+    await execute_in_chunks(session, statement, points, 5000)
     return len(points)
 
 
