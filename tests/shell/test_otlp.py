@@ -614,7 +614,8 @@ def test_trace_page_draws_a_waterfall_with_a_text_equivalent(client, org) -> Non
     assert page.status_code == 200, page.text
     html = page.text
     assert html.count("<rect ") == 2
-    assert 'role="img"' in html and "waterfall-desc" in html
+    assert 'role="img"' in html and 'id="chart-waterfall-d"' in html
+    assert "2 spans over 400 ms" in html and "Failed: checkout: charge &lt;card&gt; at 100" in html
     assert "charge &lt;card&gt;" in html and "<card>" not in html
     assert "CardDeclined" in html and "pay.py" in html
     # The text equivalent: one table row per span with its offset and duration.

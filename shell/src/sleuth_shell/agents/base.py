@@ -98,7 +98,9 @@ class AgentResult:
     ``analysis`` is the structured root-cause result of an investigation (or of a "why" answer),
     None when the operation produced none: ``{verdict: "change"|"external"|"unknown", change_id,
     service, affected_services, confidence: "CONFIRMED"|"LIKELY"|"INCONCLUSIVE", remediation,
-    evidence: [source_id, ...]}`` where each evidence item is a key of ``sources``.
+    evidence: [source_id, ...]}`` where each evidence item is a key of ``sources``. Once the
+    result's claims are checked (`sleuth_shell.agents.claims.verify`) it also holds ``claims``;
+    a checked result without a root-cause analysis has ``{"claims": ...}`` alone.
     """
 
     markdown: str

@@ -426,7 +426,8 @@ class OpenAIAgent:
         text = _CITED.sub(keep, markdown).strip() + "\n"
         return AgentResult(text, cited, 0.0)
 
-    async def _grounded(self, found: AgentResult, task: str) -> AgentResult:
+    async def _grounded(self, ctx: AgentContext, found: AgentResult, task: str) -> AgentResult:
+        """The model's text over ``found``'s numbered sources, its claims checked against them."""
         messages = [
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "system", "content": self._context(found)},
@@ -434,7 +435,8 @@ class OpenAIAgent:
         ]
         reply, tokens = await self._complete(messages)
         result = self._keep_cited(reply, found.sources)
-        return AgentResult(result.markdown, result.sources, self._credits(found.credits, tokens))
+        written = AgentResult(result.markdown, result.sources, self._credits(found.credits, tokens))
+        return await self._checked(ctx, written)
 
     # --- the Agent protocol ---------------------------------------------------------------------
 
@@ -487,7 +489,7 @@ class OpenAIAgent:
         """Write a digest section with the model, grounded in the retrieval report."""
         found = await self._retrieval.digest_section(ctx, section, prompt)
         task = f"Write the body of the digest section '{section}' (no heading): {prompt}"
-        return await self._grounded(found, task)
+        return await self._grounded(ctx, found, task)
 
     async def classify(self, ctx: AgentContext, message: str, instructions: str) -> Classification:
         """Ask the model for AGENT/STATIC/NONE; an unusable reply falls back to the retrieval

@@ -968,6 +968,7 @@ def final_analysis(
     if not analysis:
         return None
     out = dict(analysis)
-    evidence = [numbers[str(e)] for e in out.get("evidence") or [] if str(e) in numbers]
-    out["evidence"] = sorted(set(evidence))
+    if "evidence" in out:  # a claims record alone has none
+        evidence = [numbers[str(e)] for e in out["evidence"] or [] if str(e) in numbers]
+        out["evidence"] = sorted(set(evidence))
     return out

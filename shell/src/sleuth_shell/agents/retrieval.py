@@ -348,8 +348,10 @@ class RetrievalAgent:
     # --- digest and classify --------------------------------------------------------------------
 
     async def digest_section(self, ctx: AgentContext, section: str, prompt: str) -> AgentResult:
-        """Report on one digest section (:mod:`sleuth_shell.agents.digest_section`)."""
-        return await digest_section(EmbeddedRun(ctx, self.costs), section, prompt)
+        """Report on one digest section (:mod:`sleuth_shell.agents.digest_section`), its claims
+        checked against its sources."""
+        result = await digest_section(EmbeddedRun(ctx, self.costs), section, prompt)
+        return await verify(ctx, result) if result.sources else result
 
     async def classify(self, ctx: AgentContext, message: str, instructions: str) -> Classification:
         """Decide how a chat trigger handles ``message`` by keyword rules read from the

@@ -67,6 +67,7 @@ __all__ = [
     "AlertResponderCreate",
     "AlertResponderUpdate",
     "create_alert_responder",
+    "delete_alert_responder",
     "effective_prompt",
     "update_alert_responder",
 ]
@@ -514,6 +515,18 @@ async def create_alert_responder(
     return agent
 
 
+async def delete_alert_responder(session: AsyncSession, org_id: int, alert_id: str) -> None:
+    """Delete an alert agent, stopping its pending investigations; an ID that names nothing
+    (already deleted, unknown, malformed) is already deleted."""
+    try:
+        agent = await _load(session, org_id, alert_id)
+    except ApiError:
+        return
+    await stop_pending_investigations(session, agent.id)
+    await session.delete(agent)
+    await session.commit()
+
+
 async def update_alert_responder(
     session: AsyncSession,
     org_id: int,
@@ -686,13 +699,7 @@ class AlertResponderController(Controller):
         self, alert_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
     ) -> Success:
         """Delete an alert agent; succeeds for any ID (already deleted, unknown, malformed)."""
-        try:
-            agent = await _load(db_session, principal.org_id, alert_id)
-        except ApiError:
-            return Success(success=True)
-        await stop_pending_investigations(db_session, agent.id)
-        await db_session.delete(agent)
-        await db_session.commit()
+        await delete_alert_responder(db_session, principal.org_id, alert_id)
         return Success(success=True)
 
     @post(

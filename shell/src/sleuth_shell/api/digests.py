@@ -55,6 +55,7 @@ __all__ = [
     "DigestUpdate",
     "check_schedule",
     "create_digest",
+    "delete_digest",
     "load_digest",
     "parse_run_request",
     "update_digest",
@@ -221,6 +222,18 @@ async def create_digest(session: AsyncSession, org_id: int, data: DigestCreate) 
     return digest
 
 
+async def delete_digest(session: AsyncSession, org_id: int, digest_id: str) -> None:
+    """Delete a digest agent with its runs and queued fires; an ID that names nothing is
+    already deleted."""
+    try:
+        digest = await load_digest(session, org_id, digest_id)
+    except ApiError:
+        return
+    await cancel_jobs(session, digest.id)
+    await session.delete(digest)
+    await session.commit()
+
+
 async def update_digest(
     session: AsyncSession, org_id: int, digest_id: str, data: DigestUpdate
 ) -> Digest:
@@ -352,13 +365,7 @@ class DigestController(Controller):
         self, digest_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
     ) -> Success:
         """Delete a digest agent (and its runs); succeeds for any ID."""
-        try:
-            digest = await load_digest(db_session, principal.org_id, digest_id)
-        except ApiError:
-            return Success(success=True)
-        await cancel_jobs(db_session, digest.id)
-        await db_session.delete(digest)
-        await db_session.commit()
+        await delete_digest(db_session, principal.org_id, digest_id)
         return Success(success=True)
 
     @post(

@@ -2,7 +2,8 @@
 
 Statuses of a run (``digest_runs.status``): ``PENDING`` (created, waiting for its job) ->
 ``IN_PROGRESS`` (a worker or the request is generating it) -> ``COMPLETED`` (``results`` holds one
-``{section, prompt, result}`` per section) or ``FAILED`` (``error`` says why). A synchronous run is
+``{section, prompt, result}`` per section, stored with ``claims``: what the claim check of the
+section found, returned without it) or ``FAILED`` (``error`` says why). A synchronous run is
 created ``IN_PROGRESS`` and generated in the request.
 
 Job kinds (registered by :func:`register_digest_jobs`):
@@ -29,6 +30,7 @@ cancel a digest's jobs (:func:`sleuth_shell.jobs.queue.cancel`) without reading 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -78,16 +80,29 @@ DIGEST_GLOBAL_TYPE = "Digest"
 
 @dataclass(frozen=True)
 class SectionResult:
-    """One generated section: the rendered ``result`` (with its Sources section) and its cost."""
+    """One generated section: the rendered ``result`` (with its Sources section), its cost and
+    what the claim check of its text found (``{checked, supported, share, dropped}``, None when
+    it cites nothing)."""
 
     section: str
     prompt: str
     result: str
     credits: float
+    claims: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, str]:
-        """The stored and returned shape ``{section, prompt, result}``."""
+        """The returned shape ``{section, prompt, result}``."""
         return {"section": self.section, "prompt": self.prompt, "result": self.result}
+
+    def stored(self) -> dict[str, Any]:
+        """The stored shape: the returned one and, when checked, ``claims``."""
+        kept = {"claims": self.claims} if self.claims is not None else {}
+        return {**self.to_json(), **kept}
+
+
+def returned(item: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored section result in its returned shape ``{section, prompt, result}``."""
+    return {key: item.get(key, "") for key in ("section", "prompt", "result")}
 
 
 def _unix(moment: datetime) -> int:
@@ -161,7 +176,10 @@ async def _generate(services: Services, run: DigestRun) -> list[SectionResult]:
             text = str(exc).strip() or type(exc).__name__
             raise RunFailed(f"The agent could not write section {section!r}: {text}") from exc
         rendered = render_answer(result.markdown, result.sources, sources_section=True)
-        results.append(SectionResult(section, prompt, rendered.content, float(result.credits)))
+        claims = (result.analysis or {}).get("claims")
+        results.append(
+            SectionResult(section, prompt, rendered.content, float(result.credits), claims)
+        )
     return results
 
 
@@ -236,7 +254,7 @@ DIGEST_RUN: RunKind[DigestRun, list[SectionResult]] = RunKind(
     parse_id=int,
     produce=_generate,
     result_values=lambda results: {
-        "results": [item.to_json() for item in results],
+        "results": [item.stored() for item in results],
         "credits": sum(item.credits for item in results),
     },
     charge=_charge,
@@ -360,5 +378,5 @@ def run_view(run: DigestRun) -> dict[str, Any]:
         "digest_id": encode_global_id(DIGEST_GLOBAL_TYPE, run.digest_id),
         "status": run.status,
         "scheduled_runtime": _unix(run.scheduled_runtime) if run.scheduled_runtime else None,
-        "results": list(run.results or []),
+        "results": [returned(item) for item in run.results or []],
     }
