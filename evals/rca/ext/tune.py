@@ -17,7 +17,15 @@ from evals.rca.ext.base import (
     step,
     times,
 )
-from evals.rca.ext.companies import BRAMBLEWOOD, CORVID, FERNBANK, TIDEWATER
+from evals.rca.ext.companies import (
+    BRAMBLEWOOD,
+    CORVID,
+    FERNBANK,
+    LARKSPUR,
+    MARIGOLD,
+    OSPREY,
+    TIDEWATER,
+)
 from evals.rca.kit import ts
 
 # --- Tidewater Freight ---------------------------------------------------------------------------
@@ -1492,6 +1500,1902 @@ def xt14_catalog_row_query() -> ExtIncident:
     return inc
 
 
+# --- Larkspur Health ----------------------------------------------------------------------------
+
+
+def xt15_visit_pool_values() -> ExtIncident:
+    now = ts("2026-11-03T11:20")
+    inc = ExtIncident(
+        "xt15-visit-pool-values",
+        "visit-api check-in errors above 3%",
+        """A visit-api commit meant for the pgbouncer migration lowered DB_POOL_MAX in the
+        production Helm values from 30 to 6 (and noted it in the changelog); the 10:02 release
+        shipped it together with a reminder-lookup commit that reuses the SQLAlchemy session.
+        From 10:05 check-ins queued for a connection and timed out. Nothing changed in the
+        code that talks to the database.""",
+        now,
+        LARKSPUR,
+        seed=2315,
+    )
+    inc.doc(
+        "Runbook: visit-api check-in errors",
+        """Check-in errors usually mean caredb is slow or the app's pool is exhausted. Compare
+pgbouncer cl_waiting with the pool size in helm/visit-api/values-prod.yaml. Roll back with
+`lark deploy rollback visit-api`.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-03T09:10"), 9)
+    cfg = inc.commit(
+        ts("2026-11-03T09:31"),
+        "visit-api",
+        "Size visit-api pool for pgbouncer transaction mode",
+        [
+            (
+                "helm/visit-api/values-prod.yaml",
+                'env:\n  DB_POOL_MAX: "30"\n  DB_POOL_TIMEOUT_S: "10"',
+                'env:\n  DB_POOL_MAX: "6"\n  DB_POOL_TIMEOUT_S: "10"',
+                14,
+            ),
+            (
+                "CHANGELOG.md",
+                "## Unreleased\n",
+                "## Unreleased\n\n- Smaller pool behind pgbouncer\n",
+                1,
+            ),
+        ],
+        author="tpetrakis",
+    )
+    other = inc.code(
+        ts("2026-11-03T09:44"),
+        "visit-api",
+        "Reuse the request session for visit reminder lookups",
+        "app/visits/reminders.py",
+        "def due_reminders(visit_id):\n    with SessionLocal() as session:\n        return session.scalars(select(Reminder).where(Reminder.visit_id == visit_id)).all()",
+        "def due_reminders(session, visit_id):\n    return session.scalars(select(Reminder).where(Reminder.visit_id == visit_id)).all()",
+        20,
+        author="wen.zhou",
+    )
+    release = inc.deploy(ts("2026-11-03T10:02"), "visit-api")
+    onset = ts("2026-11-03T10:05")
+    late = inc.code(
+        ts("2026-11-03T10:30"),
+        "patient-web",
+        "Show a retry button when check-in fails",
+        "src/visits/CheckIn.tsx",
+        "{error && <ErrorText error={error} />}",
+        "{error && <ErrorText error={error} onRetry={retry} />}",
+        58,
+    )
+    late_d = inc.deploy(ts("2026-11-03T10:41"), "patient-web")
+    stack = py_stack(
+        "sqlalchemy.exc.TimeoutError",
+        "QueuePool limit of size 6 overflow 0 reached, connection timed out, timeout 10.00",
+        [
+            ("/app/app/visits/routes.py", 88, "check_in", "visit = repo.load(visit_id)"),
+            ("/app/app/visits/repository.py", 31, "load", "with engine.connect() as conn:"),
+        ],
+    )
+    inc.errors(
+        "visit-api",
+        onset,
+        now,
+        2.2,
+        lambda r: f"check-in failed for visit V{r.randint(100000, 999999)}: database unavailable",
+        exc_info=stack,
+    )
+    inc.errors(
+        "patient-web",
+        onset + 2 * MINUTE,
+        now,
+        1.0,
+        "POST /app/visits/checkin -> 503 from visit-api",
+        level="WARNING",
+    )
+    inc.metric("db_pool_checked_out", "visit-api", step(onset, 7, 6), jitter=0.02, digits=0)
+    inc.metric("pgbouncer_cl_waiting", "caredb", step(onset, 0.2, 41), digits=0)
+    inc.fleet(visit_api={"err": add(step(onset, 0, 0.08)), "p99": floor(step(onset, 0, 10100))})
+    inc.alert = alerts.generic(
+        "visit-api check-in errors above 3%",
+        "visit-api",
+        ts("2026-11-03T10:24"),
+        "high",
+        {"source": "pagerduty", "summary": "checkin_error_ratio 8.1% > 3%", "team": "care"},
+    )
+    inc.blame(cfg, [release], "visit-api", "configuration_error", [other, late, late_d], onset)
+    return inc
+
+
+def xt16_rxlink_unavailable() -> ExtIncident:
+    now = ts("2026-11-05T16:00")
+    inc = ExtIncident(
+        "xt16-rxlink-unavailable",
+        "e-prescription routing failures above 5%",
+        """The RxLink pharmacy network answered 503 and then refused connections from 14:52 to
+        well after the alert; no status page was published. Every NEWRX routed by rx-router
+        failed. An rx-router deploy at 14:40 changed how the pharmacy directory is cached (its
+        summary names RxLink) and a notify-svc retry change went out at 15:10; neither is the
+        cause.""",
+        now,
+        LARKSPUR,
+        seed=2316,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-05T13:50"), 9)
+    c = inc.code(
+        ts("2026-11-05T14:18"),
+        "rx-router",
+        "Cache RxLink pharmacy directory pages for 10 minutes",
+        "internal/directory/cache.go",
+        "func (d *Directory) Page(ctx context.Context, zip string) ([]Pharmacy, error) {\n\treturn d.rxlink.Directory(ctx, zip)\n}",
+        "func (d *Directory) Page(ctx context.Context, zip string) ([]Pharmacy, error) {\n\treturn d.cache.GetOrLoad(ctx, zip, 10*time.Minute, d.rxlink.Directory)\n}",
+        40,
+    )
+    d = inc.deploy(ts("2026-11-05T14:40"), "rx-router")
+    onset = ts("2026-11-05T14:52")
+    n = inc.code(
+        ts("2026-11-05T14:58"),
+        "notify-svc",
+        "Retry TextWave sends twice on 5xx",
+        "notify/sms.py",
+        "MAX_ATTEMPTS = 1",
+        "MAX_ATTEMPTS = 3",
+        12,
+    )
+    nd = inc.deploy(ts("2026-11-05T15:10"), "notify-svc")
+    stack = go_stack(
+        'Post "https://api.rxlink.example/v6/newrx": dial tcp 198.51.100.23:443: connect: connection refused',
+        [
+            (
+                "github.com/larkspur/rx-router/internal/rxlink.(*Client).Send",
+                "/src/internal/rxlink/client.go",
+                91,
+            ),
+            (
+                "github.com/larkspur/rx-router/internal/route.(*Router).Route",
+                "/src/internal/route/router.go",
+                57,
+            ),
+        ],
+    )
+    inc.errors(
+        "rx-router",
+        onset,
+        onset + 9 * MINUTE,
+        2.0,
+        lambda r: (
+            f"route prescription RX-{r.randint(1000000, 9999999)}: rxlink answered 503 Service Unavailable"
+        ),
+    )
+    inc.errors(
+        "rx-router",
+        onset + 9 * MINUTE,
+        now,
+        2.0,
+        lambda r: (
+            f"route prescription RX-{r.randint(1000000, 9999999)}: send to api.rxlink.example failed"
+        ),
+        error="connect: connection refused",
+        stack=stack,
+    )
+    inc.errors(
+        "patient-web",
+        onset + 5 * MINUTE,
+        now,
+        0.4,
+        "prescription status unavailable, showing last known state",
+        level="WARNING",
+    )
+    inc.metric(
+        "rxlink_request_errors_per_second",
+        "rx-router",
+        step(onset, 0.0, 0.5),
+        labels={"upstream": "api.rxlink.example"},
+        digits=2,
+    )
+    inc.fleet(rx_router={"err": add(step(onset, 0, 0.9))})
+    inc.alert = alerts.grafana(
+        "e-prescription routing failures above 5%",
+        "rx-router",
+        ts("2026-11-05T15:20"),
+        "critical",
+        "NEWRX failure ratio",
+        "0.93",
+    )
+    inc.outside(
+        "RxLink network unavailable (503, then connection refused)",
+        "rx-router",
+        "dependency_failure",
+        [c, d, n, nd],
+        onset,
+    )
+    return inc
+
+
+def xt17_search_disk_free() -> ExtIncident:
+    now = ts("2026-11-08T05:10")
+    inc = ExtIncident(
+        "xt17-search-disk-free",
+        "care-search disk free below 10% on care-search-2",
+        """care-search-2's data volume filled up during a segment merge storm after the nightly
+        provider bulk load: free space fell from 180 GB to 9 GB over an hour and a half. Nothing
+        errored yet; the node logged two watermark warnings. No change to the cluster; a
+        visit-api search tweak and a chart-sync deploy sit in the window.""",
+        now,
+        LARKSPUR,
+        seed=2317,
+    )
+    inc.doc(
+        "Runbook: care-search disk",
+        """Below 10% free the node hits the flood-stage watermark and indices go read-only. Add
+a data node or delete old visit indices (`lark search prune --older 400d`). Do not restart nodes.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-08T02:30"), 8)
+    c = inc.code(
+        ts("2026-11-08T02:48"),
+        "visit-api",
+        "Search visits by provider name prefix",
+        "app/search/visits.py",
+        '    query = {"match": {"provider": name}}',
+        '    query = {"match_phrase_prefix": {"provider": name}}',
+        17,
+    )
+    d = inc.deploy(ts("2026-11-08T03:05"), "visit-api")
+    c2 = inc.code(
+        ts("2026-11-08T03:20"),
+        "chart-sync",
+        "Map OBX-5 units for glucose results",
+        "src/main/java/com/larkspur/chart/ObxMapper.java",
+        '        case "GLU": return Unit.MG_DL;',
+        '        case "GLU": return unit.equals("mmol/L") ? Unit.MMOL_L : Unit.MG_DL;',
+        73,
+    )
+    d2 = inc.deploy(ts("2026-11-08T03:41"), "chart-sync")
+    onset = ts("2026-11-08T03:22")
+    inc.log(
+        onset + 70 * MINUTE,
+        "care-search",
+        "WARNING",
+        "high disk watermark [90%] exceeded on [care-search-2], shards will be relocated away from this node",
+    )
+    inc.log(
+        onset + 95 * MINUTE,
+        "care-search",
+        "WARNING",
+        "high disk watermark [90%] exceeded on [care-search-2], shards will be relocated away from this node",
+    )
+    inc.metric(
+        "node_filesystem_free_bytes",
+        "care-search",
+        ramp(onset, onset + 100 * MINUTE, 180e9, 9e9),
+        labels={"node": "care-search-2", "mount": "/usr/share/opensearch/data"},
+        jitter=0.01,
+        digits=0,
+    )
+    inc.metric(
+        "node_filesystem_free_bytes",
+        "care-search",
+        lambda t: 175e9,
+        labels={"node": "care-search-1", "mount": "/usr/share/opensearch/data"},
+        jitter=0.01,
+        digits=0,
+    )
+    inc.fleet()
+    inc.alert = alerts.alertmanager(
+        "SearchDiskFreeLow",
+        "care-search",
+        ts("2026-11-08T05:02"),
+        "warning",
+        "care-search disk free below 10% on care-search-2",
+        "node_filesystem_free_bytes is 9.1 GB (5%).",
+        'node_filesystem_free_bytes{node="care-search-2"} / node_filesystem_size_bytes < 0.10',
+        team="platform",
+    )
+    inc.outside(
+        "care-search-2 data volume filling (segment merges after the bulk load)",
+        "care-search",
+        "resource_exhaustion",
+        [c, d, c2, d2],
+        onset,
+    )
+    return inc
+
+
+def xt18_hl7_date_format() -> ExtIncident:
+    now = ts("2026-11-11T13:00")
+    inc = ExtIncident(
+        "xt18-hl7-date-format",
+        "chart-sync rejected messages above 50 per 10m",
+        """A partner clinic (sending facility FAC-0192) switched its interface engine and began
+        sending birth dates as DD/MM/YYYY in PID-7 from 11:40; chart-sync rejects those ADT
+        messages as it should. Nothing on Larkspur's side changed: a chart-sync commit that
+        parses OBR timestamps with their zone offset went out at 08:55 and has worked since,
+        and a visit-api deploy is unrelated.""",
+        now,
+        LARKSPUR,
+        seed=2318,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-11T08:00"), 8)
+    c = inc.code(
+        ts("2026-11-11T08:31"),
+        "chart-sync",
+        "Parse OBR-7 timestamps with their zone offset",
+        "src/main/java/com/larkspur/chart/Hl7Dates.java",
+        '    private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyyMMddHHmmss");',
+        '    private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyyMMddHHmmss[Z]");',
+        22,
+    )
+    d = inc.deploy(ts("2026-11-11T08:55"), "chart-sync")
+    v = inc.code(
+        ts("2026-11-11T11:10"),
+        "visit-api",
+        "Return the visit's timezone in check-in responses",
+        "app/visits/schemas.py",
+        "    starts_at: datetime",
+        "    starts_at: datetime\n    timezone: str",
+        44,
+    )
+    vd = inc.deploy(ts("2026-11-11T11:26"), "visit-api")
+    onset = ts("2026-11-11T11:40")
+    stack = java_stack(
+        "java.time.format.DateTimeParseException",
+        "Text '31/10/1984' could not be parsed at index 2",
+        [
+            ("java.time.format.DateTimeFormatter.parseResolved0", "DateTimeFormatter.java", 2108),
+            ("com.larkspur.chart.Hl7Dates.birthDate", "Hl7Dates.java", 41),
+            ("com.larkspur.chart.AdtHandler.apply", "AdtHandler.java", 96),
+        ],
+    )
+    inc.errors(
+        "chart-sync",
+        onset,
+        now,
+        1.4,
+        lambda r: (
+            f"rejected ADT^A04 control id MSG{r.randint(100000, 999999)} from FAC-0192: "
+            f"PID-7 value '{r.randint(13, 31)}/{r.randint(1, 12):02d}/{r.randint(1940, 2015)}' does not match yyyyMMdd"
+        ),
+        exception="java.time.format.DateTimeParseException",
+        stack_trace=stack,
+        sending_facility="FAC-0192",
+    )
+    inc.metric(
+        "hl7_messages_rejected_per_minute",
+        "chart-sync",
+        step(onset, 0.05, 1.4),
+        labels={"feed": "adt"},
+        digits=2,
+    )
+    inc.fleet(chart_sync={"err": add(step(onset, 0, 0.04))})
+    inc.alert = alerts.alertmanager(
+        "Hl7RejectsHigh",
+        "chart-sync",
+        ts("2026-11-11T12:31"),
+        "warning",
+        "chart-sync rejected messages above 50 per 10m",
+        "hl7 rejects: 61 in the last 10m.",
+        "sum(increase(hl7_messages_rejected_total[10m])) > 50",
+        team="integrations",
+    )
+    inc.outside(
+        "one partner clinic sending malformed birth dates (FAC-0192)",
+        "chart-sync",
+        "data_quality",
+        [c, d, v, vd],
+        onset,
+    )
+    return inc
+
+
+def xt19_node_not_ready() -> ExtIncident:
+    now = ts("2026-11-14T20:40")
+    inc = ExtIncident(
+        "xt19-node-not-ready",
+        "video-bridge join failures above 2%",
+        """The kubelet on node ip-10-8-3-41 stopped posting status (a hung container runtime);
+        the node went NotReady and the video-bridge pods on it stopped answering readiness
+        probes while still in the Service endpoints for a few minutes. Joins routed there failed
+        with connection timeouts until the pods were rescheduled. Nothing was deployed to
+        cause it: a video-bridge commit about TURN credentials and a claims-worker deploy are
+        nearby.""",
+        now,
+        LARKSPUR,
+        seed=2319,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-14T19:00"), 8)
+    c = inc.code(
+        ts("2026-11-14T19:21"),
+        "video-bridge",
+        "Rotate TURN credentials every 12h instead of 24h",
+        "src/turn/credentials.ts",
+        "const TTL_HOURS = 24;",
+        "const TTL_HOURS = 12;",
+        9,
+    )
+    d = inc.deploy(ts("2026-11-14T19:38"), "video-bridge")
+    w = inc.code(
+        ts("2026-11-14T19:45"),
+        "claims-worker",
+        "Add payer id to claim submission logs",
+        "claims/submit.py",
+        '    log.info("claim submitted", claim_id=claim.id)',
+        '    log.info("claim submitted", claim_id=claim.id, payer=claim.payer_id)',
+        61,
+    )
+    wd = inc.deploy(ts("2026-11-14T20:02"), "claims-worker")
+    onset = ts("2026-11-14T19:58")
+    node = "ip-10-8-3-41.us-east-2.compute.internal"
+    inc.log(
+        onset,
+        "k8s-events",
+        "WARNING",
+        f"Node {node} status is now: NodeNotReady",
+        reason="NodeNotReady",
+        kind="Node",
+    )
+    inc.log(
+        onset + MINUTE,
+        "k8s-events",
+        "WARNING",
+        f"Kubelet stopped posting node status on {node}",
+        reason="NodeStatusUnknown",
+        kind="Node",
+    )
+    for k in range(4):
+        inc.log(
+            onset + (2 + 2 * k) * MINUTE,
+            "k8s-events",
+            "WARNING",
+            f'Readiness probe failed: Get "http://10.8.3.{70 + k}:8080/ready": context deadline exceeded',
+            reason="Unhealthy",
+            pod=f"video-bridge-6b9d-{k}x",
+            node=node,
+        )
+    inc.errors(
+        "video-bridge",
+        onset + MINUTE,
+        now,
+        1.6,
+        lambda r: (
+            f"join room R{r.randint(10000, 99999)} failed: upstream 10.8.3.{r.randint(70, 73)}:8080 connect timeout"
+        ),
+    )
+    inc.errors(
+        "patient-web",
+        onset + 2 * MINUTE,
+        now,
+        0.7,
+        "video visit could not start: join failed, retrying",
+        level="WARNING",
+    )
+    inc.metric(
+        "kube_node_status_ready",
+        "k8s",
+        step(onset, 1, 0),
+        labels={"node": node},
+        jitter=0,
+        digits=0,
+    )
+    inc.fleet(video_bridge={"err": add(step(onset, 0, 0.06))})
+    inc.alert = alerts.grafana(
+        "video-bridge join failures above 2%",
+        "video-bridge",
+        ts("2026-11-14T20:18"),
+        "critical",
+        "Join failure ratio",
+        "0.061",
+        cluster="prod-use2",
+    )
+    inc.outside(
+        "node ip-10-8-3-41 NotReady (kubelet stopped posting status)",
+        "video-bridge",
+        "infrastructure",
+        [c, d, w, wd],
+        onset,
+    )
+    return inc
+
+
+def xt20_ndc_slice_bundle() -> ExtIncident:
+    now = ts("2026-11-17T10:40")
+    inc = ExtIncident(
+        "xt20-ndc-slice-bundle",
+        "rx-router 5xx above 2%",
+        """An rx-router commit rewrote NormalizeNDC to strip hyphens before padding, and slices
+        the 11-digit product code out of a 10-digit string for 5-4-1 codes: the handler panics
+        with slice bounds out of range. The 09:30 release named only its other commit (a retry
+        on pharmacy lookup 404s, whose words match the errors' "pharmacy" and "route") in its
+        ships list; the NDC commit was made before it and shipped with it.""",
+        now,
+        LARKSPUR,
+        seed=2320,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-17T08:30"), 9)
+    guilty = inc.code(
+        ts("2026-11-17T08:52"),
+        "rx-router",
+        "Normalize NDCs without hyphen lookups",
+        "internal/ndc/normalize.go",
+        """func NormalizeNDC(code string) (string, error) {
+	parts := strings.Split(code, "-")
+	if len(parts) != 3 {
+		return "", ErrBadNDC
+	}
+	return pad(parts[0], 5) + pad(parts[1], 4) + pad(parts[2], 2), nil
+}""",
+        """func NormalizeNDC(code string) (string, error) {
+	digits := strings.ReplaceAll(code, "-", "")
+	return digits[:5] + digits[5:9] + digits[9:11], nil
+}""",
+        18,
+        author="k.osei",
+    )
+    decoy = inc.code(
+        ts("2026-11-17T09:05"),
+        "rx-router",
+        "Retry pharmacy lookup once when route returns 404",
+        "internal/route/pharmacy.go",
+        "\tph, err := r.dir.Lookup(ctx, rx.PharmacyID)\n\tif err != nil {\n\t\treturn err\n\t}",
+        "\tph, err := r.dir.Lookup(ctx, rx.PharmacyID)\n\tif errors.Is(err, ErrNotFound) {\n\t\tph, err = r.dir.Refresh(ctx, rx.PharmacyID)\n\t}\n\tif err != nil {\n\t\treturn err\n\t}",
+        33,
+        author="isabel.r",
+    )
+    release = inc.deploy(
+        ts("2026-11-17T09:30"),
+        "rx-router",
+        ships=[decoy],
+        summary="Deploy rx-router v3.14.0 (pharmacy lookup retry)",
+    )
+    onset = ts("2026-11-17T09:32")
+    vw = inc.code(
+        ts("2026-11-17T09:40"),
+        "visit-api",
+        "Show pharmacy name on the visit summary",
+        "app/visits/summary.py",
+        '    return {"visit": v.id, "rx": [r.id for r in v.prescriptions]}',
+        '    return {"visit": v.id, "rx": [r.id for r in v.prescriptions], "pharmacy": v.pharmacy_name}',
+        12,
+    )
+    vwd = inc.deploy(ts("2026-11-17T09:51"), "visit-api")
+    stack = go_stack(
+        "panic: runtime error: slice bounds out of range [:11] with length 10",
+        [
+            (
+                "github.com/larkspur/rx-router/internal/ndc.NormalizeNDC",
+                "/src/internal/ndc/normalize.go",
+                20,
+            ),
+            (
+                "github.com/larkspur/rx-router/internal/route.(*Router).Route",
+                "/src/internal/route/router.go",
+                49,
+            ),
+            (
+                "github.com/larkspur/rx-router/internal/route.(*Handler).ServeHTTP",
+                "/src/internal/route/handler.go",
+                27,
+            ),
+        ],
+    )
+    inc.errors(
+        "rx-router",
+        onset,
+        now,
+        1.3,
+        lambda r: (
+            f"route prescription RX-{r.randint(1000000, 9999999)} to pharmacy {r.randint(1000000, 9999999)}: recovered from panic"
+        ),
+        panic="runtime error: slice bounds out of range [:11] with length 10",
+        stack=stack,
+    )
+    inc.errors(
+        "patient-web",
+        onset + 3 * MINUTE,
+        now,
+        0.5,
+        "GET /app/visits/{id}/rx -> 500 from rx-router",
+        level="WARNING",
+    )
+    inc.fleet(rx_router={"err": add(step(onset, 0, 0.05))})
+    inc.alert = alerts.alertmanager(
+        "RxRouter5xx",
+        "rx-router",
+        ts("2026-11-17T10:05"),
+        "critical",
+        "rx-router 5xx above 2%",
+        "5xx ratio 5.2% over 10m.",
+        'sum(rate(http_requests_total{service="rx-router",code=~"5.."}[5m])) / sum(rate(http_requests_total{service="rx-router"}[5m])) > 0.02',
+        team="pharmacy",
+    )
+    inc.blame(guilty, [release], "rx-router", "code_defect", [decoy, vw, vwd], onset)
+    return inc
+
+
+def xt21_reminders_steady() -> ExtIncident:
+    now = ts("2026-11-20T09:30")
+    inc = ExtIncident(
+        "xt21-reminders-steady",
+        "notify-svc reminder send failures",
+        """The alert rule was copied from another team with a threshold of 'any failure'. notify-
+        svc logs a few undeliverable reminders every hour (landlines, opted-out patients) and did
+        so all night at its usual rate; nothing is wrong. A notify-svc template commit went out
+        at 08:40.""",
+        now,
+        LARKSPUR,
+        seed=2321,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-20T08:20"), 8)
+    c = inc.code(
+        ts("2026-11-20T08:22"),
+        "notify-svc",
+        "Reword the visit reminder SMS",
+        "notify/templates/reminder_sms.txt",
+        "Reminder: your visit is at {time}.",
+        "Larkspur: your video visit starts at {time}. Reply C to confirm.",
+        1,
+    )
+    d = inc.deploy(ts("2026-11-20T08:40"), "notify-svc")
+    inc.errors(
+        "notify-svc",
+        inc.begin,
+        now,
+        0.08,
+        lambda r: (
+            f"reminder {r.getrandbits(32):08x} undeliverable: TextWave 21614 (not a mobile number)"
+        ),
+        level="ERROR",
+    )
+    inc.fleet()
+    inc.alert = alerts.generic(
+        "notify-svc reminder send failures",
+        "notify-svc",
+        ts("2026-11-20T09:12"),
+        "low",
+        {
+            "source": "pagerduty",
+            "summary": "sms_send_failures_total increased",
+            "team": "engagement",
+        },
+    )
+    inc.healthy(
+        "notify-svc",
+        "never was: undeliverable reminders at their usual rate all night; the rule fires on any failure",
+        [c, d],
+        ts("2026-11-20T09:12"),
+    )
+    return inc
+
+
+# --- Osprey Energy ------------------------------------------------------------------------------
+
+
+def xt22_forecast_oomkilled() -> ExtIncident:
+    now = ts("2026-12-01T07:30")
+    inc = ExtIncident(
+        "xt22-forecast-oomkilled",
+        "grid-forecast jobs failing (container restarts)",
+        """The first cold morning of winter tripled the feeders with heat-pump load profiles;
+        grid-forecast loads every feeder's history into one DataFrame and its container hit its
+        2 GiB memory limit: the kernel OOM-killed it mid-job from 06:10, and the jobs were
+        retried and killed again. Nothing was deployed to cause it; a grid-forecast commit
+        renaming the horizon label and a tariff-svc deploy sit nearby.""",
+        now,
+        OSPREY,
+        seed=2322,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-01T05:00"), 8)
+    c = inc.code(
+        ts("2026-12-01T05:20"),
+        "grid-forecast",
+        "Rename forecast horizon label to horizon_hours",
+        "forecast/labels.py",
+        'HORIZON_LABEL = "horizon"',
+        'HORIZON_LABEL = "horizon_hours"',
+        8,
+    )
+    d = inc.deploy(ts("2026-12-01T05:41"), "grid-forecast")
+    t = inc.code(
+        ts("2026-12-01T05:50"),
+        "tariff-svc",
+        "Add winter peak window to the time-of-use plan",
+        "tariffs/plans/tou.py",
+        'PEAK = [("16:00", "19:00")]',
+        'PEAK = [("16:00", "19:00"), ("07:00", "09:00")]',
+        30,
+    )
+    td = inc.deploy(ts("2026-12-01T06:04"), "tariff-svc")
+    onset = ts("2026-12-01T06:10")
+    for k in range(6):
+        at = onset + (k * 9) * MINUTE
+        inc.log(
+            at,
+            "k8s-events",
+            "WARNING",
+            f"Container grid-forecast in pod grid-forecast-5c9d-{k}q was OOMKilled (exit code 137), memory limit 2Gi",
+            reason="OOMKilled",
+            pod=f"grid-forecast-5c9d-{k}q",
+        )
+        inc.log(
+            at + MINUTE / 2,
+            "grid-forecast",
+            "ERROR",
+            f"forecast job fj-{4100 + k} lost: worker exited unexpectedly (signal 9), requeued",
+        )
+    inc.metric(
+        "container_memory_working_set_bytes",
+        "grid-forecast",
+        lambda x: 0.9e9 if x < onset - 30 * MINUTE else 2.1e9,
+        labels={"container": "grid-forecast"},
+        jitter=0.03,
+        digits=0,
+    )
+    inc.fleet(grid_forecast={"err": add(step(onset, 0, 0.5))})
+    inc.alert = alerts.alertmanager(
+        "ForecastJobsFailing",
+        "grid-forecast",
+        ts("2026-12-01T07:02"),
+        "warning",
+        "grid-forecast jobs failing (container restarts)",
+        "kube_pod_container_status_restarts_total increased by 6 in 1h.",
+        'increase(kube_pod_container_status_restarts_total{container="grid-forecast"}[1h]) > 3',
+        team="grid-analytics",
+    )
+    inc.outside(
+        "grid-forecast container out of memory (input grew with the cold snap)",
+        "grid-forecast",
+        "resource_exhaustion",
+        [c, d, t, td],
+        onset,
+    )
+    return inc
+
+
+def xt23_storm_reconnect_surge() -> ExtIncident:
+    now = ts("2026-12-03T19:40")
+    inc = ExtIncident(
+        "xt23-storm-reconnect-surge",
+        "meter-ingest write latency above 2s",
+        """After a storm knocked out three substations, 400 000 meters came back at once at 18:20
+        and replayed their buffered intervals: readings received per second went from about
+        900 to 5 000. meter-ingest's writes to readingsdb queued and slowed. No change caused
+        it; a meter-ingest commit about batch logging and a billing-engine deploy are
+        nearby.""",
+        now,
+        OSPREY,
+        seed=2323,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-03T17:30"), 8)
+    c = inc.code(
+        ts("2026-12-03T17:48"),
+        "meter-ingest",
+        "LEDG-2201 Log batch sizes for readingsdb writes",
+        "internal/store/batch.go",
+        "\tif err := s.db.CopyFrom(ctx, rows); err != nil {\n\t\treturn err\n\t}",
+        '\ts.log.Debug("writing batch", zap.Int("rows", len(rows)))\n\tif err := s.db.CopyFrom(ctx, rows); err != nil {\n\t\treturn err\n\t}',
+        51,
+    )
+    d = inc.deploy(ts("2026-12-03T18:06"), "meter-ingest")
+    b = inc.code(
+        ts("2026-12-03T17:55"),
+        "billing-engine",
+        "CARD-2290 Round estimated reads to whole kWh on bills",
+        "src/main/kotlin/energy/osprey/billing/Estimates.kt",
+        "    return estimate.kwh",
+        "    return estimate.kwh.setScale(0, RoundingMode.HALF_UP)",
+        19,
+    )
+    bd = inc.deploy(ts("2026-12-03T18:12"), "billing-engine")
+    onset = ts("2026-12-03T18:20")
+    inc.errors(
+        "meter-ingest",
+        onset + 4 * MINUTE,
+        now,
+        1.5,
+        lambda r: (
+            f"readingsdb copy of {r.randint(4000, 9000)} rows took {r.randint(2100, 6400)}ms (slow write)"
+        ),
+        level="WARNING",
+    )
+    inc.errors(
+        "meter-ingest",
+        onset + 15 * MINUTE,
+        now,
+        0.6,
+        "head-end ack deferred: ingest buffer above high-water mark",
+        level="WARNING",
+    )
+    inc.metric(
+        "meter_readings_received_per_second",
+        "meter-ingest",
+        step(onset, 900, 5000),
+        jitter=0.06,
+        digits=0,
+    )
+    inc.metric("ingest_buffer_depth", "meter-ingest", ramp(onset, now, 200, 380000), digits=0)
+    inc.fleet(meter_ingest={"p99": floor(step(onset, 0, 2600))})
+    inc.alert = alerts.grafana(
+        "meter-ingest write latency above 2s",
+        "meter-ingest",
+        ts("2026-12-03T19:02"),
+        "warning",
+        "readingsdb write latency p99",
+        "2.6s",
+    )
+    inc.outside(
+        "meters reconnecting after the storm (5x readings per second)",
+        "meter-ingest",
+        "resource_exhaustion",
+        [c, d, b, bd],
+        onset,
+    )
+    return inc
+
+
+def xt24_tariff_flag_decimal() -> ExtIncident:
+    now = ts("2026-12-05T12:10")
+    inc = ExtIncident(
+        "xt24-tariff-flag-decimal",
+        "bill preview errors above 5%",
+        """Pricing turned on pricing.tou_v2_rates at 10:58: tariff-svc then returned rates as
+        thirds of a penny (1/3 recurring) and billing-engine's BigDecimal division without a
+        scale throws ArithmeticException on them. A billing-engine deploy at 10:45 touched the
+        bill preview controller (its words match the errors) and was fine.""",
+        now,
+        OSPREY,
+        seed=2324,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-05T10:00"), 9)
+    c = inc.code(
+        ts("2026-12-05T10:21"),
+        "billing-engine",
+        "CARD-2304 Bill preview shows the tariff name",
+        "src/main/kotlin/energy/osprey/billing/PreviewController.kt",
+        "        return Preview(bill.total, bill.lines)",
+        "        return Preview(bill.total, bill.lines, tariff.name)",
+        44,
+    )
+    d = inc.deploy(ts("2026-12-05T10:45"), "billing-engine")
+    f = inc.flag(
+        ts("2026-12-05T10:58"),
+        "tariff-svc",
+        "pricing.tou_v2_rates",
+        "enabled: false",
+        "enabled: true",
+        "Serve time-of-use rates from the v2 rate table",
+    )
+    onset = ts("2026-12-05T10:59")
+    stack = java_stack(
+        "java.lang.ArithmeticException",
+        "Non-terminating decimal expansion; no exact representable decimal result.",
+        [
+            ("java.math.BigDecimal.divide", "BigDecimal.java", 1780),
+            ("energy.osprey.billing.RateMath.perKwh", "RateMath.kt", 23),
+            ("energy.osprey.billing.PreviewController.preview", "PreviewController.kt", 41),
+        ],
+    )
+    inc.errors(
+        "billing-engine",
+        onset,
+        now,
+        1.2,
+        lambda r: (
+            f"bill preview failed for account A{r.randint(1000000, 9999999)}: rate arithmetic on tariff TOU-2"
+        ),
+        exception="java.lang.ArithmeticException",
+        stack_trace=stack,
+    )
+    inc.errors(
+        "customer-portal",
+        onset + 2 * MINUTE,
+        now,
+        0.6,
+        "GET /usage bill preview unavailable (billing-engine 500)",
+        level="WARNING",
+    )
+    inc.fleet(billing_engine={"err": add(step(onset, 0, 0.08))})
+    inc.alert = alerts.datadog(
+        "bill preview errors above 5%",
+        "billing-engine",
+        ts("2026-12-05T11:30"),
+        "critical",
+        "sum:trace.http.request.errors{service:billing-engine,resource:preview}.as_rate()",
+        0.08,
+        0.05,
+        ["team:billing"],
+    )
+    inc.blame(f, [], "tariff-svc", "configuration_error", [c, d], onset)
+    return inc
+
+
+def xt25_common_idle_conns() -> ExtIncident:
+    now = ts("2026-12-08T15:00")
+    inc = ExtIncident(
+        "xt25-common-idle-conns",
+        "outage-map tile latency p99 above 1s",
+        """osprey-go-common v2.9.0 changed its database helper's default pool: MaxOpenConns 50 to
+        4 ("be kind to pgbouncer"). outage-map's 14:05 deploy picked the module up (its ships
+        list names only its own commit, a tile-cache tweak whose words match the latency
+        errors); tile requests queued for a connection. meter-ingest deployed the module at
+        13:20 but sets its own pool size.""",
+        now,
+        OSPREY,
+        seed=2325,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-08T12:30"), 9)
+    lib = inc.code(
+        ts("2026-12-08T12:52"),
+        "osprey-go-common",
+        "PLAT-2411 Smaller default database pool for pgbouncer",
+        "db/pool.go",
+        "func DefaultPool(db *sql.DB) {\n\tdb.SetMaxOpenConns(50)\n\tdb.SetMaxIdleConns(10)\n}",
+        "func DefaultPool(db *sql.DB) {\n\tdb.SetMaxOpenConns(4)\n\tdb.SetMaxIdleConns(2)\n}",
+        12,
+        author="l.varga",
+    )
+    mi = inc.code(
+        ts("2026-12-08T13:02"),
+        "meter-ingest",
+        "RISK-1402 Bump osprey-go-common to v2.9.0",
+        "go.mod",
+        "\tgithub.com/osprey/osprey-go-common v2.8.3",
+        "\tgithub.com/osprey/osprey-go-common v2.9.0",
+        7,
+    )
+    mid = inc.deploy(ts("2026-12-08T13:20"), "meter-ingest")
+    own = inc.code(
+        ts("2026-12-08T13:40"),
+        "outage-map",
+        "LEDG-1766 Cache incident tiles for 30s to cut tile latency",
+        "internal/tiles/cache.go",
+        "const incidentTileTTL = 5 * time.Second",
+        "const incidentTileTTL = 30 * time.Second",
+        15,
+    )
+    od = inc.deploy(
+        ts("2026-12-08T14:05"),
+        "outage-map",
+        ships=[own],
+        summary="Deploy outage-map to production (1 commit; go modules refreshed by the build)",
+    )
+    onset = ts("2026-12-08T14:07")
+    stack = go_stack(
+        "context deadline exceeded",
+        [
+            ("database/sql.(*DB).conn", "/usr/local/go/src/database/sql/sql.go", 1316),
+            (
+                "github.com/osprey/outage-map/internal/tiles.(*Store).Incidents",
+                "/src/internal/tiles/store.go",
+                64,
+            ),
+        ],
+    )
+    inc.errors(
+        "outage-map",
+        onset,
+        now,
+        1.8,
+        lambda r: (
+            f"tile z=11 x={r.randint(900, 1100)} y={r.randint(600, 800)} failed: waiting for a database connection: context deadline exceeded"
+        ),
+        stack=stack,
+    )
+    inc.metric("sql_db_wait_count_per_second", "outage-map", step(onset, 0.0, 35.0), digits=1)
+    inc.metric("sql_db_open_connections", "outage-map", step(onset, 18, 4), jitter=0.02, digits=0)
+    inc.fleet(outage_map={"p99": floor(step(onset, 0, 2400)), "err": add(step(onset, 0, 0.04))})
+    inc.alert = alerts.grafana(
+        "outage-map tile latency p99 above 1s",
+        "outage-map",
+        ts("2026-12-08T14:40"),
+        "warning",
+        "tile latency p99",
+        "2.4s",
+    )
+    inc.blame(lib, [od], "outage-map", "code_defect", [own, mi, mid], onset)
+    return inc
+
+
+def xt26_ocpp_own_cert() -> ExtIncident:
+    now = ts("2026-12-10T09:00")
+    inc = ExtIncident(
+        "xt26-ocpp-own-cert",
+        "charging stations disconnected above 20%",
+        """The TLS certificate charge-point-gw presents to charging stations expired at 08:00
+        (the renewal job had been failing quietly). Stations could not reconnect after their
+        nightly reboot; the gateway logged handshake errors from the stations. A
+        charge-point-gw commit changing heartbeat handling and a portal deploy are nearby.""",
+        now,
+        OSPREY,
+        seed=2326,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-10T07:00"), 8)
+    c = inc.code(
+        ts("2026-12-10T07:25"),
+        "charge-point-gw",
+        "CARD-1933 Accept heartbeats up to 10s late",
+        "src/ocpp/heartbeat.ts",
+        "const GRACE_MS = 2000;",
+        "const GRACE_MS = 10000;",
+        6,
+    )
+    d = inc.deploy(ts("2026-12-10T07:44"), "charge-point-gw")
+    p = inc.code(
+        ts("2026-12-10T07:50"),
+        "customer-portal",
+        "RISK-2011 Charging history page paginates",
+        "src/pages/charging.tsx",
+        "sessions.map(renderRow)",
+        "sessions.slice(page * 20, page * 20 + 20).map(renderRow)",
+        77,
+    )
+    pd = inc.deploy(ts("2026-12-10T08:09"), "customer-portal")
+    onset = ts("2026-12-10T08:00")
+    inc.errors(
+        "charge-point-gw",
+        onset,
+        now,
+        3.0,
+        lambda r: (
+            f"http: TLS handshake error from 203.0.113.{r.randint(2, 250)}:{r.randint(30000, 60000)}: remote error: tls: certificate expired"
+        ),
+    )
+    inc.errors(
+        "customer-portal",
+        onset + 5 * MINUTE,
+        now,
+        0.3,
+        "charging station status unknown, showing last seen",
+        level="WARNING",
+    )
+    inc.metric(
+        "ocpp_connected_stations",
+        "charge-point-gw",
+        lambda x: 4200 if x < onset else 2600,
+        jitter=0.02,
+        digits=0,
+    )
+    inc.fleet()
+    inc.alert = alerts.grafana(
+        "charging stations disconnected above 20%",
+        "charge-point-gw",
+        ts("2026-12-10T08:35"),
+        "critical",
+        "connected stations",
+        "62%",
+    )
+    inc.outside(
+        "charge-point-gw's own TLS certificate expired",
+        "charge-point-gw",
+        "infrastructure",
+        [c, d, p, pd],
+        onset,
+    )
+    return inc
+
+
+def xt27_ingest_canceled_none() -> ExtIncident:
+    now = ts("2026-12-12T04:30")
+    inc = ExtIncident(
+        "xt27-ingest-canceled-none",
+        "meter-ingest head-end acks failing",
+        """From 03:12 a share of meter-ingest's head-end acknowledgements failed with "context
+        canceled" and nothing else: no metric moved, no change was made near it, no provider
+        notice. (The head-end vendor later found a firmware fault on their side; nothing in the
+        data shows it.) The changes in the window are everyday commits.""",
+        now,
+        OSPREY,
+        seed=2327,
+    )
+    inc.noise()
+    made = inc.background(inc.begin, ts("2026-12-12T02:20"), 10)
+    near = inc.code(
+        ts("2026-12-12T02:36"),
+        "meter-ingest",
+        "RISK-1450 Tag head-end acks with the meter firmware version",
+        "internal/headend/ack.go",
+        "\tack := Ack{Batch: b.ID, Count: len(b.Readings)}",
+        "\tack := Ack{Batch: b.ID, Count: len(b.Readings), Firmware: b.Firmware}",
+        29,
+    )
+    near_d = inc.deploy(ts("2026-12-12T02:52"), "meter-ingest")
+    onset = ts("2026-12-12T03:12")
+    inc.errors(
+        "meter-ingest",
+        onset,
+        now,
+        1.1,
+        lambda r: f"head-end ack for batch hb-{r.randint(100000, 999999)} failed: context canceled",
+    )
+    inc.fleet(meter_ingest={"err": add(step(onset, 0, 0.01))})
+    inc.alert = alerts.alertmanager(
+        "HeadEndAcksFailing",
+        "meter-ingest",
+        ts("2026-12-12T03:55"),
+        "warning",
+        "meter-ingest head-end acks failing",
+        "ack failures 70 in 1h.",
+        "increase(headend_ack_failures_total[1h]) > 50",
+        team="metering",
+    )
+    inc.unexplained("meter-ingest", [*made[-2:], near, near_d], onset)
+    return inc
+
+
+# --- Marigold Learning --------------------------------------------------------------------------
+
+
+def xt28_grader_memory_limit() -> ExtIncident:
+    now = ts("2026-12-14T16:00")
+    inc = ExtIncident(
+        "xt28-grader-memory-limit",
+        "grading.jobs backlog above 500",
+        """A platform clean-up lowered grader-worker's container memory limit from 4Gi to 1Gi in
+        its Helm values ("right-size workers") at 14:31. Java and C++ exercises need 1.5-3 GiB
+        to compile in the sandbox; those containers were OOM-killed from 14:36 and their jobs
+        requeued, so the backlog grew. A grader-worker commit that reports peak memory per
+        submission as a metric went out at 14:10.""",
+        now,
+        MARIGOLD,
+        seed=2328,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-14T13:40"), 8)
+    c = inc.code(
+        ts("2026-12-14T13:52"),
+        "grader-worker",
+        "feat: report peak sandbox memory per submission",
+        "grader/metrics.py",
+        'SUBMISSIONS = Counter("grader_submissions_total", "graded submissions")',
+        'SUBMISSIONS = Counter("grader_submissions_total", "graded submissions")\nPEAK_MEMORY = Histogram("grader_sandbox_peak_memory_bytes", "peak sandbox memory")',
+        14,
+    )
+    d = inc.deploy(ts("2026-12-14T14:10"), "grader-worker")
+    cfg = inc.config(
+        ts("2026-12-14T14:31"),
+        "grader-worker",
+        "Right-size worker memory limits",
+        "deploy/grader-worker/values-prod.yaml",
+        "resources:\n  limits:\n    memory: 4Gi\n    cpu: 2",
+        "resources:\n  limits:\n    memory: 1Gi\n    cpu: 2",
+        line=22,
+    )
+    onset = ts("2026-12-14T14:36")
+    q = inc.code(
+        ts("2026-12-14T14:45"),
+        "quiz-engine",
+        "fix: keep attempt timer running across reconnects",
+        "internal/attempt/timer.go",
+        "\tt.started = time.Now()",
+        "\tif t.started.IsZero() {\n\t\tt.started = time.Now()\n\t}",
+        31,
+    )
+    qd = inc.deploy(ts("2026-12-14T14:58"), "quiz-engine")
+    for k in range(9):
+        at = onset + (k * 6) * MINUTE
+        inc.log(
+            at,
+            "k8s-events",
+            "WARNING",
+            f"Container grader in pod grader-worker-77f-{k}z was OOMKilled (exit code 137)",
+            reason="OOMKilled",
+            pod=f"grader-worker-77f-{k}z",
+        )
+    inc.errors(
+        "grader-worker",
+        onset,
+        now,
+        1.0,
+        lambda r: f"submission S{r.randint(100000, 999999)} (java) lost: sandbox killed, requeued",
+    )
+    inc.metric(
+        "queue_depth",
+        "grader-worker",
+        ramp(onset, now, 20, 900),
+        labels={"queue": "grading.jobs"},
+        digits=0,
+    )
+    inc.metric(
+        "container_memory_working_set_bytes",
+        "grader-worker",
+        lambda x: 2.2e9 if x < onset else 1.05e9,
+        jitter=0.03,
+        digits=0,
+    )
+    inc.fleet(grader_worker={"err": add(step(onset, 0, 0.3))})
+    inc.alert = alerts.alertmanager(
+        "GradingBacklog",
+        "grader-worker",
+        ts("2026-12-14T15:30"),
+        "warning",
+        "grading.jobs backlog above 500",
+        "queue depth 612.",
+        'queue_depth{queue="grading.jobs"} > 500',
+        team="assessment",
+    )
+    inc.blame(cfg, [], "grader-worker", "configuration_error", [c, d, q, qd], onset)
+    return inc
+
+
+def xt29_learndb_connection_slots() -> ExtIncident:
+    now = ts("2026-12-16T18:30")
+    inc = ExtIncident(
+        "xt29-learndb-connection-slots",
+        "course-api 5xx above 2%",
+        """The end-of-term district reports (report-builder, scheduled, unchanged) opened a
+        connection per school and filled learndb's 400 connection slots from 17:05; course-api
+        and quiz-engine could not get new connections. No change caused it; a course-api
+        deploy about lesson progress queries landed at 16:58.""",
+        now,
+        MARIGOLD,
+        seed=2329,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-16T16:20"), 8)
+    c = inc.code(
+        ts("2026-12-16T16:40"),
+        "course-api",
+        "perf: fetch lesson progress with select_related",
+        "courses/progress.py",
+        "    rows = Progress.objects.filter(student=student)",
+        '    rows = Progress.objects.filter(student=student).select_related("lesson")',
+        27,
+    )
+    d = inc.deploy(ts("2026-12-16T16:58"), "course-api")
+    onset = ts("2026-12-16T17:05")
+    inc.log(onset - 3 * MINUTE, "report-builder", "INFO", "term report run started for 212 schools")
+    inc.errors(
+        "course-api",
+        onset,
+        now,
+        1.6,
+        'django.db.utils.OperationalError: connection to server at "learndb-0" failed: FATAL:  remaining connection slots are reserved for non-replication superuser connections',
+    )
+    inc.errors(
+        "quiz-engine",
+        onset + 2 * MINUTE,
+        now,
+        1.0,
+        "save attempt: pq: sorry, too many clients already",
+    )
+    inc.metric(
+        "pg_stat_activity_count",
+        "learndb",
+        step(onset, 130, 398),
+        labels={"instance": "learndb-0"},
+        jitter=0.01,
+        digits=0,
+    )
+    inc.fleet(
+        course_api={"err": add(step(onset, 0, 0.05))},
+        quiz_engine={"err": add(step(onset, 0, 0.03))},
+    )
+    inc.alert = alerts.grafana(
+        "course-api 5xx above 2%",
+        "course-api",
+        ts("2026-12-16T17:40"),
+        "critical",
+        "5xx ratio",
+        "0.051",
+    )
+    inc.outside(
+        "learndb connection slots exhausted by the term report run",
+        "learndb",
+        "resource_exhaustion",
+        [c, d],
+        onset,
+    )
+    return inc
+
+
+def xt30_idhub_timeouts() -> ExtIncident:
+    now = ts("2026-12-18T08:40")
+    inc = ExtIncident(
+        "xt30-idhub-timeouts",
+        "SSO login failures above 10%",
+        """The identity hub IdHub (login.idhub.example) slowed to a crawl at 07:50 on the first
+        school morning after the break; no status page said so. sso-bridge's calls to it timed
+        out and logins failed. An sso-bridge commit widening the SAML clock-skew allowance
+        shipped at 07:35; a classroom-web deploy came later.""",
+        now,
+        MARIGOLD,
+        seed=2330,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-18T07:00"), 8)
+    c = inc.code(
+        ts("2026-12-18T07:14"),
+        "sso-bridge",
+        "fix: allow 120s clock skew on IdHub SAML assertions",
+        "src/main/java/edu/marigold/sso/SamlValidator.java",
+        "    private static final Duration CLOCK_SKEW = Duration.ofSeconds(60);",
+        "    private static final Duration CLOCK_SKEW = Duration.ofSeconds(120);",
+        18,
+    )
+    d = inc.deploy(ts("2026-12-18T07:35"), "sso-bridge")
+    onset = ts("2026-12-18T07:50")
+    w = inc.code(
+        ts("2026-12-18T07:58"),
+        "classroom-web",
+        "feat: show district name on the login page",
+        "src/pages/login.tsx",
+        "<h1>Sign in</h1>",
+        "<h1>Sign in to {district.name}</h1>",
+        12,
+    )
+    wd = inc.deploy(ts("2026-12-18T08:12"), "classroom-web")
+    stack = java_stack(
+        "java.net.SocketTimeoutException",
+        "Read timed out",
+        [
+            ("java.net.SocketInputStream.socketRead0", "SocketInputStream.java", -1),
+            ("edu.marigold.sso.IdHubClient.resolveArtifact", "IdHubClient.java", 88),
+            ("edu.marigold.sso.AcsController.consume", "AcsController.java", 52),
+        ],
+    )
+    inc.errors(
+        "sso-bridge",
+        onset,
+        now,
+        2.0,
+        lambda r: (
+            f"login failed for district D-{r.randint(100, 400)}: artifact resolve at https://login.idhub.example/saml/resolve timed out after 10000ms"
+        ),
+        exception="java.net.SocketTimeoutException",
+        stack_trace=stack,
+    )
+    inc.errors(
+        "classroom-web",
+        onset + 2 * MINUTE,
+        now,
+        0.8,
+        "sign-in did not complete, showing retry",
+        level="WARNING",
+    )
+    inc.metric(
+        "idp_request_duration_p99_ms",
+        "sso-bridge",
+        step(onset, 300, 10000),
+        labels={"idp": "login.idhub.example"},
+        digits=0,
+    )
+    inc.fleet(sso_bridge={"err": add(step(onset, 0, 0.2)), "p99": floor(step(onset, 0, 10000))})
+    inc.alert = alerts.generic(
+        "SSO login failures above 10%",
+        "sso-bridge",
+        ts("2026-12-18T08:15"),
+        "critical",
+        {"source": "statuscake", "check": "sso-login-synthetic", "failures": "14/60"},
+    )
+    inc.outside(
+        "IdHub identity provider slow (timeouts from login.idhub.example)",
+        "sso-bridge",
+        "dependency_failure",
+        [c, d, w, wd],
+        onset,
+    )
+    return inc
+
+
+def xt31_quiz_nil_map() -> ExtIncident:
+    now = ts("2026-12-20T11:00")
+    inc = ExtIncident(
+        "xt31-quiz-nil-map",
+        "quiz-engine submit errors above 1%",
+        """A quiz-engine commit added partial-credit buckets to ScoreAttempt and writes into a map
+        it only initialises for multi-part questions: single-part attempts panic with
+        "assignment to entry in nil map". It shipped in the 10:05 release with a commit that
+        logs attempt scores (same words as the errors). A course-api deploy is unrelated.""",
+        now,
+        MARIGOLD,
+        seed=2331,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-20T09:20"), 9)
+    guilty = inc.code(
+        ts("2026-12-20T09:31"),
+        "quiz-engine",
+        "feat(scoring): partial credit buckets",
+        "internal/scoring/score.go",
+        """func ScoreAttempt(a *Attempt) Result {
+	res := Result{}
+	if a.MultiPart {
+		res.Buckets = map[string]float64{}
+	}
+	for _, q := range a.Answers {
+		res.Points += q.Points
+	}
+	return res
+}""",
+        """func ScoreAttempt(a *Attempt) Result {
+	res := Result{}
+	if a.MultiPart {
+		res.Buckets = map[string]float64{}
+	}
+	for _, q := range a.Answers {
+		res.Points += q.Points
+		res.Buckets[q.Part] += q.Partial
+	}
+	return res
+}""",
+        40,
+    )
+    logc = inc.code(
+        ts("2026-12-20T09:47"),
+        "quiz-engine",
+        "chore(attempts): log attempt score on submit",
+        "internal/attempt/submit.go",
+        "\tres := scoring.ScoreAttempt(a)",
+        '\tres := scoring.ScoreAttempt(a)\n\tlog.Info("attempt scored", "attempt", a.ID, "points", res.Points)',
+        66,
+    )
+    rel = inc.deploy(ts("2026-12-20T10:05"), "quiz-engine")
+    onset = ts("2026-12-20T10:06")
+    ca = inc.code(
+        ts("2026-12-20T10:12"),
+        "course-api",
+        "fix: lesson order after drag and drop",
+        "courses/ordering.py",
+        "    lessons.sort(key=lambda l: l.position)",
+        "    lessons.sort(key=lambda l: (l.position, l.id))",
+        9,
+    )
+    cad = inc.deploy(ts("2026-12-20T10:24"), "course-api")
+    stack = go_stack(
+        "panic: assignment to entry in nil map",
+        [
+            (
+                "github.com/marigold/quiz-engine/internal/scoring.ScoreAttempt",
+                "/src/internal/scoring/score.go",
+                47,
+            ),
+            (
+                "github.com/marigold/quiz-engine/internal/attempt.(*Service).Submit",
+                "/src/internal/attempt/submit.go",
+                66,
+            ),
+        ],
+    )
+    inc.errors(
+        "quiz-engine",
+        onset,
+        now,
+        1.4,
+        lambda r: f"submit attempt A{r.randint(1000000, 9999999)}: recovered panic in handler",
+        panic="assignment to entry in nil map",
+        stack=stack,
+    )
+    inc.errors(
+        "classroom-web",
+        onset + 2 * MINUTE,
+        now,
+        0.6,
+        "quiz submit failed (quiz-engine 500), answers kept locally",
+        level="WARNING",
+    )
+    inc.fleet(quiz_engine={"err": add(step(onset, 0, 0.03))})
+    inc.alert = alerts.grafana(
+        "quiz-engine submit errors above 1%",
+        "quiz-engine",
+        ts("2026-12-20T10:35"),
+        "warning",
+        "submit error ratio",
+        "0.031",
+    )
+    inc.blame(guilty, [rel], "quiz-engine", "code_defect", [logc, ca, cad], onset)
+    return inc
+
+
+def xt32_report_exit_none() -> ExtIncident:
+    now = ts("2026-12-22T06:30")
+    inc = ExtIncident(
+        "xt32-report-exit-none",
+        "report-builder jobs failing",
+        """From 05:02 report-builder jobs exit with status 1 and no traceback (the sandboxed PDF
+        renderer crashed on a font cache file a host update corrupted; nothing in the data shows
+        it). No metric moved, no change near it explains it.""",
+        now,
+        MARIGOLD,
+        seed=2332,
+    )
+    inc.noise()
+    made = inc.background(inc.begin, ts("2026-12-22T04:00"), 9)
+    near = inc.code(
+        ts("2026-12-22T04:22"),
+        "report-builder",
+        "docs: describe the report job retry policy",
+        "docs/jobs.md",
+        "Jobs are retried.",
+        "Jobs are retried twice, 5 minutes apart.",
+        3,
+    )
+    rc = inc.code(
+        ts("2026-12-22T04:31"),
+        "report-builder",
+        "feat: district logo on report cover",
+        "reports/cover.py",
+        "    cover.title(district.name)",
+        "    cover.title(district.name)\n    cover.logo(district.logo_url)",
+        40,
+    )
+    rd = inc.deploy(ts("2026-12-22T04:40"), "report-builder")
+    onset = ts("2026-12-22T05:02")
+    inc.errors(
+        "report-builder",
+        onset,
+        now,
+        0.5,
+        lambda r: f"report job rj-{r.randint(10000, 99999)} failed: renderer exited with status 1",
+    )
+    inc.fleet(report_builder={"err": add(step(onset, 0, 0.4))})
+    inc.alert = alerts.alertmanager(
+        "ReportJobsFailing",
+        "report-builder",
+        ts("2026-12-22T05:50"),
+        "warning",
+        "report-builder jobs failing",
+        "failed jobs 19 in 45m.",
+        "increase(report_jobs_failed_total[45m]) > 10",
+        team="insights",
+    )
+    inc.unexplained("report-builder", [*made[-2:], near, rc, rd], onset)
+    return inc
+
+
+# --- more change-caused stories in the first companies' vocabularies -----------------------------
+
+
+def xt33_kyc_retry_429() -> ExtIncident:
+    now = ts("2026-12-02T11:30")
+    inc = ExtIncident(
+        "xt33-kyc-retry-429",
+        "kyc-svc verification failures above 5%",
+        """A kyc-svc commit replaced the bounded retry on VeriPass calls with tenacity and forgot
+        the stop condition: every 5xx or 429 is retried immediately, forever, until the request
+        deadline. At the 10:30 morning peak VeriPass started answering 429 Too Many Requests to
+        the flood of retries, and verifications failed. A kyc-svc deploy that only renamed a
+        metric (it names VeriPass too) went out later; an app-bff deploy is unrelated.""",
+        now,
+        FERNBANK,
+        seed=2333,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-02T09:20"), 9)
+    guilty = inc.code(
+        ts("2026-12-02T09:34"),
+        "kyc-svc",
+        "RISK-2044 Use tenacity for VeriPass calls",
+        "kyc/providers/veripass.py",
+        """def submit(payload):
+    for attempt in range(3):
+        resp = http.post(VERIPASS_URL, json=payload, timeout=8)
+        if resp.status_code < 500:
+            return resp
+        time.sleep(2 ** attempt)
+    return resp""",
+        """@retry(retry=retry_if_result(lambda r: r.status_code >= 429))
+def submit(payload):
+    return http.post(VERIPASS_URL, json=payload, timeout=8)""",
+        22,
+    )
+    gd = inc.deploy(ts("2026-12-02T09:52"), "kyc-svc")
+    onset = ts("2026-12-02T10:31")
+    m = inc.code(
+        ts("2026-12-02T10:40"),
+        "kyc-svc",
+        "RISK-2051 Rename veripass latency metric",
+        "kyc/metrics.py",
+        'LATENCY = Histogram("veripass_seconds", "VeriPass call latency")',
+        'LATENCY = Histogram("kyc_veripass_request_seconds", "VeriPass call latency")',
+        5,
+    )
+    md = inc.deploy(ts("2026-12-02T10:55"), "kyc-svc")
+    b = inc.code(
+        ts("2026-12-02T10:05"),
+        "app-bff",
+        "CARD-2210 Onboarding screen shows verification progress",
+        "src/screens/onboarding.ts",
+        "return { step: v.step };",
+        "return { step: v.step, progress: v.progress };",
+        18,
+    )
+    bd = inc.deploy(ts("2026-12-02T10:20"), "app-bff")
+    inc.errors(
+        "kyc-svc",
+        onset,
+        now,
+        2.0,
+        lambda r: (
+            f"verification V-{r.randint(100000, 999999)} failed: POST https://api.veripass.example/v2/checks 429 Too Many Requests after {r.randint(40, 90)} attempts"
+        ),
+    )
+    inc.metric(
+        "veripass_requests_per_second",
+        "kyc-svc",
+        lambda x: 6 if x < onset else 140,
+        labels={"direction": "outbound"},
+        digits=1,
+    )
+    inc.fleet(kyc_svc={"err": add(step(onset, 0, 0.2))})
+    inc.alert = alerts.datadog(
+        "kyc-svc verification failures above 5%",
+        "kyc-svc",
+        ts("2026-12-02T11:02"),
+        "critical",
+        "sum:kyc.verifications.failed{*}.as_rate()",
+        0.2,
+        0.05,
+        ["team:onboarding"],
+    )
+    inc.blame(guilty, [gd], "kyc-svc", "code_defect", [m, md, b, bd], onset)
+    return inc
+
+
+def xt34_manifest_field_rename() -> ExtIncident:
+    now = ts("2026-12-04T21:00")
+    inc = ExtIncident(
+        "xt34-manifest-field-rename",
+        "playback start failures above 2%",
+        """A manifest-svc commit renamed the JSON field drm_key_id to key_id in its playback
+        descriptor ("match the DASH spec"); playback-api, which reads the descriptor, raised
+        KeyError: 'drm_key_id' for every DRM title from the 20:10 manifest-svc deploy on. Only
+        playback-api fails (it calls manifest-svc). A playback-api commit about heartbeat
+        intervals and a license-svc deploy are nearby.""",
+        now,
+        CORVID,
+        seed=2334,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-04T19:30"), 9)
+    guilty = inc.code(
+        ts("2026-12-04T19:48"),
+        "manifest-svc",
+        "Rename drm_key_id to key_id in playback descriptors",
+        "internal/descriptor/descriptor.go",
+        'type Descriptor struct {\n\tURL      string `json:"url"`\n\tDRMKeyID string `json:"drm_key_id"`\n}',
+        'type Descriptor struct {\n\tURL   string `json:"url"`\n\tKeyID string `json:"key_id"`\n}',
+        12,
+    )
+    gd = inc.deploy(ts("2026-12-04T20:10"), "manifest-svc")
+    onset = ts("2026-12-04T20:11")
+    hb = inc.code(
+        ts("2026-12-04T19:55"),
+        "playback-api",
+        "Heartbeat every 30s instead of 10s",
+        "playback/heartbeat.py",
+        "HEARTBEAT_SECONDS = 10",
+        "HEARTBEAT_SECONDS = 30",
+        4,
+    )
+    hbd = inc.deploy(ts("2026-12-04T20:02"), "playback-api")
+    lc = inc.code(
+        ts("2026-12-04T20:15"),
+        "license-svc",
+        "Cache device certificates per session",
+        "src/main/java/com/corvid/drm/DeviceCerts.java",
+        "        return vault.read(path);",
+        "        return cache.computeIfAbsent(path, vault::read);",
+        33,
+    )
+    lcd = inc.deploy(ts("2026-12-04T20:30"), "license-svc")
+    stack = py_stack(
+        "KeyError",
+        "'drm_key_id'",
+        [
+            ("/app/playback/views.py", 64, "start_playback", "desc = manifests.descriptor(title)"),
+            ("/app/playback/drm.py", 31, "license_url", 'key = desc["drm_key_id"]'),
+        ],
+    )
+    inc.errors(
+        "playback-api",
+        onset,
+        now,
+        2.2,
+        lambda r: (
+            f"playback start failed for title tt-{r.randint(10000, 99999)}: KeyError 'drm_key_id'"
+        ),
+        exc_info=stack,
+    )
+    inc.fleet(playback_api={"err": add(step(onset, 0, 0.06))})
+    inc.alert = alerts.generic(
+        "playback start failures above 2%",
+        "playback-api",
+        ts("2026-12-04T20:40"),
+        "P1",
+        {"source": "opsgenie", "alias": "playback-start", "message": "start failure ratio 6%"},
+    )
+    inc.blame(guilty, [gd], "manifest-svc", "code_defect", [hb, hbd, lc, lcd], onset)
+    return inc
+
+
+def xt35_lobby_buffer_leak() -> ExtIncident:
+    now = ts("2026-12-06T23:30")
+    inc = ExtIncident(
+        "xt35-lobby-buffer-leak",
+        "lobby-gw pods restarting",
+        """A lobby-gw commit kept every party's last 500 chat frames in a per-connection replay
+        buffer that is never trimmed when members leave; memory grew from the 19:40 deploy until
+        the pods hit their 1 GiB limit and were OOM-killed from 22:05. A lobby-gw commit about
+        ready-check timeouts sits in the same release window, and a chat-gw deploy came later.""",
+        now,
+        BRAMBLEWOOD,
+        seed=2335,
+        hours=9,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-06T18:50"), 9)
+    guilty = inc.code(
+        ts("2026-12-06T19:12"),
+        "lobby-gw",
+        "[lobby] Replay recent party frames to reconnecting members",
+        "src/party/replay.ts",
+        "export function onFrame(party: Party, frame: Frame) {\n  broadcast(party, frame);\n}",
+        "const replay = new Map<string, Frame[]>();\n\nexport function onFrame(party: Party, frame: Frame) {\n  const buf = replay.get(party.id) ?? [];\n  buf.push(frame);\n  replay.set(party.id, buf.slice(-500));\n  broadcast(party, frame);\n}",
+        10,
+    )
+    other = inc.code(
+        ts("2026-12-06T19:25"),
+        "lobby-gw",
+        "[lobby] Ready check times out after 20s",
+        "src/lobby/ready.ts",
+        "const READY_TIMEOUT_MS = 30_000;",
+        "const READY_TIMEOUT_MS = 20_000;",
+        7,
+    )
+    gd = inc.deploy(ts("2026-12-06T19:40"), "lobby-gw")
+    cg = inc.code(
+        ts("2026-12-06T21:40"),
+        "chat-gw",
+        "[chat] Drop typing indicators older than 5s",
+        "src/typing.ts",
+        "if (age > 10_000) drop(ev);",
+        "if (age > 5_000) drop(ev);",
+        21,
+    )
+    cgd = inc.deploy(ts("2026-12-06T21:55"), "chat-gw")
+    onset = ts("2026-12-06T19:40")
+    oom = ts("2026-12-06T22:05")
+    for k in range(7):
+        inc.log(
+            oom + (k * 11) * MINUTE,
+            "k8s-events",
+            "WARNING",
+            f"Container lobby-gw in pod lobby-gw-6f8-{k}w was OOMKilled (exit code 137), memory limit 1Gi",
+            reason="OOMKilled",
+        )
+    inc.errors(
+        "lobby-gw",
+        oom,
+        now,
+        1.0,
+        "websocket closed (1006): lobby-gw restarting, clients reconnecting",
+        level="WARNING",
+    )
+    inc.errors(
+        "lobby-gw",
+        oom + MINUTE,
+        now,
+        0.4,
+        "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+        level="CRITICAL",
+    )
+    inc.metric(
+        "nodejs_heap_used_bytes",
+        "lobby-gw",
+        ramp(onset, oom, 2.1e8, 1.0e9),
+        jitter=0.02,
+        digits=0,
+    )
+    inc.fleet(lobby_gw={"err": add(step(oom, 0, 0.02))})
+    inc.alert = alerts.grafana(
+        "lobby-gw pods restarting",
+        "lobby-gw",
+        ts("2026-12-06T22:50"),
+        "warning",
+        "container restarts",
+        "7",
+    )
+    inc.blame(guilty, [gd], "lobby-gw", "code_defect", [other, cg, cgd], onset)
+    return inc
+
+
+def xt36_zone_packet_loss() -> ExtIncident:
+    now = ts("2026-12-09T02:30")
+    inc = ExtIncident(
+        "xt36-zone-packet-loss",
+        "dispatch-api error ratio above 1%",
+        """A top-of-rack switch in one availability zone began dropping packets at 01:20; the pods
+        on the three nodes behind it (dispatch-api, yard-svc and eta-predictor replicas) saw
+        connection resets and i/o timeouts to each other and to fleetdb. No change caused it:
+        a yard-svc deploy and a dispatch-api commit about load search sit nearby.""",
+        now,
+        TIDEWATER,
+        seed=2336,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-09T00:30"), 8)
+    c = inc.code(
+        ts("2026-12-09T00:48"),
+        "dispatch-api",
+        "feat(dispatch): search loads by origin city prefix",
+        "internal/loads/search.go",
+        '\tq := db.Where("origin_city = ?", city)',
+        '\tq := db.Where("origin_city LIKE ?", city+"%")',
+        27,
+    )
+    d = inc.deploy(ts("2026-12-09T01:05"), "dispatch-api")
+    y = inc.code(
+        ts("2026-12-09T00:58"),
+        "yard-svc",
+        "fix(yard): dock door labels sort naturally",
+        "yard/doors/sort.py",
+        "    return sorted(doors, key=lambda d: d.label)",
+        "    return sorted(doors, key=natural_key)",
+        12,
+    )
+    yd = inc.deploy(ts("2026-12-09T01:14"), "yard-svc")
+    onset = ts("2026-12-09T01:20")
+    inc.errors(
+        "dispatch-api",
+        onset,
+        now,
+        1.2,
+        lambda r: (
+            f"read tcp 10.40.{r.randint(1, 3)}.{r.randint(2, 250)}:{r.randint(40000, 60000)}->10.40.9.14:5432: read: connection reset by peer"
+        ),
+    )
+    inc.errors(
+        "yard-svc",
+        onset + MINUTE,
+        now,
+        0.8,
+        lambda r: (
+            "fleetdb query failed: could not receive data from server: Connection timed out (10.40.9.14:5432)"
+        ),
+    )
+    inc.errors(
+        "eta-predictor",
+        onset + MINUTE,
+        now,
+        0.6,
+        lambda r: f"dial tcp 10.40.2.{r.randint(2, 250)}:8080: i/o timeout",
+    )
+    for node in ("ip-10-40-1-17", "ip-10-40-1-52", "ip-10-40-1-88"):
+        inc.metric(
+            "node_network_receive_drop_per_second",
+            "k8s",
+            step(onset, 0.0, 40.0),
+            labels={"node": node, "zone": "us-east-1b"},
+            digits=1,
+        )
+    inc.fleet(dispatch_api={"err": add(step(onset, 0, 0.02))})
+    inc.alert = alerts.alertmanager(
+        "DispatchErrorRatio",
+        "dispatch-api",
+        ts("2026-12-09T01:55"),
+        "warning",
+        "dispatch-api error ratio above 1%",
+        "error ratio 2.1%.",
+        'sum(rate(http_requests_total{service="dispatch-api",code=~"5.."}[5m])) / sum(rate(http_requests_total{service="dispatch-api"}[5m])) > 0.01',
+        team="dispatch",
+    )
+    inc.outside(
+        "packet loss in one availability zone (a top-of-rack switch)",
+        "dispatch-api",
+        "infrastructure",
+        [c, d, y, yd],
+        onset,
+    )
+    return inc
+
+
 TUNE = [
     xt01_dispatch_routing_timeout,
     xt02_ingest_null_geofence,
@@ -1507,4 +3411,26 @@ TUNE = [
     xt12_poison_mezzanine,
     xt13_license_recovered,
     xt14_catalog_row_query,
+    xt15_visit_pool_values,
+    xt16_rxlink_unavailable,
+    xt17_search_disk_free,
+    xt18_hl7_date_format,
+    xt19_node_not_ready,
+    xt20_ndc_slice_bundle,
+    xt21_reminders_steady,
+    xt22_forecast_oomkilled,
+    xt23_storm_reconnect_surge,
+    xt24_tariff_flag_decimal,
+    xt25_common_idle_conns,
+    xt26_ocpp_own_cert,
+    xt27_ingest_canceled_none,
+    xt28_grader_memory_limit,
+    xt29_learndb_connection_slots,
+    xt30_idhub_timeouts,
+    xt31_quiz_nil_map,
+    xt32_report_exit_none,
+    xt33_kyc_retry_429,
+    xt34_manifest_field_rename,
+    xt35_lobby_buffer_leak,
+    xt36_zone_packet_loss,
 ]

@@ -4,7 +4,7 @@ Every query is scoped to one organization and a half-open time range ``[start, e
 the ``(org_id, timestamp)`` or ``(org_id, service, timestamp)`` index. Levels are stored in their
 canonical spelling (`sleuth_shell.agents.base.LOG_LEVELS`); the ``text`` filter is a
 case-insensitive substring match on the message. The only dialect-specific SQL (epoch seconds for
-histograms) is in `_epoch_seconds`.
+histograms) is in `epoch_seconds`.
 """
 
 from __future__ import annotations
@@ -32,19 +32,19 @@ from sleuth_shell.agents.base import LogCount, LogMessageCount, LogRecord
 from sleuth_shell.db import models
 from sleuth_shell.db.hot_reads import HotStatements, timestamp_parser
 
-__all__ = ["DatabaseLogStore"]
+__all__ = ["DatabaseLogStore", "epoch_seconds"]
 
 _Ts = TypeVarTuple("_Ts")
 _T = models.LogRecord
 
 
-def _epoch_seconds(dialect: str, column: Any) -> ColumnElement[int]:
+def epoch_seconds(dialect: str, column: Any) -> ColumnElement[int]:
     """Whole Unix seconds of a timestamp column, per dialect."""
     if dialect == "sqlite":
         return cast(func.strftime("%s", column), Integer)
     if dialect == "postgresql":
         return cast(func.floor(func.extract("epoch", column)), BigInteger)
-    raise RuntimeError(f"log histograms do not support {dialect!r}")
+    raise RuntimeError(f"time buckets do not support {dialect!r}")
 
 
 def _aware(value: datetime) -> datetime:
@@ -266,7 +266,7 @@ class DatabaseLogStore:
         size = int(bucket_seconds)
 
         def build() -> Any:
-            epoch = _epoch_seconds(dialect, _T.timestamp)
+            epoch = epoch_seconds(dialect, _T.timestamp)
             bucket = (epoch - epoch % literal_column(str(size))).label("bucket")
             columns = select(bucket, func.count())
             return _shape(columns, n_services, n_levels).group_by(bucket).order_by(bucket)
