@@ -61,6 +61,7 @@ __all__ = [
     "PulledQuery",
     "SourceRecord",
     "Span",
+    "SpanDurations",
     "TraceStore",
     "TraceSummary",
 ]
@@ -389,6 +390,16 @@ class TraceSummary:
     span_count: int
 
 
+class SpanDurations(NamedTuple):
+    """The spans of one service that started in one time bucket: how many, and how long the
+    longest of them lasted."""
+
+    service: str
+    bucket: datetime
+    spans: int
+    longest_ms: float
+
+
 @runtime_checkable
 class TraceStore(Protocol):
     """Queries over an organization's spans; ``start`` inclusive, ``end`` exclusive."""
@@ -412,6 +423,14 @@ class TraceStore(Protocol):
         """Every span of one trace, earliest first ([] when the trace is unknown)."""
         ...
 
+    async def durations(
+        self, org_id: int, start: datetime, end: datetime, bucket_seconds: int
+    ) -> list[SpanDurations]:
+        """Per service and ``bucket_seconds`` bucket (aligned to the Unix epoch) of the spans
+        starting in the range: their count and the longest's duration; non-empty buckets only,
+        by service, then oldest first."""
+        ...
+
 
 class NoTraces:
     """A `TraceStore` with no spans (contexts built without trace data)."""
@@ -430,6 +449,11 @@ class NoTraces:
         return []
 
     async def trace(self, org_id: int, trace_id: str) -> list[Span]:
+        return []
+
+    async def durations(
+        self, org_id: int, start: datetime, end: datetime, bucket_seconds: int
+    ) -> list[SpanDurations]:
         return []
 
 

@@ -267,11 +267,8 @@ class RetrievalAgent:
             expression=alert.get("expression"),
             window_start=window_start,
         )
-        traced = await trace_evidence.read_traces(ctx, gathered.start, gathered.end)
-        logged = {s.service for s in gathered.evidence.errors}
-        logged |= {s.service for s in gathered.evidence.signatures}
-        gathered.evidence = trace_evidence.add_to_evidence(gathered.evidence, traced)
-        run.log_queries += gathered.queries + traced.queries
+        traced = gathered.traced or trace_evidence.TraceFindings(gathered.start, gathered.end)
+        run.log_queries += gathered.queries
         run.knowledge_searches += gathered.searches
         analysis = rca.run_engine(gathered)
         if need_failure and analysis.onset is None:
@@ -290,7 +287,7 @@ class RetrievalAgent:
             return marker
 
         cite_failures = trace_evidence.errors_citer(
-            traced, logged, cite_errors, run.cite, ctx.public_url
+            traced, gathered.logged, cite_errors, run.cite, ctx.public_url
         )
         body, evidence = rca.report(
             gathered, analysis, run.cite, public_url=ctx.public_url, cite_errors=cite_failures

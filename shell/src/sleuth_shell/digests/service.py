@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_core.cron import NoFireTime, parse_cron
@@ -43,10 +43,11 @@ from sleuth_core.errors import InvalidSchedule
 from sleuth_core.ids import encode_global_id
 from sleuth_core.render import render_answer, to_alt_card, to_chat
 from sleuth_shell.billing.budgets import over_budget
-from sleuth_shell.db.models import Digest, DigestRun, Job, NotificationIntegration, utcnow
+from sleuth_shell.db.executor import Executor
+from sleuth_shell.db.models import Digest, DigestRun, Job, utcnow
 from sleuth_shell.jobs import JobContext, JobRegistry, enqueue
 from sleuth_shell.jobs.queue import cancel, duplicate_of, unfinished_keys
-from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat
+from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat, integration_targets
 from sleuth_shell.runs import Charge, RunFailed, RunGone, RunKind, register_run_kind, run_now
 from sleuth_shell.services import Services
 from sleuth_shell.statuses import DIGEST_RUN as LIFECYCLE
@@ -187,57 +188,51 @@ def _report_markdown(results: list[SectionResult]) -> str:
     return "\n\n".join(f"## {item.section}\n\n{item.result}" for item in results)
 
 
+_DIGEST = select(
+    Digest.org_id.label("org_id"),
+    Digest.name.label("name"),
+    Digest.chat_channel_id.label("chat_channel_id"),
+    Digest.notification_integration_ids.label("notification_integration_ids"),
+).where(Digest.id == bindparam("digest_id"))
+
+
 async def _notify(
-    session: AsyncSession,
+    executor: Executor,
     services: Services,
     run: DigestRun,
     results: list[SectionResult],
 ) -> None:
-    """Queue the chat messages and alt cards of a completed run (in ``session``'s transaction)."""
-    digest = await session.get(Digest, run.digest_id)
-    if digest is None:
+    """The digest's notification targets: its chat channel and its notification integrations
+    (chat messages and alt cards, queued in the completing transaction)."""
+    found = await executor.execute(_DIGEST, {"digest_id": run.digest_id})
+    if not found:
         return
-    channels: list[str] = []
-    alt_urls: list[str] = []
-    if digest.chat_channel_id:
-        channels.append(digest.chat_channel_id)
-    ids = [int(i) for i in digest.notification_integration_ids or []]
-    if ids:
-        integrations = (
-            await session.scalars(
-                select(NotificationIntegration)
-                .where(
-                    NotificationIntegration.id.in_(ids),
-                    NotificationIntegration.org_id == digest.org_id,
-                )
-                .order_by(NotificationIntegration.id)
-            )
-        ).all()
-        for integration in integrations:
-            if integration.kind == "CHAT_ALERT" and integration.channel_id:
-                channels.append(integration.channel_id)
-            elif integration.kind == "ALT_WEBHOOK" and integration.url:
-                alt_urls.append(integration.url)
-    channels, alt_urls = list(dict.fromkeys(channels)), list(dict.fromkeys(alt_urls))
+    digest = found[0]
+    org_id = digest["org_id"]
+    channels, alt_urls = await integration_targets(
+        executor, org_id, digest["notification_integration_ids"] or []
+    )
+    if digest["chat_channel_id"]:
+        channels = list(dict.fromkeys([digest["chat_channel_id"], *channels]))
     if not channels and not alt_urls:
         return
     report = _report_markdown(results)
     if channels:
-        text = to_chat(f"# {digest.name}\n\n{report}")
+        text = to_chat(f"# {digest['name']}\n\n{report}")
         for channel_id in channels:
-            await enqueue_chat(session, digest.org_id, channel_id, text)
+            await enqueue_chat(executor, org_id, channel_id, text)
     if alt_urls:
         url = digest_run_url(
             services.settings.public_url,
-            encode_global_id(DIGEST_GLOBAL_TYPE, digest.id),
+            encode_global_id(DIGEST_GLOBAL_TYPE, run.digest_id),
             encode_global_id(RUN_GLOBAL_TYPE, run.id),
         )
-        card = to_alt_card(digest.name, report, url)
+        card = to_alt_card(digest["name"], report, url)
         for alt_url in alt_urls:
-            await enqueue_alt(session, digest.org_id, alt_url, card)
+            await enqueue_alt(executor, org_id, alt_url, card)
 
 
-async def _charge(session: AsyncSession, run: DigestRun, results: list[SectionResult]) -> Charge:
+async def _charge(executor: Executor, run: DigestRun, results: list[SectionResult]) -> Charge:
     # Digests belong to no team's budget: the usage is unattributed.
     return Charge(team_id=None, credits=sum(item.credits for item in results))
 
