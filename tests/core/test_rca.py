@@ -1056,3 +1056,18 @@ def test_a_job_killed_while_processing_invalid_input_is_bad_data() -> None:
     )
     result = analyze(incident(DECOY, DECOY_SHIP, sigs=sigs))
     assert (result.verdict, result.category) == ("external", "data_quality")
+
+
+def test_an_unexplained_failure_reads_what_ran_out_from_the_exception_it_carries() -> None:
+    sig = replace(
+        signature("orders", "order export failed for batch 4471", ONSET + 0.5),
+        detail='  File "orders/export.py", line 12, in export\n    conn = pool.get()\nPoolError: connection pool exhausted',
+    )
+    bare = analyze(incident(DECOY, DECOY_SHIP, sigs=(replace(sig, detail=""),)))
+    assert bare.category == "unknown"
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=(sig,)))
+    assert (result.verdict, result.change_id, result.category) == (
+        "unknown",
+        None,
+        "resource_exhaustion",
+    )

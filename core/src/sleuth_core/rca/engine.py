@@ -1761,6 +1761,20 @@ _CODE_FAULT = re.compile(
 )
 
 
+def _exception_lines(detail: str) -> str:
+    """The lines of a stack detail that state an exception (``KeyError: 'x'``, ``ReplyError:
+    OOM ...``), not the frames or the code they quote.
+
+    >>> _exception_lines('File "a.py", line 3, in f\\n    x = pool()\\nPoolError: pool exhausted')
+    'PoolError: pool exhausted'
+    """
+    return " ".join(
+        line.strip()
+        for line in detail.splitlines()
+        if re.match(r"\s*[\w.$]*(?:Error|Exception|Fault)\b\S*:", line)
+    )
+
+
 def _unexplained_category(evidence: Evidence, episode: Episode, metric_only: bool) -> Category:
     """The category of a failure no change and no outside sign explains, from the kind of
     evidence it shows: settings that are missing or invalid (``configuration_error``), a
@@ -1770,9 +1784,11 @@ def _unexplained_category(evidence: Evidence, episode: Episode, metric_only: boo
     new_sigs, _old = _episode_signatures(evidence, episode)
     origin = [s for s in new_sigs if s.service == episode.origin]
     text = " ".join(s.message for s in origin)
-    if _CONFIG_WORDS.search(text) and not _EXHAUSTION.search(text):
+    # The exception a message carries often says what ran out when the message does not.
+    carried = " ".join(_exception_lines(s.detail) for s in origin)
+    if _CONFIG_WORDS.search(text) and not _EXHAUSTION.search(f"{text} {carried}"):
         return "configuration_error"
-    if metric_only or _EXHAUSTION.search(text):
+    if metric_only or _EXHAUSTION.search(f"{text} {carried}"):
         return "resource_exhaustion"
     faults = sum(s.count for s in origin if _CODE_FAULT.search(f"{s.message}\n{s.detail}"))
     if faults and faults >= 0.5 * sum(s.count for s in origin):
