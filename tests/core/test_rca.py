@@ -903,35 +903,44 @@ def test_a_surge_of_readings_received_is_external_resource_exhaustion() -> None:
     assert "readings_received_per_second" in result.external_cause
 
 
-def test_a_provider_notice_outweighs_a_change_to_the_code_that_calls_the_provider() -> None:
+@pytest.mark.parametrize(
+    ("added", "verdict"),
+    [
+        ('    req.header("Idempotency-Key", order.id)', "external"),
+        ("    req.timeout_ms(50)  # was 5000", "change"),
+    ],
+)
+def test_a_provider_failure_outweighs_a_change_to_its_client_unless_it_alters_the_mechanism(
+    added: str, verdict: str
+) -> None:
     # The client's file is in every stack of the provider's failure: only a change altering the
-    # failing mechanism (here a timeout) could stand against the provider's own notice.
+    # failing mechanism (here a timeout) stands against the provider's own notice.
     stack = 'Traceback (most recent call last):\n  File "orders/paylane_client.py", line 41, in authorize'
     sig = replace(
         signature(
-            "orders", "PaylaneAPIError: 504 from api.paylane.example/v2/authorizations", ONSET + 0.5
+            "orders",
+            "PaylaneAPIError: 504 Gateway Timeout from api.paylane.example/v2/authorizations",
+            ONSET + 0.5,
         ),
         detail=stack,
     )
-    header = commit(
+    client = commit(
         "c11e0001",
         ONSET - 30,
-        "paylane: send Idempotency-Key on authorizations",
+        "paylane: authorizations request",
         ("orders/paylane_client.py",),
-        '--- a/orders/paylane_client.py\n+++ b/orders/paylane_client.py\n@@ -40,2 +40,3 @@ def authorize\n     req = post("/v2/authorizations")\n+    req.header("Idempotency-Key", order.id)\n',
+        f'--- a/orders/paylane_client.py\n+++ b/orders/paylane_client.py\n@@ -40,2 +40,3 @@ def authorize(order):\n     req = post("/v2/authorizations")\n+{added}\n',
     )
     notice = ExternalSignal(
         "Paylane status: Elevated errors on authorizations",
         "2026-03-14T09:31:00Z Investigating - elevated 504 errors on api.paylane.example /v2/authorizations",
     )
-    evidence = incident(header, deploy("deploy-orders-70", ONSET - 15, ("c11e0001",)), sigs=(sig,))
-    assert analyze(evidence).change_id == "c11e0001"  # without the notice, the stack points at it
+    evidence = incident(client, deploy("deploy-orders-70", ONSET - 15, ("c11e0001",)), sigs=(sig,))
     result = analyze(replace(evidence, signals=(notice,)))
-    assert (result.verdict, result.change_id, result.category) == (
-        "external",
-        None,
-        "dependency_failure",
-    )
+    assert result.verdict == verdict
+    assert result.category == ("dependency_failure" if verdict == "external" else "code_defect")
+    # Without a notice, the provider's host answering 504 in most messages says the same.
+    assert analyze(evidence).verdict == verdict
 
 
 def test_a_store_full_at_its_memory_limit_with_eviction_off_is_exhaustion() -> None:

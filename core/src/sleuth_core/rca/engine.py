@@ -1102,9 +1102,11 @@ def decide(
     if best is not None and best.relatedness >= LIKELY_AT:
         altered = any(m.endswith(" change") for m in best.matched)
         located = any(":" in m for m in best.matched)
-        # A provider's notice names what fails: the code calling the provider is in every stack
-        # of its failure, so only a change altering the failure's mechanism stands against it.
-        mechanism = altered or (located and not ext_cause.startswith(_NOTICE))
+        # A provider failing (its notice, its host down, its certificate): the code calling the
+        # provider is in every stack of its failure, so only a change altering the failure's
+        # mechanism (a timeout, retries) stands against it.
+        provider = ext_category == "dependency_failure" and ext_strength >= 2
+        mechanism = altered or (located and not provider)
         if _surge_of_its_own(best, stage.shifts):
             # The surge came from the switch itself (a flag sending its work all at once).
             mechanism, strong_outside = True, False
@@ -1230,7 +1232,6 @@ _TIME_EVIDENCE = frozenset(
 )
 
 
-_NOTICE = "a provider status notice"
 #: A 0/1 series saying a job is running (``night_audit_running``, ``backup_in_progress``).
 _JOB_METRIC = re.compile(r"(?:^|_)(?:running|in_progress)$")
 _QUIET_LEVELS = frozenset({"DEBUG", "INFO", "NOTICE", "WARN", "WARNING"})
@@ -2105,7 +2106,9 @@ def _external(
         shared = set(signature_terms([body])) & error_terms
         shared |= {h for h in hosts if h in body.lower()}
         if len(shared) >= 2 or any("." in s or "-" in s for s in shared):
-            found.append((3.0, f"{_NOTICE}: {signal.title.strip()}", "dependency_failure"))
+            found.append(
+                (3.0, f"a provider status notice: {signal.title.strip()}", "dependency_failure")
+            )
             break
     # An outside party (a host on the public internet) answering unavailable, refusing or timing
     # out in most of the failure's messages: its outage, whether or not it published a notice.
