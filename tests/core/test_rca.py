@@ -1080,3 +1080,24 @@ def test_an_unexplained_failure_reads_what_ran_out_from_the_exception_it_carries
         None,
         "resource_exhaustion",
     )
+
+
+def test_a_resource_whose_use_reached_its_limit_series_is_exhaustion() -> None:
+    def series(name: str, value: float) -> MetricPoints:
+        return MetricPoints(
+            name, "session-store", tuple((at(4 * i), value) for i in range(FIRED // 4 + 1))
+        )
+
+    sigs = (signature("orders", "POST /login 500: session write failed", ONSET + 0.5),)
+    used = series("store_memory_used_bytes", 6.43e9)
+    evidence = incident(
+        DECOY, DECOY_SHIP, sigs=sigs, metrics=(used, series("store_memory_max_bytes", 12.8e9))
+    )
+    assert analyze(evidence).category == "unknown"  # half full: nothing says it ran out
+    result = analyze(replace(evidence, metrics=(used, series("store_memory_max_bytes", 6.44e9))))
+    assert (result.verdict, result.change_id, result.category) == (
+        "external",
+        None,
+        "resource_exhaustion",
+    )
+    assert "store_memory_used_bytes of session-store reached" in result.external_cause

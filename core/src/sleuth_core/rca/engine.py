@@ -1986,6 +1986,52 @@ def _external_remediation(cause: str, category: Category = "unknown") -> str:
     )
 
 
+#: Words of a series that gives a resource's limit, and of the resource a pair shares.
+_LIMIT_WORDS = frozenset({"max", "limit", "capacity", "maxmemory"})
+_RESOURCE_WORDS = frozenset(
+    {"memory", "connections", "disk", "storage", "heap", "threads", "fds", "inodes", "clients"}
+)
+
+
+def _at_limit(metrics: Sequence[MetricPoints], onset: datetime) -> str:
+    """A resource whose use reached its limit around the onset: a series of a limit (``max``,
+    ``limit``, ``capacity`` in its name) and a series of the same service and resource (memory,
+    connections, disk ...) without one, the second at 97% or more of the first within a quarter
+    of an hour of the onset; "" when none did.
+
+    >>> from datetime import UTC, datetime, timedelta
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> used = MetricPoints("redis_memory_used_bytes", "cache", ((t, 6.43e9),))
+    >>> top = MetricPoints("redis_memory_max_bytes", "cache", ((t, 6.44e9),))
+    >>> _at_limit([used, top], t)
+    'redis_memory_used_bytes of cache reached redis_memory_max_bytes'
+    >>> _at_limit([replace(used, points=((t, 3.1e9),)), top], t)
+    ''
+    """
+    near = timedelta(minutes=15)
+
+    def around(series: MetricPoints) -> list[float]:
+        return [v for t, v in series.points if abs(t - onset) <= near]
+
+    for limit in metrics:
+        words = set(re.split(r"[^a-z0-9]+", limit.name.lower()))
+        resource = words & _RESOURCE_WORDS
+        if not words & _LIMIT_WORDS or not resource:
+            continue
+        caps = [v for v in around(limit) if v > 0]
+        if not caps:
+            continue
+        for used in metrics:
+            used_words = set(re.split(r"[^a-z0-9]+", used.name.lower()))
+            if used.service != limit.service or used_words & _LIMIT_WORDS:
+                continue
+            if not used_words & resource:
+                continue
+            if any(v >= 0.97 * min(caps) for v in around(used)):
+                return f"{used.name} of {used.service} reached {limit.name}"
+    return ""
+
+
 def _external(
     evidence: Evidence,
     shifts: Sequence[_MetricShift],
@@ -2045,6 +2091,9 @@ def _external(
                 "resource_exhaustion",
             )
         )
+    full_at = _at_limit(evidence.metrics, onset) if onset is not None else ""
+    if full_at:
+        found.append((2.0, f"a resource running out: {full_at}", "resource_exhaustion"))
     if _NEIGHBOUR.search(text):
         found.append((1.5, "a noisy neighbour saturating the host", "infrastructure"))
     if onset is not None:
