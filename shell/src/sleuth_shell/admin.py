@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from sqlalchemy import delete, select
@@ -64,6 +65,7 @@ __all__ = [
 #: Every API key starts with this, so leaked keys are easy to recognise (and to scan for).
 API_KEY_PREFIX = "slk_"
 _MAX_NAME = 200
+_Row = TypeVar("_Row", Team, WebhookSubscription, NotificationIntegration)
 #: Longest provider signing secret accepted (the column is ``String(512)``).
 MAX_PROVIDER_SECRET = 512
 
@@ -386,10 +388,18 @@ async def set_budget(
     return team
 
 
+async def _rows_of(session: AsyncSession, org_name: str, model: type[_Row]) -> list[_Row]:
+    """The organization's rows of ``model``, oldest first (by id)."""
+    org = await get_org(session, org_name)
+    table: Any = model
+    return list(
+        await session.scalars(select(model).where(table.org_id == org.id).order_by(table.id))
+    )
+
+
 async def list_teams(session: AsyncSession, org_name: str) -> list[Team]:
     """The organization's teams, oldest first."""
-    org = await get_org(session, org_name)
-    return list(await session.scalars(select(Team).where(Team.org_id == org.id).order_by(Team.id)))
+    return await _rows_of(session, org_name, Team)
 
 
 async def list_keys(session: AsyncSession, org_name: str) -> list[tuple[ApiKey, str | None]]:
@@ -440,14 +450,7 @@ async def revoke_key(
 
 async def list_webhooks(session: AsyncSession, org_name: str) -> list[WebhookSubscription]:
     """The organization's webhook subscriptions, oldest first."""
-    org = await get_org(session, org_name)
-    return list(
-        await session.scalars(
-            select(WebhookSubscription)
-            .where(WebhookSubscription.org_id == org.id)
-            .order_by(WebhookSubscription.id)
-        )
-    )
+    return await _rows_of(session, org_name, WebhookSubscription)
 
 
 async def remove_webhook(
@@ -483,14 +486,7 @@ async def remove_webhook(
 
 async def list_integrations(session: AsyncSession, org_name: str) -> list[NotificationIntegration]:
     """The organization's notification integrations, oldest first."""
-    org = await get_org(session, org_name)
-    return list(
-        await session.scalars(
-            select(NotificationIntegration)
-            .where(NotificationIntegration.org_id == org.id)
-            .order_by(NotificationIntegration.id)
-        )
-    )
+    return await _rows_of(session, org_name, NotificationIntegration)
 
 
 async def remove_integration(

@@ -123,6 +123,13 @@ class Settings(BaseModel):
                 return False
             raise ConfigError(f"{name} must be true or false, got {value!r}")
 
+        def http_url(name: str, default: str) -> str:
+            value = text(name, default) or default
+            parts = urlsplit(value)
+            if parts.scheme not in {"http", "https"} or not parts.netloc or parts.query:
+                raise ConfigError(f"{name} must be an absolute http(s) URL, got {value!r}")
+            return value
+
         def positive_int(name: str, default: int) -> int:
             value = env.get(name)
             if value is None or not value.strip():
@@ -154,13 +161,7 @@ class Settings(BaseModel):
                 f"got {database_url!r}"
             )
 
-        public_url = text("SLEUTH_PUBLIC_URL", "http://127.0.0.1:8000")
-        assert public_url is not None
-        parts = urlsplit(public_url)
-        if parts.scheme not in {"http", "https"} or not parts.netloc or parts.query:
-            raise ConfigError(
-                f"SLEUTH_PUBLIC_URL must be an absolute http(s) URL, got {public_url!r}"
-            )
+        public_url = http_url("SLEUTH_PUBLIC_URL", "http://127.0.0.1:8000")
 
         agent = text("SLEUTH_AGENT", "retrieval")
         assert agent is not None
@@ -182,13 +183,7 @@ class Settings(BaseModel):
         if base is not None and urlsplit(base).scheme not in {"http", "https"}:
             raise ConfigError(f"SLEUTH_LLM_BASE_URL must be an http(s) URL, got {base!r}")
 
-        chat_api_url = text("SLEUTH_CHAT_API_URL", "https://slack.com/api")
-        assert chat_api_url is not None
-        chat_parts = urlsplit(chat_api_url)
-        if chat_parts.scheme not in {"http", "https"} or not chat_parts.netloc or chat_parts.query:
-            raise ConfigError(
-                f"SLEUTH_CHAT_API_URL must be an absolute http(s) URL, got {chat_api_url!r}"
-            )
+        chat_api_url = http_url("SLEUTH_CHAT_API_URL", "https://slack.com/api")
 
         defaults = cls.model_fields["rate_limits"].get_default(call_default_factory=True)
         rate_limits = {

@@ -37,6 +37,7 @@ from sleuth_core.ids import encode_global_id
 from sleuth_core.intake import AlertEvent
 from sleuth_core.matching import matches
 from sleuth_shell.billing.budgets import automated_use
+from sleuth_shell.db.dialect import execute_in_chunks
 from sleuth_shell.db.models import (
     Alert,
     AlertDecision,
@@ -506,6 +507,5 @@ async def record_alerts(session: AsyncSession, alerts: Sequence[NewAlert]) -> li
     ]
     decided = await decide_and_open(session, candidates)
     rows = [item.values() for per_alert in decided for item in per_alert]
-    for start in range(0, len(rows), _CHUNK):
-        await session.execute(AlertDecision.__table__.insert(), rows[start : start + _CHUNK])
+    await execute_in_chunks(session, AlertDecision.__table__.insert(), rows, _CHUNK)
     return decided

@@ -36,6 +36,7 @@ from sleuth_shell.api.common import (
     decode_id_or_404,
     encode_integration_ids,
     find_team_id,
+    load_owned,
     resolve_integration_ids,
     resolve_team,
 )
@@ -44,7 +45,13 @@ from sleuth_shell.auth import provide_principal
 from sleuth_shell.config import Settings
 from sleuth_shell.db.hot_reads import HotRead, hot_reader_of
 from sleuth_shell.db.models import AlertResponder, Team, WebhookSubscription
-from sleuth_shell.domain import ALERT_SOURCE_TYPES, CHANGE_SOURCE_TYPES, normalize_name
+from sleuth_shell.domain import (
+    ALERT_SOURCE_TYPES,
+    CHANGE_SOURCE_TYPES,
+    AlertSourceType,
+    ChangeSourceType,
+    normalize_name,
+)
 from sleuth_shell.errors import ApiError, bad_request, conflict, error_responses, not_found
 from sleuth_shell.investigations import (
     DEFAULT_PROMPT,
@@ -73,17 +80,7 @@ MAX_BOT_ID_LENGTH = 64
 
 #: Subscription types a webhook source may name: the alert sources (``ALERT_SOURCE_TYPES``),
 #: and the change sources, which are refused with a detail saying why (they feed change records).
-ProviderType = Literal[
-    "PROVIDER_A",
-    "PROVIDER_B",
-    "PROVIDER_C",
-    "PROVIDER_D",
-    "ALERTMANAGER",
-    "GRAFANA",
-    "GENERIC",
-    "GITHUB",
-    "GITLAB",
-]
+ProviderType = Literal[AlertSourceType, ChangeSourceType]
 
 
 def effective_prompt(agent: AlertResponder) -> str:
@@ -343,13 +340,7 @@ def _given(value: Any) -> bool:
 
 
 async def _load(session: AsyncSession, org_id: int, alert_id: str) -> AlertResponder:
-    pk = decode_id_or_404(alert_id, GLOBAL_TYPE, THING)
-    agent = await session.scalar(
-        select(AlertResponder).where(AlertResponder.id == pk, AlertResponder.org_id == org_id)
-    )
-    if agent is None:
-        raise not_found(THING)
-    return agent
+    return await load_owned(session, AlertResponder, org_id, alert_id, GLOBAL_TYPE, THING)
 
 
 def _ref(agent: AlertResponder, public_url: str) -> AlertResponderRef:

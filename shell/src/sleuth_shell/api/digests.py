@@ -29,6 +29,7 @@ from sleuth_shell.api.common import (
     encode_integration_ids,
     fetch_page,
     find_team_id,
+    load_owned,
     parse_page,
     resolve_integration_ids,
     resolve_team,
@@ -187,11 +188,7 @@ def _sections(sections: list[DigestSection]) -> list[dict[str, str]]:
 
 async def load_digest(session: AsyncSession, org_id: int, digest_id: str) -> Digest:
     """The organization's digest with Global ID ``digest_id``; 404 ``Digest not found``."""
-    pk = decode_id_or_404(digest_id, GLOBAL_TYPE, THING)
-    digest = await session.scalar(select(Digest).where(Digest.id == pk, Digest.org_id == org_id))
-    if digest is None:
-        raise not_found(THING)
-    return digest
+    return await load_owned(session, Digest, org_id, digest_id, GLOBAL_TYPE, THING)
 
 
 def _ref(digest: Digest, public_url: str) -> DigestRef:

@@ -139,12 +139,16 @@ class DatabaseLogStore:
         levels: Sequence[str] | None = None,
         text: str | None = None,
         limit: int = 100,
+        *,
+        newest: bool = False,
     ) -> list[LogRecord]:
-        """Matching records, oldest first (ties by id), at most ``limit``."""
+        """Matching records, oldest first (ties by id), at most ``limit``; with ``newest``,
+        newest first (ties by id, the last stored first) and with their trace and span ids."""
         n_services, n_levels = _counts(services, levels)
         hot = self._hot
 
         def build() -> Any:
+            spans = (_T.trace_id, _T.span_id) if newest else ()
             columns = select(
                 _T.id,
                 hot.timestamp(_T.timestamp),
@@ -152,75 +156,22 @@ class DatabaseLogStore:
                 _T.level,
                 _T.message,
                 _T.attributes,
+                *spans,
             )
+            order = (_T.timestamp.desc(), _T.id.desc()) if newest else (_T.timestamp, _T.id)
             return (
                 _shape(columns, n_services, n_levels, bool(text))
-                .order_by(_T.timestamp, _T.id)
+                .order_by(*order)
                 .limit(bindparam("limit", type_=Integer))
             )
 
         params = _params(org_id, start, end, services, levels, text, limit=max(0, limit))
-        rows = await hot.rows(("query", n_services, n_levels, bool(text)), build, params)
+        key = ("newest" if newest else "query", n_services, n_levels, bool(text))
+        rows = await hot.rows(key, build, params)
         stamp = timestamp_parser()
         return [
-            LogRecord(
-                id=row_id,
-                timestamp=stamp(timestamp),
-                service=service,
-                level=level,
-                message=message,
-                attributes=dict(attributes or {}),
-            )
-            for row_id, timestamp, service, level, message, attributes in rows
-        ]
-
-    async def newest(
-        self,
-        org_id: int,
-        start: datetime,
-        end: datetime,
-        services: Sequence[str] | None = None,
-        levels: Sequence[str] | None = None,
-        text: str | None = None,
-        limit: int = 100,
-    ) -> list[LogRecord]:
-        """Matching records, newest first (ties by id, the last stored first), at most
-        ``limit``, with their trace and span ids."""
-        n_services, n_levels = _counts(services, levels)
-        hot = self._hot
-
-        def build() -> Any:
-            columns = select(
-                _T.id,
-                hot.timestamp(_T.timestamp),
-                _T.service,
-                _T.level,
-                _T.message,
-                _T.attributes,
-                _T.trace_id,
-                _T.span_id,
-            )
-            return (
-                _shape(columns, n_services, n_levels, bool(text))
-                .order_by(_T.timestamp.desc(), _T.id.desc())
-                .limit(bindparam("limit", type_=Integer))
-            )
-
-        params = _params(org_id, start, end, services, levels, text, limit=max(0, limit))
-        rows = await hot.rows(("newest", n_services, n_levels, bool(text)), build, params)
-        stamp = timestamp_parser()
-        return [
-            LogRecord(
-                id=row_id,
-                timestamp=stamp(timestamp),
-                service=service,
-                level=level,
-                message=message,
-                attributes=dict(attributes or {}),
-                trace_id=trace_id,
-                span_id=span_id,
-            )
-            for row_id, timestamp, service, level, message, attributes, trace_id, span_id in rows
+            LogRecord(row[0], stamp(row[1]), row[2], row[3], row[4], dict(row[5] or {}), *row[6:])
+            for row in rows
         ]
 
     async def messages(

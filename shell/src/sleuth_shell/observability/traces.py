@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_shell.agents.base import Span, SpanDurations, TraceSummary
 from sleuth_shell.db import models
-from sleuth_shell.db.dialect import upsert_rows
+from sleuth_shell.db.dialect import execute_in_chunks, upsert_rows
 from sleuth_shell.observability.store import epoch_seconds
 
 __all__ = ["MAX_TRACE_SPANS", "SqlTraceStore", "ingest_spans", "store_spans", "summarize"]
@@ -54,8 +54,7 @@ async def store_spans(session: AsyncSession, org_id: int, rows: list[dict[str, A
         update_columns=_UPDATE,
     )
     values = [{**row, "org_id": org_id} for row in rows]
-    for start in range(0, len(values), 2000):
-        await session.execute(statement, values[start : start + 2000])
+    await execute_in_chunks(session, statement, values, 2000)
     return len(rows)
 
 

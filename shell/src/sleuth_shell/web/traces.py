@@ -123,12 +123,13 @@ async def trace_page(
     drawn = rows[:MAX_DRAWN]
     # The log records written in this trace: its services' records around its time, by id.
     logs = DatabaseLogStore(request.app.state.session_factory)
-    nearby = await logs.newest(
+    nearby = await logs.query(
         viewer.org_id,
         summary.start - LOG_MARGIN,
         summary.start + timedelta(milliseconds=total) + LOG_MARGIN,
         services=sorted({s.service for s in spans}),
         limit=MAX_LOG_SCAN,
+        newest=True,
     )
     written = [r for r in reversed(nearby) if r.trace_id == summary.trace_id][:MAX_TRACE_LOGS]
     return page(
