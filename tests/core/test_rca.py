@@ -901,3 +901,203 @@ def test_a_surge_of_readings_received_is_external_resource_exhaustion() -> None:
     result = analyze(incident(DECOY, DECOY_SHIP, sigs=slow, metrics=(received,)))
     assert (result.verdict, result.category) == ("external", "resource_exhaustion")
     assert "readings_received_per_second" in result.external_cause
+
+
+@pytest.mark.parametrize(
+    ("added", "verdict"),
+    [
+        ('    req.header("Idempotency-Key", order.id)', "external"),
+        ("    req.timeout_ms(50)  # was 5000", "change"),
+    ],
+)
+def test_a_provider_failure_outweighs_a_change_to_its_client_unless_it_alters_the_mechanism(
+    added: str, verdict: str
+) -> None:
+    # The client's file is in every stack of the provider's failure: only a change altering the
+    # failing mechanism (here a timeout) stands against the provider's own notice.
+    stack = 'Traceback (most recent call last):\n  File "orders/paylane_client.py", line 41, in authorize'
+    sig = replace(
+        signature(
+            "orders",
+            "PaylaneAPIError: 504 Gateway Timeout from api.paylane.example/v2/authorizations",
+            ONSET + 0.5,
+        ),
+        detail=stack,
+    )
+    client = commit(
+        "c11e0001",
+        ONSET - 30,
+        "paylane: authorizations request",
+        ("orders/paylane_client.py",),
+        f'--- a/orders/paylane_client.py\n+++ b/orders/paylane_client.py\n@@ -40,2 +40,3 @@ def authorize(order):\n     req = post("/v2/authorizations")\n+{added}\n',
+    )
+    notice = ExternalSignal(
+        "Paylane status: Elevated errors on authorizations",
+        "2026-03-14T09:31:00Z Investigating - elevated 504 errors on api.paylane.example /v2/authorizations",
+    )
+    evidence = incident(client, deploy("deploy-orders-70", ONSET - 15, ("c11e0001",)), sigs=(sig,))
+    result = analyze(replace(evidence, signals=(notice,)))
+    assert result.verdict == verdict
+    assert result.category == ("dependency_failure" if verdict == "external" else "code_defect")
+    # Without a notice, the provider's host answering 504 in most messages says the same.
+    assert analyze(evidence).verdict == verdict
+
+
+def test_a_store_full_at_its_memory_limit_with_eviction_off_is_exhaustion() -> None:
+    full = replace(
+        signature("orders", "POST /orders 500: session store write failed", ONSET + 0.5),
+        detail="ReplyError: OOM command not allowed when used memory > 'maxmemory'.",
+    )
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=(full,)))
+    assert (result.verdict, result.change_id, result.category) == (
+        "external",
+        None,
+        "resource_exhaustion",
+    )
+    assert "memory limit" in result.external_cause
+
+
+def _surge_with_flag(summary: str) -> Analysis:
+    requests = MetricPoints(
+        "http_requests_per_second",
+        "orders",
+        tuple((at(4 * i), 50.0 if 4 * i < ONSET else 120.0) for i in range(FIRED // 4 + 1)),
+    )
+    flag = Change(
+        "flag-orders-dispatch-1",
+        "orders",
+        "flag",
+        at(ONSET - 3),
+        summary,
+        ("flags/orders.dispatch.yaml",),
+        "-enabled: false\n+enabled: true\n",
+    )
+    queue_full = signature(
+        "orders", "dispatch command dropped: downlink queue full for gateway gw-7", ONSET + 0.5
+    )
+    return analyze(incident(flag, sigs=(queue_full,), metrics=(requests,)))
+
+
+@pytest.mark.parametrize(
+    ("summary", "verdict", "category"),
+    [
+        ("Send every dispatch command of a batch at once", "change", "configuration_error"),
+        ("Dispatch command labels in the new wording", "external", "resource_exhaustion"),
+    ],
+)
+def test_a_surge_after_a_flag_that_sends_its_work_at_once_is_the_flag(
+    summary: str, verdict: str, category: str
+) -> None:
+    result = _surge_with_flag(summary)
+    assert (result.verdict, result.category) == (verdict, category)
+
+
+def test_a_field_the_reader_finds_missing_blames_the_producer_that_omits_it() -> None:
+    # The reader and the producer share no known call (the data travels through a queue).
+    stack = 'Traceback (most recent call last):\n  File "/srv/orders/rows.py", line 31, in to_row\n    battery=int(msg["battery_mv"]),\nKeyError: \'battery_mv\''
+    sig = replace(
+        signature("orders", "chunk failed on readings partition 6; retrying", ONSET + 0.5),
+        detail=stack,
+    )
+    omit = Change(
+        "0m1t0001",
+        "gateway",
+        "commit",
+        at(ONSET - 20),
+        "Tidy Reading JSON tags, drop zero values from the wire",
+        ("internal/model/reading.go",),
+        '--- a/internal/model/reading.go\n+++ b/internal/model/reading.go\n@@ -13,2 +13,2 @@\n-\tBatteryMV int `json:"battery_mv"`\n+\tBatteryMV int `json:"battery_mv,omitempty"`\n',
+    )
+    result = analyze(
+        incident(omit, deploy("deploy-gateway-9", ONSET - 5, ("0m1t0001",), "gateway"), sigs=(sig,))
+    )
+    assert (result.verdict, result.change_id, result.category) == (
+        "change",
+        "0m1t0001",
+        "code_defect",
+    )
+
+
+def test_a_slowdown_while_a_scheduled_job_runs_with_nothing_failing_is_healthy() -> None:
+    def series(name: str, before: float, after: float) -> MetricPoints:
+        return MetricPoints(
+            name,
+            "orders",
+            tuple((at(4 * i), before if 4 * i < ONSET else after) for i in range(FIRED // 4 + 1)),
+        )
+
+    slow = ErrorSignature(
+        "orders", "slow request POST /orders took 2751ms", 14, at(ONSET + 0.5), at(FIRED), "WARNING"
+    )
+    latency = series("http_request_duration_p99_ms", 180.0, 2800.0)
+    errors_ratio = series("http_error_ratio", 0.0, 0.0)
+    job = series("night_audit_running", 0.0, 1.0)
+    quiet = (errors("orders", None),)
+    evidence = incident(
+        DECOY, DECOY_SHIP, series=quiet, sigs=(slow,), metrics=(latency, errors_ratio)
+    )
+    assert analyze(evidence).category != "healthy"  # without the job, a slowdown is a failure
+    result = analyze(replace(evidence, metrics=(latency, errors_ratio, job)))
+    assert (result.verdict, result.change_id, result.category) == ("unknown", None, "healthy")
+
+
+def test_a_job_killed_while_processing_invalid_input_is_bad_data() -> None:
+    detail = "shapely.errors.GEOSException: TopologyException: Input geom 0 is invalid: Self-intersection"
+    sigs = (
+        replace(
+            signature(
+                "orders",
+                "run job-44 failed (attempt 4/5): TopologyException",
+                ONSET + 0.5,
+                count=40,
+            ),
+            detail=detail,
+        ),
+        replace(
+            signature(
+                "orders",
+                "run job-44 failed: worker exited with code 137 (OOMKilled)",
+                ONSET + 0.6,
+                count=40,
+            ),
+            detail=detail,
+        ),
+    )
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=sigs))
+    assert (result.verdict, result.category) == ("external", "data_quality")
+
+
+def test_an_unexplained_failure_reads_what_ran_out_from_the_exception_it_carries() -> None:
+    sig = replace(
+        signature("orders", "order export failed for batch 4471", ONSET + 0.5),
+        detail='  File "orders/export.py", line 12, in export\n    conn = pool.get()\nPoolError: connection pool exhausted',
+    )
+    bare = analyze(incident(DECOY, DECOY_SHIP, sigs=(replace(sig, detail=""),)))
+    assert bare.category == "unknown"
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=(sig,)))
+    assert (result.verdict, result.change_id, result.category) == (
+        "unknown",
+        None,
+        "resource_exhaustion",
+    )
+
+
+def test_a_resource_whose_use_reached_its_limit_series_is_exhaustion() -> None:
+    def series(name: str, value: float) -> MetricPoints:
+        return MetricPoints(
+            name, "session-store", tuple((at(4 * i), value) for i in range(FIRED // 4 + 1))
+        )
+
+    sigs = (signature("orders", "POST /login 500: session write failed", ONSET + 0.5),)
+    used = series("store_memory_used_bytes", 6.43e9)
+    evidence = incident(
+        DECOY, DECOY_SHIP, sigs=sigs, metrics=(used, series("store_memory_max_bytes", 12.8e9))
+    )
+    assert analyze(evidence).category == "unknown"  # half full: nothing says it ran out
+    result = analyze(replace(evidence, metrics=(used, series("store_memory_max_bytes", 6.44e9))))
+    assert (result.verdict, result.change_id, result.category) == (
+        "external",
+        None,
+        "resource_exhaustion",
+    )
+    assert "store_memory_used_bytes of session-store reached" in result.external_cause

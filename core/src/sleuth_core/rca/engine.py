@@ -192,7 +192,20 @@ _DNS = re.compile(
 _BAD_INPUT = re.compile(
     r"does not match|could not be parsed|cannot be parsed|unable to parse|invalid (?:date|format|"
     r"character|encoding|utf-?8|byte sequence)|schema (?:violation|mismatch|validation fail)|"
-    r"malformed|unparseable|unexpected (?:end of input|character|column count)|wrong format",
+    r"malformed|unparseable|unexpected (?:end of input|character|column count)|wrong format|"
+    r"\binput\b[^\n.]{0,20}\bis (?:invalid|malformed|corrupt)|invalid input",
+    re.IGNORECASE,
+)
+#: A datastore full at its memory limit with eviction off: it refuses writes until it is freed.
+_STORE_FULL = re.compile(
+    r"maxmemory|used memory\s*>|oom command not allowed|noeviction|out of memory storing|"
+    r"memory limit reached|evictions? (?:is |are )?(?:off|disabled)",
+    re.IGNORECASE,
+)
+#: A flag or setting that changes how much work is sent at once (a burst it makes itself).
+_FANOUT = re.compile(
+    r"\bbatch|all at once|\bat once\b|in one go|parallel|concurren|fan.?out|\bbulk\b|"
+    r"simultaneous|every \w+ of|burst|prefetch|eager",
     re.IGNORECASE,
 )
 #: A change must have shipped this soon before the onset to explain rejected input.
@@ -820,7 +833,8 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             rel = _gain(rel, _COMPOUND_GAIN * len(compounds[:2]))
             matched = (*matched, *compounds[:2])
         done = altered_mechanisms(changed_lines(change.diff)) | altered_mechanisms(change.summary)
-        if "null" in shown and _removes_what_is_missing(change.diff, signature):
+        producer = "null" in shown and _removes_what_is_missing(change.diff, signature)
+        if producer:
             # The failure finds a key or field missing that the change removed or renamed.
             done = done | {"null"}
         retuned = retuned_settings(change.diff)
@@ -908,7 +922,9 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             quiet.add(change.change_id)
         text = f"{change.summary} {' '.join(change.files)}"
         named_here = _mentions(text, list(scope))
-        in_scope = bool(homes & scope) or bool(named_here)
+        # A change to what a failing reader reads (a field it finds missing) is in scope however
+        # the data travels (a queue, a file), whether or not a call between them is known.
+        in_scope = bool(homes & scope) or bool(named_here) or producer
         lead = onset - effective
         hours = max(lead.total_seconds(), 0.0) / 3600
         score = rel * (1.0 if origin in homes else 0.8 if in_scope else 0.35) / (1 + hours / 24)
@@ -1084,7 +1100,16 @@ def decide(
     )
     strong_outside = ext_strength >= _STRONG_OUTSIDE
     if best is not None and best.relatedness >= LIKELY_AT:
-        mechanism = any(m.endswith(" change") or ":" in m for m in best.matched)
+        altered = any(m.endswith(" change") for m in best.matched)
+        located = any(":" in m for m in best.matched)
+        # A provider failing (its notice, its host down, its certificate): the code calling the
+        # provider is in every stack of its failure, so only a change altering the failure's
+        # mechanism (a timeout, retries) stands against it.
+        provider = ext_category == "dependency_failure" and ext_strength >= 2
+        mechanism = altered or (located and not provider)
+        if _surge_of_its_own(best, stage.shifts):
+            # The surge came from the switch itself (a flag sending its work all at once).
+            mechanism, strong_outside = True, False
         overruled = strong_outside and not (mechanism and best.relatedness >= STRONG_AT)
         if ext_category == "data_quality" and ext_strength >= 2:
             # Bad input arrives on its own schedule; a change that broke the handling of good
@@ -1131,6 +1156,26 @@ def decide(
             *common,
             "Nothing to roll back: the failure recovered on its own before the alert fired; "
             "check why the alert fired late or on a brief blip.",
+            "",
+            tuple(reasons),
+            tuple(suspects),
+            "healthy",
+            hypotheses,
+        )
+    job = _scheduled_work(evidence, stage, episode)
+    if job:
+        reasons.append(
+            f"{job} turned on at the onset and no request failed (no error logged, no error rate "
+            "rose): the slowdown is the expected load of a scheduled job."
+        )
+        return Analysis(
+            "unknown",
+            "LIKELY",
+            None,
+            None,
+            *common,
+            "Nothing to roll back: the slowdown is a scheduled job's expected load; give the "
+            "alert a 'for' duration or schedule around the job.",
             "",
             tuple(reasons),
             tuple(suspects),
@@ -1185,6 +1230,77 @@ _TIME_EVIDENCE = frozenset(
         "onset of the build-up",
     }
 )
+
+
+#: A 0/1 series saying a job is running (``night_audit_running``, ``backup_in_progress``).
+_JOB_METRIC = re.compile(r"(?:^|_)(?:running|in_progress)$")
+_QUIET_LEVELS = frozenset({"DEBUG", "INFO", "NOTICE", "WARN", "WARNING"})
+_ERROR_METRIC = re.compile(r"error|fail|5xx|reject|drop")
+
+
+def _scheduled_work(evidence: Evidence, stage: OnsetStage, episode: Episode) -> str:
+    """The job-running series that turned on at the onset of a slowdown in which nothing failed
+    (the first failing service logged nothing above a warning and none of its error series rose):
+    a scheduled job's expected load, not a failure; "" otherwise."""
+    origin = episode.origin
+    new_sigs, _old = _episode_signatures(evidence, episode)
+    if any(s.service == origin and s.level.upper() not in _QUIET_LEVELS for s in new_sigs):
+        return ""
+    if any(
+        sh.series.service == origin
+        and sh.direction == 1
+        and _ERROR_METRIC.search(sh.series.name.lower())
+        for sh in stage.shifts
+    ):
+        return ""
+    for series in evidence.metrics:
+        if series.service not in episode.scope or not _JOB_METRIC.search(series.name.lower()):
+            continue
+        if not series.points or any(v not in (0.0, 1.0) for _t, v in series.points):
+            continue
+        began = next(
+            (
+                t
+                for (_p, before), (t, now) in zip(series.points, series.points[1:], strict=False)
+                if before == 0.0 and now == 1.0
+            ),
+            None,
+        )
+        if began is not None and abs(began - episode.onset) <= timedelta(minutes=10):
+            return f"{series.name} of {series.service}"
+    return ""
+
+
+def _surge_of_its_own(suspect: Suspect, shifts: Sequence[_MetricShift]) -> bool:
+    """Whether a flag or setting switched minutes before the onset, one that changes how much
+    work its service sends at once (`_FANOUT`: batching, all at once, in parallel), is followed
+    by a rise of that service's request volume: the surge is the switch's effect, not outside
+    load.
+
+    >>> from datetime import UTC, datetime, timedelta
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> flag = Change("f1", "ctl", "flag", t, "Start every valve of a zone at once")
+    >>> suspect = Suspect(flag, t, "", 0.8, ("switched minutes before the onset",), 0.8)
+    >>> rps = MetricPoints("http_requests_per_second", "ctl", ())
+    >>> _surge_of_its_own(suspect, [_MetricShift(rps, t + timedelta(minutes=3), 2.1, 1)])
+    True
+    >>> _surge_of_its_own(suspect, [_MetricShift(rps, t - timedelta(minutes=9), 2.1, 1)])
+    False
+    """
+    change = suspect.change
+    if change.kind not in ("flag", "config") or "switched minutes before the onset" not in (
+        suspect.matched
+    ):
+        return False
+    if not _FANOUT.search(f"{change.change_id} {change.summary} {' '.join(change.files)}"):
+        return False
+    return any(
+        sh.series.service == change.service
+        and sh.direction == 1
+        and _volume_metric(sh.series.name.lower())
+        and sh.at >= suspect.effective_at - _SLACK
+        for sh in shifts
+    )
 
 
 def _recovered_at(evidence: Evidence, episode: Episode) -> datetime | None:
@@ -1487,6 +1603,9 @@ def _removes_what_is_missing(diff: str, signature: Mapping[str, float]) -> bool:
     >>> diff = "-    key = d['drm_key_id']\\n+    key = d['key_id']"
     >>> _removes_what_is_missing(diff, {"drm_key_id": 3.0})
     True
+    >>> tag = '-    MV int `json:"battery_mv"`\\n+    MV int `json:"battery_mv,omitempty"`'
+    >>> _removes_what_is_missing(tag, {"battery_mv": 3.0})
+    True
     """
     removed = "\n".join(
         line[1:] for line in diff.splitlines() if line[:1] == "-" and not line.startswith("---")
@@ -1495,7 +1614,20 @@ def _removes_what_is_missing(diff: str, signature: Mapping[str, float]) -> bool:
         line[1:] for line in diff.splitlines() if line[:1] == "+" and not line.startswith("+++")
     )
     gone = set(signature_terms([removed])) - set(signature_terms([added]))
+    # A field kept but now left out when empty (``omitempty``, ``skip_serializing_if``): its
+    # readers find it missing in every message whose value is empty.
+    kept = "\n".join(line for line in removed.splitlines() if not _OMITTED.search(line))
+    omitted = "\n".join(line for line in added.splitlines() if _OMITTED.search(line))
+    gone |= set(signature_terms([omitted])) & set(signature_terms([kept]))
     return any(("_" in t or "." in t) and t in signature for t in gone)
+
+
+#: A serialized field marked to be left out when empty or unset.
+_OMITTED = re.compile(
+    r"omitempty|omit_?empty|skip_serializing_if|exclude_(?:none|unset|defaults)|"
+    r"include\.non_(?:null|empty|default)|emit_?defaults\s*[:=]\s*false",
+    re.IGNORECASE,
+)
 
 
 def changed_lines(diff: str) -> str:
@@ -1630,6 +1762,20 @@ _CODE_FAULT = re.compile(
 )
 
 
+def _exception_lines(detail: str) -> str:
+    """The lines of a stack detail that state an exception (``KeyError: 'x'``, ``ReplyError:
+    OOM ...``), not the frames or the code they quote.
+
+    >>> _exception_lines('File "a.py", line 3, in f\\n    x = pool()\\nPoolError: pool exhausted')
+    'PoolError: pool exhausted'
+    """
+    return " ".join(
+        line.strip()
+        for line in detail.splitlines()
+        if re.match(r"\s*[\w.$]*(?:Error|Exception|Fault)\b\S*:", line)
+    )
+
+
 def _unexplained_category(evidence: Evidence, episode: Episode, metric_only: bool) -> Category:
     """The category of a failure no change and no outside sign explains, from the kind of
     evidence it shows: settings that are missing or invalid (``configuration_error``), a
@@ -1639,9 +1785,11 @@ def _unexplained_category(evidence: Evidence, episode: Episode, metric_only: boo
     new_sigs, _old = _episode_signatures(evidence, episode)
     origin = [s for s in new_sigs if s.service == episode.origin]
     text = " ".join(s.message for s in origin)
-    if _CONFIG_WORDS.search(text) and not _EXHAUSTION.search(text):
+    # The exception a message carries often says what ran out when the message does not.
+    carried = " ".join(_exception_lines(s.detail) for s in origin)
+    if _CONFIG_WORDS.search(text) and not _EXHAUSTION.search(f"{text} {carried}"):
         return "configuration_error"
-    if metric_only or _EXHAUSTION.search(text):
+    if metric_only or _EXHAUSTION.search(f"{text} {carried}"):
         return "resource_exhaustion"
     faults = sum(s.count for s in origin if _CODE_FAULT.search(f"{s.message}\n{s.detail}"))
     if faults and faults >= 0.5 * sum(s.count for s in origin):
@@ -1838,6 +1986,52 @@ def _external_remediation(cause: str, category: Category = "unknown") -> str:
     )
 
 
+#: Words of a series that gives a resource's limit, and of the resource a pair shares.
+_LIMIT_WORDS = frozenset({"max", "limit", "capacity", "maxmemory"})
+_RESOURCE_WORDS = frozenset(
+    {"memory", "connections", "disk", "storage", "heap", "threads", "fds", "inodes", "clients"}
+)
+
+
+def _at_limit(metrics: Sequence[MetricPoints], onset: datetime) -> str:
+    """A resource whose use reached its limit around the onset: a series of a limit (``max``,
+    ``limit``, ``capacity`` in its name) and a series of the same service and resource (memory,
+    connections, disk ...) without one, the second at 97% or more of the first within a quarter
+    of an hour of the onset; "" when none did.
+
+    >>> from datetime import UTC, datetime, timedelta
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> used = MetricPoints("redis_memory_used_bytes", "cache", ((t, 6.43e9),))
+    >>> top = MetricPoints("redis_memory_max_bytes", "cache", ((t, 6.44e9),))
+    >>> _at_limit([used, top], t)
+    'redis_memory_used_bytes of cache reached redis_memory_max_bytes'
+    >>> _at_limit([replace(used, points=((t, 3.1e9),)), top], t)
+    ''
+    """
+    near = timedelta(minutes=15)
+
+    def around(series: MetricPoints) -> list[float]:
+        return [v for t, v in series.points if abs(t - onset) <= near]
+
+    for limit in metrics:
+        words = set(re.split(r"[^a-z0-9]+", limit.name.lower()))
+        resource = words & _RESOURCE_WORDS
+        if not words & _LIMIT_WORDS or not resource:
+            continue
+        caps = [v for v in around(limit) if v > 0]
+        if not caps:
+            continue
+        for used in metrics:
+            used_words = set(re.split(r"[^a-z0-9]+", used.name.lower()))
+            if used.service != limit.service or used_words & _LIMIT_WORDS:
+                continue
+            if not used_words & resource:
+                continue
+            if any(v >= 0.97 * min(caps) for v in around(used)):
+                return f"{used.name} of {used.service} reached {limit.name}"
+    return ""
+
+
 def _external(
     evidence: Evidence,
     shifts: Sequence[_MetricShift],
@@ -1875,7 +2069,9 @@ def _external(
     poison = sum(s.count for s in messages if _POISON.search(full[id(s)]))
     if poison and poison >= 0.3 * total:
         found.append((2.5, "one bad (poison) record failing over and over", "data_quality"))
-    bad_input = [s for s in messages if _BAD_INPUT.search(s.message)]
+    # Input the service rejects, said by the message or by the exception it carries (a job killed
+    # while processing a malformed record is the record's failure, whatever killed it).
+    bad_input = [s for s in messages if _BAD_INPUT.search(full[id(s)])]
     if bad_input and sum(s.count for s in bad_input) >= 0.5 * total:
         found.append(
             (
@@ -1885,6 +2081,19 @@ def _external(
                 "data_quality",
             )
         )
+    store_full = [s for s in messages if _STORE_FULL.search(full[id(s)])]
+    if store_full and sum(s.count for s in store_full) >= 0.3 * total:
+        found.append(
+            (
+                2.0,
+                "a resource running out: a datastore full at its memory limit with eviction off, "
+                "refusing writes",
+                "resource_exhaustion",
+            )
+        )
+    full_at = _at_limit(evidence.metrics, onset) if onset is not None else ""
+    if full_at:
+        found.append((2.0, f"a resource running out: {full_at}", "resource_exhaustion"))
     if _NEIGHBOUR.search(text):
         found.append((1.5, "a noisy neighbour saturating the host", "infrastructure"))
     if onset is not None:
