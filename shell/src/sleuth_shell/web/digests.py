@@ -11,6 +11,7 @@ from litestar.response import Redirect, Template
 from sqlalchemy import select
 
 from sleuth_core.ids import decode_global_id, encode_global_id
+from sleuth_shell.api.digests import load_digest
 from sleuth_shell.db.models import (
     Digest,
     utcnow,
@@ -21,7 +22,7 @@ from sleuth_shell.domain import MAX_PK
 from sleuth_shell.errors import not_found
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, form_data, page
 from sleuth_shell.web.render import fire_times, next_fire
-from sleuth_shell.web.rows import RECENT, owned, team_names
+from sleuth_shell.web.rows import RECENT, team_names
 
 __all__ = ["ROUTES"]
 
@@ -61,10 +62,7 @@ async def digest_page(
 ) -> Template:
     """A digest agent: schedule in words and next fire times, sections, Run now, latest runs."""
     async with request.app.state.session_factory() as session:
-        pk = decode_global_id(digest_id, "Digest")
-        digest = await owned(session, Digest, pk, viewer.org_id)
-        if digest is None:
-            raise not_found("Digest")
+        digest = await load_digest(session, viewer.org_id, digest_id)
         runs = await latest_runs(session, viewer.org_id, digest.id, RECENT)
         teams = await team_names(session, viewer.org_id)
     return page(
@@ -88,9 +86,7 @@ async def run_digest_now(
     """Run now: queue a run (the worker generates it) and go back to the digest."""
     await form_data(request, viewer)
     async with request.app.state.session_factory() as session:
-        digest = await owned(session, Digest, decode_global_id(digest_id, "Digest"), viewer.org_id)
-        if digest is None:
-            raise not_found("Digest")
+        digest = await load_digest(session, viewer.org_id, digest_id)
         run, _ = await run_digest(
             session,
             request.app.state.services,

@@ -17,11 +17,11 @@ from litestar.params import FromPath
 from litestar.response import Redirect, Template
 from sqlalchemy import select
 
-from sleuth_core.ids import decode_global_id, encode_global_id
+from sleuth_core.ids import encode_global_id
 from sleuth_shell.admin import AdminError, add_integration, remove_integration, update_integration
+from sleuth_shell.api.common import load_owned
 from sleuth_shell.db.models import NotificationIntegration
 from sleuth_shell.domain import INTEGRATION_KINDS
-from sleuth_shell.errors import not_found
 from sleuth_shell.web.guard import (
     PAGE_OPTIONS,
     Viewer,
@@ -30,7 +30,6 @@ from sleuth_shell.web.guard import (
     page,
     require_admin_viewer,
 )
-from sleuth_shell.web.rows import owned
 
 __all__ = ["ROUTES"]
 
@@ -99,13 +98,14 @@ async def _stored(
     request: Request[Any, Any, Any], viewer: Viewer, integration_id: str
 ) -> NotificationIntegration:
     async with request.app.state.session_factory() as session:
-        pk = decode_global_id(integration_id, "NotificationIntegration")
-        row: NotificationIntegration | None = await owned(
-            session, NotificationIntegration, pk, viewer.org_id
+        return await load_owned(
+            session,
+            NotificationIntegration,
+            viewer.org_id,
+            integration_id,
+            "NotificationIntegration",
+            "Notification integration",
         )
-    if row is None:
-        raise not_found("Notification integration")
-    return row
 
 
 def _edit_page(

@@ -19,6 +19,7 @@ from sleuth_core.ids import decode_global_id, encode_global_id
 from sleuth_core.language import parse_timestamp
 from sleuth_shell.agents import rca
 from sleuth_shell.alerts import alerts_of_investigation
+from sleuth_shell.api.common import load_owned
 from sleuth_shell.db.models import (
     AlertResponder,
     Investigation,
@@ -219,10 +220,14 @@ async def stop_investigation_form(
     investigation becomes ``STOPPED`` (a finished one is left as it is); back to its page."""
     await form_data(request, viewer)
     async with request.app.state.session_factory() as session:
-        pk = decode_global_id(investigation_id, "Investigation")
-        inv = await owned(session, Investigation, pk, viewer.org_id)
-        if inv is None:
-            raise not_found("Investigation")
+        inv = await load_owned(
+            session,
+            Investigation,
+            viewer.org_id,
+            investigation_id,
+            "Investigation",
+            "Investigation",
+        )
         await stop_investigation(session, viewer.org_id, inv.id)
         await session.commit()
     return Redirect(path=f"/investigations/{quote(investigation_id, safe='=')}", status_code=303)
