@@ -26,7 +26,7 @@ from sleuth_shell.investigations import stop_pending_investigations
 from sleuth_shell.investigations.queries import list_investigations
 from sleuth_shell.urls import ingest_url
 from sleuth_shell.web.guard import PAGE_OPTIONS, Viewer, ViewerDep, form_data, page
-from sleuth_shell.web.rows import RECENT, team_names
+from sleuth_shell.web.rows import RECENT, org_rows, team_names
 
 __all__ = ["ROUTES"]
 
@@ -35,13 +35,7 @@ __all__ = ["ROUTES"]
 async def agents_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Template:
     """The organization's alert agents with their state and latest investigation."""
     async with request.app.state.session_factory() as session:
-        agents = (
-            await session.scalars(
-                select(AlertResponder)
-                .where(AlertResponder.org_id == viewer.org_id)
-                .order_by(AlertResponder.name)
-            )
-        ).all()
+        agents = await org_rows(session, AlertResponder, viewer.org_id, AlertResponder.name)
         counts = dict(
             (
                 await session.execute(

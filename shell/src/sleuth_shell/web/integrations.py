@@ -15,7 +15,6 @@ from typing import Any
 from litestar import Request, Response, get, post
 from litestar.params import FromPath
 from litestar.response import Redirect, Template
-from sqlalchemy import select
 
 from sleuth_core.ids import encode_global_id
 from sleuth_shell.admin import AdminError, add_integration, remove_integration, update_integration
@@ -30,6 +29,7 @@ from sleuth_shell.web.guard import (
     page,
     require_admin_viewer,
 )
+from sleuth_shell.web.rows import org_rows
 
 __all__ = ["ROUTES"]
 
@@ -43,13 +43,9 @@ async def _page(
     error: str | None = None,
 ) -> Template:
     async with request.app.state.session_factory() as session:
-        rows = (
-            await session.scalars(
-                select(NotificationIntegration)
-                .where(NotificationIntegration.org_id == viewer.org_id)
-                .order_by(NotificationIntegration.name)
-            )
-        ).all()
+        rows = await org_rows(
+            session, NotificationIntegration, viewer.org_id, NotificationIntegration.name
+        )
     return page(
         "integrations.html",
         viewer,

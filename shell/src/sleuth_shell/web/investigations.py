@@ -13,7 +13,6 @@ from litestar import Request, Response, get, post
 from litestar.params import FromPath
 from litestar.response import Redirect, Template
 from markupsafe import Markup
-from sqlalchemy import select
 
 from sleuth_core.ids import decode_global_id, encode_global_id
 from sleuth_core.language import parse_timestamp
@@ -35,7 +34,7 @@ from sleuth_shell.text import extract_alert
 from sleuth_shell.web.charts import PALETTE, Marker, Series, line_chart
 from sleuth_shell.web.filters import PER_PAGE, page_links, page_number
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, form_data, page
-from sleuth_shell.web.rows import owned
+from sleuth_shell.web.rows import org_rows, owned
 
 __all__ = ["ROUTES", "investigation_charts"]
 
@@ -56,13 +55,7 @@ async def investigations_page(request: Request[Any, Any, Any], viewer: ViewerDep
         pk = decode_global_id(agent_gid, "AlertResponder")
         agent_id = pk if pk is not None and pk <= MAX_PK else -1  # names no agent: lists none
     async with request.app.state.session_factory() as session:
-        agents = (
-            await session.scalars(
-                select(AlertResponder)
-                .where(AlertResponder.org_id == viewer.org_id)
-                .order_by(AlertResponder.name)
-            )
-        ).all()
+        agents = await org_rows(session, AlertResponder, viewer.org_id, AlertResponder.name)
         found = await list_investigations(
             session,
             viewer.org_id,

@@ -31,6 +31,7 @@ from sleuth_shell.web.guard import (
     page,
     require_admin_viewer,
 )
+from sleuth_shell.web.rows import org_rows
 
 __all__ = ["ROUTES"]
 
@@ -45,13 +46,7 @@ async def _page(
 ) -> Template:
     public_url = request.app.state.settings.public_url
     async with request.app.state.session_factory() as session:
-        rows = (
-            await session.scalars(
-                select(WebhookSubscription)
-                .where(WebhookSubscription.org_id == viewer.org_id)
-                .order_by(WebhookSubscription.id)
-            )
-        ).all()
+        rows = await org_rows(session, WebhookSubscription, viewer.org_id, WebhookSubscription.id)
     return page(
         "webhooks.html",
         viewer,
