@@ -41,7 +41,7 @@ from sleuth_shell.db.models import (
 from sleuth_shell.domain import ALERT_SOURCE_TYPES
 from sleuth_shell.errors import ApiError
 from sleuth_shell.web.alerts import highlight, leaf_spans
-from sleuth_shell.web.guard import PAGE_OPTIONS, Viewer, ViewerDep, form_data, page
+from sleuth_shell.web.guard import PAGE_OPTIONS, Viewer, ViewerDep, form_data, form_page
 
 __all__ = ["ROUTES", "form_body"]
 
@@ -250,11 +250,10 @@ def _form_page(
     error: str | None = None,
     preview: dict[str, Any] | None = None,
 ) -> Template:
-    return page(
+    return form_page(
         "agent_form.html",
         viewer,
         "agents",
-        status_code=400 if error else 200,
         title=f"Edit {form['name']}" if gid else "New alert agent",
         form=form,
         gid=gid,

@@ -43,6 +43,7 @@ __all__ = [
     "Viewer",
     "ViewerDep",
     "form_data",
+    "form_page",
     "page",
     "require_admin_viewer",
     "require_page_login",
@@ -185,3 +186,11 @@ def page(
         status_code=status_code,
         headers=PAGE_HEADERS,
     )
+
+
+def form_page(
+    template: str, viewer: Viewer, nav: str, *, error: str | None, **context: Any
+) -> Template:
+    """A page holding a form: ``error`` shown with a 400 when the posted form was refused, else
+    a 200."""
+    return page(template, viewer, nav, status_code=400 if error else 200, error=error, **context)

@@ -26,7 +26,7 @@ from sleuth_shell.web.guard import (
     Viewer,
     ViewerDep,
     form_data,
-    page,
+    form_page,
     require_admin_viewer,
 )
 from sleuth_shell.web.rows import org_rows
@@ -46,11 +46,10 @@ async def _page(
         rows = await org_rows(
             session, NotificationIntegration, viewer.org_id, NotificationIntegration.name
         )
-    return page(
+    return form_page(
         "integrations.html",
         viewer,
         "agents",
-        status_code=400 if error else 200,
         title="Notification integrations",
         integrations=[(encode_global_id("NotificationIntegration", r.id), r) for r in rows],
         kinds=INTEGRATION_KINDS,
@@ -111,11 +110,10 @@ def _edit_page(
     form: dict[str, str],
     error: str | None = None,
 ) -> Template:
-    return page(
+    return form_page(
         "integration_form.html",
         viewer,
         "agents",
-        status_code=400 if error else 200,
         title=f"Edit {row.name}",
         gid=gid,
         row=row,

@@ -28,7 +28,7 @@ from sleuth_shell.web.guard import (
     Viewer,
     ViewerDep,
     form_data,
-    page,
+    form_page,
     require_admin_viewer,
 )
 from sleuth_shell.web.rows import org_rows
@@ -47,11 +47,10 @@ async def _page(
     public_url = request.app.state.settings.public_url
     async with request.app.state.session_factory() as session:
         rows = await org_rows(session, WebhookSubscription, viewer.org_id, WebhookSubscription.id)
-    return page(
+    return form_page(
         "webhooks.html",
         viewer,
         "agents",
-        status_code=400 if error else 200,
         title="Webhook subscriptions",
         subscriptions=[(row, ingest_url(public_url, row.type, row.remote_id)) for row in rows],
         types=SUBSCRIPTION_TYPES,
@@ -120,11 +119,10 @@ def _edit_page(
     form: dict[str, str],
     error: str | None = None,
 ) -> Template:
-    return page(
+    return form_page(
         "webhook_form.html",
         viewer,
         "agents",
-        status_code=400 if error else 200,
         title=f"Edit {row.name}",
         row=row,
         ingest_url=ingest_url(request.app.state.settings.public_url, row.type, row.remote_id),
