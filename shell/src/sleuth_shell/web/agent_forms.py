@@ -41,7 +41,14 @@ from sleuth_shell.db.models import (
 from sleuth_shell.domain import ALERT_SOURCE_TYPES
 from sleuth_shell.errors import ApiError
 from sleuth_shell.web.alerts import highlight, leaf_spans
-from sleuth_shell.web.guard import PAGE_OPTIONS, Viewer, ViewerDep, form_data, form_page
+from sleuth_shell.web.guard import (
+    PAGE_OPTIONS,
+    Viewer,
+    ViewerDep,
+    form_data,
+    form_page,
+    form_refusal,
+)
 
 __all__ = ["ROUTES", "form_body"]
 
@@ -292,10 +299,7 @@ async def _submit(
                 )
             target = encode_global_id("AlertResponder", agent.id)
         except (ApiError, CoreError, msgspec.ValidationError, _Refused) as exc:
-            await session.rollback()
-            if isinstance(exc, ApiError) and exc.status_code == 404:
-                raise
-            detail = exc.detail if isinstance(exc, ApiError) else str(exc)
+            detail = await form_refusal(session, exc)
             return _form_page(viewer, form, choices, gid=gid, error=detail)
     return Redirect(path=f"/alert-responders/{quote(target, safe='=')}", status_code=303)
 
