@@ -29,9 +29,9 @@ for _src in (ROOT / "shell" / "src", ROOT / "core" / "src"):
         sys.path.insert(0, str(_src))
 
 
-def source_path() -> str:
-    """PYTHONPATH that makes subprocesses run this checkout's code."""
-    parts = [str(ROOT / "core" / "src"), str(ROOT / "shell" / "src"), str(HERE)]
+def source_path(root: Path = ROOT) -> str:
+    """PYTHONPATH that makes subprocesses run the code of ``root`` (default: this checkout)."""
+    parts = [str(root / "core" / "src"), str(root / "shell" / "src"), str(HERE)]
     if os.environ.get("PYTHONPATH"):
         parts.append(os.environ["PYTHONPATH"])
     return os.pathsep.join(parts)
@@ -84,12 +84,18 @@ def wait_http(url: str, timeout: float = 60.0, proc: subprocess.Popen[bytes] | N
 
 @contextlib.contextmanager
 def server(
-    args: list[str], port: int, *, env: dict[str, str] | None = None, ready_path: str = "/"
+    args: list[str],
+    port: int,
+    *,
+    env: dict[str, str] | None = None,
+    ready_path: str = "/",
+    root: Path = ROOT,
 ) -> Iterator[subprocess.Popen[bytes]]:
-    """Run ``python args...`` (listening on ``port``) until the block ends."""
+    """Run ``python args...`` (listening on ``port``) with the code of ``root`` until the block
+    ends."""
     full_env = dict(os.environ)
     full_env.update(env or {})
-    full_env["PYTHONPATH"] = source_path()
+    full_env["PYTHONPATH"] = source_path(root)
     log = open(os.devnull, "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen([PYTHON, *args], env=full_env, stdout=log, stderr=log)
     try:
@@ -164,7 +170,7 @@ def hello_server(
 
 
 def sleuth_server(
-    database_url: str, port: int, extra_env: dict[str, str] | None = None
+    database_url: str, port: int, extra_env: dict[str, str] | None = None, *, root: Path = ROOT
 ) -> contextlib.AbstractContextManager[subprocess.Popen[bytes]]:
     env = {
         "SLEUTH_DATABASE_URL": database_url,
@@ -177,6 +183,7 @@ def sleuth_server(
         port,
         env=env,
         ready_path="/health",
+        root=root,
     )
 
 

@@ -346,7 +346,7 @@ async def _notify(
             card = to_alt_card(_one_line(row.question), full.content, url)
             await enqueue_alt(session, row.org_id, alt_url, card)
     if (notifications.get("web") or {}).get("callback_url"):
-        await enqueue_web_callback(session, row.id)
+        await enqueue_web_callback(session, row)
 
 
 def _one_line(text: str, limit: int = 200) -> str:

@@ -238,17 +238,28 @@ async def claim_due(
     limit: int,
     lease: timedelta,
     exclude_kinds: Collection[str] = (),
+    only_kinds: Collection[str] | None = None,
+    exclude_keys: Collection[str] = (),
 ) -> list[ClaimedJob]:
     """Claim up to ``limit`` due jobs for ``worker_id`` and commit the claim (one statement).
 
     Due means ``pending`` with ``run_at <= now``, or ``running`` with an expired lease (its worker
     died). Oldest ``run_at`` first. Jobs of ``exclude_kinds`` are left for later (a worker whose
-    share of slots for a kind is taken). Must be the first statement of ``session``'s transaction.
+    share of slots for a kind is taken), and so are jobs of kinds not in ``only_kinds`` (when
+    given: a worker's lane for some kinds) and jobs whose key is in ``exclude_keys`` (targets a
+    worker already waits on enough). Must be the first statement of ``session``'s transaction.
     """
-    if limit <= 0:
+    if limit <= 0 or (only_kinds is not None and not only_kinds):
         return []
     now = utcnow()
-    candidates = _due_ids(now, limit, exclude_kinds, session.get_bind().dialect.name)
+    filters = []
+    if exclude_kinds:
+        filters.append(Job.kind.not_in(list(exclude_kinds)))
+    if only_kinds is not None:
+        filters.append(Job.kind.in_(list(only_kinds)))
+    if exclude_keys:
+        filters.append(or_(Job.key.is_(None), Job.key.not_in(list(exclude_keys))))
+    candidates = _due_ids(now, limit, filters, session.get_bind().dialect.name)
     stmt = (
         update(Job)
         .where(Job.id.in_(candidates.scalar_subquery()))
@@ -283,11 +294,9 @@ async def claim_due(
     return claimed
 
 
-def _due_ids(
-    now: datetime, limit: int, exclude_kinds: Collection[str], dialect: str
-) -> Select[Any]:
-    """The ids of the ``limit`` oldest due jobs (``run_at``, then id), as :func:`claim_due`'s
-    subquery.
+def _due_ids(now: datetime, limit: int, filters: Sequence[Any], dialect: str) -> Select[Any]:
+    """The ids of the ``limit`` oldest due jobs (``run_at``, then id) that pass ``filters``, as
+    :func:`claim_due`'s subquery.
 
     PostgreSQL: one ``SELECT ... FOR UPDATE SKIP LOCKED`` over both kinds of due job (a claim
     there is made concurrently by several workers). SQLite (one writer at a time, no row locks):
@@ -301,19 +310,14 @@ def _due_ids(
     """
     pending = and_(Job.status == PENDING, Job.run_at <= now)
     expired = and_(Job.status == RUNNING, Job.lease_until < now)
-    excluded = Job.kind.not_in(list(exclude_kinds)) if exclude_kinds else None
     if supports_skip_locked(dialect):
-        candidates = select(Job.id).where(or_(pending, expired))
-        if excluded is not None:
-            candidates = candidates.where(excluded)
+        candidates = select(Job.id).where(or_(pending, expired), *filters)
         return (
             candidates.order_by(Job.run_at, Job.id).limit(limit).with_for_update(skip_locked=True)
         )
     branches = []
     for due in (pending, expired):
-        branch = select(Job.id, Job.run_at).where(due)
-        if excluded is not None:
-            branch = branch.where(excluded)
+        branch = select(Job.id, Job.run_at).where(due, *filters)
         branches.append(select(branch.order_by(Job.run_at, Job.id).limit(limit).subquery()))
     both = union_all(*branches).subquery()
     return select(both.c.id).order_by(both.c.run_at, both.c.id).limit(limit)
