@@ -295,9 +295,10 @@ def main() -> int:
     if args.worker_processes is None:
         args.worker_processes = 2 if args.postgres else 1
     print(harness.describe_machine())
+    mode = "capacity (all due at once)" if args.capacity else f"window {args.window}s"
     print(
         f"{'PostgreSQL' if args.postgres else 'SQLite'}, {args.worker_processes} worker"
-        f" process(es), scale {args.scale}, {'capacity' if args.capacity else f'window {args.window}s'}"
+        f" process(es), scale {args.scale}, {mode}"
         f"{f', hung share {args.hung}' if args.hung else ''}",
         flush=True,
     )
