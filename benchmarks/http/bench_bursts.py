@@ -35,19 +35,17 @@ import contextlib
 import os
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import harness
 import httpx
-from bench_jobs import percentile
-from sqlalchemy import select
+from bench_interactions import export
+from bench_jobs import interaction_rows, percentile, ts
 
 RUNTIMES_PER_REQUEST = 10
 FULL_COUNT = 10_000
@@ -127,9 +125,6 @@ def read_arrivals(log: Path) -> tuple[dict[str, float], int, int]:
 async def measure(
     args: argparse.Namespace, target: str, root: Path, database_url: str, workdir: Path
 ) -> Result:
-    from sleuth_shell.db import create_engine, create_session_factory
-    from sleuth_shell.db.models import Interaction
-
     seeded = await harness.seed(database_url, 2 if args.hung else 1, 1)
     key, org_id = seeded[0][0], seeded[0][1]
     hung_key = seeded[1][0] if args.hung else None
@@ -196,29 +191,11 @@ async def measure(
         await asyncio.sleep(1)  # a duplicate would show up now
         load_after = harness.loadavg()
 
-    engine = create_engine(database_url)
-    try:
-        async with create_session_factory(engine)() as session:
-            rows = (
-                await session.execute(
-                    select(
-                        Interaction.id,
-                        Interaction.scheduled_runtime,
-                        Interaction.started_at,
-                        Interaction.completed_at,
-                    ).where(Interaction.org_id == org_id)
-                )
-            ).all()
-    finally:
-        await engine.dispose()
-
-    def ts(moment: datetime | None) -> float | None:
-        return moment.replace(tzinfo=moment.tzinfo or UTC).timestamp() if moment else None
-
+    rows = await interaction_rows(database_url, org_id)
     arrivals, duplicates, connections = read_arrivals(log)
     start, callback, completions = [], [], []
     early = 0
-    for interaction_id, scheduled, started_at, completed_at in rows:
+    for interaction_id, scheduled, started_at, completed_at, _status in rows:
         due = ts(scheduled)
         assert due is not None
         if started_at is not None:
@@ -242,19 +219,6 @@ async def measure(
         load_before=load_before,
         load_after=load_after,
     )
-
-
-def export(rev: str, into: Path) -> str:
-    """``git archive rev`` unpacked into ``into``; returns the short commit."""
-    archive = subprocess.run(
-        ["git", "archive", rev], cwd=harness.ROOT, capture_output=True, check=True
-    )
-    into.mkdir(parents=True)
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
-    out = subprocess.run(
-        ["git", "rev-parse", "--short", rev], cwd=harness.ROOT, capture_output=True, text=True
-    )
-    return out.stdout.strip()
 
 
 @contextlib.contextmanager
@@ -308,6 +272,7 @@ def main() -> int:
         targets = [("current", harness.ROOT)]
         if args.baseline:
             src = workdir / "baseline-src"
+            src.mkdir()
             print(f"baseline: {args.baseline} ({export(args.baseline, src)})")
             targets.append(("baseline", src))
         for round_no in range(args.rounds):
