@@ -89,7 +89,15 @@ class JobContext:
     services: WorkerServices
     writer: WriteBatcher | None = field(default=None, repr=False)
     """The worker's write batcher (None: :meth:`write` commits each unit alone)."""
+    on_target_done: Callable[[], None] | None = field(default=None, repr=False)
+    """What :meth:`target_done` tells the worker (None: nothing)."""
     completed: bool = field(default=False, init=False)
+
+    def target_done(self) -> None:
+        """An I/O-bound handler is done with its key's target (its POST answered or failed): the
+        worker no longer counts it against the key's limit while it records the outcome."""
+        if self.on_target_done is not None:
+            self.on_target_done()
 
     @property
     def payload(self) -> dict[str, object]:

@@ -14,9 +14,10 @@ One loop serves both ``sleuth serve`` (in-process, unless ``SLEUTH_WORKERS_INLIN
   run in a lane of their own: up to ``io_concurrency`` (128) at a time beside the other jobs,
   claimed in their own statement, so a callback never waits for a slot behind a backlog of runs
   and a run never waits behind callbacks; at most ``key_limit`` (8) of them with one ``key`` (one
-  organization's target) at a time, and jobs of a key at its limit are left in the queue for
-  later, so a slow or dead receiver holds ``key_limit`` slots of the lane and never delays the
-  other keys' deliveries;
+  organization's target) talk to it at a time (a handler calls ``ctx.target_done()`` once its
+  POST is answered, so recording the outcome does not hold the key), and jobs of a key at its
+  limit are left in the queue for later, so a slow or dead receiver holds ``key_limit`` slots of
+  the lane and never delays the other keys' deliveries;
 - it keeps the leases of running jobs alive (renewed every third of ``lease``), so a job is
   held by exactly one live worker;
 - handlers that do not complete their job in their own transaction are marked done in batches
@@ -111,6 +112,8 @@ class Worker:
         self.keep_done = keep_done
         self._next_purge = 0.0
         self._running: dict[asyncio.Task[None], ClaimedJob] = {}
+        self._done_with_target: set[int] = set()
+        """Running I/O-bound jobs past their POST (recording the outcome): not counted per key."""
         self._stopping = False
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -224,7 +227,9 @@ class Worker:
 
     def _key_counts(self, io_kinds: frozenset[str]) -> collections.Counter[str]:
         jobs = self._lane(True, io_kinds)
-        return collections.Counter(job.key for job in jobs if job.key is not None)
+        return collections.Counter(
+            job.key for job in jobs if job.key is not None and job.id not in self._done_with_target
+        )
 
     def _saturated_kinds(self, io_kinds: frozenset[str]) -> set[str]:
         counts = self._kind_counts(io_kinds)
@@ -264,9 +269,16 @@ class Worker:
             log.info("worker %s purged %d finished jobs", self.worker_id, removed)
 
     def _job_finished(self, task: asyncio.Task[None]) -> None:
-        self._running.pop(task, None)
+        job = self._running.pop(task, None)
+        if job is not None:
+            self._done_with_target.discard(job.id)
         if self._wake is not None:
             self._wake.set()
+
+    def _target_done(self, job: ClaimedJob) -> None:
+        """A delivery no longer talks to its target: its key may take another job (at the next
+        claim; the job's own end wakes the loop soon after)."""
+        self._done_with_target.add(job.id)
 
     async def _shutdown(self) -> None:
         if self._running:
@@ -330,7 +342,12 @@ class Worker:
                 return
 
     async def _run_job(self, job: ClaimedJob) -> None:
-        ctx = JobContext(job=job, services=self.services, writer=self.writer)
+        ctx = JobContext(
+            job=job,
+            services=self.services,
+            writer=self.writer,
+            on_target_done=lambda: self._target_done(job),
+        )
         kind = self.registry.get(job.kind)
         if kind is None:
             await self._fail(ctx, f"no handler registered for job kind {job.kind!r}")

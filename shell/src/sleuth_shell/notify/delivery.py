@@ -184,6 +184,8 @@ async def _post(ctx: JobContext, url: str, body: bytes, headers: dict[str, str])
         result = await services.poster.post(url, content=body, headers=headers, connect_to=address)
     except DeliveryNetworkError as exc:
         raise RetryJob(f"POST {url} failed: {exc}") from None
+    finally:
+        ctx.target_done()  # the outcome's record does not hold the target's key
     status = result.status_code
     if 200 <= status < 300:
         return
