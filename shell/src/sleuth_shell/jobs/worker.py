@@ -13,7 +13,7 @@ One loop serves both ``sleuth serve`` (in-process, unless ``SLEUTH_WORKERS_INLIN
 - jobs of ``io_bound`` kinds (the notification deliveries, which wait on other people's servers)
   run in a lane of their own: up to ``io_concurrency`` (128) at a time beside the other jobs,
   claimed in their own statement, so a callback never waits for a slot behind a backlog of runs
-  and a run never waits behind callbacks; at most ``key_limit`` (8) of them with one ``key`` (one
+  and a run never waits behind callbacks; at most ``key_limit`` (16) of them with one ``key`` (one
   organization's target) talk to it at a time (a handler calls ``ctx.target_done()`` once its
   POST is answered, so recording the outcome does not hold the key), and jobs of a key at its
   limit are left in the queue for later, so a slow or dead receiver holds ``key_limit`` slots of
@@ -84,7 +84,7 @@ class Worker:
         worker_id: str | None = None,
         concurrency: int = 32,
         io_concurrency: int = 128,
-        key_limit: int = 8,
+        key_limit: int = 16,
         poll_interval: float = 0.5,
         kind_share: float = 0.75,
         lease: float = 60.0,

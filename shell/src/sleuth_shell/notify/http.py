@@ -61,7 +61,7 @@ def _pinned(url: str, address: str) -> tuple[str, str, str]:
 
 
 #: Connections the poster's pool keeps open between POSTs (to any targets), and holds at most.
-#: A worker runs up to 128 deliveries at a time (its I/O lane), 8 per organization and target.
+#: A worker runs up to 128 deliveries at a time (its I/O lane), 16 per organization and target.
 KEEPALIVE_CONNECTIONS = 64
 MAX_CONNECTIONS = 128
 
