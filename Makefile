@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup lock test lint format bench bench-intake bench-otlp bench-http bench-jobs bench-bursts bench-interactions eval eval-rca demo clean
+.PHONY: setup lock test lint format bench bench-intake bench-otlp bench-http bench-jobs bench-bursts bench-interactions bench-run-writes eval eval-rca demo clean
 
 setup: $(VENV)/.installed
 
@@ -79,6 +79,11 @@ bench-bursts: setup
 # (BENCH_ARGS="--baseline REV --rounds 3 --profile DIR").
 bench-interactions: setup
 	$(BIN)/python benchmarks/http/bench_interactions.py $(BENCH_ARGS)
+
+# CPU of a synchronous interaction's writes (instant agent, no HTTP): this checkout, and with
+# SLEUTH_FAST_PATH=false, against a baseline commit (BENCH_ARGS="--baseline REV --rounds 6").
+bench-run-writes: setup
+	$(BIN)/python benchmarks/http/bench_run_writes.py $(BENCH_ARGS)
 
 demo: setup
 	HOST=$(HOST) PORT=$(PORT) BIN=$(BIN) sh scripts/demo.sh

@@ -25,6 +25,13 @@ distinct incidents in 50 groups of related alerts (same service and title, namin
 to the same 1,000 agents, with the accepted alerts/s, the investigations and credits they cost
 once run, and the goal of one investigation per group and matching agent.
 
+Then the overlapping agents (``--overlap`` alone, ``--overlap-alerts 0`` skips them), each on a
+fresh server: 1,000 agents in families of 9 that watch the same words with the same mix of
+criteria, and 5,000 alerts each naming one family (so each matches about 9 agents): first each
+alert its own incident and group (an investigation per alert and matching agent, about 45,000),
+then the same number of alerts in 50 groups (goal: one investigation per group and matching
+agent).
+
 Reported: accepted alerts/s (202s over wall time), 202 latency p50/p99, the investigations
 started and how long they ran against the 202 latency (the request never waits for them), and
 matching cost per alert for 10 vs 1,000 agents of the same mix (core ``MatchIndex``, the
@@ -33,6 +40,7 @@ structure the intake caches, in this process).
     .venv/bin/python benchmarks/bench_intake.py [--alerts 5000] [--agents 1000] [--clients 16]
     .venv/bin/python benchmarks/bench_intake.py --matching-only [--agents 10000]
     .venv/bin/python benchmarks/bench_intake.py --storm [--storm-alerts 5000 --storm-groups 50]
+    .venv/bin/python benchmarks/bench_intake.py --overlap [--overlap-alerts 5000]
     .venv/bin/python benchmarks/bench_intake.py --profile /tmp/intake.txt  # py-spy, during the load
 """
 
@@ -94,9 +102,10 @@ WORDS = [
 ]
 
 
-def criteria(n: int) -> dict[str, Any]:
-    """Agent ``n``'s matching criteria: contains, AND, OR tree or inner-star, by ``n % 4``."""
-    tag = f"svc{n:04d}"
+def criteria(n: int, tag: str | None = None) -> dict[str, Any]:
+    """Agent ``n``'s matching criteria: contains, AND, OR tree or inner-star, by ``n % 4``, on
+    its own words (``svc<n>``) or on ``tag``'s (agents that share a tag match the same alerts)."""
+    tag = tag or f"svc{n:04d}"
     kind = n % 4
     if kind == 0:
         return {"text_matches": [f"{tag}x"]}
@@ -361,23 +370,52 @@ def storm_body(i: int, group: int, named: list[int]) -> bytes:
     """Alert ``i`` of storm group ``group``: its own incident, the group's title and service (so
     it matches the group's agents and is related to the group's other alerts)."""
     words = " ".join(f"svc{n:04d}x svc{n:04d}y db-{n:04d}-primary" for n in named)
+    return incident_body(i, f"p1 incident checkout storm {group} {words} timeout")
+
+
+def incident_body(i: int, title: str, details: str = "") -> bytes:
+    """A PagerDuty V3 ``incident.triggered`` delivery of its own incident ``i``, titled ``title``
+    (the title and the service make its group key)."""
+    data: dict[str, Any] = {
+        "id": f"STORM{i:06d}",
+        "type": "incident",
+        "status": "triggered",
+        "title": title,
+        "service": {"id": "PSVC", "summary": "checkout-api", "type": "service_reference"},
+        "urgency": "high",
+    }
+    if details:
+        data["body"] = {"type": "incident_body", "details": details}
     body = {
         "event": {
             "id": f"storm-event-{i}",
             "event_type": "incident.triggered",
             "resource_type": "incident",
             "occurred_at": "2026-11-26T10:00:00.000Z",
-            "data": {
-                "id": f"STORM{i:06d}",
-                "type": "incident",
-                "status": "triggered",
-                "title": f"p1 incident checkout storm {group} {words} timeout",
-                "service": {"id": "PSVC", "summary": "checkout-api", "type": "service_reference"},
-                "urgency": "high",
-            },
+            "data": data,
         }
     }
     return json.dumps(body).encode()
+
+
+#: Agents that watch the same words in the overlapping-agents load (each alert matches about 9).
+FAMILY = 9
+
+
+def family_criteria(n: int) -> dict[str, Any]:
+    """Agent ``n`` of the overlapping-agents load: the usual mix of criteria on its family's
+    words, shared with the :data:`FAMILY` - 1 agents next to it."""
+    return criteria(n, tag=f"fam{n // FAMILY:03d}")
+
+
+def overlap_body(i: int, family: int, group: int | None) -> bytes:
+    """Alert ``i`` naming ``family``'s words, so it matches every agent of the family: its own
+    title (its own group) when ``group`` is None, else group ``group``'s title."""
+    tag = f"fam{family:03d}"
+    case = f"case {i}" if group is None else f"group {group}"
+    return incident_body(
+        i, f"p1 incident checkout {tag}x {tag}y {case} timeout", " ".join(WORDS) + " timeout"
+    )
 
 
 def run_storm(args: argparse.Namespace) -> None:
@@ -385,10 +423,6 @@ def run_storm(args: argparse.Namespace) -> None:
     group naming the same 1-3 agents, to ``--agents`` agents; accepted alerts/s, then (with the
     inline worker) the investigations and credits once they have run. Goal: one investigation
     per group and matching agent."""
-    from datetime import UTC, datetime
-
-    from sleuth_core.matching import normalize_criteria
-
     rng = random.Random(11)
     named = [
         [rng.randrange(args.agents) for _ in range(rng.randint(1, 3))]
@@ -399,18 +433,91 @@ def run_storm(args: argparse.Namespace) -> None:
         for i in range(args.storm_alerts)
     ]
     rng.shuffle(bodies)
+    goal = goal_of([storm_body(g, g, named[g]) for g in range(args.storm_groups)], criteria, args)
+    run_related(
+        args,
+        "storm",
+        f"{args.storm_alerts} alerts in {args.storm_groups} groups to {args.agents} agents",
+        bodies,
+        criteria,
+        goal,
+        drain=True,
+    )
+
+
+def run_overlap(args: argparse.Namespace) -> None:
+    """Overlapping agents: ``--overlap-alerts`` alerts, each naming one family of :data:`FAMILY`
+    agents (so each matches about 9 of ``--agents``), first each its own incident and group (an
+    investigation per alert and matching agent), then in ``--overlap-groups`` groups (goal: one
+    investigation per group and matching agent). Each on a fresh server; accepted alerts/s."""
+    rng = random.Random(13)
+    families = (args.agents + FAMILY - 1) // FAMILY
+    named = [rng.randrange(families) for _ in range(args.overlap_alerts)]
+    distinct = [overlap_body(i, named[i], None) for i in range(args.overlap_alerts)]
+    goal = goal_of(distinct, family_criteria, args)
+    print(f"overlap: each alert matches {goal / len(distinct):.1f} agents on average")
+    run_related(
+        args,
+        "overlap (each alert its own group)",
+        f"{args.overlap_alerts} alerts to {args.agents} agents in families of {FAMILY}",
+        distinct,
+        family_criteria,
+        goal,
+        drain=False,
+    )
+    if args.overlap_groups <= 0:
+        return
+    groups = args.overlap_groups
+    group_family = [rng.randrange(families) for _ in range(groups)]
+    grouped = [
+        overlap_body(i, group_family[i % groups], i % groups) for i in range(args.overlap_alerts)
+    ]
+    rng.shuffle(grouped)
+    goal = goal_of(
+        [overlap_body(g, group_family[g], g) for g in range(groups)], family_criteria, args
+    )
+    run_related(
+        args,
+        "overlap (grouped)",
+        f"{args.overlap_alerts} alerts in {groups} groups to {args.agents} agents in families"
+        f" of {FAMILY}",
+        grouped,
+        family_criteria,
+        goal,
+        drain=True,
+    )
+
+
+def goal_of(bodies: list[bytes], criteria_of: Any, args: argparse.Namespace) -> int:
+    """How many (alert, agent) matches ``bodies`` make with ``--agents`` agents of
+    ``criteria_of``: the investigations one per body and matching agent would open."""
+    from datetime import UTC, datetime
+
+    from sleuth_core.matching import normalize_criteria
+
     index: MatchIndex[int] = MatchIndex()
     for n in range(args.agents):
-        index.add(n, normalize_criteria(criteria(n))["match_rules"])
+        index.add(n, normalize_criteria(criteria_of(n))["match_rules"])
     now = datetime.now(UTC)
-    goal = sum(
-        len(
-            index.match(
-                parse_alert("PROVIDER_A", storm_body(g, g, named[g]), received_at=now).match_text
-            )
-        )
-        for g in range(args.storm_groups)
+    return sum(
+        len(index.match(parse_alert("PROVIDER_A", body, received_at=now).match_text))
+        for body in bodies
     )
+
+
+def run_related(
+    args: argparse.Namespace,
+    name: str,
+    what: str,
+    bodies: list[bytes],
+    criteria_of: Any,
+    goal: int,
+    *,
+    drain: bool,
+) -> None:
+    """Post ``bodies`` to a fresh server with ``--agents`` agents of ``criteria_of`` on one
+    PROVIDER_A subscription; print the accepted alerts/s and the investigations opened against
+    ``goal`` (with ``drain``, once every investigation has run, with their credits)."""
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
         env = sleuth_env(f"sqlite:///{db}", SLEUTH_RATE_LIMIT_ENTERPRISE="100000000")
@@ -427,15 +534,25 @@ def run_storm(args: argparse.Namespace) -> None:
                             "team_name": "Default",
                             "name": f"agent {n}",
                             "webhook_sources": source,
-                            "matching_criteria": criteria(n),
+                            "matching_criteria": criteria_of(n),
                         },
                     ).raise_for_status()
             url = f"{base}/api/v1/webhooks/PROVIDER_A/{hook['remote_id']}"
             loadavg = os.getloadavg()
-            _latencies, wall, codes, _alerts = asyncio.run(
+            profiler = start_profile(base, args.profile) if args.profile else None
+            pid = server_pid(base)
+            server_cpu = cpu_seconds(pid)
+            worker_cpu = sum(cpu_seconds(child) for child in children(pid))
+            latencies, wall, codes, _alerts = asyncio.run(
                 load(url, bodies, hook["secret"], args.clients, {})
             )
-            drained = wait_drained(db, timeout=args.drain or 120)
+            server_cpu = cpu_seconds(pid) - server_cpu
+            worker_cpu = sum(cpu_seconds(child) for child in children(pid)) - worker_cpu
+            if profiler is not None:
+                profiler.send_signal(signal.SIGINT)
+                profiler.wait(timeout=60)
+            loadavg_after = os.getloadavg()
+            drained = wait_drained(db, timeout=args.drain or 120) if drain else None
         with sqlite3.connect(db) as conn:
             investigations, credits = conn.execute(
                 "SELECT count(*), coalesce(sum(credits), 0) FROM investigations"
@@ -445,16 +562,27 @@ def run_storm(args: argparse.Namespace) -> None:
             )
         conn.close()
     accepted = codes.count(202)
-    print(f"storm: load average at start {loadavg[0]:.2f}")
+    latencies.sort()
+    print(f"{name}: load average {loadavg[0]:.2f} at start, {loadavg_after[0]:.2f} at end")
     print(
-        f"storm: {args.storm_alerts} alerts in {args.storm_groups} groups to {args.agents} agents:"
-        f" accepted {accepted}/{len(codes)} in {wall:.2f} s = {accepted / wall:.0f} alerts/s"
+        f"{name}: {what}: accepted {accepted}/{len(codes)} in {wall:.2f} s ="
+        f" {accepted / wall:.0f} alerts/s; 202 p50"
+        f" {latencies[len(latencies) // 2] * 1000:.1f} ms, p99"
+        f" {latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))] * 1000:.1f} ms"
     )
     print(
-        f"storm: investigations {investigations} (goal, one per group and matching agent:"
-        f" {goal}); credits {credits:g}; all run: {'yes' if drained else 'no (timed out)'}"
+        f"{name}: CPU during the load: server {server_cpu:.1f} s"
+        f" ({server_cpu / max(accepted, 1) * 1000:.2f} ms per accepted alert), serve's worker"
+        f" children {worker_cpu:.1f} s"
     )
-    print(f"storm: decisions {json.dumps(decisions, sort_keys=True)}")
+    ran = "" if not drain else f"; credits {credits:g}; all run: {'yes' if drained else 'no'}"
+    print(
+        f"{name}: investigations {investigations} (one per alert or group and matching agent:"
+        f" {goal}){ran}"
+    )
+    print(f"{name}: decisions {json.dumps(decisions, sort_keys=True)}")
+    if args.profile:
+        top_of_profile(args.profile)
 
 
 def main() -> None:
@@ -513,9 +641,21 @@ def main() -> None:
     )
     parser.add_argument("--storm-alerts", type=int, default=5000)
     parser.add_argument("--storm-groups", type=int, default=50)
+    parser.add_argument(
+        "--overlap",
+        action="store_true",
+        help="only the overlapping-agents loads (they follow the storm by default, each on a"
+        " fresh server): --overlap-alerts alerts each matching about 9 agents, each its own"
+        " group, then in --overlap-groups groups (--overlap-alerts 0 skips them)",
+    )
+    parser.add_argument("--overlap-alerts", type=int, default=5000)
+    parser.add_argument("--overlap-groups", type=int, default=50)
     args = parser.parse_args()
     if args.storm:
         run_storm(args)
+        return
+    if args.overlap:
+        run_overlap(args)
         return
     rng = random.Random(8)
     bodies = [alert_body(i, args.agents, rng) for i in range(args.alerts)]
@@ -703,6 +843,8 @@ def main() -> None:
         print(f"matching cost, {agents} agents: {matching_cost(bodies[:500], agents):.1f} us/alert")
     if args.storm_groups > 0:
         run_storm(args)
+    if args.overlap_alerts > 0:
+        run_overlap(args)
 
 
 if __name__ == "__main__":

@@ -138,8 +138,13 @@ def test_pull_within_twice_the_embedded_store(setup: dict[str, Any], benchmark: 
     run = setup["run"]
     pulled = run(setup["pulling"])
     embedded = run(setup["embedded"])
-    # The same evidence reaches the engine both ways.
-    assert pulled.analysis == embedded.analysis
+
+    # The same evidence reaches the engine both ways (the claim check's counts differ: the
+    # pulling report has its "Data sources" section to check as well).
+    def engine(analysis: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in analysis.items() if k != "claims"}
+
+    assert engine(pulled.analysis) == engine(embedded.analysis)
     assert "## Data sources" in pulled.markdown and "## Data sources" not in embedded.markdown
     times = _rounds(run, setup)
     benchmark.pedantic(run, args=(setup["pulling"],), rounds=ROUNDS, iterations=1)

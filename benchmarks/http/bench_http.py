@@ -3,12 +3,19 @@ Litestar and FastAPI hello-world apps, in one run, alternated over rounds (``mak
 
 Each server is a uvicorn process with one worker and the access log on, as ``sleuth serve`` runs.
 Sleuth gets a fresh database with many enterprise organizations and agents, so the per-organization
-rate limits never cap the load; every request picks a random (key, agent) pair. The machine is
-shared, so the figures that matter are the same-run ratios; the load average is printed next to
-every measurement.
+rate limits never cap the load; every request picks a random (key, agent) pair. Beside the GET, an
+authenticated write through the request's database session (``POST
+/api/v1/alert-responders/{id}/enable``: the agent loaded and the transaction committed) is measured
+on each database (``--no-writes`` skips it). The machine is shared, so the figures that matter
+are the same-run ratios; the load average is printed next to every measurement.
+
+PostgreSQL is measured too when ``--postgres`` names a server (default: the environment's
+``SLEUTH_BENCH_POSTGRES_URL``, else ``SLEUTH_TEST_POSTGRES_URL``); each run creates a fresh
+database there and drops it afterwards. ``--baseline DIR`` also serves another checkout (a git
+worktree of the baseline commit) on the same databases, alternated with this one.
 
     python benchmarks/http/bench_http.py [--rounds 3] [--duration 5] [--connections 50]
-        [--postgres postgresql://user@host/db]   # also measure Sleuth on PostgreSQL
+        [--postgres postgresql://user@host/db] [--baseline ../main-worktree] [--no-writes]
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import statistics
 import sys
 import tempfile
@@ -52,12 +60,32 @@ def postgres_database(base_url: str) -> Iterator[str]:
         asyncio.run(run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
-def write_targets(path: Path, triples: list[tuple[str, int, int]]) -> None:
+def write_targets(path: Path, triples: list[tuple[str, int, int]], suffix: str = "") -> None:
+    """One ``key path`` line per (key, agent): the agent's URL, plus ``suffix``."""
     lines = [
-        f"{key} /api/v1/alert-responders/{encode_global_id('AlertResponder', agent_id)}"
+        f"{key} /api/v1/alert-responders/{encode_global_id('AlertResponder', agent_id)}{suffix}"
         for key, _org, agent_id in triples
     ]
     path.write_text("\n".join(lines) + "\n")
+
+
+def check_answers(port: int, triple: tuple[str, int, int], writes: bool) -> None:
+    """One authenticated GET (and write) answers 200: the load measures answers, not errors."""
+    import urllib.request
+
+    key, _org, agent_id = triple
+    url = f"http://127.0.0.1:{port}/api/v1/alert-responders/"
+    url += encode_global_id("AlertResponder", agent_id)
+    checks = [urllib.request.Request(url, headers={"X-Service-Org-Api-Key": key})]
+    if writes:
+        checks.append(
+            urllib.request.Request(
+                url + "/enable", headers={"X-Service-Org-Api-Key": key}, method="POST"
+            )
+        )
+    for request in checks:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert response.status == 200, response.status
 
 
 def main() -> int:
@@ -67,8 +95,22 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--orgs", type=int, default=200)
     parser.add_argument("--agents", type=int, default=5, help="alert agents per organization")
-    parser.add_argument("--postgres", default=None, help="also measure Sleuth on this server")
+    parser.add_argument(
+        "--postgres",
+        default=os.environ.get("SLEUTH_BENCH_POSTGRES_URL")
+        or os.environ.get("SLEUTH_TEST_POSTGRES_URL"),
+        help="also measure Sleuth on this server (default: $SLEUTH_BENCH_POSTGRES_URL, else "
+        "$SLEUTH_TEST_POSTGRES_URL)",
+    )
+    parser.add_argument(
+        "--baseline", type=Path, default=None, help="also serve this checkout (same databases)"
+    )
+    parser.add_argument("--no-writes", action="store_true", help="measure the GET only")
     args = parser.parse_args()
+    writes = not args.no_writes
+    checkouts = {"sleuth": harness.ROOT}
+    if args.baseline is not None:
+        checkouts["base"] = args.baseline.resolve()
 
     wrk = harness.ensure_wrk()
     print(harness.describe_machine())
@@ -77,27 +119,23 @@ def main() -> int:
     with contextlib.ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sleuth-bench-")))
         targets: dict[str, tuple[str, list[str]]] = {}
-        databases = {"sleuth-sqlite": f"sqlite:///{tmp / 'sleuth.db'}"}
+        databases = {"sqlite": f"sqlite:///{tmp / 'sleuth.db'}"}
         if args.postgres:
-            databases["sleuth-postgres"] = stack.enter_context(postgres_database(args.postgres))
-        for name, url in databases.items():
+            databases["postgres"] = stack.enter_context(postgres_database(args.postgres))
+        for db_name, url in databases.items():
             triples = asyncio.run(harness.seed(url, args.orgs, args.agents))
-            target_file = tmp / f"{name}.txt"
-            write_targets(target_file, triples)
-            port = harness.free_port()
-            stack.enter_context(harness.sleuth_server(url, port))
-            targets[name] = (f"http://127.0.0.1:{port}", ["-s", str(target_file)])
-            # Sanity check: one authenticated GET answers 200.
-            key, _org, agent_id = triples[0]
-            import urllib.request
-
-            request = urllib.request.Request(
-                f"http://127.0.0.1:{port}/api/v1/alert-responders/"
-                f"{encode_global_id('AlertResponder', agent_id)}",
-                headers={"X-Service-Org-Api-Key": key},
-            )
-            with urllib.request.urlopen(request, timeout=10) as response:
-                assert response.status == 200, response.status
+            read_file = tmp / f"{db_name}-get.txt"
+            write_targets(read_file, triples)
+            write_file = tmp / f"{db_name}-write.txt"
+            write_targets(write_file, triples, "/enable")
+            for label, root in checkouts.items():
+                port = harness.free_port()
+                stack.enter_context(harness.sleuth_server(url, port, root=root))
+                check_answers(port, triples[0], writes)
+                base = f"http://127.0.0.1:{port}"
+                targets[f"{label}-{db_name}"] = (base, [str(read_file)])
+                if writes:
+                    targets[f"{label}-{db_name}-write"] = (base, [str(write_file), "POST"])
         for name, module in (
             ("litestar-hello", "hello_litestar"),
             ("fastapi-hello", "hello_fastapi"),
@@ -108,19 +146,18 @@ def main() -> int:
 
         results: dict[str, list[harness.WrkResult]] = {name: [] for name in targets}
         for round_no in range(1, args.rounds + 1):
-            for name, (url, extra) in targets.items():
-                script = Path(extra[1]) if extra else None
+            for name, (url, script_args) in targets.items():
                 result = harness.run_wrk(
                     wrk,
                     url,
                     duration=args.duration,
                     connections=args.connections,
-                    script=harness.HERE / "rotate.lua" if script else None,
-                    script_args=[str(script)] if script else None,
+                    script=harness.HERE / "rotate.lua" if script_args else None,
+                    script_args=script_args or None,
                 )
                 results[name].append(result)
                 print(
-                    f"round {round_no} {name:16} {result.rps:9.0f} req/s"
+                    f"round {round_no} {name:22} {result.rps:9.0f} req/s"
                     f"  p50 {result.p50_ms:7.2f} ms  p99 {result.p99_ms:7.2f} ms"
                     f"  errors {result.errors}  load {result.load}",
                     flush=True,
@@ -145,7 +182,7 @@ def main() -> int:
         )
     # Per-round ratios (same round, adjacent in time) say more than medians on a busy machine.
     for name in results:
-        if name.startswith("sleuth"):
+        if not name.endswith("-hello"):
             ratios = [s.rps / r.rps for s, r in zip(results[name], ref, strict=True)]
             print(f"{name} / litestar-hello per round: " + ", ".join(f"{x:.2f}x" for x in ratios))
     print(f"load average at end: {harness.loadavg()}")

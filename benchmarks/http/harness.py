@@ -30,7 +30,7 @@ for _src in (ROOT / "shell" / "src", ROOT / "core" / "src"):
 
 
 def source_path(root: Path = ROOT) -> str:
-    """PYTHONPATH that makes subprocesses run the code of ``root`` (default: this checkout)."""
+    """PYTHONPATH that makes subprocesses run the code of checkout ``root`` (default: this one)."""
     parts = [str(root / "core" / "src"), str(root / "shell" / "src"), str(HERE)]
     if os.environ.get("PYTHONPATH"):
         parts.append(os.environ["PYTHONPATH"])
@@ -91,8 +91,8 @@ def server(
     ready_path: str = "/",
     root: Path = ROOT,
 ) -> Iterator[subprocess.Popen[bytes]]:
-    """Run ``python args...`` (listening on ``port``) with the code of ``root`` until the block
-    ends."""
+    """Run ``python args...`` (listening on ``port``, the code of checkout ``root``) until the
+    block ends."""
     full_env = dict(os.environ)
     full_env.update(env or {})
     full_env["PYTHONPATH"] = source_path(root)
@@ -170,8 +170,9 @@ def hello_server(
 
 
 def sleuth_server(
-    database_url: str, port: int, extra_env: dict[str, str] | None = None, *, root: Path = ROOT
+    database_url: str, port: int, extra_env: dict[str, str] | None = None, root: Path = ROOT
 ) -> contextlib.AbstractContextManager[subprocess.Popen[bytes]]:
+    """``sleuth serve`` of checkout ``root`` (default: this one) on ``database_url``."""
     env = {
         "SLEUTH_DATABASE_URL": database_url,
         "SLEUTH_PUBLIC_URL": f"http://127.0.0.1:{port}",

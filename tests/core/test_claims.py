@@ -61,6 +61,12 @@ def test_the_first_sentence_is_rewritten_not_dropped() -> None:
     assert result.share == 0.0 and result.dropped == 0
 
 
+def test_a_numbered_item_keeps_its_number() -> None:
+    text = "Top [[source:9]].\n\n1. **a** 5 times\n2. **b** 7 times\n12. **c** 8 times"
+    result = check_claims(text, {9: "Top a 5 b 7 c 8"})
+    assert result.markdown == text and result.dropped == 0 and result.share == 1.0
+
+
 def test_a_section_left_empty_loses_its_heading() -> None:
     text = "Lead [[source:1]].\n\n## Evidence\n\n- `nope` [[source:1]]\n\n## Next\n\nok"
     assert check_claims(text, TEXTS).markdown == "Lead [[source:1]].\n\n## Next\n\nok"

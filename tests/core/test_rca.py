@@ -717,3 +717,187 @@ def test_the_four_stages_compose_to_analyze() -> None:
     suspects = rank_suspects(evidence, stage, episode)
     assert suspects[0].change.change_id == "a1b2c3d4" and not suspects[0].ruled_out
     assert decide(evidence, stage, episode, suspects) == analyze(evidence)
+
+
+# --- categories from the kind of evidence ---------------------------------------------------------
+
+VALUES_DIFF = """--- a/helm/orders/values-prod.yaml
++++ b/helm/orders/values-prod.yaml
+@@ -3,2 +3,2 @@
+-  DB_POOL_MAX: "50"
++  DB_POOL_MAX: "5"
+"""
+
+
+def test_a_commit_that_only_sets_configuration_values_is_a_configuration_error() -> None:
+    values = commit(
+        "va1ue5aa",
+        ONSET - 40,
+        "Smaller pool behind the bouncer",
+        ("helm/orders/values-prod.yaml", "CHANGELOG.md"),
+        VALUES_DIFF,
+    )
+    result = analyze(incident(values, deploy("deploy-orders-44", ONSET - 2, ("va1ue5aa",))))
+    assert (result.verdict, result.change_id, result.category) == (
+        "change",
+        "va1ue5aa",
+        "configuration_error",
+    )
+    code = replace(values, files=("orders/db.py", "helm/orders/values-prod.yaml"))
+    result = analyze(incident(code, deploy("deploy-orders-44", ONSET - 2, ("va1ue5aa",))))
+    assert result.category == "code_defect"
+
+
+def test_an_outside_host_refusing_is_a_dependency_failure_without_a_notice() -> None:
+    down = (
+        signature(
+            "orders",
+            "send to api.rxnet.example failed: connect: connection refused",
+            ONSET + 0.5,
+        ),
+    )
+    names_host = commit(
+        "h05t0001",
+        ONSET - 15,
+        "Cache api.rxnet.example directory pages",
+        ("orders/directory.py",),
+        "--- a/orders/directory.py\n+++ b/orders/directory.py\n@@ -1 +1 @@\n-    return rxnet.directory(zip)\n+    return cache.get_or_load(zip, rxnet.directory)\n",
+    )
+    result = analyze(
+        incident(names_host, deploy("deploy-orders-45", ONSET - 10, ("h05t0001",)), sigs=down)
+    )
+    assert (result.verdict, result.change_id, result.category) == (
+        "external",
+        None,
+        "dependency_failure",
+    )
+    assert "api.rxnet.example" in result.external_cause
+
+
+def test_free_space_falling_without_errors_is_resource_exhaustion() -> None:
+    free = MetricPoints(
+        "node_filesystem_free_bytes",
+        "search",
+        tuple((at(4 * i), 180e9 if 4 * i < ONSET - 60 else 9e9) for i in range(FIRED // 4 + 1)),
+    )
+    quiet = (errors("orders", None),)
+    result = analyze(incident(DECOY, DECOY_SHIP, series=quiet, sigs=(), metrics=(free,)))
+    assert result.service == "search" and result.change_id is None
+    assert result.category == "resource_exhaustion"
+
+
+HL7_DIFF = """--- a/orders/dates.py
++++ b/orders/dates.py
+@@ -1 +1 @@
+-STAMP_FORMAT = "%Y%m%d%H%M%S"
++STAMP_FORMAT = "%Y%m%d%H%M%S%z"
+"""
+REJECTED = "rejected message 4471 from FAC-19: birth date '31/10/1984' could not be parsed"
+
+
+@pytest.mark.parametrize(
+    ("shipped", "verdict", "category"),
+    [(ONSET - 180, "external", "data_quality"), (ONSET - 3, "change", "code_defect")],
+)
+def test_rejected_input_is_bad_data_unless_a_parse_change_just_shipped(
+    shipped: float, verdict: str, category: str
+) -> None:
+    parse = commit(
+        "pa45e001",
+        shipped - 10,
+        "Parse date stamps with their zone",
+        ("orders/dates.py",),
+        HL7_DIFF,
+    )
+    sigs = (signature("orders", REJECTED, ONSET + 0.5, count=120),)
+    result = analyze(incident(parse, deploy("deploy-orders-46", shipped, ("pa45e001",)), sigs=sigs))
+    assert (result.verdict, result.category) == (verdict, category)
+
+
+@pytest.mark.parametrize(
+    ("event", "category"),
+    [
+        ("Node ip-10-8-3-41 status is now: NodeNotReady", "infrastructure"),
+        (
+            "Container orders in pod orders-5c9d was OOMKilled (exit code 137), memory limit 2Gi",
+            "resource_exhaustion",
+        ),
+    ],
+)
+def test_node_trouble_is_infrastructure_and_a_container_oom_kill_is_exhaustion(
+    event: str, category: str
+) -> None:
+    sigs = (
+        signature("orders", "order worker lost: exited unexpectedly", ONSET + 0.5, count=40),
+        signature("orders", event, ONSET + 0.2, count=4),
+    )
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=sigs))
+    assert (result.verdict, result.category) == ("external", category)
+
+
+def test_a_flag_switched_as_the_errors_began_beats_a_change_the_service_ran_well_with() -> None:
+    controller = commit(
+        "c0ntr011",
+        ONSET - 25,
+        "Bill preview shows the tariff name",
+        ("billing/preview_controller.py",),
+        "--- a/billing/preview_controller.py\n+++ b/billing/preview_controller.py\n@@ -4 +4 @@ def preview\n-    return Preview(bill.total)\n+    return Preview(bill.total, tariff.name)\n",
+    )
+    flag = Change(
+        "flag-pricing.v2_rates-1",
+        "tariffs",
+        "flag",
+        at(ONSET - 1),
+        "Serve rates from the v2 rate table",
+        ("flags/pricing.v2_rates.yaml",),
+        "-enabled: false\n+enabled: true\n",
+    )
+    sigs = (
+        signature(
+            "orders",
+            "bill preview failed: ArithmeticException in rate math (preview_controller.py line 4)",
+            ONSET + 0.5,
+        ),
+    )
+    evidence = incident(
+        controller,
+        deploy("deploy-orders-47", ONSET - 20, ("c0ntr011",)),
+        flag,
+        sigs=sigs,
+        dependencies=(("orders", "tariffs"),),
+    )
+    result = analyze(evidence)
+    assert (result.verdict, result.change_id, result.category) == (
+        "change",
+        "flag-pricing.v2_rates-1",
+        "configuration_error",
+    )
+
+
+@pytest.mark.parametrize(
+    ("message", "category"),
+    [
+        (
+            "render failed: AttributeError: 'NoneType' object has no attribute 'total'",
+            "code_defect",
+        ),
+        ("head-end ack for batch 4471 failed", "unknown"),
+    ],
+)
+def test_an_unexplained_failure_takes_its_category_from_what_it_shows(
+    message: str, category: str
+) -> None:
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=(signature("orders", message, ONSET + 0.5),)))
+    assert (result.verdict, result.change_id, result.category) == ("unknown", None, category)
+
+
+def test_a_surge_of_readings_received_is_external_resource_exhaustion() -> None:
+    received = MetricPoints(
+        "readings_received_per_second",
+        "orders",
+        tuple((at(4 * i), 900.0 if 4 * i < ONSET else 5000.0) for i in range(FIRED // 4 + 1)),
+    )
+    slow = (signature("orders", "copy of readings took 4100ms (slow write)", ONSET + 0.5),)
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=slow, metrics=(received,)))
+    assert (result.verdict, result.category) == ("external", "resource_exhaustion")
+    assert "readings_received_per_second" in result.external_cause

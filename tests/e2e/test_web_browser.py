@@ -146,6 +146,115 @@ def _doc_shots(page: Any, name: str, anchor: str) -> None:
         assert width_now <= page.evaluate("window.innerWidth"), (name, width, width_now)
 
 
+def _confirm_delete(page: Any) -> None:
+    page.check("form.remove input[name=confirm]")
+    page.click("form.remove button:has-text('Delete')")
+    page.wait_for_load_state()
+
+
+def _edit_and_delete_in_the_browser(page: Any, base: str, headers: dict[str, str]) -> None:
+    """Add, edit and delete a webhook subscription, an integration, a data source and a knowledge
+    document through their forms; every page at 390 px; the API sees each change."""
+    page.goto(f"{base}/webhook-subscriptions")
+    page.select_option("#type", "GITHUB")
+    page.fill("#name", "Repo")
+    page.click("button:has-text('Add subscription')")
+    page.wait_for_load_state()
+    page.click("a[aria-label='Edit Repo']")
+    page.wait_for_load_state()
+    page.fill("#name", "Monorepo")
+    page.fill("#service", "checkout")
+    _check_phone(page, "webhook-edit")
+    _doc_shots(page, "webhook-edit", "h1")
+    page.click("button:has-text('Save')")
+    page.wait_for_load_state()
+    assert "Subscription saved." in page.inner_text("main")
+    with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
+        subs = http.get("/api/v1/webhook-subscriptions").json()["webhook_subscriptions"]
+        assert "Monorepo" in [s["name"] for s in subs], subs
+    # The alert agents' source cannot go while they listen to it: the CLI's refusal, shown.
+    page.click("a[aria-label='Edit Pager']")
+    page.wait_for_load_state()
+    _confirm_delete(page)
+    assert "is a source of alert agents" in page.inner_text("#form-error")
+    _check_phone(page, "webhook-delete-refused")
+    page.goto(f"{base}/webhook-subscriptions")
+    page.click("a[aria-label='Edit Monorepo']")
+    page.wait_for_load_state()
+    _confirm_delete(page)
+    assert "Subscription deleted." in page.inner_text("main")
+    assert "Monorepo" not in page.inner_text("table")
+
+    page.goto(f"{base}/notification-integrations")
+    page.fill("#name", "oncall")
+    page.fill("#channel", "C0123456789")
+    page.click("button:has-text('Add integration')")
+    page.wait_for_load_state()
+    page.click("a[aria-label='Edit oncall']")
+    page.wait_for_load_state()
+    _check_phone(page, "integration-edit")
+    page.fill("#channel", "nope")
+    page.click("button:has-text('Save')")
+    page.wait_for_load_state()
+    assert "CHAT_ALERT needs --channel" in page.inner_text("#form-error")
+    page.fill("#name", "sre-oncall")
+    page.fill("#channel", "C0999999999")
+    page.click("button:has-text('Save')")
+    page.wait_for_load_state()
+    assert "C0999999999" in page.inner_text("table")
+    page.click("a[aria-label='Edit sre-oncall']")
+    page.wait_for_load_state()
+    _confirm_delete(page)
+    assert "Integration deleted." in page.inner_text("main")
+    with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
+        listed = http.get("/api/v1/notification-integrations").json()
+        assert listed["notification_integrations"] == []
+
+    page.goto(f"{base}/data-sources")
+    page.fill("#name", "prom")
+    page.fill("#url", "http://127.0.0.1:9")
+    page.fill("#headers", "Authorization: Bearer s3cret")
+    page.click("button:has-text('Add data source')")
+    page.wait_for_load_state()
+    page.click("a[aria-label='Edit prom']")
+    page.wait_for_load_state()
+    assert "Authorization" in page.inner_text("dl.facts") and "s3cret" not in page.content()
+    page.fill("#name", "prom-eu")
+    page.fill("#service_label", "9bad")
+    page.click("button:has-text('Save')")
+    page.wait_for_load_state()
+    assert "Invalid service_label: 9bad" in page.inner_text("#form-error")
+    page.fill("#service_label", "app")
+    _check_phone(page, "data-source-edit")
+    _doc_shots(page, "data-source-edit", "h1")
+    page.click("button:has-text('Save')")
+    page.wait_for_load_state()
+    with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
+        (source,) = http.get("/api/v1/data-sources").json()["data_sources"]
+        assert (source["name"], source["service_label"]) == ("prom-eu", "app")
+        assert source["header_names"] == ["Authorization"]
+    page.click("a[aria-label='Edit prom-eu']")
+    page.wait_for_load_state()
+    _confirm_delete(page)
+    assert "Data source deleted." in page.inner_text("main")
+
+    page.goto(f"{base}/knowledge")
+    page.click("a:has-text('Add a document')")
+    page.wait_for_load_state()
+    _check_phone(page, "knowledge-new")
+    page.fill("#title", "Checkout rollback")
+    page.fill("#content", "## Steps\n\nRoll back the last deploy.")
+    page.click("button:has-text('Add document')")
+    page.wait_for_load_state()
+    assert page.inner_text("h1") == "Checkout rollback"
+    _check_phone(page, "knowledge-document-delete")
+    _confirm_delete(page)
+    assert "Document deleted." in page.inner_text("main")
+    with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
+        titles = [d["title"] for d in http.get("/api/v1/knowledge/documents").json()["documents"]]
+        assert "Checkout rollback" not in titles
+
+
 def test_the_web_app_in_a_real_browser(site, browser) -> None:
     base = site["base"]
     headers = {"X-Service-Org-Api-Key": site["admin_key"]}
@@ -313,6 +422,23 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
     page.click("a:has-text('Edit')")
     page.wait_for_load_state()
     _check_phone(page, "alert-agent-edit")
+    # A source's label keeps its name on one line beside its box at 390 px.
+    label = page.locator("label.check:has(input[name=sources])").first
+    box = page.locator("input[name=sources]").first.bounding_box()
+    name = label.locator("span").first.bounding_box()
+    assert box and name and abs(name["y"] - box["y"]) < box["height"], (box, name)
+    _doc_shots(page, "alert-agent-form", "fieldset")
+    # Delete it from its form: the box must be ticked first (the browser refuses otherwise).
+    made_url = page.url.removesuffix("/edit")
+    page.click("button:has-text('Delete')")
+    assert page.url.endswith("/edit")  # not sent: the confirmation box is required
+    page.check("form.remove input[name=confirm]")
+    page.click("button:has-text('Delete')")
+    page.wait_for_load_state()
+    assert "Alert agent deleted." in page.inner_text("main")
+    with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
+        gone = http.get(made_url.replace("/alert-responders/", "/api/v1/alert-responders/"))
+        assert gone.status_code == 404
 
     # Ask a question and follow a citation to its source.
     page.goto(f"{base}/ask")
@@ -345,6 +471,8 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
     assert page.locator("#document-error").is_visible()
     assert "assignments" in page.inner_text("#document-error")
     _check_phone(page, "settings-admin")
+
+    _edit_and_delete_in_the_browser(page, base, headers)
 
     for path, name in [
         ("/investigations", "investigations"),
@@ -379,9 +507,15 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
     page.wait_for_load_state()
     assert "Monday to Friday" in page.inner_text("dl.facts")
     _check_phone(page, "digest")
+    digest_url = page.url
     page.click("button:has-text('Run now')")
     page.wait_for_url(re.compile(r".*/runs/.*"))
     _check_phone(page, "digest-run")
+    page.goto(f"{digest_url}/edit")
+    _check_phone(page, "digest-edit")
+    _confirm_delete(page)
+    assert "Digest deleted." in page.inner_text("main")
+    assert "Morning report" not in page.inner_text("main")
     page.goto(f"{base}/knowledge")
     page.click("table a")
     page.wait_for_load_state()
@@ -433,7 +567,10 @@ def test_the_web_app_in_a_real_browser(site, browser) -> None:
     assert page.locator("svg.waterfall rect").count() == 2
     assert page.locator("table tr").count() == 3  # the header and one row per span
     assert "charge card" in page.inner_text("table")
+    assert page.locator("svg.waterfall g.span[data-state=failed]").count() == 1
+    assert "2 spans over 400 ms" in (page.locator("details.chart-text").text_content() or "")
     _check_phone(page, "trace")
+    _doc_shots(page, "trace", "#waterfall-title")
 
     # Sign out: the kept cookie opens nothing.
     page.click("button:has-text('Sign out')")

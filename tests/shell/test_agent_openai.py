@@ -535,13 +535,21 @@ def test_investigate_gets_the_alert_and_the_same_tools(llm: StandInLLM) -> None:
 
 
 def test_digest_section_stays_grounded_in_the_retrieval_report(llm: StandInLLM) -> None:
-    llm.replies.append(completion("Errors on payments-api [[source:1]] [[source:42]]."))
+    llm.replies.append(
+        completion(
+            "Errors on payments-api [[source:1]] [[source:42]]. "
+            "Then **payments-api** logged 987654 errors [[source:1]]."
+        )
+    )
     result = asyncio.run(agent_for(llm).digest_section(context(), "Errors", "errors today"))
     body = llm.bodies()[0]
     assert "tools" not in body
     assert body["messages"][0]["content"] == SYSTEM_PROMPT
     assert "Sources:\n[[source:1]]" in body["messages"][1]["content"]
     assert "[[source:42]]" not in result.markdown and list(result.sources) == [1]
+    # The section passes the claim check: the invented count is dropped, and recorded.
+    assert "987654" not in result.markdown
+    assert result.analysis is not None and result.analysis["claims"]["dropped"] == 1
 
 
 def test_without_tools_sends_no_tools_and_returns_no_sources(llm: StandInLLM) -> None:
@@ -695,7 +703,10 @@ def test_tool_output_is_data_never_instructions(llm: StandInLLM) -> None:
     assert json.loads(second["messages"][-1]["content"])["records"]
     assert "DB pool exhausted" in result.markdown
     assert "deadbeef99" not in result.markdown
-    assert result.analysis is None and list(result.sources) == [1]
+    assert list(result.sources) == [1]
+    # The run records what the claim check found: the planted commit id was dropped.
+    claims = {"checked": 4, "supported": 3, "share": 0.75, "dropped": 1}
+    assert result.analysis == {"claims": claims}
 
 
 def test_claims_no_cited_source_holds_are_dropped(llm: StandInLLM) -> None:

@@ -313,6 +313,10 @@ def test_digest_section_reports_the_last_day(demo: Demo) -> None:
     errors = demo.count(LogRecord.level.in_(["ERROR", "CRITICAL"]))
     assert f"{errors} errors" in result.markdown
     assert "The busiest hour for errors began at §2026-11-22T10:00:00Z§" in result.markdown
+    # Every figure of the section is read back from the query it cites: nothing dropped.
+    assert result.analysis is not None
+    claims = result.analysis["claims"]
+    assert claims["checked"] >= 20 and claims["share"] == 1.0 and claims["dropped"] == 0
 
 
 def test_digest_section_honours_the_prompt_window_and_service(demo: Demo) -> None:

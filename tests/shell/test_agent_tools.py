@@ -25,7 +25,7 @@ def call(run: ToolRun, name: str, args: Any) -> dict[str, Any]:
 def test_definitions_are_closed_json_schemas() -> None:
     definitions = tool_definitions()
     names = [d["function"]["name"] for d in definitions]
-    assert len(names) == len(set(names)) == len(TOOLS) == 9
+    assert len(names) == len(set(names)) == len(TOOLS) == 12
     for d in definitions:
         parameters = d["function"]["parameters"]
         assert parameters["type"] == "object" and parameters["additionalProperties"] is False

@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from prometheus_harness import incident_exposition_ms, victoria_metrics
 from rca_memory import MemoryChanges, MemoryKnowledge, MemoryLogs, MemoryMetrics
 
-from sleuth_shell.agents import pulled
+from sleuth_shell.agents import pulled, rca
 from sleuth_shell.agents.base import AgentContext, ChangeRecord, PullRequest
 from sleuth_shell.agents.retrieval import RetrievalAgent
 from sleuth_shell.datasources import crypto, pull, snapshots, store
@@ -140,8 +140,7 @@ def test_headers_encrypted_at_rest_and_snapshots_outlive_their_source(
 
 
 async def _save(session: Any, kept: list[snapshots.NewSnapshot]) -> None:
-    snapshots.save(session, kept)
-    await session.commit()
+    await snapshots.save(create_session_factory(session.bind), kept)
 
 
 async def _cipher(url: str) -> HeaderCipher:
@@ -230,11 +229,11 @@ def _add_sources(factory: Any, org: Any, sources: list[tuple[str, str, str]]) ->
 def _pull(url: str, org_id: int, request: PullRequest, **options: Any) -> Any:
     async def go() -> Any:
         engine = create_engine(url)
+        pull = PrometheusPull(create_session_factory(engine), None, **options)
         try:
-            return await PrometheusPull(create_session_factory(engine), None, **options).pull(
-                org_id, request
-            )
+            return await pull.pull(org_id, request)
         finally:
+            await pull.aclose()
             await engine.dispose()
 
     return asyncio.run(go())
@@ -315,6 +314,78 @@ def test_pull_stops_at_the_bound_on_points(
     assert len(got.queries) == 1 and 0 < points <= 200
     assert got.notes == ("Data source **prom**: 1 of 4 queries read (the bound of 200 points "
                          "per investigation).",)  # fmt: skip
+
+
+@pytest.mark.xdist_group("prometheus")
+def test_a_source_keeps_its_client_until_its_headers_change(
+    prometheus_incident: tuple[str, datetime], factory: Any, migrated_url: str
+) -> None:
+    """Pulls reuse the source's HTTP client (and its connection); a new header set gets a new
+    client and the old one is closed; closing the pull closes the rest."""
+    prom_url, fired = prometheus_incident
+    org = factory.org()
+    _add_sources(factory, org, [("prom", prom_url, "service")])
+    cipher = asyncio.run(_cipher(factory.url))
+
+    async def go() -> tuple[Any, ...]:
+        engine = create_engine(migrated_url)
+        sessions = create_session_factory(engine)
+        puller = PrometheusPull(sessions, None)
+        try:
+            first = await puller.pull(org.id, _request(fired))
+            [client] = puller._clients[asyncio.get_running_loop()].values()
+            again = await puller.pull(org.id, _request(fired))
+            [same] = puller._clients[asyncio.get_running_loop()].values()
+            async with sessions() as session:
+                [row] = await store.list_all(session, org.id)
+                await store.update(session, row, {"headers": {"Authorization": "new"}}, cipher)
+            await puller.pull(org.id, _request(fired))
+            [fresh] = puller._clients[asyncio.get_running_loop()].values()
+            stale_closed = client._client.is_closed
+            await puller.aclose()
+            return first, again, client, same, fresh, stale_closed
+        finally:
+            await engine.dispose()
+
+    first, again, client, same, fresh, stale_closed = asyncio.run(go())
+    assert len(first.queries) == len(again.queries) == 4 and not again.notes
+    assert same is client and fresh is not client
+    assert stale_closed and fresh._client.is_closed
+
+
+def test_the_pull_runs_while_the_stores_are_read_and_stops_when_one_fails() -> None:
+    """The pull starts before the stores are read (the metric store here waits for it to have
+    started); a store that fails cancels it."""
+    started = asyncio.Event()
+    cancelled: list[bool] = []
+
+    class SlowSources:
+        async def pull(self, org_id: int, request: PullRequest) -> Any:
+            started.set()
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                cancelled.append(True)
+                raise
+
+    class BrokenMetrics:
+        async def query(self, *args: Any, **kwargs: Any) -> Any:
+            await asyncio.wait_for(started.wait(), 5)
+            raise RuntimeError("metric store down")
+
+    fired = datetime(2026, 3, 1, 12, tzinfo=UTC)
+    ctx = AgentContext(
+        org_id=1, now=fired, knowledge=MemoryKnowledge([]), logs=MemoryLogs([]),
+        public_url="http://sleuth.test", metrics=BrokenMetrics(), data_sources=SlowSources(),
+    )  # fmt: skip
+
+    async def go() -> list[bool]:
+        with pytest.raises(RuntimeError, match="metric store down"):
+            await rca.gather(ctx, title="Checkout failing", service="checkout", fired=fired)
+        await asyncio.sleep(0)
+        return list(cancelled)
+
+    assert asyncio.run(go()) == [True]
 
 
 @pytest.fixture(scope="module")

@@ -50,6 +50,10 @@ EXPECTED_RESULT = (
 )
 
 
+#: What the claim check of a section found (recorded on the run, not returned).
+CLAIMS = {"checked": 5, "supported": 5, "share": 1.0, "dropped": 0}
+
+
 class DigestAgent(FakeAgent):
     """The fake agent, writing digest sections (or failing on the section named ``fail_on``)."""
 
@@ -63,7 +67,10 @@ class DigestAgent(FakeAgent):
         if section == self.fail_on:
             raise RuntimeError("model unavailable")
         return AgentResult(
-            markdown=MARKDOWN, sources={3: RUNBOOK, 7: LOGS}, credits=SECTION_CREDITS
+            markdown=MARKDOWN,
+            sources={3: RUNBOOK, 7: LOGS},
+            credits=SECTION_CREDITS,
+            analysis={"claims": CLAIMS},
         )
 
 
@@ -142,6 +149,8 @@ def cron_jobs(settings: Settings, digest_id: str, status: str = "pending") -> li
 
 
 EXPECTED_RESULTS = [{**s, "result": EXPECTED_RESULT} for s in SECTIONS]
+#: What the run row holds: each result with its section's claim check.
+STORED_RESULTS = [{**item, "claims": CLAIMS} for item in EXPECTED_RESULTS]
 
 
 # --- modes ---------------------------------------------------------------------------------------
@@ -192,6 +201,8 @@ def test_async_run_goes_pending_then_completed(
         view = get_run(dc, org, digest_id, encode_global_id("DigestRun", row.id))
         assert view["status"] == "COMPLETED"
         assert view["results"] == EXPECTED_RESULTS
+        # The run records each section's claim check; the SPEC's result shape omits it.
+        assert row.results == STORED_RESULTS
     assert len(agent.sections) == 4 * len(SECTIONS)
 
 
@@ -409,7 +420,7 @@ def test_due_cron_job_runs_the_digest_and_schedules_the_next(
 
     [row] = fetch(settings, DigestRun)
     assert row.status == "COMPLETED" and row.scheduled_runtime == fire
-    assert row.results == EXPECTED_RESULTS
+    assert row.results == STORED_RESULTS
     assert len(outbox(dc, org, "C0DIGEST")) == 1
     [event] = usage(settings)
     assert event.team_id is None and event.feature == "digest"

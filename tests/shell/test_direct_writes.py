@@ -1,134 +1,303 @@
-"""Synchronous interactions written without a session (sleuth_shell.db.direct_writes, SQLite):
-the same stored rows, usage row and rollups as the session path, byte for byte."""
+"""The fast path and the session path store the same rows, for every request shape.
+
+``SLEUTH_FAST_PATH`` (:attr:`Settings.fast_path`) switches a synchronous interaction's writes
+between a direct transaction on SQLite's driver connection and a session
+(:mod:`sleuth_shell.db.executor`). Each shape is asked once through an app with the setting on and
+once through an app with it off, on the same database, and everything the request stored is
+compared as stored, column by column: the interaction, its usage row, the rollups' change, the
+queued jobs (run and notification) and, once the worker delivered them, the chat outbox. On
+PostgreSQL both settings take the session path; the comparison runs there too.
+"""
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterator
+import asyncio
+import json
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from conftest import OrgHandle
-from interaction_helpers import CREDITS, FakeAgent, fakes
+from conftest import Factory, OrgHandle
+from interaction_helpers import FakeAgent, fakes, run_worker_until
 from litestar import Litestar
 from litestar.testing import TestClient
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 
-from sleuth_shell import runs
 from sleuth_shell.app import create_app
 from sleuth_shell.config import Settings
-from sleuth_shell.db import direct_writes
-from sleuth_shell.interactions import service
+from sleuth_shell.db import create_engine
+from sleuth_shell.db.direct_writes import DirectTransaction
+
+pytestmark = pytest.mark.storage
 
 URL = "/api/v1/interactions"
-#: Columns that differ between two requests whatever the path.
+QUESTION = "Why did checkout fail?"
+#: Interaction columns that differ between two requests whatever the path.
 _PER_REQUEST = ("id", "created_at", "started_at", "completed_at", "scheduled_runtime")
+#: Job columns the worker's timing decides (claims, retries) rather than the path.
+_WORKER_TIMING = ("id", "run_at", "created_at", "updated_at", "lease_until", "locked_by")
+
+
+def _rows(settings: Settings, sql: str, **params: Any) -> list[dict[str, Any]]:
+    """Rows as the driver returns them (no SQLAlchemy type processing), in id order."""
+
+    async def go() -> list[dict[str, Any]]:
+        engine = create_engine(settings.database_url)
+        try:
+            async with engine.connect() as connection:
+                result = await connection.execute(text(sql), params)
+                return [dict(row._mapping) for row in result]
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(go())
+
+
+def _max_id(settings: Settings, table: str) -> int:
+    [row] = _rows(settings, f"SELECT COALESCE(MAX(id), 0) AS top FROM {table}")
+    return int(row["top"])
+
+
+def _rollups(settings: Settings) -> dict[tuple[str, Any], tuple[float, int]]:
+    out: dict[tuple[str, Any], tuple[float, int]] = {}
+    for table in ("usage_daily", "usage_monthly"):
+        for row in _rows(settings, f"SELECT team_key, credits, events FROM {table}"):
+            out[(table, row["team_key"])] = (float(row["credits"]), int(row["events"]))
+    return out
+
+
+def _delta(
+    before: dict[tuple[str, Any], tuple[float, int]],
+    after: dict[tuple[str, Any], tuple[float, int]],
+) -> dict[tuple[str, Any], tuple[float, int]]:
+    zero = (0.0, 0)
+    return {
+        key: (value[0] - before.get(key, zero)[0], value[1] - before.get(key, zero)[1])
+        for key, value in after.items()
+        if value != before.get(key, zero)
+    }
+
+
+def _anonymous(value: Any, interaction_id: str) -> Any:
+    """``value`` with the interaction's id (in payloads, URLs and cards) replaced by ``<id>``."""
+    if isinstance(value, str):
+        return value.replace(interaction_id, "<id>")
+    if isinstance(value, dict | list):
+        dumped = json.dumps(value, sort_keys=True).replace(interaction_id, "<id>")
+        return json.loads(dumped)
+    return value
+
+
+class Path:
+    """One app on the test database, with ``SLEUTH_FAST_PATH`` on or off."""
+
+    def __init__(self, settings: Settings, client: TestClient[Litestar], agent: FakeAgent) -> None:
+        self.settings = settings
+        self.client = client
+        self.agent = agent
 
 
 @pytest.fixture
-def client(settings: Settings) -> Iterator[TestClient[Litestar]]:
-    if not settings.database_url.startswith("sqlite"):
-        pytest.skip("direct writes are SQLite's")
-    app = create_app(settings, **fakes(FakeAgent()))
-    with TestClient(app=app, raise_server_exceptions=False) as test_client:
-        yield test_client
-
-
-def _raw(settings: Settings, sql: str) -> list[dict[str, Any]]:
-    """Rows as stored (no type processing)."""
-    engine = create_engine(settings.database_url)
+def paths(settings: Settings) -> Iterator[dict[bool, Path]]:
+    out: dict[bool, Path] = {}
+    clients = []
+    for fast in (True, False):
+        agent = FakeAgent()
+        path_settings = settings.model_copy(update={"fast_path": fast})
+        client = TestClient(app=create_app(path_settings, **fakes(agent)))
+        client.__enter__()
+        clients.append(client)
+        out[fast] = Path(path_settings, client, agent)
     try:
-        with engine.connect() as connection:
-            return [dict(row._mapping) for row in connection.execute(text(sql))]
+        yield out
     finally:
-        engine.dispose()
+        for client in clients:
+            client.__exit__(None, None, None)
 
 
-def _interaction(settings: Settings, interaction_id: str) -> dict[str, Any]:
-    [row] = [
-        row for row in _raw(settings, "SELECT * FROM interactions") if row["id"] == interaction_id
-    ]
-    return row
+@pytest.fixture
+def commits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts direct-transaction commits (a spy on the class, not a switch of paths)."""
+    counted: list[int] = []
+    original = DirectTransaction.commit
+
+    async def commit(transaction: DirectTransaction) -> None:
+        counted.append(1)
+        await original(transaction)
+
+    monkeypatch.setattr(DirectTransaction, "commit", commit)
+    return counted
 
 
-def _ask(client: TestClient[Litestar], org: OrgHandle) -> dict[str, Any]:
-    response = client.post(URL, json={"question": "Why did checkout fail?"}, headers=org.headers)
+Shape = Callable[[Factory, OrgHandle, str], tuple[dict[str, Any], dict[str, str] | None]]
+"""A request: (factory, org, an earlier interaction's id) -> (body, headers or the org's)."""
+
+SHAPES: dict[str, Shape] = {
+    "plain": lambda f, o, earlier: ({"question": QUESTION}, None),
+    "no tools, user": lambda f, o, earlier: (
+        {"question": QUESTION, "use_tools": False, "user_id": "U042"},
+        None,
+    ),
+    "team key": lambda f, o, earlier: (
+        {"question": QUESTION},
+        {"X-Service-Org-Api-Key": f.key(o, team="Payments")},
+    ),
+    "notifications": lambda f, o, earlier: (
+        {
+            "question": QUESTION,
+            "notifications": {
+                "chat": {"chat_channel_ids": ["C0INCIDENT", "G0PRIVATE"]},
+                "alt": {"alt_webhook_urls": ["http://127.0.0.1:9/alt"]},
+            },
+        },
+        None,
+    ),
+    "context": lambda f, o, earlier: (
+        {
+            "question": "And what about payments?",
+            "context": [{"interaction_id": earlier}, {"content": "It began after the deploy."}],
+        },
+        None,
+    ),
+    "background": lambda f, o, earlier: ({"question": QUESTION, "async": True}, None),
+    "background with callback": lambda f, o, earlier: (
+        {
+            "question": QUESTION,
+            "notifications": {
+                "web": {"callback_url": "http://127.0.0.1:9/cb"},
+                "chat": {"chat_channel_ids": ["C0INCIDENT"]},
+            },
+        },
+        None,
+    ),
+    "chat delivered": lambda f, o, earlier: (
+        {"question": QUESTION, "notifications": {"chat": {"chat_channel_ids": ["C0DELIVER"]}}},
+        None,
+    ),
+}
+#: Shapes whose queued jobs the worker runs before the rows are compared.
+_WORKED = {"background", "background with callback", "chat delivered"}
+
+
+def _without_clock(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_clock(v) for k, v in value.items() if k != "scheduled_runtime"}
+    if isinstance(value, list):
+        return [_without_clock(v) for v in value]
+    return value
+
+
+def _stored(path: Path, shape: str, body: dict[str, Any], headers: dict[str, str]) -> Any:
+    """Ask once through ``path``; everything the request stored, ids made anonymous."""
+    settings = path.settings
+    if shape in _WORKED:
+        # Earlier shapes' queued notifications are delivered first, not during this request.
+        run_worker_until(settings, path.agent)
+    top = {table: _max_id(settings, table) for table in ("jobs", "usage_events", "chat_messages")}
+    rollups = _rollups(settings)
+    response = path.client.post(URL, json=body, headers=headers)
     assert response.status_code == 200, response.text
-    body: dict[str, Any] = response.json()
-    return body
+    answer = response.json()
+    interaction_id = answer.get("interaction_id") or answer["interactions"][0]["interaction_id"]
+    if shape in _WORKED:
 
+        def delivered() -> bool:
+            [row] = _rows(
+                settings, "SELECT status FROM interactions WHERE id = :id", id=interaction_id
+            )
+            chat = _rows(
+                settings,
+                "SELECT id FROM chat_messages WHERE id > :top",
+                top=top["chat_messages"],
+            )
+            return row["status"] == "COMPLETED" and (shape == "background" or bool(chat))
 
-class _Spy:
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.commits = 0
-        original = direct_writes.DirectTransaction.commit
-
-        async def commit(transaction: direct_writes.DirectTransaction) -> None:
-            self.commits += 1
-            await original(transaction)
-
-        monkeypatch.setattr(direct_writes.DirectTransaction, "commit", commit)
-
-
-def test_direct_and_session_paths_store_the_same(
-    client: TestClient[Litestar],
-    org: OrgHandle,
-    settings: Settings,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    spy = _Spy(monkeypatch)
-    direct = _ask(client, org)
-    assert spy.commits == 2  # the IN_PROGRESS row, then the completion with its usage
-    with monkeypatch.context() as patch:
-        patch.setattr(service, "direct_writer", lambda sessions: None)
-        patch.setattr(runs, "direct_writer", lambda sessions: None)
-        through_session = _ask(client, org)
-    assert spy.commits == 2
-    assert {k: v for k, v in direct.items() if k not in ("interaction_id", "url")} == {
-        k: v for k, v in through_session.items() if k not in ("interaction_id", "url")
+        run_worker_until(settings, path.agent, delivered)
+    [interaction] = _rows(settings, "SELECT * FROM interactions WHERE id = :id", id=interaction_id)
+    assert interaction["status"] == "COMPLETED", interaction
+    new = {
+        table: _rows(settings, f"SELECT * FROM {table} WHERE id > :top ORDER BY id", top=top[table])
+        for table in top
+    }
+    jobs_left_out = _WORKER_TIMING + (
+        ("status", "attempts", "last_error") if shape in _WORKED else ()
+    )
+    return {
+        # The answer less its clock (a background answer's scheduled_runtime, in seconds).
+        "answer": _anonymous(_without_clock(answer), interaction_id),
+        "interaction": {
+            k: _anonymous(v, interaction_id)
+            for k, v in interaction.items()
+            if k not in _PER_REQUEST
+        },
+        "stored types": {k: type(interaction[k]) for k in _PER_REQUEST},
+        "jobs": sorted(
+            (
+                {k: _anonymous(v, interaction_id) for k, v in job.items() if k not in jobs_left_out}
+                for job in new["jobs"]
+            ),
+            key=lambda job: json.dumps(job, sort_keys=True, default=str),
+        ),
+        "usage": [
+            {k: v for k, v in event.items() if k not in ("id", "occurred_at")}
+            for event in new["usage_events"]
+        ],
+        "usage time format": [len(str(event["occurred_at"])) for event in new["usage_events"]],
+        "rollups": _delta(rollups, _rollups(settings)),
+        "chat outbox": [
+            {
+                k: _anonymous(v, interaction_id)
+                for k, v in m.items()
+                if k not in ("id", "created_at")
+            }
+            for m in new["chat_messages"]
+        ],
     }
 
-    first = _interaction(settings, direct["interaction_id"])
-    second = _interaction(settings, through_session["interaction_id"])
-    assert first["status"] == "COMPLETED"
-    for column in _PER_REQUEST:
-        assert type(first[column]) is type(second[column]), column
-    assert {k: v for k, v in first.items() if k not in _PER_REQUEST} == {
-        k: v for k, v in second.items() if k not in _PER_REQUEST
-    }
 
-    events = _raw(settings, "SELECT org_id, team_id, feature, credits FROM usage_events")
-    assert events == [
-        {"org_id": org.id, "team_id": org.default_team_id, "feature": "interaction", "credits": c}
-        for c in (CREDITS, CREDITS)
-    ]
-    stamps = _raw(settings, "SELECT occurred_at FROM usage_events")
-    assert len({len(row["occurred_at"]) for row in stamps}) == 1  # one stored format
-    for table in ("usage_daily", "usage_monthly"):
-        [rollup] = _raw(settings, f"SELECT org_id, team_key, credits, events FROM {table}")
-        assert rollup == {
-            "org_id": org.id,
-            "team_key": org.default_team_id,
-            "credits": 2 * CREDITS,
-            "events": 2,
-        }
-
-
-def test_a_completion_that_needs_the_session_is_rolled_back_and_redone(
-    client: TestClient[Litestar],
-    org: OrgHandle,
-    settings: Settings,
-    monkeypatch: pytest.MonkeyPatch,
+def test_every_request_shape_stores_the_same_on_both_paths(
+    paths: dict[bool, Path], factory: Factory, org: OrgHandle, backend: str, commits: list[int]
 ) -> None:
-    """``direct_charge`` says no after the direct UPDATE: that UPDATE is rolled back and the
-    session path finishes the run, once."""
-    spy = _Spy(monkeypatch)
-    kind = dataclasses.replace(service.INTERACTION, direct_charge=lambda row, answer: (False, None))
-    monkeypatch.setattr(service, "INTERACTION", kind)
-    body = _ask(client, org)
-    assert spy.commits == 1  # the insert only
-    row = _interaction(settings, body["interaction_id"])
-    assert row["status"] == "COMPLETED" and row["completed_at"] is not None
-    assert len(_raw(settings, "SELECT * FROM usage_events")) == 1
-    [daily] = _raw(settings, "SELECT credits, events FROM usage_daily")
-    assert daily == {"credits": CREDITS, "events": 1}
+    factory.team(org, "Payments")
+    first = paths[True].client.post(URL, json={"question": QUESTION}, headers=org.headers)
+    assert first.status_code == 200, first.text
+    earlier = first.json()["interaction_id"]
+    for shape, make in SHAPES.items():
+        body, headers = make(factory, org, earlier)
+        headers = headers or org.headers
+        commits.clear()
+        fast = _stored(paths[True], shape, body, headers)
+        fast_commits = len(commits)
+        commits.clear()
+        through_session = _stored(paths[False], shape, body, headers)
+        assert commits == [], shape  # the setting off: no direct transaction at all
+        assert fast == through_session, shape
+        # What was stored is what the shape asks for (not merely equal on both paths).
+        assert fast["usage"] and fast["interaction"]["content"], shape
+        assert fast["rollups"], shape
+        if backend == "sqlite" and shape not in ("background", "background with callback"):
+            # The synchronous row, then the completion with its usage and notification jobs.
+            assert fast_commits == 2, shape
+        else:
+            assert fast_commits == 0, shape
+        if shape == "notifications":
+            assert sorted(job["kind"] for job in fast["jobs"]) == [
+                "notify.alt",
+                "notify.chat",
+                "notify.chat",
+            ]
+        if shape == "background with callback":
+            assert sorted(job["kind"] for job in fast["jobs"]) == [
+                "interaction.run",
+                "notify.chat",
+                "notify.web",
+            ]
+        if shape == "chat delivered":
+            assert [m["channel_id"] for m in fast["chat outbox"]] == ["C0DELIVER"]
+        if shape == "team key":
+            assert fast["interaction"]["team_id"] != org.default_team_id
+            assert fast["usage"][0]["team_id"] == fast["interaction"]["team_id"]
+        if shape == "context":
+            history = paths[True].agent.calls[-1]["history"]
+            assert paths[False].agent.calls[-1]["history"] == history
+            assert [m.role for m in history] == ["user", "assistant", "user"]

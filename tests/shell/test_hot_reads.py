@@ -181,3 +181,44 @@ def test_a_read_that_meets_a_dropped_connection_is_tried_again(
     first, again, (pid, new_pid) = asyncio.run(go())
     assert first is not None and again == first
     assert new_pid != pid  # the dropped connection was replaced
+
+
+@pytest.mark.storage
+def test_the_session_pool_pings_a_connection_that_sat_idle(migrated_url: str, backend: str) -> None:
+    """PostgreSQL: a pooled connection unused for over a second is pinged on checkout, so one the
+    server dropped meanwhile is replaced before the session uses it (the session succeeds); one
+    used a moment ago is not pinged (its session fails, and the pool starts afresh)."""
+    if backend != "postgresql":
+        pytest.skip("SQLite connections are files of this process; they are never pinged")
+    from sleuth_shell.db.engine import PING_AFTER_IDLE
+
+    async def pid_of(sessions: Any) -> int:
+        async with sessions() as session:
+            return int(await session.scalar(select(func.pg_backend_pid())))
+
+    async def go() -> tuple[int, int, int, bool]:
+        engine = create_engine(migrated_url)
+        sessions = create_session_factory(engine)
+        admin = create_async_engine(engine.url)
+        try:
+            first = await pid_of(sessions)
+            async with admin.connect() as connection:
+                await connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": first})
+            await asyncio.sleep(PING_AFTER_IDLE + 0.5)  # idle: pinged, found dead, replaced
+            second = await pid_of(sessions)
+            async with admin.connect() as connection:
+                await connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": second})
+            failed = False
+            try:  # used a moment ago: not pinged, so the dead connection fails its statement
+                await pid_of(sessions)
+            except Exception:
+                failed = True
+            third = await pid_of(sessions)  # the pool was invalidated: a fresh connection
+            return first, second, third, failed
+        finally:
+            await admin.dispose()
+            await engine.dispose()
+
+    first, second, third, failed = asyncio.run(go())
+    assert first != second and third not in (first, second)
+    assert failed

@@ -46,7 +46,7 @@ async def names(batcher: WriteBatcher) -> list[str]:
 
 
 async def test_units_submitted_together_commit_in_one_transaction(batcher: WriteBatcher) -> None:
-    results = await asyncio.gather(*(batcher.write(add(f"u{i}")) for i in range(5)))
+    results = await asyncio.gather(*(batcher.submit(add(f"u{i}")) for i in range(5)))
     assert results == [f"u{i}" for i in range(5)]
     assert batcher.batches == 1
     assert await names(batcher) == [f"u{i}" for i in range(5)]
@@ -54,9 +54,9 @@ async def test_units_submitted_together_commit_in_one_transaction(batcher: Write
 
 async def test_a_failing_unit_fails_alone_and_the_others_commit(batcher: WriteBatcher) -> None:
     results = await asyncio.gather(
-        batcher.write(add("a")),
-        batcher.write(add("b", then_fail=True)),
-        batcher.write(add("c")),
+        batcher.submit(add("a")),
+        batcher.submit(add("b", then_fail=True)),
+        batcher.submit(add("c")),
         return_exceptions=True,
     )
     assert results[0] == "a" and results[2] == "c"
@@ -76,13 +76,13 @@ async def test_a_unit_alone_that_fails_is_not_run_again(batcher: WriteBatcher) -
         raise RuntimeError("no")
 
     with pytest.raises(RuntimeError, match="no"):
-        await batcher.write(unit)
+        await batcher.submit(unit)
     assert calls == 1
     assert await names(batcher) == []
 
 
 async def test_batches_hold_at_most_max_batch_units(batcher: WriteBatcher) -> None:
-    batcher.max_batch = 2
-    await asyncio.gather(*(batcher.write(add(f"u{i}")) for i in range(5)))
+    batcher.max_size = 2
+    await asyncio.gather(*(batcher.submit(add(f"u{i}")) for i in range(5)))
     assert batcher.batches == 3
     assert await names(batcher) == [f"u{i}" for i in range(5)]

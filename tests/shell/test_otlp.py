@@ -323,6 +323,61 @@ def test_partial_success_names_rejected_spans(client, org, factory) -> None:
     )
 
 
+def test_partial_success_of_logs_and_metrics_counts_in_their_own_member(
+    client, org, factory
+) -> None:
+    from opentelemetry.proto.metrics.v1 import metrics_pb2
+
+    logs = logs_request(n=2)
+    logs.resource_logs[0].scope_logs[0].log_records[1].span_id = b"\x02" * 3
+    response = client.post(
+        "/otlp/v1/logs", content=logs.SerializeToString(), headers={**PB, **org.headers}
+    )
+    assert response.status_code == 200
+    answer = logs_service_pb2.ExportLogsServiceResponse.FromString(response.content)
+    assert answer.partial_success.rejected_log_records == 1
+    assert "logRecords[1]: spanId must be 8 bytes" in answer.partial_success.error_message
+    assert count(factory, LogRecord) == 1
+
+    points = [
+        metrics_pb2.NumberDataPoint(time_unix_nano=1_764_000_000_000_000_000, as_double=0.5),
+        metrics_pb2.NumberDataPoint(time_unix_nano=1_764_000_060_000_000_000, as_double=0.7),
+        metrics_pb2.NumberDataPoint(as_double=0.9),
+    ]
+    metrics = metrics_service_pb2.ExportMetricsServiceRequest(
+        resource_metrics=[
+            metrics_pb2.ResourceMetrics(
+                resource=resource_pb2.Resource(attributes=[kv("service.name", "api")]),
+                scope_metrics=[
+                    metrics_pb2.ScopeMetrics(
+                        metrics=[
+                            metrics_pb2.Metric(
+                                name="queue.depth", gauge=metrics_pb2.Gauge(data_points=points)
+                            )
+                        ]
+                    )
+                ],
+            )
+        ]
+    )
+    response = client.post(
+        "/otlp/v1/metrics", content=metrics.SerializeToString(), headers={**PB, **org.headers}
+    )
+    assert response.status_code == 200
+    answer = metrics_service_pb2.ExportMetricsServiceResponse.FromString(response.content)
+    assert answer.partial_success.rejected_data_points == 1
+    assert "timeUnixNano is required" in answer.partial_success.error_message
+    assert count(factory, MetricPoint) == 2
+
+    whole = client.post(
+        "/otlp/v1/logs",
+        content=logs_request(n=1).SerializeToString(),
+        headers={**PB, **org.headers},
+    )
+    answer = logs_service_pb2.ExportLogsServiceResponse.FromString(whole.content)
+    assert not answer.HasField("partial_success")
+
+
 def test_logs_api_lists_every_record_newest_first(client, org) -> None:
     client.post(
         "/api/v1/observability/logs",
@@ -361,6 +416,34 @@ def test_logs_api_lists_every_record_newest_first(client, org) -> None:
         headers=org.headers,
     ).json()["records"]
     assert [r["message"] for r in only] == ["line 0"]
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "detail"),
+    [
+        ("logs", {"limit": "0"}, "Invalid limit: 0 (a whole number from 1 to 1000)"),
+        ("logs", {"limit": "x"}, "Invalid limit: x (a whole number from 1 to 1000)"),
+        ("logs", {"limit": "\u00b2"}, "Invalid limit: \u00b2 (a whole number from 1 to 1000)"),
+        ("traces", {"limit": "101"}, "Invalid limit: 101 (a whole number from 1 to 100)"),
+        ("logs", {"q": "a" * 201}, "Invalid q: at most 200 characters, without NUL"),
+        ("logs", {"service": "s\x00"}, "Invalid service: at most 200 characters, without NUL"),
+        ("traces", {"end": "x"}, "Invalid end: an ISO 8601 date-time or Unix seconds is required"),
+        (
+            "traces",
+            {"start": "2026-01-02", "end": "2026-01-01"},
+            "Invalid time range: end must be after start",
+        ),
+        ("traces", {"status": "ok"}, "Invalid status: only error is supported"),
+        (
+            "logs",
+            {"start": "0001-01-01T00:00:00+01:00"},
+            "Invalid start: an ISO 8601 date-time or Unix seconds is required",
+        ),
+    ],
+)
+def test_list_parameters_are_checked(client, org, path, params, detail) -> None:
+    response = client.get(f"/api/v1/observability/{path}", params=params, headers=org.headers)
+    assert (response.status_code, response.json()) == (400, {"detail": detail})
 
 
 def test_histogram_quantiles_are_estimated_from_buckets() -> None:
@@ -531,7 +614,8 @@ def test_trace_page_draws_a_waterfall_with_a_text_equivalent(client, org) -> Non
     assert page.status_code == 200, page.text
     html = page.text
     assert html.count("<rect ") == 2
-    assert 'role="img"' in html and "waterfall-desc" in html
+    assert 'role="img"' in html and 'id="chart-waterfall-d"' in html
+    assert "2 spans over 400 ms" in html and "Failed: checkout: charge &lt;card&gt; at 100" in html
     assert "charge &lt;card&gt;" in html and "<card>" not in html
     assert "CardDeclined" in html and "pay.py" in html
     # The text equivalent: one table row per span with its offset and duration.

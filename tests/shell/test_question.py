@@ -30,6 +30,8 @@ SERVICES = ["booking-svc", "deploy-bot", "ehr-sync", "payments-api", "video-gate
         ("Why is checkout failing?", "cause", ("ERROR", "CRITICAL")),
         ("What is the root cause of the checkout outage?", "cause", None),
         ("What caused the video-gateway errors?", "cause", ("ERROR", "CRITICAL")),
+        ("What is the booking-svc RTO, and what do we restart after failing over?", "fact", None),
+        ("Is booking-svc failing over and over?", "errors", ("ERROR", "CRITICAL")),
     ],
 )
 def test_intent_and_levels(text: str, intent: str, levels: tuple[str, ...] | None) -> None:

@@ -121,9 +121,9 @@ DECOY = ChangeRecord(
 )
 
 
-def run_with_traces(url: str, action):
-    """Load the spans for organization 1 and run ``action(store)`` on one event loop (an
-    asyncpg engine belongs to the loop that made it)."""
+def run_with_traces(url: str, action, rows=None):
+    """Load the spans (``rows``, else `spans`) for organization 1 and run ``action(store)`` on
+    one event loop (an asyncpg engine belongs to the loop that made it)."""
 
     async def go():
         engine = create_engine(url)
@@ -131,7 +131,7 @@ def run_with_traces(url: str, action):
             sessions = create_session_factory(engine)
             async with sessions() as session:
                 await admin.create_org(session, "acme", "team")
-                await store_spans(session, 1, spans())
+                await store_spans(session, 1, spans() if rows is None else rows)
                 await session.commit()
             return await action(SqlTraceStore(sessions))
         finally:
@@ -198,3 +198,81 @@ def test_traces_alone_reach_the_engine(migrated_url: str) -> None:
     assert result.analysis is not None
     assert result.analysis["service"] == "payments"
     assert any(s["type"] == "traces" for s in result.sources.values())
+
+
+def slow_spans() -> list[dict[str, Any]]:
+    """``frontend`` serves ``GET /search`` by calling ``search``; from the onset ``search``
+    takes 2.5 s instead of 40 ms. No span fails."""
+    rows = []
+    t = T0
+    n = 0
+    while t < FIRED + timedelta(minutes=5):
+        n += 1
+        slow = t >= ONSET
+        common = {"trace_id": f"{n:032x}", "attributes": {}, "resource": {}, "events": []}
+        common |= {"status": "ok", "status_message": ""}
+        rows.append(
+            {
+                **common,
+                "span_id": f"{2 * n:016x}",
+                "parent_span_id": None,
+                "service": "frontend",
+                "name": "GET /search",
+                "kind": "server",
+                "start": t,
+                "duration_ms": 2560.0 if slow else 60.0,
+            }
+        )
+        rows.append(
+            {
+                **common,
+                "span_id": f"{2 * n + 1:016x}",
+                "parent_span_id": f"{2 * n:016x}",
+                "service": "search",
+                "name": "query index",
+                "kind": "server",
+                "start": t + timedelta(milliseconds=5),
+                "duration_ms": 2500.0 if slow else 40.0 + n % 3,
+            }
+        )
+        t += timedelta(seconds=30)
+    return rows
+
+
+def test_span_durations_by_service_and_bucket(migrated_url: str) -> None:
+    async def action(store):
+        return await store.durations(
+            1, ONSET - timedelta(minutes=10), ONSET + timedelta(minutes=5), 300
+        )
+
+    rows = run_with_traces(migrated_url, action, slow_spans())
+    by = {(r.service, r.bucket): (r.spans, r.longest_ms) for r in rows}
+    assert [r.service for r in rows] == ["frontend"] * 3 + ["search"] * 3
+    assert by[("search", ONSET - timedelta(minutes=10))] == (10, 42.0)
+    assert by[("search", ONSET)] == (10, 2500.0)
+    assert by[("frontend", ONSET - timedelta(minutes=5))] == (10, 60.0)
+
+
+def test_slow_spans_services_reach_the_engine(migrated_url: str) -> None:
+    """Spans that slow down, no failure anywhere else: the service whose spans slowed first (the
+    one called) is the failing one, its onset shown by its span durations and cited as its
+    traces."""
+    payload = json.dumps(
+        {"title": "Search latency high", "service": "frontend", "time": FIRED.isoformat()}
+    )
+
+    async def action(store):
+        return await RetrievalAgent().investigate(context(store, []), "Find it.", payload)
+
+    result = run_with_traces(migrated_url, action, slow_spans())
+    analysis = result.analysis
+    assert analysis is not None
+    assert analysis["service"] == "search"
+    assert analysis["onset"] == ONSET.strftime("%Y-%m-%dT%H:%M:%SZ")
+    cited = [result.sources[int(n)] for n in re.findall(r"\[\[source:(\d+)\]\]", result.markdown)]
+    durations = [s for s in cited if s["link"].startswith("http://sleuth.test/traces?")]
+    assert durations, result.markdown
+    assert {s["type"] for s in durations} == {"traces"}
+    assert "service=search" in " ".join(s["link"] for s in durations)
+    assert json.loads(durations[0]["query"])["series"] == "span_duration_ms:max"
+    assert "span_duration_ms:max" in result.markdown

@@ -19,7 +19,16 @@ from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.db.models import Investigation
 from sleuth_shell.demo import load_demo
 from sleuth_shell.services import build_services
-from sleuth_shell.web.charts import Marker, Series, line_chart, tick_label, time_ticks, value_ticks
+from sleuth_shell.web.charts import (
+    Bar,
+    Marker,
+    Series,
+    line_chart,
+    tick_label,
+    time_ticks,
+    value_ticks,
+    waterfall_chart,
+)
 
 T0 = datetime(2026, 11, 22, 6, 0, tzinfo=UTC)
 HOSTILE = '<script>alert("x")</script>&"\''
@@ -120,6 +129,42 @@ def test_empty_series_and_no_series_say_so() -> None:
     assert "<li>No series in this window</li>" in none and "<table>" not in none
     single = str(line_chart("s", "One", [Series("one", [(T0, 3.0)])]))
     assert '<circle class="series"' in single
+
+
+def test_waterfall_draws_nested_bars_on_a_round_millisecond_axis_with_a_text_equivalent() -> None:
+    bars = [
+        Bar("checkout: POST /checkout", 0, 0.0, 380.0),
+        Bar("payments: charge card", 1, 100.0, 190.0, failed=True, detail="declined"),
+        Bar(f"db: {HOSTILE}" + "x" * 80, 2, 120.0, 20.0),
+    ]
+    html = str(waterfall_chart("w", "Waterfall", bars, hidden=4))
+    assert 'role="img"' in html and 'aria-labelledby="chart-w-t chart-w-d"' in html
+    assert '<desc id="chart-w-d">3 spans over 380 ms' in html and "1 failed" in html
+    assert "4 more spans not drawn" in html
+    # Round ticks from 0 to 400 ms; the axis ends at the last tick, so 380 ms is not full width.
+    assert re.findall(r'class="ttick"[^>]*>([^<]+)<', html) == [
+        "0 ms",
+        "100 ms",
+        "200 ms",
+        "300 ms",
+        "400 ms",
+    ]
+    # The plot is 538 units wide (8 to 546) for 0..400 ms; each bar under its label.
+    rects = re.findall(r'<rect x="([\d.]+)" y="(\d+)" width="([\d.]+)"', html)
+    assert [(float(x), int(y), float(w)) for x, y, w in rects] == [
+        (8.0, 21, 511.1),
+        (142.5, 57, 255.55),
+        (169.4, 93, 26.9),
+    ]
+    assert html.count('data-state="failed"') == 1 and "#cf222e" in html
+    # Labels indent by depth and are clipped; every text is escaped.
+    assert '<text class="label" x="28" y="87">' in html and "\u2026</text>" in html
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "<li>Failed: payments: charge card at 100 ms: declined</li>" in html
+    assert "<li>Long: checkout: POST /checkout, 380 ms from 0 ms</li>" in html
+    # A trace of one instant still draws (a 1-unit bar on a 0..1 ms axis).
+    instant = str(waterfall_chart("i", "One", [Bar("a: b", 0, 0.0, 0.0)]))
+    assert 'width="1.0"' in instant and "1 span over 0 ms" in instant
 
 
 DEMO_NOW = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)

@@ -572,3 +572,252 @@ def test_data_source_form_adds_refuses_with_the_apis_text_and_tests_the_connecti
     assert denied.status_code == 403
     denied_add = client.post("/data-sources", data={**form, "name": "z", "csrf_token": user_token})
     assert denied_add.status_code == 403
+
+
+def test_agent_and_digest_forms_delete_as_the_api_does(client, factory, org):
+    token = sign_in(client, org.key)
+    hook = factory.run(lambda s: admin.add_webhook(s, org.name, "PROVIDER_A", "Pager"))
+    created = client.post(
+        "/alert-responders/new", data={**_form(hook), "csrf_token": token}, follow_redirects=False
+    )
+    assert created.status_code == 303, created.text
+    agent_url = created.headers["location"]
+    assert "Delete this agent" in client.get(f"{agent_url}/edit").text
+    assert client.post(f"{agent_url}/delete", data={}).status_code == 403  # no CSRF token
+    assert len(factory.run(_agents)) == 1
+    deleted = client.post(f"{agent_url}/delete", data={"csrf_token": token}, follow_redirects=False)
+    assert deleted.status_code == 303 and deleted.headers["location"].endswith("=deleted")
+    assert factory.run(_agents) == []
+    assert client.get(agent_url, headers=org.headers).status_code == 404
+    # An ID that names nothing is already deleted, as in the API.
+    again = client.post(f"{agent_url}/delete", data={"csrf_token": token}, follow_redirects=False)
+    assert again.status_code == 303
+    made = client.post(
+        "/digests/new", data={**_digest_form(), "csrf_token": token}, follow_redirects=False
+    )
+    digest_url = made.headers["location"]
+    assert "Delete this digest" in client.get(f"{digest_url}/edit").text
+    assert client.post(f"{digest_url}/delete", data={}).status_code == 403
+    gone = client.post(f"{digest_url}/delete", data={"csrf_token": token}, follow_redirects=False)
+    assert gone.status_code == 303 and factory.run(_digests) == []
+    assert "Digest deleted." in client.get("/digests?notice=deleted").text
+
+
+def test_webhook_subscription_edit_and_delete_are_admin_only_with_the_operations_checks(
+    client, factory
+):
+    admin_org = factory.org("globex", admin_key=True)
+    token = sign_in(client, admin_org.key)
+    hook = factory.run(lambda s: admin.add_webhook(s, admin_org.name, "GITHUB", "Repo"))
+    url = f"/webhook-subscriptions/{hook.remote_id}"
+    assert f'href="{url}/edit"' in client.get("/webhook-subscriptions").text
+    edit = client.get(f"{url}/edit")
+    assert edit.status_code == 200 and hook.remote_id in edit.text and hook.secret not in edit.text
+    saved = client.post(
+        f"{url}/edit",
+        data={
+            "name": "Monorepo",
+            "service": "checkout",
+            "provider_secret": "",
+            "csrf_token": token,
+        },
+        follow_redirects=False,
+    )
+    assert saved.status_code == 303, saved.text
+    (row,) = factory.run(_all_webhooks)
+    assert (row.name, row.service, row.provider_secret) == ("Monorepo", "checkout", None)
+    assert row.secret == hook.secret and row.remote_id == hook.remote_id  # the URL stays
+    secret = client.post(
+        f"{url}/edit",
+        data={
+            "name": "Monorepo",
+            "service": "",
+            "provider_secret": "gh-s3cret",
+            "csrf_token": token,
+        },
+        follow_redirects=False,
+    )
+    assert secret.status_code == 303
+    (row,) = factory.run(_all_webhooks)
+    assert (row.service, row.provider_secret) == (None, "gh-s3cret")
+    for changes, message in [
+        ({"name": " "}, "Webhook name must not be empty"),
+        ({"service": "x" * 201}, "Service must be 1-200 printable characters"),
+        ({"provider_secret": " padded "}, "Provider secret must not be empty or start or end"),
+    ]:
+        form = {"name": "Monorepo", "service": "", "provider_secret": "", **changes}
+        refused = client.post(f"{url}/edit", data={**form, "csrf_token": token})
+        assert refused.status_code == 400 and message in html.unescape(refused.text), changes
+    assert client.post(f"{url}/edit", data={"name": "x"}).status_code == 403
+    assert client.get("/webhook-subscriptions/wh_nope/edit").status_code == 404
+    # An alert source cannot be deleted while an agent listens to it (the CLI's refusal).
+    pager = factory.run(lambda s: admin.add_webhook(s, admin_org.name, "PROVIDER_A", "Pager"))
+    agent = client.post(
+        "/alert-responders/new", data={**_form(pager), "csrf_token": token}, follow_redirects=False
+    )
+    assert agent.status_code == 303, agent.text
+    refused = client.post(
+        f"/webhook-subscriptions/{pager.remote_id}/delete", data={"csrf_token": token}
+    )
+    assert refused.status_code == 400
+    assert "is a source of alert agents: Checkout latency" in html.unescape(refused.text)
+    user_key = factory.run(lambda s: _user_key(s, admin_org.name))
+    client.cookies.clear()
+    user_token = sign_in(client, user_key)
+    assert f'href="{url}/edit"' not in client.get("/webhook-subscriptions").text
+    assert client.get(f"{url}/edit").status_code == 403
+    denied = client.post(f"{url}/delete", data={"csrf_token": user_token})
+    assert denied.status_code == 403 and len(factory.run(_all_webhooks)) == 2
+    client.cookies.clear()
+    token = sign_in(client, admin_org.key)
+    deleted = client.post(f"{url}/delete", data={"csrf_token": token}, follow_redirects=False)
+    assert deleted.status_code == 303
+    assert [r.remote_id for r in factory.run(_all_webhooks)] == [pager.remote_id]
+
+
+def test_integration_edit_and_delete_are_admin_only_and_agents_stop_notifying_it(client, factory):
+    admin_org = factory.org("soylent", admin_key=True)
+    token = sign_in(client, admin_org.key)
+    chat = factory.run(
+        lambda s: admin.add_integration(s, admin_org.name, "CHAT_ALERT", "oncall", channel="C01")
+    )
+    gid = encode_global_id("NotificationIntegration", chat.id)
+    assert (
+        f'href="/notification-integrations/{gid}/edit"'
+        in client.get("/notification-integrations").text
+    )
+    saved = client.post(
+        f"/notification-integrations/{gid}/edit",
+        data={"name": "sre", "channel": "C0999", "csrf_token": token},
+        follow_redirects=False,
+    )
+    assert saved.status_code == 303, saved.text
+    listed = client.get("/api/v1/notification-integrations", headers=admin_org.headers).json()
+    (item,) = listed["notification_integrations"]
+    assert item["name"] == "sre" and item["kind"] == "CHAT_ALERT"
+    assert "<code>C0999</code>" in client.get("/notification-integrations").text
+    refused = client.post(
+        f"/notification-integrations/{gid}/edit",
+        data={"name": "sre", "channel": "nope", "csrf_token": token},
+    )
+    assert refused.status_code == 400
+    assert "CHAT_ALERT needs --channel with a channel ID starting with C or G" in refused.text
+    assert client.post(f"/notification-integrations/{gid}/edit", data={}).status_code == 403
+    bad = encode_global_id("NotificationIntegration", chat.id + 1000)
+    assert client.get(f"/notification-integrations/{bad}/edit").status_code == 404
+    hook = factory.run(lambda s: admin.add_webhook(s, admin_org.name, "PROVIDER_A", "Pager"))
+    agent = client.post(
+        "/alert-responders/new",
+        data={**_form(hook), "integrations": gid, "csrf_token": token},
+        follow_redirects=False,
+    )
+    assert agent.status_code == 303, agent.text
+    assert factory.run(_agents)[0].notification_integration_ids == [chat.id]
+    user_key = factory.run(lambda s: _user_key(s, admin_org.name))
+    client.cookies.clear()
+    user_token = sign_in(client, user_key)
+    assert client.get(f"/notification-integrations/{gid}/edit").status_code == 403
+    denied = client.post(
+        f"/notification-integrations/{gid}/delete", data={"csrf_token": user_token}
+    )
+    assert denied.status_code == 403
+    client.cookies.clear()
+    token = sign_in(client, admin_org.key)
+    deleted = client.post(
+        f"/notification-integrations/{gid}/delete",
+        data={"csrf_token": token},
+        follow_redirects=False,
+    )
+    assert deleted.status_code == 303
+    listed = client.get("/api/v1/notification-integrations", headers=admin_org.headers).json()
+    assert listed["notification_integrations"] == []
+    assert factory.run(_agents)[0].notification_integration_ids is None
+
+
+def test_data_source_edit_and_delete_as_the_api_does(client, factory):
+    admin_org = factory.org("tyrell", admin_key=True)
+    token = sign_in(client, admin_org.key)
+    body = {"name": "prom", "kind": "prometheus", "url": "http://127.0.0.1:9"}
+    body["headers"] = {"Authorization": "Bearer s3cret"}
+    source = client.post("/api/v1/data-sources", json=body, headers=admin_org.headers).json()
+    other = client.post(
+        "/api/v1/data-sources",
+        json={"name": "vm", "kind": "prometheus", "url": "http://127.0.0.1:8"},
+        headers=admin_org.headers,
+    ).json()
+    url = f"/data-sources/{source['id']}"
+    assert f'href="{url}/edit"' in client.get("/data-sources").text
+    edit = client.get(f"{url}/edit")
+    assert edit.status_code == 200 and "Authorization" in edit.text and "s3cret" not in edit.text
+    form = {"name": "prom-eu", "url": "http://127.0.0.1:19", "service_label": "app", "headers": ""}
+    saved = client.post(f"{url}/edit", data={**form, "csrf_token": token}, follow_redirects=False)
+    assert saved.status_code == 303, saved.text
+    item = client.get(f"/api/v1{url}", headers=admin_org.headers).json()
+    assert (item["name"], item["url"], item["service_label"]) == (
+        "prom-eu",
+        "http://127.0.0.1:19",
+        "app",
+    )
+    assert item["header_names"] == ["Authorization"]  # empty lines keep the headers
+    cleared = client.post(
+        f"{url}/edit",
+        data={**form, "service_label": "", "clear_headers": "1", "csrf_token": token},
+        follow_redirects=False,
+    )
+    assert cleared.status_code == 303
+    item = client.get(f"/api/v1{url}", headers=admin_org.headers).json()
+    assert item["header_names"] == [] and item["service_label"] == "service"
+    for changes, api_changes in [
+        ({"url": "ftp://x"}, {"url": "ftp://x"}),
+        ({"name": "vm"}, {"name": "vm"}),
+        ({"service_label": "9bad"}, {"service_label": "9bad"}),
+    ]:
+        refused = client.post(f"{url}/edit", data={**form, **changes, "csrf_token": token})
+        api = client.put(f"/api/v1{url}", json=api_changes, headers=admin_org.headers)
+        assert refused.status_code == 400 and api.status_code in (400, 409), changes
+        assert api.json()["detail"] in html.unescape(refused.text), changes
+    bad_header = client.post(f"{url}/edit", data={**form, "headers": "x", "csrf_token": token})
+    assert bad_header.status_code == 400 and "Not a header line" in bad_header.text
+    assert client.post(f"{url}/edit", data=form).status_code == 403
+    user_key = factory.run(lambda s: _user_key(s, admin_org.name))
+    client.cookies.clear()
+    user_token = sign_in(client, user_key)
+    assert client.get(f"{url}/edit").status_code == 403
+    assert client.post(f"{url}/delete", data={"csrf_token": user_token}).status_code == 403
+    client.cookies.clear()
+    token = sign_in(client, admin_org.key)
+    deleted = client.post(f"{url}/delete", data={"csrf_token": token}, follow_redirects=False)
+    assert deleted.status_code == 303
+    listed = client.get("/api/v1/data-sources", headers=admin_org.headers).json()["data_sources"]
+    assert [s["id"] for s in listed] == [other["id"]]
+    assert client.get(f"{url}/edit").status_code == 404
+
+
+def test_knowledge_form_adds_with_the_apis_text_and_deletes(client, factory, org):
+    token = sign_in(client, org.key)
+    assert 'href="/knowledge/new"' in client.get("/knowledge").text
+    form = {"title": "Checkout runbook", "content": "# Steps\n\nRoll back.", "url": ""}
+    added = client.post(
+        "/knowledge/new", data={**form, "csrf_token": token}, follow_redirects=False
+    )
+    assert added.status_code == 303, added.text
+    doc_url = added.headers["location"]
+    shown = client.get(doc_url).text
+    assert "<h1>Steps</h1>" in shown and "Delete this document" in shown
+    listed = client.get("/api/v1/knowledge/documents", headers=org.headers).json()["documents"]
+    assert [d["title"] for d in listed] == ["Checkout runbook"]
+    for changes, api_body in [
+        ({"title": " "}, {"title": " ", "content": "x"}),
+        ({"content": ""}, {"title": "t", "content": ""}),
+        ({"url": "ftp://x"}, {"title": "t", "content": "x", "url": "ftp://x"}),
+    ]:
+        refused = client.post("/knowledge/new", data={**form, **changes, "csrf_token": token})
+        api = client.post("/api/v1/knowledge/documents", json=api_body, headers=org.headers)
+        assert refused.status_code == api.status_code == 400, changes
+        assert api.json()["detail"] in html.unescape(refused.text), changes
+    assert client.post("/knowledge/new", data=form).status_code == 403
+    assert client.post(f"{doc_url}/delete", data={}).status_code == 403
+    deleted = client.post(f"{doc_url}/delete", data={"csrf_token": token}, follow_redirects=False)
+    assert deleted.status_code == 303
+    assert client.get("/api/v1/knowledge/documents", headers=org.headers).json()["documents"] == []
+    assert client.get(doc_url).status_code == 404

@@ -115,7 +115,9 @@ async def _batch(url: str, deliveries: list[Delivery]) -> list[list[int]]:
     engine = create_engine(url)
     try:
         async with create_session_factory(engine)() as session:
-            return [answer for [answer] in await write_batch(session, deliveries)]
+            answers = await write_batch(session, deliveries)
+            await session.commit()  # the caller commits (the group commit, write_alone)
+            return [answer for [answer] in answers]
     finally:
         await engine.dispose()
 

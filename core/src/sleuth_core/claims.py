@@ -83,7 +83,8 @@ _CODE = re.compile(r"`([^`]+)`")
 _BOLD = re.compile(r"\*\*([^*]+)\*\*")
 _QUOTED = re.compile(r"\"([^\"]{4,200})\"")
 _NUMBER = re.compile(r"(?<![\w.\-/:@])(\d+(?:\.\d+)?)(?![\w/:@]|\.\d|\s*×)")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z*`§\[])")
+#: Where a line splits into sentences (never after the number of a numbered list item).
+_SENTENCE = re.compile(r"(?<=[.!?])(?<!^\d\.)(?<!^\d\d\.)\s+(?=[A-Z*`§\[])")
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ One module for every reader of text in Sleuth (questions, runbooks, alerts, fail
   hyphenated names kept whole and split), memoised on the text;
 - `stem` - one light English stemmer, so ``connections``, ``connection`` and ``connect`` meet;
 - `STOPWORDS` - the words that carry no topic in a question;
-- `parse_timestamp`, `parse_instant`, `format_ts` - instants in and out (UTC);
+- `parse_timestamp`, `parse_instant`, `parse_iso`, `format_ts` - instants in and out (UTC);
 - `parse_window` - the time window a question or prompt names (below), explicit times first;
 - `match_services` - the known service names a text mentions.
 
@@ -55,6 +55,7 @@ __all__ = [
     "format_ts",
     "match_services",
     "parse_instant",
+    "parse_iso",
     "parse_timestamp",
     "parse_window",
     "stem",
@@ -302,13 +303,26 @@ def parse_timestamp(text: str) -> datetime | None:
     if value.endswith("Z"):
         value = value[:-1] + "+00:00"
     value = re.sub(r"([+-]\d{2})(\d{2})$", r"\1:\2", value)
+    return parse_iso(value)
+
+
+def parse_iso(text: str) -> datetime | None:
+    """An ISO 8601 date or date-time (naive means UTC) as aware UTC; None when it is not one or
+    its UTC time is outside ``datetime``'s range.
+
+    >>> parse_iso("2026-11-22T10:41:07+01:00").hour, parse_iso("0001-01-01T00:00:00+01:00")
+    (9, None)
+    """
     try:
-        parsed = datetime.fromisoformat(value)
+        parsed = datetime.fromisoformat(text)
     except ValueError:
         return None
     if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+        return parsed.replace(tzinfo=UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except (OverflowError, ValueError):
+        return None
 
 
 #: The range :func:`parse_instant` accepts (a database column holds no later year).

@@ -81,18 +81,14 @@ def validate_advanced_settings(doc: object) -> dict[str, Any]:
     for key in doc:
         if not isinstance(key, str):
             raise InvalidSettings("The advanced settings keys must be strings")
-    assignments = doc.get("assignments")
-    if assignments is not None:
-        if not isinstance(assignments, list):
-            raise InvalidSettings("assignments must be a list")
-        for index, item in enumerate(assignments):
-            _check_assignment(item, f"assignments[{index}]")
-    ext_channels = doc.get("ext_channels")
-    if ext_channels is not None:
-        if not isinstance(ext_channels, list):
-            raise InvalidSettings("ext_channels must be a list")
-        for index, channel in enumerate(ext_channels):
-            _check_channel_id(channel, f"ext_channels[{index}]")
+    for name, check in (("assignments", _check_assignment), ("ext_channels", _check_channel_id)):
+        items = doc.get(name)
+        if items is None:
+            continue
+        if not isinstance(items, list):
+            raise InvalidSettings(f"{name} must be a list")
+        for index, item in enumerate(items):
+            check(item, f"{name}[{index}]")
     return copy.deepcopy(dict(doc))
 
 

@@ -1,9 +1,15 @@
-"""The four companies of the outside-vocabulary incidents: fleets, catalogs, house styles.
+"""The companies of the outside-vocabulary incidents: fleets, catalogs, house styles.
 
 - Tidewater Freight (logistics; Go and Java, Alertmanager, conventional commits),
 - Fernbank Pay (card issuing and ledger; Java/Kotlin and Python, Datadog, JIRA-keyed commits),
 - Bramblewood Games (online game studio; Go and Node, Grafana, ``[area]`` commits),
-- Corvid Media (video streaming; Python, Go and Java, a generic webhook, ``(#PR)`` commits).
+- Corvid Media (video streaming; Python, Go and Java, a generic webhook, ``(#PR)`` commits);
+
+and three added while tuning (their incidents are in the tune split only): Larkspur Health
+(telehealth and e-prescriptions), Osprey Energy (smart meters, EV charging) and Marigold Learning
+(courses, quizzes, school sign-on); and two added by a second examiner, tune split only:
+Juniper Stays (hotel chain: reservations, rates, OTA channel sync, folios, key cards) and
+Thornfield Agritech (soil sensors over LoRaWAN, irrigation control, yield models).
 """
 
 from __future__ import annotations
@@ -449,5 +455,468 @@ CORVID = Company(
         "playback-api": ["playback started (h264, 1080p)", "session heartbeat ok"],
         "license-svc": ["widevine license issued (L1)", "fairplay ckc issued"],
         "manifest-svc": ["master playlist served (7 renditions)"],
+    },
+)
+
+LARKSPUR = Company(
+    name="Larkspur Health",
+    domain="larkspur.example",
+    services=[
+        Svc(
+            "visit-api",
+            "api",
+            ("/visits", "/visits/{id}", "/visits/{id}/checkin"),
+            topic="visits",
+            rps=75,
+            p99=160,
+            noun="visit",
+        ),
+        Svc(
+            "rx-router",
+            "api",
+            ("/prescriptions", "/prescriptions/{id}/route"),
+            topic="erx",
+            rps=28,
+            p99=420,
+            noun="prescription",
+        ),
+        Svc("claims-worker", "worker", topic="claims.outbound", rps=9, p99=2500, noun="claim"),
+        Svc(
+            "video-bridge",
+            "web",
+            ("/rooms/{id}/join", "/rooms/{id}/token"),
+            topic="video",
+            rps=50,
+            p99=110,
+            noun="room",
+        ),
+        Svc("chart-sync", "worker", topic="hl7.inbound", rps=35, p99=300, noun="chart"),
+        Svc("notify-svc", "worker", topic="notifications", rps=20, p99=600, noun="reminder"),
+        Svc(
+            "patient-web",
+            "web",
+            ("/app/visits", "/app/messages", "/app/billing"),
+            topic="portal",
+            rps=110,
+            p99=520,
+            noun="page",
+        ),
+    ],
+    catalog={
+        "visit-api": "appointments, check-in and visit notes (team Care; Python 3.12, FastAPI, SQLAlchemy); PostgreSQL caredb through pgbouncer; search in care-search",
+        "rx-router": "routes e-prescriptions to pharmacies through the RxLink network (api.rxlink.example) (team Pharmacy; Go)",
+        "claims-worker": "submits claims to the ClearPath clearinghouse (edi.clearpath.example) (team Revenue; Python worker); consumes claims.outbound",
+        "video-bridge": "video visit rooms and join tokens (team Virtual Care; Node)",
+        "chart-sync": "HL7 v2 ADT and ORU feeds from partner clinics into charts (team Integrations; Java 17); consumes hl7.inbound",
+        "notify-svc": "visit reminders by SMS and e-mail through TextWave (api.textwave.example) (team Engagement; Python worker)",
+        "patient-web": "the patients' web app (team Portal; Node); calls visit-api, rx-router, video-bridge",
+        "care-search": "OpenSearch 2 cluster (3 data nodes, care-search-0..2) for provider and visit search",
+        "caredb": "PostgreSQL 16 behind pgbouncer (pool mode transaction)",
+    },
+    lang={
+        "visit-api": "python",
+        "rx-router": "go",
+        "claims-worker": "python",
+        "video-bridge": "node",
+        "chart-sync": "java",
+        "notify-svc": "python",
+        "patient-web": "node",
+    },
+    authors=(
+        "h.abara",
+        "wen.zhou",
+        "m.oconnell",
+        "tpetrakis",
+        "isabel.r",
+        "k.osei",
+        "renovate[bot]",
+    ),
+    style=_pr,
+    strays=[
+        ("WARNING", "check-in attempted 45m before slot, asked to wait"),
+        ("WARNING", "pharmacy NCPDP 5522109 directory entry stale (last sync 26h)"),
+        ("ERROR", "fax fallback for pharmacy 0412337 failed: line busy"),
+        ("WARNING", "HL7 ACK delayed 2.2s for sending facility FAC-0031"),
+        ("ERROR", "reminder not sent: patient opted out of SMS"),
+        ("WARNING", "ICE candidate gathering took 3.1s (TURN relay)"),
+    ],
+    chatter={
+        "visit-api": ["visit checked in", "visit note saved", "slot booked"],
+        "rx-router": ["prescription routed to pharmacy", "NEWRX accepted"],
+        "chart-sync": ["ADT^A08 applied to chart", "ORU^R01 result filed"],
+    },
+)
+
+OSPREY = Company(
+    name="Osprey Energy",
+    domain="ospreyenergy.example",
+    services=[
+        Svc("meter-ingest", "worker", topic="meter.readings", rps=900, p99=60, noun="reading"),
+        Svc(
+            "billing-engine",
+            "api",
+            ("/bills/{account}", "/bills/{account}/preview"),
+            topic="billing",
+            rps=25,
+            p99=700,
+            noun="bill",
+        ),
+        Svc(
+            "charge-point-gw",
+            "api",
+            ("/ocpp/{station}", "/stations/{id}/sessions"),
+            topic="ev",
+            rps=140,
+            p99=90,
+            noun="session",
+        ),
+        Svc("grid-forecast", "worker", topic="forecast.jobs", rps=2, p99=40000, noun="forecast"),
+        Svc(
+            "customer-portal",
+            "web",
+            ("/account", "/usage", "/outages"),
+            topic="portal",
+            rps=80,
+            p99=450,
+            noun="page",
+        ),
+        Svc(
+            "tariff-svc",
+            "api",
+            ("/tariffs/{plan}", "/tariffs/{plan}/rates"),
+            topic="tariffs",
+            rps=45,
+            p99=50,
+            noun="tariff",
+        ),
+        Svc(
+            "outage-map",
+            "api",
+            ("/map/tiles/{z}/{x}/{y}", "/map/incidents"),
+            topic="outages",
+            rps=60,
+            p99=120,
+            noun="tile",
+        ),
+    ],
+    catalog={
+        "meter-ingest": "smart-meter interval readings from the head-end system (team Metering; Go); consumes meter.readings; writes TimescaleDB readingsdb",
+        "billing-engine": "bills and bill previews (team Billing; Kotlin); calls tariff-svc; PostgreSQL billingdb",
+        "charge-point-gw": "OCPP 1.6 WebSocket gateway for EV charging stations (team eMobility; Node)",
+        "grid-forecast": "load forecasts per feeder (team Grid Analytics; Python, pandas); consumes forecast.jobs",
+        "customer-portal": "customers' web app (team Digital; Node); calls billing-engine, outage-map",
+        "tariff-svc": "tariff plans and time-of-use rates (team Pricing; Python)",
+        "outage-map": "public outage map tiles (team Digital; Go)",
+        "osprey-go-common": "shared Go module (team Platform): database helpers, HTTP client defaults; Go services pick it up on their next build",
+        "readingsdb": "TimescaleDB cluster (primary readingsdb-0)",
+    },
+    lang={
+        "meter-ingest": "go",
+        "billing-engine": "java",
+        "charge-point-gw": "node",
+        "grid-forecast": "python",
+        "customer-portal": "node",
+        "tariff-svc": "python",
+        "outage-map": "go",
+        "osprey-go-common": "go",
+    },
+    authors=("l.varga", "amara.n", "jseo", "f.moreau", "t.quinn", "rosa.b", "dependabot[bot]"),
+    style=_jira,
+    strays=[
+        ("WARNING", "meter 7700123 interval gap filled by estimation"),
+        ("WARNING", "station CP-0412 sent StatusNotification with unknown errorCode"),
+        ("ERROR", "weather feed tile missing for grid cell 48/112"),
+        ("WARNING", "bill preview took 2.8s for account with 14 meters"),
+        ("ERROR", "postcode lookup failed: 404 for 'ZZ99 9ZZ'"),
+        ("WARNING", "tile cache miss storm on z=12 (cold start)"),
+    ],
+    chatter={
+        "meter-ingest": ["stored 15-minute interval batch", "head-end ack sent"],
+        "charge-point-gw": ["BootNotification accepted", "MeterValues stored", "Heartbeat"],
+        "billing-engine": ["bill generated", "bill preview served"],
+    },
+)
+
+MARIGOLD = Company(
+    name="Marigold Learning",
+    domain="marigold.example",
+    services=[
+        Svc(
+            "course-api",
+            "api",
+            ("/courses/{id}", "/courses/{id}/lessons"),
+            topic="courses",
+            rps=120,
+            p99=140,
+            noun="course",
+        ),
+        Svc(
+            "quiz-engine",
+            "api",
+            ("/quizzes/{id}/attempts", "/attempts/{id}/submit"),
+            topic="quizzes",
+            rps=60,
+            p99=200,
+            noun="attempt",
+        ),
+        Svc("grader-worker", "worker", topic="grading.jobs", rps=15, p99=3000, noun="submission"),
+        Svc(
+            "classroom-web",
+            "web",
+            ("/class/{id}", "/class/{id}/roster"),
+            topic="classroom",
+            rps=150,
+            p99=500,
+            noun="page",
+        ),
+        Svc(
+            "sso-bridge",
+            "api",
+            ("/saml/acs", "/oidc/callback"),
+            topic="auth",
+            rps=30,
+            p99=250,
+            noun="login",
+        ),
+        Svc("report-builder", "worker", topic="reports.jobs", rps=1, p99=60000, noun="report"),
+    ],
+    catalog={
+        "course-api": "courses and lessons (team Content; Python, Django); PostgreSQL learndb (shared with quiz-engine and report-builder)",
+        "quiz-engine": "quiz attempts and scoring (team Assessment; Go); PostgreSQL learndb",
+        "grader-worker": "auto-grading of code exercises in sandboxes (team Assessment; Python worker); consumes grading.jobs",
+        "classroom-web": "teachers' and students' web app (team Classroom; Node); calls course-api, quiz-engine, sso-bridge",
+        "sso-bridge": "school district single sign-on through the identity hub IdHub (login.idhub.example) (team Identity; Java)",
+        "report-builder": "district progress reports (team Insights; Python worker); reads learndb",
+        "learndb": "PostgreSQL 15, max_connections 400, one primary learndb-0",
+    },
+    lang={
+        "course-api": "python",
+        "quiz-engine": "go",
+        "grader-worker": "python",
+        "classroom-web": "node",
+        "sso-bridge": "java",
+        "report-builder": "python",
+    },
+    authors=("p.adebayo", "sofia.l", "mkowalski", "d.tran", "greta.h", "renovate[bot]"),
+    style=_conventional,
+    strays=[
+        ("WARNING", "lesson video transcript missing for locale es-MX"),
+        ("WARNING", "roster sync skipped: district D-118 export not ready"),
+        ("ERROR", "thumbnail render failed for lesson L-2231: unsupported codec"),
+        ("WARNING", "attempt autosave conflict resolved (last write wins)"),
+        ("ERROR", "grade passback to LMS failed: 409 conflict (already graded)"),
+    ],
+    chatter={
+        "quiz-engine": ["attempt submitted", "attempt scored"],
+        "course-api": ["lesson served", "progress saved"],
+    },
+)
+
+
+# --- added by a second examiner (tune split only) -------------------------------------------------
+
+
+def _area(r: random.Random, text: str) -> str:
+    body = text.split(": ", 1)[-1]
+    return f"{r.choice(['build', 'ops', 'docs', 'tests'])}/{r.choice(['misc', 'ci', 'infra'])}: {body[0].lower()}{body[1:]}"
+
+
+def _ticket_suffix(r: random.Random, text: str) -> str:
+    body = text.split(": ", 1)[-1]
+    return f"{body[0].upper()}{body[1:]} (AG-{r.randint(300, 990)})"
+
+
+JUNIPER = Company(
+    name="Juniper Stays",
+    domain="juniperstays.example",
+    services=[
+        Svc(
+            "booking-api",
+            "api",
+            ("/v1/reservations", "/v1/reservations/{conf}/guarantee", "/v1/availability"),
+            topic="reservations",
+            rps=55,
+            p99=240,
+            noun="reservation",
+        ),
+        Svc(
+            "rate-engine",
+            "api",
+            ("/rates/quote", "/rates/bar/{property}"),
+            topic="rates",
+            rps=160,
+            p99=45,
+            noun="quote",
+        ),
+        Svc("channel-sync", "worker", topic="ari.updates", rps=70, p99=800, noun="ari push"),
+        Svc(
+            "folio-svc",
+            "api",
+            ("/folios/{id}", "/folios/{id}/charges", "/folios/{id}/settle"),
+            topic="folios",
+            rps=30,
+            p99=190,
+            noun="folio",
+        ),
+        Svc(
+            "keycard-svc",
+            "api",
+            ("/keys/encode", "/keys/{id}/revoke"),
+            topic="keys",
+            rps=8,
+            p99=700,
+            noun="key",
+        ),
+        Svc(
+            "guest-app",
+            "web",
+            ("/app/stay", "/app/checkin", "/app/key", "/app/login"),
+            topic="guest",
+            rps=90,
+            p99=480,
+            noun="screen",
+        ),
+        Svc(
+            "housekeeping-svc",
+            "api",
+            ("/rooms/{id}/status", "/boards/{property}"),
+            topic="housekeeping",
+            rps=14,
+            p99=130,
+            noun="room",
+        ),
+    ],
+    catalog={
+        "booking-api": "reservations, availability search, card guarantees (Reservations squad; Kotlin, Spring Boot, HikariCP); PostgreSQL resvdb via pgbouncer; calls rate-engine and the Quillpay vault (vault.quillpay.example) to tokenize guarantee cards",
+        "rate-engine": "best-available-rate quotes per property, room type and LOS (Revenue squad; Go); in-process rate cache backed by ratesdb",
+        "channel-sync": "pushes availability, rates and inventory (ARI) to OTAs through the RoomHub channel manager API (api.roomhub.example) (Distribution squad; Python worker); consumes ari.updates",
+        "folio-svc": "guest folios, charges, settlement and the 03:00 local night audit (Front Office squad; Java 21); PostgreSQL foliodb",
+        "keycard-svc": "mobile and RFID key encoding through the lock vendor's on-prem encoders (Guest Tech squad; Go)",
+        "guest-app": "guests' web and in-app experience: check-in, digital key, stay details (Guest Tech squad; Node, Next.js); sessions in session-redis",
+        "housekeeping-svc": "room status boards for housekeeping (Ops Tech squad; Python, FastAPI)",
+        "session-redis": "Redis 7 (single primary + replica), maxmemory 6gb, policy noeviction; guest-app sessions and check-in drafts",
+        "resvdb": "PostgreSQL 16 primary behind pgbouncer (transaction pooling, default_pool_size 120)",
+    },
+    lang={
+        "booking-api": "java",
+        "rate-engine": "go",
+        "channel-sync": "python",
+        "folio-svc": "java",
+        "keycard-svc": "go",
+        "guest-app": "node",
+        "housekeeping-svc": "python",
+    },
+    authors=(
+        "ines.ferreira",
+        "bwalcott",
+        "yuki.t",
+        "r.mahlangu",
+        "c.dubois",
+        "a.kowal",
+        "renovate[bot]",
+    ),
+    style=_area,
+    strays=[
+        (
+            "WARNING",
+            "OTA RoomHub returned warning W211: rate plan BAR-FLEX not mapped for property JS-0417",
+        ),
+        ("WARNING", "availability search for 0 rooms ignored (client sent rooms=0)"),
+        ("ERROR", "encoder ENC-03 at property JS-0220 offline, routed to ENC-01"),
+        ("WARNING", "folio posting for room 1412 after checkout, flagged for review"),
+        ("ERROR", "loyalty lookup failed for member M-0 (empty member id)"),
+        ("WARNING", "guest profile merge skipped: two emails differ only in case"),
+    ],
+    chatter={
+        "booking-api": ["reservation confirmed", "availability search served", "guarantee stored"],
+        "rate-engine": ["BAR quote served from cache", "rate cache refreshed for property"],
+        "channel-sync": ["ARI batch acknowledged by RoomHub", "inventory delta pushed"],
+        "folio-svc": ["charge posted to folio", "folio settled"],
+        "keycard-svc": ["mobile key issued", "key encoded on ENC-01"],
+    },
+)
+
+THORNFIELD = Company(
+    name="Thornfield Agritech",
+    domain="thornfield.example",
+    services=[
+        Svc("sensor-gateway", "worker", topic="lns.uplinks", rps=650, p99=35, noun="uplink"),
+        Svc(
+            "field-telemetry", "worker", topic="telemetry.decoded", rps=600, p99=70, noun="reading"
+        ),
+        Svc(
+            "irrigation-ctl",
+            "api",
+            ("/zones/{id}/schedule", "/valves/{id}/command"),
+            topic="irrigation",
+            rps=20,
+            p99=260,
+            noun="valve command",
+        ),
+        Svc(
+            "field-api",
+            "api",
+            ("/farms/{id}/fields", "/fields/{id}", "/fields/{id}/boundary"),
+            topic="fields",
+            rps=45,
+            p99=150,
+            noun="field",
+        ),
+        Svc("yield-model", "worker", topic="model.jobs", rps=3, p99=25000, noun="model run"),
+        Svc("weather-ingest", "worker", topic="weather.pull", rps=4, p99=1800, noun="forecast"),
+        Svc(
+            "grower-app",
+            "web",
+            ("/dashboard", "/fields/{id}", "/irrigation", "/alerts"),
+            topic="app",
+            rps=35,
+            p99=650,
+            noun="page",
+        ),
+    ],
+    catalog={
+        "sensor-gateway": "decodes LoRaWAN uplinks (soil probes, flow meters, valve controllers) from the ChirpStack network server over MQTT and publishes JSON to telemetry.decoded (Edge team; Go); runs 3 replicas spread over zones a/b/c",
+        "field-telemetry": "stores decoded readings in TimescaleDB soildb and raises threshold alerts (Data Platform team; Python worker)",
+        "irrigation-ctl": "irrigation schedules and valve commands, sent as LoRaWAN downlinks through ChirpStack (Water team; Go)",
+        "field-api": "farms, fields, boundaries, crop plans (Agronomy team; Java 17, Spring Boot, JPA); PostgreSQL fielddb",
+        "yield-model": "yield and evapotranspiration model runs per field (Science team; Python, numpy, shapely); consumes model.jobs",
+        "weather-ingest": "pulls hourly forecasts from the SkyCast API (api.skycast.example) (Data Platform team; Python worker)",
+        "grower-app": "growers' web and mobile app (App team; Node); calls field-api, irrigation-ctl",
+        "chirpstack": "self-hosted ChirpStack v4 LoRaWAN network server, 1 downlink queue per gateway",
+        "emqx": "EMQX MQTT cluster (3 nodes), bridge between ChirpStack and sensor-gateway",
+        "soildb": "TimescaleDB 2.14 on PostgreSQL 15, primary soildb-0",
+    },
+    lang={
+        "sensor-gateway": "go",
+        "field-telemetry": "python",
+        "irrigation-ctl": "go",
+        "field-api": "java",
+        "yield-model": "python",
+        "weather-ingest": "python",
+        "grower-app": "node",
+    },
+    authors=(
+        "e.mwangi",
+        "lars.h",
+        "pcastillo",
+        "n.ivanova",
+        "taro.m",
+        "g.oduya",
+        "dependabot[bot]",
+    ),
+    style=_ticket_suffix,
+    strays=[
+        ("WARNING", "uplink with FCnt reset from dev 70b3d57ed005a1c2 (device rejoined)"),
+        ("WARNING", "probe SP-2291 reports soil temp -40.0C (sensor fault code), value dropped"),
+        ("ERROR", "downlink to valve VC-0187 not acknowledged after 2 retries (device asleep)"),
+        ("WARNING", "SkyCast forecast for grid 51.2N/0.7E older than 2h, using previous run"),
+        ("ERROR", "boundary import rejected: KML has no Polygon element (field F-30412)"),
+        ("WARNING", "grower session refreshed with stale farm list, reloading"),
+    ],
+    chatter={
+        "sensor-gateway": ["uplink decoded (soil probe v3)", "uplink decoded (flow meter)"],
+        "field-telemetry": ["readings chunk written to soildb", "threshold check ok"],
+        "irrigation-ctl": ["valve command queued as downlink", "schedule saved"],
+        "field-api": ["boundary served", "crop plan saved"],
     },
 )

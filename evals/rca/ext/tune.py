@@ -1,7 +1,10 @@
 """TUNE split of the outside-vocabulary incidents (`evals/rca/tune_ext/`): the engine may be tuned
-on these. Four companies (`companies.py`), each story spelled out in code."""
+on these. Nine companies (`companies.py`), each story spelled out in code."""
 
 from __future__ import annotations
+
+import random
+from datetime import timedelta
 
 from evals.rca import alerts
 from evals.rca.ext.base import (
@@ -17,7 +20,17 @@ from evals.rca.ext.base import (
     step,
     times,
 )
-from evals.rca.ext.companies import BRAMBLEWOOD, CORVID, FERNBANK, TIDEWATER
+from evals.rca.ext.companies import (
+    BRAMBLEWOOD,
+    CORVID,
+    FERNBANK,
+    JUNIPER,
+    LARKSPUR,
+    MARIGOLD,
+    OSPREY,
+    THORNFIELD,
+    TIDEWATER,
+)
 from evals.rca.kit import ts
 
 # --- Tidewater Freight ---------------------------------------------------------------------------
@@ -1492,6 +1505,3372 @@ def xt14_catalog_row_query() -> ExtIncident:
     return inc
 
 
+# --- Larkspur Health ----------------------------------------------------------------------------
+
+
+def xt15_visit_pool_values() -> ExtIncident:
+    now = ts("2026-11-03T11:20")
+    inc = ExtIncident(
+        "xt15-visit-pool-values",
+        "visit-api check-in errors above 3%",
+        """A visit-api commit meant for the pgbouncer migration lowered DB_POOL_MAX in the
+        production Helm values from 30 to 6 (and noted it in the changelog); the 10:02 release
+        shipped it together with a reminder-lookup commit that reuses the SQLAlchemy session.
+        From 10:05 check-ins queued for a connection and timed out. Nothing changed in the
+        code that talks to the database.""",
+        now,
+        LARKSPUR,
+        seed=2315,
+    )
+    inc.doc(
+        "Runbook: visit-api check-in errors",
+        """Check-in errors usually mean caredb is slow or the app's pool is exhausted. Compare
+pgbouncer cl_waiting with the pool size in helm/visit-api/values-prod.yaml. Roll back with
+`lark deploy rollback visit-api`.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-03T09:10"), 9)
+    cfg = inc.commit(
+        ts("2026-11-03T09:31"),
+        "visit-api",
+        "Size visit-api pool for pgbouncer transaction mode",
+        [
+            (
+                "helm/visit-api/values-prod.yaml",
+                'env:\n  DB_POOL_MAX: "30"\n  DB_POOL_TIMEOUT_S: "10"',
+                'env:\n  DB_POOL_MAX: "6"\n  DB_POOL_TIMEOUT_S: "10"',
+                14,
+            ),
+            (
+                "CHANGELOG.md",
+                "## Unreleased\n",
+                "## Unreleased\n\n- Smaller pool behind pgbouncer\n",
+                1,
+            ),
+        ],
+        author="tpetrakis",
+    )
+    other = inc.code(
+        ts("2026-11-03T09:44"),
+        "visit-api",
+        "Reuse the request session for visit reminder lookups",
+        "app/visits/reminders.py",
+        "def due_reminders(visit_id):\n    with SessionLocal() as session:\n        return session.scalars(select(Reminder).where(Reminder.visit_id == visit_id)).all()",
+        "def due_reminders(session, visit_id):\n    return session.scalars(select(Reminder).where(Reminder.visit_id == visit_id)).all()",
+        20,
+        author="wen.zhou",
+    )
+    release = inc.deploy(ts("2026-11-03T10:02"), "visit-api")
+    onset = ts("2026-11-03T10:05")
+    late = inc.code(
+        ts("2026-11-03T10:30"),
+        "patient-web",
+        "Show a retry button when check-in fails",
+        "src/visits/CheckIn.tsx",
+        "{error && <ErrorText error={error} />}",
+        "{error && <ErrorText error={error} onRetry={retry} />}",
+        58,
+    )
+    late_d = inc.deploy(ts("2026-11-03T10:41"), "patient-web")
+    stack = py_stack(
+        "sqlalchemy.exc.TimeoutError",
+        "QueuePool limit of size 6 overflow 0 reached, connection timed out, timeout 10.00",
+        [
+            ("/app/app/visits/routes.py", 88, "check_in", "visit = repo.load(visit_id)"),
+            ("/app/app/visits/repository.py", 31, "load", "with engine.connect() as conn:"),
+        ],
+    )
+    inc.errors(
+        "visit-api",
+        onset,
+        now,
+        2.2,
+        lambda r: f"check-in failed for visit V{r.randint(100000, 999999)}: database unavailable",
+        exc_info=stack,
+    )
+    inc.errors(
+        "patient-web",
+        onset + 2 * MINUTE,
+        now,
+        1.0,
+        "POST /app/visits/checkin -> 503 from visit-api",
+        level="WARNING",
+    )
+    inc.metric("db_pool_checked_out", "visit-api", step(onset, 7, 6), jitter=0.02, digits=0)
+    inc.metric("pgbouncer_cl_waiting", "caredb", step(onset, 0.2, 41), digits=0)
+    inc.fleet(visit_api={"err": add(step(onset, 0, 0.08)), "p99": floor(step(onset, 0, 10100))})
+    inc.alert = alerts.generic(
+        "visit-api check-in errors above 3%",
+        "visit-api",
+        ts("2026-11-03T10:24"),
+        "high",
+        {"source": "pagerduty", "summary": "checkin_error_ratio 8.1% > 3%", "team": "care"},
+    )
+    inc.blame(cfg, [release], "visit-api", "configuration_error", [other, late, late_d], onset)
+    return inc
+
+
+def xt16_rxlink_unavailable() -> ExtIncident:
+    now = ts("2026-11-05T16:00")
+    inc = ExtIncident(
+        "xt16-rxlink-unavailable",
+        "e-prescription routing failures above 5%",
+        """The RxLink pharmacy network answered 503 and then refused connections from 14:52 to
+        well after the alert; no status page was published. Every NEWRX routed by rx-router
+        failed. An rx-router deploy at 14:40 changed how the pharmacy directory is cached (its
+        summary names RxLink) and a notify-svc retry change went out at 15:10; neither is the
+        cause.""",
+        now,
+        LARKSPUR,
+        seed=2316,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-05T13:50"), 9)
+    c = inc.code(
+        ts("2026-11-05T14:18"),
+        "rx-router",
+        "Cache RxLink pharmacy directory pages for 10 minutes",
+        "internal/directory/cache.go",
+        "func (d *Directory) Page(ctx context.Context, zip string) ([]Pharmacy, error) {\n\treturn d.rxlink.Directory(ctx, zip)\n}",
+        "func (d *Directory) Page(ctx context.Context, zip string) ([]Pharmacy, error) {\n\treturn d.cache.GetOrLoad(ctx, zip, 10*time.Minute, d.rxlink.Directory)\n}",
+        40,
+    )
+    d = inc.deploy(ts("2026-11-05T14:40"), "rx-router")
+    onset = ts("2026-11-05T14:52")
+    n = inc.code(
+        ts("2026-11-05T14:58"),
+        "notify-svc",
+        "Retry TextWave sends twice on 5xx",
+        "notify/sms.py",
+        "MAX_ATTEMPTS = 1",
+        "MAX_ATTEMPTS = 3",
+        12,
+    )
+    nd = inc.deploy(ts("2026-11-05T15:10"), "notify-svc")
+    stack = go_stack(
+        'Post "https://api.rxlink.example/v6/newrx": dial tcp 198.51.100.23:443: connect: connection refused',
+        [
+            (
+                "github.com/larkspur/rx-router/internal/rxlink.(*Client).Send",
+                "/src/internal/rxlink/client.go",
+                91,
+            ),
+            (
+                "github.com/larkspur/rx-router/internal/route.(*Router).Route",
+                "/src/internal/route/router.go",
+                57,
+            ),
+        ],
+    )
+    inc.errors(
+        "rx-router",
+        onset,
+        onset + 9 * MINUTE,
+        2.0,
+        lambda r: (
+            f"route prescription RX-{r.randint(1000000, 9999999)}: rxlink answered 503 Service Unavailable"
+        ),
+    )
+    inc.errors(
+        "rx-router",
+        onset + 9 * MINUTE,
+        now,
+        2.0,
+        lambda r: (
+            f"route prescription RX-{r.randint(1000000, 9999999)}: send to api.rxlink.example failed"
+        ),
+        error="connect: connection refused",
+        stack=stack,
+    )
+    inc.errors(
+        "patient-web",
+        onset + 5 * MINUTE,
+        now,
+        0.4,
+        "prescription status unavailable, showing last known state",
+        level="WARNING",
+    )
+    inc.metric(
+        "rxlink_request_errors_per_second",
+        "rx-router",
+        step(onset, 0.0, 0.5),
+        labels={"upstream": "api.rxlink.example"},
+        digits=2,
+    )
+    inc.fleet(rx_router={"err": add(step(onset, 0, 0.9))})
+    inc.alert = alerts.grafana(
+        "e-prescription routing failures above 5%",
+        "rx-router",
+        ts("2026-11-05T15:20"),
+        "critical",
+        "NEWRX failure ratio",
+        "0.93",
+    )
+    inc.outside(
+        "RxLink network unavailable (503, then connection refused)",
+        "rx-router",
+        "dependency_failure",
+        [c, d, n, nd],
+        onset,
+    )
+    return inc
+
+
+def xt17_search_disk_free() -> ExtIncident:
+    now = ts("2026-11-08T05:10")
+    inc = ExtIncident(
+        "xt17-search-disk-free",
+        "care-search disk free below 10% on care-search-2",
+        """care-search-2's data volume filled up during a segment merge storm after the nightly
+        provider bulk load: free space fell from 180 GB to 9 GB over an hour and a half. Nothing
+        errored yet; the node logged two watermark warnings. No change to the cluster; a
+        visit-api search tweak and a chart-sync deploy sit in the window.""",
+        now,
+        LARKSPUR,
+        seed=2317,
+    )
+    inc.doc(
+        "Runbook: care-search disk",
+        """Below 10% free the node hits the flood-stage watermark and indices go read-only. Add
+a data node or delete old visit indices (`lark search prune --older 400d`). Do not restart nodes.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-08T02:30"), 8)
+    c = inc.code(
+        ts("2026-11-08T02:48"),
+        "visit-api",
+        "Search visits by provider name prefix",
+        "app/search/visits.py",
+        '    query = {"match": {"provider": name}}',
+        '    query = {"match_phrase_prefix": {"provider": name}}',
+        17,
+    )
+    d = inc.deploy(ts("2026-11-08T03:05"), "visit-api")
+    c2 = inc.code(
+        ts("2026-11-08T03:20"),
+        "chart-sync",
+        "Map OBX-5 units for glucose results",
+        "src/main/java/com/larkspur/chart/ObxMapper.java",
+        '        case "GLU": return Unit.MG_DL;',
+        '        case "GLU": return unit.equals("mmol/L") ? Unit.MMOL_L : Unit.MG_DL;',
+        73,
+    )
+    d2 = inc.deploy(ts("2026-11-08T03:41"), "chart-sync")
+    onset = ts("2026-11-08T03:22")
+    inc.log(
+        onset + 70 * MINUTE,
+        "care-search",
+        "WARNING",
+        "high disk watermark [90%] exceeded on [care-search-2], shards will be relocated away from this node",
+    )
+    inc.log(
+        onset + 95 * MINUTE,
+        "care-search",
+        "WARNING",
+        "high disk watermark [90%] exceeded on [care-search-2], shards will be relocated away from this node",
+    )
+    inc.metric(
+        "node_filesystem_free_bytes",
+        "care-search",
+        ramp(onset, onset + 100 * MINUTE, 180e9, 9e9),
+        labels={"node": "care-search-2", "mount": "/usr/share/opensearch/data"},
+        jitter=0.01,
+        digits=0,
+    )
+    inc.metric(
+        "node_filesystem_free_bytes",
+        "care-search",
+        lambda t: 175e9,
+        labels={"node": "care-search-1", "mount": "/usr/share/opensearch/data"},
+        jitter=0.01,
+        digits=0,
+    )
+    inc.fleet()
+    inc.alert = alerts.alertmanager(
+        "SearchDiskFreeLow",
+        "care-search",
+        ts("2026-11-08T05:02"),
+        "warning",
+        "care-search disk free below 10% on care-search-2",
+        "node_filesystem_free_bytes is 9.1 GB (5%).",
+        'node_filesystem_free_bytes{node="care-search-2"} / node_filesystem_size_bytes < 0.10',
+        team="platform",
+    )
+    inc.outside(
+        "care-search-2 data volume filling (segment merges after the bulk load)",
+        "care-search",
+        "resource_exhaustion",
+        [c, d, c2, d2],
+        onset,
+    )
+    return inc
+
+
+def xt18_hl7_date_format() -> ExtIncident:
+    now = ts("2026-11-11T13:00")
+    inc = ExtIncident(
+        "xt18-hl7-date-format",
+        "chart-sync rejected messages above 50 per 10m",
+        """A partner clinic (sending facility FAC-0192) switched its interface engine and began
+        sending birth dates as DD/MM/YYYY in PID-7 from 11:40; chart-sync rejects those ADT
+        messages as it should. Nothing on Larkspur's side changed: a chart-sync commit that
+        parses OBR timestamps with their zone offset went out at 08:55 and has worked since,
+        and a visit-api deploy is unrelated.""",
+        now,
+        LARKSPUR,
+        seed=2318,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-11T08:00"), 8)
+    c = inc.code(
+        ts("2026-11-11T08:31"),
+        "chart-sync",
+        "Parse OBR-7 timestamps with their zone offset",
+        "src/main/java/com/larkspur/chart/Hl7Dates.java",
+        '    private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyyMMddHHmmss");',
+        '    private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyyMMddHHmmss[Z]");',
+        22,
+    )
+    d = inc.deploy(ts("2026-11-11T08:55"), "chart-sync")
+    v = inc.code(
+        ts("2026-11-11T11:10"),
+        "visit-api",
+        "Return the visit's timezone in check-in responses",
+        "app/visits/schemas.py",
+        "    starts_at: datetime",
+        "    starts_at: datetime\n    timezone: str",
+        44,
+    )
+    vd = inc.deploy(ts("2026-11-11T11:26"), "visit-api")
+    onset = ts("2026-11-11T11:40")
+    stack = java_stack(
+        "java.time.format.DateTimeParseException",
+        "Text '31/10/1984' could not be parsed at index 2",
+        [
+            ("java.time.format.DateTimeFormatter.parseResolved0", "DateTimeFormatter.java", 2108),
+            ("com.larkspur.chart.Hl7Dates.birthDate", "Hl7Dates.java", 41),
+            ("com.larkspur.chart.AdtHandler.apply", "AdtHandler.java", 96),
+        ],
+    )
+    inc.errors(
+        "chart-sync",
+        onset,
+        now,
+        1.4,
+        lambda r: (
+            f"rejected ADT^A04 control id MSG{r.randint(100000, 999999)} from FAC-0192: "
+            f"PID-7 value '{r.randint(13, 31)}/{r.randint(1, 12):02d}/{r.randint(1940, 2015)}' does not match yyyyMMdd"
+        ),
+        exception="java.time.format.DateTimeParseException",
+        stack_trace=stack,
+        sending_facility="FAC-0192",
+    )
+    inc.metric(
+        "hl7_messages_rejected_per_minute",
+        "chart-sync",
+        step(onset, 0.05, 1.4),
+        labels={"feed": "adt"},
+        digits=2,
+    )
+    inc.fleet(chart_sync={"err": add(step(onset, 0, 0.04))})
+    inc.alert = alerts.alertmanager(
+        "Hl7RejectsHigh",
+        "chart-sync",
+        ts("2026-11-11T12:31"),
+        "warning",
+        "chart-sync rejected messages above 50 per 10m",
+        "hl7 rejects: 61 in the last 10m.",
+        "sum(increase(hl7_messages_rejected_total[10m])) > 50",
+        team="integrations",
+    )
+    inc.outside(
+        "one partner clinic sending malformed birth dates (FAC-0192)",
+        "chart-sync",
+        "data_quality",
+        [c, d, v, vd],
+        onset,
+    )
+    return inc
+
+
+def xt19_node_not_ready() -> ExtIncident:
+    now = ts("2026-11-14T20:40")
+    inc = ExtIncident(
+        "xt19-node-not-ready",
+        "video-bridge join failures above 2%",
+        """The kubelet on node ip-10-8-3-41 stopped posting status (a hung container runtime);
+        the node went NotReady and the video-bridge pods on it stopped answering readiness
+        probes while still in the Service endpoints for a few minutes. Joins routed there failed
+        with connection timeouts until the pods were rescheduled. Nothing was deployed to
+        cause it: a video-bridge commit about TURN credentials and a claims-worker deploy are
+        nearby.""",
+        now,
+        LARKSPUR,
+        seed=2319,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-14T19:00"), 8)
+    c = inc.code(
+        ts("2026-11-14T19:21"),
+        "video-bridge",
+        "Rotate TURN credentials every 12h instead of 24h",
+        "src/turn/credentials.ts",
+        "const TTL_HOURS = 24;",
+        "const TTL_HOURS = 12;",
+        9,
+    )
+    d = inc.deploy(ts("2026-11-14T19:38"), "video-bridge")
+    w = inc.code(
+        ts("2026-11-14T19:45"),
+        "claims-worker",
+        "Add payer id to claim submission logs",
+        "claims/submit.py",
+        '    log.info("claim submitted", claim_id=claim.id)',
+        '    log.info("claim submitted", claim_id=claim.id, payer=claim.payer_id)',
+        61,
+    )
+    wd = inc.deploy(ts("2026-11-14T20:02"), "claims-worker")
+    onset = ts("2026-11-14T19:58")
+    node = "ip-10-8-3-41.us-east-2.compute.internal"
+    inc.log(
+        onset,
+        "k8s-events",
+        "WARNING",
+        f"Node {node} status is now: NodeNotReady",
+        reason="NodeNotReady",
+        kind="Node",
+    )
+    inc.log(
+        onset + MINUTE,
+        "k8s-events",
+        "WARNING",
+        f"Kubelet stopped posting node status on {node}",
+        reason="NodeStatusUnknown",
+        kind="Node",
+    )
+    for k in range(4):
+        inc.log(
+            onset + (2 + 2 * k) * MINUTE,
+            "k8s-events",
+            "WARNING",
+            f'Readiness probe failed: Get "http://10.8.3.{70 + k}:8080/ready": context deadline exceeded',
+            reason="Unhealthy",
+            pod=f"video-bridge-6b9d-{k}x",
+            node=node,
+        )
+    inc.errors(
+        "video-bridge",
+        onset + MINUTE,
+        now,
+        1.6,
+        lambda r: (
+            f"join room R{r.randint(10000, 99999)} failed: upstream 10.8.3.{r.randint(70, 73)}:8080 connect timeout"
+        ),
+    )
+    inc.errors(
+        "patient-web",
+        onset + 2 * MINUTE,
+        now,
+        0.7,
+        "video visit could not start: join failed, retrying",
+        level="WARNING",
+    )
+    inc.metric(
+        "kube_node_status_ready",
+        "k8s",
+        step(onset, 1, 0),
+        labels={"node": node},
+        jitter=0,
+        digits=0,
+    )
+    inc.fleet(video_bridge={"err": add(step(onset, 0, 0.06))})
+    inc.alert = alerts.grafana(
+        "video-bridge join failures above 2%",
+        "video-bridge",
+        ts("2026-11-14T20:18"),
+        "critical",
+        "Join failure ratio",
+        "0.061",
+        cluster="prod-use2",
+    )
+    inc.outside(
+        "node ip-10-8-3-41 NotReady (kubelet stopped posting status)",
+        "video-bridge",
+        "infrastructure",
+        [c, d, w, wd],
+        onset,
+    )
+    return inc
+
+
+def xt20_ndc_slice_bundle() -> ExtIncident:
+    now = ts("2026-11-17T10:40")
+    inc = ExtIncident(
+        "xt20-ndc-slice-bundle",
+        "rx-router 5xx above 2%",
+        """An rx-router commit rewrote NormalizeNDC to strip hyphens before padding, and slices
+        the 11-digit product code out of a 10-digit string for 5-4-1 codes: the handler panics
+        with slice bounds out of range. The 09:30 release named only its other commit (a retry
+        on pharmacy lookup 404s, whose words match the errors' "pharmacy" and "route") in its
+        ships list; the NDC commit was made before it and shipped with it.""",
+        now,
+        LARKSPUR,
+        seed=2320,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-17T08:30"), 9)
+    guilty = inc.code(
+        ts("2026-11-17T08:52"),
+        "rx-router",
+        "Normalize NDCs without hyphen lookups",
+        "internal/ndc/normalize.go",
+        """func NormalizeNDC(code string) (string, error) {
+	parts := strings.Split(code, "-")
+	if len(parts) != 3 {
+		return "", ErrBadNDC
+	}
+	return pad(parts[0], 5) + pad(parts[1], 4) + pad(parts[2], 2), nil
+}""",
+        """func NormalizeNDC(code string) (string, error) {
+	digits := strings.ReplaceAll(code, "-", "")
+	return digits[:5] + digits[5:9] + digits[9:11], nil
+}""",
+        18,
+        author="k.osei",
+    )
+    decoy = inc.code(
+        ts("2026-11-17T09:05"),
+        "rx-router",
+        "Retry pharmacy lookup once when route returns 404",
+        "internal/route/pharmacy.go",
+        "\tph, err := r.dir.Lookup(ctx, rx.PharmacyID)\n\tif err != nil {\n\t\treturn err\n\t}",
+        "\tph, err := r.dir.Lookup(ctx, rx.PharmacyID)\n\tif errors.Is(err, ErrNotFound) {\n\t\tph, err = r.dir.Refresh(ctx, rx.PharmacyID)\n\t}\n\tif err != nil {\n\t\treturn err\n\t}",
+        33,
+        author="isabel.r",
+    )
+    release = inc.deploy(
+        ts("2026-11-17T09:30"),
+        "rx-router",
+        ships=[decoy],
+        summary="Deploy rx-router v3.14.0 (pharmacy lookup retry)",
+    )
+    onset = ts("2026-11-17T09:32")
+    vw = inc.code(
+        ts("2026-11-17T09:40"),
+        "visit-api",
+        "Show pharmacy name on the visit summary",
+        "app/visits/summary.py",
+        '    return {"visit": v.id, "rx": [r.id for r in v.prescriptions]}',
+        '    return {"visit": v.id, "rx": [r.id for r in v.prescriptions], "pharmacy": v.pharmacy_name}',
+        12,
+    )
+    vwd = inc.deploy(ts("2026-11-17T09:51"), "visit-api")
+    stack = go_stack(
+        "panic: runtime error: slice bounds out of range [:11] with length 10",
+        [
+            (
+                "github.com/larkspur/rx-router/internal/ndc.NormalizeNDC",
+                "/src/internal/ndc/normalize.go",
+                20,
+            ),
+            (
+                "github.com/larkspur/rx-router/internal/route.(*Router).Route",
+                "/src/internal/route/router.go",
+                49,
+            ),
+            (
+                "github.com/larkspur/rx-router/internal/route.(*Handler).ServeHTTP",
+                "/src/internal/route/handler.go",
+                27,
+            ),
+        ],
+    )
+    inc.errors(
+        "rx-router",
+        onset,
+        now,
+        1.3,
+        lambda r: (
+            f"route prescription RX-{r.randint(1000000, 9999999)} to pharmacy {r.randint(1000000, 9999999)}: recovered from panic"
+        ),
+        panic="runtime error: slice bounds out of range [:11] with length 10",
+        stack=stack,
+    )
+    inc.errors(
+        "patient-web",
+        onset + 3 * MINUTE,
+        now,
+        0.5,
+        "GET /app/visits/{id}/rx -> 500 from rx-router",
+        level="WARNING",
+    )
+    inc.fleet(rx_router={"err": add(step(onset, 0, 0.05))})
+    inc.alert = alerts.alertmanager(
+        "RxRouter5xx",
+        "rx-router",
+        ts("2026-11-17T10:05"),
+        "critical",
+        "rx-router 5xx above 2%",
+        "5xx ratio 5.2% over 10m.",
+        'sum(rate(http_requests_total{service="rx-router",code=~"5.."}[5m])) / sum(rate(http_requests_total{service="rx-router"}[5m])) > 0.02',
+        team="pharmacy",
+    )
+    inc.blame(guilty, [release], "rx-router", "code_defect", [decoy, vw, vwd], onset)
+    return inc
+
+
+def xt21_reminders_steady() -> ExtIncident:
+    now = ts("2026-11-20T09:30")
+    inc = ExtIncident(
+        "xt21-reminders-steady",
+        "notify-svc reminder send failures",
+        """The alert rule was copied from another team with a threshold of 'any failure'. notify-
+        svc logs a few undeliverable reminders every hour (landlines, opted-out patients) and did
+        so all night at its usual rate; nothing is wrong. A notify-svc template commit went out
+        at 08:40.""",
+        now,
+        LARKSPUR,
+        seed=2321,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-11-20T08:20"), 8)
+    c = inc.code(
+        ts("2026-11-20T08:22"),
+        "notify-svc",
+        "Reword the visit reminder SMS",
+        "notify/templates/reminder_sms.txt",
+        "Reminder: your visit is at {time}.",
+        "Larkspur: your video visit starts at {time}. Reply C to confirm.",
+        1,
+    )
+    d = inc.deploy(ts("2026-11-20T08:40"), "notify-svc")
+    inc.errors(
+        "notify-svc",
+        inc.begin,
+        now,
+        0.08,
+        lambda r: (
+            f"reminder {r.getrandbits(32):08x} undeliverable: TextWave 21614 (not a mobile number)"
+        ),
+        level="ERROR",
+    )
+    inc.fleet()
+    inc.alert = alerts.generic(
+        "notify-svc reminder send failures",
+        "notify-svc",
+        ts("2026-11-20T09:12"),
+        "low",
+        {
+            "source": "pagerduty",
+            "summary": "sms_send_failures_total increased",
+            "team": "engagement",
+        },
+    )
+    inc.healthy(
+        "notify-svc",
+        "never was: undeliverable reminders at their usual rate all night; the rule fires on any failure",
+        [c, d],
+        ts("2026-11-20T09:12"),
+    )
+    return inc
+
+
+# --- Osprey Energy ------------------------------------------------------------------------------
+
+
+def xt22_forecast_oomkilled() -> ExtIncident:
+    now = ts("2026-12-01T07:30")
+    inc = ExtIncident(
+        "xt22-forecast-oomkilled",
+        "grid-forecast jobs failing (container restarts)",
+        """The first cold morning of winter tripled the feeders with heat-pump load profiles;
+        grid-forecast loads every feeder's history into one DataFrame and its container hit its
+        2 GiB memory limit: the kernel OOM-killed it mid-job from 06:10, and the jobs were
+        retried and killed again. Nothing was deployed to cause it; a grid-forecast commit
+        renaming the horizon label and a tariff-svc deploy sit nearby.""",
+        now,
+        OSPREY,
+        seed=2322,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-01T05:00"), 8)
+    c = inc.code(
+        ts("2026-12-01T05:20"),
+        "grid-forecast",
+        "Rename forecast horizon label to horizon_hours",
+        "forecast/labels.py",
+        'HORIZON_LABEL = "horizon"',
+        'HORIZON_LABEL = "horizon_hours"',
+        8,
+    )
+    d = inc.deploy(ts("2026-12-01T05:41"), "grid-forecast")
+    t = inc.code(
+        ts("2026-12-01T05:50"),
+        "tariff-svc",
+        "Add winter peak window to the time-of-use plan",
+        "tariffs/plans/tou.py",
+        'PEAK = [("16:00", "19:00")]',
+        'PEAK = [("16:00", "19:00"), ("07:00", "09:00")]',
+        30,
+    )
+    td = inc.deploy(ts("2026-12-01T06:04"), "tariff-svc")
+    onset = ts("2026-12-01T06:10")
+    for k in range(6):
+        at = onset + (k * 9) * MINUTE
+        inc.log(
+            at,
+            "k8s-events",
+            "WARNING",
+            f"Container grid-forecast in pod grid-forecast-5c9d-{k}q was OOMKilled (exit code 137), memory limit 2Gi",
+            reason="OOMKilled",
+            pod=f"grid-forecast-5c9d-{k}q",
+        )
+        inc.log(
+            at + MINUTE / 2,
+            "grid-forecast",
+            "ERROR",
+            f"forecast job fj-{4100 + k} lost: worker exited unexpectedly (signal 9), requeued",
+        )
+    inc.metric(
+        "container_memory_working_set_bytes",
+        "grid-forecast",
+        lambda x: 0.9e9 if x < onset - 30 * MINUTE else 2.1e9,
+        labels={"container": "grid-forecast"},
+        jitter=0.03,
+        digits=0,
+    )
+    inc.fleet(grid_forecast={"err": add(step(onset, 0, 0.5))})
+    inc.alert = alerts.alertmanager(
+        "ForecastJobsFailing",
+        "grid-forecast",
+        ts("2026-12-01T07:02"),
+        "warning",
+        "grid-forecast jobs failing (container restarts)",
+        "kube_pod_container_status_restarts_total increased by 6 in 1h.",
+        'increase(kube_pod_container_status_restarts_total{container="grid-forecast"}[1h]) > 3',
+        team="grid-analytics",
+    )
+    inc.outside(
+        "grid-forecast container out of memory (input grew with the cold snap)",
+        "grid-forecast",
+        "resource_exhaustion",
+        [c, d, t, td],
+        onset,
+    )
+    return inc
+
+
+def xt23_storm_reconnect_surge() -> ExtIncident:
+    now = ts("2026-12-03T19:40")
+    inc = ExtIncident(
+        "xt23-storm-reconnect-surge",
+        "meter-ingest write latency above 2s",
+        """After a storm knocked out three substations, 400 000 meters came back at once at 18:20
+        and replayed their buffered intervals: readings received per second went from about
+        900 to 5 000. meter-ingest's writes to readingsdb queued and slowed. No change caused
+        it; a meter-ingest commit about batch logging and a billing-engine deploy are
+        nearby.""",
+        now,
+        OSPREY,
+        seed=2323,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-03T17:30"), 8)
+    c = inc.code(
+        ts("2026-12-03T17:48"),
+        "meter-ingest",
+        "LEDG-2201 Log batch sizes for readingsdb writes",
+        "internal/store/batch.go",
+        "\tif err := s.db.CopyFrom(ctx, rows); err != nil {\n\t\treturn err\n\t}",
+        '\ts.log.Debug("writing batch", zap.Int("rows", len(rows)))\n\tif err := s.db.CopyFrom(ctx, rows); err != nil {\n\t\treturn err\n\t}',
+        51,
+    )
+    d = inc.deploy(ts("2026-12-03T18:06"), "meter-ingest")
+    b = inc.code(
+        ts("2026-12-03T17:55"),
+        "billing-engine",
+        "CARD-2290 Round estimated reads to whole kWh on bills",
+        "src/main/kotlin/energy/osprey/billing/Estimates.kt",
+        "    return estimate.kwh",
+        "    return estimate.kwh.setScale(0, RoundingMode.HALF_UP)",
+        19,
+    )
+    bd = inc.deploy(ts("2026-12-03T18:12"), "billing-engine")
+    onset = ts("2026-12-03T18:20")
+    inc.errors(
+        "meter-ingest",
+        onset + 4 * MINUTE,
+        now,
+        1.5,
+        lambda r: (
+            f"readingsdb copy of {r.randint(4000, 9000)} rows took {r.randint(2100, 6400)}ms (slow write)"
+        ),
+        level="WARNING",
+    )
+    inc.errors(
+        "meter-ingest",
+        onset + 15 * MINUTE,
+        now,
+        0.6,
+        "head-end ack deferred: ingest buffer above high-water mark",
+        level="WARNING",
+    )
+    inc.metric(
+        "meter_readings_received_per_second",
+        "meter-ingest",
+        step(onset, 900, 5000),
+        jitter=0.06,
+        digits=0,
+    )
+    inc.metric("ingest_buffer_depth", "meter-ingest", ramp(onset, now, 200, 380000), digits=0)
+    inc.fleet(meter_ingest={"p99": floor(step(onset, 0, 2600))})
+    inc.alert = alerts.grafana(
+        "meter-ingest write latency above 2s",
+        "meter-ingest",
+        ts("2026-12-03T19:02"),
+        "warning",
+        "readingsdb write latency p99",
+        "2.6s",
+    )
+    inc.outside(
+        "meters reconnecting after the storm (5x readings per second)",
+        "meter-ingest",
+        "resource_exhaustion",
+        [c, d, b, bd],
+        onset,
+    )
+    return inc
+
+
+def xt24_tariff_flag_decimal() -> ExtIncident:
+    now = ts("2026-12-05T12:10")
+    inc = ExtIncident(
+        "xt24-tariff-flag-decimal",
+        "bill preview errors above 5%",
+        """Pricing turned on pricing.tou_v2_rates at 10:58: tariff-svc then returned rates as
+        thirds of a penny (1/3 recurring) and billing-engine's BigDecimal division without a
+        scale throws ArithmeticException on them. A billing-engine deploy at 10:45 touched the
+        bill preview controller (its words match the errors) and was fine.""",
+        now,
+        OSPREY,
+        seed=2324,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-05T10:00"), 9)
+    c = inc.code(
+        ts("2026-12-05T10:21"),
+        "billing-engine",
+        "CARD-2304 Bill preview shows the tariff name",
+        "src/main/kotlin/energy/osprey/billing/PreviewController.kt",
+        "        return Preview(bill.total, bill.lines)",
+        "        return Preview(bill.total, bill.lines, tariff.name)",
+        44,
+    )
+    d = inc.deploy(ts("2026-12-05T10:45"), "billing-engine")
+    f = inc.flag(
+        ts("2026-12-05T10:58"),
+        "tariff-svc",
+        "pricing.tou_v2_rates",
+        "enabled: false",
+        "enabled: true",
+        "Serve time-of-use rates from the v2 rate table",
+    )
+    onset = ts("2026-12-05T10:59")
+    stack = java_stack(
+        "java.lang.ArithmeticException",
+        "Non-terminating decimal expansion; no exact representable decimal result.",
+        [
+            ("java.math.BigDecimal.divide", "BigDecimal.java", 1780),
+            ("energy.osprey.billing.RateMath.perKwh", "RateMath.kt", 23),
+            ("energy.osprey.billing.PreviewController.preview", "PreviewController.kt", 41),
+        ],
+    )
+    inc.errors(
+        "billing-engine",
+        onset,
+        now,
+        1.2,
+        lambda r: (
+            f"bill preview failed for account A{r.randint(1000000, 9999999)}: rate arithmetic on tariff TOU-2"
+        ),
+        exception="java.lang.ArithmeticException",
+        stack_trace=stack,
+    )
+    inc.errors(
+        "customer-portal",
+        onset + 2 * MINUTE,
+        now,
+        0.6,
+        "GET /usage bill preview unavailable (billing-engine 500)",
+        level="WARNING",
+    )
+    inc.fleet(billing_engine={"err": add(step(onset, 0, 0.08))})
+    inc.alert = alerts.datadog(
+        "bill preview errors above 5%",
+        "billing-engine",
+        ts("2026-12-05T11:30"),
+        "critical",
+        "sum:trace.http.request.errors{service:billing-engine,resource:preview}.as_rate()",
+        0.08,
+        0.05,
+        ["team:billing"],
+    )
+    inc.blame(f, [], "tariff-svc", "configuration_error", [c, d], onset)
+    return inc
+
+
+def xt25_common_idle_conns() -> ExtIncident:
+    now = ts("2026-12-08T15:00")
+    inc = ExtIncident(
+        "xt25-common-idle-conns",
+        "outage-map tile latency p99 above 1s",
+        """osprey-go-common v2.9.0 changed its database helper's default pool: MaxOpenConns 50 to
+        4 ("be kind to pgbouncer"). outage-map's 14:05 deploy picked the module up (its ships
+        list names only its own commit, a tile-cache tweak whose words match the latency
+        errors); tile requests queued for a connection. meter-ingest deployed the module at
+        13:20 but sets its own pool size.""",
+        now,
+        OSPREY,
+        seed=2325,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-08T12:30"), 9)
+    lib = inc.code(
+        ts("2026-12-08T12:52"),
+        "osprey-go-common",
+        "PLAT-2411 Smaller default database pool for pgbouncer",
+        "db/pool.go",
+        "func DefaultPool(db *sql.DB) {\n\tdb.SetMaxOpenConns(50)\n\tdb.SetMaxIdleConns(10)\n}",
+        "func DefaultPool(db *sql.DB) {\n\tdb.SetMaxOpenConns(4)\n\tdb.SetMaxIdleConns(2)\n}",
+        12,
+        author="l.varga",
+    )
+    mi = inc.code(
+        ts("2026-12-08T13:02"),
+        "meter-ingest",
+        "RISK-1402 Bump osprey-go-common to v2.9.0",
+        "go.mod",
+        "\tgithub.com/osprey/osprey-go-common v2.8.3",
+        "\tgithub.com/osprey/osprey-go-common v2.9.0",
+        7,
+    )
+    mid = inc.deploy(ts("2026-12-08T13:20"), "meter-ingest")
+    own = inc.code(
+        ts("2026-12-08T13:40"),
+        "outage-map",
+        "LEDG-1766 Cache incident tiles for 30s to cut tile latency",
+        "internal/tiles/cache.go",
+        "const incidentTileTTL = 5 * time.Second",
+        "const incidentTileTTL = 30 * time.Second",
+        15,
+    )
+    od = inc.deploy(
+        ts("2026-12-08T14:05"),
+        "outage-map",
+        ships=[own],
+        summary="Deploy outage-map to production (1 commit; go modules refreshed by the build)",
+    )
+    onset = ts("2026-12-08T14:07")
+    stack = go_stack(
+        "context deadline exceeded",
+        [
+            ("database/sql.(*DB).conn", "/usr/local/go/src/database/sql/sql.go", 1316),
+            (
+                "github.com/osprey/outage-map/internal/tiles.(*Store).Incidents",
+                "/src/internal/tiles/store.go",
+                64,
+            ),
+        ],
+    )
+    inc.errors(
+        "outage-map",
+        onset,
+        now,
+        1.8,
+        lambda r: (
+            f"tile z=11 x={r.randint(900, 1100)} y={r.randint(600, 800)} failed: waiting for a database connection: context deadline exceeded"
+        ),
+        stack=stack,
+    )
+    inc.metric("sql_db_wait_count_per_second", "outage-map", step(onset, 0.0, 35.0), digits=1)
+    inc.metric("sql_db_open_connections", "outage-map", step(onset, 18, 4), jitter=0.02, digits=0)
+    inc.fleet(outage_map={"p99": floor(step(onset, 0, 2400)), "err": add(step(onset, 0, 0.04))})
+    inc.alert = alerts.grafana(
+        "outage-map tile latency p99 above 1s",
+        "outage-map",
+        ts("2026-12-08T14:40"),
+        "warning",
+        "tile latency p99",
+        "2.4s",
+    )
+    inc.blame(lib, [od], "outage-map", "code_defect", [own, mi, mid], onset)
+    return inc
+
+
+def xt26_ocpp_own_cert() -> ExtIncident:
+    now = ts("2026-12-10T09:00")
+    inc = ExtIncident(
+        "xt26-ocpp-own-cert",
+        "charging stations disconnected above 20%",
+        """The TLS certificate charge-point-gw presents to charging stations expired at 08:00
+        (the renewal job had been failing quietly). Stations could not reconnect after their
+        nightly reboot; the gateway logged handshake errors from the stations. A
+        charge-point-gw commit changing heartbeat handling and a portal deploy are nearby.""",
+        now,
+        OSPREY,
+        seed=2326,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-10T07:00"), 8)
+    c = inc.code(
+        ts("2026-12-10T07:25"),
+        "charge-point-gw",
+        "CARD-1933 Accept heartbeats up to 10s late",
+        "src/ocpp/heartbeat.ts",
+        "const GRACE_MS = 2000;",
+        "const GRACE_MS = 10000;",
+        6,
+    )
+    d = inc.deploy(ts("2026-12-10T07:44"), "charge-point-gw")
+    p = inc.code(
+        ts("2026-12-10T07:50"),
+        "customer-portal",
+        "RISK-2011 Charging history page paginates",
+        "src/pages/charging.tsx",
+        "sessions.map(renderRow)",
+        "sessions.slice(page * 20, page * 20 + 20).map(renderRow)",
+        77,
+    )
+    pd = inc.deploy(ts("2026-12-10T08:09"), "customer-portal")
+    onset = ts("2026-12-10T08:00")
+    inc.errors(
+        "charge-point-gw",
+        onset,
+        now,
+        3.0,
+        lambda r: (
+            f"http: TLS handshake error from 203.0.113.{r.randint(2, 250)}:{r.randint(30000, 60000)}: remote error: tls: certificate expired"
+        ),
+    )
+    inc.errors(
+        "customer-portal",
+        onset + 5 * MINUTE,
+        now,
+        0.3,
+        "charging station status unknown, showing last seen",
+        level="WARNING",
+    )
+    inc.metric(
+        "ocpp_connected_stations",
+        "charge-point-gw",
+        lambda x: 4200 if x < onset else 2600,
+        jitter=0.02,
+        digits=0,
+    )
+    inc.fleet()
+    inc.alert = alerts.grafana(
+        "charging stations disconnected above 20%",
+        "charge-point-gw",
+        ts("2026-12-10T08:35"),
+        "critical",
+        "connected stations",
+        "62%",
+    )
+    inc.outside(
+        "charge-point-gw's own TLS certificate expired",
+        "charge-point-gw",
+        "infrastructure",
+        [c, d, p, pd],
+        onset,
+    )
+    return inc
+
+
+def xt27_ingest_canceled_none() -> ExtIncident:
+    now = ts("2026-12-12T04:30")
+    inc = ExtIncident(
+        "xt27-ingest-canceled-none",
+        "meter-ingest head-end acks failing",
+        """From 03:12 a share of meter-ingest's head-end acknowledgements failed with "context
+        canceled" and nothing else: no metric moved, no change was made near it, no provider
+        notice. (The head-end vendor later found a firmware fault on their side; nothing in the
+        data shows it.) The changes in the window are everyday commits.""",
+        now,
+        OSPREY,
+        seed=2327,
+    )
+    inc.noise()
+    made = inc.background(inc.begin, ts("2026-12-12T02:20"), 10)
+    near = inc.code(
+        ts("2026-12-12T02:36"),
+        "meter-ingest",
+        "RISK-1450 Tag head-end acks with the meter firmware version",
+        "internal/headend/ack.go",
+        "\tack := Ack{Batch: b.ID, Count: len(b.Readings)}",
+        "\tack := Ack{Batch: b.ID, Count: len(b.Readings), Firmware: b.Firmware}",
+        29,
+    )
+    near_d = inc.deploy(ts("2026-12-12T02:52"), "meter-ingest")
+    onset = ts("2026-12-12T03:12")
+    inc.errors(
+        "meter-ingest",
+        onset,
+        now,
+        1.1,
+        lambda r: f"head-end ack for batch hb-{r.randint(100000, 999999)} failed: context canceled",
+    )
+    inc.fleet(meter_ingest={"err": add(step(onset, 0, 0.01))})
+    inc.alert = alerts.alertmanager(
+        "HeadEndAcksFailing",
+        "meter-ingest",
+        ts("2026-12-12T03:55"),
+        "warning",
+        "meter-ingest head-end acks failing",
+        "ack failures 70 in 1h.",
+        "increase(headend_ack_failures_total[1h]) > 50",
+        team="metering",
+    )
+    inc.unexplained("meter-ingest", [*made[-2:], near, near_d], onset)
+    return inc
+
+
+# --- Marigold Learning --------------------------------------------------------------------------
+
+
+def xt28_grader_memory_limit() -> ExtIncident:
+    now = ts("2026-12-14T16:00")
+    inc = ExtIncident(
+        "xt28-grader-memory-limit",
+        "grading.jobs backlog above 500",
+        """A platform clean-up lowered grader-worker's container memory limit from 4Gi to 1Gi in
+        its Helm values ("right-size workers") at 14:31. Java and C++ exercises need 1.5-3 GiB
+        to compile in the sandbox; those containers were OOM-killed from 14:36 and their jobs
+        requeued, so the backlog grew. A grader-worker commit that reports peak memory per
+        submission as a metric went out at 14:10.""",
+        now,
+        MARIGOLD,
+        seed=2328,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-14T13:40"), 8)
+    c = inc.code(
+        ts("2026-12-14T13:52"),
+        "grader-worker",
+        "feat: report peak sandbox memory per submission",
+        "grader/metrics.py",
+        'SUBMISSIONS = Counter("grader_submissions_total", "graded submissions")',
+        'SUBMISSIONS = Counter("grader_submissions_total", "graded submissions")\nPEAK_MEMORY = Histogram("grader_sandbox_peak_memory_bytes", "peak sandbox memory")',
+        14,
+    )
+    d = inc.deploy(ts("2026-12-14T14:10"), "grader-worker")
+    cfg = inc.config(
+        ts("2026-12-14T14:31"),
+        "grader-worker",
+        "Right-size worker memory limits",
+        "deploy/grader-worker/values-prod.yaml",
+        "resources:\n  limits:\n    memory: 4Gi\n    cpu: 2",
+        "resources:\n  limits:\n    memory: 1Gi\n    cpu: 2",
+        line=22,
+    )
+    onset = ts("2026-12-14T14:36")
+    q = inc.code(
+        ts("2026-12-14T14:45"),
+        "quiz-engine",
+        "fix: keep attempt timer running across reconnects",
+        "internal/attempt/timer.go",
+        "\tt.started = time.Now()",
+        "\tif t.started.IsZero() {\n\t\tt.started = time.Now()\n\t}",
+        31,
+    )
+    qd = inc.deploy(ts("2026-12-14T14:58"), "quiz-engine")
+    for k in range(9):
+        at = onset + (k * 6) * MINUTE
+        inc.log(
+            at,
+            "k8s-events",
+            "WARNING",
+            f"Container grader in pod grader-worker-77f-{k}z was OOMKilled (exit code 137)",
+            reason="OOMKilled",
+            pod=f"grader-worker-77f-{k}z",
+        )
+    inc.errors(
+        "grader-worker",
+        onset,
+        now,
+        1.0,
+        lambda r: f"submission S{r.randint(100000, 999999)} (java) lost: sandbox killed, requeued",
+    )
+    inc.metric(
+        "queue_depth",
+        "grader-worker",
+        ramp(onset, now, 20, 900),
+        labels={"queue": "grading.jobs"},
+        digits=0,
+    )
+    inc.metric(
+        "container_memory_working_set_bytes",
+        "grader-worker",
+        lambda x: 2.2e9 if x < onset else 1.05e9,
+        jitter=0.03,
+        digits=0,
+    )
+    inc.fleet(grader_worker={"err": add(step(onset, 0, 0.3))})
+    inc.alert = alerts.alertmanager(
+        "GradingBacklog",
+        "grader-worker",
+        ts("2026-12-14T15:30"),
+        "warning",
+        "grading.jobs backlog above 500",
+        "queue depth 612.",
+        'queue_depth{queue="grading.jobs"} > 500',
+        team="assessment",
+    )
+    inc.blame(cfg, [], "grader-worker", "configuration_error", [c, d, q, qd], onset)
+    return inc
+
+
+def xt29_learndb_connection_slots() -> ExtIncident:
+    now = ts("2026-12-16T18:30")
+    inc = ExtIncident(
+        "xt29-learndb-connection-slots",
+        "course-api 5xx above 2%",
+        """The end-of-term district reports (report-builder, scheduled, unchanged) opened a
+        connection per school and filled learndb's 400 connection slots from 17:05; course-api
+        and quiz-engine could not get new connections. No change caused it; a course-api
+        deploy about lesson progress queries landed at 16:58.""",
+        now,
+        MARIGOLD,
+        seed=2329,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-16T16:20"), 8)
+    c = inc.code(
+        ts("2026-12-16T16:40"),
+        "course-api",
+        "perf: fetch lesson progress with select_related",
+        "courses/progress.py",
+        "    rows = Progress.objects.filter(student=student)",
+        '    rows = Progress.objects.filter(student=student).select_related("lesson")',
+        27,
+    )
+    d = inc.deploy(ts("2026-12-16T16:58"), "course-api")
+    onset = ts("2026-12-16T17:05")
+    inc.log(onset - 3 * MINUTE, "report-builder", "INFO", "term report run started for 212 schools")
+    inc.errors(
+        "course-api",
+        onset,
+        now,
+        1.6,
+        'django.db.utils.OperationalError: connection to server at "learndb-0" failed: FATAL:  remaining connection slots are reserved for non-replication superuser connections',
+    )
+    inc.errors(
+        "quiz-engine",
+        onset + 2 * MINUTE,
+        now,
+        1.0,
+        "save attempt: pq: sorry, too many clients already",
+    )
+    inc.metric(
+        "pg_stat_activity_count",
+        "learndb",
+        step(onset, 130, 398),
+        labels={"instance": "learndb-0"},
+        jitter=0.01,
+        digits=0,
+    )
+    inc.fleet(
+        course_api={"err": add(step(onset, 0, 0.05))},
+        quiz_engine={"err": add(step(onset, 0, 0.03))},
+    )
+    inc.alert = alerts.grafana(
+        "course-api 5xx above 2%",
+        "course-api",
+        ts("2026-12-16T17:40"),
+        "critical",
+        "5xx ratio",
+        "0.051",
+    )
+    inc.outside(
+        "learndb connection slots exhausted by the term report run",
+        "learndb",
+        "resource_exhaustion",
+        [c, d],
+        onset,
+    )
+    return inc
+
+
+def xt30_idhub_timeouts() -> ExtIncident:
+    now = ts("2026-12-18T08:40")
+    inc = ExtIncident(
+        "xt30-idhub-timeouts",
+        "SSO login failures above 10%",
+        """The identity hub IdHub (login.idhub.example) slowed to a crawl at 07:50 on the first
+        school morning after the break; no status page said so. sso-bridge's calls to it timed
+        out and logins failed. An sso-bridge commit widening the SAML clock-skew allowance
+        shipped at 07:35; a classroom-web deploy came later.""",
+        now,
+        MARIGOLD,
+        seed=2330,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-18T07:00"), 8)
+    c = inc.code(
+        ts("2026-12-18T07:14"),
+        "sso-bridge",
+        "fix: allow 120s clock skew on IdHub SAML assertions",
+        "src/main/java/edu/marigold/sso/SamlValidator.java",
+        "    private static final Duration CLOCK_SKEW = Duration.ofSeconds(60);",
+        "    private static final Duration CLOCK_SKEW = Duration.ofSeconds(120);",
+        18,
+    )
+    d = inc.deploy(ts("2026-12-18T07:35"), "sso-bridge")
+    onset = ts("2026-12-18T07:50")
+    w = inc.code(
+        ts("2026-12-18T07:58"),
+        "classroom-web",
+        "feat: show district name on the login page",
+        "src/pages/login.tsx",
+        "<h1>Sign in</h1>",
+        "<h1>Sign in to {district.name}</h1>",
+        12,
+    )
+    wd = inc.deploy(ts("2026-12-18T08:12"), "classroom-web")
+    stack = java_stack(
+        "java.net.SocketTimeoutException",
+        "Read timed out",
+        [
+            ("java.net.SocketInputStream.socketRead0", "SocketInputStream.java", -1),
+            ("edu.marigold.sso.IdHubClient.resolveArtifact", "IdHubClient.java", 88),
+            ("edu.marigold.sso.AcsController.consume", "AcsController.java", 52),
+        ],
+    )
+    inc.errors(
+        "sso-bridge",
+        onset,
+        now,
+        2.0,
+        lambda r: (
+            f"login failed for district D-{r.randint(100, 400)}: artifact resolve at https://login.idhub.example/saml/resolve timed out after 10000ms"
+        ),
+        exception="java.net.SocketTimeoutException",
+        stack_trace=stack,
+    )
+    inc.errors(
+        "classroom-web",
+        onset + 2 * MINUTE,
+        now,
+        0.8,
+        "sign-in did not complete, showing retry",
+        level="WARNING",
+    )
+    inc.metric(
+        "idp_request_duration_p99_ms",
+        "sso-bridge",
+        step(onset, 300, 10000),
+        labels={"idp": "login.idhub.example"},
+        digits=0,
+    )
+    inc.fleet(sso_bridge={"err": add(step(onset, 0, 0.2)), "p99": floor(step(onset, 0, 10000))})
+    inc.alert = alerts.generic(
+        "SSO login failures above 10%",
+        "sso-bridge",
+        ts("2026-12-18T08:15"),
+        "critical",
+        {"source": "statuscake", "check": "sso-login-synthetic", "failures": "14/60"},
+    )
+    inc.outside(
+        "IdHub identity provider slow (timeouts from login.idhub.example)",
+        "sso-bridge",
+        "dependency_failure",
+        [c, d, w, wd],
+        onset,
+    )
+    return inc
+
+
+def xt31_quiz_nil_map() -> ExtIncident:
+    now = ts("2026-12-20T11:00")
+    inc = ExtIncident(
+        "xt31-quiz-nil-map",
+        "quiz-engine submit errors above 1%",
+        """A quiz-engine commit added partial-credit buckets to ScoreAttempt and writes into a map
+        it only initialises for multi-part questions: single-part attempts panic with
+        "assignment to entry in nil map". It shipped in the 10:05 release with a commit that
+        logs attempt scores (same words as the errors). A course-api deploy is unrelated.""",
+        now,
+        MARIGOLD,
+        seed=2331,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-20T09:20"), 9)
+    guilty = inc.code(
+        ts("2026-12-20T09:31"),
+        "quiz-engine",
+        "feat(scoring): partial credit buckets",
+        "internal/scoring/score.go",
+        """func ScoreAttempt(a *Attempt) Result {
+	res := Result{}
+	if a.MultiPart {
+		res.Buckets = map[string]float64{}
+	}
+	for _, q := range a.Answers {
+		res.Points += q.Points
+	}
+	return res
+}""",
+        """func ScoreAttempt(a *Attempt) Result {
+	res := Result{}
+	if a.MultiPart {
+		res.Buckets = map[string]float64{}
+	}
+	for _, q := range a.Answers {
+		res.Points += q.Points
+		res.Buckets[q.Part] += q.Partial
+	}
+	return res
+}""",
+        40,
+    )
+    logc = inc.code(
+        ts("2026-12-20T09:47"),
+        "quiz-engine",
+        "chore(attempts): log attempt score on submit",
+        "internal/attempt/submit.go",
+        "\tres := scoring.ScoreAttempt(a)",
+        '\tres := scoring.ScoreAttempt(a)\n\tlog.Info("attempt scored", "attempt", a.ID, "points", res.Points)',
+        66,
+    )
+    rel = inc.deploy(ts("2026-12-20T10:05"), "quiz-engine")
+    onset = ts("2026-12-20T10:06")
+    ca = inc.code(
+        ts("2026-12-20T10:12"),
+        "course-api",
+        "fix: lesson order after drag and drop",
+        "courses/ordering.py",
+        "    lessons.sort(key=lambda l: l.position)",
+        "    lessons.sort(key=lambda l: (l.position, l.id))",
+        9,
+    )
+    cad = inc.deploy(ts("2026-12-20T10:24"), "course-api")
+    stack = go_stack(
+        "panic: assignment to entry in nil map",
+        [
+            (
+                "github.com/marigold/quiz-engine/internal/scoring.ScoreAttempt",
+                "/src/internal/scoring/score.go",
+                47,
+            ),
+            (
+                "github.com/marigold/quiz-engine/internal/attempt.(*Service).Submit",
+                "/src/internal/attempt/submit.go",
+                66,
+            ),
+        ],
+    )
+    inc.errors(
+        "quiz-engine",
+        onset,
+        now,
+        1.4,
+        lambda r: f"submit attempt A{r.randint(1000000, 9999999)}: recovered panic in handler",
+        panic="assignment to entry in nil map",
+        stack=stack,
+    )
+    inc.errors(
+        "classroom-web",
+        onset + 2 * MINUTE,
+        now,
+        0.6,
+        "quiz submit failed (quiz-engine 500), answers kept locally",
+        level="WARNING",
+    )
+    inc.fleet(quiz_engine={"err": add(step(onset, 0, 0.03))})
+    inc.alert = alerts.grafana(
+        "quiz-engine submit errors above 1%",
+        "quiz-engine",
+        ts("2026-12-20T10:35"),
+        "warning",
+        "submit error ratio",
+        "0.031",
+    )
+    inc.blame(guilty, [rel], "quiz-engine", "code_defect", [logc, ca, cad], onset)
+    return inc
+
+
+def xt32_report_exit_none() -> ExtIncident:
+    now = ts("2026-12-22T06:30")
+    inc = ExtIncident(
+        "xt32-report-exit-none",
+        "report-builder jobs failing",
+        """From 05:02 report-builder jobs exit with status 1 and no traceback (the sandboxed PDF
+        renderer crashed on a font cache file a host update corrupted; nothing in the data shows
+        it). No metric moved, no change near it explains it.""",
+        now,
+        MARIGOLD,
+        seed=2332,
+    )
+    inc.noise()
+    made = inc.background(inc.begin, ts("2026-12-22T04:00"), 9)
+    near = inc.code(
+        ts("2026-12-22T04:22"),
+        "report-builder",
+        "docs: describe the report job retry policy",
+        "docs/jobs.md",
+        "Jobs are retried.",
+        "Jobs are retried twice, 5 minutes apart.",
+        3,
+    )
+    rc = inc.code(
+        ts("2026-12-22T04:31"),
+        "report-builder",
+        "feat: district logo on report cover",
+        "reports/cover.py",
+        "    cover.title(district.name)",
+        "    cover.title(district.name)\n    cover.logo(district.logo_url)",
+        40,
+    )
+    rd = inc.deploy(ts("2026-12-22T04:40"), "report-builder")
+    onset = ts("2026-12-22T05:02")
+    inc.errors(
+        "report-builder",
+        onset,
+        now,
+        0.5,
+        lambda r: f"report job rj-{r.randint(10000, 99999)} failed: renderer exited with status 1",
+    )
+    inc.fleet(report_builder={"err": add(step(onset, 0, 0.4))})
+    inc.alert = alerts.alertmanager(
+        "ReportJobsFailing",
+        "report-builder",
+        ts("2026-12-22T05:50"),
+        "warning",
+        "report-builder jobs failing",
+        "failed jobs 19 in 45m.",
+        "increase(report_jobs_failed_total[45m]) > 10",
+        team="insights",
+    )
+    inc.unexplained("report-builder", [*made[-2:], near, rc, rd], onset)
+    return inc
+
+
+# --- more change-caused stories in the first companies' vocabularies -----------------------------
+
+
+def xt33_kyc_retry_429() -> ExtIncident:
+    now = ts("2026-12-02T11:30")
+    inc = ExtIncident(
+        "xt33-kyc-retry-429",
+        "kyc-svc verification failures above 5%",
+        """A kyc-svc commit replaced the bounded retry on VeriPass calls with tenacity and forgot
+        the stop condition: every 5xx or 429 is retried immediately, forever, until the request
+        deadline. At the 10:30 morning peak VeriPass started answering 429 Too Many Requests to
+        the flood of retries, and verifications failed. A kyc-svc deploy that only renamed a
+        metric (it names VeriPass too) went out later; an app-bff deploy is unrelated.""",
+        now,
+        FERNBANK,
+        seed=2333,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-02T09:20"), 9)
+    guilty = inc.code(
+        ts("2026-12-02T09:34"),
+        "kyc-svc",
+        "RISK-2044 Use tenacity for VeriPass calls",
+        "kyc/providers/veripass.py",
+        """def submit(payload):
+    for attempt in range(3):
+        resp = http.post(VERIPASS_URL, json=payload, timeout=8)
+        if resp.status_code < 500:
+            return resp
+        time.sleep(2 ** attempt)
+    return resp""",
+        """@retry(retry=retry_if_result(lambda r: r.status_code >= 429))
+def submit(payload):
+    return http.post(VERIPASS_URL, json=payload, timeout=8)""",
+        22,
+    )
+    gd = inc.deploy(ts("2026-12-02T09:52"), "kyc-svc")
+    onset = ts("2026-12-02T10:31")
+    m = inc.code(
+        ts("2026-12-02T10:40"),
+        "kyc-svc",
+        "RISK-2051 Rename veripass latency metric",
+        "kyc/metrics.py",
+        'LATENCY = Histogram("veripass_seconds", "VeriPass call latency")',
+        'LATENCY = Histogram("kyc_veripass_request_seconds", "VeriPass call latency")',
+        5,
+    )
+    md = inc.deploy(ts("2026-12-02T10:55"), "kyc-svc")
+    b = inc.code(
+        ts("2026-12-02T10:05"),
+        "app-bff",
+        "CARD-2210 Onboarding screen shows verification progress",
+        "src/screens/onboarding.ts",
+        "return { step: v.step };",
+        "return { step: v.step, progress: v.progress };",
+        18,
+    )
+    bd = inc.deploy(ts("2026-12-02T10:20"), "app-bff")
+    inc.errors(
+        "kyc-svc",
+        onset,
+        now,
+        2.0,
+        lambda r: (
+            f"verification V-{r.randint(100000, 999999)} failed: POST https://api.veripass.example/v2/checks 429 Too Many Requests after {r.randint(40, 90)} attempts"
+        ),
+    )
+    inc.metric(
+        "veripass_requests_per_second",
+        "kyc-svc",
+        lambda x: 6 if x < onset else 140,
+        labels={"direction": "outbound"},
+        digits=1,
+    )
+    inc.fleet(kyc_svc={"err": add(step(onset, 0, 0.2))})
+    inc.alert = alerts.datadog(
+        "kyc-svc verification failures above 5%",
+        "kyc-svc",
+        ts("2026-12-02T11:02"),
+        "critical",
+        "sum:kyc.verifications.failed{*}.as_rate()",
+        0.2,
+        0.05,
+        ["team:onboarding"],
+    )
+    inc.blame(guilty, [gd], "kyc-svc", "code_defect", [m, md, b, bd], onset)
+    return inc
+
+
+def xt34_manifest_field_rename() -> ExtIncident:
+    now = ts("2026-12-04T21:00")
+    inc = ExtIncident(
+        "xt34-manifest-field-rename",
+        "playback start failures above 2%",
+        """A manifest-svc commit renamed the JSON field drm_key_id to key_id in its playback
+        descriptor ("match the DASH spec"); playback-api, which reads the descriptor, raised
+        KeyError: 'drm_key_id' for every DRM title from the 20:10 manifest-svc deploy on. Only
+        playback-api fails (it calls manifest-svc). A playback-api commit about heartbeat
+        intervals and a license-svc deploy are nearby.""",
+        now,
+        CORVID,
+        seed=2334,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-04T19:30"), 9)
+    guilty = inc.code(
+        ts("2026-12-04T19:48"),
+        "manifest-svc",
+        "Rename drm_key_id to key_id in playback descriptors",
+        "internal/descriptor/descriptor.go",
+        'type Descriptor struct {\n\tURL      string `json:"url"`\n\tDRMKeyID string `json:"drm_key_id"`\n}',
+        'type Descriptor struct {\n\tURL   string `json:"url"`\n\tKeyID string `json:"key_id"`\n}',
+        12,
+    )
+    gd = inc.deploy(ts("2026-12-04T20:10"), "manifest-svc")
+    onset = ts("2026-12-04T20:11")
+    hb = inc.code(
+        ts("2026-12-04T19:55"),
+        "playback-api",
+        "Heartbeat every 30s instead of 10s",
+        "playback/heartbeat.py",
+        "HEARTBEAT_SECONDS = 10",
+        "HEARTBEAT_SECONDS = 30",
+        4,
+    )
+    hbd = inc.deploy(ts("2026-12-04T20:02"), "playback-api")
+    lc = inc.code(
+        ts("2026-12-04T20:15"),
+        "license-svc",
+        "Cache device certificates per session",
+        "src/main/java/com/corvid/drm/DeviceCerts.java",
+        "        return vault.read(path);",
+        "        return cache.computeIfAbsent(path, vault::read);",
+        33,
+    )
+    lcd = inc.deploy(ts("2026-12-04T20:30"), "license-svc")
+    stack = py_stack(
+        "KeyError",
+        "'drm_key_id'",
+        [
+            ("/app/playback/views.py", 64, "start_playback", "desc = manifests.descriptor(title)"),
+            ("/app/playback/drm.py", 31, "license_url", 'key = desc["drm_key_id"]'),
+        ],
+    )
+    inc.errors(
+        "playback-api",
+        onset,
+        now,
+        2.2,
+        lambda r: (
+            f"playback start failed for title tt-{r.randint(10000, 99999)}: KeyError 'drm_key_id'"
+        ),
+        exc_info=stack,
+    )
+    inc.fleet(playback_api={"err": add(step(onset, 0, 0.06))})
+    inc.alert = alerts.generic(
+        "playback start failures above 2%",
+        "playback-api",
+        ts("2026-12-04T20:40"),
+        "P1",
+        {"source": "opsgenie", "alias": "playback-start", "message": "start failure ratio 6%"},
+    )
+    inc.blame(guilty, [gd], "manifest-svc", "code_defect", [hb, hbd, lc, lcd], onset)
+    return inc
+
+
+def xt35_lobby_buffer_leak() -> ExtIncident:
+    now = ts("2026-12-06T23:30")
+    inc = ExtIncident(
+        "xt35-lobby-buffer-leak",
+        "lobby-gw pods restarting",
+        """A lobby-gw commit kept every party's last 500 chat frames in a per-connection replay
+        buffer that is never trimmed when members leave; memory grew from the 19:40 deploy until
+        the pods hit their 1 GiB limit and were OOM-killed from 22:05. A lobby-gw commit about
+        ready-check timeouts sits in the same release window, and a chat-gw deploy came later.""",
+        now,
+        BRAMBLEWOOD,
+        seed=2335,
+        hours=9,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-06T18:50"), 9)
+    guilty = inc.code(
+        ts("2026-12-06T19:12"),
+        "lobby-gw",
+        "[lobby] Replay recent party frames to reconnecting members",
+        "src/party/replay.ts",
+        "export function onFrame(party: Party, frame: Frame) {\n  broadcast(party, frame);\n}",
+        "const replay = new Map<string, Frame[]>();\n\nexport function onFrame(party: Party, frame: Frame) {\n  const buf = replay.get(party.id) ?? [];\n  buf.push(frame);\n  replay.set(party.id, buf.slice(-500));\n  broadcast(party, frame);\n}",
+        10,
+    )
+    other = inc.code(
+        ts("2026-12-06T19:25"),
+        "lobby-gw",
+        "[lobby] Ready check times out after 20s",
+        "src/lobby/ready.ts",
+        "const READY_TIMEOUT_MS = 30_000;",
+        "const READY_TIMEOUT_MS = 20_000;",
+        7,
+    )
+    gd = inc.deploy(ts("2026-12-06T19:40"), "lobby-gw")
+    cg = inc.code(
+        ts("2026-12-06T21:40"),
+        "chat-gw",
+        "[chat] Drop typing indicators older than 5s",
+        "src/typing.ts",
+        "if (age > 10_000) drop(ev);",
+        "if (age > 5_000) drop(ev);",
+        21,
+    )
+    cgd = inc.deploy(ts("2026-12-06T21:55"), "chat-gw")
+    onset = ts("2026-12-06T19:40")
+    oom = ts("2026-12-06T22:05")
+    for k in range(7):
+        inc.log(
+            oom + (k * 11) * MINUTE,
+            "k8s-events",
+            "WARNING",
+            f"Container lobby-gw in pod lobby-gw-6f8-{k}w was OOMKilled (exit code 137), memory limit 1Gi",
+            reason="OOMKilled",
+        )
+    inc.errors(
+        "lobby-gw",
+        oom,
+        now,
+        1.0,
+        "websocket closed (1006): lobby-gw restarting, clients reconnecting",
+        level="WARNING",
+    )
+    inc.errors(
+        "lobby-gw",
+        oom + MINUTE,
+        now,
+        0.4,
+        "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+        level="CRITICAL",
+    )
+    inc.metric(
+        "nodejs_heap_used_bytes",
+        "lobby-gw",
+        ramp(onset, oom, 2.1e8, 1.0e9),
+        jitter=0.02,
+        digits=0,
+    )
+    inc.fleet(lobby_gw={"err": add(step(oom, 0, 0.02))})
+    inc.alert = alerts.grafana(
+        "lobby-gw pods restarting",
+        "lobby-gw",
+        ts("2026-12-06T22:50"),
+        "warning",
+        "container restarts",
+        "7",
+    )
+    inc.blame(guilty, [gd], "lobby-gw", "code_defect", [other, cg, cgd], onset)
+    return inc
+
+
+def xt36_zone_packet_loss() -> ExtIncident:
+    now = ts("2026-12-09T02:30")
+    inc = ExtIncident(
+        "xt36-zone-packet-loss",
+        "dispatch-api error ratio above 1%",
+        """A top-of-rack switch in one availability zone began dropping packets at 01:20; the pods
+        on the three nodes behind it (dispatch-api, yard-svc and eta-predictor replicas) saw
+        connection resets and i/o timeouts to each other and to fleetdb. No change caused it:
+        a yard-svc deploy and a dispatch-api commit about load search sit nearby.""",
+        now,
+        TIDEWATER,
+        seed=2336,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-09T00:30"), 8)
+    c = inc.code(
+        ts("2026-12-09T00:48"),
+        "dispatch-api",
+        "feat(dispatch): search loads by origin city prefix",
+        "internal/loads/search.go",
+        '\tq := db.Where("origin_city = ?", city)',
+        '\tq := db.Where("origin_city LIKE ?", city+"%")',
+        27,
+    )
+    d = inc.deploy(ts("2026-12-09T01:05"), "dispatch-api")
+    y = inc.code(
+        ts("2026-12-09T00:58"),
+        "yard-svc",
+        "fix(yard): dock door labels sort naturally",
+        "yard/doors/sort.py",
+        "    return sorted(doors, key=lambda d: d.label)",
+        "    return sorted(doors, key=natural_key)",
+        12,
+    )
+    yd = inc.deploy(ts("2026-12-09T01:14"), "yard-svc")
+    onset = ts("2026-12-09T01:20")
+    inc.errors(
+        "dispatch-api",
+        onset,
+        now,
+        1.2,
+        lambda r: (
+            f"read tcp 10.40.{r.randint(1, 3)}.{r.randint(2, 250)}:{r.randint(40000, 60000)}->10.40.9.14:5432: read: connection reset by peer"
+        ),
+    )
+    inc.errors(
+        "yard-svc",
+        onset + MINUTE,
+        now,
+        0.8,
+        lambda r: (
+            "fleetdb query failed: could not receive data from server: Connection timed out (10.40.9.14:5432)"
+        ),
+    )
+    inc.errors(
+        "eta-predictor",
+        onset + MINUTE,
+        now,
+        0.6,
+        lambda r: f"dial tcp 10.40.2.{r.randint(2, 250)}:8080: i/o timeout",
+    )
+    for node in ("ip-10-40-1-17", "ip-10-40-1-52", "ip-10-40-1-88"):
+        inc.metric(
+            "node_network_receive_drop_per_second",
+            "k8s",
+            step(onset, 0.0, 40.0),
+            labels={"node": node, "zone": "us-east-1b"},
+            digits=1,
+        )
+    inc.fleet(dispatch_api={"err": add(step(onset, 0, 0.02))})
+    inc.alert = alerts.alertmanager(
+        "DispatchErrorRatio",
+        "dispatch-api",
+        ts("2026-12-09T01:55"),
+        "warning",
+        "dispatch-api error ratio above 1%",
+        "error ratio 2.1%.",
+        'sum(rate(http_requests_total{service="dispatch-api",code=~"5.."}[5m])) / sum(rate(http_requests_total{service="dispatch-api"}[5m])) > 0.01',
+        team="dispatch",
+    )
+    inc.outside(
+        "packet loss in one availability zone (a top-of-rack switch)",
+        "dispatch-api",
+        "infrastructure",
+        [c, d, y, yd],
+        onset,
+    )
+    return inc
+
+
+# --- Juniper Stays (added by a second examiner) ---------------------------------------------------
+
+
+def xt37_bar_cache_ttl() -> ExtIncident:
+    now = ts("2026-12-16T18:40")
+    inc = ExtIncident(
+        "xt37-bar-cache-ttl",
+        "Checkout price-changed rejections above 3% (booking-api)",
+        """A rate-engine commit meant to cut ratesdb load raised the TTL of the in-process BAR
+        cache from 60 seconds to 6 hours. Revenue managers' afternoon rate pushes no longer
+        reached quotes, while booking-api re-prices the stay from ratesdb at guarantee time; from
+        17:08 guests were told the price had changed and their bookings were refused
+        (RATE_DRIFT). A booking-api deploy at 17:20 that rewords the price-changed message and a
+        channel-sync deploy about rate pushes share the errors' words; neither touched pricing.""",
+        now,
+        JUNIPER,
+        seed=2337,
+    )
+    inc.doc(
+        "Runbook: RATE_DRIFT at checkout",
+        """booking-api quotes through rate-engine when the guest searches and re-prices from
+ratesdb when the card guarantee is taken. If the two disagree by more than 1 unit of currency
+the reservation is refused with RATE_DRIFT and the guest sees "the price of your stay has
+changed". Expected rate: well under 0.5%, higher for an hour after big revenue pushes.
+Check: rate-engine's cache age (rate_cache_entry_age_seconds) and the last revenue push.
+Flush: `jsctl rates flush --property all` (safe, costs ~2 minutes of higher ratesdb load).""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-16T15:40"), 9)
+    guilty = inc.code(
+        ts("2026-12-16T15:52"),
+        "rate-engine",
+        "rates/cache: keep BAR entries longer, ratesdb CPU is at 70% at peak",
+        "internal/cache/bar.go",
+        """const (
+	barTTL       = 60 * time.Second
+	barMaxEntries = 250_000
+)
+
+func newBarCache() *ristretto.Cache {""",
+        """const (
+	barTTL       = 6 * time.Hour
+	barMaxEntries = 250_000
+)
+
+func newBarCache() *ristretto.Cache {""",
+        18,
+        author="yuki.t",
+    )
+    gd = inc.deploy(ts("2026-12-16T16:10"), "rate-engine")
+    cs = inc.code(
+        ts("2026-12-16T16:31"),
+        "channel-sync",
+        "ari: log rate push size per property",
+        "channel_sync/push/rates.py",
+        "    resp = await roomhub.push_rates(property_id, rows)\n    return resp",
+        '    resp = await roomhub.push_rates(property_id, rows)\n    log.info("rate push", property=property_id, rows=len(rows))\n    return resp',
+        57,
+        author="r.mahlangu",
+    )
+    csd = inc.deploy(ts("2026-12-16T16:49"), "channel-sync")
+    onset = ts("2026-12-16T17:08")
+    decoy = inc.code(
+        ts("2026-12-16T17:02"),
+        "booking-api",
+        "checkout: friendlier copy when the rate changed between search and guarantee",
+        "src/main/kotlin/com/juniper/booking/guarantee/RateDriftMessage.kt",
+        '    const val GUEST_TEXT = "Rate mismatch (RATE_DRIFT)."',
+        '    const val GUEST_TEXT = "The price of your stay has changed. Please review the new total."',
+        9,
+        author="ines.ferreira",
+    )
+    dd = inc.deploy(ts("2026-12-16T17:20"), "booking-api")
+    stack = java_stack(
+        "com.juniper.booking.guarantee.RateDriftException",
+        "quoted 189.00 EUR, ratesdb says 219.00 EUR",
+        [
+            ("com.juniper.booking.guarantee.Repricer.verify", "Repricer.kt", 61),
+            (
+                "com.juniper.booking.guarantee.GuaranteeService.guarantee",
+                "GuaranteeService.kt",
+                104,
+            ),
+            (
+                "com.juniper.booking.api.ReservationController.guarantee",
+                "ReservationController.kt",
+                77,
+            ),
+        ],
+    )
+    inc.errors(
+        "booking-api",
+        onset,
+        now,
+        lambda f: 0.8 + 1.4 * f,
+        lambda r: (
+            f"guarantee refused conf=JS{r.randint(1000000, 9999999)} property=JS-0{r.randint(100, 480)}: RATE_DRIFT quoted={r.randint(90, 260)}.00 current={r.randint(120, 300)}.00"
+        ),
+        level="WARNING",
+        exception="com.juniper.booking.guarantee.RateDriftException",
+        stack_trace=stack,
+    )
+    inc.errors(
+        "guest-app",
+        onset + 2 * MINUTE,
+        now,
+        0.9,
+        "checkout step guarantee -> 409 RATE_DRIFT from booking-api",
+        level="WARNING",
+    )
+    inc.metric(
+        "rate_cache_entry_age_seconds_p50",
+        "rate-engine",
+        ramp(ts("2026-12-16T16:10"), now, 30, 9000),
+        digits=0,
+    )
+    inc.metric(
+        "ratesdb_queries_per_second",
+        "rate-engine",
+        step(ts("2026-12-16T16:10"), 420, 35),
+        digits=0,
+    )
+    inc.metric(
+        "guarantee_rejections_ratio",
+        "booking-api",
+        ramp(onset, now, 0.003, 0.061),
+        labels={"reason": "RATE_DRIFT"},
+        jitter=0.1,
+        digits=4,
+    )
+    inc.fleet(booking_api={"err": add(ramp(onset, now, 0, 0.04))})
+    inc.alert = alerts.grafana(
+        "Checkout price-changed rejections above 3% (booking-api)",
+        "booking-api",
+        ts("2026-12-16T18:05"),
+        "critical",
+        "Guarantee rejections by reason",
+        "RATE_DRIFT 4.4%",
+        squad="reservations",
+    )
+    inc.blame(guilty, [gd], "rate-engine", "code_defect", [decoy, dd, cs, csd], onset)
+    return inc
+
+
+def xt38_ari_batch_unnamed() -> ExtIncident:
+    now = ts("2026-12-18T11:20")
+    inc = ExtIncident(
+        "xt38-ari-batch-unnamed",
+        "ari.updates backlog above 20k (channel-sync)",
+        """A channel-sync commit on Tuesday raised the ARI push batch from 50 to 400 room-type
+        days per request "to use fewer RoomHub calls". It sat on main, unreleased, until
+        Thursday's 09:36 release, whose notes name only the structlog bump and the retry-log
+        commit. RoomHub caps a request at 100 room-type days and answers 413 with error
+        R-4131; channel-sync retries the same batch, the backlog grows and OTAs sell rooms that
+        are gone. A RoomHub maintenance notice for another API and a booking-api deploy about
+        availability are around.""",
+        now,
+        JUNIPER,
+        seed=2338,
+        hours=8,
+    )
+    inc.doc(
+        "RoomHub API limits (partner docs excerpt)",
+        """RoomHub Connect API v3. POST /ari/availability and POST /ari/rates accept at most 100
+room-type-days per request (one room type, one date = one room-type-day). Larger requests are
+refused with HTTP 413 and error R-4131. Rate limit: 20 requests/second per hotel group.""",
+    )
+    inc.doc(
+        "RoomHub notice: scheduled maintenance, Reporting API",
+        """RoomHub service notice. 2026-12-18T09:00:00Z - 2026-12-18T12:00:00Z: the Reporting API
+(reports.roomhub.example) is read-only during a database migration. ARI, reservations and
+content APIs are not affected.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-18T06:30"), 9)
+    guilty = inc.code(
+        ts("2026-12-16T15:12"),
+        "channel-sync",
+        "ari: bigger push batches, we are close to RoomHub's req/s limit",
+        "channel_sync/push/batcher.py",
+        """MAX_ROOM_TYPE_DAYS = 50
+
+
+def chunks(rows: list[AriRow]) -> Iterator[list[AriRow]]:
+    for i in range(0, len(rows), MAX_ROOM_TYPE_DAYS):""",
+        """MAX_ROOM_TYPE_DAYS = 400
+
+
+def chunks(rows: list[AriRow]) -> Iterator[list[AriRow]]:
+    for i in range(0, len(rows), MAX_ROOM_TYPE_DAYS):""",
+        12,
+        author="r.mahlangu",
+    )
+    bump = inc.code(
+        ts("2026-12-18T08:51"),
+        "channel-sync",
+        "deps: structlog 24.4.0",
+        "requirements.txt",
+        "httpx==0.27.0\nstructlog==24.2.0",
+        "httpx==0.27.0\nstructlog==24.4.0",
+        7,
+        author="renovate[bot]",
+    )
+    retry_log = inc.code(
+        ts("2026-12-18T09:05"),
+        "channel-sync",
+        "ari: log RoomHub error code on retry",
+        "channel_sync/push/client.py",
+        '        log.warning("roomhub push failed, retrying", status=resp.status_code)',
+        '        log.warning("roomhub push failed, retrying", status=resp.status_code, code=resp.json().get("code"))',
+        88,
+        author="c.dubois",
+    )
+    release = inc.deploy(
+        ts("2026-12-18T09:36"),
+        "channel-sync",
+        ships=[bump, retry_log],
+        summary="Release channel-sync 2026.12.18-1 (structlog 24.4.0; log RoomHub error code on retry)",
+    )
+    onset = ts("2026-12-18T09:39")
+    bk = inc.code(
+        ts("2026-12-18T09:44"),
+        "booking-api",
+        "availability: skip room types closed to arrival in search",
+        "src/main/kotlin/com/juniper/booking/availability/Search.kt",
+        "        .filter { it.available > 0 }",
+        "        .filter { it.available > 0 && !it.closedToArrival }",
+        52,
+    )
+    bkd = inc.deploy(ts("2026-12-18T10:02"), "booking-api")
+    stack = py_stack(
+        "httpx.HTTPStatusError",
+        "Client error '413 Payload Too Large' for url 'https://api.roomhub.example/v3/ari/availability'",
+        [
+            ("/app/channel_sync/worker.py", 141, "handle", "await push.send(batch)"),
+            ("/app/channel_sync/push/client.py", 84, "send", "resp.raise_for_status()"),
+        ],
+    )
+    inc.errors(
+        "channel-sync",
+        onset,
+        now,
+        2.2,
+        lambda r: (
+            f"roomhub push failed, retrying status=413 code=R-4131 property=JS-0{r.randint(100, 480)} rows=400"
+        ),
+        exc_info=stack,
+    )
+    inc.errors(
+        "booking-api",
+        onset + 70 * MINUTE,
+        now,
+        0.3,
+        lambda r: (
+            f"OTA reservation for sold-out room type at JS-0{r.randint(100, 480)} accepted as overbooking"
+        ),
+        level="WARNING",
+    )
+    inc.metric(
+        "kafka_consumergroup_lag",
+        "channel-sync",
+        ramp(onset, now, 150, 41000),
+        labels={"topic": "ari.updates", "group": "channel-sync"},
+        digits=0,
+    )
+    inc.metric(
+        "roomhub_responses_per_second",
+        "channel-sync",
+        step(onset, 0.0, 3.1),
+        labels={"status": "413"},
+        jitter=0.15,
+        digits=2,
+    )
+    inc.fleet(channel_sync={"err": add(step(onset, 0, 0.9)), "rps": times(step(onset, 1, 0.1))})
+    inc.alert = alerts.grafana(
+        "ari.updates backlog above 20k (channel-sync)",
+        "channel-sync",
+        ts("2026-12-18T10:41"),
+        "warning",
+        "ARI backlog",
+        "23 870",
+        squad="distribution",
+    )
+    inc.blame(guilty, [release], "channel-sync", "code_defect", [bump, retry_log, bk, bkd], onset)
+    return inc
+
+
+def xt39_resv_pool_config() -> ExtIncident:
+    now = ts("2026-12-20T20:15")
+    inc = ExtIncident(
+        "xt39-resv-pool-config",
+        "booking-api 5xx above 2%",
+        """A platform change "right-sizing" connection pools by observed average use set
+        booking-api's HikariCP maximumPoolSize from 40 to 6 in its production values. Quiet
+        afternoons fit, but the Sunday-evening booking peak needs 25-30 connections: from 19:12
+        requests wait 30 s for a connection and fail. resvdb and pgbouncer are fine. A
+        booking-api deploy that adds a connection-leak detection log line and a folio-svc pool
+        metric commit are nearby and share the words.""",
+        now,
+        JUNIPER,
+        seed=2339,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-20T16:00"), 8)
+    cfg = inc.config(
+        ts("2026-12-20T16:24"),
+        "booking-api",
+        "pools: right-size Hikari pools to p95 in-use + headroom (batch 3 of 5)",
+        "helm/booking-api/values-prod.yaml",
+        """datasource:
+  url: jdbc:postgresql://pgbouncer.resv:6432/resvdb
+  hikari:
+    maximumPoolSize: 40
+    minimumIdle: 10
+    connectionTimeout: 30000""",
+        """datasource:
+  url: jdbc:postgresql://pgbouncer.resv:6432/resvdb
+  hikari:
+    maximumPoolSize: 6
+    minimumIdle: 2
+    connectionTimeout: 30000""",
+        author="a.kowal",
+        line=14,
+    )
+    fo = inc.code(
+        ts("2026-12-20T17:48"),
+        "folio-svc",
+        "ops/metrics: export hikari pending threads",
+        "src/main/java/com/juniper/folio/config/DataSourceMetrics.java",
+        '        registry.gauge("hikari.active", pool, HikariPoolMXBean::getActiveConnections);',
+        '        registry.gauge("hikari.active", pool, HikariPoolMXBean::getActiveConnections);\n        registry.gauge("hikari.pending", pool, HikariPoolMXBean::getThreadsAwaitingConnection);',
+        33,
+    )
+    fod = inc.deploy(ts("2026-12-20T18:05"), "folio-svc")
+    onset = ts("2026-12-20T19:12")
+    leak = inc.code(
+        ts("2026-12-20T18:40"),
+        "booking-api",
+        "db: turn on Hikari leak detection at 20s",
+        "src/main/resources/application.yaml",
+        "spring:\n  datasource:\n    hikari:\n      pool-name: resv",
+        "spring:\n  datasource:\n    hikari:\n      pool-name: resv\n      leak-detection-threshold: 20000",
+        4,
+    )
+    leakd = inc.deploy(ts("2026-12-20T18:58"), "booking-api")
+    stack = java_stack(
+        "java.sql.SQLTransientConnectionException",
+        "resv - Connection is not available, request timed out after 30000ms (total=6, active=6, idle=0, waiting=41)",
+        [
+            ("com.zaxxer.hikari.pool.HikariPool.createTimeoutException", "HikariPool.java", 686),
+            ("com.zaxxer.hikari.pool.HikariPool.getConnection", "HikariPool.java", 179),
+            ("com.juniper.booking.availability.Search.rooms", "Search.kt", 48),
+        ],
+    )
+    inc.errors(
+        "booking-api",
+        onset,
+        now,
+        lambda f: 1.0 + 2.0 * f,
+        lambda r: f"GET /v1/availability failed after 30001ms property=JS-0{r.randint(100, 480)}",
+        exception="java.sql.SQLTransientConnectionException",
+        stack_trace=stack,
+    )
+    inc.errors(
+        "guest-app",
+        onset + 1 * MINUTE,
+        now,
+        0.8,
+        "availability unavailable: booking-api 503",
+        level="WARNING",
+    )
+    inc.metric(
+        "hikaricp_connections_active",
+        "booking-api",
+        lambda t: 14 if t < ts("2026-12-20T16:40") else (6 if t >= ts("2026-12-20T18:30") else 5),
+        labels={"pool": "resv"},
+        jitter=0.03,
+        digits=0,
+    )
+    inc.metric(
+        "hikaricp_connections_pending",
+        "booking-api",
+        step(onset, 0, 38),
+        labels={"pool": "resv"},
+        digits=0,
+    )
+    inc.metric(
+        "pgbouncer_pools_sv_active",
+        "resvdb",
+        lambda t: 22 if t < ts("2026-12-20T16:40") else 11,
+        digits=0,
+    )
+    inc.fleet(
+        booking_api={
+            "err": add(step(onset, 0, 0.06)),
+            "p99": floor(step(onset, 0, 30000)),
+            "rps": times(step(ts("2026-12-20T18:30"), 1, 1.7)),
+        }
+    )
+    inc.alert = alerts.grafana(
+        "booking-api 5xx above 2%",
+        "booking-api",
+        ts("2026-12-20T19:31"),
+        "critical",
+        "booking-api error ratio",
+        "6.3%",
+        squad="reservations",
+    )
+    inc.blame(cfg, [], "booking-api", "configuration_error", [leak, leakd, fo, fod], onset)
+    return inc
+
+
+def xt40_quillpay_outage() -> ExtIncident:
+    now = ts("2026-12-22T14:50")
+    inc = ExtIncident(
+        "xt40-quillpay-outage",
+        "Card guarantee failures (booking-api)",
+        """Quillpay, the card vault booking-api tokenizes guarantee cards with, had a partial
+        outage of its tokenization endpoint in EU from 13:47 (status page entry dated
+        2026-12-22T13:55:00Z, in the knowledge base): requests hung and ended in 504s. booking-api
+        had deployed at 13:31 a commit to the very Quillpay client (it adds an idempotency key
+        header), which shares every word with the errors and worked; a guest-app deploy about the
+        payment form followed at 14:02.""",
+        now,
+        JUNIPER,
+        seed=2340,
+    )
+    inc.doc(
+        "Quillpay Status - Incident: Elevated errors on Tokenization API (EU)",
+        """status.quillpay.example
+Elevated errors on Tokenization API (EU)
+Investigating (2026-12-22T13:55:00Z): We are investigating elevated error rates and timeouts on
+POST /v2/tokens for merchants routed through our EU region.
+Identified (2026-12-22T14:21:00Z): A failed load balancer in eu-central is dropping a share of
+connections. We are failing over.
+Card authorization and detokenization are not affected.""",
+    )
+    inc.doc(
+        "Runbook: guarantee failures",
+        """A reservation needs a guaranteed card unless the rate is pay-at-property. booking-api
+tokenizes the card through Quillpay (vault.quillpay.example) before confirming. If Quillpay is
+failing: check status.quillpay.example, then switch properties to "hold without guarantee"
+(`jsctl booking guarantee-mode --soft`) and tell the revenue desk.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-22T12:40"), 9)
+    c = inc.code(
+        ts("2026-12-22T13:08"),
+        "booking-api",
+        "guarantee/quillpay: send Idempotency-Key on tokenize",
+        "src/main/kotlin/com/juniper/booking/guarantee/QuillpayClient.kt",
+        """        val req = HttpRequest.newBuilder(uri("/v2/tokens"))
+            .header("Authorization", auth())
+            .POST(body(card))""",
+        """        val req = HttpRequest.newBuilder(uri("/v2/tokens"))
+            .header("Authorization", auth())
+            .header("Idempotency-Key", reservation.confirmation)
+            .POST(body(card))""",
+        41,
+        author="bwalcott",
+    )
+    d = inc.deploy(ts("2026-12-22T13:31"), "booking-api")
+    onset = ts("2026-12-22T13:47")
+    g = inc.code(
+        ts("2026-12-22T13:40"),
+        "guest-app",
+        "checkout: card form keeps focus after a guarantee error",
+        "app/checkout/CardForm.tsx",
+        "  onError={() => setError(true)}",
+        "  onError={() => { setError(true); cardRef.current?.focus() }}",
+        88,
+    )
+    gd = inc.deploy(ts("2026-12-22T14:02"), "guest-app")
+    stack = java_stack(
+        "com.juniper.booking.guarantee.TokenizeException",
+        "Quillpay POST /v2/tokens returned 504 Gateway Timeout",
+        [
+            ("com.juniper.booking.guarantee.QuillpayClient.tokenize", "QuillpayClient.kt", 52),
+            ("com.juniper.booking.guarantee.GuaranteeService.guarantee", "GuaranteeService.kt", 88),
+            (
+                "com.juniper.booking.api.ReservationController.guarantee",
+                "ReservationController.kt",
+                77,
+            ),
+        ],
+    )
+    inc.errors(
+        "booking-api",
+        onset,
+        now,
+        1.6,
+        lambda r: (
+            f"guarantee failed conf=JS{r.randint(1000000, 9999999)}: quillpay tokenize {r.choice(['504 Gateway Timeout', 'timed out after 10000ms', '504 Gateway Timeout'])}"
+        ),
+        exception="com.juniper.booking.guarantee.TokenizeException",
+        stack_trace=stack,
+        upstream="vault.quillpay.example",
+    )
+    inc.errors(
+        "guest-app",
+        onset + 1 * MINUTE,
+        now,
+        0.7,
+        "checkout: guarantee step failed (502 from booking-api)",
+        level="WARNING",
+    )
+    inc.metric(
+        "upstream_request_duration_p99_ms",
+        "booking-api",
+        step(onset, 380, 10000),
+        labels={"upstream": "vault.quillpay.example"},
+        jitter=0.05,
+        digits=0,
+    )
+    inc.metric(
+        "upstream_errors_per_second",
+        "booking-api",
+        step(onset, 0.01, 1.4),
+        labels={"upstream": "vault.quillpay.example"},
+        jitter=0.2,
+        digits=2,
+    )
+    inc.fleet(booking_api={"err": add(step(onset, 0, 0.03)), "p99": floor(step(onset, 0, 10400))})
+    inc.alert = alerts.generic(
+        "Card guarantee failures (booking-api)",
+        "booking-api",
+        ts("2026-12-22T14:06"),
+        "P2",
+        {
+            "source": "opsgenie",
+            "alias": "booking-guarantee-failures",
+            "message": "guarantee_failures_total rate 1.6/s over 10m",
+            "responders": ["reservations-oncall"],
+        },
+    )
+    inc.outside(
+        "Quillpay tokenization API outage in EU (status notice 2026-12-22T13:55:00Z)",
+        "booking-api",
+        "dependency_failure",
+        [c, d, g, gd],
+        onset,
+    )
+    return inc
+
+
+def xt41_session_redis_maxmemory() -> ExtIncident:
+    now = ts("2026-12-27T11:30")
+    inc = ExtIncident(
+        "xt41-session-redis-maxmemory",
+        "guest-app login and check-in errors",
+        """session-redis runs with maxmemory 6gb and noeviction. Check-in drafts are written
+        without an expiry, and the holiday-week check-in wave filled it: from 10:26 every write
+        is refused with OOM command not allowed, so logins and mobile check-in fail in guest-app.
+        Nothing changed: memory had been climbing for days. A guest-app deploy at 10:05 about
+        session cookies and a keycard-svc deploy at 10:40 are the decoys.""",
+        now,
+        JUNIPER,
+        seed=2341,
+    )
+    inc.doc(
+        "Runbook: session-redis",
+        """session-redis holds guest-app sessions (TTL 12h) and check-in drafts. Policy is
+noeviction on purpose: evicting a session logs a guest out mid check-in. Watch used_memory
+against maxmemory (6gb). If it is full: `redis-cli --scan --pattern 'ci:draft:*'` and delete
+drafts older than 7 days, then raise maxmemory only with Guest Tech's approval.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-27T09:30"), 9)
+    c = inc.code(
+        ts("2026-12-27T09:44"),
+        "guest-app",
+        "session: SameSite=Lax on the session cookie",
+        "lib/session.ts",
+        "  cookie: { httpOnly: true, secure: true },",
+        "  cookie: { httpOnly: true, secure: true, sameSite: 'lax' },",
+        22,
+    )
+    d = inc.deploy(ts("2026-12-27T10:05"), "guest-app")
+    onset = ts("2026-12-27T10:26")
+    k = inc.code(
+        ts("2026-12-27T10:18"),
+        "keycard-svc",
+        "keys: include room number in issued-key log line",
+        "internal/keys/issue.go",
+        '\tlog.Info("mobile key issued", "reservation", res.Conf)',
+        '\tlog.Info("mobile key issued", "reservation", res.Conf, "room", res.Room)',
+        64,
+    )
+    kd = inc.deploy(ts("2026-12-27T10:40"), "keycard-svc")
+    stack = node_stack(
+        "ReplyError",
+        "OOM command not allowed when used memory > 'maxmemory'.",
+        [
+            ("parseError", "/app/node_modules/redis-parser/lib/parser.js", 179, 12),
+            ("RedisStore.set", "/app/lib/session.js", 61, 18),
+            ("saveCheckinDraft", "/app/pages/api/checkin/draft.js", 27, 9),
+        ],
+    )
+    inc.errors(
+        "guest-app",
+        onset,
+        now,
+        2.0,
+        lambda r: (
+            f"{r.choice(['POST /app/login', 'POST /app/checkin', 'PUT /api/checkin/draft'])} 500: session store write failed"
+        ),
+        **{"err.stack": stack, "err.type": "ReplyError"},
+    )
+    inc.errors(
+        "keycard-svc",
+        onset + 6 * MINUTE,
+        now,
+        0.2,
+        "mobile key not requested: check-in not completed",
+        level="WARNING",
+    )
+    inc.metric(
+        "redis_memory_used_bytes",
+        "session-redis",
+        lambda t: min(
+            6.44e9,
+            5.1e9 + 1.34e9 * (t - inc.begin).total_seconds() / (onset - inc.begin).total_seconds(),
+        ),
+        labels={"instance": "session-redis-0"},
+        jitter=0.002,
+        digits=0,
+    )
+    inc.metric(
+        "redis_memory_max_bytes",
+        "session-redis",
+        lambda t: 6.44e9,
+        labels={"instance": "session-redis-0"},
+        jitter=0,
+        digits=0,
+    )
+    inc.metric(
+        "redis_rejected_writes_per_second",
+        "session-redis",
+        step(onset, 0, 9.5),
+        labels={"instance": "session-redis-0"},
+        jitter=0.2,
+        digits=2,
+    )
+    inc.metric(
+        "redis_db_keys",
+        "session-redis",
+        ramp(inc.begin, onset, 1.62e6, 1.95e6),
+        labels={"db": "0"},
+        jitter=0.005,
+        digits=0,
+    )
+    inc.fleet(guest_app={"err": add(step(onset, 0, 0.09))})
+    inc.alert = alerts.grafana(
+        "guest-app login and check-in errors",
+        "guest-app",
+        ts("2026-12-27T10:49"),
+        "critical",
+        "guest-app 5xx by route",
+        "9.1%",
+        squad="guest-tech",
+    )
+    inc.outside(
+        "session-redis full at maxmemory (noeviction), writes refused",
+        "session-redis",
+        "resource_exhaustion",
+        [c, d, k, kd],
+        onset,
+    )
+    return inc
+
+
+def xt42_night_audit_recovered() -> ExtIncident:
+    now = ts("2026-12-29T04:20")
+    inc = ExtIncident(
+        "xt42-night-audit-recovered",
+        "folio-svc p99 above 2s",
+        """folio-svc's night audit runs at 03:00 and closes the business day for every property
+        in the timezone; for 20 minutes folio p99 rises to 2-3 s every night, and the alert (no
+        'for' duration) fires most nights. By the time anyone looked, latency was back to normal
+        and no request had failed. A folio-svc deploy at 02:10 about settlement rounding is
+        unrelated.""",
+        now,
+        JUNIPER,
+        seed=2342,
+    )
+    inc.doc(
+        "Runbook: folio-svc night audit",
+        """Night audit (`NightAuditJob`) starts at 03:00 property-local time. It posts room and tax
+charges for every in-house folio and rolls the business date. Expect folio p99 of 2-3 s and high
+foliodb CPU for 15-25 minutes; requests are slower, not failing. Page only if it runs over 60
+minutes or the business date does not roll.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2026-12-29T01:40"), 8)
+    c = inc.code(
+        ts("2026-12-29T01:48"),
+        "folio-svc",
+        "settle: round tourist tax per night, not per stay",
+        "src/main/java/com/juniper/folio/tax/TouristTax.java",
+        "        return perStay(nights).setScale(2, RoundingMode.HALF_UP);",
+        "        return perNight().setScale(2, RoundingMode.HALF_UP).multiply(BigDecimal.valueOf(nights));",
+        39,
+    )
+    d = inc.deploy(ts("2026-12-29T02:10"), "folio-svc")
+    audit = ts("2026-12-29T03:00")
+    done = ts("2026-12-29T03:21")
+    inc.log(
+        audit, "folio-svc", "INFO", "NightAuditJob started business_date=2026-12-28 properties=38"
+    )
+    inc.errors(
+        "folio-svc",
+        audit + 2 * MINUTE,
+        done,
+        1.2,
+        lambda r: f"slow request POST /folios/{{id}}/charges took {r.randint(2100, 3400)}ms",
+        level="WARNING",
+    )
+    inc.log(
+        done,
+        "folio-svc",
+        "INFO",
+        "NightAuditJob finished business_date=2026-12-29 posted=11482 charges in 21m",
+    )
+    inc.errors(
+        "housekeeping-svc",
+        inc.begin,
+        now,
+        0.05,
+        lambda r: (
+            f"room status sync failed for room {r.randint(100, 1800)}: folio lookup 404 (walk-in not yet posted)"
+        ),
+    )
+    inc.metric(
+        "night_audit_running",
+        "folio-svc",
+        step(audit, 0, 1, done),
+        jitter=0,
+        digits=0,
+    )
+    inc.metric(
+        "db_cpu_utilization",
+        "foliodb",
+        step(audit, 0.22, 0.81, done),
+        digits=3,
+    )
+    inc.fleet(folio_svc={"p99": floor(step(audit, 0, 2600, done))})
+    inc.alert = alerts.grafana(
+        "folio-svc p99 above 2s",
+        "folio-svc",
+        ts("2026-12-29T03:09"),
+        "warning",
+        "folio-svc latency",
+        "p99 2.6s",
+        squad="front-office",
+    )
+    inc.healthy(
+        "folio-svc",
+        "recovered: the nightly night-audit latency bump (03:00-03:21), no failed requests; the rule has no 'for' duration",
+        [c, d],
+        audit,
+    )
+    return inc
+
+
+# --- Thornfield Agritech (added by a second examiner) ---------------------------------------------
+
+
+def xt43_valve_fanout_flag() -> ExtIncident:
+    now = ts("2027-01-05T07:10")
+    inc = ExtIncident(
+        "xt43-valve-fanout-flag",
+        "Valve commands not acknowledged above 10%",
+        """The Water team turned on irrigation.batch_zone_start at 05:02, so irrigation-ctl sends
+        the open command for every valve of a zone at once instead of one valve at a time.
+        ChirpStack keeps one downlink queue per gateway; with 20-40 valves behind one gateway
+        the queue overflows and it drops commands (downlink queue full), so zones start with half
+        their valves shut. An irrigation-ctl deploy at 04:40 that logs valve command latency and
+        a sensor-gateway deploy about valve controller uplinks share the words.""",
+        now,
+        THORNFIELD,
+        seed=2343,
+    )
+    inc.doc(
+        "Runbook: valve commands not acknowledged",
+        """irrigation-ctl sends valve commands as confirmed LoRaWAN downlinks through ChirpStack;
+the valve controller acks on its next uplink. Normal unacknowledged share: under 2% (devices
+asleep). If it jumps: check ChirpStack's gateway downlink queue (chirpstack_gateway_downlink_queue_depth,
+limit 16) and recent schedule changes. A zone whose valves did not open waters unevenly: tell the
+grower through the app banner.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-01-05T04:10"), 9)
+    c = inc.code(
+        ts("2027-01-05T04:21"),
+        "irrigation-ctl",
+        "Log valve command ack latency (AG-812)",
+        "internal/valves/command.go",
+        "\tack, err := c.lns.Downlink(ctx, dev, payload)\n\tif err != nil {\n\t\treturn err\n\t}",
+        '\tstart := time.Now()\n\tack, err := c.lns.Downlink(ctx, dev, payload)\n\tif err != nil {\n\t\treturn err\n\t}\n\tc.log.Info("valve command acked", "dev", dev, "ms", time.Since(start).Milliseconds())',
+        72,
+        author="lars.h",
+    )
+    d = inc.deploy(ts("2027-01-05T04:40"), "irrigation-ctl")
+    f = inc.flag(
+        ts("2027-01-05T05:02"),
+        "irrigation-ctl",
+        "irrigation.batch_zone_start",
+        "enabled: false\nrollout: 0",
+        "enabled: true\nrollout: 100",
+        "Start every valve of a zone in one go (faster zone start)",
+        author="pcastillo",
+    )
+    onset = ts("2027-01-05T05:04")
+    sg = inc.code(
+        ts("2027-01-05T05:15"),
+        "sensor-gateway",
+        "Decode valve controller v2 ack frames (AG-790)",
+        "internal/decode/valve.go",
+        "\tcase 0x21:\n\t\treturn decodeValveStatus(b)",
+        "\tcase 0x21:\n\t\treturn decodeValveStatus(b)\n\tcase 0x22:\n\t\treturn decodeValveAckV2(b)",
+        40,
+    )
+    sgd = inc.deploy(ts("2027-01-05T05:33"), "sensor-gateway")
+    stack = go_stack(
+        "enqueue downlink: rpc error: code = ResourceExhausted desc = downlink queue full for gateway",
+        [
+            (
+                "github.com/thornfield/irrigation/internal/lns.(*Client).Downlink",
+                "/src/irrigation/internal/lns/client.go",
+                118,
+            ),
+            (
+                "github.com/thornfield/irrigation/internal/valves.(*Commander).Open",
+                "/src/irrigation/internal/valves/command.go",
+                74,
+            ),
+            (
+                "github.com/thornfield/irrigation/internal/schedule.(*Runner).startZone",
+                "/src/irrigation/internal/schedule/runner.go",
+                203,
+            ),
+        ],
+    )
+    inc.errors(
+        "irrigation-ctl",
+        onset,
+        now,
+        1.2,
+        lambda r: (
+            f"valve VC-0{r.randint(100, 999)} open command dropped: downlink queue full (gateway gw-{r.randint(10, 60):03d}, zone Z-{r.randint(1000, 4999)})"
+        ),
+        stack=stack,
+        grpc_code="ResourceExhausted",
+    )
+    inc.errors(
+        "field-telemetry",
+        onset + 25 * MINUTE,
+        now,
+        0.4,
+        lambda r: f"flow below plan on zone Z-{r.randint(1000, 4999)}: 41% of scheduled litres",
+        level="WARNING",
+    )
+    inc.metric(
+        "chirpstack_gateway_downlink_queue_depth_max",
+        "chirpstack",
+        step(onset, 3, 16),
+        jitter=0.05,
+        digits=0,
+    )
+    inc.metric(
+        "valve_commands_unacked_ratio",
+        "irrigation-ctl",
+        step(onset, 0.012, 0.37),
+        jitter=0.1,
+        digits=3,
+    )
+    inc.fleet(irrigation_ctl={"err": add(step(onset, 0, 0.3)), "rps": times(step(onset, 1, 2.5))})
+    inc.alert = alerts.alertmanager(
+        "ValveCommandsUnacked",
+        "irrigation-ctl",
+        ts("2027-01-05T05:30"),
+        "critical",
+        "Valve commands not acknowledged above 10%",
+        "valve_commands_unacked_ratio is 0.37 over 15m.",
+        "valve_commands_unacked_ratio > 0.10",
+        team="water",
+    )
+    inc.blame(f, [], "irrigation-ctl", "configuration_error", [c, d, sg, sgd], onset)
+    return inc
+
+
+def xt44_battery_omitempty() -> ExtIncident:
+    now = ts("2027-01-08T13:30")
+    inc = ExtIncident(
+        "xt44-battery-omitempty",
+        "telemetry.decoded consumer lag above 100k (field-telemetry)",
+        """A sensor-gateway commit tidied the decoded-reading struct and put omitempty on
+        battery_mv, so readings from solar-powered probes (which report no battery, 0) no longer
+        carry the field. field-telemetry indexes msg["battery_mv"] and dies on a KeyError for
+        each such message, retrying the chunk; lag grows from 11:03. A field-telemetry deploy at
+        10:41 that adds a battery voltage histogram (same words, same file family) and a
+        grower-app deploy are the decoys; field-telemetry is where it alerts and throws, the
+        change is in sensor-gateway.""",
+        now,
+        THORNFIELD,
+        seed=2344,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-01-08T10:00"), 9)
+    dec = inc.code(
+        ts("2027-01-08T10:12"),
+        "field-telemetry",
+        "Histogram of probe battery voltage (AG-833)",
+        "field_telemetry/metrics.py",
+        'READINGS = Counter("readings_total", "readings stored", ["kind"])',
+        'READINGS = Counter("readings_total", "readings stored", ["kind"])\nBATTERY_MV = Histogram("probe_battery_mv", "probe battery voltage", buckets=(2800, 3000, 3200, 3400, 3600))',
+        9,
+        author="n.ivanova",
+    )
+    decd = inc.deploy(ts("2027-01-08T10:41"), "field-telemetry")
+    guilty = inc.code(
+        ts("2027-01-08T10:30"),
+        "sensor-gateway",
+        "Tidy Reading JSON tags, drop zero values from the wire (AG-829)",
+        "internal/model/reading.go",
+        """type Reading struct {
+	DevEUI    string    `json:"dev_eui"`
+	Kind      string    `json:"kind"`
+	VWC       float64   `json:"vwc"`
+	SoilTempC float64   `json:"soil_temp_c"`
+	BatteryMV int       `json:"battery_mv"`
+	At        time.Time `json:"at"`
+}""",
+        """type Reading struct {
+	DevEUI    string    `json:"dev_eui"`
+	Kind      string    `json:"kind"`
+	VWC       float64   `json:"vwc"`
+	SoilTempC float64   `json:"soil_temp_c"`
+	BatteryMV int       `json:"battery_mv,omitempty"`
+	At        time.Time `json:"at"`
+}""",
+        11,
+        author="e.mwangi",
+    )
+    gd = inc.deploy(ts("2027-01-08T11:00"), "sensor-gateway")
+    onset = ts("2027-01-08T11:03")
+    ga = inc.code(
+        ts("2027-01-08T11:10"),
+        "grower-app",
+        "Show probe battery state on the field map (AG-801)",
+        "src/components/ProbeMarker.tsx",
+        "  <Marker position={probe.at} />",
+        "  <Marker position={probe.at} battery={probe.batteryMv} />",
+        17,
+    )
+    gad = inc.deploy(ts("2027-01-08T11:24"), "grower-app")
+    stack = py_stack(
+        "KeyError",
+        "'battery_mv'",
+        [
+            (
+                "/srv/field_telemetry/consumer.py",
+                96,
+                "handle_chunk",
+                "rows = [to_row(m) for m in msgs]",
+            ),
+            (
+                "/srv/field_telemetry/consumer.py",
+                96,
+                "<listcomp>",
+                "rows = [to_row(m) for m in msgs]",
+            ),
+            ("/srv/field_telemetry/rows.py", 31, "to_row", 'battery=int(msg["battery_mv"]),'),
+        ],
+    )
+    inc.errors(
+        "field-telemetry",
+        onset,
+        now,
+        1.8,
+        lambda r: (
+            f"chunk failed on telemetry.decoded partition {r.randint(0, 23)} offset {r.randint(10**7, 10**8)}; retrying"
+        ),
+        exc_info=stack,
+    )
+    inc.errors(
+        "grower-app",
+        onset + 30 * MINUTE,
+        now,
+        0.4,
+        lambda r: (
+            f"field F-{r.randint(10000, 40000)} soil moisture last updated {r.randint(31, 140)} min ago"
+        ),
+        level="WARNING",
+    )
+    inc.metric(
+        "kafka_consumergroup_lag",
+        "field-telemetry",
+        ramp(onset, now, 900, 310000),
+        labels={"topic": "telemetry.decoded", "group": "field-telemetry"},
+        digits=0,
+    )
+    inc.fleet(field_telemetry={"err": add(step(onset, 0, 0.6)), "rps": times(step(onset, 1, 0.3))})
+    inc.alert = alerts.alertmanager(
+        "TelemetryDecodedLag",
+        "field-telemetry",
+        ts("2027-01-08T12:02"),
+        "warning",
+        "telemetry.decoded consumer lag above 100k (field-telemetry)",
+        "lag 118 402 on group field-telemetry.",
+        'sum(kafka_consumergroup_lag{group="field-telemetry"}) > 100000',
+        team="data-platform",
+    )
+    inc.blame(guilty, [gd], "sensor-gateway", "code_defect", [dec, decd, ga, gad], onset)
+    return inc
+
+
+def xt45_field_lookup_query() -> ExtIncident:
+    now = ts("2027-01-11T16:20")
+    inc = ExtIncident(
+        "xt45-field-lookup-query",
+        "field-api p99 above 1.5s",
+        """A field-api commit made field code lookups case-insensitive by wrapping the column in
+        lower() in the JPA query. The unique index is on field_code, not lower(field_code), so
+        every lookup scans the 2.3M-row fields table: fielddb CPU goes to 95% and p99 from 150 ms
+        to 4 s from 14:37. A field-api deploy at 14:58 caching field boundaries (same 'field'
+        words, the same repository) and a yield-model deploy are decoys.""",
+        now,
+        THORNFIELD,
+        seed=2345,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-01-11T13:50"), 9)
+    guilty = inc.code(
+        ts("2027-01-11T14:05"),
+        "field-api",
+        "Accept field codes in any case from the import wizard (AG-856)",
+        "src/main/java/com/thornfield/fields/FieldRepository.java",
+        """    @Query("select f from Field f where f.fieldCode = :code and f.farmId = :farm")
+    Optional<Field> findByCode(@Param("code") String code, @Param("farm") long farm);""",
+        """    @Query("select f from Field f where lower(f.fieldCode) = lower(:code) and f.farmId = :farm")
+    Optional<Field> findByCode(@Param("code") String code, @Param("farm") long farm);""",
+        27,
+        author="taro.m",
+    )
+    gd = inc.deploy(ts("2027-01-11T14:34"), "field-api")
+    onset = ts("2027-01-11T14:37")
+    ym = inc.code(
+        ts("2027-01-11T14:20"),
+        "yield-model",
+        "Read field metadata in one call per run (AG-851)",
+        "yield_model/inputs.py",
+        "    meta = [api.field(fid) for fid in run.field_ids]",
+        "    meta = api.fields(run.field_ids)",
+        44,
+    )
+    ymd = inc.deploy(ts("2027-01-11T14:45"), "yield-model")
+    dec = inc.code(
+        ts("2027-01-11T14:40"),
+        "field-api",
+        "Cache field boundaries for 10 minutes (AG-848)",
+        "src/main/java/com/thornfield/fields/BoundaryService.java",
+        "    public Boundary boundary(long fieldId) {\n        return repo.boundary(fieldId);\n    }",
+        '    @Cacheable(value = "boundaries", key = "#fieldId")\n    public Boundary boundary(long fieldId) {\n        return repo.boundary(fieldId);\n    }',
+        52,
+    )
+    decd = inc.deploy(ts("2027-01-11T14:58"), "field-api")
+    inc.errors(
+        "field-api",
+        onset + 3 * MINUTE,
+        now,
+        1.3,
+        lambda r: (
+            f"slow request GET /farms/{r.randint(100, 9000)}/fields?code=F-{r.randint(10000, 40000)} took {r.randint(2500, 6200)}ms"
+        ),
+        level="WARNING",
+    )
+    inc.errors(
+        "field-api",
+        onset + 12 * MINUTE,
+        now,
+        0.3,
+        lambda r: f"statement timeout on fielddb for farm {r.randint(100, 9000)}",
+        exception="org.postgresql.util.PSQLException",
+        stack_trace=java_stack(
+            "org.postgresql.util.PSQLException",
+            "ERROR: canceling statement due to statement timeout",
+            [
+                (
+                    "org.postgresql.core.v3.QueryExecutorImpl.receiveErrorResponse",
+                    "QueryExecutorImpl.java",
+                    2725,
+                ),
+                ("com.thornfield.fields.FieldRepository.findByCode", "FieldRepository.java", 28),
+                ("com.thornfield.fields.FieldController.byCode", "FieldController.java", 61),
+            ],
+        ),
+    )
+    inc.log(
+        onset + 20 * MINUTE,
+        "fielddb",
+        "WARNING",
+        "duration: 3911.204 ms  execute <unnamed>: select ... from field f1_0 where lower(f1_0.field_code)=lower($1) and f1_0.farm_id=$2",
+    )
+    inc.errors(
+        "grower-app",
+        onset + 5 * MINUTE,
+        now,
+        0.5,
+        "GET /fields/{id} slow: field-api took >3s",
+        level="WARNING",
+    )
+    inc.metric("db_cpu_utilization", "fielddb", step(onset, 0.18, 0.95), digits=3)
+    inc.metric(
+        "pg_stat_user_tables_seq_scan_rate",
+        "fielddb",
+        step(onset, 0.2, 38),
+        labels={"relname": "fields"},
+        digits=2,
+    )
+    inc.fleet(
+        field_api={
+            "p99": floor(step(onset, 0, 4100)),
+            "err": add(step(onset + 12 * MINUTE, 0, 0.01)),
+        },
+        grower_app={"p99": add(step(onset, 0, 2200))},
+    )
+    inc.alert = alerts.grafana(
+        "field-api p99 above 1.5s",
+        "field-api",
+        ts("2027-01-11T15:05"),
+        "warning",
+        "field-api p99",
+        "4.1s",
+        team="agronomy",
+    )
+    inc.blame(guilty, [gd], "field-api", "code_defect", [dec, decd, ym, ymd], onset)
+    return inc
+
+
+def xt46_node_nic_flap() -> ExtIncident:
+    now = ts("2027-01-14T10:10")
+    inc = ExtIncident(
+        "xt46-node-nic-flap",
+        "Uplink decode rate down 30% (sensor-gateway)",
+        """The network interface of Kubernetes node ag-prod-b-node-4 (zone b) started flapping at
+        08:52: the kernel logged link down/up every minute or two and the ENA driver reset.
+        sensor-gateway-1, scheduled on that node, lost its MQTT session to EMQX again and again
+        and a third of uplinks went undecoded; the replicas on nodes in zones a and c were fine.
+        A sensor-gateway deploy at 08:31 changed MQTT reconnect logging (same words as the
+        errors), and a field-telemetry config change landed at 09:05.""",
+        now,
+        THORNFIELD,
+        seed=2346,
+    )
+    inc.doc(
+        "Runbook: uplink decode rate drop",
+        """sensor-gateway runs 3 replicas, one per zone, each with a shared MQTT subscription
+($share/gw/application/+/device/+/event/up). A drop of about a third means one replica is not
+consuming. Check which pod logs MQTT disconnects and which node it runs on
+(`kubectl -n edge get pod -o wide`); if the node is unhealthy, cordon and drain it
+(`kubectl cordon <node> && kubectl drain <node> --ignore-daemonsets`).""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-01-14T08:00"), 9)
+    c = inc.code(
+        ts("2027-01-14T08:12"),
+        "sensor-gateway",
+        "Log MQTT reconnect reason and attempt (AG-870)",
+        "internal/mqtt/session.go",
+        '\topts.SetConnectionLostHandler(func(_ mqtt.Client, err error) {\n\t\ts.log.Warn("mqtt connection lost")\n\t})',
+        '\topts.SetConnectionLostHandler(func(_ mqtt.Client, err error) {\n\t\ts.log.Warn("mqtt connection lost", "err", err, "attempt", s.attempt.Add(1))\n\t})',
+        58,
+        author="e.mwangi",
+    )
+    d = inc.deploy(ts("2027-01-14T08:31"), "sensor-gateway")
+    onset = ts("2027-01-14T08:52")
+    cfg = inc.config(
+        ts("2027-01-14T09:05"),
+        "field-telemetry",
+        "field-telemetry: raise soildb statement timeout for backfills",
+        "deploy/field-telemetry/values-prod.yaml",
+        "soildb:\n  statementTimeout: 15s",
+        "soildb:\n  statementTimeout: 30s",
+        line=21,
+    )
+    r = inc.rng
+    t = onset
+    while t < now:
+        inc.log(
+            t,
+            "node/ag-prod-b-node-4",
+            "ERROR",
+            "ena 0000:00:05.0 eth0: Link is Down",
+            node="ag-prod-b-node-4",
+            zone="eu-west-1b",
+            source="kernel",
+        )
+        inc.log(
+            t + timedelta(seconds=r.randint(8, 40)),
+            "node/ag-prod-b-node-4",
+            "WARNING",
+            "ena 0000:00:05.0 eth0: Link is Up - 25Gbps Full Duplex; device reset after tx timeout",
+            node="ag-prod-b-node-4",
+            zone="eu-west-1b",
+            source="kernel",
+        )
+        t += timedelta(seconds=r.randint(60, 150))
+    inc.errors(
+        "sensor-gateway",
+        onset,
+        now,
+        1.4,
+        lambda r: (
+            f'mqtt connection lost err="read tcp 10.42.17.{r.randint(2, 250)}:{r.randint(30000, 60000)}->10.42.3.7:1883: i/o timeout" attempt={r.randint(1, 90)}'
+        ),
+        level="ERROR",
+        pod="sensor-gateway-1",
+        node="ag-prod-b-node-4",
+    )
+    inc.errors(
+        "emqx",
+        onset + 1 * MINUTE,
+        now,
+        0.7,
+        lambda r: "client sensor-gateway-1 disconnected: keepalive_timeout",
+        level="WARNING",
+    )
+    inc.metric(
+        "node_network_carrier_changes_total_rate",
+        "node",
+        step(onset, 0, 0.9),
+        labels={"node": "ag-prod-b-node-4", "device": "eth0"},
+        jitter=0.3,
+        digits=2,
+    )
+    for node in ("ag-prod-a-node-2", "ag-prod-c-node-1"):
+        inc.metric(
+            "node_network_carrier_changes_total_rate",
+            "node",
+            lambda t: 0,
+            labels={"node": node, "device": "eth0"},
+            jitter=0,
+            digits=2,
+        )
+    inc.metric(
+        "uplinks_decoded_per_second",
+        "sensor-gateway",
+        step(onset, 215, 12),
+        labels={"pod": "sensor-gateway-1"},
+        digits=0,
+    )
+    inc.fleet(sensor_gateway={"rps": times(step(onset, 1, 0.68))})
+    inc.alert = alerts.alertmanager(
+        "UplinkDecodeRateDrop",
+        "sensor-gateway",
+        ts("2027-01-14T09:14"),
+        "warning",
+        "Uplink decode rate down 30% (sensor-gateway)",
+        "uplinks decoded/s 441 vs 650 one day ago.",
+        "sum(rate(uplinks_decoded_total[10m])) < 0.75 * sum(rate(uplinks_decoded_total[10m] offset 1d))",
+        team="edge",
+    )
+    inc.outside(
+        "NIC flapping on node ag-prod-b-node-4 (zone b)",
+        "sensor-gateway",
+        "infrastructure",
+        [c, d, cfg],
+        onset,
+    )
+    return inc
+
+
+def xt47_boundary_poison_job() -> ExtIncident:
+    now = ts("2027-01-18T09:40")
+    inc = ExtIncident(
+        "xt47-boundary-poison-job",
+        "model.jobs backlog above 300 (yield-model)",
+        """At 07:24 a grower imported a field boundary from a drone survey: one polygon with
+        1.9 million vertices and a self-intersection. Every yield-model run for that farm is
+        retried, and each attempt builds the ET grid over it until the worker is killed at its
+        16 GiB limit (exit 137) or shapely raises TopologyException; the workers spend their
+        time on it and the backlog builds. yield-model had shipped a geometry-simplification
+        change two days earlier and ran thousands of jobs since; a field-api deploy at 07:40
+        about boundary imports shares the words.""",
+        now,
+        THORNFIELD,
+        seed=2347,
+    )
+    inc.doc(
+        "Runbook: model.jobs backlog",
+        """yield-model runs one job per field and date. A job that fails is retried 5 times with
+backoff, then parked. A backlog with workers busy and few completions usually means a heavy or
+broken input: look for the same job or farm id in repeated failures. Park it by hand with
+`agctl jobs park <job-id>` and tell the Agronomy team to check the boundary.""",
+    )
+    inc.noise()
+    inc.background(ts("2027-01-16T09:00"), ts("2027-01-16T11:00"), 4)
+    simp = inc.code(
+        ts("2027-01-16T10:14"),
+        "yield-model",
+        "Simplify boundaries with a 0.5 m tolerance before gridding (AG-884)",
+        "yield_model/geometry.py",
+        "def grid_for(boundary: Polygon) -> Grid:\n    return Grid.over(boundary, cell_m=10)",
+        "def grid_for(boundary: Polygon) -> Grid:\n    shape = boundary.simplify(0.5, preserve_topology=True)\n    return Grid.over(shape, cell_m=10)",
+        18,
+    )
+    simpd = inc.deploy(ts("2027-01-16T10:35"), "yield-model")
+    inc.background(inc.begin, ts("2027-01-18T06:50"), 7)
+    onset = ts("2027-01-18T07:24")
+    fa = inc.code(
+        ts("2027-01-18T07:18"),
+        "field-api",
+        "Boundary import accepts GeoJSON FeatureCollection (AG-891)",
+        "src/main/java/com/thornfield/fields/BoundaryImport.java",
+        '        if (!"Polygon".equals(geo.type())) throw new BadBoundary("expected Polygon");',
+        '        if (geo.type().equals("FeatureCollection")) geo = geo.firstFeature();\n        if (!"Polygon".equals(geo.type())) throw new BadBoundary("expected Polygon");',
+        66,
+    )
+    fad = inc.deploy(ts("2027-01-18T07:40"), "field-api")
+    inc.log(
+        onset,
+        "field-api",
+        "INFO",
+        "boundary imported for field F-31877 (farm 4410): 1 polygon, 1912044 vertices, source=drone-survey.geojson",
+    )
+    stack = py_stack(
+        "shapely.errors.GEOSException",
+        "TopologyException: Input geom 0 is invalid: Self-intersection at 0.71233 51.20412",
+        [
+            ("/app/yield_model/worker.py", 77, "run", "grid = grid_for(field.boundary)"),
+            ("/app/yield_model/geometry.py", 20, "grid_for", "return Grid.over(shape, cell_m=10)"),
+            (
+                "/app/yield_model/grid.py",
+                54,
+                "over",
+                "cells = [c for c in candidates if shape.intersects(c)]",
+            ),
+        ],
+    )
+
+    def failure(r: random.Random) -> str:
+        job = f"job-4410-F-31877-2027011{r.randint(1, 8)}"
+        return r.choice(
+            [
+                f"model run {job} failed (attempt {r.randint(1, 5)}/5): TopologyException",
+                f"model run {job} failed: worker exited with code 137 (OOMKilled)",
+            ]
+        )
+
+    inc.errors(
+        "yield-model",
+        onset + 4 * MINUTE,
+        now,
+        0.9,
+        failure,
+        exc_info=stack,
+        farm="4410",
+        field="F-31877",
+    )
+    inc.errors(
+        "grower-app",
+        onset + 50 * MINUTE,
+        now,
+        0.3,
+        lambda r: (
+            f"yield forecast for farm {r.randint(100, 9000)} pending for {r.randint(35, 120)} min"
+        ),
+        level="WARNING",
+    )
+    inc.metric(
+        "queue_depth",
+        "yield-model",
+        ramp(onset, now, 12, 520),
+        labels={"queue": "model.jobs"},
+        digits=0,
+    )
+    inc.metric(
+        "container_memory_working_set_bytes_max",
+        "yield-model",
+        step(onset, 2.1e9, 1.7e10),
+        jitter=0.04,
+        digits=0,
+    )
+    inc.fleet(yield_model={"rps": times(step(onset, 1, 0.25)), "err": add(step(onset, 0, 0.35))})
+    inc.alert = alerts.alertmanager(
+        "ModelJobsBacklog",
+        "yield-model",
+        ts("2027-01-18T08:52"),
+        "warning",
+        "model.jobs backlog above 300 (yield-model)",
+        "queue depth 318.",
+        'model_jobs_queue_depth{queue="model.jobs"} > 300',
+        team="science",
+    )
+    inc.outside(
+        "malformed drone-survey boundary for field F-31877 (1.9M vertices, self-intersecting)",
+        "yield-model",
+        "data_quality",
+        [simp, simpd, fa, fad],
+        onset,
+    )
+    return inc
+
+
+def xt48_weather_gaps_none() -> ExtIncident:
+    now = ts("2027-01-21T15:30")
+    inc = ExtIncident(
+        "xt48-weather-gaps-none",
+        "weather-ingest forecast pulls failing",
+        """From 13:40 about one in six of weather-ingest's pulls ended with "incomplete chunked
+        read" and were retried on the next cycle. SkyCast published no notice, no metric of ours
+        moved beyond the error count, no node or zone showed anything, and the only changes are
+        everyday commits plus a weather-ingest deploy at 13:12 that reformats a log line. The
+        cause never appeared in the data (it stopped by itself the next morning).""",
+        now,
+        THORNFIELD,
+        seed=2348,
+    )
+    inc.noise()
+    made = inc.background(inc.begin, ts("2027-01-21T12:40"), 10)
+    c = inc.code(
+        ts("2027-01-21T12:51"),
+        "weather-ingest",
+        "Log the SkyCast run id with each forecast pull (AG-902)",
+        "weather_ingest/pull.py",
+        '    log.info("forecast pulled", grid=cell.id)',
+        '    log.info("forecast pulled", grid=cell.id, run=resp.headers.get("X-Run-Id"))',
+        39,
+    )
+    d = inc.deploy(ts("2027-01-21T13:12"), "weather-ingest")
+    onset = ts("2027-01-21T13:40")
+    stack = py_stack(
+        "httpx.RemoteProtocolError",
+        "peer closed connection without sending complete message body (incomplete chunked read)",
+        [
+            ("/app/weather_ingest/pull.py", 33, "pull", "resp = await client.get(url, params=q)"),
+            (
+                "/usr/local/lib/python3.12/site-packages/httpx/_client.py",
+                1661,
+                "send",
+                "response = await self._send_handling_auth(",
+            ),
+        ],
+    )
+    inc.errors(
+        "weather-ingest",
+        onset,
+        now,
+        0.6,
+        lambda r: (
+            f"forecast pull for grid {r.randint(40, 58)}.{r.randint(0, 9)}N/{r.randint(0, 9)}.{r.randint(0, 9)}E failed, retry next cycle"
+        ),
+        exc_info=stack,
+    )
+    inc.fleet(weather_ingest={"err": add(step(onset, 0, 0.15))})
+    inc.alert = alerts.alertmanager(
+        "WeatherPullsFailing",
+        "weather-ingest",
+        ts("2027-01-21T14:25"),
+        "warning",
+        "weather-ingest forecast pulls failing",
+        "forecast pull failures 15% over 30m.",
+        "rate(forecast_pull_failures_total[30m]) / rate(forecast_pulls_total[30m]) > 0.1",
+        team="data-platform",
+    )
+    inc.unexplained("weather-ingest", [*made[-2:], c, d], onset)
+    return inc
+
+
 TUNE = [
     xt01_dispatch_routing_timeout,
     xt02_ingest_null_geofence,
@@ -1507,4 +4886,38 @@ TUNE = [
     xt12_poison_mezzanine,
     xt13_license_recovered,
     xt14_catalog_row_query,
+    xt15_visit_pool_values,
+    xt16_rxlink_unavailable,
+    xt17_search_disk_free,
+    xt18_hl7_date_format,
+    xt19_node_not_ready,
+    xt20_ndc_slice_bundle,
+    xt21_reminders_steady,
+    xt22_forecast_oomkilled,
+    xt23_storm_reconnect_surge,
+    xt24_tariff_flag_decimal,
+    xt25_common_idle_conns,
+    xt26_ocpp_own_cert,
+    xt27_ingest_canceled_none,
+    xt28_grader_memory_limit,
+    xt29_learndb_connection_slots,
+    xt30_idhub_timeouts,
+    xt31_quiz_nil_map,
+    xt32_report_exit_none,
+    xt33_kyc_retry_429,
+    xt34_manifest_field_rename,
+    xt35_lobby_buffer_leak,
+    xt36_zone_packet_loss,
+    xt37_bar_cache_ttl,
+    xt38_ari_batch_unnamed,
+    xt39_resv_pool_config,
+    xt40_quillpay_outage,
+    xt41_session_redis_maxmemory,
+    xt42_night_audit_recovered,
+    xt43_valve_fanout_flag,
+    xt44_battery_omitempty,
+    xt45_field_lookup_query,
+    xt46_node_nic_flap,
+    xt47_boundary_poison_job,
+    xt48_weather_gaps_none,
 ]

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from sleuth_core.ids import decode_global_id
 from sleuth_shell.config import PLANS
 from sleuth_shell.db.models import (
     AlertResponder,
@@ -56,11 +58,14 @@ __all__ = [
     "set_budget",
     "set_plan",
     "set_webhook_secret",
+    "update_integration",
+    "update_webhook",
 ]
 
 #: Every API key starts with this, so leaked keys are easy to recognise (and to scan for).
 API_KEY_PREFIX = "slk_"
 _MAX_NAME = 200
+_Row = TypeVar("_Row", Team, WebhookSubscription, NotificationIntegration)
 #: Longest provider signing secret accepted (the column is ``String(512)``).
 MAX_PROVIDER_SECRET = 512
 
@@ -162,6 +167,20 @@ def _check_provider_secret(secret: str) -> str:
     return secret
 
 
+def _check_service(subscription_type: str, service: str | None) -> str | None:
+    if service is None:
+        return None
+    if subscription_type not in CHANGE_SOURCE_TYPES:
+        raise AdminError(
+            f"--service is for change sources ({', '.join(CHANGE_SOURCE_TYPES)}); an alert's "
+            "service comes from the alert itself"
+        )
+    service = service.strip()
+    if not service or len(service) > 200 or not service.isprintable():
+        raise AdminError("Service must be 1-200 printable characters")
+    return service
+
+
 async def add_webhook(
     session: AsyncSession,
     org_name: str,
@@ -182,15 +201,7 @@ async def add_webhook(
             f"Unknown webhook type: {subscription_type} "
             f"(use one of {', '.join(SUBSCRIPTION_TYPES)})"
         )
-    if service is not None:
-        if subscription_type not in CHANGE_SOURCE_TYPES:
-            raise AdminError(
-                f"--service is for change sources ({', '.join(CHANGE_SOURCE_TYPES)}); an alert's "
-                "service comes from the alert itself"
-            )
-        service = service.strip()
-        if not service or len(service) > 200 or not service.isprintable():
-            raise AdminError("Service must be 1-200 printable characters")
+    service = _check_service(subscription_type, service)
     row = WebhookSubscription(
         org_id=org.id,
         type=subscription_type,
@@ -207,12 +218,7 @@ async def add_webhook(
     return row
 
 
-async def set_webhook_secret(
-    session: AsyncSession, org_name: str, remote_id: str, provider_secret: str
-) -> WebhookSubscription:
-    """Set (or replace) the provider signing secret of ``org_name``'s subscription ``remote_id``."""
-    org = await get_org(session, org_name)
-    secret = _check_provider_secret(provider_secret)
+async def _webhook(session: AsyncSession, org: Organization, remote_id: str) -> WebhookSubscription:
     row = await session.scalar(
         select(WebhookSubscription).where(
             WebhookSubscription.org_id == org.id, WebhookSubscription.remote_id == remote_id
@@ -220,9 +226,59 @@ async def set_webhook_secret(
     )
     if row is None:
         raise AdminError(f"Unknown webhook subscription: {remote_id}")
+    return row
+
+
+async def set_webhook_secret(
+    session: AsyncSession, org_name: str, remote_id: str, provider_secret: str
+) -> WebhookSubscription:
+    """Set (or replace) the provider signing secret of ``org_name``'s subscription ``remote_id``."""
+    org = await get_org(session, org_name)
+    secret = _check_provider_secret(provider_secret)
+    row = await _webhook(session, org, remote_id)
     row.provider_secret = secret
     await session.commit()
     return row
+
+
+async def update_webhook(
+    session: AsyncSession,
+    org_name: str,
+    remote_id: str,
+    *,
+    name: str,
+    service: str | None,
+    provider_secret: str | None = None,
+) -> WebhookSubscription:
+    """Rename ``org_name``'s subscription ``remote_id`` and set its ``service`` (``None``: none),
+    with the checks of :func:`add_webhook`; ``provider_secret`` replaces the provider's signing
+    secret when given. The type, ingest URL and Sleuth's own secret never change (the provider
+    keeps sending to the same URL)."""
+    org = await get_org(session, org_name)
+    row = await _webhook(session, org, remote_id)
+    checked_name = _check_name("Webhook", name)
+    checked_service = _check_service(row.type, service)
+    secret = _check_provider_secret(provider_secret) if provider_secret is not None else None
+    row.name = checked_name
+    row.service = checked_service
+    if secret is not None:
+        row.provider_secret = secret
+    await session.commit()
+    return row
+
+
+def _check_target(kind: str, url: str | None, channel: str | None) -> None:
+    if kind == "ALT_WEBHOOK":
+        parts = urlsplit(url or "")
+        if parts.scheme not in {"http", "https"} or not parts.netloc:
+            raise AdminError("ALT_WEBHOOK needs --url with an absolute http(s) URL")
+        if channel is not None:
+            raise AdminError("ALT_WEBHOOK takes --url, not --channel")
+    else:
+        if not is_channel_id(channel):
+            raise AdminError("CHAT_ALERT needs --channel with a channel ID starting with C or G")
+        if url is not None:
+            raise AdminError("CHAT_ALERT takes --channel, not --url")
 
 
 async def add_integration(
@@ -240,17 +296,7 @@ async def add_integration(
         raise AdminError(
             f"Unknown integration kind: {kind} (use one of {', '.join(INTEGRATION_KINDS)})"
         )
-    if kind == "ALT_WEBHOOK":
-        parts = urlsplit(url or "")
-        if parts.scheme not in {"http", "https"} or not parts.netloc:
-            raise AdminError("ALT_WEBHOOK needs --url with an absolute http(s) URL")
-        if channel is not None:
-            raise AdminError("ALT_WEBHOOK takes --url, not --channel")
-    else:
-        if not is_channel_id(channel):
-            raise AdminError("CHAT_ALERT needs --channel with a channel ID starting with C or G")
-        if url is not None:
-            raise AdminError("CHAT_ALERT takes --channel, not --url")
+    _check_target(kind, url, channel)
     row = NotificationIntegration(
         org_id=org.id,
         name=_check_name("Integration", name),
@@ -259,6 +305,45 @@ async def add_integration(
         channel_id=channel if kind == "CHAT_ALERT" else None,
     )
     session.add(row)
+    await session.commit()
+    return row
+
+
+async def _integration(
+    session: AsyncSession, org: Organization, integration_id: str
+) -> NotificationIntegration:
+    pk = decode_global_id(integration_id, "NotificationIntegration")
+    if pk is None:
+        pk = _parse_id("notification integration", integration_id)
+    row = await session.scalar(
+        select(NotificationIntegration).where(
+            NotificationIntegration.id == pk, NotificationIntegration.org_id == org.id
+        )
+    )
+    if row is None:
+        raise AdminError(f"Unknown notification integration: {integration_id}")
+    return row
+
+
+async def update_integration(
+    session: AsyncSession,
+    org_name: str,
+    integration_id: str,
+    *,
+    name: str,
+    url: str | None = None,
+    channel: str | None = None,
+) -> NotificationIntegration:
+    """Rename the organization's integration ``integration_id`` (Global ID or number) and replace
+    its target, with the checks of :func:`add_integration`; its kind stays (the agents and digests
+    that notify it keep doing so)."""
+    org = await get_org(session, org_name)
+    row = await _integration(session, org, integration_id)
+    checked_name = _check_name("Integration", name)
+    _check_target(row.kind, url, channel)
+    row.name = checked_name
+    row.url = url if row.kind == "ALT_WEBHOOK" else None
+    row.channel_id = channel if row.kind == "CHAT_ALERT" else None
     await session.commit()
     return row
 
@@ -303,10 +388,18 @@ async def set_budget(
     return team
 
 
+async def _rows_of(session: AsyncSession, org_name: str, model: type[_Row]) -> list[_Row]:
+    """The organization's rows of ``model``, oldest first (by id)."""
+    org = await get_org(session, org_name)
+    table: Any = model
+    return list(
+        await session.scalars(select(model).where(table.org_id == org.id).order_by(table.id))
+    )
+
+
 async def list_teams(session: AsyncSession, org_name: str) -> list[Team]:
     """The organization's teams, oldest first."""
-    org = await get_org(session, org_name)
-    return list(await session.scalars(select(Team).where(Team.org_id == org.id).order_by(Team.id)))
+    return await _rows_of(session, org_name, Team)
 
 
 async def list_keys(session: AsyncSession, org_name: str) -> list[tuple[ApiKey, str | None]]:
@@ -357,14 +450,7 @@ async def revoke_key(
 
 async def list_webhooks(session: AsyncSession, org_name: str) -> list[WebhookSubscription]:
     """The organization's webhook subscriptions, oldest first."""
-    org = await get_org(session, org_name)
-    return list(
-        await session.scalars(
-            select(WebhookSubscription)
-            .where(WebhookSubscription.org_id == org.id)
-            .order_by(WebhookSubscription.id)
-        )
-    )
+    return await _rows_of(session, org_name, WebhookSubscription)
 
 
 async def remove_webhook(
@@ -376,13 +462,7 @@ async def remove_webhook(
     listening to nothing): change or delete those agents first.
     """
     org = await get_org(session, org_name)
-    row = await session.scalar(
-        select(WebhookSubscription).where(
-            WebhookSubscription.org_id == org.id, WebhookSubscription.remote_id == remote_id
-        )
-    )
-    if row is None:
-        raise AdminError(f"Unknown webhook subscription: {remote_id}")
+    row = await _webhook(session, org, remote_id)
     agents = await session.scalars(
         select(AlertResponder).where(AlertResponder.org_id == org.id).order_by(AlertResponder.id)
     )
@@ -406,14 +486,7 @@ async def remove_webhook(
 
 async def list_integrations(session: AsyncSession, org_name: str) -> list[NotificationIntegration]:
     """The organization's notification integrations, oldest first."""
-    org = await get_org(session, org_name)
-    return list(
-        await session.scalars(
-            select(NotificationIntegration)
-            .where(NotificationIntegration.org_id == org.id)
-            .order_by(NotificationIntegration.id)
-        )
-    )
+    return await _rows_of(session, org_name, NotificationIntegration)
 
 
 async def remove_integration(
@@ -425,19 +498,9 @@ async def remove_integration(
     Alert agents and digests that notified it stop doing so: it is taken out of their
     ``notification_integration_ids`` (left absent when it was the only one).
     """
-    from sleuth_core.ids import decode_global_id
-
     org = await get_org(session, org_name)
-    pk = decode_global_id(integration_id, "NotificationIntegration")
-    if pk is None:
-        pk = _parse_id("notification integration", integration_id)
-    row = await session.scalar(
-        select(NotificationIntegration).where(
-            NotificationIntegration.id == pk, NotificationIntegration.org_id == org.id
-        )
-    )
-    if row is None:
-        raise AdminError(f"Unknown notification integration: {integration_id}")
+    row = await _integration(session, org, integration_id)
+    pk = row.id
     owners: list[AlertResponder | Digest] = [
         *await session.scalars(select(AlertResponder).where(AlertResponder.org_id == org.id)),
         *await session.scalars(select(Digest).where(Digest.org_id == org.id)),

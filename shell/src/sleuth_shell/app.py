@@ -40,6 +40,7 @@ from sleuth_shell.errors import document_default_errors, exception_handlers
 from sleuth_shell.gate import GateMiddleware
 from sleuth_shell.jobs.processes import WorkerProcesses
 from sleuth_shell.mcp_server import McpEndpoint
+from sleuth_shell.mcp_server.cors import add_cors_headers
 from sleuth_shell.notify.http import HttpPoster
 from sleuth_shell.notify.urls import Resolver
 from sleuth_shell.oauth.routes import ROUTES as OAUTH_ROUTES
@@ -175,6 +176,7 @@ def create_app(
             "services": Provide(provide_services, sync_to_thread=False),
         },
         middleware=[GateMiddleware()],
+        before_send=[add_cors_headers],
         exception_handlers=exception_handlers(),
         request_max_body_size=MAX_BODY_BYTES,
         template_config=TemplateConfig(

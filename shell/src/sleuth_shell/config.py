@@ -84,6 +84,11 @@ class Settings(BaseModel):
     alert_retention_days: int = 30
     """``SLEUTH_ALERT_RETENTION_DAYS``: stored alerts (the alert log) and webhook and chat
     delivery records older than this many days are pruned by the ``alerts.prune`` job."""
+    fast_path: bool = True
+    """``SLEUTH_FAST_PATH``: on SQLite, a synchronous run's own write transactions (its row, its
+    completion with usage and notification jobs) run on the driver connection directly
+    (:mod:`sleuth_shell.db.direct_writes`); ``false`` runs the same statements through a session.
+    The stored rows are the same either way."""
     secret_key: str | None = Field(default=None, repr=False)
     """``SLEUTH_SECRET_KEY``: the key browser-session cookies are signed with (at least 32
     characters). ``None``: a random key generated once and kept in the database."""
@@ -118,6 +123,13 @@ class Settings(BaseModel):
                 return False
             raise ConfigError(f"{name} must be true or false, got {value!r}")
 
+        def http_url(name: str, default: str) -> str:
+            value = text(name, default) or default
+            parts = urlsplit(value)
+            if parts.scheme not in {"http", "https"} or not parts.netloc or parts.query:
+                raise ConfigError(f"{name} must be an absolute http(s) URL, got {value!r}")
+            return value
+
         def positive_int(name: str, default: int) -> int:
             value = env.get(name)
             if value is None or not value.strip():
@@ -149,13 +161,7 @@ class Settings(BaseModel):
                 f"got {database_url!r}"
             )
 
-        public_url = text("SLEUTH_PUBLIC_URL", "http://127.0.0.1:8000")
-        assert public_url is not None
-        parts = urlsplit(public_url)
-        if parts.scheme not in {"http", "https"} or not parts.netloc or parts.query:
-            raise ConfigError(
-                f"SLEUTH_PUBLIC_URL must be an absolute http(s) URL, got {public_url!r}"
-            )
+        public_url = http_url("SLEUTH_PUBLIC_URL", "http://127.0.0.1:8000")
 
         agent = text("SLEUTH_AGENT", "retrieval")
         assert agent is not None
@@ -177,13 +183,7 @@ class Settings(BaseModel):
         if base is not None and urlsplit(base).scheme not in {"http", "https"}:
             raise ConfigError(f"SLEUTH_LLM_BASE_URL must be an http(s) URL, got {base!r}")
 
-        chat_api_url = text("SLEUTH_CHAT_API_URL", "https://slack.com/api")
-        assert chat_api_url is not None
-        chat_parts = urlsplit(chat_api_url)
-        if chat_parts.scheme not in {"http", "https"} or not chat_parts.netloc or chat_parts.query:
-            raise ConfigError(
-                f"SLEUTH_CHAT_API_URL must be an absolute http(s) URL, got {chat_api_url!r}"
-            )
+        chat_api_url = http_url("SLEUTH_CHAT_API_URL", "https://slack.com/api")
 
         defaults = cls.model_fields["rate_limits"].get_default(call_default_factory=True)
         rate_limits = {
@@ -219,6 +219,7 @@ class Settings(BaseModel):
             llm_max_rounds=llm_max_rounds,
             llm_max_tool_calls=llm_max_tool_calls,
             secret_key=secret_key,
+            fast_path=flag("SLEUTH_FAST_PATH", True),
             alert_retention_days=positive_int("SLEUTH_ALERT_RETENTION_DAYS", 30),
             **llm,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from typing import Literal, get_args
 
 __all__ = [
     "ALERT_SOURCE_TYPES",
@@ -13,6 +14,8 @@ __all__ = [
     "INTEGRATION_KINDS",
     "MAX_PK",
     "SUBSCRIPTION_TYPES",
+    "AlertSourceType",
+    "ChangeSourceType",
     "is_channel_id",
     "normalize_name",
 ]
@@ -28,7 +31,7 @@ DEFAULT_TEAM = "Default"
 
 #: Webhook sources whose subscriptions can feed webhook-based alert agents: the four incident
 #: providers, Prometheus Alertmanager, Grafana Alerting and any JSON (``GENERIC``).
-ALERT_SOURCE_TYPES: tuple[str, ...] = (
+AlertSourceType = Literal[
     "PROVIDER_A",
     "PROVIDER_B",
     "PROVIDER_C",
@@ -36,9 +39,11 @@ ALERT_SOURCE_TYPES: tuple[str, ...] = (
     "ALERTMANAGER",
     "GRAFANA",
     "GENERIC",
-)
+]
+ALERT_SOURCE_TYPES: tuple[str, ...] = get_args(AlertSourceType)
 #: Webhook sources that feed change records (commits, deploys), never alert agents.
-CHANGE_SOURCE_TYPES: tuple[str, ...] = ("GITHUB", "GITLAB")
+ChangeSourceType = Literal["GITHUB", "GITLAB"]
+CHANGE_SOURCE_TYPES: tuple[str, ...] = get_args(ChangeSourceType)
 #: Every webhook subscription type; ``CHAT`` is the chat workspace connection, not an alert source.
 SUBSCRIPTION_TYPES: tuple[str, ...] = (*ALERT_SOURCE_TYPES, *CHANGE_SOURCE_TYPES, "CHAT")
 #: Notification integration kinds.

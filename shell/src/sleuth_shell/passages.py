@@ -22,15 +22,35 @@ from dataclasses import dataclass
 from sleuth_core.language import DOCUMENT_CACHE_SIZE, TEXT_CACHE_SIZE, stem, terms
 from sleuth_shell.text import split_passages
 
-__all__ = ["Candidate", "Ranked", "expected_answer", "key_terms", "rank_passages", "split_fine"]
+__all__ = [
+    "Candidate",
+    "Ranked",
+    "asked_value",
+    "expected_answer",
+    "key_terms",
+    "rank_passages",
+    "split_fine",
+    "stems_of",
+]
 
 _DURATION = re.compile(
     r"\b\d+(?:\.\d+)?\s*-?\s*(?:ms|s|seconds?|minutes?|min|hours?|h|days?|weeks?|years?)\b"
     r"|\b\d{1,2}:\d{2}\b|\bevery\b|\bnightly\b|\bweekly\b|\bdaily\b",
     re.IGNORECASE,
 )
+#: A date or a time of day: what "when does it expire / end / run" is answered by.
+_WHEN = re.compile(
+    rf"{_DURATION.pattern}|\b\d{{4}}-\d{{2}}-\d{{2}}|(?<!\d)\d{{1,2}}:\d{{2}}(?!\d)|"
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|"
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b",
+    re.IGNORECASE,
+)
+#: A version: what "which version / release" is answered by.
+_VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)*\b")
 _ANSWER_SHAPES = (
-    (re.compile(r"^\s*(?:how\s+(?:long|often|soon)|when\b|what\s+time)", re.I), _DURATION),
+    (re.compile(r"^\s*(?:how\s+(?:long|often|soon))", re.I), _DURATION),
+    (re.compile(r"^\s*(?:when\b|what\s+time|by\s+when|until\s+when)", re.I), _WHEN),
+    (re.compile(r"\b(?:which|what)\s+(?:version|release|tag)\b", re.I), _VERSION),
     (
         re.compile(
             r"^\s*(?:how\s+(?:do|to|can|should)|which\s+command|what\s+command)|"
@@ -45,7 +65,7 @@ _ANSWER_SHAPES = (
             r"\b(?:threshold|limit|port|size|rto|rpo|quota|lag|timeout|rate|floor|how\s+many)\b",
             re.I,
         ),
-        re.compile(r"\d"),
+        re.compile(r"\d|\b(?:zero|none|unlimited|disabled)\b", re.IGNORECASE),
     ),
 )
 
@@ -58,12 +78,35 @@ def expected_answer(question: str) -> re.Pattern[str] | None:
     return None
 
 
+_VALUE_QUESTION = re.compile(
+    r"^\s*(?:(?:what|which)(?:'s|\s+(?:is|are|was|were))\s+(?:the\s+|our\s+|its\s+)?(?P<np>.+)|"
+    r"(?P<bare>(?!(?:what|which|who|whom|how|when|where|why|is|are|do|does|did|can|should|must)\b)"
+    r"[^?]+))",
+    re.IGNORECASE,
+)
+
+
+def asked_value(question: str) -> list[str]:
+    """The key terms of what a value question asks for ("what is the booking-db RTO?", or a
+    bare "yarddb RPO?"); none for other questions ("what must we pause?").
+
+    >>> asked_value("What is the booking-db RTO?")
+    ['booking-db', 'book', 'db', 'rto']
+    >>> asked_value("what must we pause before rolling it back?")
+    []
+    """
+    m = _VALUE_QUESTION.match(question)
+    if m is None:
+        return []
+    return key_terms(m["np"] or m["bare"] or "")
+
+
 #: Question words that carry no topic: never key terms.
 _GENERIC_WORDS = (
     "long often much many mean means meaning does used use set value values command commands "
     "kept keep retained valid listen happens happen take takes make makes run runs say says "
     "best way ok okay exactly currently current allowed allow maximum minimum max min "
-    "fix fixes solve resolve handle deal troubleshoot expired must need needs"
+    "fix fixes solve resolve handle deal troubleshoot expired must need needs also"
 )
 _GENERIC = frozenset(_GENERIC_WORDS.split())
 
@@ -177,6 +220,15 @@ def _split_fine(doc: int, markdown: str) -> tuple[Candidate, ...]:
     return tuple(out)
 
 
+#: How much a ``key: value`` line gains for the share of the question's key-term weight its key
+#: holds.
+_KEY_BONUS = 0.2
+#: What a ``key: value`` line gains when every word of its key is asked (its value is the answer).
+_KEY_ASKED = 0.3
+#: The least share of that weight a key must hold to name what is asked.
+_KEY_NAMES = 0.4
+
+
 @dataclass(frozen=True)
 class Ranked:
     """A passage with its score and the share of the question's key-term weight it carries."""
@@ -193,6 +245,11 @@ def _joined_parts(stems: frozenset[str]) -> frozenset[str]:
     return frozenset(
         part for a, b in _COMPOUNDS if stem(a + b) in stems for part in (stem(a), stem(b))
     )
+
+
+def stems_of(text: str) -> frozenset[str]:
+    """The stems a passage or title holds, as `rank_passages` matches key terms against them."""
+    return _stems(text)
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
@@ -216,17 +273,21 @@ def rank_passages(
     prefer: Sequence[str] = (),
     expects: re.Pattern[str] | None = None,
     context: Sequence[str] = (),
+    value_of: Sequence[str] = (),
 ) -> list[Ranked]:
     """Every fine passage of ``documents`` (``(id, title, markdown)``), best first.
 
     A key term weighs ``log(1 + N / (1 + df))`` where ``df`` counts the documents holding it and
-    ``N`` is ``catalog_size`` (default: the number of documents). A passage earns a term's full
-    weight when it holds the term, 0.6 of it when its heading or the document's title does, and
-    0.35 when only the rest of its document does; ``coverage`` is that sum over the total weight.
-    Passages of kind ``pair``/``row``/``code``/``item`` get a small bonus when they match at all
-    (they hold values and commands), those whose kind is in ``prefer`` a little more, those
-    matching ``expects`` (the shape of the answer, see `expected_answer`) more again, and every
-    passage a bonus for the share of the key-term weight its document's title holds.
+    ``N`` is ``catalog_size`` (default: the number of documents), twice that when it is a named
+    key (``max_poll_records``, ``retention.ms``). A passage earns a term's full weight when it
+    holds the term, 0.6 of it when its heading or the document's title does, and 0.35 when only
+    the rest of its document does; ``coverage`` is that sum over the total weight. Passages of
+    kind ``pair``/``row``/``code``/``item`` get a small bonus when they match at all (they hold
+    values and commands); a ``key: value`` line more when every word of its key is in
+    ``value_of`` (what a value question asks for, see `asked_value`), or when its key holds at
+    least 0.4 of the key-term weight; those whose kind is in ``prefer`` a little more; those not
+    matching ``expects`` (the shape of the answer, see `expected_answer`) lose; and every
+    passage gains for the share of the key-term weight its document's title holds.
     ``context`` terms (the subject of an earlier part of the question) add to the score where
     the passage's document holds them, at a quarter of their weight, and never to ``coverage``.
     """
@@ -235,12 +296,19 @@ def rank_passages(
         return []
     doc_stems = {doc: _stems(f"{title}\n{content}") for doc, title, content in documents}
     n = catalog_size or len(documents)
-    weight = {t: math.log(1 + n / (1 + sum(t in s for s in doc_stems.values()))) for t in wanted}
+    weight = {
+        t: (
+            2.0 if re.search(r"\w[_.]\w", t) else 1.0
+        )  # a named key (max_poll_records) counts double
+        * math.log(1 + n / (1 + sum(t in s for s in doc_stems.values())))
+        for t in wanted
+    }
     total = sum(weight.values())
     extra = [t for t in dict.fromkeys(context) if t not in weight]
     context_weight = {
         t: math.log(1 + n / (1 + sum(t in s for s in doc_stems.values()))) for t in extra
     }
+    named = frozenset(value_of) | _joined_parts(frozenset(value_of))
     ranked: list[Ranked] = []
     for doc, title, content in documents:
         title_stems = _stems(title)
@@ -268,6 +336,14 @@ def rank_passages(
             if hits:
                 score += 0.04 if passage.kind != "sentence" else 0.0
                 score += 0.04 if passage.kind in prefer else 0.0
+            if passage.kind == "pair" and total:
+                # A ``key: value`` line whose key names what is asked holds its value.
+                key = _stems(passage.text.split(":", 1)[0]) - _GENERIC
+                share = sum(weight[t] for t in wanted if t in key) / total
+                if key and key <= named:  # the key is what is asked: "RTO", "max_poll_records"
+                    score += _KEY_ASKED
+                elif share >= _KEY_NAMES:
+                    score += _KEY_BONUS * share
             if expects is not None and not expects.search(passage.text):
                 score -= 0.25  # it cannot hold the asked duration, command or number
             score += 0.2 * title_share

@@ -10,7 +10,7 @@ The time window and the service names are read by :mod:`sleuth_core.language`
 (`parse_window`, `match_services`); ``since the deploy`` sets `Question.since_deploy` (the window
 is resolved by the caller). Severity words of an alert ("critical", "warning") are not log-level
 filters: a level is asked only when it qualifies what was logged ("critical errors", "warnings in
-the logs", "logged warnings").
+the logs", "logged warnings"); "failing over" is a procedure, not a failure.
 
 Pure: the clock is passed in; no I/O.
 """
@@ -41,7 +41,13 @@ _ERRORS = ("ERROR", "CRITICAL")
 _LOG_NOUN = r"(?:lines?|logs?|log lines|messages?|entries|events|records?|errors?)"
 _LEVEL_WORDS = (
     (re.compile(rf"\b(?:critical|fatal)\s+{_LOG_NOUN}\b", re.IGNORECASE), ("CRITICAL",)),
-    (re.compile(r"\b(?:errors?|exceptions?|fail(?:ures?|ing|ed)|5xx|5\d\d)\b", re.I), _ERRORS),
+    (
+        re.compile(
+            r"\b(?:errors?|exceptions?|fail(?:ures?|ing|ed)(?!\s+over\b(?!\s+and\s+over))|5xx|5\d\d)\b",
+            re.I,
+        ),
+        _ERRORS,
+    ),
     (
         re.compile(
             rf"\bwarnings\b|\bwarning\s+{_LOG_NOUN}\b|\blogged\s+(?:\w+\s+)?warnings?\b|"
@@ -67,7 +73,8 @@ _HOW_TO = re.compile(
     re.IGNORECASE,
 )
 _LOGGED = re.compile(
-    r"\b(?:log(?:s|ged)?|report(?:ed)?|throw\w*|errors|warnings|exceptions|fail(?:ed|ing|ures)|"
+    r"\b(?:log(?:s|ged)?|report(?:ed)?|throw\w*|errors|warnings|exceptions|"
+    r"fail(?:ed|ing|ures)(?!\s+over\b(?!\s+and\s+over))|"
     r"timeouts|timed out|5xx|incidents?|outages?|went wrong|happen\w*|broken|down)\b",
     re.IGNORECASE,
 )

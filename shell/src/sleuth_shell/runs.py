@@ -16,10 +16,10 @@ A *run* is one row that an agent's work fills in. Its life (status names are the
   ``started_at`` is kept from the first start. A finished run is not started: the job completes
   and the agent is not asked again.
 - ``finish``: any unfinished status -> ``COMPLETED``, exactly once. One transaction holds the
-  conditional update (``WHERE status NOT IN terminal``, its row count checked), the kind's result
-  columns, the usage row, the notification jobs and the job's completion: a second finish (two
-  workers, or a crash between the agent call and the commit) writes nothing but the job's
-  completion and returns False.
+  conditional update (``WHERE status NOT IN terminal ... RETURNING``, the returned row checked),
+  the kind's result columns, the usage row, the notification jobs and the job's completion: a
+  second finish (two workers, or a crash between the agent call and the commit) writes nothing
+  but the job's completion and returns False.
 - ``fail``: any unfinished status -> ``FAILED`` with an error message, exactly once (plus the
   kind's ``failed_values``, e.g. forgetting a kept API key). The agent raising, the renderer
   refusing its output (:class:`~sleuth_core.errors.InvalidSources`) and an interrupted synchronous
@@ -33,6 +33,12 @@ A kind is a declaration (:class:`RunKind`): its table, job kind, statuses, how t
 outcome, which columns the outcome fills, what it is charged, and whom to notify. This module
 drives every mode from it: :func:`run_now` (synchronous requests), :func:`register_run_kind` (the
 job that runs background, scheduled and cron-created runs), and the transitions below.
+
+The finish (:func:`finish_in`) is written once, over an
+:class:`~sleuth_shell.db.executor.Executor`: a job's session, or for a synchronous run a
+transaction of its own (:func:`~sleuth_shell.db.executor.write_transaction`: the direct
+transaction of the fast path on SQLite, else a session). The kind's ``charge`` and ``notify`` run
+on the same executor, so each declares its reads and its notification targets once for both.
 """
 
 from __future__ import annotations
@@ -47,8 +53,8 @@ from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.errors import InvalidSources
-from sleuth_shell.billing.ledger import record_usage, record_usage_direct
-from sleuth_shell.db.direct_writes import direct_writer
+from sleuth_shell.billing.ledger import record_usage
+from sleuth_shell.db.executor import Executor, SessionExecutor, write_transaction
 from sleuth_shell.db.models import utcnow
 from sleuth_shell.jobs import JobContext, JobFailed, JobRegistry
 from sleuth_shell.services import Services, services_of
@@ -117,20 +123,18 @@ class RunKind(Generic[RowT, OutT]):
     any other exception fails the run with ``failure_message(exc)``."""
     result_values: Callable[[OutT], dict[str, Any]]
     """The columns the outcome fills on completion."""
-    charge: Callable[[AsyncSession, RowT, OutT], Awaitable[Charge | None]]
-    """The usage row of a completed run (None: none is written)."""
+    charge: Callable[[Executor, RowT, OutT], Awaitable[Charge | None]]
+    """The usage row of a completed run (None: none is written); reads, if any, through the
+    executor (the completing transaction)."""
     usage_feature: str
     failure_message: Callable[[BaseException], str]
     statuses: Lifecycle[Any]
     """The kind's statuses (:mod:`sleuth_shell.statuses`)."""
-    notify: Callable[[AsyncSession, Services, RowT, OutT], Awaitable[None]] | None = None
-    """Enqueue the notification jobs of a completed run (in the completing transaction)."""
+    notify: Callable[[Executor, Services, RowT, OutT], Awaitable[None]] | None = None
+    """The kind's notification targets: enqueue the notification jobs of a completed run through
+    the executor (the completing transaction), on either path."""
     failed_values: Mapping[str, Any] = field(default_factory=dict)
     """Extra columns written when the run fails."""
-    direct_charge: Callable[[RowT, OutT], tuple[bool, Charge | None]] | None = None
-    """For a synchronous run finished without a session (:func:`run_now` on SQLite): ``(True,
-    charge)`` when the completion needs no database read and no ``notify`` (the charge being what
-    ``charge`` would return), ``(False, None)`` when it does (then the session path runs)."""
 
 
 def _model(kind: RunKind[Any, Any]) -> Any:
@@ -200,22 +204,22 @@ async def finish(
     Returns False when the run had already finished or no longer exists (then only the job's
     completion is written).
     """
-    finished = await finish_in(session, services, kind, run_id, outcome, job=job)
+    finished = await finish_in(SessionExecutor(session), services, kind, run_id, outcome)
+    if job is not None:
+        await job.complete(session)
     await session.commit()
     return finished
 
 
-def _finish_statement(
-    kind: RunKind[Any, Any], values: Mapping[str, Any], *, returning: bool
-) -> Any:
+def _finish_statement(kind: RunKind[Any, Any], values: Mapping[str, Any]) -> Any:
     """Unfinished -> ``COMPLETED`` with the outcome's ``values`` (every one a bound parameter
-    ``v_<column>``), returning the whole row when ``returning``."""
+    ``v_<column>``), returning the whole row."""
     model, st = _model(kind), kind.statuses
 
     def build() -> Any:
         table = model.__table__
         c = table.c
-        stmt = (
+        return (
             update(table)
             .where(c.id == bindparam("run_id"), c.status.not_in(st.terminal))
             .values(
@@ -224,10 +228,10 @@ def _finish_statement(
                 error=None,
                 **{name: bindparam(f"v_{name}", type_=c[name].type) for name in values},
             )
+            .returning(*c)
         )
-        return stmt.returning(*c) if returning else stmt
 
-    return _statement(("finish", model, st, tuple(sorted(values)), returning), build)
+    return _statement(("finish", model, st, tuple(sorted(values))), build)
 
 
 def _refresh(row: Any, model: Any, current: Mapping[str, Any]) -> None:
@@ -247,63 +251,46 @@ def _finish_params(run_id: Any, now: Any, values: Mapping[str, Any]) -> dict[str
 
 
 async def finish_in(
-    session: AsyncSession,
+    executor: Executor,
     services: Services,
     kind: RunKind[RowT, OutT],
     run_id: Any,
     outcome: OutT,
     *,
-    job: JobContext | None = None,
     row: RowT | None = None,
 ) -> bool:
-    """:func:`finish` inside ``session``'s transaction (the caller commits).
+    """:func:`finish` in ``executor``'s transaction (the caller commits), on either path (see
+    :mod:`sleuth_shell.db.executor`): the conditional ``UPDATE ... RETURNING``, the usage row and
+    the notification jobs. False, writing nothing, when the run had finished or is gone.
 
     ``row``: the run's row object when the caller holds one that no session tracks (a
-    synchronous run's, see :func:`run_now`); it is refreshed from the finishing ``UPDATE``'s
-    ``RETURNING`` (one statement instead of the update and a reload) where the database
-    supports it.
+    synchronous run's, see :func:`run_now`); it is refreshed from the ``RETURNING`` row. Without
+    it, the kind's ``charge`` and ``notify`` see a new transient row built from that row.
     """
     model = _model(kind)
     now = utcnow()
     values = kind.result_values(outcome)
-    connection = await session.connection()
-    returning = row is not None and connection.dialect.update_returning
-
-    stmt = _finish_statement(kind, values, returning=returning)
-    params = _finish_params(run_id, now, values)
-    # Write first: on SQLite this takes the write lock before anything is read. A Core
-    # statement on the session's connection (its transaction).
-    finished = await connection.execute(stmt, params)
-    if returning:
-        current = finished.mappings().first()
-        if current is None:
-            if job is not None:
-                await job.complete(session)
-            return False
-        for attribute in _column_attributes(model):
-            setattr(row, attribute.key, current[attribute.columns[0].key])
-        finished_row: Any = row
-    else:
-        if not finished.rowcount:
-            if job is not None:
-                await job.complete(session)
-            return False
-        finished_row = await session.get(model, run_id, populate_existing=True)
-    assert finished_row is not None
-    charge = await kind.charge(session, finished_row, outcome)
+    # Write first: on SQLite this takes the write lock before anything is read.
+    returned = await executor.execute(
+        _finish_statement(kind, values), _finish_params(run_id, now, values)
+    )
+    if not returned:
+        return False
+    current = returned[0]
+    finished_row: Any = row if row is not None else model()
+    _refresh(finished_row, model, current)
+    charge = await kind.charge(executor, finished_row, outcome)
     if charge is not None:
         await record_usage(
-            session,
-            org_id=finished_row.org_id,
+            executor,
+            org_id=current["org_id"],
             team_id=charge.team_id,
             feature=kind.usage_feature,
             credits=charge.credits,
             occurred_at=now,
         )
     if kind.notify is not None:
-        await kind.notify(session, services, finished_row, outcome)
-    if job is not None:
-        await job.complete(session)
+        await kind.notify(executor, services, finished_row, outcome)
     return True
 
 
@@ -359,53 +346,11 @@ async def run_now(services: Services, kind: RunKind[RowT, OutT], row: RowT) -> O
     except BaseException:
         await _fail_now(services, kind, run_id, INTERRUPTED)
         raise
-    detached = _detached(row)
-    if detached is not None and await _finish_direct(services, kind, run_id, outcome, detached):
-        return outcome
-    async with services.sessions() as session:
-        await finish_in(session, services, kind, run_id, outcome, row=detached)
-        await session.commit()
+    # The fast path (a direct transaction, SQLite) or a session: the same statements.
+    async with write_transaction(services.sessions, fast=services.settings.fast_path) as executor:
+        await finish_in(executor, services, kind, run_id, outcome, row=_detached(row))
+        await executor.commit()
     return outcome
-
-
-async def _finish_direct(
-    services: Services, kind: RunKind[RowT, OutT], run_id: Any, outcome: OutT, row: RowT
-) -> bool:
-    """:func:`finish` of a synchronous run without a session, on SQLite (see
-    :mod:`sleuth_shell.db.direct_writes`): the same ``UPDATE ... RETURNING`` (``row`` refreshed
-    from it), usage row and rollups, in one transaction. False (nothing done) when the engine or
-    the run's completion needs the session path (``kind.direct_charge``)."""
-    if kind.direct_charge is None:
-        return False
-    writer = direct_writer(services.sessions)
-    if writer is None:
-        return False
-    model = _model(kind)
-    now = utcnow()
-    values = kind.result_values(outcome)
-    stmt = _finish_statement(kind, values, returning=True)
-    async with writer.transaction() as transaction:
-        returned = await transaction.execute(stmt, _finish_params(run_id, now, values))
-        if not returned:  # finished (failed) or deleted meanwhile: nothing to write
-            await transaction.commit()
-            return True
-        current = returned[0]
-        _refresh(row, model, current)
-        # Decided on the row as the UPDATE left it, as finish_in's charge and notify see it.
-        possible, charge = kind.direct_charge(row, outcome)
-        if not possible:
-            return False  # rolled back on leaving the block; the session path starts over
-        if charge is not None:
-            await record_usage_direct(
-                transaction,
-                org_id=current["org_id"],
-                team_id=charge.team_id,
-                feature=kind.usage_feature,
-                credits=charge.credits,
-                occurred_at=now,
-            )
-        await transaction.commit()
-    return True
 
 
 def _detached(row: RowT) -> RowT | None:
@@ -447,7 +392,9 @@ async def _run_job(kind: RunKind[Any, Any], ctx: JobContext) -> None:
         return
 
     async def end(session: AsyncSession) -> bool:
-        return await finish_in(session, services, kind, run_id, outcome, job=ctx)
+        finished = await finish_in(SessionExecutor(session), services, kind, run_id, outcome)
+        await ctx.complete(session)
+        return finished
 
     await ctx.write(end)
 

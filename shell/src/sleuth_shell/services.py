@@ -98,10 +98,12 @@ class Services:
         return min(self.retry_max_seconds, self.retry_base_seconds * 2.0 ** max(0, attempt - 1))
 
     async def aclose(self) -> None:
-        """Release what the services hold (the HTTP connection pool)."""
-        close = getattr(self.poster, "aclose", None)
-        if close is not None:
-            await close()
+        """Release what the services hold (the HTTP connection pools of the poster and of the
+        data sources)."""
+        for holder in (self.poster, self.data_sources):
+            close = getattr(holder, "aclose", None)
+            if close is not None:
+                await close()
 
 
 def load_configured_agent(settings: Settings) -> Agent:

@@ -17,6 +17,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from sleuth_core.errors import InvalidAlertPayload
+from sleuth_core.language import parse_iso
 
 #: Longest title an adapter returns (an investigation's ``name``, DESIGN 4 "Statuses").
 MAX_TITLE_LENGTH = 200
@@ -158,16 +159,7 @@ def parse_time(value: object) -> datetime | None:
         return _from_epoch(number)
     if candidate.upper().endswith(" UTC"):
         candidate = candidate[:-4].rstrip() + "+00:00"
-    try:
-        parsed = datetime.fromisoformat(candidate)
-    except ValueError:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    try:
-        return parsed.astimezone(UTC)
-    except (OverflowError, ValueError):
-        return None
+    return parse_iso(candidate)
 
 
 def _from_epoch(number: float | Decimal) -> datetime | None:

@@ -101,8 +101,8 @@ def _elements(pattern: str) -> list[frozenset[str] | None] | None:
             if nxt not in _LITERAL_ESCAPES:
                 return None
             element = frozenset((nxt,))
-        elif ch == "[":
-            j = _skip_class(pattern, i)
+        elif ch in "[{":  # a class or a counted repeat: no literal of its own
+            j = (_skip_class if ch == "[" else _skip_counted)(pattern, i)
             if j is None:
                 return None
             out.append(_BREAK)
@@ -117,18 +117,7 @@ def _elements(pattern: str) -> list[frozenset[str] | None] | None:
             if element is None:
                 out.append(_BREAK)
                 continue
-        elif ch in "*+?":
-            out.append(_BREAK)
-            i += 1
-            continue
-        elif ch == "{":
-            j = _skip_counted(pattern, i)
-            if j is None:
-                return None
-            out.append(_BREAK)
-            i = j
-            continue
-        elif ch in ".^$":
+        elif ch in "*+?.^$":
             out.append(_BREAK)
             i += 1
             continue

@@ -37,6 +37,7 @@ from sleuth_core.rca.signals import (
     compound_hits,
     message_template,
     metric_change_point,
+    minutes,
     relatedness,
     signature_terms,
     words_of,
@@ -96,6 +97,15 @@ _OPAQUE_NEAR = timedelta(minutes=10)
 _OPAQUE_GAIN = 2.5
 #: A flag or setting changed on the failing service just before it failed on its settings.
 _CONFIG_GAIN = 2.5
+#: A flag or setting switched this soon before an exact onset: time points at it.
+_SWITCHED_NEAR = timedelta(minutes=10)
+#: A change on the first failing service that went live (plus this for its rollout) long enough
+#: before the onset to have caused this many of the failure's errors at the failure's own rate,
+#: and caused none, keeps this share of its relatedness when another related change went live
+#: within this time of the onset (the chance of such a silence is e^-5).
+_GOING_LIVE = timedelta(minutes=5)
+_QUIET_ERRORS = 5.0
+_QUIET_SHARE = 0.6
 #: A change that alters no mechanism the failure shows keeps this share of its word relatedness.
 _SURFACE_ONLY = 0.75
 #: An outside cause this strong is overruled only by a change altering the failure's mechanism.
@@ -151,6 +161,9 @@ _CONFIG_ERROR = re.compile(
     re.IGNORECASE,
 )
 _FATAL_LEVELS = frozenset({"CRITICAL", "FATAL"})
+#: A setting that is missing or invalid (`_CONFIG_ERROR` without the bare level word "fatal", which
+#: many a database or runtime prefixes to any error).
+_CONFIG_WORDS = re.compile(_CONFIG_ERROR.pattern.replace(r"|\bfatal\b", ""), re.IGNORECASE)
 #: Series that measure how full a resource is.
 _RESOURCE_METRIC = re.compile(
     r"mem|heap|rss|cpu|conn|pool|queue|lag|backlog|disk|iops|inode|fd|thread|saturation|util|"
@@ -159,8 +172,9 @@ _RESOURCE_METRIC = re.compile(
 #: A failure that says a resource ran out.
 _EXHAUSTION = re.compile(
     r"out of memory|\boom|exhaust|too many (?:connections|open files|clients)|no space left|"
+    r"connection slots|"
     r"disk (?:is )?full|quota|saturat|queue (?:is )?full|backlog|pool (?:is )?full|"
-    r"replication lag|throttl",
+    r"replication lag|throttl|watermark|low on (?:disk|memory|space)|free space",
     re.IGNORECASE,
 )
 
@@ -172,6 +186,22 @@ _TLS = re.compile(
 _DNS = re.compile(
     r"nxdomain|servfail|no such host|name resolution|could not resolve|getaddrinfo|"
     r"temporary failure in name|dns (?:lookup|resolution|timeout|error|fail)|resolv\w* fail",
+    re.IGNORECASE,
+)
+#: Input a service rejects for its shape or values (bad records, not a bad handler).
+_BAD_INPUT = re.compile(
+    r"does not match|could not be parsed|cannot be parsed|unable to parse|invalid (?:date|format|"
+    r"character|encoding|utf-?8|byte sequence)|schema (?:violation|mismatch|validation fail)|"
+    r"malformed|unparseable|unexpected (?:end of input|character|column count)|wrong format",
+    re.IGNORECASE,
+)
+#: A change must have shipped this soon before the onset to explain rejected input.
+_BAD_INPUT_LEAD = timedelta(hours=1)
+#: An outside party that is down: unavailable, refusing or timing out.
+_UNAVAILABLE = re.compile(
+    r"\b50[234]\b|service unavailable|bad gateway|gateway time-?out|connection refused|"
+    r"connection reset|no route to host|network is unreachable|timed out|deadline exceeded|"
+    r"unavailable",
     re.IGNORECASE,
 )
 _NEIGHBOUR = re.compile(r"noisy neighbou?r|cpu steal|steal time|throttl", re.IGNORECASE)
@@ -195,12 +225,19 @@ _HOST = re.compile(
     r"\b(?:[a-z0-9-]+\.)+(?:com|io|net|org|cloud|dev|co|example|app|ai|us|eu|uk|de)\b",
     re.IGNORECASE,
 )
+#: A container killed at its own memory limit (the node is fine: the workload outgrew it).
+_CONTAINER_OOM = re.compile(
+    r"oom.?kill|out of memory|exit code 137|memory limit|signal 9\b|sigkill", re.IGNORECASE
+)
 _NODE_NAME = re.compile(r"\b[Nn]ode\s+([\w.-]*\d[\w.-]*)")
 _REQUEST_METRIC = re.compile(
     r"^(?:http_|grpc_|api_)?requests?(?:_per_second|_per_minute|_total|_rate)?$|^rps$|^qps$|"
-    r"traffic|ingress|inbound|visitors|sessions_started"
+    r"traffic|ingress|inbound|incoming|received|arrivals?|visitors|sessions_started"
 )
-_NOT_VOLUME = re.compile(r"duration|latency|error|fail|p\d\d|_ms|seconds|size|bytes|timeout")
+_NOT_VOLUME = re.compile(
+    r"duration|latency|error|fail|p\d\d|_ms|seconds|size|bytes|timeout|reject|retr|evict|wait|"
+    r"drop|client|outbound|upstream"
+)
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 _TEXT_DATE = re.compile(
     r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2}),? (\d{4})\b"
@@ -229,15 +266,21 @@ def _dates_in(text: str) -> list[date]:
     return found
 
 
-_HOST_METRIC = re.compile(r"steal|host|node|neighbou?r|hypervisor|iowait|noisy")
-_BUSY_METRIC = re.compile(r"cpu|util|load|steal|saturation|iops|iowait|io_wait|disk_(?:busy|queue)")
+_HOST_METRIC = re.compile(r"steal|host|(?<![a-z])node(?!js)|neighbou?r|hypervisor|iowait|noisy")
+_BUSY_METRIC = re.compile(
+    r"cpu|util|load|steal|saturation|iops|iowait|io_wait|disk_(?:busy|queue)|connections|activity|"
+    r"clients"
+)
 #: A node or host running out of a resource (the platform's own events say so).
 _NODE_PRESSURE = re.compile(
     r"node (?:was |is )?low on resource|has ?insufficient ?(?:memory|cpu|pid|disk)|"
-    r"(?:memory|disk|pid)\s?pressure|\bevict(?:ed|ing|ion)\b|oomkill|node ?not ?ready|"
+    r"(?:memory|disk|pid)\s?pressure|\bevict(?:ed|ing|ion)\b|node ?not ?ready|"
+    r"kubelet stopped posting|node ?status ?unknown|"
     r"kernel: out of memory",
     re.IGNORECASE,
 )
+#: Series that measure what is left of a resource (free disk, available memory): they fall.
+_HEADROOM_METRIC = re.compile(r"free|avail|remaining|headroom")
 _SATURATION_METRIC = re.compile(
     r"mem|heap|rss|cpu|conn|pool|queue|lag|backlog|disk|fd|thread|goroutine|gc|saturation|"
     r"latency|duration|p9\d|p50|error|5xx|fail|timeout|usage|util"
@@ -583,10 +626,14 @@ def find_onsets(evidence: Evidence) -> OnsetStage:
     for shift in shifts:
         name = shift.series.name.lower()
         svc = shift.series.service
-        if _volume_metric(name) or not _SATURATION_METRIC.search(name):
+        headroom = bool(_HEADROOM_METRIC.search(name))
+        if _volume_metric(name) or not (headroom or _SATURATION_METRIC.search(name)):
             continue
-        if shift.direction != 1:
-            continue
+        if shift.direction != (-1 if headroom else 1):
+            continue  # a resource runs out when its use rises or its headroom (free bytes) falls
+        ratio = 1 / shift.ratio if headroom and shift.ratio > 0 else shift.ratio
+        if headroom and shift.ratio <= 0:
+            ratio = float("inf")
         if svc in onsets:
             # A saturation or latency metric that shifted before the errors began (a slow leak).
             if shift.at < onsets[svc] and (
@@ -594,18 +641,24 @@ def find_onsets(evidence: Evidence) -> OnsetStage:
             ):
                 metric_onset[svc] = (shift.at, shift.series.name)
         elif (
-            _FAILURE_METRIC.search(name)
+            (headroom or _FAILURE_METRIC.search(name))
             and timedelta(0) <= fired - shift.at <= _METRIC_ONLY_WINDOW
-            and shift.ratio >= _METRIC_ONLY_RATIO
+            and ratio >= _METRIC_ONLY_RATIO
             and (svc not in metric_only or shift.at < metric_only[svc][0])
         ):
             # A failure that shows only in metrics (lag, memory, disk, connections, latency).
             metric_only[svc] = (shift.at, shift.series.name)
+    # A build-up leads the errors by more than the series' own step (one step is only where the
+    # errors' first minutes fall on the metric's grid) and by at most a day.
+    metric_onset = {
+        svc: (at, name)
+        for svc, (at, name) in metric_onset.items()
+        if _metric_step(evidence.metrics, name, svc) < onsets[svc] - at <= timedelta(hours=24)
+    }
     for svc, (at, name) in metric_onset.items():
-        if onsets[svc] - at <= timedelta(hours=24):
-            onsets[svc] = at
-            slack[svc] = max(_metric_step(evidence.metrics, name, svc), _SLACK)
-            onset_list.append(Onset(svc, at, "metric", name))
+        onsets[svc] = at
+        slack[svc] = max(_metric_step(evidence.metrics, name, svc), _SLACK)
+        onset_list.append(Onset(svc, at, "metric", name))
     for svc, (at, name) in metric_only.items():
         onsets[svc] = at
         error_onsets[svc] = at
@@ -667,7 +720,10 @@ def failure_signature(
     signature = signature_terms(messages, ignore=ignore)
     details = "\n".join(dict.fromkeys(s.detail for s in new_sigs if s.detail))
     if details:
-        for term, w in signature_terms([details], ignore=ignore, weight=0.8).items():
+        # A frame's package path (``com.example.billing.``, ``github.com/org/repo/``) is shared by
+        # every file of the program: only its last two parts (module and function) tell.
+        located = _QUALIFIED.sub(r"\1", details)
+        for term, w in signature_terms([located], ignore=ignore, weight=0.8).items():
             signature[term] = max(signature.get(term, 0.0), w)
     scope = episode.scope
     shifted = sorted({sh.series.name for sh in stage.shifts if sh.series.service in scope})
@@ -683,6 +739,9 @@ def failure_signature(
     words = words_of(messages) - frozenset(p for name in ignore for p in words_of([name]))
     shown = mechanisms("\n".join([*messages, details, *shifted]))
     return signature, words, shown, details
+
+
+_QUALIFIED = re.compile(r"(?<![\w.$/-])(?:[A-Za-z_][\w-]*[./]){2,}([\w$<>-]+[./][\w$<>-]+)")
 
 
 def _episode_signatures(
@@ -740,6 +799,13 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
         _CONFIG_ERROR.search(f"{s.message}\n{s.detail}") or s.level in _FATAL_LEVELS
         for s in origin_sigs
     )
+    # How often the first failing service failed once it began: the errors a change that broke
+    # it would have caused between its going live and the onset.
+    failed_for = max(minutes(evidence.alert.fired_at - onset), 1.0)
+    error_rate = sum(s.count for s in origin_sigs) / failed_for
+    if not _continuous(evidence, origin, onset):
+        error_rate = 0.0  # a job that fails on each run, not a steady failure: silence says little
+    quiet: set[str] = set()  # went live long before the onset: the service ran well with them
     suspects: list[Suspect] = []
     for change in evidence.changes:
         deploys = sorted(shipping.get(change.change_id, []), key=lambda d: d.timestamp)
@@ -754,6 +820,9 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             rel = _gain(rel, _COMPOUND_GAIN * len(compounds[:2]))
             matched = (*matched, *compounds[:2])
         done = altered_mechanisms(changed_lines(change.diff)) | altered_mechanisms(change.summary)
+        if "null" in shown and _removes_what_is_missing(change.diff, signature):
+            # The failure finds a key or field missing that the change removed or renamed.
+            done = done | {"null"}
         retuned = retuned_settings(change.diff)
         common = sorted(done & shown)
         if common:
@@ -797,6 +866,16 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             # A setting changed on the failing service minutes before it failed on its settings.
             rel = _gain(rel, _CONFIG_GAIN)
             matched = (*matched, "a configuration error after it")
+        elif (
+            change.kind in ("flag", "config")
+            and rel >= 0.2
+            and change.service in scope
+            and timedelta(0) <= onset + tolerance - change.timestamp <= _SWITCHED_NEAR
+        ):
+            # A flag or setting takes effect at once: one switched on a failing service or one it
+            # calls minutes before an exact onset, touching what failed, is where time points.
+            rel = _gain(rel, _CONFIG_GAIN)
+            matched = (*matched, "switched minutes before the onset")
         if change.kind in ("flag", "config") and rel > 0:
             # A flag or setting the failure names by its own key's words.
             key_terms = set(signature_terms([change.change_id, *change.files], ignore=ignore))
@@ -819,6 +898,14 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
         ):
             # Related and shipped to a failing service minutes before it began failing.
             rel = round(min(0.95, rel + _PROXIMITY_GAIN), 6)
+        if (
+            ramp is None
+            and origin in homes
+            and change.kind != "deploy"
+            and minutes(onset - effective - _GOING_LIVE) * error_rate >= _QUIET_ERRORS
+            and change.change_id != undone
+        ):
+            quiet.add(change.change_id)
         text = f"{change.summary} {' '.join(change.files)}"
         named_here = _mentions(text, list(scope))
         in_scope = bool(homes & scope) or bool(named_here)
@@ -854,6 +941,26 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
                 ruled_out,
             )
         )
+    starters = [
+        s
+        for s in suspects
+        if not s.ruled_out
+        and s.relatedness >= 0.2
+        and timedelta(0) <= onset + tolerance - s.effective_at <= _GOING_LIVE
+    ]
+    if starters:
+        # The errors began as another related change went live: a change the failing service had
+        # run with for long enough to have logged many of them, logging none, did not start them.
+        suspects = [
+            replace(
+                s,
+                relatedness=round(s.relatedness * _QUIET_SHARE, 6),
+                score=round(s.score * _QUIET_SHARE, 6),
+            )
+            if s.change.change_id in quiet and s not in starters
+            else s
+            for s in suspects
+        ]
     suspects.sort(
         key=lambda s: (
             bool(s.ruled_out),
@@ -864,6 +971,17 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
         )
     )
     return tuple(suspects)
+
+
+def _continuous(evidence: Evidence, service: str, onset: datetime) -> bool:
+    """Whether ``service`` failed steadily from ``onset`` to the alert: errors in at least 60% of
+    its buckets (at least four), not in the bursts of a periodic job."""
+    series = next((e for e in evidence.errors if e.service == service), None)
+    if series is None:
+        return False
+    dense = _dense(series.points, series.bucket_seconds, evidence.alert.fired_at)
+    after = [v for t, v in dense if t >= onset - timedelta(seconds=series.bucket_seconds)]
+    return len(after) >= 4 and sum(1 for v in after if v > 0) >= 0.6 * len(after)
 
 
 def _undone_by_rollback(evidence: Evidence, episode: Episode) -> str:
@@ -947,8 +1065,8 @@ def decide(
     calls = {k: set(v) for k, v in stage.calls.items()}
     best = next((s for s in suspects if not s.ruled_out), None)
     external = _external(evidence, stage.shifts, affected, episode.onsets, calls, onset)
-    ext_cause, ext_strength = external if external else ("", 0.0)
-    hypotheses = _hypotheses(evidence, stage, episode, suspects, ext_cause)
+    ext_cause, ext_strength, ext_category = external if external else ("", 0.0, "unknown")
+    hypotheses = _hypotheses(evidence, stage, episode, suspects, ext_cause, ext_category)
     reasons = [
         f"{origin} began failing at {onset.isoformat()}"
         + (f", {len(affected) - 1} more service(s) after it" if len(affected) > 1 else "")
@@ -958,16 +1076,41 @@ def decide(
     metric_only = (
         basis is not None
         and basis.basis == "metric"
-        and origin not in _error_services(evidence, episode)
+        and (
+            origin not in _error_services(evidence, episode)
+            or bool(_RESOURCE_METRIC.search(basis.metric.lower()))
+            or bool(_HEADROOM_METRIC.search(basis.metric.lower()))
+        )
     )
     strong_outside = ext_strength >= _STRONG_OUTSIDE
     if best is not None and best.relatedness >= LIKELY_AT:
         mechanism = any(m.endswith(" change") or ":" in m for m in best.matched)
         overruled = strong_outside and not (mechanism and best.relatedness >= STRONG_AT)
-        if not overruled and (ext_strength < 2 or best.relatedness >= STRONG_AT or mechanism):
+        if ext_category == "data_quality" and ext_strength >= 2:
+            # Bad input arrives on its own schedule; a change that broke the handling of good
+            # input (its mechanism: parsing, validation) shows with the first records after it
+            # shipped, not hours later (unless the records come in the runs of a periodic job).
+            soon = onset - best.effective_at <= _BAD_INPUT_LEAD
+            overruled = not (mechanism and (soon or not _continuous(evidence, origin, onset)))
+        timed = any(m in _TIME_EVIDENCE for m in best.matched)
+        # A moderate outside sign is overruled by what a change does (its mechanism, its stack's
+        # code) or by time evidence, never by shared words alone (a provider's host name).
+        if not overruled and (ext_strength < 2 or mechanism or timed):
             return _change_verdict(
                 evidence, episode, best, suspects, ext_strength, reasons, hypotheses
             )
+    if (
+        metric_only
+        and basis is not None
+        and ext_strength == 0
+        and (best is None or best.relatedness < 0.3)
+        and not any(c.service == origin for c in evidence.changes)
+    ):
+        # A resource of a service no change touched ran out (its use rose or its headroom fell)
+        # and nothing else failed first: load or growth from outside the change data.
+        moved = "fell" if _HEADROOM_METRIC.search(basis.metric.lower()) else "rose"
+        ext_cause = f"a resource running out: {basis.metric} of {origin} {moved}, no change to it"
+        ext_strength, ext_category = 1.0, "resource_exhaustion"
     common = (
         origin,
         affected,
@@ -1002,11 +1145,11 @@ def decide(
             None,
             None,
             *common,
-            _external_remediation(ext_cause),
+            _external_remediation(ext_cause, ext_category),
             ext_cause,
             tuple(reasons),
             tuple(suspects),
-            _external_category(ext_cause),
+            ext_category,
             hypotheses,
         )
     if best is not None and best.relatedness >= 0.3:
@@ -1030,6 +1173,18 @@ def decide(
         category,
         hypotheses,
     )
+
+
+#: What a suspect's time says beyond its words (the ``matched`` notes of `rank_suspects`).
+_TIME_EVIDENCE = frozenset(
+    {
+        "deployed minutes before the onset",
+        "errors stopped when it was rolled back",
+        "a configuration error after it",
+        "switched minutes before the onset",
+        "onset of the build-up",
+    }
+)
 
 
 def _recovered_at(evidence: Evidence, episode: Episode) -> datetime | None:
@@ -1112,7 +1267,7 @@ def _no_episode(evidence: Evidence, stage: OnsetStage) -> Analysis:
     alert = evidence.alert
     external = _external(evidence, stage.shifts, [], {}, {}, None)
     if external:
-        cause, _strength = external
+        cause, _strength, category = external
         return Analysis(
             "external",
             "INCONCLUSIVE",
@@ -1122,10 +1277,10 @@ def _no_episode(evidence: Evidence, stage: OnsetStage) -> Analysis:
             (),
             None,
             (),
-            _external_remediation(cause),
+            _external_remediation(cause, category),
             cause,
             (f"No service's errors rose, but {cause}.",),
-            category=_external_category(cause),
+            category=category,
         )
     if not (evidence.errors or evidence.signatures or evidence.metrics):
         # No log or metric covers the look-back: health cannot be told, only that nothing shows.
@@ -1199,14 +1354,16 @@ _MECHANISMS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
     for name, shows, alters in (
         (
             "timeout",
-            r"time[d ]?\s?out|deadline exceeded|took too long|timeout|latency|too slow",
+            r"time[d ]?\s?out|deadline exceeded|took too long|timeout|latency|too slow|"
+            r"context cancel+ed",
             r"timeout|deadline|_ms\b|_secs?\b|_seconds\b|\bttl_ms\b|read_time|connect_time",
         ),
         (
             "pool",
-            r"\bpool\b|pool\w*(?:exhaust|timeout)|too many connections|connections? "
+            r"pool\b|pool\w*(?:exhaust|timeout)|too many connections|connections? "
             r"(?:exhausted|limit|refused)|max_?conn|no (?:free|available) connection|"
-            r"acquire|connection.*(?:saturat|usage|in use)|conn\w* (?:usage|in_use)",
+            r"acquire|connection.*(?:saturat|usage|in use)|conn\w* (?:usage|in_use)|"
+            r"wait(?:ing)? for (?:a |an )?(?:\w+ )?connection|connection is not available",
             r"pool|max_?conn|max_?open|max_?idle|connections?\b|maxsize|min_?idle|acquire",
         ),
         (
@@ -1237,7 +1394,8 @@ _MECHANISMS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
         (
             "memory",
             r"out of memory|\boom\b|oomkill|heap|memory|\brss\b|gc pause|allocation",
-            r"buffer|batch_?size|heap|memory|\bxmx|max_?size|cache_?size|preload|in.memory",
+            r"buffer|\bbuf\b|batch_?size|heap|memory|\bxmx|max_?size|cache_?size|preload|in.memory|"
+            r"new (?:Map|Set)\b|\.push\(|\.append\(|unbounded",
         ),
         (
             "limit",
@@ -1320,6 +1478,24 @@ def inert(change: Change) -> bool:
         return True
     lines = changed_lines(change.diff).splitlines()
     return bool(lines) and all(_INERT_LINE.match(line) for line in lines)
+
+
+def _removes_what_is_missing(diff: str, signature: Mapping[str, float]) -> bool:
+    """Whether a diff removes (and does not add back) an identifier of the failure's
+    (``drm_key_id`` removed, the failure a ``KeyError: 'drm_key_id'``).
+
+    >>> diff = "-    key = d['drm_key_id']\\n+    key = d['key_id']"
+    >>> _removes_what_is_missing(diff, {"drm_key_id": 3.0})
+    True
+    """
+    removed = "\n".join(
+        line[1:] for line in diff.splitlines() if line[:1] == "-" and not line.startswith("---")
+    )
+    added = "\n".join(
+        line[1:] for line in diff.splitlines() if line[:1] == "+" and not line.startswith("+++")
+    )
+    gone = set(signature_terms([removed])) - set(signature_terms([added]))
+    return any(("_" in t or "." in t) and t in signature for t in gone)
 
 
 def changed_lines(diff: str) -> str:
@@ -1424,36 +1600,52 @@ _CONFIG_FILE = re.compile(
 
 
 def _change_category(change: Change) -> Category:
+    """What a culprit change is: a flag, a configuration change or a commit whose files that can
+    alter what runs (tests, docs and changelogs aside) are all configuration files sets a value
+    (``configuration_error``); any other change alters code (``code_defect``).
+
+    >>> from datetime import UTC, datetime
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> _change_category(Change("c1", "api", "commit", t, "", ("helm/values.yaml", "CHANGELOG.md")))
+    'configuration_error'
+    >>> _change_category(Change("c2", "api", "commit", t, "", ("app/pool.py", "helm/values.yaml")))
+    'code_defect'
+    """
     if change.kind in ("flag", "config"):
         return "configuration_error"
-    if change.files and all(_CONFIG_FILE.search(f) for f in change.files):
+    live = [f for f in change.files if not _INERT_FILE.search(f)]
+    if live and all(_CONFIG_FILE.search(f) for f in live):
         return "configuration_error"
     return "code_defect"
 
 
-def _external_category(cause: str) -> Category:
-    lowered = cause.lower()
-    if lowered.startswith("tls certificate errors from "):
-        return "dependency_failure"  # another party's certificate
-    if "poison" in lowered or "record" in lowered:
-        return "data_quality"
-    if "traffic" in lowered or "saturation of the shared" in lowered:
-        return "resource_exhaustion"
-    if "provider" in lowered or "status notice" in lowered:
-        return "dependency_failure"
-    if "configuration" in lowered:
-        return "configuration_error"
-    return "infrastructure"
+#: Exceptions that only a program's own logic raises (a null dereference, a wrong type, a missing
+#: key, an index out of range, a panic, a failed assertion).
+_CODE_FAULT = re.compile(
+    r"nullpointer|null pointer|nil pointer|nonetype|attributeerror|typeerror|keyerror|"
+    r"indexerror|index out of range|slice bounds out of range|zerodivision|divide by zero|"
+    r"classcastexception|illegalstateexception|assertionerror|is not a function|"
+    r"cannot read propert|undefined method|\bpanic\b|segmentation fault",
+    re.IGNORECASE,
+)
 
 
 def _unexplained_category(evidence: Evidence, episode: Episode, metric_only: bool) -> Category:
-    """The category of a failure no change and no outside sign explains."""
+    """The category of a failure no change and no outside sign explains, from the kind of
+    evidence it shows: settings that are missing or invalid (``configuration_error``), a
+    resource that ran out or a failure seen only in a saturation metric
+    (``resource_exhaustion``), a fault only the program's own logic raises (``code_defect``);
+    else ``unknown``."""
     new_sigs, _old = _episode_signatures(evidence, episode)
-    text = " ".join(s.message for s in new_sigs if s.service == episode.origin)
-    if _CONFIG_ERROR.search(text):
+    origin = [s for s in new_sigs if s.service == episode.origin]
+    text = " ".join(s.message for s in origin)
+    if _CONFIG_WORDS.search(text) and not _EXHAUSTION.search(text):
         return "configuration_error"
     if metric_only or _EXHAUSTION.search(text):
         return "resource_exhaustion"
+    faults = sum(s.count for s in origin if _CODE_FAULT.search(f"{s.message}\n{s.detail}"))
+    if faults and faults >= 0.5 * sum(s.count for s in origin):
+        return "code_defect"
     return "unknown"
 
 
@@ -1463,6 +1655,7 @@ def _hypotheses(
     episode: Episode,
     suspects: Sequence[Suspect],
     ext_cause: str,
+    ext_category: Category = "unknown",
 ) -> tuple[Hypothesis, ...]:
     """Traffic surge, dependency outage, resource exhaustion and configuration change, each
     supported or ruled out by what the data shows around the onset."""
@@ -1497,7 +1690,7 @@ def _hypotheses(
         )
     else:
         out.append(Hypothesis("traffic surge", False, "no request-rate series shows a rise"))
-    outside = ext_cause and _external_category(ext_cause) in (
+    outside = ext_cause and ext_category in (
         "dependency_failure",
         "infrastructure",
     )
@@ -1622,16 +1815,22 @@ def _ago(delta: timedelta) -> str:
     return f"{minutes // 60} hour(s)"
 
 
-def _external_remediation(cause: str) -> str:
+def _external_remediation(cause: str, category: Category = "unknown") -> str:
     lowered = cause.lower()
+    if category == "data_quality":
+        return "Quarantine the bad records (dead-letter them), fix them at their source, replay."
     if "certificate" in lowered:
         return "Renew or replace the expired certificate; no rollback is needed."
     if "dns" in lowered:
         return "Fail over to another resolver or region; no rollback is needed."
     if "traffic" in lowered:
         return "Scale out or shed load (rate limits); no rollback is needed."
-    if "neighbour" in lowered or "host" in lowered:
+    if "a resource running out" in lowered:
+        return "Add capacity or free the resource (see its runbook); no rollback is needed."
+    if "neighbour" in lowered or "host saturation" in lowered:
         return "Move the workload off the saturated host; no rollback is needed."
+    if lowered.startswith("node "):
+        return "Cordon and drain the node, let its pods reschedule; no rollback is needed."
     if "poison" in lowered or "record" in lowered:
         return "Quarantine the bad record (dead-letter it) and replay the rest."
     return (
@@ -1646,9 +1845,10 @@ def _external(
     onsets: Mapping[str, datetime],
     calls: Mapping[str, set[str]],
     onset: datetime | None,
-) -> tuple[str, float] | None:
-    """The strongest sign that the cause lies outside the change data: (cause, strength)."""
-    found: list[tuple[float, str]] = []
+) -> tuple[str, float, Category] | None:
+    """The strongest sign that the cause lies outside the change data: (cause, strength, the
+    failure category that kind of evidence shows)."""
+    found: list[tuple[float, str, Category]] = []
     messages = [s for s in evidence.signatures if not affected or s.service in affected]
     if onset is not None:
         messages = [s for s in messages if s.last_seen >= onset - timedelta(minutes=5)]
@@ -1661,15 +1861,32 @@ def _external(
     if tls and tls >= 0.2 * total:
         peers = sorted({h.lower() for s in tls_sigs for h in _HOST.findall(s.message)})
         peer = f" from {peers[0]}" if peers else ""
-        found.append((2.5, f"TLS certificate errors{peer} (an expired or invalid certificate)"))
+        # Another party's certificate is its failure; the platform's own is infrastructure.
+        found.append(
+            (
+                2.5,
+                f"TLS certificate errors{peer} (an expired or invalid certificate)",
+                "dependency_failure" if peers else "infrastructure",
+            )
+        )
     dns = sum(s.count for s in messages if _DNS.search(full[id(s)]))
     if dns and dns >= 0.2 * total:
-        found.append((2.5, "DNS resolution failures"))
+        found.append((2.5, "DNS resolution failures", "infrastructure"))
     poison = sum(s.count for s in messages if _POISON.search(full[id(s)]))
     if poison and poison >= 0.3 * total:
-        found.append((2.5, "one bad (poison) record failing over and over"))
+        found.append((2.5, "one bad (poison) record failing over and over", "data_quality"))
+    bad_input = [s for s in messages if _BAD_INPUT.search(s.message)]
+    if bad_input and sum(s.count for s in bad_input) >= 0.5 * total:
+        found.append(
+            (
+                2.5,
+                "input records the service rejects as malformed: "
+                + message_template(max(bad_input, key=lambda s: s.count).message)[:120],
+                "data_quality",
+            )
+        )
     if _NEIGHBOUR.search(text):
-        found.append((1.5, "a noisy neighbour saturating the host"))
+        found.append((1.5, "a noisy neighbour saturating the host", "infrastructure"))
     if onset is not None:
         # Any service's records (the platform's events included) of a node out of a resource.
         pressure = [
@@ -1678,11 +1895,31 @@ def _external(
             if abs(s.first_seen - onset) <= timedelta(minutes=30)
             and _NODE_PRESSURE.search(f"{s.message}\n{s.detail}")
         ]
+        killed = [
+            s
+            for s in evidence.signatures
+            if abs(s.first_seen - onset) <= timedelta(minutes=30)
+            and _CONTAINER_OOM.search(f"{s.message}\n{s.detail}")
+            and (not affected or s.service in affected)
+            and not _NODE_PRESSURE.search(s.message)
+        ]
+        if sum(s.count for s in killed) >= 2 and sum(s.count for s in pressure) < 2:
+            found.append(
+                (
+                    2.0,
+                    "a container killed at its memory limit (out of memory)",
+                    "resource_exhaustion",
+                )
+            )
         if sum(s.count for s in pressure) >= 2:
             nodes = sorted({m for s in pressure for m in _NODE_NAME.findall(s.message)})
             where = f" on {nodes[0]}" if nodes else ""
             found.append(
-                (2.5, f"node resource pressure{where} (evictions, the node low on memory)")
+                (
+                    2.5,
+                    f"node trouble{where} (the node not ready, low on a resource, evicting)",
+                    "infrastructure",
+                )
             )
     # Provider status notices naming something the errors name.
     error_terms = set(signature_terms([text])) if text else set()
@@ -1709,8 +1946,22 @@ def _external(
         shared = set(signature_terms([body])) & error_terms
         shared |= {h for h in hosts if h in body.lower()}
         if len(shared) >= 2 or any("." in s or "-" in s for s in shared):
-            found.append((3.0, f"a provider status notice: {signal.title.strip()}"))
+            found.append(
+                (3.0, f"a provider status notice: {signal.title.strip()}", "dependency_failure")
+            )
             break
+    # An outside party (a host on the public internet) answering unavailable, refusing or timing
+    # out in most of the failure's messages: its outage, whether or not it published a notice.
+    down = [s for s in messages if _HOST.search(full[id(s)]) and _UNAVAILABLE.search(full[id(s)])]
+    if down and sum(s.count for s in down) >= 0.3 * total:
+        peers = sorted({h.lower() for s in down for h in _HOST.findall(full[id(s)])})
+        found.append(
+            (
+                2.0,
+                f"the outside dependency {peers[0]} failing (unavailable, refusing or timing out)",
+                "dependency_failure",
+            )
+        )
     for shift in shifts:
         name = shift.series.name.lower()
         if onset is not None and abs(shift.at - onset) > timedelta(hours=1):
@@ -1721,10 +1972,13 @@ def _external(
                     2.5,
                     f"a traffic surge: {shift.series.name} on {shift.series.service} "
                     f"rose {shift.ratio:.1f}x",
+                    "resource_exhaustion",
                 )
             )
         elif _HOST_METRIC.search(name) and shift.direction == 1:
-            found.append((2.0, f"host saturation (a noisy neighbour): {shift.series.name}"))
+            found.append(
+                (2.0, f"host saturation (a noisy neighbour): {shift.series.name}", "infrastructure")
+            )
     changed = {c.service for c in evidence.changes}
     for shift in shifts:
         svc = shift.series.service
@@ -1740,21 +1994,28 @@ def _external(
                     2.0,
                     f"saturation of the shared {svc} ({shift.series.name} rose): a noisy "
                     "neighbour or outside load",
+                    "resource_exhaustion",
                 )
             )
             break
-    if _REGION.search(text) or hosts:
-        found.append((1.0, "errors from an outside provider or cloud region"))
+    if hosts and not down:
+        found.append((1.0, "errors from an outside provider", "dependency_failure"))
+    elif _REGION.search(text):
+        found.append((1.0, "errors from one cloud region", "infrastructure"))
     if len(affected) >= 3 and onset is not None:
         together = [s for s in affected if onsets[s] - onset <= timedelta(minutes=10)]
         linked = {s for s in together for c in calls.get(s, ()) if c in together}
         linked |= {c for s in together for c in calls.get(s, ()) if c in together}
         if len(together) >= 3 and len(set(together) - linked) >= 3:
             found.append(
-                (1.5, f"{len(together)} services with no shared dependency failed together")
+                (
+                    1.5,
+                    f"{len(together)} services with no shared dependency failed together",
+                    "infrastructure",
+                )
             )
     if not found:
         return None
     found.sort(key=lambda item: -item[0])
-    strength = found[0][0] + 0.5 * sum(w for w, _ in found[1:])
-    return found[0][1], strength
+    strength = found[0][0] + 0.5 * sum(w for w, _, _ in found[1:])
+    return found[0][1], strength, found[0][2]

@@ -15,6 +15,15 @@ def parse_tree(markdown: str) -> SyntaxTreeNode:
     return SyntaxTreeNode(_MD.parse(markdown))
 
 
+def list_items(node: SyntaxTreeNode, bullet: str) -> list[tuple[str, SyntaxTreeNode]]:
+    """The items of a ``bullet_list`` or ``ordered_list`` node, each with its marker: ``bullet``,
+    or the item's number and a dot (counting from the list's ``start``)."""
+    if node.type != "ordered_list":
+        return [(bullet, item) for item in node.children]
+    first = int(node.attrs.get("start", 1))
+    return [(f"{first + i}.", item) for i, item in enumerate(node.children)]
+
+
 def table_rows(node: SyntaxTreeNode, render_cell) -> list[list[str]]:  # type: ignore[no-untyped-def]
     """The rows of a ``table`` node (header first) as lists of rendered cell texts."""
     rows: list[list[str]] = []

@@ -26,7 +26,7 @@ from typing import Any
 
 from markdown_it.tree import SyntaxTreeNode
 
-from sleuth_core.render._tree import aligned, parse_tree, table_rows
+from sleuth_core.render._tree import aligned, list_items, parse_tree, table_rows
 
 __all__ = ["MAX_CARD_BYTES", "to_alt_card"]
 
@@ -89,12 +89,8 @@ def _plain(node: SyntaxTreeNode) -> str:
 
 
 def _list_lines(node: SyntaxTreeNode, depth: int) -> list[str]:
-    ordered = node.type == "ordered_list"
-    number = int(node.attrs.get("start", 1)) if ordered else 0
     lines: list[str] = []
-    for item in node.children:
-        marker = f"{number}." if ordered else "-"
-        number += 1
+    for marker, item in list_items(node, "-"):
         first = True
         for child in item.children:
             if child.type in ("bullet_list", "ordered_list"):

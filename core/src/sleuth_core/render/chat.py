@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 from markdown_it.tree import SyntaxTreeNode
 
-from sleuth_core.render._tree import aligned, parse_tree, table_rows
+from sleuth_core.render._tree import aligned, list_items, parse_tree, table_rows
 
 __all__ = ["to_chat"]
 
@@ -101,12 +101,8 @@ def _block(node: SyntaxTreeNode) -> str:
 
 
 def _list(node: SyntaxTreeNode) -> str:
-    ordered = node.type == "ordered_list"
-    number = int(node.attrs.get("start", 1)) if ordered else 0
     lines: list[str] = []
-    for item in node.children:
-        marker = f"{number}." if ordered else "•"
-        number += 1
+    for marker, item in list_items(node, "•"):
         parts: list[str] = []
         for child in item.children:
             text = _block(child)

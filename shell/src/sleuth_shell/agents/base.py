@@ -61,6 +61,7 @@ __all__ = [
     "PulledQuery",
     "SourceRecord",
     "Span",
+    "SpanDurations",
     "TraceStore",
     "TraceSummary",
 ]
@@ -98,7 +99,9 @@ class AgentResult:
     ``analysis`` is the structured root-cause result of an investigation (or of a "why" answer),
     None when the operation produced none: ``{verdict: "change"|"external"|"unknown", change_id,
     service, affected_services, confidence: "CONFIRMED"|"LIKELY"|"INCONCLUSIVE", remediation,
-    evidence: [source_id, ...]}`` where each evidence item is a key of ``sources``.
+    evidence: [source_id, ...]}`` where each evidence item is a key of ``sources``. Once the
+    result's claims are checked (`sleuth_shell.agents.claims.verify`) it also holds ``claims``;
+    a checked result without a root-cause analysis has ``{"claims": ...}`` alone.
     """
 
     markdown: str
@@ -387,6 +390,16 @@ class TraceSummary:
     span_count: int
 
 
+class SpanDurations(NamedTuple):
+    """The spans of one service that started in one time bucket: how many, and how long the
+    longest of them lasted."""
+
+    service: str
+    bucket: datetime
+    spans: int
+    longest_ms: float
+
+
 @runtime_checkable
 class TraceStore(Protocol):
     """Queries over an organization's spans; ``start`` inclusive, ``end`` exclusive."""
@@ -410,6 +423,14 @@ class TraceStore(Protocol):
         """Every span of one trace, earliest first ([] when the trace is unknown)."""
         ...
 
+    async def durations(
+        self, org_id: int, start: datetime, end: datetime, bucket_seconds: int
+    ) -> list[SpanDurations]:
+        """Per service and ``bucket_seconds`` bucket (aligned to the Unix epoch) of the spans
+        starting in the range: their count and the longest's duration; non-empty buckets only,
+        by service, then oldest first."""
+        ...
+
 
 class NoTraces:
     """A `TraceStore` with no spans (contexts built without trace data)."""
@@ -428,6 +449,11 @@ class NoTraces:
         return []
 
     async def trace(self, org_id: int, trace_id: str) -> list[Span]:
+        return []
+
+    async def durations(
+        self, org_id: int, start: datetime, end: datetime, bucket_seconds: int
+    ) -> list[SpanDurations]:
         return []
 
 

@@ -22,7 +22,15 @@ from sleuth_shell.agents.embedded_run import (
     sentence,
     short_title,
 )
-from sleuth_shell.passages import Ranked, expected_answer, key_terms, rank_passages, split_fine
+from sleuth_shell.passages import (
+    Ranked,
+    asked_value,
+    expected_answer,
+    key_terms,
+    rank_passages,
+    split_fine,
+    stems_of,
+)
 from sleuth_shell.question import Question
 
 __all__ = ["ABSTAIN_BELOW", "PAST_INCIDENT", "answer_from_catalog", "question_parts"]
@@ -35,6 +43,20 @@ _RECORD_TITLE = re.compile(
 _RECORD_SHIFT = 0.15
 _ASKS_CAUSE = re.compile(r"\bwhat\s+caused\b|\broot[- ]cause\b|\bwhy\s+did\b", re.IGNORECASE)
 _CAUSE_HEADING = re.compile(r"cause|summary", re.IGNORECASE)
+#: "What did we change afterwards?": answered by the section that lists what was changed.
+_ASKS_CHANGE = re.compile(
+    r"\bwhat\s+(?:did|have|has|was|were)\s+(?:we\s+|they\s+|you\s+)?(?:been\s+)?"
+    r"(?:chang|fix|do\b|done|improv|add)|\b(?:changed|fixed|done)\s+(?:afterwards|after|since)\b|"
+    r"\bfollow[- ]ups?\b|\baction\s+items\b",
+    re.IGNORECASE,
+)
+_CHANGE_HEADING = re.compile(
+    r"chang|action item|follow[- ]?up|remediat|lesson|prevent|fix", re.IGNORECASE
+)
+#: What a passage under that section gains: enough for a list item under "What we changed
+#: afterwards" (which holds the asked word only in its heading) to outrank a sentence elsewhere
+#: that holds it ("No change was involved").
+_ANSWERING_SECTION = 0.45
 _MONTH_WORDS = (
     "january|february|march|april|may|june|july|august|september|october|november|december|"
     "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
@@ -61,16 +83,23 @@ _PART_SPLIT = re.compile(
 
 
 def question_parts(question: str) -> list[str]:
-    """The parts of a question that asks several things, each with at least two key terms; the
-    whole question when it asks one thing.
+    """The parts of a question that asks several things: the first with at least two key terms
+    (the subject), each later one with at least one (it is read in the first part's context);
+    the whole question when it asks one thing.
 
     >>> question_parts("What is the failover RTO, and what must we pause before failing over?")
     ['What is the failover RTO', 'what must we pause before failing over?']
+    >>> question_parts("Which provider failed in the March outage, and what did we change?")
+    ['Which provider failed in the March outage', 'what did we change?']
     >>> question_parts("How do I roll back and redeploy payments?")
     ['How do I roll back and redeploy payments?']
     """
-    parts = [p.strip(" ,") for p in _PART_SPLIT.split(question) if p and p.strip(" ,?")]
-    if len(parts) < 2 or any(len(key_terms(p)) < 2 for p in parts):
+    parts = [
+        re.sub(r"^also\s+", "", p.strip(" ,"), flags=re.IGNORECASE)
+        for p in _PART_SPLIT.split(question)
+        if p and p.strip(" ,?")
+    ]
+    if len(parts) < 2 or len(key_terms(parts[0])) < 2 or any(not key_terms(p) for p in parts):
         return [question]
     return parts[:4]
 
@@ -89,11 +118,13 @@ async def _rank(
         prefer=prefer,
         expects=expected_answer(search),
         context=key_terms(context) if context else (),
+        value_of=asked_value(search),
     )
     # A question in the present ("what is the timeout?") is answered from what holds now, not
     # from a postmortem's account of the past; a question about a past incident the other way.
     past = bool(PAST_INCIDENT.search(search))
     asks_cause = bool(_ASKS_CAUSE.search(search))
+    asks_change = bool(_ASKS_CHANGE.search(search))
     titles = {h.id: h.title for h in hits}
 
     def adjusted(r: Ranked) -> float:
@@ -102,6 +133,8 @@ async def _rank(
             score += _RECORD_SHIFT if past else -_RECORD_SHIFT
         if asks_cause and _CAUSE_HEADING.search(r.passage.heading):
             score += _RECORD_SHIFT  # "what caused X?" is answered by X's root cause or summary
+        if asks_change and _CHANGE_HEADING.search(r.passage.heading):
+            score += _ANSWERING_SECTION
         return score
 
     ranked = sorted(ranked, key=lambda r: -adjusted(r))
@@ -145,6 +178,7 @@ async def answer_from_catalog(
             and len(lead) < 2
         ):
             lead.append(other)
+    lead += _values_for_the_rest(search, lead, ranked, hit)
     facts = " ".join(sentence(r.passage.text) for r in lead)
     confidence = "high" if best.coverage >= 0.75 else "medium"
     where = f", section *{inline(best.passage.heading, 120)}*" if best.passage.heading else ""
@@ -157,6 +191,28 @@ async def answer_from_catalog(
     )
     out.append(f"_Confidence: {confidence} ({reason})._")
     return run.result("\n\n".join(out))
+
+
+def _values_for_the_rest(
+    search: str, lead: list[Ranked], ranked: list[Ranked], hit: Any
+) -> list[Ranked]:
+    """The ``key: value`` lines and table rows of the answering document that hold asked terms
+    the lead does not ("yarddb RPO and maintenance window?": the window's line leads, the RPO's
+    line joins it), at most two; terms of the document's title name its subject, not a value."""
+    held = set(stems_of(hit.title))
+    for r in lead:
+        held |= stems_of(r.passage.text)
+    added: list[Ranked] = []
+    for other in ranked[1 : _CATALOG_CANDIDATES * 3]:
+        if len(added) == 2:
+            break
+        if other.passage.doc != hit.id or other.passage.kind not in ("pair", "row"):
+            continue
+        new = [t for t in key_terms(search) if t not in held and t in stems_of(other.passage.text)]
+        if new and other not in lead:
+            added.append(other)
+            held |= stems_of(other.passage.text)
+    return added
 
 
 async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> AgentResult | None:
@@ -176,12 +232,12 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
     answers = [
         (part, best, hit, run.cite_document(hit, search)) for part, search, best, hit in found
     ]
-    lines = [
-        " ".join(
-            f"{sentence(_whole_list(part, best, hit.content))} {cite}"
-            for part, best, hit, cite in answers
-        )
-    ]
+    # One passage answering two parts is stated once, with each part's citation.
+    stated: dict[str, list[str]] = {}
+    for part, best, hit, cite in answers:
+        cites = stated.setdefault(sentence(_whole_list(part, best, hit.content)), [])
+        cites += [cite] if cite not in cites else []
+    lines = [" ".join(f"{text} {' '.join(cites)}" for text, cites in stated.items())]
     for part, best, hit, cite in answers:
         where = f", section *{inline(best.passage.heading, 120)}*" if best.passage.heading else ""
         title = inline(short_title(hit.title), 200)

@@ -5,8 +5,9 @@ record, a metric query's series and values, a log query's distinct messages and 
 spans with their exceptions) and runs
 `sleuth_core.claims.check_claims` over the answer: a sentence with a number, service name,
 commit id or quoted message no source it cites holds is dropped (the first sentence is rewritten
-instead), sources no longer cited are left out, and the result's ``analysis`` (when it has one)
-records ``claims``: how many were checked, how many held, the share and the sentences dropped.
+instead), sources no longer cited are left out, and the result's ``analysis`` records ``claims``:
+how many were checked, how many held, the share and the sentences dropped (a result without a
+root-cause analysis gets ``{"claims": ...}`` alone), so every stored run carries its share.
 These read-backs are not charged: they check the answer, they do not write it.
 """
 
@@ -175,17 +176,16 @@ async def verify(
     check = check_claims(result.markdown, texts)
     cited = {int(n) for n in _MARKER.findall(check.markdown)}
     sources = {n: record for n, record in result.sources.items() if n in cited}
-    analysis = result.analysis
-    if analysis is not None:
-        analysis = {
-            **analysis,
-            "evidence": [e for e in analysis.get("evidence") or [] if e in cited],
-            "claims": {
-                "checked": check.claims,
-                "supported": check.supported,
-                "share": check.share,
-                "dropped": check.dropped,
-            },
-        }
+    claims = {
+        "checked": check.claims,
+        "supported": check.supported,
+        "share": check.share,
+        "dropped": check.dropped,
+    }
+    if result.analysis is not None:
+        evidence = [e for e in result.analysis.get("evidence") or [] if e in cited]
+        analysis = {**result.analysis, "evidence": evidence, "claims": claims}
+    else:
+        analysis = {"claims": claims}  # a result without a root-cause analysis: the record alone
     markdown = check.markdown if check.markdown.endswith("\n") else check.markdown + "\n"
     return dataclasses.replace(result, markdown=markdown, sources=sources, analysis=analysis)

@@ -3,10 +3,13 @@
 `digest_section` reports over the window the prompt names (default: the 24 hours before ``now``):
 volume, errors per service, the busiest error hour, top errors, deploys and rollbacks recorded in
 the logs, and a related runbook. The section body is returned without a heading (the digest adds
-it).
+it). Every figure cites the query that counted it (the busiest hour its own hour), so the claim
+check (`sleuth_shell.agents.claims.verify`, run by the agent) reads each one back.
 """
 
 from __future__ import annotations
+
+from datetime import timedelta
 
 from sleuth_core.language import TimeWindow, match_services, parse_window, terms
 from sleuth_shell.agents.base import AgentResult
@@ -64,10 +67,16 @@ async def digest_section(run: EmbeddedRun, section: str, prompt: str) -> AgentRe
             histogram = await run.histogram(window, 3600, services, ERROR_LEVELS)
             if histogram:
                 peak_start, peak = max(histogram, key=lambda item: (item[1], -item[0].timestamp()))
+                # The hour is cited as its own log query, so its count can be read back.
+                hour = TimeWindow(
+                    max(peak_start, window.start),
+                    min(peak_start + timedelta(hours=1), window.end),
+                    "busiest hour",
+                )
+                hour_cite = run.cite_logs(hour, services, ERROR_LEVELS, "Errors that hour")
                 parts.append(
-                    f"The busiest hour for errors began at {ts(peak_start)} with "
-                    f"{plural(peak, 'error')} ({round(100 * peak / errors)}% of the window's) "
-                    f"{errors_cite}."
+                    f"The busiest hour for errors began at {ts(hour.start)} with "
+                    f"{plural(peak, 'error')} {hour_cite} of the window's {errors} {errors_cite}."
                 )
             top = await run.top(window, services, ERROR_LEVELS, 5)
             items = [

@@ -73,7 +73,8 @@ MAX_PAYLOAD_CHARS = 8_000
 TOOLS_PROMPT = (
     "You are Sleuth, an assistant for on-call engineers investigating production systems. "
     "Answer from the data only, never from memory: use the tools to search the knowledge "
-    "catalog (runbooks) and to query the logs, change records and metrics. Every tool result "
+    "catalog (runbooks) and to query the logs, change records, metrics, traces and data "
+    "sources. Every tool result "
     "carries a source_id: cite each statement taken from a result with its marker written "
     "exactly like [[source:3]], using only source_id values a tool returned. State the asked "
     "fact, count or most likely cause in the first sentence, then the supporting evidence. "
@@ -113,7 +114,9 @@ _INVESTIGATE_TASK = (
     "hours before the alert, not only around it) and which service failed first; query the "
     "change records (deploys, commits, flags, configs) before that onset on that service and on "
     "what it depends on, resolving the commits a deploy ships; read the metrics (error rates, "
-    "latencies, saturation, traffic). A change that landed after the onset cannot be the cause; "
+    "latencies, saturation, traffic) and the data sources' series; read the failed and slow "
+    "spans of the traces (a failed trace's deepest failed span is where it began). A change "
+    "that landed after the onset cannot be the cause; "
     "a change that touches nothing the failure shows is not a suspect. In the first sentence "
     "state the most likely cause: the change id and the deploy that shipped it, the first "
     "failing service and the services hit downstream, with their evidence cited; or, when no "
@@ -280,13 +283,18 @@ class OpenAIAgent:
             lines.append(f"Stored logs run from {format_ts(bounds[0])} to {format_ts(bounds[1])}.")
         lines.append(
             "Change records (deploys, commits, flags, configs) and metric series are read with "
-            "query_changes, get_changes and query_metrics."
+            "query_changes, get_changes and query_metrics; spans of traces (failures with their "
+            "exceptions, slow calls) with query_spans and read_trace; the organization's data "
+            "sources (Prometheus-compatible servers) with query_data_sources."
         )
         return "\n".join(lines)
 
-    async def _checked(self, ctx: AgentContext, result: AgentResult) -> AgentResult:
-        """``result`` with its claims checked against its sources (`claims.verify`)."""
-        return await verify(ctx, result) if result.sources else result
+    async def _checked(
+        self, ctx: AgentContext, result: AgentResult, texts: dict[int, str] | None = None
+    ) -> AgentResult:
+        """``result`` with its claims checked against its sources (`claims.verify`); ``texts``
+        are what sources without a read-back of their own vouch for (`ToolRun.texts`)."""
+        return await verify(ctx, result, texts) if result.sources else result
 
     async def _with_tools(
         self,
@@ -324,7 +332,8 @@ class OpenAIAgent:
                 content = message.get("content")
                 if not isinstance(content, str) or not content.strip():
                     raise AgentError("LLM endpoint sent an answer without text content")
-                return await self._checked(ctx, self._final(run, content, about, tokens))
+                final = self._final(run, content, about, tokens)
+                return await self._checked(ctx, final, run.texts)
             if last:
                 raise AgentError(
                     f"The model kept calling tools after {self.max_rounds} rounds "
@@ -426,7 +435,8 @@ class OpenAIAgent:
         text = _CITED.sub(keep, markdown).strip() + "\n"
         return AgentResult(text, cited, 0.0)
 
-    async def _grounded(self, found: AgentResult, task: str) -> AgentResult:
+    async def _grounded(self, ctx: AgentContext, found: AgentResult, task: str) -> AgentResult:
+        """The model's text over ``found``'s numbered sources, its claims checked against them."""
         messages = [
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "system", "content": self._context(found)},
@@ -434,7 +444,8 @@ class OpenAIAgent:
         ]
         reply, tokens = await self._complete(messages)
         result = self._keep_cited(reply, found.sources)
-        return AgentResult(result.markdown, result.sources, self._credits(found.credits, tokens))
+        written = AgentResult(result.markdown, result.sources, self._credits(found.credits, tokens))
+        return await self._checked(ctx, written)
 
     # --- the Agent protocol ---------------------------------------------------------------------
 
@@ -487,7 +498,7 @@ class OpenAIAgent:
         """Write a digest section with the model, grounded in the retrieval report."""
         found = await self._retrieval.digest_section(ctx, section, prompt)
         task = f"Write the body of the digest section '{section}' (no heading): {prompt}"
-        return await self._grounded(found, task)
+        return await self._grounded(ctx, found, task)
 
     async def classify(self, ctx: AgentContext, message: str, instructions: str) -> Classification:
         """Ask the model for AGENT/STATIC/NONE; an unusable reply falls back to the retrieval

@@ -16,6 +16,7 @@ become deploy change records for the engine, each cited as its log line. Source 
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ from sleuth_shell.agents.base import (
     LogRecord,
     LogStore,
     Pulled,
+    PulledQuery,
     SourceRecord,
 )
 from sleuth_shell.agents.claims import change_text
@@ -53,6 +55,13 @@ from sleuth_shell.agents.sources import (
     knowledge_source,
     log_source,
     metric_source,
+)
+from sleuth_shell.agents.trace_evidence import (
+    SPAN_SERIES,
+    TraceFindings,
+    add_to_evidence,
+    durations_source,
+    read_traces,
 )
 
 __all__ = [
@@ -142,6 +151,10 @@ class Gathered:
     #: What each cited source vouches for (source id -> text), from what was read here, so the
     #: claim check need not read it again.
     texts: dict[int, str] = field(default_factory=dict)
+    traced: TraceFindings | None = None
+    """What the trace store showed (already in ``evidence``)."""
+    logged: set[str] = field(default_factory=set)
+    """The services with errors in the logs."""
 
     @property
     def has_data(self) -> bool:
@@ -219,18 +232,55 @@ async def gather(
     for a question about the window ``window_start``..``fired`` (then only that window is read
     for the onset, and the report speaks of the window, not of an alert); ``expression`` is the
     alert's own query, read from the data sources too."""
-    org = ctx.org_id
     asked = window_start is not None
     start, end = look_back(fired, ctx.now)
     if window_start is not None:
         start = window_start
+    # The data sources answer over the network: their pull runs while the stores are read (its
+    # series join the stored ones where the engine's input is put together), and so does the
+    # reading of the trace store.
+    pulling = asyncio.create_task(
+        pull_for(ctx, services=[service, *known], start=start, end=end, expression=expression)
+    )
+    tracing = asyncio.create_task(read_traces(ctx, start, end))
+    try:
+        await asyncio.sleep(0)  # the pull sends its first request before the stores are read
+        gathered = await _gather_stores(
+            ctx, pulling, title, service, fired, text, known, start, end, asked
+        )
+        traced = await tracing
+    finally:
+        for task in (pulling, tracing):
+            if not task.done():  # a store failed: the others are not waited for
+                task.cancel()
+            elif not task.cancelled():
+                task.exception()  # seen: the first failure is the one raised
+    logged = gathered.evidence
+    gathered.logged = {e.service for e in logged.errors} | {s.service for s in logged.signatures}
+    gathered.evidence = add_to_evidence(gathered.evidence, traced)
+    gathered.traced = traced
+    gathered.queries += traced.queries
+    return gathered
+
+
+async def _gather_stores(
+    ctx: AgentContext,
+    pulling: asyncio.Task[Pulled],
+    title: str,
+    service: str,
+    fired: datetime,
+    text: str,
+    known: Sequence[str],
+    start: datetime,
+    end: datetime,
+    asked: bool,
+) -> Gathered:
+    """`gather`'s reading of the stores, ``pulling`` (the data sources' pull) awaited where its
+    series are needed."""
+    org = ctx.org_id
     queries = 0
     # Changes and metrics first (the logs are read in any case).
     metrics = await ctx.metrics.query(org, start, end, None, None, 300)
-    pulled = await pull_for(
-        ctx, services=[service, *known], start=start, end=end, expression=expression
-    )
-    metrics = [*metrics, *pulled.series]
     records = await ctx.changes.query(org, fired - CHANGE_LOOKBACK, end, None, None, None, 1000)
     queries += 2
     bounds = await ctx.logs.time_bounds(org)
@@ -286,6 +336,8 @@ async def gather(
                 group[5] = code_location(line.attributes)
         for sample, count, first, last, level, detail in groups.values():
             signatures.append(ErrorSignature(svc, sample, count, first, last, level, detail))
+    pulled = await pulling
+    metrics = [*metrics, *pulled.series]
     metric_points = [
         MetricPoints(m.name, m.service, m.points, tuple(sorted(m.labels.items()))) for m in metrics
     ]
@@ -465,16 +517,28 @@ def report(
             cite(change_source(0, change=record, public_url=public_url)), change_text(record)
         )
 
+    pulled_texts: dict[str, str] = {}
+
+    def pulled_noted(marker: str, query: PulledQuery) -> str:
+        """``marker`` vouching for a pulled query (its text made once per query)."""
+        if query.artifact_id not in pulled_texts:
+            pulled_texts[query.artifact_id] = pulled_text(query, gathered.pulled.notes)
+        return noted(marker, pulled_texts[query.artifact_id])
+
     def metric_cite(service: str, name: str) -> str:
+        pulled = gathered.pulled.query_of(service, name)
+        if pulled is not None:
+            return pulled_noted(cite(pulled_source(pulled)), pulled)
         points = " ".join(
             f"{v:g}"
             for m in ev.metrics
             if m.service == service and m.name == name
             for _, v in m.points
         )
-        pulled = gathered.pulled.query_of(service, name)
-        if pulled is not None:
-            return noted(cite(pulled_source(pulled)), pulled_text(pulled, gathered.pulled.notes))
+        if name == SPAN_SERIES and gathered.traced is not None:
+            # The traces' span durations: cited as the service's traces, not the metric store.
+            record = durations_source(gathered.traced, service, public_url)
+            return noted(cite(record), f"{service} {name} {points}")
         return noted(
             cite(
                 metric_source(
@@ -627,12 +691,17 @@ def report(
             f"- **{_i(sig.service, 100)}** {_c(sig.message)}: {sig.count} time(s), first "
             f"{_t(sig.first_seen)}, last {_t(sig.last_seen)} {cite_errors([sig.service])}"
         )
+    erring = {e.service for e in ev.errors}
     for onset in analysis.onsets:
         if onset.basis == "metric":
+            how = (
+                "before the errors (a slow build-up)"
+                if onset.service in erring
+                else "with no error to show it (the failure shows in this series)"
+            )
             bullets.append(
-                f"- {_c(onset.metric)} of **{_i(onset.service, 100)}** started climbing at "
-                f"{_t(onset.at)}, before the errors (a slow build-up) "
-                f"{metric_cite(onset.service, onset.metric)}"
+                f"- {_c(onset.metric)} of **{_i(onset.service, 100)}** left its baseline at "
+                f"{_t(onset.at)}, {how} {metric_cite(onset.service, onset.metric)}"
             )
     if bullets:
         parts.append("## Evidence\n\n" + "\n".join(bullets))
@@ -706,11 +775,7 @@ def report(
     def pulled_cite(record: SourceRecord) -> str:
         query = by_artifact.get(str(record.get("artifact_id")))
         marker = cite(record)
-        return (
-            noted(marker, pulled_text(query, gathered.pulled.notes))
-            if query is not None
-            else marker
-        )
+        return pulled_noted(marker, query) if query is not None else marker
 
     sources_section = pulled_section(gathered.pulled, pulled_cite)
     if sources_section:
@@ -968,6 +1033,7 @@ def final_analysis(
     if not analysis:
         return None
     out = dict(analysis)
-    evidence = [numbers[str(e)] for e in out.get("evidence") or [] if str(e) in numbers]
-    out["evidence"] = sorted(set(evidence))
+    if "evidence" in out:  # a claims record alone has none
+        evidence = [numbers[str(e)] for e in out["evidence"] or [] if str(e) in numbers]
+        out["evidence"] = sorted(set(evidence))
     return out

@@ -267,11 +267,8 @@ class RetrievalAgent:
             expression=alert.get("expression"),
             window_start=window_start,
         )
-        traced = await trace_evidence.read_traces(ctx, gathered.start, gathered.end)
-        logged = {s.service for s in gathered.evidence.errors}
-        logged |= {s.service for s in gathered.evidence.signatures}
-        gathered.evidence = trace_evidence.add_to_evidence(gathered.evidence, traced)
-        run.log_queries += gathered.queries + traced.queries
+        traced = gathered.traced or trace_evidence.TraceFindings(gathered.start, gathered.end)
+        run.log_queries += gathered.queries
         run.knowledge_searches += gathered.searches
         analysis = rca.run_engine(gathered)
         if need_failure and analysis.onset is None:
@@ -290,7 +287,7 @@ class RetrievalAgent:
             return marker
 
         cite_failures = trace_evidence.errors_citer(
-            traced, logged, cite_errors, run.cite, ctx.public_url
+            traced, gathered.logged, cite_errors, run.cite, ctx.public_url
         )
         body, evidence = rca.report(
             gathered, analysis, run.cite, public_url=ctx.public_url, cite_errors=cite_failures
@@ -348,8 +345,10 @@ class RetrievalAgent:
     # --- digest and classify --------------------------------------------------------------------
 
     async def digest_section(self, ctx: AgentContext, section: str, prompt: str) -> AgentResult:
-        """Report on one digest section (:mod:`sleuth_shell.agents.digest_section`)."""
-        return await digest_section(EmbeddedRun(ctx, self.costs), section, prompt)
+        """Report on one digest section (:mod:`sleuth_shell.agents.digest_section`), its claims
+        checked against its sources."""
+        result = await digest_section(EmbeddedRun(ctx, self.costs), section, prompt)
+        return await verify(ctx, result) if result.sources else result
 
     async def classify(self, ctx: AgentContext, message: str, instructions: str) -> Classification:
         """Decide how a chat trigger handles ``message`` by keyword rules read from the

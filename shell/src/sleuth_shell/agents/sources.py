@@ -175,15 +175,7 @@ def log_query_json(
     text: str | None = None,
 ) -> str:
     """The JSON form of a log query, as carried in ``query`` and in the ``/logs`` page link."""
-    return _dump(
-        {
-            "start": format_ts(start),
-            "end": format_ts(end),
-            "services": list(services) if services else None,
-            "levels": list(levels) if levels else None,
-            "text": excerpt(text, MAX_QUERY_EXCERPT) if text is not None else None,
-        }
-    )
+    return _query_json(start, end, services, "levels", levels, text)
 
 
 def log_source(
@@ -199,18 +191,7 @@ def log_source(
 ) -> SourceRecord:
     """The source record citing a log query; ``description`` becomes ``display_text``."""
     query = log_query_json(start, end, services, levels, text)
-    return {
-        "log_type_name": "Application logs",
-        "query": query,
-        "start": format_ts(start),
-        "end": format_ts(end),
-        "link": f"{public_url}/logs?{urlencode({'query': query})}",
-        "artifact_id": None,
-        "tool_id": "log_query",
-        "type": "logs",
-        "source_id": source_id,
-        "display_text": excerpt(description, MAX_DISPLAY_TEXT),
-    }
+    return _query_source(source_id, _LOGS, query, start, end, description, public_url)
 
 
 _KIND_LABELS = {"deploy": "Deploy", "commit": "Commit", "flag": "Flag change", "config": "Config"}
@@ -246,15 +227,7 @@ def change_query_json(
     text: str | None = None,
 ) -> str:
     """The JSON form of a change query, as carried in ``query`` and in the ``/changes`` link."""
-    return _dump(
-        {
-            "start": format_ts(start),
-            "end": format_ts(end),
-            "services": list(services) if services else None,
-            "kinds": list(kinds) if kinds else None,
-            "text": excerpt(text, MAX_QUERY_EXCERPT) if text is not None else None,
-        }
-    )
+    return _query_json(start, end, services, "kinds", kinds, text)
 
 
 def change_query_source(
@@ -270,18 +243,7 @@ def change_query_source(
 ) -> SourceRecord:
     """The source record citing a change query; ``description`` becomes ``display_text``."""
     query = change_query_json(start, end, services, kinds, text)
-    return {
-        "log_type_name": "Change records",
-        "query": query,
-        "start": format_ts(start),
-        "end": format_ts(end),
-        "link": f"{public_url}/changes?{urlencode({'query': query})}",
-        "artifact_id": None,
-        "tool_id": "change_query",
-        "type": "change",
-        "source_id": source_id,
-        "display_text": excerpt(description, MAX_DISPLAY_TEXT),
-    }
+    return _query_source(source_id, _CHANGES, query, start, end, description, public_url)
 
 
 def metric_query_json(
@@ -291,14 +253,7 @@ def metric_query_json(
     names: Sequence[str] | None = None,
 ) -> str:
     """The JSON form of a metric query, as carried in ``query`` and in the ``/metrics`` link."""
-    return _dump(
-        {
-            "start": format_ts(start),
-            "end": format_ts(end),
-            "services": list(services) if services else None,
-            "names": list(names) if names else None,
-        }
-    )
+    return _query_json(start, end, services, "names", names, None, with_text=False)
 
 
 def metric_source(
@@ -313,15 +268,67 @@ def metric_source(
 ) -> SourceRecord:
     """The source record citing a metric query; ``description`` becomes ``display_text``."""
     query = metric_query_json(start, end, services, names)
+    return _query_source(source_id, _METRICS, query, start, end, description, public_url)
+
+
+@dataclass(frozen=True, slots=True)
+class _Store:
+    """What a query source says of the store it queried: ``log_type_name``, the page listing
+    it (``/{page}?query=...``), ``tool_id`` and ``type``."""
+
+    log_type_name: str
+    page: str
+    tool_id: str
+    type: str
+
+
+_LOGS = _Store("Application logs", "logs", "log_query", "logs")
+_CHANGES = _Store("Change records", "changes", "change_query", "change")
+_METRICS = _Store("Metrics", "metrics", "metric_query", "metrics")
+
+
+def _query_json(
+    start: datetime,
+    end: datetime,
+    services: Sequence[str] | None,
+    name: str,
+    values: Sequence[str] | None,
+    text: str | None,
+    *,
+    with_text: bool = True,
+) -> str:
+    """``{"start", "end", "services", <name>, "text"}`` (``text`` only ``with_text``)."""
+    query: dict[str, Any] = {
+        "start": format_ts(start),
+        "end": format_ts(end),
+        "services": list(services) if services else None,
+        name: list(values) if values else None,
+    }
+    if with_text:
+        query["text"] = excerpt(text, MAX_QUERY_EXCERPT) if text is not None else None
+    return _dump(query)
+
+
+def _query_source(
+    source_id: int,
+    store: _Store,
+    query: str,
+    start: datetime,
+    end: datetime,
+    description: str,
+    public_url: str,
+) -> SourceRecord:
+    """The source record citing ``query`` of ``store``; ``description`` becomes
+    ``display_text``."""
     return {
-        "log_type_name": "Metrics",
+        "log_type_name": store.log_type_name,
         "query": query,
         "start": format_ts(start),
         "end": format_ts(end),
-        "link": f"{public_url}/metrics?{urlencode({'query': query})}",
+        "link": f"{public_url}/{store.page}?{urlencode({'query': query})}",
         "artifact_id": None,
-        "tool_id": "metric_query",
-        "type": "metrics",
+        "tool_id": store.tool_id,
+        "type": store.type,
         "source_id": source_id,
         "display_text": excerpt(description, MAX_DISPLAY_TEXT),
     }

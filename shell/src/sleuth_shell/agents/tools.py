@@ -11,16 +11,25 @@ must cite with ``[[source:N]]``:
 - ``read_document``: one knowledge document, bounded;
 - ``log_counts``, ``log_top_messages``, ``log_records``, ``log_histogram``: `LogStore` queries;
 - ``query_changes``, ``get_changes``: `ChangeStore` queries (deploys, commits, flags, configs);
-- ``query_metrics``: `MetricStore` series, downsampled.
+- ``query_metrics``: `MetricStore` series, downsampled;
+- ``query_spans``, ``read_trace``: `TraceStore` reads (failed and slow spans with their
+  exceptions and stack frames; one trace's spans with their parents);
+- ``query_data_sources``: the organization's data sources (`DataSources`, the same pull an
+  investigation makes, `sleuth_shell.agents.pulled`), each answer kept as an evidence snapshot.
 
 Each call becomes a SPEC source record (deduplicated: the same query cited twice is one source).
 Knowledge and logs use `sleuth_shell.agents.sources`; changes and metrics use `change_source` and
-`metric_source` here (type ``change`` / ``metrics``). Arguments that fail validation and unknown
-tool names are answered with ``{"error": ...}`` for the model to correct (never executed, never
-charged); a store that fails raises `AgentError`.
+`metric_source` here (type ``change`` / ``metrics``); spans and traces are sources of type
+``traces`` (a trace opens ``/traces/{trace_id}``, a span search the traces page with its
+filters); each data-source query is cited as the investigation cites it (`pulled_source`: type
+``metrics``, the data source's name, its snapshot's ``artifact_id``, a link to the graph in the
+source system). What the trace and data-source sources vouch for is kept in ``ToolRun.texts``
+for the claim check. Arguments that fail validation and unknown tool names are answered with
+``{"error": ...}`` for the model to correct (never executed, never charged); a store that fails
+raises `AgentError` (a data source that fails is named in the result's ``notes``).
 
 Credits (`CostModel`): ``knowledge_search`` per ``search_knowledge``/``read_document`` call,
-``log_query`` per log, change or metric query.
+``log_query`` per log, change, metric, trace or data-source query.
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import urlencode
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
@@ -47,8 +57,10 @@ from sleuth_shell.agents.base import (
     ChangeRecord,
     MetricSeries,
     SourceRecord,
+    Span,
 )
 from sleuth_shell.agents.catalog_answer import ABSTAIN_BELOW
+from sleuth_shell.agents.pulled import pull_for, pulled_source, pulled_text
 from sleuth_shell.agents.sources import (
     CostModel,
     change_query_source,
@@ -58,6 +70,7 @@ from sleuth_shell.agents.sources import (
     log_source,
     metric_source,
 )
+from sleuth_shell.agents.trace_evidence import failure_of, trace_source
 from sleuth_shell.passages import expected_answer, key_terms, rank_passages
 
 __all__ = [
@@ -78,6 +91,8 @@ _MAX_MESSAGE = 500
 _MAX_DOCUMENT = 8_000
 _MAX_POINTS = 60
 _CANDIDATES = 10
+#: Spans one ``read_trace`` returns (the earliest).
+_MAX_TRACE_SPANS = 200
 
 
 def as_data(value: Any) -> Any:
@@ -269,6 +284,53 @@ TOOLS: tuple[Tool, ...] = (
         ),
         "query",
     ),
+    Tool(
+        "query_spans",
+        "Spans of the trace store (OpenTelemetry traces) that started in [start, end), the "
+        "longest first: of some services, failed ones only (errors_only), lasting at least "
+        "min_duration_ms. Each with its trace_id, parent, service, name, kind, start, duration "
+        "and status, and for a failure its exception (type: message) and innermost stack "
+        "frames. Read a whole trace (where a failure began, who calls whom) with read_trace.",
+        _window(
+            services=_SERVICES,
+            errors_only={"type": "boolean", "default": False},
+            min_duration_ms={"type": "number", "minimum": 0, "maximum": 86_400_000},
+            limit=_limit(20, 50),
+        ),
+        "query",
+    ),
+    Tool(
+        "read_trace",
+        f"Every span of one trace, earliest first (at most {_MAX_TRACE_SPANS}), with its parent: "
+        "the failed span none of whose children failed is where a failure began; a parent's "
+        "service calls its child's.",
+        {
+            "type": "object",
+            "properties": {
+                "trace_id": {
+                    "type": "string",
+                    "pattern": "^[0-9a-fA-F]{32}$",
+                    "description": "32 hex digits, as query_spans returns it",
+                }
+            },
+            "required": ["trace_id"],
+            "additionalProperties": False,
+        },
+        "query",
+    ),
+    Tool(
+        "query_data_sources",
+        "Ask the organization's data sources (Prometheus-compatible servers) for the error, "
+        "latency, traffic and saturation series of services over [start, end), and for a "
+        "PromQL expression when given. Each query answered comes with its series (points "
+        f"averaged into at most {_MAX_POINTS} buckets), its evidence snapshot (artifact_id) and "
+        "its own source_id; a source that failed or was slow is named in notes.",
+        _window(
+            services=_SERVICES | {"description": "the failing services, most relevant first"},
+            expression={"type": "string", "minLength": 1, "maxLength": 2000},
+        ),
+        "query",
+    ),
 )
 _BY_NAME = {tool.name: tool for tool in TOOLS}
 
@@ -286,6 +348,8 @@ _KIND_WORDS = {
     "object": "a JSON object",
     "array": "an array",
     "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
     "string": "a string",
 }
 
@@ -351,6 +415,8 @@ def _explain(error: ValidationError) -> str:
         return f"{where} is longer than {expected} characters"
     if kind == "minLength":
         return f"{where} must not be empty"
+    if kind == "pattern":
+        return f"{where} must match {expected}"
     return f"{where}: {error.message}"
 
 
@@ -506,6 +572,12 @@ def _label(name: str, args: Mapping[str, Any]) -> str:
         return f"the change records of {scope} {span}"
     if name == "get_changes":
         return "the change records " + ", ".join(_cut(i, 40) for i in args["change_ids"][:5])
+    if name == "query_spans":
+        return f"the traces of {scope} {span}"
+    if name == "read_trace":
+        return f"trace {args['trace_id']}"
+    if name == "query_data_sources":
+        return f"the data sources for {scope} {span}"
     return f"the metrics of {scope} {span}"
 
 
@@ -520,6 +592,9 @@ class ToolRun:
     queries: int = 0
     found_data: bool = False
     searched: list[str] = field(default_factory=list)
+    texts: dict[int, str] = field(default_factory=dict)
+    """What the trace and data-source sources vouch for (source id -> text), for the claim
+    check (`sleuth_shell.agents.claims.verify`), which has no read-back of its own for them."""
     _keys: dict[tuple[str, str], int] = field(default_factory=dict, init=False, repr=False)
     _services: list[str] | None = field(default=None, init=False, repr=False)
 
@@ -528,14 +603,18 @@ class ToolRun:
         """``run`` plus each tool call at its price (`CostModel.charge`)."""
         return self.costs.charge(self.knowledge_searches, self.queries)
 
-    def cite(self, record: SourceRecord, key: str | None = None) -> int:
-        """The source id of ``record``, the same id for the same query."""
+    def cite(self, record: SourceRecord, key: str | None = None, text: str | None = None) -> int:
+        """The source id of ``record``, the same id for the same query; ``text`` is what it
+        vouches for (kept in `texts`)."""
         dedupe = (str(record["tool_id"]), key or str(record["query"]))
         if dedupe not in self._keys:
             source_id = len(self.sources) + 1
             record["source_id"] = source_id
             self.sources[source_id] = record
             self._keys[dedupe] = source_id
+        if text is not None:
+            known = self.texts.get(self._keys[dedupe])
+            self.texts[self._keys[dedupe]] = f"{known}\n{text}" if known else text
         return self._keys[dedupe]
 
     async def services(self) -> list[str]:
@@ -958,3 +1037,165 @@ class ToolRun:
             )
 
         return present
+
+    # --- traces and data sources ---
+
+    async def _query_spans(self, args: Mapping[str, Any]) -> Present:
+        start, end = _window_of(args, self.ctx.now)
+        services = args.get("services") or None
+        errors_only = bool(args.get("errors_only", False))
+        least = args.get("min_duration_ms")
+        rows = await self.ctx.traces.spans(
+            self.ctx.org_id,
+            start,
+            end,
+            services,
+            errors_only=errors_only,
+            min_duration_ms=float(least) if least is not None else None,
+            limit=int(args.get("limit", 20)),
+        )
+        items = [_span_item(s) for s in rows]
+        query: dict[str, Any] = {"start": format_ts(start), "end": format_ts(end)}
+        filters: dict[str, Any] = {"from": query["start"], "to": query["end"]}
+        if services:
+            query["services"] = list(services)
+        if services and len(services) == 1:
+            filters["service"] = services[0]
+        if errors_only:
+            query["errors_only"] = True
+            filters["status"] = "error"
+        if least is not None:
+            query["min_duration_ms"] = filters["min_duration_ms"] = f"{float(least):g}"
+        kind = "Failed spans" if errors_only else "Spans"
+        longer = f" lasting at least {float(least):g} ms" if least is not None else ""
+        description = f"{kind} of {self._scope(services)}{longer}"
+
+        def present(run: ToolRun) -> dict[str, Any]:
+            if items:
+                run.found_data = True
+            record: SourceRecord = {
+                "log_type_name": "Traces",
+                "query": _dump(query),
+                "start": query["start"],
+                "end": query["end"],
+                "link": f"{run.ctx.public_url}/traces?{urlencode(filters)}",
+                "artifact_id": None,
+                "tool_id": "trace_query",
+                "type": "traces",
+                "source_id": 0,
+                "display_text": _cut(description, 200),
+            }
+            source_id = run.cite(record, text="\n".join(_span_text(s) for s in rows))
+            return _bounded(
+                {"source_id": source_id, "start": query["start"], "end": query["end"],
+                 "spans": items},
+                "spans",
+            )  # fmt: skip
+
+        return present
+
+    async def _read_trace(self, args: Mapping[str, Any]) -> Present:
+        trace_id = str(args["trace_id"]).lower()
+        spans = (await self.ctx.traces.trace(self.ctx.org_id, trace_id))[:_MAX_TRACE_SPANS]
+
+        def present(run: ToolRun) -> dict[str, Any]:
+            if not spans:
+                return {"error": f"no trace {trace_id} in this organization"}
+            run.found_data = True
+            ids = {s.span_id for s in spans}
+            root = next((s for s in spans if s.parent_span_id not in ids), spans[0])
+            last = max(s.start + timedelta(milliseconds=s.duration_ms) for s in spans)
+            record = trace_source(
+                0,
+                trace_id=trace_id,
+                start=spans[0].start,
+                end=max(last, spans[0].start + timedelta(seconds=1)),
+                description=f"Trace {root.service}: {root.name}",
+                public_url=run.ctx.public_url,
+            )
+            source_id = run.cite(record, text="\n".join(_span_text(s) for s in spans))
+            return _bounded(
+                {"source_id": source_id, "trace_id": trace_id,
+                 "spans": [_span_item(s) for s in spans]},
+                "spans",
+            )  # fmt: skip
+
+        return present
+
+    async def _query_data_sources(self, args: Mapping[str, Any]) -> Present:
+        start, end = _window_of(args, self.ctx.now)
+        services = list(args.get("services") or [])
+        pulled = await pull_for(
+            self.ctx,
+            services=services,
+            start=start,
+            end=min(end, self.ctx.now),
+            expression=args.get("expression"),
+        )
+
+        def present(run: ToolRun) -> dict[str, Any]:
+            if not pulled.consulted:
+                return {"queries": [], "note": "This organization has no data sources."}
+            answered = []
+            for query in pulled.queries:
+                if query.series:
+                    run.found_data = True
+                text = pulled_text(query, pulled.notes)
+                source_id = run.cite(pulled_source(query), text=text)
+                answered.append(
+                    {
+                        "source_id": source_id,
+                        "data_source": query.source_name,
+                        "role": query.role,
+                        "service": query.service,
+                        "promql": _cut(query.promql, 600),
+                        "artifact_id": query.artifact_id,
+                        "step_seconds": query.step,
+                        "series": [_series_item(s) for s in query.series[:10]],
+                    }
+                )
+            result: dict[str, Any] = {
+                "start": format_ts(start),
+                "end": format_ts(end),
+                "queries": answered,
+            }
+            if pulled.notes:
+                result["notes"] = [_cut(n.replace("**", ""), 400) for n in pulled.notes]
+            return _bounded(result, "queries")
+
+        return present
+
+
+def _span_item(span: Span) -> dict[str, Any]:
+    """A span as a tool result shows it (bounded)."""
+    item: dict[str, Any] = {
+        "trace_id": span.trace_id,
+        "span_id": span.span_id,
+        "parent_span_id": span.parent_span_id,
+        "service": span.service,
+        "name": _cut(span.name, 200),
+        "kind": span.kind,
+        "start": format_ts(span.start),
+        "duration_ms": round(span.duration_ms, 3),
+        "status": span.status,
+    }
+    if span.status_message:
+        item["status_message"] = _cut(span.status_message, _MAX_MESSAGE)
+    if span.status == "error":
+        message, frames = failure_of(span)
+        item["failure"] = _cut(message, _MAX_MESSAGE)
+        if frames:
+            item["frames"] = list(frames)
+    if span.attributes:
+        item["attributes"] = _cut(_dump(span.attributes), 300)
+    return item
+
+
+def _span_text(span: Span) -> str:
+    """What a cited span vouches for (the claim check's text)."""
+    message, frames = failure_of(span) if span.status == "error" else ("", ())
+    return (
+        f"{span.trace_id} {span.service} {span.name} {span.kind} {span.status} "
+        f"{span.status_message} {message} {' '.join(frames)} {span.duration_ms:g} "
+        f"{round(span.duration_ms, 3):g} {format_ts(span.start)} {_dump(span.attributes)}"
+    )

@@ -11,15 +11,17 @@ trace. From them:
 - the engine's input, in its existing types: failed spans per service and 5-minute bucket
   (`ErrorSeries`, added to the log error counts), the failures' messages (`ErrorSignature`: the
   exception type and message and the innermost stack frames, by file name, of an exception event,
-  else the span's status message) and calls between services (``dependencies``: a parent span's
-  service calls its child's);
+  else the span's status message), calls between services (``dependencies``: a parent span's
+  service calls its child's) and how slow each service's spans are: the longest span of each
+  5-minute bucket, a latency series named :data:`SPAN_SERIES` (`MetricPoints`), so a service
+  whose spans slow down is read as a latency metric that climbs (before its errors, or alone);
 - for the report: the slowest spans, and the exceptions with their stack frames.
 
 `add_to_evidence` merges them into an `Evidence`; `traces_section` writes the report's "Traces"
 section, every line citing a trace (a source of type ``traces`` whose link opens
 ``/traces/{trace_id}``); `errors_citer` cites a failing trace for the failures only the traces
-show. Span durations are not given to the engine as a metric series: its citation would open the
-metric store, which does not hold them.
+show, and `durations_source` cites a service's span durations (the traces page of that service
+over the look-back).
 """
 
 from __future__ import annotations
@@ -31,17 +33,21 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from urllib.parse import urlencode
 
 from sleuth_core.language import format_ts
-from sleuth_core.rca import ErrorSeries, ErrorSignature, Evidence, message_template
+from sleuth_core.rca import ErrorSeries, ErrorSignature, Evidence, MetricPoints, message_template
 from sleuth_shell.agents.base import AgentContext, SourceRecord, Span
 
 __all__ = [
+    "SPAN_SERIES",
     "ExceptionFinding",
     "TraceFindings",
     "add_to_evidence",
     "cited_ids",
+    "durations_source",
     "errors_citer",
+    "failure_of",
     "findings_text",
     "read_traces",
     "stack_frames",
@@ -57,6 +63,10 @@ MAX_TRACES = 20
 MAX_SLOW_SPANS = 50
 #: Width of the buckets of the failed-span counts and span durations.
 BUCKET_SECONDS = 300
+#: The name the engine reads a service's span durations under (the longest span of each bucket).
+SPAN_SERIES = "span_duration_ms:max"
+#: Services whose span durations are given to the engine (the most spans first).
+MAX_DURATION_SERVICES = 20
 _FRAME = re.compile(
     r"""File "(?P<py_file>[^"]+)", line (?P<py_line>\d+), in (?P<py_func>[\w.<>]+)"""
     r"|at (?P<jv_func>[\w$.<>]+)\((?P<jv_file>[\w$.-]+):(?P<jv_line>\d+)\)"
@@ -92,6 +102,8 @@ class TraceFindings:
     most often first."""
     exceptions: list[ExceptionFinding] = field(default_factory=list)
     slow: list[Span] = field(default_factory=list)
+    durations: tuple[MetricPoints, ...] = ()
+    """Each service's :data:`SPAN_SERIES`: the longest span of each bucket, in milliseconds."""
     queries: int = 0
 
     @property
@@ -124,7 +136,7 @@ def stack_frames(stacktrace: str, limit: int = 3) -> tuple[str, ...]:
     return tuple(dict.fromkeys(frames))[:limit]
 
 
-def _failure(span: Span) -> tuple[str, tuple[str, ...]]:
+def failure_of(span: Span) -> tuple[str, tuple[str, ...]]:
     """A failed span's message (its first exception, else its status message) and frames."""
     for event in span.events:
         attrs = event.get("attributes") or {}
@@ -167,7 +179,7 @@ async def read_traces(
     groups: dict[tuple[str, str], list[tuple[Span, str, tuple[str, ...]]]] = {}
     for span in sorted(failed, key=lambda s: (s.start, s.span_id)):
         counts.setdefault(span.service, Counter())[_bucket(span.start, bucket_seconds)] += 1
-        message, frames = _failure(span)
+        message, frames = failure_of(span)
         groups.setdefault((span.service, message_template(message)), []).append(
             (span, message, frames)
         )
@@ -208,7 +220,9 @@ async def read_traces(
     origin_counts: Counter[str] = Counter()
     example: dict[str, str] = {}
     calls: set[tuple[str, str]] = set()
-    for trace_id in trace_ids:
+    # The slowest span's trace too: who calls whom when nothing fails but something is slow.
+    slowest_trace = [s.trace_id for s in slow[:1] if s.trace_id not in trace_ids]
+    for trace_id in [*trace_ids, *slowest_trace]:
         spans = await ctx.traces.trace(org, trace_id)
         found.queries += 1
         by_id = {s.span_id: s for s in spans}
@@ -230,6 +244,18 @@ async def read_traces(
     for span in sorted(slow, key=lambda s: (-s.duration_ms, s.start)):
         slowest.setdefault((span.service, span.name), span)
     found.slow = list(slowest.values())[:3]
+    # How slow each service's spans are, bucket by bucket (for the engine, as a latency series).
+    by_service: dict[str, list[tuple[datetime, float]]] = {}
+    spans_of: Counter[str] = Counter()
+    for row in await ctx.traces.durations(org, start, end, bucket_seconds):
+        by_service.setdefault(row.service, []).append((row.bucket, row.longest_ms))
+        spans_of[row.service] += row.spans
+    found.queries += 1
+    busiest = sorted(spans_of, key=lambda s: (-spans_of[s], s))[:MAX_DURATION_SERVICES]
+    found.durations = tuple(
+        MetricPoints(SPAN_SERIES, service, tuple(sorted(by_service[service])))
+        for service in sorted(busiest)
+    )
     return found
 
 
@@ -259,14 +285,15 @@ def add_to_evidence(evidence: Evidence, found: TraceFindings) -> Evidence:
     services, span durations and services added."""
     if not found.found:
         return evidence
-    services = [
-        *evidence.services,
-        *(s for s in dict.fromkeys(e.service for e in found.errors) if s not in evidence.services),
-    ]
+    named = dict.fromkeys(
+        [*(e.service for e in found.errors), *(d.service for d in found.durations)]
+    )
+    services = [*evidence.services, *(s for s in named if s not in evidence.services)]
     return dataclasses.replace(
         evidence,
         errors=tuple(_merged(evidence.errors, found.errors)),
         signatures=evidence.signatures + found.signatures,
+        metrics=evidence.metrics + found.durations,
         dependencies=tuple(dict.fromkeys([*evidence.dependencies, *found.dependencies])),
         services=tuple(services),
     )
@@ -325,6 +352,25 @@ def trace_source(
         "type": "traces",
         "source_id": source_id,
         "display_text": description[:200],
+    }
+
+
+def durations_source(found: TraceFindings, service: str, public_url: str) -> SourceRecord:
+    """The source record citing ``service``'s :data:`SPAN_SERIES`: its traces over the
+    look-back (the traces page, filtered to the service and the range)."""
+    start, end = format_ts(found.start), format_ts(found.end)
+    query = {"service": service, "series": SPAN_SERIES, "bucket_seconds": BUCKET_SECONDS}
+    return {
+        "log_type_name": "Traces",
+        "query": json.dumps(query, separators=(",", ":"), sort_keys=True),
+        "start": start,
+        "end": end,
+        "link": f"{public_url}/traces?" + urlencode({"service": service, "from": start, "to": end}),
+        "artifact_id": None,
+        "tool_id": "trace_query",
+        "type": "traces",
+        "source_id": 0,
+        "display_text": f"Longest span of {service} every {BUCKET_SECONDS // 60} minutes"[:200],
     }
 
 

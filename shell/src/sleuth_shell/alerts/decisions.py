@@ -24,9 +24,11 @@ decided in order, each seeing the investigations the earlier ones opened.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import case, func, select
@@ -37,6 +39,7 @@ from sleuth_core.ids import encode_global_id
 from sleuth_core.intake import AlertEvent
 from sleuth_core.matching import matches
 from sleuth_shell.billing.budgets import automated_use
+from sleuth_shell.db.dialect import execute_in_chunks
 from sleuth_shell.db.models import (
     Alert,
     AlertDecision,
@@ -72,13 +75,37 @@ def quiet_of(
     """``(quiet_decision, quiet_agents)`` of an alert: on a new alert, the subscribed agents whose
     criteria did not match are ``not_matched``; on a lifecycle event every subscribed agent is
     ``lifecycle``; an event that is no alert (``ignored``) is ``not_matched`` for all. The ids
-    as ``,1,5,`` (``""`` for none), so one column holds what would be a row per agent."""
-    if event.kind == "new_alert":
-        decision, quiet = "not_matched", sorted(set(subscribed) - set(matched))
-    else:
+    as ``,1,5,`` (``""`` for none), so one column holds what would be a row per agent.
+
+    >>> from types import SimpleNamespace
+    >>> event = SimpleNamespace(kind="new_alert")
+    >>> quiet_of(event, (1, 5, 7, 9), (5, 9))
+    ('not_matched', ',1,7,')
+    >>> quiet_of(event, (1, 5), (1, 5))
+    ('not_matched', '')
+    """
+    ordered, texts = _id_texts(tuple(subscribed))
+    if event.kind != "new_alert":
         decision = "lifecycle" if event.kind == "lifecycle" else "not_matched"
-        quiet = sorted(set(subscribed))
-    return decision, ("," + ",".join(map(str, quiet)) + ",") if quiet else ""
+        return decision, ("," + ",".join(texts) + ",") if texts else ""
+    # The subscribed ids' texts, without the few matched ones: joined slices between them.
+    found = set(matched)
+    pieces: list[str] = []
+    start = 0
+    for at in sorted({bisect_left(ordered, agent) for agent in found}):
+        if at < len(ordered) and ordered[at] in found:
+            pieces.extend(texts[start:at])
+            start = at + 1
+    pieces.extend(texts[start:])
+    return "not_matched", ("," + ",".join(pieces) + ",") if pieces else ""
+
+
+@lru_cache(maxsize=256)
+def _id_texts(ids: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """``ids`` sorted without repeats, and each as text: a source's subscribed agents are the same
+    for every alert it sends (up to thousands of ids), so they are sorted and printed once."""
+    ordered = tuple(sorted(set(ids)))
+    return ordered, tuple(map(str, ordered))
 
 
 def group_key_of(event: AlertEvent) -> str:
@@ -506,6 +533,5 @@ async def record_alerts(session: AsyncSession, alerts: Sequence[NewAlert]) -> li
     ]
     decided = await decide_and_open(session, candidates)
     rows = [item.values() for per_alert in decided for item in per_alert]
-    for start in range(0, len(rows), _CHUNK):
-        await session.execute(AlertDecision.__table__.insert(), rows[start : start + _CHUNK])
+    await execute_in_chunks(session, AlertDecision.__table__.insert(), rows, _CHUNK)
     return decided

@@ -25,6 +25,7 @@ from sleuth_shell.db.models import (
     ChatDelivery,
     WebhookDelivery,
 )
+from sleuth_shell.db.paging import PageRequest, fetch_page
 from sleuth_shell.investigations import Opening, open_investigations_detailed
 
 __all__ = [
@@ -135,29 +136,20 @@ def _decided(org_id: int, agent_id: int | None, decision: str | None) -> Any:
 async def list_alerts(
     session: AsyncSession,
     org_id: int,
+    page: PageRequest,
     *,
-    limit: int,
-    after: tuple[datetime, int] | None = None,
     agent_id: int | None = None,
     decision: str | None = None,
-) -> tuple[list[StoredAlert], bool]:
-    """At most ``limit`` of the organization's alerts, newest first (by receipt, then id), older
-    than ``after`` (``(received_at, id)`` of the previous page's last); only those on which
-    ``agent_id`` decided (``decision`` when given: any agent's, or that agent's); and whether
-    older ones remain."""
+) -> tuple[list[StoredAlert], str | None]:
+    """One page of the organization's alerts, newest first (by receipt, then id: the keyset
+    paging of :func:`sleuth_shell.db.paging.fetch_page`, whose :class:`InvalidCursor` it
+    raises); only those on which ``agent_id`` decided (``decision`` when given: any agent's, or
+    that agent's); and the cursor of the next page (``None`` on the last)."""
     query = select(Alert).where(Alert.org_id == org_id)
     if agent_id is not None or decision is not None:
         query = query.where(_decided(org_id, agent_id, decision))
-    if after is not None:
-        query = query.where(
-            or_(
-                Alert.received_at < after[0],
-                and_(Alert.received_at == after[0], Alert.id < after[1]),
-            )
-        )
-    query = query.order_by(Alert.received_at.desc(), Alert.id.desc()).limit(limit + 1)
-    rows = list((await session.scalars(query)).all())
-    return await _with_decisions(session, rows[:limit]), len(rows) > limit
+    found = await fetch_page(session, query, page, created=Alert.received_at, key=Alert.id)
+    return await _with_decisions(session, [row[0] for row in found.rows]), found.next_cursor
 
 
 async def read_alert(session: AsyncSession, org_id: int, pk: int) -> StoredAlert | None:

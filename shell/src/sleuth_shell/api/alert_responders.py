@@ -36,6 +36,7 @@ from sleuth_shell.api.common import (
     decode_id_or_404,
     encode_integration_ids,
     find_team_id,
+    load_owned,
     resolve_integration_ids,
     resolve_team,
 )
@@ -44,7 +45,13 @@ from sleuth_shell.auth import provide_principal
 from sleuth_shell.config import Settings
 from sleuth_shell.db.hot_reads import HotRead, hot_reader_of
 from sleuth_shell.db.models import AlertResponder, Team, WebhookSubscription
-from sleuth_shell.domain import ALERT_SOURCE_TYPES, CHANGE_SOURCE_TYPES, normalize_name
+from sleuth_shell.domain import (
+    ALERT_SOURCE_TYPES,
+    CHANGE_SOURCE_TYPES,
+    AlertSourceType,
+    ChangeSourceType,
+    normalize_name,
+)
 from sleuth_shell.errors import ApiError, bad_request, conflict, error_responses, not_found
 from sleuth_shell.investigations import (
     DEFAULT_PROMPT,
@@ -60,6 +67,7 @@ __all__ = [
     "AlertResponderCreate",
     "AlertResponderUpdate",
     "create_alert_responder",
+    "delete_alert_responder",
     "effective_prompt",
     "update_alert_responder",
 ]
@@ -72,17 +80,7 @@ MAX_BOT_ID_LENGTH = 64
 
 #: Subscription types a webhook source may name: the alert sources (``ALERT_SOURCE_TYPES``),
 #: and the change sources, which are refused with a detail saying why (they feed change records).
-ProviderType = Literal[
-    "PROVIDER_A",
-    "PROVIDER_B",
-    "PROVIDER_C",
-    "PROVIDER_D",
-    "ALERTMANAGER",
-    "GRAFANA",
-    "GENERIC",
-    "GITHUB",
-    "GITLAB",
-]
+ProviderType = Literal[AlertSourceType, ChangeSourceType]
 
 
 def effective_prompt(agent: AlertResponder) -> str:
@@ -342,13 +340,7 @@ def _given(value: Any) -> bool:
 
 
 async def _load(session: AsyncSession, org_id: int, alert_id: str) -> AlertResponder:
-    pk = decode_id_or_404(alert_id, GLOBAL_TYPE, THING)
-    agent = await session.scalar(
-        select(AlertResponder).where(AlertResponder.id == pk, AlertResponder.org_id == org_id)
-    )
-    if agent is None:
-        raise not_found(THING)
-    return agent
+    return await load_owned(session, AlertResponder, org_id, alert_id, GLOBAL_TYPE, THING)
 
 
 def _ref(agent: AlertResponder, public_url: str) -> AlertResponderRef:
@@ -523,6 +515,18 @@ async def create_alert_responder(
     return agent
 
 
+async def delete_alert_responder(session: AsyncSession, org_id: int, alert_id: str) -> None:
+    """Delete an alert agent, stopping its pending investigations; an ID that names nothing
+    (already deleted, unknown, malformed) is already deleted."""
+    try:
+        agent = await _load(session, org_id, alert_id)
+    except ApiError:
+        return
+    await stop_pending_investigations(session, agent.id)
+    await session.delete(agent)
+    await session.commit()
+
+
 async def update_alert_responder(
     session: AsyncSession,
     org_id: int,
@@ -695,13 +699,7 @@ class AlertResponderController(Controller):
         self, alert_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
     ) -> Success:
         """Delete an alert agent; succeeds for any ID (already deleted, unknown, malformed)."""
-        try:
-            agent = await _load(db_session, principal.org_id, alert_id)
-        except ApiError:
-            return Success(success=True)
-        await stop_pending_investigations(db_session, agent.id)
-        await db_session.delete(agent)
-        await db_session.commit()
+        await delete_alert_responder(db_session, principal.org_id, alert_id)
         return Success(success=True)
 
     @post(

@@ -19,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.errors import InvalidAlertPayload, InvalidCriteria
-from sleuth_core.ids import decode_global_id, encode_global_id
+from sleuth_core.ids import encode_global_id
 from sleuth_core.intake import parse_alert
 from sleuth_core.matching import normalize_criteria
 from sleuth_shell.alerts import (
@@ -37,9 +37,16 @@ from sleuth_shell.alerts import (
 )
 from sleuth_shell.alerts.service import GLOBAL_TYPE, WITH_INVESTIGATION
 from sleuth_shell.api.body import StrictBody
-from sleuth_shell.api.common import MAX_PK, decode_id_or_404, encode_cursor, parse_page
+from sleuth_shell.api.common import (
+    choice_filter,
+    decode_id_or_404,
+    id_filter,
+    load_owned,
+    parse_page,
+)
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.db.models import AlertResponder, Investigation, utcnow
+from sleuth_shell.db.paging import InvalidCursor
 from sleuth_shell.errors import bad_request, error_responses, not_found
 
 __all__ = ["ROUTES", "AlertRecord", "DryRunBody", "alert_record", "run_dry_run"]
@@ -167,23 +174,6 @@ def alert_record(stored: StoredAlert) -> AlertRecord:
     )
 
 
-def _agent_filter(value: str | None) -> int | None:
-    if value is None or value == "":
-        return None
-    pk = decode_global_id(value, "AlertResponder")
-    if pk is None or pk > MAX_PK:
-        raise bad_request(f"Invalid alert_responder_id: {value[:100]}")
-    return pk
-
-
-def _decision_filter(value: str | None) -> str | None:
-    if value is None or value == "":
-        return None
-    if value not in DECISIONS:
-        raise bad_request(f"Invalid decision: {value[:100]} (one of {', '.join(DECISIONS)})")
-    return value
-
-
 @get("/alerts", operation_id="listAlerts", responses=error_responses(400), tags=["alert log"])
 async def list_all(
     principal: CurrentPrincipal,
@@ -195,27 +185,15 @@ async def list_all(
 ) -> AlertList:
     """The organization's stored alerts, newest first (``limit`` 1-100, default 50), optionally
     only those one agent decided on and with one decision; page on with ``cursor``."""
-    agent_id = _agent_filter(alert_responder_id)
-    wanted = _decision_filter(decision)
+    agent_id = id_filter(alert_responder_id, "AlertResponder", "alert_responder_id")
+    wanted = choice_filter(decision, "decision", DECISIONS)
     page = parse_page(limit if limit is not None else str(DEFAULT_LIMIT), cursor)
-    after: tuple[datetime, int] | None = None
-    if page.after is not None:
-        stamp, key = page.after
-        if not key.isdigit() or int(key) > MAX_PK:
-            raise bad_request(f"Invalid cursor: {cursor}")
-        after = (stamp, int(key))
-    found, more = await list_alerts(
-        db_session,
-        principal.org_id,
-        limit=page.limit,
-        after=after,
-        agent_id=agent_id,
-        decision=wanted,
-    )
-    next_cursor = None
-    if more and found:
-        last = found[-1].alert
-        next_cursor = encode_cursor(last.received_at, last.id)
+    try:
+        found, next_cursor = await list_alerts(
+            db_session, principal.org_id, page, agent_id=agent_id, decision=wanted
+        )
+    except InvalidCursor:
+        raise bad_request(f"Invalid cursor: {cursor}") from None
     return AlertList(alerts=[alert_record(item) for item in found], next_cursor=next_cursor)
 
 
@@ -295,16 +273,6 @@ async def investigation_alerts(
     return CoveredAlerts(alerts=[alert_record(item) for item in found])
 
 
-async def _agent(db_session: DbSession, org_id: int, agent_id: str) -> AlertResponder:
-    pk = decode_id_or_404(agent_id, "AlertResponder", "Alert responder")
-    agent = await db_session.scalar(
-        select(AlertResponder).where(AlertResponder.id == pk, AlertResponder.org_id == org_id)
-    )
-    if agent is None:
-        raise not_found("Alert responder")
-    return agent
-
-
 @post(
     "/alert-responders/{alert_id:str}/explain",
     operation_id="explainAlertResponder",
@@ -320,7 +288,9 @@ async def explain_agent(
 ) -> ExplainAnswer:
     """Why the agent's criteria match a text, a provider payload or a stored alert, or not:
     every rule evaluated, each matching leaf with its span in ``text``."""
-    agent = await _agent(db_session, principal.org_id, alert_id)
+    agent = await load_owned(
+        db_session, AlertResponder, principal.org_id, alert_id, "AlertResponder", "Alert responder"
+    )
     given = [
         name for name in ("text", "event_payload", "alert_id") if getattr(data, name) is not UNSET
     ]

@@ -17,9 +17,9 @@ from litestar.openapi.spec import Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.params import FromQuery
 
-from sleuth_core.language import parse_instant
 from sleuth_shell.agents.base import CHANGE_KINDS, ChangeRecord
 from sleuth_shell.api.body import documented_json_body
+from sleuth_shell.api.common import query_limit, query_text, query_time
 from sleuth_shell.api.deps import AppSettings, CurrentPrincipal, DbSession
 from sleuth_shell.api.knowledge import json_body
 from sleuth_shell.api.observability import Ingested
@@ -34,7 +34,6 @@ __all__ = [
     "MAX_Q_CHARS",
     "ROUTES",
     "change_item",
-    "query_text",
 ]
 
 DEFAULT_LIMIT = 50
@@ -124,25 +123,6 @@ def change_item(change: ChangeRecord, public_url: str) -> ChangeItem:
     )
 
 
-def query_text(value: str | None, name: str, *, limit: int = 200) -> str | None:
-    """A text query parameter: None when absent or blank; 400 when too long or with NUL."""
-    if value is None or not value.strip():
-        return None
-    if "\x00" in value or len(value) > limit:
-        raise bad_request(f"Invalid {name}: at most {limit} characters, without NUL")
-    return value.strip()
-
-
-def query_time(value: str | None, name: str) -> datetime | None:
-    """A time query parameter (ISO 8601 or Unix seconds), None when absent; else 400."""
-    if value is None or not value.strip():
-        return None
-    parsed = parse_instant(value) if "\x00" not in value and len(value) <= 64 else None
-    if parsed is None:
-        raise bad_request(f"Invalid {name}: an ISO 8601 date-time or Unix seconds is required")
-    return parsed
-
-
 @post(
     "/changes",
     operation_id="ingestChanges",
@@ -187,12 +167,7 @@ async def list_changes(
     wanted_kind = query_text(kind, "kind")
     if wanted_kind is not None and wanted_kind.lower() not in CHANGE_KINDS:
         raise bad_request(f"Invalid kind: one of {', '.join(CHANGE_KINDS)} is required")
-    size = DEFAULT_LIMIT
-    if limit is not None:
-        text = limit.strip()
-        if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_LIMIT:
-            raise bad_request(f"Invalid limit: {limit} (a whole number from 1 to {MAX_LIMIT})")
-        size = int(text)
+    size = query_limit(limit, DEFAULT_LIMIT, MAX_LIMIT)
     wanted_service = query_text(service, "service")
     store = SqlChangeStore(request.app.state.session_factory)
     rows = await store.search(

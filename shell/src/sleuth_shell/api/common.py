@@ -1,18 +1,19 @@
 """Helpers shared by the resource modules: ID decoding, team and integration lookups, checks,
-and the query parameters of cursor-paged lists (:func:`parse_page`; the paging itself is
-:mod:`sleuth_shell.db.paging`)."""
+the query parameters of lists (filters, ``limit``, times, text) and of cursor-paged lists
+(:func:`parse_page`; the paging itself is :mod:`sleuth_shell.db.paging`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
 from sleuth_core.ids import decode_global_id, encode_global_id
+from sleuth_core.language import parse_instant
 from sleuth_shell.db import paging
 from sleuth_shell.db.models import NotificationIntegration, Team
 from sleuth_shell.db.paging import InvalidCursor, Page, PageRequest, decode_cursor, encode_cursor
@@ -28,16 +29,24 @@ __all__ = [
     "PageRequest",
     "check_channel_id",
     "check_text",
+    "choice_filter",
     "decode_cursor",
     "decode_id_or_404",
     "encode_cursor",
     "encode_integration_ids",
     "fetch_page",
     "find_team_id",
+    "id_filter",
+    "load_owned",
     "parse_page",
+    "query_limit",
+    "query_text",
+    "query_time",
     "resolve_integration_ids",
     "resolve_team",
 ]
+
+_M = TypeVar("_M")
 
 #: Longest accepted name (agents, digests, teams).
 MAX_NAME_LENGTH = 200
@@ -51,6 +60,40 @@ def decode_id_or_404(value: str, type_name: str, thing: str) -> int:
     if pk is None or pk > MAX_PK:
         raise not_found(thing)
     return pk
+
+
+def id_filter(value: str | None, type_name: str, name: str) -> int | None:
+    """A list filter naming a record by Global ID: None when absent or empty; the primary key
+    inside it; else 400 ``Invalid <name>: <value>``."""
+    if value is None or value == "":
+        return None
+    pk = decode_global_id(value, type_name)
+    if pk is None or pk > MAX_PK:
+        raise bad_request(f"Invalid {name}: {value[:100]}")
+    return pk
+
+
+def choice_filter(value: str | None, name: str, choices: Sequence[str]) -> str | None:
+    """A list filter taking one of ``choices``: None when absent or empty; else 400
+    ``Invalid <name>: <value> (one of <choices>)``."""
+    if value is None or value == "":
+        return None
+    if value not in choices:
+        raise bad_request(f"Invalid {name}: {value[:100]} (one of {', '.join(choices)})")
+    return value
+
+
+async def load_owned(
+    session: AsyncSession, model: type[_M], org_id: int, value: str, type_name: str, thing: str
+) -> _M:
+    """The organization's ``model`` row with Global ID ``value`` of ``type_name``; 404
+    ``<thing> not found`` (malformed, unknown, or another organization's)."""
+    pk = decode_id_or_404(value, type_name, thing)
+    table: Any = model
+    row = await session.scalar(select(model).where(table.id == pk, table.org_id == org_id))
+    if row is None:
+        raise not_found(thing)
+    return row
 
 
 def check_text(value: str, field: str, *, max_length: int = MAX_NAME_LENGTH) -> str:
@@ -133,6 +176,36 @@ DEFAULT_PAGE_LIMIT = 20
 MAX_PAGE_LIMIT = 100
 
 
+def query_limit(value: str | None, default: int, most: int) -> int:
+    """A ``limit`` query parameter: ``default`` when absent; else 400 ``Invalid limit: <value>
+    (a whole number from 1 to <most>)`` unless it is one."""
+    if value is None:
+        return default
+    text = value.strip()
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= most:
+        raise bad_request(f"Invalid limit: {value} (a whole number from 1 to {most})")
+    return int(text)
+
+
+def query_text(value: str | None, name: str, *, limit: int = 200) -> str | None:
+    """A text query parameter: None when absent or blank; 400 when too long or with NUL."""
+    if value is None or not value.strip():
+        return None
+    if "\x00" in value or len(value) > limit:
+        raise bad_request(f"Invalid {name}: at most {limit} characters, without NUL")
+    return value.strip()
+
+
+def query_time(value: str | None, name: str) -> datetime | None:
+    """A time query parameter (ISO 8601 or Unix seconds), None when absent; else 400."""
+    if value is None or not value.strip():
+        return None
+    parsed = parse_instant(value) if "\x00" not in value and len(value) <= 64 else None
+    if parsed is None:
+        raise bad_request(f"Invalid {name}: an ISO 8601 date-time or Unix seconds is required")
+    return parsed
+
+
 def parse_page(limit: str | None, cursor: str | None) -> PageRequest:
     """The page asked for by query parameters ``limit`` and ``cursor`` (both optional).
 
@@ -140,12 +213,7 @@ def parse_page(limit: str | None, cursor: str | None) -> PageRequest:
     :data:`MAX_PAGE_LIMIT`; 400 ``Invalid cursor: <value>`` unless ``cursor`` is a
     ``next_cursor`` this service gave out.
     """
-    size = DEFAULT_PAGE_LIMIT
-    if limit is not None:
-        text = limit.strip()
-        if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_PAGE_LIMIT:
-            raise bad_request(f"Invalid limit: {limit} (a whole number from 1 to {MAX_PAGE_LIMIT})")
-        size = int(text)
+    size = query_limit(limit, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)
     after = None
     if cursor is not None:
         after = decode_cursor(cursor)

@@ -29,6 +29,7 @@ from sleuth_shell.api.common import (
     encode_integration_ids,
     fetch_page,
     find_team_id,
+    load_owned,
     parse_page,
     resolve_integration_ids,
     resolve_team,
@@ -54,6 +55,7 @@ __all__ = [
     "DigestUpdate",
     "check_schedule",
     "create_digest",
+    "delete_digest",
     "load_digest",
     "parse_run_request",
     "update_digest",
@@ -186,11 +188,7 @@ def _sections(sections: list[DigestSection]) -> list[dict[str, str]]:
 
 async def load_digest(session: AsyncSession, org_id: int, digest_id: str) -> Digest:
     """The organization's digest with Global ID ``digest_id``; 404 ``Digest not found``."""
-    pk = decode_id_or_404(digest_id, GLOBAL_TYPE, THING)
-    digest = await session.scalar(select(Digest).where(Digest.id == pk, Digest.org_id == org_id))
-    if digest is None:
-        raise not_found(THING)
-    return digest
+    return await load_owned(session, Digest, org_id, digest_id, GLOBAL_TYPE, THING)
 
 
 def _ref(digest: Digest, public_url: str) -> DigestRef:
@@ -222,6 +220,18 @@ async def create_digest(session: AsyncSession, org_id: int, data: DigestCreate) 
     await schedule_next_fire(session, digest, utcnow())
     await session.commit()
     return digest
+
+
+async def delete_digest(session: AsyncSession, org_id: int, digest_id: str) -> None:
+    """Delete a digest agent with its runs and queued fires; an ID that names nothing is
+    already deleted."""
+    try:
+        digest = await load_digest(session, org_id, digest_id)
+    except ApiError:
+        return
+    await cancel_jobs(session, digest.id)
+    await session.delete(digest)
+    await session.commit()
 
 
 async def update_digest(
@@ -355,13 +365,7 @@ class DigestController(Controller):
         self, digest_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
     ) -> Success:
         """Delete a digest agent (and its runs); succeeds for any ID."""
-        try:
-            digest = await load_digest(db_session, principal.org_id, digest_id)
-        except ApiError:
-            return Success(success=True)
-        await cancel_jobs(db_session, digest.id)
-        await db_session.delete(digest)
-        await db_session.commit()
+        await delete_digest(db_session, principal.org_id, digest_id)
         return Success(success=True)
 
     @post(

@@ -18,8 +18,8 @@ from litestar import get, post
 from litestar.params import FromPath, FromQuery
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sleuth_core.ids import decode_global_id, encode_global_id
-from sleuth_shell.api.common import MAX_PK, decode_id_or_404, parse_page
+from sleuth_core.ids import encode_global_id
+from sleuth_shell.api.common import choice_filter, decode_id_or_404, id_filter, parse_page
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.auth import Principal
 from sleuth_shell.db.models import Investigation
@@ -88,29 +88,10 @@ class InvestigationList(msgspec.Struct, kw_only=True):
     next_cursor: str | None
 
 
-def _agent_filter(value: str | None) -> int | None:
-    if value is None or value == "":
-        return None
-    pk = decode_global_id(value, "AlertResponder")
-    if pk is None or pk > MAX_PK:
-        raise bad_request(f"Invalid alert_responder_id: {value[:100]}")
-    return pk
-
-
-def _status_filter(value: str | None) -> str | None:
-    if value is None or value == "":
-        return None
-    if value not in STATUSES.values:
-        raise bad_request(f"Invalid status: {value[:100]} (one of {', '.join(STATUSES.values)})")
-    return value
-
-
-async def _record_of(
-    session: AsyncSession, principal: Principal, pk: int
-) -> InvestigationRecord | None:
+async def _record_of(session: AsyncSession, principal: Principal, pk: int) -> InvestigationRecord:
     found = await load_investigation(session, principal.org_id, pk, fresh=True)
     if found is None:
-        return None
+        raise not_found(THING)
     return investigation_record(found.row, principal.org_name, found.team_name)
 
 
@@ -130,8 +111,8 @@ async def list_investigations(
 ) -> InvestigationList:
     """The organization's investigations, newest first, optionally of one alert agent and in
     one status; page on with ``cursor`` = the previous page's ``next_cursor``."""
-    agent_id = _agent_filter(alert_responder_id)
-    wanted_status = _status_filter(status)
+    agent_id = id_filter(alert_responder_id, "AlertResponder", "alert_responder_id")
+    wanted_status = choice_filter(status, "status", STATUSES.values)
     page = parse_page(limit, cursor)
     try:
         found = await list_investigations_of(
@@ -163,10 +144,7 @@ async def stop(
     pk = decode_id_or_404(investigation_id, GLOBAL_TYPE, THING)
     await stop_investigation(db_session, principal.org_id, pk)
     await db_session.commit()
-    record = await _record_of(db_session, principal, pk)
-    if record is None:
-        raise not_found(THING)
-    return record
+    return await _record_of(db_session, principal, pk)
 
 
 @get(
@@ -180,10 +158,7 @@ async def get_investigation(
 ) -> InvestigationRecord:
     """One investigation of the organization."""
     pk = decode_id_or_404(investigation_id, GLOBAL_TYPE, THING)
-    record = await _record_of(db_session, principal, pk)
-    if record is None:
-        raise not_found(THING)
-    return record
+    return await _record_of(db_session, principal, pk)
 
 
 ROUTES = [list_investigations, get_investigation, stop]

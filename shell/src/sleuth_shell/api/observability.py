@@ -17,9 +17,9 @@ from litestar.openapi.spec import Schema
 from litestar.openapi.spec.enums import OpenAPIFormat, OpenAPIType
 from litestar.params import FromPath, FromQuery
 
-from sleuth_core.language import parse_instant
 from sleuth_shell.agents.base import LOG_LEVELS
 from sleuth_shell.api.body import documented_json_body
+from sleuth_shell.api.common import query_limit, query_text, query_time
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.api.knowledge import json_body
 from sleuth_shell.db.models import utcnow
@@ -152,21 +152,17 @@ async def ingest_metrics(
     return Ingested(ingested=count)
 
 
-def _time(value: str | None, name: str) -> datetime | None:
-    if value is None or not value.strip():
-        return None
-    parsed = parse_instant(value) if "\x00" not in value and len(value) <= 64 else None
-    if parsed is None:
-        raise bad_request(f"Invalid {name}: an ISO 8601 date-time or Unix seconds is required")
-    return parsed
-
-
 def _filter(value: str | None, name: str) -> list[str] | None:
-    if value is None or not value.strip():
-        return None
-    if "\x00" in value or len(value) > 200:
-        raise bad_request(f"Invalid {name}: at most 200 characters, without NUL")
-    return [value.strip()]
+    wanted = query_text(value, name)
+    return [wanted] if wanted is not None else None
+
+
+def _range(start: str | None, end: str | None) -> tuple[datetime, datetime]:
+    until = query_time(end, "end") or utcnow()
+    since = query_time(start, "start") or until - DEFAULT_WINDOW
+    if until <= since:
+        raise bad_request("Invalid time range: end must be after start")
+    return since, until
 
 
 @get(
@@ -187,10 +183,7 @@ async def query_metrics(
     seconds; default: the 24 hours before now), of one ``service`` and one metric ``name``,
     sorted by service, name and labels: at most 100 series, each with its points oldest first
     (at most 5000, the latest; ``truncated`` when more were in the range)."""
-    until = _time(end, "end") or utcnow()
-    since = _time(start, "start") or until - DEFAULT_WINDOW
-    if until <= since:
-        raise bad_request("Invalid time range: end must be after start")
+    since, until = _range(start, end)
     store = SqlMetricStore(request.app.state.session_factory)
     found = await store.query(
         principal.org_id,
@@ -270,23 +263,6 @@ class TraceDetail(msgspec.Struct):
     spans: list[SpanItem]
 
 
-def _range(start: str | None, end: str | None) -> tuple[datetime, datetime]:
-    until = _time(end, "end") or utcnow()
-    since = _time(start, "start") or until - DEFAULT_WINDOW
-    if until <= since:
-        raise bad_request("Invalid time range: end must be after start")
-    return since, until
-
-
-def _limit(value: str | None, default: int, most: int) -> int:
-    if value is None or not value.strip():
-        return default
-    text = value.strip()
-    if not text.isdigit() or not 0 < int(text) <= most:
-        raise bad_request(f"Invalid limit: an integer from 1 to {most} is required")
-    return int(text)
-
-
 @get(
     "/observability/logs",
     operation_id="queryLogs",
@@ -316,18 +292,17 @@ async def query_logs(
         if canonical not in LOG_LEVELS:
             raise bad_request(f"Invalid level: must be one of {', '.join(LOG_LEVELS)}")
         levels = [canonical]
-    text = q.strip() if q is not None and q.strip() else None
-    if text is not None and ("\x00" in text or len(text) > 200):
-        raise bad_request("Invalid q: at most 200 characters, without NUL")
+    text = query_text(q, "q")
     store = DatabaseLogStore(request.app.state.session_factory)
-    found = await store.newest(
+    found = await store.query(
         principal.org_id,
         since,
         until,
         services=_filter(service, "service"),
         levels=levels,
         text=text,
-        limit=_limit(limit, DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT),
+        limit=query_limit(limit, DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT),
+        newest=True,
     )
     return LogList(
         records=[
@@ -383,7 +358,7 @@ async def list_traces(
         services[0] if services else None,
         errors_only=wanted == "error",
         min_duration_ms=least,
-        limit=_limit(limit, DEFAULT_TRACE_LIMIT, MAX_TRACE_LIMIT),
+        limit=query_limit(limit, DEFAULT_TRACE_LIMIT, MAX_TRACE_LIMIT),
     )
     return TraceList(
         traces=[

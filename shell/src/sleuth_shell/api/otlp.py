@@ -20,12 +20,16 @@ written in one transaction: all of the accepted ones, or nothing.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from litestar import Request, Response, Router, post
 from litestar.exceptions import HTTPException
+from litestar.handlers import HTTPRouteHandler
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.db.models import utcnow
@@ -84,59 +88,96 @@ _OPTIONS: dict[str, Any] = {
 }
 
 
-@post("/v1/logs", **_OPTIONS)
-async def export_logs(
-    request: Request[Any, Any, Any], principal: CurrentPrincipal, db_session: DbSession
-) -> Response[bytes]:
-    """``ExportLogsServiceRequest`` -> the log store."""
-    encoding, payload = await _read(request)
-    message = otlp.parse_request(otlp.ExportLogsServiceRequest, encoding, payload)
+_Batch = otlp.LogsBatch | otlp.MetricsBatch | otlp.SpansBatch
+
+
+@dataclass(frozen=True, slots=True)
+class _Signal:
+    """One OTLP signal: its request and response messages, the ``partial_success`` member
+    counting what was rejected, and how its records are stored."""
+
+    path: str
+    request: type[Any]
+    response: type[Any]
+    rejected_field: str
+    store: Callable[
+        [AsyncSession, int, Any], Awaitable[otlp.LogsBatch | otlp.MetricsBatch | otlp.SpansBatch]
+    ]
+
+
+async def _store_logs(session: AsyncSession, org_id: int, message: Any) -> otlp.LogsBatch:
     batch = otlp.logs_rows(message, utcnow())
-    await ingest.ingest(db_session, principal.org_id, batch.rows)
-    response = otlp.ExportLogsServiceResponse()
-    if batch.rejected:
-        response.partial_success.rejected_log_records = batch.rejected
-        response.partial_success.error_message = batch.error_message
-    return _answer(response, encoding)
+    await ingest.ingest(session, org_id, batch.rows)
+    return batch
 
 
-@post("/v1/metrics", **_OPTIONS)
-async def export_metrics(
-    request: Request[Any, Any, Any], principal: CurrentPrincipal, db_session: DbSession
-) -> Response[bytes]:
-    """``ExportMetricsServiceRequest`` -> the metric store."""
-    encoding, payload = await _read(request)
-    message = otlp.parse_request(otlp.ExportMetricsServiceRequest, encoding, payload)
+async def _store_metrics(session: AsyncSession, org_id: int, message: Any) -> otlp.MetricsBatch:
     batch = otlp.metrics_batches(message)
-    await metric_ingest.ingest_metrics(db_session, principal.org_id, batch.batches)
-    response = otlp.ExportMetricsServiceResponse()
-    if batch.rejected:
-        response.partial_success.rejected_data_points = batch.rejected
-        response.partial_success.error_message = batch.error_message
-    return _answer(response, encoding)
+    await metric_ingest.ingest_metrics(session, org_id, batch.batches)
+    return batch
 
 
-@post("/v1/traces", **_OPTIONS)
-async def export_traces(
-    request: Request[Any, Any, Any], principal: CurrentPrincipal, db_session: DbSession
-) -> Response[bytes]:
-    """``ExportTraceServiceRequest`` -> the trace store."""
-    encoding, payload = await _read(request)
-    message = otlp.parse_request(otlp.ExportTraceServiceRequest, encoding, payload)
+async def _store_spans(session: AsyncSession, org_id: int, message: Any) -> otlp.SpansBatch:
     batch = otlp.span_rows(message)
-    await traces.ingest_spans(db_session, principal.org_id, batch.rows)
-    response = otlp.ExportTraceServiceResponse()
+    await traces.ingest_spans(session, org_id, batch.rows)
+    return batch
+
+
+_SIGNALS = (
+    _Signal(
+        "/v1/logs",
+        otlp.ExportLogsServiceRequest,
+        otlp.ExportLogsServiceResponse,
+        "rejected_log_records",
+        _store_logs,
+    ),
+    _Signal(
+        "/v1/metrics",
+        otlp.ExportMetricsServiceRequest,
+        otlp.ExportMetricsServiceResponse,
+        "rejected_data_points",
+        _store_metrics,
+    ),
+    _Signal(
+        "/v1/traces",
+        otlp.ExportTraceServiceRequest,
+        otlp.ExportTraceServiceResponse,
+        "rejected_spans",
+        _store_spans,
+    ),
+)
+
+
+async def _export(
+    request: Request[Any, Any, Any], org_id: int, session: AsyncSession, signal: _Signal
+) -> Response[bytes]:
+    """Decode the signal's ``Export*ServiceRequest``, store its records, and answer its
+    ``Export*ServiceResponse`` (with ``partial_success`` when some were rejected)."""
+    encoding, payload = await _read(request)
+    message = otlp.parse_request(signal.request, encoding, payload)
+    batch = await signal.store(session, org_id, message)
+    response = signal.response()
     if batch.rejected:
-        response.partial_success.rejected_spans = batch.rejected
+        setattr(response.partial_success, signal.rejected_field, batch.rejected)
         response.partial_success.error_message = batch.error_message
     return _answer(response, encoding)
+
+
+def _handler(signal: _Signal) -> HTTPRouteHandler:
+    async def export(
+        request: Request[Any, Any, Any], principal: CurrentPrincipal, db_session: DbSession
+    ) -> Response[bytes]:
+        """The signal's ``Export*ServiceRequest`` -> its store."""
+        return await _export(request, principal.org_id, db_session, signal)
+
+    return post(signal.path, **_OPTIONS)(export)
 
 
 def otlp_router() -> Router:
     """The ``/otlp`` router: an API key on every route, errors as ``google.rpc.Status``."""
     return Router(
         path="/otlp",
-        route_handlers=[export_logs, export_metrics, export_traces],
+        route_handlers=[_handler(signal) for signal in _SIGNALS],
         opt={API_KEY_REQUIRED: True},
         exception_handlers={
             OtlpError: _otlp_error,

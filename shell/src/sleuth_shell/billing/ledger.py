@@ -45,7 +45,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql.elements import ColumnElement
 
-from sleuth_shell.db.direct_writes import DirectTransaction
+from sleuth_shell.db.executor import Executor, as_executor
 from sleuth_shell.db.models import UsageDaily, UsageEvent, UsageMonthly
 
 __all__ = [
@@ -63,7 +63,6 @@ __all__ = [
     "quantize_credits",
     "rebuild_rollups",
     "record_usage",
-    "record_usage_direct",
     "utc_day",
 ]
 
@@ -142,7 +141,7 @@ def _dialect(session: AsyncSession) -> str:
 
 
 async def record_usage(
-    session: AsyncSession,
+    target: AsyncSession | Executor,
     *,
     org_id: int,
     team_id: int | None,
@@ -150,7 +149,9 @@ async def record_usage(
     credits: float,
     occurred_at: datetime,
 ) -> None:
-    """Write one usage row to the ledger and add it to both rollups, in ``session``'s transaction.
+    """Write one usage row to the ledger and add it to both rollups, in ``target``'s transaction
+    (a session's, or any :class:`~sleuth_shell.db.executor.Executor`'s: the fast path's direct
+    transaction runs the same statements with the same values).
 
     The caller commits (or rolls back: the ledger row and the rollup change go together). Credits
     are rounded to :data:`CREDIT_RESOLUTION` (see the module docstring). ``team_id`` is the team the
@@ -167,30 +168,10 @@ async def record_usage(
     row's lock and SQLite under its single-writer lock, so no addition is lost. The daily row is
     always changed before the monthly one, so two single-usage transactions cannot deadlock.
     """
-    event, daily, monthly = _usage_statements(_dialect(session))
+    executor = as_executor(target)
     values = _usage_values(org_id, team_id, feature, credits, occurred_at)
-    # Core statements on the session's connection (its transaction): the ORM session's execute
-    # would route inserts on a mapped class through its bulk-insert machinery for nothing.
-    connection = await session.connection()
-    await connection.execute(event, values[0])
-    await connection.execute(daily, values[1])
-    await connection.execute(monthly, values[2])
-
-
-async def record_usage_direct(
-    transaction: DirectTransaction,
-    *,
-    org_id: int,
-    team_id: int | None,
-    feature: str,
-    credits: float,
-    occurred_at: datetime,
-) -> None:
-    """:func:`record_usage` in a :class:`~sleuth_shell.db.direct_writes.DirectTransaction` (SQLite):
-    the same statements with the same values, run without a session; the caller commits."""
-    values = _usage_values(org_id, team_id, feature, credits, occurred_at)
-    for statement, params in zip(_usage_statements("sqlite"), values, strict=True):
-        await transaction.execute(statement, params)
+    for statement, params in zip(_usage_statements(executor.dialect_name), values, strict=True):
+        await executor.execute(statement, params)
 
 
 def _usage_values(

@@ -20,9 +20,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sleuth_core.language import parse_instant
 from sleuth_shell.agents.base import CHANGE_KINDS
 from sleuth_shell.db import models
-from sleuth_shell.db.dialect import upsert_rows
+from sleuth_shell.db.dialect import execute_in_chunks, upsert_rows
 from sleuth_shell.db.models import utcnow
-from sleuth_shell.ingestion import IngestError, envelope_items
+from sleuth_shell.ingestion import IngestError, envelope_items, text_value
 
 __all__ = [
     "MAX_DIFF_BYTES",
@@ -51,21 +51,6 @@ MAX_SERVICE_CHARS = 200
 MAX_AUTHOR_CHARS = 200
 MAX_PATH_CHARS = 1000
 MAX_URL_CHARS = 2000
-_FIELDS = frozenset(
-    {
-        "timestamp",
-        "service",
-        "kind",
-        "id",
-        "summary",
-        "author",
-        "url",
-        "files",
-        "diff",
-        "ships",
-        "attributes",
-    }
-)
 _UPDATED = (
     "timestamp",
     "service",
@@ -78,6 +63,8 @@ _UPDATED = (
     "ships",
     "attributes",
 )
+"""The columns a record sent again overwrites: every member but its ``id``."""
+_FIELDS = frozenset({"id", *_UPDATED})
 
 
 def truncate_diff(diff: str, limit: int = MAX_DIFF_BYTES) -> str:
@@ -99,23 +86,6 @@ def truncate_diff(diff: str, limit: int = MAX_DIFF_BYTES) -> str:
     return f"{kept}[diff truncated by Sleuth: {size} of {len(raw)} bytes kept]\n"
 
 
-def _text(
-    record: Mapping[str, Any], name: str, where: str, limit: int, *, required: bool = True
-) -> str | None:
-    value = record.get(name)
-    if value is None and not required:
-        return None
-    if not isinstance(value, str) or (required and not value.strip()):
-        need = "a non-empty string" if required else "a string or null"
-        raise IngestError(f"{where}.{name}: {need} is required")
-    if "\x00" in value:
-        raise IngestError(f"{where}.{name}: NUL characters are not allowed")
-    value = value.strip()
-    if len(value) > limit:
-        raise IngestError(f"{where}.{name}: at most {limit} characters")
-    return value
-
-
 def _strings(record: Mapping[str, Any], name: str, where: str, count: int, size: int) -> list[str]:
     value = record.get(name)
     if value is None:
@@ -124,16 +94,7 @@ def _strings(record: Mapping[str, Any], name: str, where: str, count: int, size:
         raise IngestError(f"{where}.{name}: a list of strings is required")
     if len(value) > count:
         raise IngestError(f"{where}.{name}: at most {count} items")
-    out = []
-    for index, item in enumerate(value):
-        if not isinstance(item, str) or not item.strip():
-            raise IngestError(f"{where}.{name}[{index}]: a non-empty string is required")
-        if "\x00" in item:
-            raise IngestError(f"{where}.{name}[{index}]: NUL characters are not allowed")
-        if len(item.strip()) > size:
-            raise IngestError(f"{where}.{name}[{index}]: at most {size} characters")
-        out.append(item.strip())
-    return out
+    return [text_value(item, f"{where}.{name}[{index}]", size) for index, item in enumerate(value)]
 
 
 def _record(record: Any, where: str) -> dict[str, Any]:
@@ -145,14 +106,15 @@ def _record(record: Any, where: str) -> dict[str, Any]:
     timestamp = parse_instant(record.get("timestamp"))
     if timestamp is None:
         raise IngestError(f"{where}.timestamp: an ISO 8601 date-time or Unix seconds is required")
-    service = _text(record, "service", where, MAX_SERVICE_CHARS)
+    service = text_value(record.get("service"), f"{where}.service", MAX_SERVICE_CHARS)
     kind = record.get("kind")
     kind = kind.strip().lower() if isinstance(kind, str) else ""
     if kind not in CHANGE_KINDS:
         raise IngestError(f"{where}.kind: one of {', '.join(CHANGE_KINDS)} is required")
-    change_id = _text(record, "id", where, MAX_ID_CHARS)
-    summary = _text(record, "summary", where, MAX_SUMMARY_CHARS)
-    author = _text(record, "author", where, MAX_AUTHOR_CHARS, required=False) or None
+    change_id = text_value(record.get("id"), f"{where}.id", MAX_ID_CHARS)
+    summary = text_value(record.get("summary"), f"{where}.summary", MAX_SUMMARY_CHARS)
+    author = text_value(record.get("author"), f"{where}.author", MAX_AUTHOR_CHARS, required=False)
+    author = author or None
     url = record.get("url")
     if url is not None:
         parts = urlsplit(url) if isinstance(url, str) else None
@@ -222,8 +184,7 @@ async def store_changes(session: AsyncSession, org_id: int, rows: list[dict[str,
         )
         now = utcnow()
         values = [{**row, "org_id": org_id, "created_at": now} for row in rows]
-        for start in range(0, len(values), 500):
-            await session.execute(statement, values[start : start + 500])
+        await execute_in_chunks(session, statement, values, 500)
     return len(rows)
 
 

@@ -29,11 +29,13 @@ import asyncio
 import math
 import re
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_shell.agents.base import MetricSeries, Pulled, PulledQuery, PullRequest
@@ -45,8 +47,9 @@ from sleuth_shell.datasources.prometheus import (
     SeriesResult,
     sample_value,
 )
-from sleuth_shell.datasources.store import list_all, load_cipher
-from sleuth_shell.db.models import utcnow
+from sleuth_shell.datasources.store import load_cipher
+from sleuth_shell.db.hot_reads import HotStatements
+from sleuth_shell.db.models import DataSource, utcnow
 
 __all__ = [
     "MAX_POINTS",
@@ -80,6 +83,8 @@ TARGET_POINTS = 500
 #: Seconds a source's discovered queries (services and series names) are reused.
 PLAN_TTL = 60.0
 _MAX_PLANS = 1000
+#: HTTP clients kept per event loop (one per data source, the least recently used closed first).
+_MAX_CLIENTS = 64
 #: Queries per role and service.
 _ROLE_LIMITS = {"errors": 3, "latency": 2, "saturation": 4, "traffic": 2}
 _ROLE_ORDER = ("errors", "latency", "saturation", "traffic")
@@ -253,6 +258,16 @@ def _window(step: float) -> str:
     return f"{seconds // 60}m" if seconds % 60 == 0 else f"{seconds}s"
 
 
+def _sources_statement() -> Any:
+    """The organization's data sources as a pull reads them (``org_id`` bound), oldest first."""
+    d = DataSource
+    return (
+        select(d.id, d.org_id, d.name, d.url, d.service_label, d.headers)
+        .where(d.org_id == bindparam("org_id"))
+        .order_by(d.id)
+    )
+
+
 @dataclass(frozen=True)
 class _Source:
     id: int
@@ -345,6 +360,7 @@ class PrometheusPull:
         plan_ttl: float = PLAN_TTL,
     ) -> None:
         self._sessions = sessions
+        self._hot = HotStatements(sessions)
         self._secret_key = secret_key
         self.timeout = timeout
         self.budget = budget
@@ -353,6 +369,33 @@ class PrometheusPull:
         self._cipher: HeaderCipher | None = None
         self.plan_ttl = plan_ttl
         self._plans: dict[tuple[Any, ...], tuple[float, tuple[PlannedQuery, ...]]] = {}
+        self._clients: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[tuple[int, str, str | None], PrometheusClient]
+        ] = weakref.WeakKeyDictionary()
+
+    async def _client(self, source: _Source, cipher: HeaderCipher) -> PrometheusClient:
+        """The source's client on the running event loop, kept from one pull to the next so its
+        connections are reused (no connect per investigation); a new one once the source's URL
+        or headers change, the least recently used closed beyond :data:`_MAX_CLIENTS`.
+        :class:`SealedHeadersError` when the stored headers cannot be opened."""
+        clients = self._clients.setdefault(asyncio.get_running_loop(), {})
+        key = (source.id, source.url, source.headers)
+        client = clients.pop(key, None)
+        if client is None:
+            headers = cipher.open(source.org_id, source.headers) if source.headers else {}
+            client = PrometheusClient(source.url, headers, timeout=self.timeout)
+            stale = [k for k in clients if k[0] == source.id]
+            while len(clients) - len(stale) >= _MAX_CLIENTS:
+                stale.append(next(k for k in clients if k not in stale))
+            for old in stale:
+                await clients.pop(old).aclose()
+        clients[key] = client  # the most recently used last
+        return client
+
+    async def aclose(self) -> None:
+        """Close the clients kept on the running event loop."""
+        for client in self._clients.pop(asyncio.get_running_loop(), {}).values():
+            await client.aclose()
 
     async def _get_cipher(self) -> HeaderCipher:
         if self._cipher is None:
@@ -361,23 +404,18 @@ class PrometheusPull:
 
     async def pull(self, org_id: int, request: PullRequest) -> Pulled:
         """Query every data source of ``org_id`` for ``request`` and keep the answers."""
-        async with self._sessions() as session:
-            sources = [
-                _Source(r.id, r.org_id, r.name, r.url, r.service_label, r.headers)
-                for r in await list_all(session, org_id)
-            ]
+        # Read like the other stores the agents read (the hot-read path: on SQLite no session and
+        # no wait for the loop, so the first request goes out before the other reads start).
+        rows = await self._hot.rows("data_sources", _sources_statement, {"org_id": org_id})
+        sources = [_Source(*row) for row in rows]
         if not sources:
             return Pulled()
         cipher = await self._get_cipher()
         share = max(1, self.max_points // len(sources))
-        outcomes = await asyncio.gather(
-            *(self._source(source, cipher, request, share) for source in sources)
-        )
-        kept = [snap for outcome in outcomes for snap in outcome.snapshots]
-        if kept:
-            async with self._sessions() as session:
-                snapshots.save(session, kept)
-                await session.commit()
+        reads = [self._source(source, cipher, request, share) for source in sources]
+        # One source is read in this task: its request goes out now, not after a scheduling round.
+        outcomes = [await reads[0]] if len(reads) == 1 else await asyncio.gather(*reads)
+        await snapshots.save(self._sessions, [s for outcome in outcomes for s in outcome.snapshots])
         return Pulled(
             tuple(q for outcome in outcomes for q in outcome.queries),
             tuple(note for outcome in outcomes for note in outcome.notes),
@@ -389,14 +427,13 @@ class PrometheusPull:
     ) -> _Outcome:
         outcome = _Outcome([], [], [])
         try:
-            headers = cipher.open(source.org_id, source.headers) if source.headers else {}
+            client = await self._client(source, cipher)
         except SealedHeadersError as exc:
             outcome.notes.append(f"Data source {_bold(source.name)} was not queried: {exc}.")
             return outcome
         try:
             async with asyncio.timeout(self.budget):
-                async with PrometheusClient(source.url, headers, timeout=self.timeout) as client:
-                    await self._read(client, source, request, points, outcome)
+                await self._read(client, source, request, points, outcome)
         except TimeoutError:
             outcome.notes.append(
                 f"Data source {_bold(source.name)} did not finish within {self.budget:g} s; "

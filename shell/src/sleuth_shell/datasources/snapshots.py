@@ -23,9 +23,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import bindparam, insert
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_core.language import format_ts
+from sleuth_shell.db.direct_writes import direct_writer
 from sleuth_shell.db.models import EvidenceSnapshot
 
 __all__ = ["NewSnapshot", "canonical", "content", "digest", "get", "new_artifact_id", "save"]
@@ -70,27 +72,48 @@ class NewSnapshot:
     fetched_at: datetime
 
 
-def save(session: AsyncSession, snapshots: Sequence[NewSnapshot]) -> None:
-    """Add the snapshots to ``session`` (the caller commits)."""
-    for snap in snapshots:
+_COLUMNS = (
+    "id", "org_id", "data_source_id", "data_source_name", "data_source_url", "query", "start",
+    "end", "step", "points", "sha256", "fetched_at",
+)  # fmt: skip
+_INSERT = insert(EvidenceSnapshot).values({name: bindparam(name) for name in _COLUMNS})
+
+
+async def save(sessions: async_sessionmaker[AsyncSession], kept: Sequence[NewSnapshot]) -> None:
+    """Write ``kept`` in one transaction, committed. On SQLite, one ``executemany`` of the
+    prebuilt insert on the driver connection (:mod:`sleuth_shell.db.direct_writes`: no session
+    and per-row ORM work on an investigation's path); elsewhere through a session."""
+    if not kept:
+        return
+    rows = []
+    for snap in kept:
         start, end = format_ts(snap.start), format_ts(snap.end)
         doc = content(snap.query, start, end, snap.step, snap.points)
-        session.add(
-            EvidenceSnapshot(
-                id=snap.artifact_id,
-                org_id=snap.org_id,
-                data_source_id=snap.source_id,
-                data_source_name=snap.source_name,
-                data_source_url=snap.source_url,
-                query=snap.query,
-                start=snap.start,
-                end=snap.end,
-                step=snap.step,
-                points=snap.points,
-                sha256=digest(doc),
-                fetched_at=snap.fetched_at,
-            )
+        rows.append(
+            {
+                "id": snap.artifact_id,
+                "org_id": snap.org_id,
+                "data_source_id": snap.source_id,
+                "data_source_name": snap.source_name,
+                "data_source_url": snap.source_url,
+                "query": snap.query,
+                "start": snap.start,
+                "end": snap.end,
+                "step": snap.step,
+                "points": snap.points,
+                "sha256": digest(doc),
+                "fetched_at": snap.fetched_at,
+            }
         )
+    writer = direct_writer(sessions)
+    if writer is None:
+        async with sessions() as session:
+            await session.execute(_INSERT, rows)
+            await session.commit()
+        return
+    async with writer.transaction() as transaction:
+        await transaction.execute_many(_INSERT, rows)
+        await transaction.commit()
 
 
 async def get(session: AsyncSession, org_id: int, artifact_id: str) -> EvidenceSnapshot | None:

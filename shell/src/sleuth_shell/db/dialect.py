@@ -13,13 +13,14 @@ from typing import Any
 from sqlalchemy import Table, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sqlalchemy.sql.dml import Insert
 
 __all__ = [
     "SQLITE_BUSY_TIMEOUT_MS",
     "async_url",
     "dialect_name",
+    "execute_in_chunks",
     "insert_ignore",
     "insert_ignore_rows",
     "install_connection_setup",
@@ -126,6 +127,15 @@ def upsert_rows(
         index_elements=list(conflict_columns),
         set_={name: stmt.excluded[name] for name in update_columns},
     )
+
+
+async def execute_in_chunks(
+    session: AsyncSession, statement: Any, values: Sequence[Mapping[str, Any]], size: int
+) -> None:
+    """Execute ``statement`` with ``values`` as parameter sets, ``size`` at a time (a bounded
+    number of bound parameters per call), in the session's transaction."""
+    for start in range(0, len(values), size):
+        await session.execute(statement, values[start : start + size])
 
 
 def insert_ignore_rows(dialect: str, table: Table, *, conflict_columns: Sequence[str]) -> Insert:

@@ -3,17 +3,22 @@ driver connection without an ORM session and without SQLAlchemy's per-execute ma
 
 A synchronous interaction pays two small write transactions whatever the agent answers (the row
 inserted ``IN_PROGRESS`` and committed before the agent runs; then the finishing ``UPDATE ...
-RETURNING``, the usage row, both rollups and the commit). Through an ``AsyncSession`` each statement
-cost a greenlet switch, a cache key, ``_init_compiled`` and result set-up, and each commit the
-session's bookkeeping: about half of the request's CPU (see docs/performance.md).
+RETURNING``, the usage row, both rollups, any notification jobs and the commit). Through an
+``AsyncSession`` each statement costs a greenlet switch, a cache key, ``_init_compiled`` and result
+set-up, and each commit the session's bookkeeping: about half of the request's CPU (see
+docs/performance.md).
+
+:class:`DirectTransaction` is one of the two :class:`~sleuth_shell.db.executor.Executor`
+implementations: the operations are written once over that protocol and run here or on a
+session's connection unchanged.
 
 :class:`DirectWriter` keeps SQLAlchemy's meaning of each statement (it is compiled once per
 dialect, with the engine's bind and result processors: JSON, UTC datetimes) and runs it on the
 driver connection of a pooled engine connection: on SQLite the aiosqlite
 :class:`~sleuth_shell.db.sqlite_reads.InlineReadConnection`, so that every statement and the
 commit run on the event loop thread with the process's write lock held as for any other writer
-(first write tried inline, then on aiosqlite's thread when another process writes). Everything
-else (PostgreSQL) gets ``None`` from :func:`direct_writer` and keeps the session path.
+(first write tried inline, then on aiosqlite's thread when another process writes). Every other
+engine (PostgreSQL) gets ``None`` from :func:`direct_writer` and takes the session path.
 
 A transaction that is left without :meth:`DirectTransaction.commit` (an exception, a change of
 plan) is rolled back before its connection goes back to the pool.
@@ -22,7 +27,7 @@ plan) is rolled back before its connection goes back to the pool.
 from __future__ import annotations
 
 import weakref
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -37,16 +42,21 @@ __all__ = ["DirectTransaction", "DirectWriter", "direct_writer", "engine_direct_
 
 
 class DirectTransaction:
-    """One write transaction on a driver connection (see the module doc)."""
+    """One write transaction on a driver connection (see the module doc): an
+    :class:`~sleuth_shell.db.executor.Executor`."""
+
+    dialect_name = "sqlite"
 
     def __init__(self, writer: DirectWriter, driver: aiosqlite.Connection) -> None:
         self._writer = writer
         self._driver = driver
+        self._callbacks: dict[Callable[[], None], None] = {}
         self.open = True
 
     async def execute(self, statement: Any, params: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """Run ``statement`` (a prebuilt Core DML statement with named bound parameters); its
-        ``RETURNING`` rows as dicts (converted like SQLAlchemy's result), else ``[]``."""
+        """Run ``statement`` (a prebuilt Core statement with named bound parameters); its rows
+        (a ``SELECT``'s or a ``RETURNING``'s) as dicts converted like SQLAlchemy's result, else
+        ``[]``."""
         compiled = self._writer.compiled(statement)
         cursor = await self._driver.cursor()
         try:
@@ -70,9 +80,17 @@ class DirectTransaction:
     async def commit(self) -> None:
         await self._driver.commit()
         self.open = False
+        callbacks, self._callbacks = self._callbacks, {}
+        for callback in callbacks:
+            callback()
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once after :meth:`commit` (never after a rollback)."""
+        self._callbacks[callback] = None
 
     async def rollback(self) -> None:
         self.open = False
+        self._callbacks.clear()
         await self._driver.rollback()
 
 

@@ -2,19 +2,34 @@
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
+from sqlalchemy import event
 from sqlalchemy.engine import URL
+from sqlalchemy.exc import InvalidatePoolError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.ext.asyncio import create_async_engine as _create_async_engine
 
 from sleuth_shell.db.dialect import async_url, install_connection_setup
 from sleuth_shell.db.sqlite_reads import connect_inline_reads
 
-__all__ = ["POOL_OVERFLOW", "POOL_SIZE", "create_engine", "create_session_factory"]
+__all__ = [
+    "PING_AFTER_IDLE",
+    "POOL_OVERFLOW",
+    "POOL_SIZE",
+    "create_engine",
+    "create_session_factory",
+    "ping_when_idle",
+]
 
 #: Connections an engine keeps open.
 POOL_SIZE = 10
 #: Connections an engine may open beyond :data:`POOL_SIZE` under load (closed when returned).
 POOL_OVERFLOW = 40
+#: Seconds a pooled PostgreSQL connection may sit unused before its next checkout pings it.
+PING_AFTER_IDLE = 1.0
+_RETURNED_AT = "sleuth_returned_at"
 
 
 def create_engine(url: str | URL, *, echo: bool = False) -> AsyncEngine:
@@ -23,9 +38,11 @@ def create_engine(url: str | URL, *, echo: bool = False) -> AsyncEngine:
     The driver is chosen by :func:`sleuth_shell.db.dialect.async_url` and every connection is set
     up by :func:`sleuth_shell.db.dialect.install_connection_setup` (SQLite pragmas).
 
-    PostgreSQL connections are pinged on checkout (a server restart or an idle timeout drops
-    them); SQLite connections are files in this process and cannot go stale, so they are not (the
-    ping was one extra thread hop through aiosqlite on every checkout).
+    PostgreSQL connections that sat in the pool for more than :data:`PING_AFTER_IDLE` seconds are
+    pinged on checkout (:func:`ping_when_idle`: an idle timeout or a server restart drops them);
+    one returned a moment ago is not (the asyncpg dialect's ping is three round trips, a
+    ``BEGIN``, a ``;`` and a ``ROLLBACK``, more than most sessions' own work). SQLite
+    connections are files in this process and cannot go stale, so they are never pinged.
     SQLite reads run on the event loop thread (:mod:`sleuth_shell.db.sqlite_reads`).
 
     The pool keeps :data:`POOL_SIZE` connections and opens up to :data:`POOL_OVERFLOW` more under
@@ -50,14 +67,42 @@ def create_engine(url: str | URL, *, echo: bool = False) -> AsyncEngine:
         )
     else:
         engine = _create_async_engine(
-            parsed,
-            echo=echo,
-            pool_pre_ping=True,
-            pool_size=POOL_SIZE,
-            max_overflow=POOL_OVERFLOW,
+            parsed, echo=echo, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
         )
+        ping_when_idle(engine)
     install_connection_setup(engine)
     return engine
+
+
+def ping_when_idle(engine: AsyncEngine, after: float = PING_AFTER_IDLE) -> None:
+    """Ping a connection on checkout when it sat in ``engine``'s pool for more than ``after``
+    seconds (SQLAlchemy's ``pool_pre_ping``, for the connections that can have gone stale).
+
+    A ping that fails raises :class:`~sqlalchemy.exc.InvalidatePoolError` (a
+    ``DisconnectionError``), which makes the pool discard the connection (and every connection
+    pooled before it) and check out a fresh one. A connection used a moment ago that the server has
+    since dropped (a restart under load) fails its statement instead; SQLAlchemy then invalidates
+    every connection the pool held before, so the next checkouts connect afresh.
+    """
+    pool = engine.sync_engine.pool
+    dialect = engine.dialect
+
+    def returned(_dbapi_connection: Any, record: Any) -> None:
+        record.info[_RETURNED_AT] = time.monotonic()
+
+    def checked_out(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        returned_at = record.info.pop(_RETURNED_AT, None)
+        if returned_at is None or time.monotonic() - returned_at <= after:
+            return
+        try:
+            dialect.do_ping(dbapi_connection)
+        except Exception as exc:
+            # Like SQLAlchemy's own pre-ping: every connection pooled before now is suspect
+            # (a server restart dropped them all), so each is replaced at its next checkout.
+            raise InvalidatePoolError(f"a pooled connection failed its ping: {exc}") from exc
+
+    event.listen(pool, "checkin", returned)
+    event.listen(pool, "checkout", checked_out)
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:

@@ -13,11 +13,16 @@ statement, its bind and result type processing: JSON columns, UTC datetimes) and
   :mod:`sleuth_shell.db.sqlite_reads`, a ``SELECT`` that meets a WAL checkpoint restart (rare,
   short) is the one exception. Each call is its own snapshot (autocommit: no transaction is left
   open, so the reader never holds the WAL back) and sees every commit made before it began.
-- **PostgreSQL:** the statement runs on a connection of a small pool of the reader's own, in
-  autocommit mode and without a ping on checkout: one round trip per read, where the engine's
-  pool costs three (the pre-ping ``SELECT 1``, the query, the ``ROLLBACK`` on return). A
-  connection the server dropped (restart, idle timeout) fails its read once; the pool discards it
-  and the read is tried again on a fresh connection, which is what the ping was for.
+- **PostgreSQL:** the statement is compiled once for the engine's dialect (``$n`` parameters) and
+  run on a connection of the reader's own :func:`asyncpg.create_pool` pool, with the JSON codecs
+  SQLAlchemy's asyncpg dialect installs (its own functions install them) and asyncpg's
+  per-connection prepared-statement cache: one round trip per read, no pre-ping, no ``ROLLBACK`` or
+  reset query on release (the connection is in autocommit: nothing is left to roll back). The
+  engine's pool costs more per read: a checkout, SQLAlchemy's execution context and its greenlet
+  switches, the reset on return. Connections stay open between reads (up to
+  :data:`HOT_POOL_SIZE`), so a busy server never opens one per request. A connection the server
+  dropped (restart, idle timeout) fails its read once; the pool discards it and the read is tried
+  again on a fresh connection, which is what a ping on checkout would be for.
 - **An in-memory SQLite database** (which a second connection could not see): the statement runs
   on a pooled ``AsyncConnection`` of the engine (Core, no ORM session).
 
@@ -30,6 +35,7 @@ statement, its bind and result type processing: JSON columns, UTC datetimes) and
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 import weakref
@@ -37,22 +43,25 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any, cast
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import DateTime, Select
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Dialect
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
-    create_async_engine,
 )
 
 from sleuth_shell.db.compiled import CompiledStatement
 from sleuth_shell.db.dialect import SQLITE_BUSY_TIMEOUT_MS
+
+if TYPE_CHECKING:
+    import asyncpg  # type: ignore[import-untyped]
+    from sqlalchemy.dialects.postgresql.asyncpg import PGDialect_asyncpg
 
 __all__ = [
     "HotRead",
@@ -64,9 +73,9 @@ __all__ = [
     "timestamp_parser",
 ]
 
-#: Connections the PostgreSQL hot-read pool keeps, and how many more it opens under load.
-HOT_POOL_SIZE = 5
-HOT_POOL_OVERFLOW = 10
+#: Most connections the PostgreSQL hot-read pool opens (kept open while in use: a read takes one
+#: for one round trip, so a few serve many concurrent requests).
+HOT_POOL_SIZE = 16
 
 
 class HotReader:
@@ -76,37 +85,76 @@ class HotReader:
         self.engine = engine
         self._path = self._file_of(engine)
         self._local = threading.local()
-        self._remote: AsyncEngine | None = None
-        if engine.url.get_backend_name() == "postgresql":
-            self._remote = create_async_engine(
-                engine.url,
-                isolation_level="AUTOCOMMIT",
-                pool_pre_ping=False,
-                # Reads are short: a few connections serve many concurrent requests.
-                pool_size=HOT_POOL_SIZE,
-                max_overflow=HOT_POOL_OVERFLOW,
-            )
+        self._remote = engine.url.get_backend_name() == "postgresql"
+        self._pool: asyncpg.Pool | None = None  # opened on the first read
+        self._pool_lock = asyncio.Lock()
+
+    async def _remote_pool(self) -> asyncpg.Pool:
+        pool = self._pool
+        if pool is None:
+            async with self._pool_lock:
+                if self._pool is None:
+                    # The driver is the ``postgres`` extra: imported only for a PostgreSQL engine.
+                    import asyncpg
+
+                    dialect: PGDialect_asyncpg = self.engine.dialect  # type: ignore[assignment]
+
+                    async def codecs(connection: asyncpg.Connection) -> None:
+                        # The dialect's own codec set-up, given the driver connection the way
+                        # its adapted connection carries it.
+                        adapted = SimpleNamespace(_connection=connection)
+                        await dialect.setup_asyncpg_json_codec(adapted)  # type: ignore[no-untyped-call]
+                        await dialect.setup_asyncpg_jsonb_codec(adapted)  # type: ignore[no-untyped-call]
+
+                    url = self.engine.url.set(drivername="postgresql")
+                    self._pool = await asyncpg.create_pool(
+                        url.render_as_string(hide_password=False),
+                        min_size=0,
+                        max_size=HOT_POOL_SIZE,
+                        init=codecs,
+                        reset=_keep_session,
+                    )
+                pool = self._pool
+        return pool
 
     async def _run(
-        self, statement: Select[*tuple[Any, ...]], params: Mapping[str, Any], many: bool
+        self, read: HotRead, params: Mapping[str, Any], many: bool
     ) -> list[dict[str, Any]]:
-        """``statement`` on the PostgreSQL pool (or the engine's), rows as dicts; a read that
-        meets a dropped connection is tried once more on a fresh one."""
-        engine = self._remote or self.engine
+        """``read`` on the PostgreSQL pool (or the engine's, for an in-memory SQLite database),
+        rows as dicts; a read that meets a dropped connection is tried once more on a fresh
+        one."""
+        if not self._remote:
+            async with self.engine.connect() as connection:
+                return await _rows(connection, read.statement, params, many)
+        compiled = read._for(self.engine.dialect)
+        arguments = compiled.arguments(params)
+        pool = await self._remote_pool()
         for attempt in (1, 2):
+            connection = await pool.acquire()
             try:
-                async with engine.connect() as connection:
-                    return await _rows(connection, statement, params, many)
-            except DBAPIError as exc:
-                if attempt == 2 or not exc.connection_invalidated:
+                if many:
+                    return [
+                        compiled.row(record)
+                        for record in await connection.fetch(compiled.sql, *arguments)
+                    ]
+                record = await connection.fetchrow(compiled.sql, *arguments)
+                return [] if record is None else [compiled.row(record)]
+            except Exception as exc:
+                dropped = isinstance(exc, _dropped_errors()) or _gone(connection)
+                if dropped and not _gone(connection):
+                    connection.terminate()  # the pool opens a fresh one in its place
+                if attempt == 2 or not dropped:
                     raise
+            finally:
+                await pool.release(connection)
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def aclose(self) -> None:
         """Close this thread's SQLite connection and the PostgreSQL pool."""
         self.close()
-        if self._remote is not None:
-            await self._remote.dispose()
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.close()
 
     @staticmethod
     def _file_of(engine: AsyncEngine) -> str | None:
@@ -169,7 +217,7 @@ class HotRead:
             finally:
                 cursor.close()
             return None if values is None else compiled.row(values)
-        rows = await reader._run(self.statement, params, many=False)
+        rows = await reader._run(self, params, many=False)
         return rows[0] if rows else None
 
     async def all(self, reader: HotReader, params: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -182,7 +230,36 @@ class HotRead:
             finally:
                 cursor.close()
             return [compiled.row(values) for values in rows]
-        return await reader._run(self.statement, params, many=True)
+        return await reader._run(self, params, many=True)
+
+
+def _gone(connection: asyncpg.Connection) -> bool:
+    """Whether a pooled connection is closed (or already handed back: the pool releases a
+    connection whose socket was lost)."""
+    import asyncpg
+
+    try:
+        return bool(connection.is_closed())
+    except asyncpg.InterfaceError:
+        return True
+
+
+def _dropped_errors() -> tuple[type[Exception], ...]:
+    """The asyncpg errors of a connection the server dropped or is dropping (its end, an
+    administrator's or a shutdown's termination), whether or not the client has seen it close."""
+    import asyncpg
+
+    return (
+        asyncpg.exceptions.PostgresConnectionError,
+        asyncpg.exceptions.OperatorInterventionError,
+        asyncpg.exceptions.InterfaceError,
+        ConnectionError,
+    )
+
+
+async def _keep_session(connection: asyncpg.Connection) -> None:
+    """The pool's reset on release: nothing (the reads leave no session state; asyncpg rolls
+    back an open transaction itself before calling this)."""
 
 
 async def _rows(

@@ -2,7 +2,8 @@
 
 Statuses of a run (``digest_runs.status``): ``PENDING`` (created, waiting for its job) ->
 ``IN_PROGRESS`` (a worker or the request is generating it) -> ``COMPLETED`` (``results`` holds one
-``{section, prompt, result}`` per section) or ``FAILED`` (``error`` says why). A synchronous run is
+``{section, prompt, result}`` per section, stored with ``claims``: what the claim check of the
+section found, returned without it) or ``FAILED`` (``error`` says why). A synchronous run is
 created ``IN_PROGRESS`` and generated in the request.
 
 Job kinds (registered by :func:`register_digest_jobs`):
@@ -29,11 +30,12 @@ cancel a digest's jobs (:func:`sleuth_shell.jobs.queue.cancel`) without reading 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_core.cron import NoFireTime, parse_cron
@@ -41,10 +43,11 @@ from sleuth_core.errors import InvalidSchedule
 from sleuth_core.ids import encode_global_id
 from sleuth_core.render import render_answer, to_alt_card, to_chat
 from sleuth_shell.billing.budgets import over_budget
-from sleuth_shell.db.models import Digest, DigestRun, Job, NotificationIntegration, utcnow
+from sleuth_shell.db.executor import Executor
+from sleuth_shell.db.models import Digest, DigestRun, Job, utcnow
 from sleuth_shell.jobs import JobContext, JobRegistry, enqueue
 from sleuth_shell.jobs.queue import cancel, duplicate_of, unfinished_keys
-from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat
+from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat, integration_targets
 from sleuth_shell.runs import Charge, RunFailed, RunGone, RunKind, register_run_kind, run_now
 from sleuth_shell.services import Services
 from sleuth_shell.statuses import DIGEST_RUN as LIFECYCLE
@@ -78,16 +81,29 @@ DIGEST_GLOBAL_TYPE = "Digest"
 
 @dataclass(frozen=True)
 class SectionResult:
-    """One generated section: the rendered ``result`` (with its Sources section) and its cost."""
+    """One generated section: the rendered ``result`` (with its Sources section), its cost and
+    what the claim check of its text found (``{checked, supported, share, dropped}``, None when
+    it cites nothing)."""
 
     section: str
     prompt: str
     result: str
     credits: float
+    claims: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, str]:
-        """The stored and returned shape ``{section, prompt, result}``."""
+        """The returned shape ``{section, prompt, result}``."""
         return {"section": self.section, "prompt": self.prompt, "result": self.result}
+
+    def stored(self) -> dict[str, Any]:
+        """The stored shape: the returned one and, when checked, ``claims``."""
+        kept = {"claims": self.claims} if self.claims is not None else {}
+        return {**self.to_json(), **kept}
+
+
+def returned(item: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored section result in its returned shape ``{section, prompt, result}``."""
+    return {key: item.get(key, "") for key in ("section", "prompt", "result")}
 
 
 def _unix(moment: datetime) -> int:
@@ -161,7 +177,10 @@ async def _generate(services: Services, run: DigestRun) -> list[SectionResult]:
             text = str(exc).strip() or type(exc).__name__
             raise RunFailed(f"The agent could not write section {section!r}: {text}") from exc
         rendered = render_answer(result.markdown, result.sources, sources_section=True)
-        results.append(SectionResult(section, prompt, rendered.content, float(result.credits)))
+        claims = (result.analysis or {}).get("claims")
+        results.append(
+            SectionResult(section, prompt, rendered.content, float(result.credits), claims)
+        )
     return results
 
 
@@ -169,57 +188,51 @@ def _report_markdown(results: list[SectionResult]) -> str:
     return "\n\n".join(f"## {item.section}\n\n{item.result}" for item in results)
 
 
+_DIGEST = select(
+    Digest.org_id.label("org_id"),
+    Digest.name.label("name"),
+    Digest.chat_channel_id.label("chat_channel_id"),
+    Digest.notification_integration_ids.label("notification_integration_ids"),
+).where(Digest.id == bindparam("digest_id"))
+
+
 async def _notify(
-    session: AsyncSession,
+    executor: Executor,
     services: Services,
     run: DigestRun,
     results: list[SectionResult],
 ) -> None:
-    """Queue the chat messages and alt cards of a completed run (in ``session``'s transaction)."""
-    digest = await session.get(Digest, run.digest_id)
-    if digest is None:
+    """The digest's notification targets: its chat channel and its notification integrations
+    (chat messages and alt cards, queued in the completing transaction)."""
+    found = await executor.execute(_DIGEST, {"digest_id": run.digest_id})
+    if not found:
         return
-    channels: list[str] = []
-    alt_urls: list[str] = []
-    if digest.chat_channel_id:
-        channels.append(digest.chat_channel_id)
-    ids = [int(i) for i in digest.notification_integration_ids or []]
-    if ids:
-        integrations = (
-            await session.scalars(
-                select(NotificationIntegration)
-                .where(
-                    NotificationIntegration.id.in_(ids),
-                    NotificationIntegration.org_id == digest.org_id,
-                )
-                .order_by(NotificationIntegration.id)
-            )
-        ).all()
-        for integration in integrations:
-            if integration.kind == "CHAT_ALERT" and integration.channel_id:
-                channels.append(integration.channel_id)
-            elif integration.kind == "ALT_WEBHOOK" and integration.url:
-                alt_urls.append(integration.url)
-    channels, alt_urls = list(dict.fromkeys(channels)), list(dict.fromkeys(alt_urls))
+    digest = found[0]
+    org_id = digest["org_id"]
+    channels, alt_urls = await integration_targets(
+        executor, org_id, digest["notification_integration_ids"] or []
+    )
+    if digest["chat_channel_id"]:
+        channels = list(dict.fromkeys([digest["chat_channel_id"], *channels]))
     if not channels and not alt_urls:
         return
     report = _report_markdown(results)
     if channels:
-        text = to_chat(f"# {digest.name}\n\n{report}")
+        text = to_chat(f"# {digest['name']}\n\n{report}")
         for channel_id in channels:
-            await enqueue_chat(session, digest.org_id, channel_id, text)
+            await enqueue_chat(executor, org_id, channel_id, text)
     if alt_urls:
         url = digest_run_url(
             services.settings.public_url,
-            encode_global_id(DIGEST_GLOBAL_TYPE, digest.id),
+            encode_global_id(DIGEST_GLOBAL_TYPE, run.digest_id),
             encode_global_id(RUN_GLOBAL_TYPE, run.id),
         )
-        card = to_alt_card(digest.name, report, url)
+        card = to_alt_card(digest["name"], report, url)
         for alt_url in alt_urls:
-            await enqueue_alt(session, digest.org_id, alt_url, card)
+            await enqueue_alt(executor, org_id, alt_url, card)
 
 
-async def _charge(session: AsyncSession, run: DigestRun, results: list[SectionResult]) -> Charge:
+async def _charge(executor: Executor, run: DigestRun, results: list[SectionResult]) -> Charge:
     # Digests belong to no team's budget: the usage is unattributed.
     return Charge(team_id=None, credits=sum(item.credits for item in results))
 
@@ -236,7 +249,7 @@ DIGEST_RUN: RunKind[DigestRun, list[SectionResult]] = RunKind(
     parse_id=int,
     produce=_generate,
     result_values=lambda results: {
-        "results": [item.to_json() for item in results],
+        "results": [item.stored() for item in results],
         "credits": sum(item.credits for item in results),
     },
     charge=_charge,
@@ -360,5 +373,5 @@ def run_view(run: DigestRun) -> dict[str, Any]:
         "digest_id": encode_global_id(DIGEST_GLOBAL_TYPE, run.digest_id),
         "status": run.status,
         "scheduled_runtime": _unix(run.scheduled_runtime) if run.scheduled_runtime else None,
-        "results": list(run.results or []),
+        "results": [returned(item) for item in run.results or []],
     }

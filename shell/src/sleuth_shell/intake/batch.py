@@ -8,30 +8,27 @@ trips) cap the intake at a few dozen deliveries a second under concurrent load, 
 CPU: each transaction holds the write lock across several statements, each a hop to the
 driver's thread and back through a busy event loop (docs/performance.md, "Alert intake").
 
-A :class:`DeliveryBatcher` (one per application) collects the deliveries that concurrent requests
-hand it (:meth:`DeliveryBatcher.submit`, after the request has authenticated, read and matched
-its delivery) and writes all that are waiting in one transaction (:func:`write_batch`): one read
-of the already recorded deliveries, one of the matched agents, the claims and jobs of every
-investigation (:func:`~sleuth_shell.investigations.open_investigations`), one insert of the
-delivery records, one commit. There is no timer: while one batch is being written the next
-requests queue up, so a lone delivery is written at once and a burst is written in few
-transactions. Each request is answered only once the transaction holding its delivery has
-committed; the answers are exactly those of the one-at-a-time path
-(:func:`~sleuth_shell.intake.service.receive_alert` without a batcher):
+A :class:`DeliveryBatcher` (one per application) is the
+:class:`~sleuth_shell.db.group_commit.GroupCommit` of deliveries: concurrent requests hand it their
+delivery (:meth:`~sleuth_shell.db.group_commit.GroupCommit.submit`, after the request has
+authenticated, read and matched it) and all that are waiting are written in one transaction
+(:func:`write_batch`): one read of the already recorded deliveries, the alert log with the
+decisions and the investigations they open (:func:`~sleuth_shell.alerts.decisions.record_alerts`),
+one insert of the delivery records, one commit. Each request is answered only once the
+transaction holding its delivery has committed; the answers are exactly those of the one-at-a-time
+path (:func:`~sleuth_shell.intake.service.receive_alert` without a batcher):
 
 - an alert already recorded (same subscription and delivery id; or a second copy of one in the
   same batch) gets the recorded answer and writes nothing;
-- a delivery recorded first by a parallel transaction (another process or node) makes the batch
-  roll back and run again, which then finds that record;
-- when a batch fails for any other reason, it is rolled back and each of its deliveries is written
-  alone, in its own transaction with the usual retries, so one bad delivery cannot fail the others
-  and its own request still gets its own error.
+- when a batch fails (a delivery recorded first by a parallel transaction of another process or
+  node, or any other reason), it is rolled back and each of its deliveries is written alone
+  (:func:`write_alone`, in its own transaction with the usual retries, which finds a parallel
+  record), so one bad delivery cannot fail the others and its own request still gets its own
+  error.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -44,8 +41,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sleuth_core.intake import AlertEvent
 from sleuth_shell.alerts.decisions import NewAlert, record_alerts
 from sleuth_shell.db.dialect import insert_ignore_rows
+from sleuth_shell.db.group_commit import GroupCommit
 from sleuth_shell.db.models import WebhookDelivery
-from sleuth_shell.db.sqlite_reads import urgent_writes
 
 __all__ = [
     "MAX_BATCH",
@@ -58,8 +55,6 @@ __all__ = [
     "write_alone",
     "write_batch",
 ]
-
-log = logging.getLogger("sleuth.intake")
 
 #: Most alerts written in one transaction (a delivery with more is written alone).
 MAX_BATCH = 128
@@ -143,11 +138,11 @@ async def write_batch(
 ) -> list[list[list[int]]]:
     """Record ``deliveries``: their alerts, each subscribed agent's decision on each
     (:mod:`sleuth_shell.alerts.decisions`), the investigations opened and the delivery records,
-    in ``session``'s transaction, and commit; the answer of each delivery, in order: for each of
-    its alerts, the investigation pks it started, reused or joined.
+    in ``session``'s transaction (the caller commits); the answer of each delivery, in order: for
+    each of its alerts, the investigation pks it started, reused or joined.
 
-    Raises :class:`LostRace` (nothing committed; the caller rolls back and may retry) when a
-    parallel transaction recorded one of the alerts first; any other failure propagates likewise.
+    Raises :class:`LostRace` (the caller rolls back and may retry) when a parallel transaction
+    recorded one of the alerts first; any other failure propagates likewise.
     """
     rows = [
         _Row(index, alert, d.subscription_id, d.org_id, d.now)
@@ -216,7 +211,6 @@ async def write_batch(
             inserted += len(result.all())
         if inserted != len(first):
             raise LostRace
-        await session.commit()
     out: list[list[list[int]]] = [[] for _ in deliveries]
     for row, key in zip(rows, keys, strict=True):
         out[row.delivery].append(recorded[key] if key in recorded else answers[first[key]])
@@ -224,12 +218,14 @@ async def write_batch(
 
 
 async def write_alone(session: AsyncSession, delivery: Delivery) -> list[list[int]]:
-    """Record one delivery in its own transaction(s) of ``session``: :func:`write_batch` of one,
-    retried when it loses a race (a unique claim, SQLite's lock held by another process, a
-    parallel record); the retry finds what the winner wrote."""
+    """Record one delivery in its own transaction(s) of ``session``, committed: :func:`write_batch`
+    of one, retried when it loses a race (a unique claim, SQLite's lock held by another process,
+    a parallel record); the retry finds what the winner wrote."""
     for attempt in range(1, _ATTEMPTS + 1):
         try:
-            return (await write_batch(session, [delivery]))[0]
+            (answer,) = await write_batch(session, [delivery])
+            await session.commit()
+            return answer
         except (IntegrityError, OperationalError, LostRace):
             await session.rollback()
             if attempt == _ATTEMPTS:
@@ -240,93 +236,20 @@ async def write_alone(session: AsyncSession, delivery: Delivery) -> list[list[in
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-class DeliveryBatcher:
-    """Writes the deliveries concurrent requests submit in shared transactions (module doc).
-
-    A batch that fails is written again one delivery at a time (:func:`write_alone`, each in its
-    own session).
-    """
+class DeliveryBatcher(GroupCommit[Delivery, list[list[int]]]):
+    """The group commit of deliveries (module doc): batches of whole deliveries up to
+    :data:`MAX_BATCH` alerts, written ahead of the background jobs' writes (a request waits for
+    them); a batch that fails is written again one delivery at a time (:func:`write_alone`)."""
 
     def __init__(
-        self,
-        sessions: async_sessionmaker[AsyncSession],
-        *,
-        max_batch: int = MAX_BATCH,
+        self, sessions: async_sessionmaker[AsyncSession], *, max_batch: int = MAX_BATCH
     ) -> None:
-        self._sessions = sessions
-        self._max_batch = max(1, min(max_batch, MAX_BATCH))
-        self._waiting: list[tuple[Delivery, asyncio.Future[list[list[int]]]]] = []
-        self._task: asyncio.Task[None] | None = None
-        self.batches = 0
-        """How many transactions wrote batches (for tests and benchmarks)."""
-        self.fallbacks = 0
-        """How many batches were written one delivery at a time after failing."""
-
-    async def submit(self, delivery: Delivery) -> list[list[int]]:
-        """Write ``delivery`` with whatever else is waiting; its answer (per alert, the
-        investigation pks) once committed."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[list[list[int]]] = loop.create_future()
-        self._waiting.append((delivery, future))
-        if self._task is None or self._task.done() or self._task.get_loop() is not loop:
-            self._task = loop.create_task(self._drain())
-        return await future
-
-    async def _drain(self) -> None:
-        # Requests wait for these transactions: on SQLite they take the write lock ahead of the
-        # background jobs' (in turns, see sqlite_reads.WriteLock), so a busy worker in the same
-        # process cannot starve the intake.
-        with urgent_writes():
-            await self._drain_batches()
-
-    async def _drain_batches(self) -> None:
-        while self._waiting:
-            # whole deliveries, up to the batch's room in alerts (always at least one delivery)
-            taken, room = 0, self._max_batch
-            while taken < len(self._waiting) and (
-                taken == 0 or alert_count(self._waiting[taken][0]) <= room
-            ):
-                room -= alert_count(self._waiting[taken][0])
-                taken += 1
-            batch = self._waiting[:taken]
-            del self._waiting[:taken]
-            try:
-                await self._flush(batch)
-            except BaseException:  # cancelled (shutdown): nobody is left to answer
-                for _delivery, future in [*batch, *self._waiting]:
-                    if not future.done():
-                        future.cancel()
-                self._waiting.clear()
-                raise
-
-    async def _flush(self, batch: list[tuple[Delivery, asyncio.Future[list[list[int]]]]]) -> None:
-        deliveries = [delivery for delivery, _future in batch]
-        for _attempt in range(2):
-            try:
-                async with self._sessions() as session:
-                    try:
-                        answers = await write_batch(session, deliveries)
-                    except BaseException:
-                        await session.rollback()
-                        raise
-            except LostRace:
-                continue  # the next pass finds the parallel record
-            except Exception:
-                log.warning("a batch of %d deliveries failed; writing them one by one", len(batch))
-                break
-            self.batches += 1
-            for (_delivery, future), answer in zip(batch, answers, strict=True):
-                if not future.done():
-                    future.set_result(answer)
-            return
-        self.fallbacks += 1
-        for delivery, future in batch:
-            try:
-                async with self._sessions() as session:
-                    answer = await write_alone(session, delivery)
-            except Exception as exc:
-                if not future.done():
-                    future.set_exception(exc)
-            else:
-                if not future.done():
-                    future.set_result(answer)
+        super().__init__(
+            sessions,
+            write_batch,
+            write_one=write_alone,
+            retry_alone_on=(IntegrityError, OperationalError, LostRace),
+            max_size=max(1, min(max_batch, MAX_BATCH)),
+            size=alert_count,
+            urgent=True,
+        )

@@ -27,6 +27,7 @@ from sleuth_core.render import render_answer, to_alt_card, to_chat
 from sleuth_shell.agents.base import AgentResult, ContextMessage
 from sleuth_shell.agents.rca import final_analysis, render_numbered
 from sleuth_shell.db.direct_writes import direct_writer
+from sleuth_shell.db.executor import Executor, SessionExecutor, write_transaction
 from sleuth_shell.db.hot_reads import hot_statements
 from sleuth_shell.db.models import Interaction, Team, utcnow
 from sleuth_shell.interactions.request import InteractionRequest, InvalidInteraction
@@ -85,13 +86,19 @@ def unix_seconds(moment: datetime) -> int:
 # --- creating ------------------------------------------------------------------------------------
 
 
+#: The organization's ``Default`` team (prebuilt: the fast path compiles each statement once).
+_DEFAULT_TEAM = select(Team.id.label("id")).where(
+    Team.org_id == bindparam("org_id"), Team.name == "Default"
+)
+
+
 def _default_team_statement() -> Any:
-    return select(Team.id).where(Team.org_id == bindparam("org_id"), Team.name == "Default")
+    return _DEFAULT_TEAM
 
 
-async def _default_team_id(session: AsyncSession, org_id: int) -> int | None:
-    found: int | None = await session.scalar(_default_team_statement(), {"org_id": org_id})
-    return found
+async def _default_team_id(executor: Executor, org_id: int) -> int | None:
+    rows = await executor.execute(_DEFAULT_TEAM, {"org_id": org_id})
+    return int(rows[0]["id"]) if rows else None
 
 
 async def _default_team_hot(services: Services, org_id: int) -> int | None:
@@ -117,6 +124,13 @@ def _insert_statement() -> Any:
 
 def _column_values(row: Interaction) -> dict[str, Any]:
     return {c.key: getattr(row, c.key) for c in Interaction.__table__.c}
+
+
+async def _store(executor: Executor, row: Interaction) -> None:
+    """Insert a synchronous interaction's row with one prebuilt Core ``INSERT``; the row object
+    stays transient (the run refreshes it from its finishing ``UPDATE``, see
+    :func:`sleuth_shell.runs.finish_in`)."""
+    await executor.execute(_insert_statement(), _column_values(row))
 
 
 async def _check_targets(
@@ -225,10 +239,7 @@ async def create_interactions(
         if not store:
             return rows
         assert session is not None
-        # One prebuilt Core INSERT on the session's transaction; the row object stays transient
-        # (the run refreshes it from its finishing UPDATE, see sleuth_shell.runs.finish_in).
-        connection = await session.connection()
-        await connection.execute(_insert_statement(), _column_values(rows[0]))
+        await _store(SessionExecutor(session), rows[0])
         return rows
     assert session is not None
     session.add_all(rows)
@@ -302,36 +313,18 @@ def _result_values(answer: Answer) -> dict[str, Any]:
     return {"content": answer.content, "sources": answer.sources, "analysis": answer.analysis}
 
 
-async def _charge(session: AsyncSession, row: Interaction, answer: Answer) -> Charge | None:
+async def _charge(executor: Executor, row: Interaction, answer: Answer) -> Charge | None:
     team_id = row.team_id
     if team_id is None:
-        team_id = await _default_team_id(session, row.org_id)
+        team_id = await _default_team_id(executor, row.org_id)
     if team_id is None:
         log.warning("interaction %s: organization %s has no Default team", row.id, row.org_id)
         return None
     return Charge(team_id=team_id, credits=answer.result.credits)
 
 
-def _direct_charge(row: Interaction, answer: Answer) -> tuple[bool, Charge | None]:
-    """``_charge`` and ``_notify`` without a session when neither needs one: the row has its team
-    and nothing to notify (a plain synchronous question)."""
-    if row.team_id is None or _has_notifications(row):
-        return False, None
-    return True, Charge(team_id=row.team_id, credits=answer.result.credits)
-
-
-def _has_notifications(row: Interaction) -> bool:
-    notifications = row.notifications or {}
-    return bool(
-        (notifications.get("chat") or {}).get("chat_channel_ids")
-        or (notifications.get("alt") or {}).get("alt_webhook_urls")
-        or (notifications.get("web") or {}).get("callback_url")
-    )
-
-
-async def _notify(
-    session: AsyncSession, services: Services, row: Interaction, answer: Answer
-) -> None:
+async def _notify(executor: Executor, services: Services, row: Interaction, answer: Answer) -> None:
+    """The interaction's notification targets, as its request named them."""
     notifications = row.notifications or {}
     channels = (notifications.get("chat") or {}).get("chat_channel_ids") or []
     alt_urls = (notifications.get("alt") or {}).get("alt_webhook_urls") or []
@@ -341,12 +334,12 @@ async def _notify(
         if channels:
             text = to_chat(f"**{_one_line(row.question)}**\n\n{full.content}")
             for channel_id in channels:
-                await enqueue_chat(session, row.org_id, channel_id, text)
+                await enqueue_chat(executor, row.org_id, channel_id, text)
         for alt_url in alt_urls:
             card = to_alt_card(_one_line(row.question), full.content, url)
-            await enqueue_alt(session, row.org_id, alt_url, card)
+            await enqueue_alt(executor, row.org_id, alt_url, card)
     if (notifications.get("web") or {}).get("callback_url"):
-        await enqueue_web_callback(session, row)
+        await enqueue_web_callback(executor, row)
 
 
 def _one_line(text: str, limit: int = 200) -> str:
@@ -369,7 +362,6 @@ INTERACTION: RunKind[Interaction, Answer] = RunKind(
     notify=_notify,
     # A failed interaction sends no callback: forget the API key kept for it.
     failed_values={"callback_api_key": None},
-    direct_charge=_direct_charge,
 )
 """The interaction run kind (see :mod:`sleuth_shell.runs` for its lifecycle)."""
 
@@ -401,8 +393,14 @@ async def submit_interactions(
     Raises :class:`InvalidInteraction` for a refused request and
     :class:`~sleuth_shell.runs.RunFailed` when the synchronous run failed (it is then ``FAILED``).
     """
-    writer = direct_writer(services.sessions) if request.mode == "sync" else None
-    if session is None and (writer is None or _context_ids(request)):
+    # The fast path: the synchronous row goes in through a direct transaction of its own
+    # (sleuth_shell.db.executor); the session, if any, only reads (the context check).
+    fast = (
+        request.mode == "sync"
+        and services.settings.fast_path
+        and direct_writer(services.sessions) is not None
+    )
+    if session is None and (not fast or _context_ids(request)):
         async with services.sessions() as own:
             return await submit_interactions(
                 own,
@@ -423,14 +421,12 @@ async def submit_interactions(
         api_key=api_key,
         request=request,
         now=now,
-        store=writer is None,
+        store=not fast,
     )
-    if writer is not None:
-        # The synchronous row, committed IN_PROGRESS before the agent runs, without the session
-        # (see sleuth_shell.db.direct_writes); the session only read (the context check).
-        async with writer.transaction() as transaction:
-            await transaction.execute(_insert_statement(), _column_values(rows[0]))
-            await transaction.commit()
+    if fast:
+        async with write_transaction(services.sessions, fast=True) as executor:
+            await _store(executor, rows[0])
+            await executor.commit()
     else:
         assert session is not None
         await session.commit()

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import encode_global_id
@@ -48,10 +48,11 @@ from sleuth_core.render import to_alt_card, to_chat
 from sleuth_shell.agents.base import AgentResult
 from sleuth_shell.agents.rca import final_analysis, render_numbered
 from sleuth_shell.db.dialect import insert_ignore, insert_ignore_rows
-from sleuth_shell.db.models import AlertResponder, Investigation, NotificationIntegration
+from sleuth_shell.db.executor import Executor
+from sleuth_shell.db.models import AlertResponder, Investigation
 from sleuth_shell.jobs import enqueue
 from sleuth_shell.jobs.queue import cancel, enqueue_many
-from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat
+from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat, integration_targets
 from sleuth_shell.runs import Charge, RunGone, RunKind
 from sleuth_shell.services import Services
 from sleuth_shell.statuses import INVESTIGATION as LIFECYCLE
@@ -491,38 +492,27 @@ async def _produce(services: Services, row: Investigation) -> InvestigationOutco
     )
 
 
-async def _charge(
-    session: AsyncSession, row: Investigation, outcome: InvestigationOutcome
-) -> Charge:
+async def _charge(executor: Executor, row: Investigation, outcome: InvestigationOutcome) -> Charge:
     # Investigations belong to no team's budget (DESIGN 4 Billing).
     return Charge(team_id=None, credits=outcome.credits)
 
 
+_AGENT_INTEGRATIONS = select(AlertResponder.notification_integration_ids.label("ids")).where(
+    AlertResponder.id == bindparam("agent_id")
+)
+
+
 async def _notify(
-    session: AsyncSession, services: Services, row: Investigation, outcome: InvestigationOutcome
+    executor: Executor, services: Services, row: Investigation, outcome: InvestigationOutcome
 ) -> None:
-    """Queue the chat messages and alt cards of a completed investigation (in ``session``'s
-    transaction) for the agent's notification integrations."""
+    """The investigation's notification targets: its agent's notification integrations (chat
+    messages and alt cards, queued in the completing transaction)."""
     if row.alert_responder_id is None:
         return
-    agent = await session.get(AlertResponder, row.alert_responder_id)
-    if agent is None or not agent.notification_integration_ids:
+    found = await executor.execute(_AGENT_INTEGRATIONS, {"agent_id": row.alert_responder_id})
+    if not found or not found[0]["ids"]:
         return
-    ids = [int(i) for i in agent.notification_integration_ids]
-    integrations = (
-        await session.scalars(
-            select(NotificationIntegration)
-            .where(
-                NotificationIntegration.id.in_(ids),
-                NotificationIntegration.org_id == row.org_id,
-            )
-            .order_by(NotificationIntegration.id)
-        )
-    ).all()
-    channels = list(
-        dict.fromkeys(i.channel_id for i in integrations if i.kind == "CHAT_ALERT" and i.channel_id)
-    )
-    alt_urls = list(dict.fromkeys(i.url for i in integrations if i.kind == "ALT_WEBHOOK" and i.url))
+    channels, alt_urls = await integration_targets(executor, row.org_id, found[0]["ids"])
     if not channels and not alt_urls:
         return
     url = investigation_url(services.settings.public_url, encode_global_id(GLOBAL_TYPE, row.id))
@@ -530,11 +520,11 @@ async def _notify(
     if channels:
         text = to_chat(f"# {title}\n\n{outcome.result}\n\n[Open the investigation]({url})")
         for channel_id in channels:
-            await enqueue_chat(session, row.org_id, channel_id, text)
+            await enqueue_chat(executor, row.org_id, channel_id, text)
     if alt_urls:
         card = to_alt_card(title, outcome.result, url)
         for alt_url in alt_urls:
-            await enqueue_alt(session, row.org_id, alt_url, card)
+            await enqueue_alt(executor, row.org_id, alt_url, card)
 
 
 def _failure_message(exc: BaseException) -> str:

@@ -21,6 +21,7 @@ from sleuth_shell.jobs.queue import (
     ClaimedJob,
     LeaseLost,
     enqueue,
+    enqueue_in,
 )
 from sleuth_shell.jobs.registry import (
     JobContext,
@@ -45,4 +46,5 @@ __all__ = [
     "Worker",
     "WorkerServices",
     "enqueue",
+    "enqueue_in",
 ]

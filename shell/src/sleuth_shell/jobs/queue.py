@@ -36,7 +36,6 @@ from sqlalchemy import (
     and_,
     bindparam,
     delete,
-    event,
     func,
     insert,
     or_,
@@ -45,9 +44,9 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import Session
 
 from sleuth_shell.db.dialect import supports_skip_locked
+from sleuth_shell.db.executor import Executor, SessionExecutor
 from sleuth_shell.db.models import Job, utcnow
 
 __all__ = [
@@ -61,6 +60,7 @@ __all__ = [
     "claim_due",
     "duplicate_of",
     "enqueue",
+    "enqueue_in",
     "enqueue_many",
     "extend_lease",
     "fail",
@@ -132,24 +132,8 @@ def _wake_all() -> None:
         waker.callback()
 
 
-_ENQUEUED = "sleuth_jobs_enqueued"
-
-
-def _after_commit(sync_session: Session) -> None:
-    if sync_session.info.pop(_ENQUEUED, False):
-        _wake_all()
-
-
-def _after_rollback(sync_session: Session) -> None:
-    sync_session.info.pop(_ENQUEUED, None)
-
-
 def _watch(session: AsyncSession) -> None:
-    sync_session = session.sync_session
-    sync_session.info[_ENQUEUED] = True
-    if not event.contains(sync_session, "after_commit", _after_commit):
-        event.listen(sync_session, "after_commit", _after_commit)
-        event.listen(sync_session, "after_rollback", _after_rollback)
+    SessionExecutor(session).after_commit(_wake_all)
 
 
 # --- operations ----------------------------------------------------------------------------------
@@ -157,6 +141,35 @@ def _watch(session: AsyncSession) -> None:
 
 def _error_text(error: str) -> str:
     return error if len(error) <= MAX_ERROR_LENGTH else error[: MAX_ERROR_LENGTH - 1] + "…"
+
+
+def _job_values(
+    kind: str,
+    payload: dict[str, Any],
+    *,
+    run_at: datetime | None,
+    max_attempts: int,
+    key: str | None,
+) -> dict[str, Any]:
+    """The columns of a new job (checked; see :func:`enqueue`)."""
+    if not kind:
+        raise ValueError("a job needs a kind")
+    if key is not None and not 0 < len(key) <= MAX_KEY_LENGTH:
+        raise ValueError(f"a job key has 1 to {MAX_KEY_LENGTH} characters")
+    if max_attempts < 1:
+        raise ValueError("max_attempts must be at least 1")
+    now = utcnow()
+    return {
+        "kind": kind,
+        "key": key,
+        "payload": payload,
+        "run_at": run_at or now,
+        "status": PENDING,
+        "attempts": 0,
+        "max_attempts": max_attempts,
+        "created_at": now,
+        "updated_at": now,
+    }
 
 
 async def enqueue(
@@ -176,28 +189,39 @@ async def enqueue(
     :func:`unfinished_keys`; several jobs may share one. In-process workers are woken as soon as
     the transaction commits.
     """
-    if not kind:
-        raise ValueError("a job needs a kind")
-    if key is not None and not 0 < len(key) <= MAX_KEY_LENGTH:
-        raise ValueError(f"a job key has 1 to {MAX_KEY_LENGTH} characters")
-    if max_attempts < 1:
-        raise ValueError("max_attempts must be at least 1")
-    now = utcnow()
-    job = Job(
-        kind=kind,
-        key=key,
-        payload=payload,
-        run_at=run_at or now,
-        status=PENDING,
-        attempts=0,
-        max_attempts=max_attempts,
-        created_at=now,
-        updated_at=now,
-    )
+    job = Job(**_job_values(kind, payload, run_at=run_at, max_attempts=max_attempts, key=key))
     session.add(job)
     await session.flush()
     _watch(session)
     return job
+
+
+_INSERT: list[Any] = []
+
+
+def _insert_statement() -> Any:
+    """The prebuilt ``INSERT`` of one job row (every column :func:`_job_values` gives bound)."""
+    if not _INSERT:
+        table = Job.__table__
+        names = _job_values("k", {}, run_at=None, max_attempts=1, key=None)
+        columns = {name: bindparam(name, type_=table.c[name].type) for name in names}
+        _INSERT.append(insert(table).values(columns))
+    return _INSERT[0]
+
+
+async def enqueue_in(
+    executor: Executor,
+    kind: str,
+    payload: dict[str, Any],
+    *,
+    max_attempts: int = 1,
+    key: str | None = None,
+) -> None:
+    """:func:`enqueue` for operations written over an :class:`~sleuth_shell.db.executor.Executor`
+    (the same row, one prebuilt ``INSERT``; no :class:`Job` object back). Due now."""
+    values = _job_values(kind, payload, run_at=None, max_attempts=max_attempts, key=key)
+    await executor.execute(_insert_statement(), values)
+    executor.after_commit(_wake_all)
 
 
 async def enqueue_many(

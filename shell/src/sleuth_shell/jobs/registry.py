@@ -114,7 +114,8 @@ class JobContext:
         """
         if self.writer is None:
             return await write_alone(self.services.sessions, unit)
-        return await self.writer.write(unit)
+        result: T = await self.writer.submit(unit)
+        return result
 
     async def complete(self, session: AsyncSession) -> None:
         """Mark the job done inside ``session``'s transaction (commit it yourself).

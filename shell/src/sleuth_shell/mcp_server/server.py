@@ -187,8 +187,14 @@ class McpEndpoint:
         return mcp_endpoint
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Refuse what is not an authenticated POST, hand the rest to the SDK transport."""
-        if scope.get("method") != "POST":
+        """Answer a CORS preflight, refuse what is not an authenticated POST, hand the rest to
+        the SDK transport."""
+        if scope.get("method") == "OPTIONS":
+            # The CORS headers are added by the application's hook (mcp_server/cors.py).
+            allow = [(b"allow", b"OPTIONS, POST")]
+            await send({"type": "http.response.start", "status": 204, "headers": allow})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        elif scope.get("method") != "POST":
             await _send_error(
                 send,
                 405,

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
@@ -46,9 +47,10 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.config import Settings
-from sleuth_shell.db.models import Interaction, Organization
+from sleuth_shell.db.executor import Executor, as_executor
+from sleuth_shell.db.models import Interaction, NotificationIntegration, Organization
 from sleuth_shell.domain import API_KEY_HEADER
-from sleuth_shell.jobs import JobContext, JobFailed, JobRegistry, RetryJob, enqueue
+from sleuth_shell.jobs import JobContext, JobFailed, JobRegistry, RetryJob, enqueue_in
 from sleuth_shell.jobs.queue import MAX_KEY_LENGTH
 from sleuth_shell.notify.chat import (
     ChatClient,
@@ -72,6 +74,7 @@ __all__ = [
     "enqueue_alt",
     "enqueue_chat",
     "enqueue_web_callback",
+    "integration_targets",
     "register_notification_jobs",
 ]
 
@@ -105,11 +108,12 @@ def delivery_key(org_id: int, url: str) -> str:
     return f"org {org_id} {origin}"[:MAX_KEY_LENGTH]
 
 
-async def enqueue_web_callback(session: AsyncSession, interaction: Interaction) -> None:
-    """Queue the result callback of a completed ``interaction`` (in ``session``'s transaction)."""
+async def enqueue_web_callback(target: AsyncSession | Executor, interaction: Interaction) -> None:
+    """Queue the result callback of a completed ``interaction`` (in ``target``'s transaction: a
+    session's or an :class:`~sleuth_shell.db.executor.Executor`'s)."""
     web = (interaction.notifications or {}).get("web") or {}
-    await enqueue(
-        session,
+    await enqueue_in(
+        as_executor(target),
         WEB_KIND,
         {"interaction_id": interaction.id},
         max_attempts=DELIVERY_ATTEMPTS,
@@ -118,11 +122,11 @@ async def enqueue_web_callback(session: AsyncSession, interaction: Interaction) 
 
 
 async def enqueue_alt(
-    session: AsyncSession, org_id: int, url: str, message: dict[str, Any]
+    target: AsyncSession | Executor, org_id: int, url: str, message: dict[str, Any]
 ) -> None:
     """Queue the POST of a card ``message`` to an alt webhook ``url``."""
-    await enqueue(
-        session,
+    await enqueue_in(
+        as_executor(target),
         ALT_KIND,
         {"org_id": org_id, "url": url, "message": message},
         max_attempts=DELIVERY_ATTEMPTS,
@@ -131,15 +135,53 @@ async def enqueue_alt(
 
 
 async def enqueue_chat(
-    session: AsyncSession, org_id: int, channel_id: str, text: str, thread_ts: str | None = None
+    target: AsyncSession | Executor,
+    org_id: int,
+    channel_id: str,
+    text: str,
+    thread_ts: str | None = None,
 ) -> None:
     """Queue a chat message to ``channel_id``."""
-    await enqueue(
-        session,
+    await enqueue_in(
+        as_executor(target),
         CHAT_KIND,
         {"org_id": org_id, "channel_id": channel_id, "text": text, "thread_ts": thread_ts},
         max_attempts=DELIVERY_ATTEMPTS,
     )
+
+
+_INTEGRATIONS = (
+    select(
+        NotificationIntegration.id.label("id"),
+        NotificationIntegration.kind.label("kind"),
+        NotificationIntegration.channel_id.label("channel_id"),
+        NotificationIntegration.url.label("url"),
+    )
+    .where(NotificationIntegration.org_id == bindparam("org_id"))
+    .order_by(NotificationIntegration.id)
+)
+
+
+async def integration_targets(
+    target: AsyncSession | Executor, org_id: int, integration_ids: Sequence[Any]
+) -> tuple[list[str], list[str]]:
+    """The chat channels and alt-webhook URLs of ``org_id``'s notification integrations named by
+    ``integration_ids`` (in id order, each once); integrations gone or of another organization
+    are skipped. One prebuilt read of the organization's integrations, filtered here."""
+    wanted = {int(i) for i in integration_ids}
+    if not wanted:
+        return [], []
+    rows = await as_executor(target).execute(_INTEGRATIONS, {"org_id": org_id})
+    channels: list[str] = []
+    alt_urls: list[str] = []
+    for row in rows:
+        if row["id"] not in wanted:
+            continue
+        if row["kind"] == "CHAT_ALERT" and row["channel_id"]:
+            channels.append(row["channel_id"])
+        elif row["kind"] == "ALT_WEBHOOK" and row["url"]:
+            alt_urls.append(row["url"])
+    return list(dict.fromkeys(channels)), list(dict.fromkeys(alt_urls))
 
 
 # --- HTTP ----------------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ __all__ = ["OAUTH_RATE_LIMIT", "ROUTES"]
 #: limit.
 OAUTH_RATE_LIMIT = "oauth_rate_limit"
 _OPTIONS: dict[str, Any] = {"include_in_schema": False, OAUTH_RATE_LIMIT: True}
-_METADATA_HEADERS = {"Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*"}
+#: The CORS headers of every route here come from the application's hook (mcp_server/cors.py).
+_METADATA_HEADERS = {"Cache-Control": "public, max-age=300"}
 
 
 def _public_url(request: Request[Any, Any, Any]) -> str:

@@ -21,9 +21,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.language import parse_instant
 from sleuth_shell.db import models
-from sleuth_shell.db.dialect import insert_ignore_rows, upsert_rows
+from sleuth_shell.db.dialect import execute_in_chunks, insert_ignore_rows, upsert_rows
 from sleuth_shell.db.models import utcnow
-from sleuth_shell.ingestion import IngestError, envelope_items
+from sleuth_shell.ingestion import IngestError, envelope_items, text_value
 
 __all__ = [
     "MAX_LABELS",
@@ -73,17 +73,6 @@ class SeriesBatch:
         return (self.name, self.service, labels_key(self.labels))
 
 
-def _text(item: Mapping[str, Any], name: str, where: str, limit: int) -> str:
-    value = item.get(name)
-    if not isinstance(value, str) or not value.strip():
-        raise IngestError(f"{where}.{name}: a non-empty string is required")
-    if "\x00" in value:
-        raise IngestError(f"{where}.{name}: NUL characters are not allowed")
-    if len(value.strip()) > limit:
-        raise IngestError(f"{where}.{name}: at most {limit} characters")
-    return value.strip()
-
-
 def _labels(value: Any, where: str) -> dict[str, str]:
     if value is None:
         return {}
@@ -129,8 +118,8 @@ def validate_metrics(body: Any) -> list[SeriesBatch]:
         if extra:
             raise IngestError(f"{where}: unknown field {extra[0]}")
         batch = SeriesBatch(
-            name=_text(item, "name", where, MAX_NAME_CHARS),
-            service=_text(item, "service", where, MAX_SERVICE_CHARS),
+            name=text_value(item.get("name"), f"{where}.name", MAX_NAME_CHARS),
+            service=text_value(item.get("service"), f"{where}.service", MAX_SERVICE_CHARS),
             labels=_labels(item.get("labels"), where),
         )
         batch = batches.setdefault(batch.key, batch)
@@ -204,8 +193,7 @@ async def store_metrics(session: AsyncSession, org_id: int, batches: list[Series
         conflict_columns=["series_id", "timestamp"],
         update_columns=["value"],
     )
-    for start in range(0, len(points), 5000):
-        await session.execute(statement, points[start : start + 5000])
+    await execute_in_chunks(session, statement, points, 5000)
     return len(points)
 
 

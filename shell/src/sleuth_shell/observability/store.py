@@ -4,7 +4,7 @@ Every query is scoped to one organization and a half-open time range ``[start, e
 the ``(org_id, timestamp)`` or ``(org_id, service, timestamp)`` index. Levels are stored in their
 canonical spelling (`sleuth_shell.agents.base.LOG_LEVELS`); the ``text`` filter is a
 case-insensitive substring match on the message. The only dialect-specific SQL (epoch seconds for
-histograms) is in `_epoch_seconds`.
+histograms) is in `epoch_seconds`.
 """
 
 from __future__ import annotations
@@ -32,19 +32,19 @@ from sleuth_shell.agents.base import LogCount, LogMessageCount, LogRecord
 from sleuth_shell.db import models
 from sleuth_shell.db.hot_reads import HotStatements, timestamp_parser
 
-__all__ = ["DatabaseLogStore"]
+__all__ = ["DatabaseLogStore", "epoch_seconds"]
 
 _Ts = TypeVarTuple("_Ts")
 _T = models.LogRecord
 
 
-def _epoch_seconds(dialect: str, column: Any) -> ColumnElement[int]:
+def epoch_seconds(dialect: str, column: Any) -> ColumnElement[int]:
     """Whole Unix seconds of a timestamp column, per dialect."""
     if dialect == "sqlite":
         return cast(func.strftime("%s", column), Integer)
     if dialect == "postgresql":
         return cast(func.floor(func.extract("epoch", column)), BigInteger)
-    raise RuntimeError(f"log histograms do not support {dialect!r}")
+    raise RuntimeError(f"time buckets do not support {dialect!r}")
 
 
 def _aware(value: datetime) -> datetime:
@@ -139,12 +139,16 @@ class DatabaseLogStore:
         levels: Sequence[str] | None = None,
         text: str | None = None,
         limit: int = 100,
+        *,
+        newest: bool = False,
     ) -> list[LogRecord]:
-        """Matching records, oldest first (ties by id), at most ``limit``."""
+        """Matching records, oldest first (ties by id), at most ``limit``; with ``newest``,
+        newest first (ties by id, the last stored first) and with their trace and span ids."""
         n_services, n_levels = _counts(services, levels)
         hot = self._hot
 
         def build() -> Any:
+            spans = (_T.trace_id, _T.span_id) if newest else ()
             columns = select(
                 _T.id,
                 hot.timestamp(_T.timestamp),
@@ -152,75 +156,22 @@ class DatabaseLogStore:
                 _T.level,
                 _T.message,
                 _T.attributes,
+                *spans,
             )
+            order = (_T.timestamp.desc(), _T.id.desc()) if newest else (_T.timestamp, _T.id)
             return (
                 _shape(columns, n_services, n_levels, bool(text))
-                .order_by(_T.timestamp, _T.id)
+                .order_by(*order)
                 .limit(bindparam("limit", type_=Integer))
             )
 
         params = _params(org_id, start, end, services, levels, text, limit=max(0, limit))
-        rows = await hot.rows(("query", n_services, n_levels, bool(text)), build, params)
+        key = ("newest" if newest else "query", n_services, n_levels, bool(text))
+        rows = await hot.rows(key, build, params)
         stamp = timestamp_parser()
         return [
-            LogRecord(
-                id=row_id,
-                timestamp=stamp(timestamp),
-                service=service,
-                level=level,
-                message=message,
-                attributes=dict(attributes or {}),
-            )
-            for row_id, timestamp, service, level, message, attributes in rows
-        ]
-
-    async def newest(
-        self,
-        org_id: int,
-        start: datetime,
-        end: datetime,
-        services: Sequence[str] | None = None,
-        levels: Sequence[str] | None = None,
-        text: str | None = None,
-        limit: int = 100,
-    ) -> list[LogRecord]:
-        """Matching records, newest first (ties by id, the last stored first), at most
-        ``limit``, with their trace and span ids."""
-        n_services, n_levels = _counts(services, levels)
-        hot = self._hot
-
-        def build() -> Any:
-            columns = select(
-                _T.id,
-                hot.timestamp(_T.timestamp),
-                _T.service,
-                _T.level,
-                _T.message,
-                _T.attributes,
-                _T.trace_id,
-                _T.span_id,
-            )
-            return (
-                _shape(columns, n_services, n_levels, bool(text))
-                .order_by(_T.timestamp.desc(), _T.id.desc())
-                .limit(bindparam("limit", type_=Integer))
-            )
-
-        params = _params(org_id, start, end, services, levels, text, limit=max(0, limit))
-        rows = await hot.rows(("newest", n_services, n_levels, bool(text)), build, params)
-        stamp = timestamp_parser()
-        return [
-            LogRecord(
-                id=row_id,
-                timestamp=stamp(timestamp),
-                service=service,
-                level=level,
-                message=message,
-                attributes=dict(attributes or {}),
-                trace_id=trace_id,
-                span_id=span_id,
-            )
-            for row_id, timestamp, service, level, message, attributes, trace_id, span_id in rows
+            LogRecord(row[0], stamp(row[1]), row[2], row[3], row[4], dict(row[5] or {}), *row[6:])
+            for row in rows
         ]
 
     async def messages(
@@ -315,7 +266,7 @@ class DatabaseLogStore:
         size = int(bucket_seconds)
 
         def build() -> Any:
-            epoch = _epoch_seconds(dialect, _T.timestamp)
+            epoch = epoch_seconds(dialect, _T.timestamp)
             bucket = (epoch - epoch % literal_column(str(size))).label("bucket")
             columns = select(bucket, func.count())
             return _shape(columns, n_services, n_levels).group_by(bucket).order_by(bucket)

@@ -12,15 +12,16 @@ start times.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, literal_column, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from sleuth_shell.agents.base import Span, TraceSummary
+from sleuth_shell.agents.base import Span, SpanDurations, TraceSummary
 from sleuth_shell.db import models
-from sleuth_shell.db.dialect import upsert_rows
+from sleuth_shell.db.dialect import execute_in_chunks, upsert_rows
+from sleuth_shell.observability.store import epoch_seconds
 
 __all__ = ["MAX_TRACE_SPANS", "SqlTraceStore", "ingest_spans", "store_spans", "summarize"]
 
@@ -53,8 +54,7 @@ async def store_spans(session: AsyncSession, org_id: int, rows: list[dict[str, A
         update_columns=_UPDATE,
     )
     values = [{**row, "org_id": org_id} for row in rows]
-    for start in range(0, len(values), 2000):
-        await session.execute(statement, values[start : start + 2000])
+    await execute_in_chunks(session, statement, values, 2000)
     return len(rows)
 
 
@@ -147,6 +147,28 @@ class SqlTraceStore:
         )
         async with self._sessions() as session:
             return [_span(row) for row in (await session.scalars(statement)).all()]
+
+    async def durations(
+        self, org_id: int, start: datetime, end: datetime, bucket_seconds: int
+    ) -> list[SpanDurations]:
+        """Per service and bucket of the spans starting in ``[start, end)``: how many, and the
+        longest's duration (see `sleuth_shell.agents.base.TraceStore.durations`)."""
+        if bucket_seconds <= 0:
+            raise ValueError("bucket_seconds must be positive")
+        async with self._sessions() as session:
+            epoch = epoch_seconds(session.get_bind().dialect.name, _S.start)
+            bucket = (epoch - epoch % literal_column(str(int(bucket_seconds)))).label("bucket")
+            statement = (
+                select(_S.service, bucket, func.count(), func.max(_S.duration_ms))
+                .where(_S.org_id == org_id, _S.start >= start, _S.start < end)
+                .group_by(_S.service, bucket)
+                .order_by(_S.service, bucket)
+            )
+            rows = (await session.execute(statement)).all()
+        return [
+            SpanDurations(service, datetime.fromtimestamp(int(at), UTC), int(n), float(longest))
+            for service, at, n, longest in rows
+        ]
 
     async def traces(
         self,

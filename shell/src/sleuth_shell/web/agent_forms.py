@@ -27,6 +27,7 @@ from sleuth_shell.api.alert_responders import (
     AlertResponderCreate,
     AlertResponderUpdate,
     create_alert_responder,
+    delete_alert_responder,
     update_alert_responder,
 )
 from sleuth_shell.api.alerts import DryRunBody, run_dry_run
@@ -348,4 +349,16 @@ async def update_agent(
     return await _submit(request, viewer, _agent_form(agent), responder_id)
 
 
-ROUTES: list[Any] = [new_agent_page, create_agent, edit_agent_page, update_agent]
+@post("/alert-responders/{responder_id:str}/delete", status_code=303, **PAGE_OPTIONS)
+async def delete_agent(
+    request: Request[Any, Any, Any], viewer: ViewerDep, responder_id: FromPath[str]
+) -> Response[Any]:
+    """Delete the agent (as ``DELETE /api/v1/alert-responders/{id}``: its pending
+    investigations stop)."""
+    await form_data(request, viewer)
+    async with request.app.state.session_factory() as session:
+        await delete_alert_responder(session, viewer.org_id, responder_id)
+    return Redirect(path="/alert-responders?notice=deleted", status_code=303)
+
+
+ROUTES: list[Any] = [new_agent_page, create_agent, edit_agent_page, update_agent, delete_agent]

@@ -66,6 +66,7 @@ async def agents_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Tem
             )
             for a in agents
         ],
+        notice=request.query_params.get("notice"),
     )
 
 

@@ -26,6 +26,7 @@ from sleuth_shell.alerts import (
 )
 from sleuth_shell.alerts.service import GLOBAL_TYPE, StoredAlert
 from sleuth_shell.db.models import AlertResponder, utcnow
+from sleuth_shell.db.paging import PageRequest
 from sleuth_shell.errors import bad_request, not_found
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, form_data, page
 
@@ -100,21 +101,20 @@ async def alerts_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Tem
             anchor = await read_alert(session, viewer.org_id, pk)
         if anchor is None:
             raise not_found("Alert")
-        after = (anchor.alert.received_at, anchor.alert.id)
+        after = (anchor.alert.received_at, str(anchor.alert.id))
     agents = await _agents(request, viewer.org_id)
     agent_id = decode_global_id(agent_gid, "AlertResponder") if agent_gid else None
     async with request.app.state.session_factory() as session:
-        found, more = await list_alerts(
+        found, next_cursor = await list_alerts(
             session,
             viewer.org_id,
-            limit=PER_PAGE,
-            after=after,
+            PageRequest(limit=PER_PAGE, after=after),
             agent_id=(agent_id if agent_id is not None else -1) if agent_gid else None,
             decision=decision or None,
         )
     names = {a.id: a.name for a in agents}
     older = None
-    if more and found:
+    if next_cursor is not None and found:
         params = {"agent": agent_gid, "decision": decision}
         last = encode_global_id(GLOBAL_TYPE, found[-1].alert.id)
         older = urlencode({**{k: v for k, v in params.items() if v}, "before": last})

@@ -1,5 +1,7 @@
-"""Server-rendered SVG line charts: pure functions from series to escaped HTML (a ``<figure>``
-with the SVG, a legend and a text equivalent). Every chart of the web app is drawn here.
+"""Server-rendered SVG charts: pure functions from series (or a trace's spans) to escaped HTML (a
+``<figure>`` with the SVG, a legend and a text equivalent). Every chart of the web app is drawn
+here: :func:`line_chart` (metrics, errors around an onset, credits) and :func:`waterfall_chart`
+(a trace's spans).
 
 A chart has a time axis (UTC tick labels at round steps), a value axis (round steps from zero
 or the lowest value), one line per series, vertical markers (changes) and an optional onset
@@ -23,13 +25,26 @@ from datetime import UTC, datetime, timedelta
 
 from markupsafe import Markup, escape
 
-__all__ = ["PALETTE", "Marker", "Series", "line_chart", "tick_label", "time_ticks", "value_ticks"]
+__all__ = [
+    "PALETTE",
+    "Bar",
+    "Marker",
+    "Series",
+    "line_chart",
+    "tick_label",
+    "time_ticks",
+    "value_ticks",
+    "waterfall_chart",
+]
 
 #: Line colours, in order (the legend repeats them); readable on white, distinct in grey.
 PALETTE = ("#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#1b7c83")
 #: Marker colour per change kind (others grey).
 KIND_COLOURS = {"deploy": "#8250df", "commit": "#1b7c83", "flag": "#bf8700", "config": "#57606a"}
 ONSET_COLOUR = "#cf222e"
+#: Waterfall bars: a span that succeeded, one that failed.
+BAR_COLOUR = "#0969da"
+FAILED_COLOUR = "#cf222e"
 
 _STEPS = (60, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800)
 
@@ -122,6 +137,23 @@ def _utc(at: datetime) -> str:
     return at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
+def _opening(
+    key: str, kind: str, title: str, described: str, caption: bool, width: int, height: int
+) -> list[str]:
+    """A chart's ``<figure>`` up to its drawing: the caption, the SVG's role, title and
+    description (the screen reader's summary)."""
+    k = escape(key)
+    extra = f" {kind}" if kind else ""
+    return [
+        f'<figure class="chart{" waterfall-chart" if kind else ""}" id="chart-{k}">',
+        f'<figcaption aria-hidden="true">{escape(title)}</figcaption>' if caption else "",
+        f'<svg class="chart-svg{extra}" role="img" aria-labelledby="chart-{k}-t chart-{k}-d" '
+        f'viewBox="0 0 {width} {height}" preserveAspectRatio="xMidYMid meet">',
+        f'<title id="chart-{k}-t">{escape(title)}</title>',
+        f'<desc id="chart-{k}-d">{escape(described)}</desc>',
+    ]
+
+
 def line_chart(
     key: str,
     title: str,
@@ -143,7 +175,6 @@ def line_chart(
     the points when ``table``). Times outside ``start``..``end`` (default: the data's own
     range) are not drawn. Every text is escaped.
     """
-    k = escape(key)
     times = [t for s in series for t, _ in s.points]
     times += [m.at for m in markers] + ([onset] if onset else [])
     t0 = start or (min(times) if times else datetime.now(UTC))
@@ -170,14 +201,7 @@ def line_chart(
         + (f", {len(markers)} changes marked" if markers else "")
         + (f", onset at {_utc(onset)}" if onset else "")
     )
-    out: list[str] = [
-        f'<figure class="chart" id="chart-{k}">',
-        f'<figcaption aria-hidden="true">{escape(title)}</figcaption>' if caption else "",
-        f'<svg class="chart-svg" role="img" aria-labelledby="chart-{k}-t chart-{k}-d" '
-        f'viewBox="0 0 {width} {height}" preserveAspectRatio="xMidYMid meet">',
-        f'<title id="chart-{k}-t">{escape(title)}</title>',
-        f'<desc id="chart-{k}-d">{escape(described)}</desc>',
-    ]
+    out = _opening(key, "", title, described, caption, width, height)
     # Value axis with grid lines.
     for v in vticks:
         out.append(
@@ -328,3 +352,120 @@ def _text_equivalent(
         out.append("</table></div>")
     out.append("</details>")
     return "".join(out)
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One span of a waterfall, in drawing order (each after its parent): its ``label``
+    (service and name), nesting ``depth``, start offset from the trace's start and duration (ms),
+    whether it ``failed``, and ``detail`` (status message) for the hover title and the text."""
+
+    label: str
+    depth: int
+    start_ms: float
+    duration_ms: float
+    failed: bool = False
+    detail: str = ""
+
+
+def _ms(value: float) -> str:
+    """A duration for an axis or a sentence: ``ms`` below ten seconds, else seconds.
+
+    >>> _ms(250.0), _ms(12500.0)
+    ('250 ms', '12.5 s')
+    """
+    return f"{_num(value / 1000)} s" if value >= 10000 else f"{_num(value)} ms"
+
+
+def _clip(text: str, most: int) -> str:
+    return text if len(text) <= most else text[: max(most - 1, 1)] + "\u2026"
+
+
+def waterfall_chart(
+    key: str,
+    title: str,
+    bars: Sequence[Bar],
+    *,
+    hidden: int = 0,
+    caption: bool = True,
+    width: int = 560,
+    row_height: int = 36,
+) -> Markup:
+    """A trace's waterfall ``key`` as a ``<figure>``: one row per span, its label (indented by
+    depth) above its bar from its start to its end on a time axis in round milliseconds from the
+    trace's start (failed spans in red, each row with its own hover ``<title>``), and a text
+    equivalent (the span count and duration, the longest spans, every failed span). The SVG
+    scales to the screen like :func:`line_chart`'s, so labels sit above the bars rather than
+    beside them: at 390 px the bars keep the whole width. ``hidden`` says how many more spans
+    the trace has than ``bars``. Every text is escaped.
+    """
+    total = max((b.start_ms + b.duration_ms for b in bars), default=0.0)
+    ticks = value_ticks(0.0, total, 4)
+    left, right, axis = 8, 14, 30
+    pw = width - left - right
+    scale = pw / ticks[-1]
+    height = max(len(bars), 1) * row_height + axis
+    failed = [b for b in bars if b.failed]
+    described = (
+        f"{len(bars)} span{'' if len(bars) == 1 else 's'} over {_ms(total)}, each a bar from its "
+        "start to its end, nested under its parent"
+        + (f"; {len(failed)} failed, in red" if failed else "")
+        + (f"; {hidden} more spans not drawn" if hidden else "")
+    )
+    out = _opening(key, "waterfall", title, described, caption, width, height)
+    base = height - axis + 4
+    out.append(
+        f'<line class="axis" x1="{left}" x2="{left + pw}" y1="{base}" y2="{base}" '
+        'stroke="#57606a" stroke-width="1"/>'
+    )
+    for i, tick in enumerate(ticks):
+        x = round(left + tick * scale, 1)
+        anchor = "start" if i == 0 else "end" if i == len(ticks) - 1 else "middle"
+        out.append(
+            f'<line class="gridline" x1="{x}" x2="{x}" y1="0" y2="{base}" stroke="#d0d7de" '
+            'stroke-dasharray="2 3"/>'
+            f'<text class="ttick" x="{x}" y="{base + 18}" text-anchor="{anchor}">'
+            f"{escape(_ms(tick))}</text>"
+        )
+    for index, b in enumerate(bars):
+        y = index * row_height
+        indent = min(b.depth, 10)
+        state = "failed" if b.failed else "ok"
+        hover = (
+            f"{b.label}, starts at {_num(b.start_ms)} ms, lasts {_num(b.duration_ms)} ms, {state}"
+            + (f": {b.detail}" if b.detail else "")
+        )
+        out.append(
+            f'<g class="span" data-state="{state}"><title>{escape(hover)}</title>'
+            f'<text class="label" x="{left + indent * 10}" y="{y + 15}">'
+            f"{escape(_clip(b.label, 50 - indent * 2))}</text>"
+            f'<rect x="{round(left + b.start_ms * scale, 2)}" y="{y + 21}" '
+            f'width="{round(max(b.duration_ms * scale, 1.0), 2)}" height="11" rx="2" '
+            f'fill="{FAILED_COLOUR if b.failed else BAR_COLOUR}"/></g>'
+        )
+    out.append("</svg>")
+    out.append(
+        '<ul class="legend" aria-hidden="true">'
+        f'<li><span class="swatch" style="background:{BAR_COLOUR}"></span>span</li>'
+        f'<li><span class="swatch" style="background:{FAILED_COLOUR}"></span>failed span</li>'
+        "</ul>"
+    )
+    text = [
+        '<details class="chart-text"><summary>Chart as text</summary><ul>',
+        f"<li>{escape(described)}</li>",
+    ]
+    for b in sorted(bars, key=lambda b: -b.duration_ms)[:3]:
+        text.append(
+            f"<li>Long: {escape(b.label)}, {escape(_num(b.duration_ms))} ms from "
+            f"{escape(_num(b.start_ms))} ms</li>"
+        )
+    for b in failed:
+        text.append(
+            f"<li>Failed: {escape(b.label)} at {escape(_num(b.start_ms))} ms"
+            + (f": {escape(b.detail)}" if b.detail else "")
+            + "</li>"
+        )
+    text.append("</ul></details>")
+    out.extend(text)
+    out.append("</figure>")
+    return Markup("".join(out))

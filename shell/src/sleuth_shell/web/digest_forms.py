@@ -27,6 +27,7 @@ from sleuth_shell.api.digests import (
     DigestUpdate,
     check_schedule,
     create_digest,
+    delete_digest,
     load_digest,
     update_digest,
 )
@@ -248,4 +249,21 @@ async def update_digest_form(
     return await _submit(request, viewer, _digest_form(digest), digest_id)
 
 
-ROUTES: list[Any] = [new_digest_page, create_digest_form, edit_digest_page, update_digest_form]
+@post("/digests/{digest_id:str}/delete", status_code=303, **PAGE_OPTIONS)
+async def delete_digest_form(
+    request: Request[Any, Any, Any], viewer: ViewerDep, digest_id: FromPath[str]
+) -> Response[Any]:
+    """Delete the digest with its runs (as ``DELETE /api/v1/digests/{id}``)."""
+    await form_data(request, viewer)
+    async with request.app.state.session_factory() as session:
+        await delete_digest(session, viewer.org_id, digest_id)
+    return Redirect(path="/digests?notice=deleted", status_code=303)
+
+
+ROUTES: list[Any] = [
+    new_digest_page,
+    create_digest_form,
+    edit_digest_page,
+    update_digest_form,
+    delete_digest_form,
+]

@@ -51,6 +51,7 @@ async def digests_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Te
             )
             for d in digests
         ],
+        notice=request.query_params.get("notice"),
     )
 
 

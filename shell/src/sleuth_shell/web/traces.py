@@ -1,8 +1,8 @@
 """Traces, the pages a ``traces`` source ``link`` opens: ``/traces/{trace_id}`` draws one trace as
-a waterfall (a server-rendered SVG, and the same spans as a table for screen readers and text
-browsers, with each span's events and exception stack traces, and the log records written in the
-trace); ``/traces`` lists recent traces,
-filtered by service, failure and duration.
+a waterfall (:func:`sleuth_shell.web.charts.waterfall_chart`: a server-rendered SVG with its text
+equivalent, and the same spans as a table for screen readers and text browsers, with each span's
+events and exception stack traces, and the log records written in the trace); ``/traces`` lists
+recent traces, filtered by service, failure and duration.
 """
 
 from __future__ import annotations
@@ -22,15 +22,12 @@ from sleuth_shell.db.models import utcnow
 from sleuth_shell.errors import bad_request, not_found
 from sleuth_shell.observability.store import DatabaseLogStore
 from sleuth_shell.observability.traces import SqlTraceStore, summarize
+from sleuth_shell.web.charts import Bar, waterfall_chart
 from sleuth_shell.web.filters import form_time
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, page
 
 __all__ = ["ROUTES", "WaterfallRow", "waterfall"]
 
-#: The waterfall's drawing: a label column, then the time axis, one row per span.
-LABEL_WIDTH = 320
-BAR_WIDTH = 640
-ROW_HEIGHT = 22
 #: Spans drawn at most (a bigger trace shows its earliest ones and says so).
 MAX_DRAWN = 500
 #: Traces the list page shows.
@@ -45,15 +42,23 @@ MAX_TRACE_LOGS = 200
 
 @dataclass(frozen=True)
 class WaterfallRow:
-    """One span of the waterfall: its nesting depth, where its bar starts and how wide it is (in
-    drawing units), and its start offset from the trace's start (ms)."""
+    """One span of the waterfall: its nesting depth and its start offset from the trace's start
+    (ms)."""
 
     span: Span
     depth: int
     offset_ms: float
-    x: float
-    width: float
-    y: int
+
+    def bar(self) -> Bar:
+        """The span as the chart draws it."""
+        return Bar(
+            label=f"{self.span.service}: {self.span.name}",
+            depth=self.depth,
+            start_ms=self.offset_ms,
+            duration_ms=self.span.duration_ms,
+            failed=self.span.status == "error",
+            detail=self.span.status_message or "",
+        )
 
 
 def _ordered(spans: Sequence[Span]) -> list[tuple[Span, int]]:
@@ -82,27 +87,21 @@ def waterfall(spans: Sequence[Span]) -> tuple[list[WaterfallRow], float]:
     >>> child = Span("a" * 32, "2" * 16, "1" * 16, "db", "SELECT", "client",
     ...              t + timedelta(milliseconds=50), 50.0, "error")
     >>> rows, total = waterfall([child, root])
-    >>> [(r.span.name, r.depth, r.offset_ms, r.x, r.width) for r in rows], total
-    ([('GET /', 0, 0.0, 320.0, 640.0), ('SELECT', 1, 50.0, 640.0, 320.0)], 100.0)
+    >>> [(r.span.name, r.depth, r.offset_ms) for r in rows], total
+    ([('GET /', 0, 0.0), ('SELECT', 1, 50.0)], 100.0)
     """
     if not spans:
         return [], 0.0
     first = min(s.start for s in spans)
     total = max((s.start - first) / timedelta(milliseconds=1) + s.duration_ms for s in spans)
-    scale = BAR_WIDTH / total if total > 0 else 0.0
-    rows = []
-    for index, (span, depth) in enumerate(_ordered(spans)):
-        offset = (span.start - first) / timedelta(milliseconds=1)
-        rows.append(
-            WaterfallRow(
-                span=span,
-                depth=depth,
-                offset_ms=round(offset, 3),
-                x=round(LABEL_WIDTH + offset * scale, 2),
-                width=round(max(span.duration_ms * scale, 1.0), 2),
-                y=index * ROW_HEIGHT,
-            )
+    rows = [
+        WaterfallRow(
+            span=span,
+            depth=depth,
+            offset_ms=round((span.start - first) / timedelta(milliseconds=1), 3),
         )
+        for span, depth in _ordered(spans)
+    ]
     return rows, round(total, 3)
 
 
@@ -124,12 +123,13 @@ async def trace_page(
     drawn = rows[:MAX_DRAWN]
     # The log records written in this trace: its services' records around its time, by id.
     logs = DatabaseLogStore(request.app.state.session_factory)
-    nearby = await logs.newest(
+    nearby = await logs.query(
         viewer.org_id,
         summary.start - LOG_MARGIN,
         summary.start + timedelta(milliseconds=total) + LOG_MARGIN,
         services=sorted({s.service for s in spans}),
         limit=MAX_LOG_SCAN,
+        newest=True,
     )
     written = [r for r in reversed(nearby) if r.trace_id == summary.trace_id][:MAX_TRACE_LOGS]
     return page(
@@ -141,14 +141,13 @@ async def trace_page(
         rows=drawn,
         hidden=len(rows) - len(drawn),
         total_ms=total,
-        width=LABEL_WIDTH + BAR_WIDTH + 20,
-        height=max(len(drawn), 1) * ROW_HEIGHT + 24,
-        label_width=LABEL_WIDTH,
-        bar_width=BAR_WIDTH,
-        ticks=[
-            (round(LABEL_WIDTH + BAR_WIDTH * i / 4, 2), round(total * i / 4, 3)) for i in range(5)
-        ],
-        row_height=ROW_HEIGHT,
+        chart=waterfall_chart(
+            "waterfall",
+            "Waterfall",
+            [r.bar() for r in drawn],
+            hidden=len(rows) - len(drawn),
+            caption=False,
+        ),
         failed=[(r.span, _exceptions(r.span)) for r in rows if r.span.status == "error"],
         logs=written,
     )

@@ -1,0 +1,127 @@
+"""One protocol for the writes every path shares: :class:`Executor` (``execute``, ``commit``).
+
+An operation that writes (finishing a run, recording usage, queueing notifications) is written
+once, over an :class:`Executor`, and runs unchanged on either implementation:
+
+- :class:`SessionExecutor`: an ``AsyncSession``'s connection (its transaction); any database, and
+  the only choice where the operation shares its transaction with ORM work (a job's completion,
+  the group commit of :mod:`sleuth_shell.jobs`).
+- :class:`~sleuth_shell.db.direct_writes.DirectTransaction`: prebuilt statements on SQLite's
+  driver connection without SQLAlchemy's per-execute machinery (the fast path, see
+  :mod:`sleuth_shell.db.direct_writes`).
+
+:func:`write_transaction` picks one for a short transaction of its own: the direct transaction
+when ``fast`` (the ``SLEUTH_FAST_PATH`` setting) and the engine has a direct writer, else a
+session's. ``execute`` takes a Core statement with named bound parameters and returns its rows
+(a ``SELECT``'s or a ``RETURNING``'s) as dicts, converted as SQLAlchemy converts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, Protocol
+
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm import Session
+
+from sleuth_shell.db.direct_writes import direct_writer
+
+__all__ = ["Executor", "SessionExecutor", "as_executor", "write_transaction"]
+
+
+class Executor(Protocol):
+    """Where a shared operation runs its statements (see the module doc)."""
+
+    @property
+    def dialect_name(self) -> str:
+        """``sqlite`` or ``postgresql``: the statements built per dialect (upserts) pick by it."""
+        ...
+
+    async def execute(self, statement: Any, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Run ``statement`` with ``params``; its result rows as dicts (``[]`` when none)."""
+        ...
+
+    async def commit(self) -> None:
+        """Commit the transaction (and run the :meth:`after_commit` callbacks)."""
+        ...
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once after the transaction commits (never after a rollback); the
+        same callback registered twice runs once."""
+        ...
+
+
+_CALLBACKS = "sleuth_after_commit"
+
+
+def _run_callbacks(sync_session: Session) -> None:
+    for callback in sync_session.info.pop(_CALLBACKS, {}):
+        callback()
+
+
+def _drop_callbacks(sync_session: Session) -> None:
+    sync_session.info.pop(_CALLBACKS, None)
+
+
+class SessionExecutor:
+    """:class:`Executor` on ``session``'s connection; Core statements, in its transaction.
+
+    :meth:`after_commit` callbacks run after the session's next commit, whoever commits it (the
+    caller, or a job's group commit).
+    """
+
+    __slots__ = ("session",)
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    @property
+    def dialect_name(self) -> str:
+        return self.session.get_bind().dialect.name
+
+    async def execute(self, statement: Any, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+        connection = await self.session.connection()
+        result = await connection.execute(statement, params)
+        if not result.returns_rows:
+            return []
+        return [dict(row) for row in result.mappings()]
+
+    async def commit(self) -> None:
+        await self.session.commit()
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        sync_session = self.session.sync_session
+        # A dict keeps one entry per callback, in registration order.
+        sync_session.info.setdefault(_CALLBACKS, {})[callback] = None
+        if not event.contains(sync_session, "after_commit", _run_callbacks):
+            event.listen(sync_session, "after_commit", _run_callbacks)
+            event.listen(sync_session, "after_rollback", _drop_callbacks)
+
+
+def as_executor(target: AsyncSession | Executor) -> Executor:
+    """``target`` itself when it is an :class:`Executor`, else its session's executor."""
+    if isinstance(target, AsyncSession):
+        return SessionExecutor(target)
+    return target
+
+
+def write_transaction(
+    sessions: async_sessionmaker[AsyncSession], *, fast: bool
+) -> AbstractAsyncContextManager[Executor]:
+    """One write transaction of its own: a direct transaction when ``fast`` and the sessions'
+    engine has a direct writer (SQLite), else a new session's. Rolled back when the block is
+    left without :meth:`Executor.commit`."""
+    writer = direct_writer(sessions) if fast else None
+    if writer is not None:
+        return writer.transaction()
+    return _session_transaction(sessions)
+
+
+@asynccontextmanager
+async def _session_transaction(
+    sessions: async_sessionmaker[AsyncSession],
+) -> AsyncIterator[Executor]:
+    async with sessions() as session:
+        yield SessionExecutor(session)

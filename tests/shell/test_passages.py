@@ -1,0 +1,135 @@
+"""Passage ranking (`sleuth_shell.passages`) and several-part questions (`catalog_answer`):
+values in `key: value` lines and tables, the asked shape of an answer, each part its passage."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+from llm_standin import MemoryChanges, MemoryLogs, MemoryMetrics
+from rca_memory import MemoryKnowledge
+
+from sleuth_shell.agents.base import AgentContext, AgentResult
+from sleuth_shell.agents.catalog_answer import question_parts
+from sleuth_shell.agents.retrieval import RetrievalAgent
+from sleuth_shell.passages import asked_value, expected_answer, key_terms, rank_passages
+
+FAILOVER = """# Ledger database failover
+
+Owner: Core team. `ledger-db` runs on three nodes; ledger-db holds every posting.
+
+Cluster: ledger-db (3 nodes: ledger-db-1, ledger-db-2, ledger-db-3)
+RTO: 15 minutes
+RPO: zero
+rollback command: `lgctl rollback ledger-db`
+
+## Before a rollback
+Drain the posting queue first: `lgctl queue drain postings`.
+"""
+ROTA = """# Rota
+
+| Team | Pager handle | Escalate after |
+|---|---|---|
+| Ledger | pg-ledger | 20 minutes |
+| Cards | pg-cards | 5 minutes |
+"""
+FREEZE = """# Year-end freeze
+
+From 2026-12-20T00:00:00Z to 2027-01-04T00:00:00Z no deploys to ledger-api.
+
+Freeze approver: CFO office
+"""
+DOCS = [
+    (1, "Ledger database failover", FAILOVER),
+    (2, "Rota", ROTA),
+    (3, "Year-end freeze", FREEZE),
+]
+
+
+def best(question: str, context: str = "") -> str:
+    ranked = rank_passages(
+        key_terms(question),
+        DOCS,
+        expects=expected_answer(question),
+        context=key_terms(context),
+        value_of=asked_value(question),
+    )
+    return ranked[0].passage.text
+
+
+def test_the_key_that_names_the_asked_value_wins_over_the_subject_line() -> None:
+    assert best("What is the ledger-db RTO?") == "RTO: 15 minutes"
+    assert best("ledger-db RPO?") == "RPO: zero"
+    # An action question names no value: no key is what it asks.
+    assert asked_value("What must we drain before rolling it back?") == []
+
+
+def test_a_table_row_holds_the_value_with_its_column() -> None:
+    assert "pg-cards" in best("Pager handle of the Cards team?")
+
+
+def test_when_asks_for_a_date_and_which_version_for_a_version() -> None:
+    assert best("when does the year-end freeze end?").startswith("From 2026-12-20")
+    shape = expected_answer("which version did we roll back to?")
+    assert shape is not None and shape.search("rollback to v4.30.2")
+    assert not shape.search("the rollback procedure now pauses the scheduler")
+
+
+def test_each_part_of_a_question_is_its_own_part() -> None:
+    assert question_parts(
+        "Which provider failed in the March outage, and what did we change after it?"
+    ) == ["Which provider failed in the March outage", "what did we change after it?"]
+    assert question_parts("What is the ledger RTO? Also what's max_poll_records for ingest?") == [
+        "What is the ledger RTO",
+        "what's max_poll_records for ingest?",
+    ]
+    assert question_parts("How do I roll back and redeploy payments?") == [
+        "How do I roll back and redeploy payments?"
+    ]
+    assert asked_value("what must we pause before rolling it back?") == []
+
+
+def ask(question: str) -> AgentResult:
+    ctx = AgentContext(
+        org_id=1,
+        now=datetime(2026, 12, 1, tzinfo=UTC),
+        knowledge=MemoryKnowledge(
+            [(title, content) for _, title, content in DOCS]
+            + [("Postmortem: October ledger outage", POSTMORTEM)]
+        ),
+        logs=MemoryLogs([]),
+        public_url="http://sleuth.test",
+        changes=MemoryChanges([]),
+        metrics=MemoryMetrics([]),
+    )
+    return asyncio.run(RetrievalAgent().answer(ctx, question))
+
+
+POSTMORTEM = """# Postmortem: October ledger outage
+
+## Summary
+The ledger-db primary ran out of disk; no change was involved.
+
+## What we changed afterwards
+- Disk alerts now page at 70%.
+- Postings older than a year move to cold storage.
+"""
+
+
+def test_each_part_is_answered_with_its_own_citation() -> None:
+    result = ask("What is the ledger-db RTO, and what do we drain before a rollback?")
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert "RTO: 15 minutes" in lead and "lgctl queue drain postings" in lead
+    assert len(result.sources) == 2  # one citation per part
+    assert result.analysis is not None and result.analysis["claims"]["dropped"] == 0
+
+
+def test_a_telegraphic_question_gets_every_asked_value() -> None:
+    lead = ask("ledger-db RTO and RPO?").markdown.split("\n\n", 1)[0]
+    assert "RTO: 15 minutes" in lead and "RPO: zero" in lead
+
+
+def test_what_was_changed_afterwards_comes_from_that_section() -> None:
+    result = ask("What caused the October ledger outage, and what did we change after it?")
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert "out of disk" in lead and "Disk alerts now page at 70%" in lead
