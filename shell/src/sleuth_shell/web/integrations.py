@@ -27,6 +27,7 @@ from sleuth_shell.web.guard import (
     ViewerDep,
     form_data,
     form_page,
+    form_refusal,
     require_admin_viewer,
 )
 from sleuth_shell.web.rows import org_rows
@@ -84,8 +85,7 @@ async def add_notification_integration(
                 channel=form["channel"] or None,
             )
         except AdminError as exc:
-            await session.rollback()
-            return await _page(request, viewer, form, str(exc))
+            return await _page(request, viewer, form, await form_refusal(session, exc))
     return Redirect(path="/notification-integrations?notice=added", status_code=303)
 
 
@@ -154,8 +154,7 @@ async def update_notification_integration(
                 channel=form["channel"] or None,
             )
         except AdminError as exc:
-            await session.rollback()
-            return _edit_page(viewer, integration_id, row, form, str(exc))
+            return _edit_page(viewer, integration_id, row, form, await form_refusal(session, exc))
     return Redirect(path="/notification-integrations?notice=saved", status_code=303)
 
 

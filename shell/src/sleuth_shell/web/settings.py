@@ -26,6 +26,7 @@ from sleuth_shell.web.guard import (
     Viewer,
     ViewerDep,
     form_data,
+    form_refusal,
     page,
     require_admin_viewer,
 )
@@ -137,8 +138,7 @@ async def set_team_budget(request: Request[Any, Any, Any], viewer: ViewerDep) ->
             try:
                 await set_budget(session, viewer.org_name, data.get("team", ""), credits)
             except AdminError as exc:
-                await session.rollback()
-                error = str(exc)
+                error = await form_refusal(session, exc)
     if error is not None:
         context = await _settings_context(request, viewer)
         context.update(budget_error=error)

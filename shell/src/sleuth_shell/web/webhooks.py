@@ -29,6 +29,7 @@ from sleuth_shell.web.guard import (
     ViewerDep,
     form_data,
     form_page,
+    form_refusal,
     require_admin_viewer,
 )
 from sleuth_shell.web.rows import org_rows
@@ -84,8 +85,7 @@ async def add_webhook_subscription(request: Request[Any, Any, Any], viewer: View
                 service=form["service"] or None,
             )
         except AdminError as exc:
-            await session.rollback()
-            return await _page(request, viewer, form=form, error=str(exc))
+            return await _page(request, viewer, form=form, error=await form_refusal(session, exc))
         created = {
             "name": row.name,
             "type": row.type,
@@ -165,8 +165,7 @@ async def update_webhook_subscription(
                 provider_secret=secret or None,
             )
         except AdminError as exc:
-            await session.rollback()
-            return _edit_page(request, viewer, row, form, str(exc))
+            return _edit_page(request, viewer, row, form, await form_refusal(session, exc))
     return Redirect(path="/webhook-subscriptions?notice=saved", status_code=303)
 
 
@@ -183,9 +182,8 @@ async def delete_webhook_subscription(
         try:
             await remove_webhook(session, viewer.org_name, remote_id)
         except AdminError as exc:
-            await session.rollback()
             form = {"name": row.name, "service": row.service or ""}
-            return _edit_page(request, viewer, row, form, str(exc))
+            return _edit_page(request, viewer, row, form, await form_refusal(session, exc))
     return Redirect(path="/webhook-subscriptions?notice=deleted", status_code=303)
 
 
