@@ -69,6 +69,7 @@ __all__ = [
     "create_alert_responder",
     "delete_alert_responder",
     "effective_prompt",
+    "load_alert_responder",
     "update_alert_responder",
 ]
 
@@ -339,7 +340,9 @@ def _given(value: Any) -> bool:
 # --- reading -------------------------------------------------------------------------------------
 
 
-async def _load(session: AsyncSession, org_id: int, alert_id: str) -> AlertResponder:
+async def load_alert_responder(session: AsyncSession, org_id: int, alert_id: str) -> AlertResponder:
+    """The organization's alert agent with Global ID ``alert_id``; 404 ``Alert responder not
+    found``."""
     return await load_owned(session, AlertResponder, org_id, alert_id, GLOBAL_TYPE, THING)
 
 
@@ -519,7 +522,7 @@ async def delete_alert_responder(session: AsyncSession, org_id: int, alert_id: s
     """Delete an alert agent, stopping its pending investigations; an ID that names nothing
     (already deleted, unknown, malformed) is already deleted."""
     try:
-        agent = await _load(session, org_id, alert_id)
+        agent = await load_alert_responder(session, org_id, alert_id)
     except ApiError:
         return
     await stop_pending_investigations(session, agent.id)
@@ -537,7 +540,7 @@ async def update_alert_responder(
 ) -> AlertResponder:
     """Change the given fields of the agent ``alert_id`` (committed); 404 / 400 / 409
     :class:`ApiError` with the API's detail."""
-    agent = await _load(session, org_id, alert_id)
+    agent = await load_alert_responder(session, org_id, alert_id)
     await _check_read_only(session, agent, data, org_name, public_url)
     is_chat = agent.chat_channel_id is not None
     # [] is what GET returns for a chat agent: sending it back changes nothing.
@@ -712,7 +715,7 @@ class AlertResponderController(Controller):
         self, alert_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
     ) -> AlertResponderStatus:
         """Set the agent ACTIVE: it processes alerts again."""
-        agent = await _load(db_session, principal.org_id, alert_id)
+        agent = await load_alert_responder(db_session, principal.org_id, alert_id)
         agent.status = "ACTIVE"
         await db_session.commit()
         return AlertResponderStatus(id=alert_id, status=agent.status)
@@ -727,7 +730,7 @@ class AlertResponderController(Controller):
         self, alert_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
     ) -> AlertResponderStatus:
         """Set the agent PAUSED: it ignores alerts until enabled."""
-        agent = await _load(db_session, principal.org_id, alert_id)
+        agent = await load_alert_responder(db_session, principal.org_id, alert_id)
         agent.status = "PAUSED"
         await stop_pending_investigations(db_session, agent.id)
         await db_session.commit()
