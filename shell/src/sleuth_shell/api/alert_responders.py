@@ -343,6 +343,13 @@ async def _load(session: AsyncSession, org_id: int, alert_id: str) -> AlertRespo
     return await load_owned(session, AlertResponder, org_id, alert_id, GLOBAL_TYPE, THING)
 
 
+def _set_status(agent: AlertResponder, status: str) -> None:
+    """Give ``agent`` ``status``; an agent already in it is left clean, so that the commit has
+    nothing to flush (the ORM would write nothing for it either, after a flush's worth of work)."""
+    if agent.status != status:
+        agent.status = status
+
+
 def _ref(agent: AlertResponder, public_url: str) -> AlertResponderRef:
     gid = encode_global_id(GLOBAL_TYPE, agent.id)
     return AlertResponderRef(
@@ -713,7 +720,7 @@ class AlertResponderController(Controller):
     ) -> AlertResponderStatus:
         """Set the agent ACTIVE: it processes alerts again."""
         agent = await _load(db_session, principal.org_id, alert_id)
-        agent.status = "ACTIVE"
+        _set_status(agent, "ACTIVE")
         await db_session.commit()
         return AlertResponderStatus(id=alert_id, status=agent.status)
 
@@ -728,7 +735,7 @@ class AlertResponderController(Controller):
     ) -> AlertResponderStatus:
         """Set the agent PAUSED: it ignores alerts until enabled."""
         agent = await _load(db_session, principal.org_id, alert_id)
-        agent.status = "PAUSED"
+        _set_status(agent, "PAUSED")
         await stop_pending_investigations(db_session, agent.id)
         await db_session.commit()
         return AlertResponderStatus(id=alert_id, status=agent.status)
