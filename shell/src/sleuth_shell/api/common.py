@@ -86,7 +86,7 @@ def choice_filter(value: str | None, name: str, choices: Sequence[str]) -> str |
 _OWNED: dict[type[Any], Select[Any]] = {}
 
 
-def _owned_statement(model: type[_M]) -> Select[tuple[_M]]:
+def _owned_statement(model: type[Any]) -> Select[Any]:
     """``model``'s row by ``:pk`` and ``:org_id``, built once per model (building the statement
     and its cache key cost more than the read)."""
     found = _OWNED.get(model)
@@ -104,7 +104,7 @@ async def load_owned(
     """The organization's ``model`` row with Global ID ``value`` of ``type_name``; 404
     ``<thing> not found`` (malformed, unknown, or another organization's)."""
     pk = decode_id_or_404(value, type_name, thing)
-    row = await session.scalar(_owned_statement(model), {"pk": pk, "org_id": org_id})
+    row: _M | None = await session.scalar(_owned_statement(model), {"pk": pk, "org_id": org_id})
     if row is None:
         raise not_found(thing)
     return row
