@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: setup lock test lint format bench bench-intake bench-otlp bench-http bench-jobs bench-interactions bench-run-writes eval eval-rca demo clean
+.PHONY: setup lock test lint format bench bench-intake bench-otlp bench-http bench-jobs bench-bursts bench-interactions bench-run-writes eval eval-rca demo clean
 
 setup: $(VENV)/.installed
 
@@ -65,6 +65,15 @@ bench-http: setup
 
 bench-jobs: setup
 	$(BIN)/python benchmarks/http/bench_jobs.py $(BENCH_ARGS)
+
+# Scheduled bursts (issue 25): 10,000 scheduled interactions (10 runtimes per request) due over
+# 60 s, callbacks to a receiver process; `sleuth serve` with its defaults on a fresh database.
+# BENCH_ARGS: --scale 0.2 (2,000) | --capacity (all due at once) | --window S | --lead S
+# | --postgres URL (or "" for $$SLEUTH_TEST_POSTGRES_URL; 2 worker processes) | --worker-processes N
+# | --baseline REV --rounds N (alternated A/B against REV's code) | --hung F (a share F of the
+# requests from a second organization whose receiver hangs; figures are the first's).
+bench-bursts: setup
+	$(BIN)/python benchmarks/http/bench_bursts.py $(BENCH_ARGS)
 
 # Synchronous interactions over the demo data, this checkout against a baseline commit
 # (BENCH_ARGS="--baseline REV --rounds 3 --profile DIR").

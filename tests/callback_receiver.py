@@ -42,6 +42,8 @@ class Received:
     path: str
     headers: dict[str, str]
     body: bytes
+    peer: tuple[str, int] = ("", 0)
+    """The client's address and port: one port per TCP connection."""
 
     def json(self) -> Any:
         return json.loads(self.body)
@@ -69,17 +71,23 @@ class CallbackReceiver:
         *,
         default_status: int = 200,
         hold: threading.Event | None = None,
+        keep_alive: bool = False,
     ) -> None:
         self.statuses = list(statuses or [])
         self.default_status = default_status
         self.hold = hold
         """When given, each request is recorded at once but answered only once this is set (a
         slow target)."""
+        self.keep_alive = keep_alive
+        """Answer in HTTP/1.1 and keep the connection open for the next request (by default
+        HTTP/1.0: one connection per request)."""
         self.received: list[Received] = []
         self._cond = threading.Condition()
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length)
@@ -88,7 +96,12 @@ class CallbackReceiver:
                         receiver.statuses.pop(0) if receiver.statuses else receiver.default_status
                     )
                     receiver.received.append(
-                        Received(self.path, {k: v for k, v in self.headers.items()}, body)
+                        Received(
+                            self.path,
+                            {k: v for k, v in self.headers.items()},
+                            body,
+                            self.client_address[:2],
+                        )
                     )
                     receiver._cond.notify_all()
                 if receiver.hold is not None:

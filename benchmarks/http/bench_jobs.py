@@ -31,6 +31,7 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import harness
 import httpx
@@ -94,6 +95,34 @@ def worker_process(database_url: str) -> Iterator[subprocess.Popen[bytes]]:
         harness.stop(proc)
 
 
+def ts(moment: datetime | None) -> float | None:
+    """Unix seconds of a stored (naive UTC or aware) time."""
+    return moment.replace(tzinfo=moment.tzinfo or UTC).timestamp() if moment else None
+
+
+async def interaction_rows(database_url: str, org_id: int | None = None) -> list[Any]:
+    """``(id, scheduled_runtime, started_at, completed_at, status)`` of every interaction (of
+    ``org_id`` when given)."""
+    from sleuth_shell.db import create_engine, create_session_factory
+    from sleuth_shell.db.models import Interaction
+
+    query = select(
+        Interaction.id,
+        Interaction.scheduled_runtime,
+        Interaction.started_at,
+        Interaction.completed_at,
+        Interaction.status,
+    )
+    if org_id is not None:
+        query = query.where(Interaction.org_id == org_id)
+    engine = create_engine(database_url)
+    try:
+        async with create_session_factory(engine)() as session:
+            return list((await session.execute(query)).all())
+    finally:
+        await engine.dispose()
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     if not ordered:
@@ -103,9 +132,6 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def run(args: argparse.Namespace, database_url: str) -> int:
-    from sleuth_shell.db import create_engine, create_session_factory
-    from sleuth_shell.db.models import Interaction
-
     key = (await harness.seed(database_url, 1, 1))[0][0]
     receiver = Receiver()
     receiver.expected = args.count
@@ -172,26 +198,7 @@ async def run(args: argparse.Namespace, database_url: str) -> int:
             )
         server.close()
 
-    engine = create_engine(database_url)
-    try:
-        async with create_session_factory(engine)() as session:
-            rows = (
-                await session.execute(
-                    select(
-                        Interaction.id,
-                        Interaction.scheduled_runtime,
-                        Interaction.started_at,
-                        Interaction.completed_at,
-                        Interaction.status,
-                    )
-                )
-            ).all()
-    finally:
-        await engine.dispose()
-
-    def ts(moment: datetime | None) -> float | None:
-        return moment.replace(tzinfo=moment.tzinfo or UTC).timestamp() if moment else None
-
+    rows = await interaction_rows(database_url)
     start_delays, callback_delays, completions = [], [], []
     early = 0
     statuses: dict[str, int] = {}

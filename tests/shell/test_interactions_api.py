@@ -822,9 +822,10 @@ def test_why_answer_carries_its_analysis_with_final_citation_numbers(
 def test_callbacks_stuck_on_a_slow_target_do_not_stall_runs_or_other_callbacks(
     ix_client: TestClient[Litestar], org: OrgHandle, agent: FakeAgent, settings: Settings
 ) -> None:
-    """Three callbacks hang on a target that does not answer (real HTTP): they hold at most the
-    callback kind's share of the worker's slots, and an interaction created after them still
-    runs; its callback goes out once a slot frees, and the held ones complete once released."""
+    """Three callbacks hang on a target that does not answer (real HTTP): they hold at most their
+    key's share of the worker's I/O lane (``key_limit``), the runs never wait for them, and an
+    interaction created after them calls back to another target while they still hang; the held
+    ones complete once released."""
     release = threading.Event()
     with CallbackReceiver(hold=release) as slow, CallbackReceiver() as fast:
         stuck = [
@@ -842,9 +843,10 @@ def test_callbacks_stuck_on_a_slow_target_do_not_stall_runs_or_other_callbacks(
         ).json()["interactions"][0]["interaction_id"]
         seen: dict[str, object] = {}
 
-        def two_held_and_later_run() -> bool:
-            # With 4 slots and a share of 1/2, two callbacks are in flight on the slow target...
-            if len(slow.received) < 2 or interaction_row(settings, later).status != "COMPLETED":
+        def two_held_and_later_called_back() -> bool:
+            # With a key limit of 2, two callbacks are in flight on the slow target, and the
+            # later interaction's callback (another target) arrives while they hang...
+            if len(slow.received) < 2 or len(fast.received) < 1:
                 return False
             if "held" not in seen:
                 seen["held"] = len(slow.received)
@@ -856,7 +858,9 @@ def test_callbacks_stuck_on_a_slow_target_do_not_stall_runs_or_other_callbacks(
                 and not [job for job in jobs(settings, "notify.web") if job.status != "done"]
             )
 
-        run_worker_until(settings, agent, two_held_and_later_run, concurrency=4, kind_share=0.5)
+        run_worker_until(
+            settings, agent, two_held_and_later_called_back, concurrency=4, key_limit=2
+        )
     assert seen["held"] == 2
     assert seen["stuck_statuses"] == {"COMPLETED"}  # the runs themselves never waited
     assert [r.json()["interaction_id"] for r in fast.received] == [later]

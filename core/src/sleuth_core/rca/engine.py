@@ -1279,7 +1279,7 @@ def _surge_of_its_own(suspect: Suspect, shifts: Sequence[_MetricShift]) -> bool:
 
     >>> from datetime import UTC, datetime, timedelta
     >>> t = datetime(2026, 1, 1, tzinfo=UTC)
-    >>> flag = Change("f1", "ctl", "flag", t, "Start every valve of a zone at once")
+    >>> flag = Change("f1", "ctl", "flag", t, "Send every queued job at once")
     >>> suspect = Suspect(flag, t, "", 0.8, ("switched minutes before the onset",), 0.8)
     >>> rps = MetricPoints("http_requests_per_second", "ctl", ())
     >>> _surge_of_its_own(suspect, [_MetricShift(rps, t + timedelta(minutes=3), 2.1, 1)])
@@ -1598,13 +1598,13 @@ def inert(change: Change) -> bool:
 
 def _removes_what_is_missing(diff: str, signature: Mapping[str, float]) -> bool:
     """Whether a diff removes (and does not add back) an identifier of the failure's
-    (``drm_key_id`` removed, the failure a ``KeyError: 'drm_key_id'``).
+    (``account_ref`` removed, the failure a ``KeyError: 'account_ref'``).
 
-    >>> diff = "-    key = d['drm_key_id']\\n+    key = d['key_id']"
-    >>> _removes_what_is_missing(diff, {"drm_key_id": 3.0})
+    >>> diff = "-    ref = d['account_ref']\\n+    ref = d['ref']"
+    >>> _removes_what_is_missing(diff, {"account_ref": 3.0})
     True
-    >>> tag = '-    MV int `json:"battery_mv"`\\n+    MV int `json:"battery_mv,omitempty"`'
-    >>> _removes_what_is_missing(tag, {"battery_mv": 3.0})
+    >>> tag = '-    N int `json:"shard_key"`\\n+    N int `json:"shard_key,omitempty"`'
+    >>> _removes_what_is_missing(tag, {"shard_key": 3.0})
     True
     """
     removed = "\n".join(

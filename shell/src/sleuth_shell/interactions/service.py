@@ -339,7 +339,7 @@ async def _notify(executor: Executor, services: Services, row: Interaction, answ
             card = to_alt_card(_one_line(row.question), full.content, url)
             await enqueue_alt(executor, row.org_id, alt_url, card)
     if (notifications.get("web") or {}).get("callback_url"):
-        await enqueue_web_callback(executor, row.id)
+        await enqueue_web_callback(executor, row)
 
 
 def _one_line(text: str, limit: int = 200) -> str:

@@ -31,6 +31,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
+    Integer,
     Select,
     and_,
     bindparam,
@@ -265,33 +266,33 @@ async def claim_due(
     limit: int,
     lease: timedelta,
     exclude_kinds: Collection[str] = (),
+    only_kinds: Collection[str] | None = None,
+    exclude_keys: Collection[str] = (),
 ) -> list[ClaimedJob]:
     """Claim up to ``limit`` due jobs for ``worker_id`` and commit the claim (one statement).
 
     Due means ``pending`` with ``run_at <= now``, or ``running`` with an expired lease (its worker
     died). Oldest ``run_at`` first. Jobs of ``exclude_kinds`` are left for later (a worker whose
-    share of slots for a kind is taken). Must be the first statement of ``session``'s transaction.
+    share of slots for a kind is taken), and so are jobs of kinds not in ``only_kinds`` (when
+    given: a worker's lane for some kinds) and jobs whose key is in ``exclude_keys`` (targets a
+    worker already waits on enough). Must be the first statement of ``session``'s transaction.
     """
-    if limit <= 0:
+    if limit <= 0 or (only_kinds is not None and not only_kinds):
         return []
     now = utcnow()
-    candidates = _due_ids(now, limit, exclude_kinds, session.get_bind().dialect.name)
-    stmt = (
-        update(Job)
-        .where(Job.id.in_(candidates.scalar_subquery()))
-        .values(
-            status=RUNNING,
-            locked_by=worker_id,
-            lease_until=now + lease,
-            attempts=Job.attempts + 1,
-            updated_at=now,
-        )
-        .returning(
-            Job.id, Job.kind, Job.payload, Job.attempts, Job.max_attempts, Job.run_at, Job.key
-        )
-        .execution_options(synchronize_session=False)
+    io_lane = only_kinds is not None
+    lane: dict[str, Any] = (
+        {"only_kinds": list(only_kinds or ()), "exclude_keys": list(exclude_keys)}
+        if io_lane
+        else {"exclude_kinds": list(exclude_kinds)}
     )
-    rows = (await session.execute(stmt)).all()
+    if io_lane and exclude_kinds:
+        lane["only_kinds"] = [kind for kind in lane["only_kinds"] if kind not in exclude_kinds]
+    if not io_lane and exclude_keys:
+        raise ValueError("exclude_keys goes with only_kinds (a worker's I/O lane)")
+    stmt = _claim_statement(supports_skip_locked(session.get_bind().dialect.name), io_lane)
+    params = {"now": now, "limit": limit, "worker_id": worker_id, "lease_until": now + lease}
+    rows = (await session.execute(stmt, {**params, **lane})).all()
     await session.commit()
     claimed = [
         ClaimedJob(
@@ -310,11 +311,47 @@ async def claim_due(
     return claimed
 
 
-def _due_ids(
-    now: datetime, limit: int, exclude_kinds: Collection[str], dialect: str
-) -> Select[Any]:
-    """The ids of the ``limit`` oldest due jobs (``run_at``, then id), as :func:`claim_due`'s
-    subquery.
+_CLAIMS: dict[tuple[bool, bool], Any] = {}
+
+
+def _claim_statement(skip_locked: bool, io_lane: bool) -> Any:
+    """:func:`claim_due`'s statement, built once per dialect family and lane (a Core ``UPDATE
+    ... RETURNING`` with bound parameters: building and caching a statement per claim was a
+    tenth of a busy worker's time)."""
+    stmt = _CLAIMS.get((skip_locked, io_lane))
+    if stmt is None:
+        jobs = Job.__table__.c
+        now = bindparam("now", type_=jobs.run_at.type)
+        if io_lane:
+            filters = [
+                jobs.kind.in_(bindparam("only_kinds", expanding=True)),
+                or_(jobs.key.is_(None), jobs.key.not_in(bindparam("exclude_keys", expanding=True))),
+            ]
+        else:
+            filters = [jobs.kind.not_in(bindparam("exclude_kinds", expanding=True))]
+        candidates = _due_ids(now, bindparam("limit", type_=Integer), filters, skip_locked)
+        stmt = (
+            update(Job.__table__)
+            .where(jobs.id.in_(candidates.scalar_subquery()))
+            .values(
+                status=RUNNING,
+                locked_by=bindparam("worker_id"),
+                lease_until=bindparam("lease_until", type_=jobs.lease_until.type),
+                attempts=jobs.attempts + 1,
+                updated_at=now,
+            )
+            .returning(
+                jobs.id, jobs.kind, jobs.payload, jobs.attempts, jobs.max_attempts, jobs.run_at,
+                jobs.key,
+            )
+        )  # fmt: skip
+        _CLAIMS[(skip_locked, io_lane)] = stmt
+    return stmt
+
+
+def _due_ids(now: Any, limit: Any, filters: Sequence[Any], skip_locked: bool) -> Select[Any]:
+    """The ids of the ``limit`` oldest due jobs (``run_at``, then id) that pass ``filters``, as
+    :func:`claim_due`'s subquery.
 
     PostgreSQL: one ``SELECT ... FOR UPDATE SKIP LOCKED`` over both kinds of due job (a claim
     there is made concurrently by several workers). SQLite (one writer at a time, no row locks):
@@ -326,22 +363,18 @@ def _due_ids(
     12,000 due jobs, 0.025 ms this way), and a worker that fell behind spent ever more of its
     time claiming.
     """
-    pending = and_(Job.status == PENDING, Job.run_at <= now)
-    expired = and_(Job.status == RUNNING, Job.lease_until < now)
-    excluded = Job.kind.not_in(list(exclude_kinds)) if exclude_kinds else None
-    if supports_skip_locked(dialect):
-        candidates = select(Job.id).where(or_(pending, expired))
-        if excluded is not None:
-            candidates = candidates.where(excluded)
+    jobs = Job.__table__.c
+    pending = and_(jobs.status == PENDING, jobs.run_at <= now)
+    expired = and_(jobs.status == RUNNING, jobs.lease_until < now)
+    if skip_locked:
+        candidates = select(jobs.id).where(or_(pending, expired), *filters)
         return (
-            candidates.order_by(Job.run_at, Job.id).limit(limit).with_for_update(skip_locked=True)
+            candidates.order_by(jobs.run_at, jobs.id).limit(limit).with_for_update(skip_locked=True)
         )
     branches = []
     for due in (pending, expired):
-        branch = select(Job.id, Job.run_at).where(due)
-        if excluded is not None:
-            branch = branch.where(excluded)
-        branches.append(select(branch.order_by(Job.run_at, Job.id).limit(limit).subquery()))
+        branch = select(jobs.id, jobs.run_at).where(due, *filters)
+        branches.append(select(branch.order_by(jobs.run_at, jobs.id).limit(limit).subquery()))
     both = union_all(*branches).subquery()
     return select(both.c.id).order_by(both.c.run_at, both.c.id).limit(limit)
 

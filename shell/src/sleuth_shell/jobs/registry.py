@@ -15,6 +15,12 @@ It reads ``ctx.job.payload``, does the work, and either
 When a job fails for good, the kind's optional ``on_failure(ctx, session, error)`` hook runs in the
 transaction that records the failure (the worker commits both together), so the feature can record
 it on its own row (an interaction becomes ``FAILED``, a kept API key is wiped).
+
+A kind registered ``io_bound`` (notification deliveries: their time is spent waiting on someone
+else's server) runs in the worker's I/O lane, beside the other jobs rather than in their slots,
+and its jobs' ``key`` names the target they wait on: a worker runs at most ``key_limit`` jobs of
+one key at a time, so a slow target holds a few slots of the lane and no more
+(:class:`~sleuth_shell.jobs.worker.Worker`).
 Handlers must be idempotent: a job whose worker died mid-run is run again after its lease expires.
 """
 
@@ -83,7 +89,15 @@ class JobContext:
     services: WorkerServices
     writer: WriteBatcher | None = field(default=None, repr=False)
     """The worker's write batcher (None: :meth:`write` commits each unit alone)."""
+    on_target_done: Callable[[], None] | None = field(default=None, repr=False)
+    """What :meth:`target_done` tells the worker (None: nothing)."""
     completed: bool = field(default=False, init=False)
+
+    def target_done(self) -> None:
+        """An I/O-bound handler is done with its key's target (its POST answered or failed): the
+        worker no longer counts it against the key's limit while it records the outcome."""
+        if self.on_target_done is not None:
+            self.on_target_done()
 
     @property
     def payload(self) -> dict[str, object]:
@@ -124,6 +138,7 @@ class JobKind:
     kind: str
     handler: Handler
     on_failure: FailureHook | None = None
+    io_bound: bool = False
 
 
 class JobRegistry:
@@ -133,12 +148,22 @@ class JobRegistry:
         self._kinds: dict[str, JobKind] = {}
 
     def register(
-        self, kind: str, handler: Handler, *, on_failure: FailureHook | None = None
+        self,
+        kind: str,
+        handler: Handler,
+        *,
+        on_failure: FailureHook | None = None,
+        io_bound: bool = False,
     ) -> None:
-        """Register ``handler`` (and its failure hook) for ``kind``; a kind is registered once."""
+        """Register ``handler`` (and its failure hook) for ``kind``; a kind is registered once.
+        ``io_bound``: the kind's jobs run in the I/O lane (see the module docstring)."""
         if kind in self._kinds:
             raise ValueError(f"job kind {kind!r} is already registered")
-        self._kinds[kind] = JobKind(kind, handler, on_failure)
+        self._kinds[kind] = JobKind(kind, handler, on_failure, io_bound)
+
+    def io_bound_kinds(self) -> frozenset[str]:
+        """The kinds registered ``io_bound``."""
+        return frozenset(kind for kind, entry in self._kinds.items() if entry.io_bound)
 
     def get(self, kind: str) -> JobKind | None:
         """The registration for ``kind``, or None."""

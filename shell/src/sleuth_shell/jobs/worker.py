@@ -8,10 +8,17 @@ One loop serves both ``sleuth serve`` (in-process, unless ``SLEUTH_WORKERS_INLIN
   jobs enqueued by another process), and wakes at once when a job is enqueued and committed in
   the same process or one of its own jobs finishes; a job never starts before its ``run_at``;
 - it claims as many due jobs as it has free slots in one statement, and runs up to
-  ``concurrency`` jobs at a time (32 by default), each in its own task, so a job waiting on I/O
-  (a callback POST, say) never holds up the next; no kind may take more than ``kind_share`` of
-  the slots (3/4 by default), so a slow or failing callback target cannot stall runs and other
-  work; it keeps the leases of running jobs alive (renewed every third of ``lease``), so a job is
+  ``concurrency`` jobs at a time (32 by default), each in its own task; no kind may take more
+  than ``kind_share`` of the slots (3/4 by default), so one kind of work cannot stall the others;
+- jobs of ``io_bound`` kinds (the notification deliveries, which wait on other people's servers)
+  run in a lane of their own: up to ``io_concurrency`` (128) at a time beside the other jobs,
+  claimed in their own statement, so a callback never waits for a slot behind a backlog of runs
+  and a run never waits behind callbacks; at most ``key_limit`` (16) of them with one ``key`` (one
+  organization's target) talk to it at a time (a handler calls ``ctx.target_done()`` once its
+  POST is answered, so recording the outcome does not hold the key), and jobs of a key at its
+  limit are left in the queue for later, so a slow or dead receiver holds ``key_limit`` slots of
+  the lane and never delays the other keys' deliveries;
+- it keeps the leases of running jobs alive (renewed every third of ``lease``), so a job is
   held by exactly one live worker;
 - handlers that do not complete their job in their own transaction are marked done in batches
   (one statement for all the jobs that finished together); handlers write through
@@ -37,6 +44,7 @@ import socket
 import traceback
 import uuid
 from datetime import timedelta
+from typing import Any
 
 from sleuth_shell.db.models import utcnow
 from sleuth_shell.jobs import queue
@@ -75,14 +83,16 @@ class Worker:
         *,
         worker_id: str | None = None,
         concurrency: int = 32,
+        io_concurrency: int = 128,
+        key_limit: int = 16,
         poll_interval: float = 0.5,
         kind_share: float = 0.75,
         lease: float = 60.0,
         shutdown_timeout: float = 10.0,
         keep_done: timedelta = timedelta(days=7),
     ) -> None:
-        if concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
+        if concurrency < 1 or io_concurrency < 1 or key_limit < 1:
+            raise ValueError("concurrency, io_concurrency and key_limit must be at least 1")
         if poll_interval <= 0 or lease <= 0:
             raise ValueError("poll_interval and lease must be positive")
         if not 0 < kind_share <= 1:
@@ -92,13 +102,18 @@ class Worker:
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.concurrency = concurrency
         self.kind_limit = max(1, int(concurrency * kind_share))
-        """At most this many jobs of one kind run at a time."""
+        """At most this many jobs of one kind run at a time (I/O-bound kinds excepted)."""
+        self.io_concurrency = io_concurrency
+        self.key_limit = key_limit
+        """At most this many jobs of I/O-bound kinds with one key run at a time."""
         self.poll_interval = poll_interval
         self.lease = timedelta(seconds=lease)
         self.shutdown_timeout = shutdown_timeout
         self.keep_done = keep_done
         self._next_purge = 0.0
         self._running: dict[asyncio.Task[None], ClaimedJob] = {}
+        self._done_with_target: set[int] = set()
+        """Running I/O-bound jobs past their POST (recording the outcome): not counted per key."""
         self._stopping = False
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -151,13 +166,17 @@ class Worker:
             while not self._stopping:
                 self._wake.clear()
                 await self._maybe_purge()
-                asked = self._claim_limit()
-                claimed = await self._claim(asked)
-                for job in claimed:
-                    task = asyncio.create_task(self._run_job(job))
-                    self._running[task] = job
-                    task.add_done_callback(self._job_finished)
-                if asked > 0 and len(claimed) == asked:
+                io_kinds = self.registry.io_bound_kinds()
+                more = False
+                for io_lane in (False, True):
+                    asked = self._claim_limit(io_lane, io_kinds)
+                    claimed = await self._claim(asked, io_lane, io_kinds)
+                    for job in claimed:
+                        task = asyncio.create_task(self._run_job(job))
+                        self._running[task] = job
+                        task.add_done_callback(self._job_finished)
+                    more = more or (asked > 0 and len(claimed) == asked)
+                if more:
                     continue  # got all it asked for: more may be due, look again
                 timeout = await self._idle_timeout()
                 if timeout > 0:
@@ -170,7 +189,8 @@ class Worker:
 
     async def _idle_timeout(self) -> float:
         """Seconds until the earliest due job, at most ``poll_interval`` (0: look again now)."""
-        if len(self._running) >= self.concurrency:
+        io_kinds = self.registry.io_bound_kinds()
+        if self._lane_full(False, io_kinds) and self._lane_full(True, io_kinds):
             return self.poll_interval  # a finishing job wakes the loop
         try:
             async with self.services.sessions() as session:
@@ -182,23 +202,56 @@ class Worker:
             return self.poll_interval
         wait = (due - utcnow()).total_seconds()
         if wait <= 0:
-            # Due now but not claimed: only jobs of kinds at their share; a finishing job wakes us.
-            return self.poll_interval if self._saturated_kinds() else 0.0
+            # Due now but not claimed: jobs of kinds or keys at their limit, or of a full lane (a
+            # finishing job wakes us), or another worker's claim raced ours.
+            blocked = (
+                self._saturated_kinds(io_kinds)
+                or self._saturated_keys(io_kinds)
+                or self._lane_full(False, io_kinds)
+                or self._lane_full(True, io_kinds)
+            )
+            return self.poll_interval if blocked else 0.0
         # A timer may fire a little early; the claim never takes a job before its run_at.
         return min(wait + 0.001, self.poll_interval)
 
-    def _kind_counts(self) -> collections.Counter[str]:
-        return collections.Counter(job.kind for job in self._running.values())
+    def _lane(self, io_lane: bool, io_kinds: frozenset[str]) -> list[ClaimedJob]:
+        """The running jobs of one lane (the I/O-bound kinds', or the others')."""
+        return [job for job in self._running.values() if (job.kind in io_kinds) is io_lane]
 
-    def _saturated_kinds(self) -> set[str]:
-        return {kind for kind, count in self._kind_counts().items() if count >= self.kind_limit}
+    def _lane_full(self, io_lane: bool, io_kinds: frozenset[str]) -> bool:
+        size = self.io_concurrency if io_lane else self.concurrency
+        return len(self._lane(io_lane, io_kinds)) >= size
 
-    def _claim_limit(self) -> int:
-        """How many jobs to claim now: the free slots, but no more than any kind that may still
-        be claimed has left of its share (so one claim cannot overfill a kind)."""
-        free = self.concurrency - len(self._running)
-        open_counts = [count for count in self._kind_counts().values() if count < self.kind_limit]
-        return max(0, min(free, self.kind_limit - max(open_counts, default=0)))
+    def _kind_counts(self, io_kinds: frozenset[str]) -> collections.Counter[str]:
+        return collections.Counter(job.kind for job in self._lane(False, io_kinds))
+
+    def _key_counts(self, io_kinds: frozenset[str]) -> collections.Counter[str]:
+        jobs = self._lane(True, io_kinds)
+        return collections.Counter(
+            job.key for job in jobs if job.key is not None and job.id not in self._done_with_target
+        )
+
+    def _saturated_kinds(self, io_kinds: frozenset[str]) -> set[str]:
+        counts = self._kind_counts(io_kinds)
+        return {kind for kind, count in counts.items() if count >= self.kind_limit}
+
+    def _saturated_keys(self, io_kinds: frozenset[str]) -> set[str]:
+        counts = self._key_counts(io_kinds)
+        return {key for key, count in counts.items() if count >= self.key_limit}
+
+    def _claim_limit(self, io_lane: bool, io_kinds: frozenset[str]) -> int:
+        """How many jobs of a lane to claim now: its free slots, but no more than any kind (in
+        the I/O lane: key) that may still be claimed has left of its share (so one claim cannot
+        overfill a kind or a key)."""
+        if io_lane:
+            if not io_kinds:
+                return 0
+            size, share, counts = self.io_concurrency, self.key_limit, self._key_counts(io_kinds)
+        else:
+            size, share, counts = self.concurrency, self.kind_limit, self._kind_counts(io_kinds)
+        free = size - len(self._lane(io_lane, io_kinds))
+        open_counts = [count for count in counts.values() if count < share]
+        return max(0, min(free, share - max(open_counts, default=0)))
 
     async def _maybe_purge(self) -> None:
         """Every :data:`PURGE_INTERVAL` seconds, delete ``done`` jobs older than ``keep_done``."""
@@ -216,9 +269,16 @@ class Worker:
             log.info("worker %s purged %d finished jobs", self.worker_id, removed)
 
     def _job_finished(self, task: asyncio.Task[None]) -> None:
-        self._running.pop(task, None)
+        job = self._running.pop(task, None)
+        if job is not None:
+            self._done_with_target.discard(job.id)
         if self._wake is not None:
             self._wake.set()
+
+    def _target_done(self, job: ClaimedJob) -> None:
+        """A delivery no longer talks to its target: its key may take another job (at the next
+        claim; the job's own end wakes the loop soon after)."""
+        self._done_with_target.add(job.id)
 
     async def _shutdown(self) -> None:
         if self._running:
@@ -245,17 +305,23 @@ class Worker:
 
     # --- one job ----------------------------------------------------------------------------------
 
-    async def _claim(self, limit: int) -> list[ClaimedJob]:
+    async def _claim(
+        self, limit: int, io_lane: bool = False, io_kinds: frozenset[str] = frozenset()
+    ) -> list[ClaimedJob]:
+        """Claim up to ``limit`` due jobs of a lane (no lanes: ``run_until_idle``'s claim)."""
         if limit <= 0:
             return []
+        if io_lane:
+            lane: dict[str, Any] = {
+                "only_kinds": io_kinds,
+                "exclude_keys": self._saturated_keys(io_kinds),
+            }
+        else:
+            lane = {"exclude_kinds": self._saturated_kinds(io_kinds) | io_kinds}
         try:
             async with self.services.sessions() as session:
                 return await queue.claim_due(
-                    session,
-                    self.worker_id,
-                    limit=limit,
-                    lease=self.lease,
-                    exclude_kinds=self._saturated_kinds(),
+                    session, self.worker_id, limit=limit, lease=self.lease, **lane
                 )
         except Exception:
             log.exception("worker %s could not claim jobs", self.worker_id)
@@ -276,7 +342,12 @@ class Worker:
                 return
 
     async def _run_job(self, job: ClaimedJob) -> None:
-        ctx = JobContext(job=job, services=self.services, writer=self.writer)
+        ctx = JobContext(
+            job=job,
+            services=self.services,
+            writer=self.writer,
+            on_target_done=lambda: self._target_done(job),
+        )
         kind = self.registry.get(job.kind)
         if kind is None:
             await self._fail(ctx, f"no handler registered for job kind {job.kind!r}")

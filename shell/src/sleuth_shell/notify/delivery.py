@@ -21,6 +21,14 @@ the same on every attempt and redelivery of one notification (``web:<interaction
 ``alt:<job id>``). Delivery is at least once: a worker that dies after the receiver answered but
 before the job was marked done delivers again, so receivers drop repeats by this id.
 
+HTTP deliveries (``notify.web`` and ``notify.alt``) are I/O-bound jobs
+(:mod:`sleuth_shell.jobs.registry`): they run in the worker's I/O lane, beside the runs, and
+their job key is :func:`delivery_key` (the organization and the target's origin), so a receiver
+that hangs or refuses holds a few of the lane's slots (the worker's ``key_limit``) and never
+delays other organizations' deliveries or any run. The POSTs go through the services' one
+:class:`~sleuth_shell.notify.http.HttpxPoster`, whose pool keeps connections alive across
+deliveries to the same target.
+
 HTTP deliveries make up to :data:`DELIVERY_ATTEMPTS` attempts with exponential backoff on network
 errors, 429 and 5xx answers; any other 4xx (and a 3xx: redirects are not followed) fails at once.
 The target URL is checked again right before each attempt, and the connection is pinned to the
@@ -33,6 +41,7 @@ import json
 import time
 from collections.abc import Sequence
 from typing import Any, Protocol, cast
+from urllib.parse import urlsplit
 
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -42,6 +51,7 @@ from sleuth_shell.db.executor import Executor, as_executor
 from sleuth_shell.db.models import Interaction, NotificationIntegration, Organization
 from sleuth_shell.domain import API_KEY_HEADER
 from sleuth_shell.jobs import JobContext, JobFailed, JobRegistry, RetryJob, enqueue_in
+from sleuth_shell.jobs.queue import MAX_KEY_LENGTH
 from sleuth_shell.notify.chat import (
     ChatClient,
     ChatDeliveryError,
@@ -60,6 +70,7 @@ __all__ = [
     "WEB_KIND",
     "DeliveryRefused",
     "callback_body",
+    "delivery_key",
     "enqueue_alt",
     "enqueue_chat",
     "enqueue_web_callback",
@@ -84,14 +95,29 @@ class DeliveryRefused(JobFailed):
 # --- enqueueing ----------------------------------------------------------------------------------
 
 
-async def enqueue_web_callback(target: AsyncSession | Executor, interaction_id: str) -> None:
-    """Queue the result callback of a completed interaction (in ``target``'s transaction: a
+def delivery_key(org_id: int, url: str) -> str:
+    """The job key of an HTTP delivery: the organization and the URL's origin
+    (``org 7 https://hooks.example.com:443``). A worker runs at most its ``key_limit`` deliveries
+    of one key at a time."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port or {"https": 443, "http": 80}.get(parts.scheme.lower(), 0)
+        origin = f"{parts.scheme.lower()}://{(parts.hostname or '').lower()}:{port}"
+    except ValueError:  # a malformed URL: the delivery refuses it; any key does
+        origin = url
+    return f"org {org_id} {origin}"[:MAX_KEY_LENGTH]
+
+
+async def enqueue_web_callback(target: AsyncSession | Executor, interaction: Interaction) -> None:
+    """Queue the result callback of a completed ``interaction`` (in ``target``'s transaction: a
     session's or an :class:`~sleuth_shell.db.executor.Executor`'s)."""
+    web = (interaction.notifications or {}).get("web") or {}
     await enqueue_in(
         as_executor(target),
         WEB_KIND,
-        {"interaction_id": interaction_id},
+        {"interaction_id": interaction.id},
         max_attempts=DELIVERY_ATTEMPTS,
+        key=delivery_key(interaction.org_id, str(web.get("callback_url") or "")),
     )
 
 
@@ -104,6 +130,7 @@ async def enqueue_alt(
         ALT_KIND,
         {"org_id": org_id, "url": url, "message": message},
         max_attempts=DELIVERY_ATTEMPTS,
+        key=delivery_key(org_id, url),
     )
 
 
@@ -199,6 +226,8 @@ async def _post(ctx: JobContext, url: str, body: bytes, headers: dict[str, str])
         result = await services.poster.post(url, content=body, headers=headers, connect_to=address)
     except DeliveryNetworkError as exc:
         raise RetryJob(f"POST {url} failed: {exc}") from None
+    finally:
+        ctx.target_done()  # the outcome's record does not hold the target's key
     status = result.status_code
     if 200 <= status < 300:
         return
@@ -312,6 +341,6 @@ def register_notification_jobs(registry: JobRegistry, *, chat: ChatClient | None
         client = chat if chat is not None else chat_client_for(services.settings, services.poster)
         await _deliver_chat(ctx, client)
 
-    registry.register(WEB_KIND, _deliver_web, on_failure=_web_failed)
-    registry.register(ALT_KIND, _deliver_alt)
+    registry.register(WEB_KIND, _deliver_web, on_failure=_web_failed, io_bound=True)
+    registry.register(ALT_KIND, _deliver_alt, io_bound=True)
     registry.register(CHAT_KIND, deliver_chat)
