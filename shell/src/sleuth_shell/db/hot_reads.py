@@ -221,22 +221,20 @@ class HotRead:
 
     async def first(self, reader: HotReader, params: Mapping[str, Any]) -> dict[str, Any] | None:
         """The first row as a dict keyed by column name, or None."""
-        rows = await self._read(reader, params, many=False)
+        if reader.inline:
+            compiled = self._for(reader.engine.dialect)
+            raw = reader._inline(compiled.sql, compiled.arguments(params), False)
+            return compiled.row(raw[0]) if raw else None
+        rows = await reader._run(self, params, many=False)
         return rows[0] if rows else None
 
     async def all(self, reader: HotReader, params: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Every row, each a dict keyed by column name."""
-        return await self._read(reader, params, many=True)
-
-    async def _read(
-        self, reader: HotReader, params: Mapping[str, Any], many: bool
-    ) -> list[dict[str, Any]]:
-        """Every row (``many``) or at most the first, each a dict keyed by column name."""
         if reader.inline:
             compiled = self._for(reader.engine.dialect)
-            raw = reader._inline(compiled.sql, compiled.arguments(params), many)
+            raw = reader._inline(compiled.sql, compiled.arguments(params), True)
             return [compiled.row(values) for values in raw]
-        return await reader._run(self, params, many=many)
+        return await reader._run(self, params, many=True)
 
 
 def _gone(connection: asyncpg.Connection) -> bool:
