@@ -117,6 +117,18 @@ class HotReader:
                 pool = self._pool
         return pool
 
+    def _inline(self, sql: str, arguments: Any, many: bool) -> list[Any]:
+        """``sql`` on this thread's SQLite connection: every raw row (``many``) or at most the
+        first."""
+        cursor = self._connection().execute(sql, arguments)
+        try:
+            if many:
+                return cursor.fetchall()
+            first = cursor.fetchone()
+            return [] if first is None else [first]
+        finally:
+            cursor.close()
+
     async def _run(
         self, read: HotRead, params: Mapping[str, Any], many: bool
     ) -> list[dict[str, Any]]:
@@ -211,12 +223,8 @@ class HotRead:
         """The first row as a dict keyed by column name, or None."""
         if reader.inline:
             compiled = self._for(reader.engine.dialect)
-            cursor = reader._connection().execute(compiled.sql, compiled.arguments(params))
-            try:
-                values = cursor.fetchone()
-            finally:
-                cursor.close()
-            return None if values is None else compiled.row(values)
+            raw = reader._inline(compiled.sql, compiled.arguments(params), False)
+            return compiled.row(raw[0]) if raw else None
         rows = await reader._run(self, params, many=False)
         return rows[0] if rows else None
 
@@ -224,12 +232,8 @@ class HotRead:
         """Every row, each a dict keyed by column name."""
         if reader.inline:
             compiled = self._for(reader.engine.dialect)
-            cursor = reader._connection().execute(compiled.sql, compiled.arguments(params))
-            try:
-                rows = cursor.fetchall()
-            finally:
-                cursor.close()
-            return [compiled.row(values) for values in rows]
+            raw = reader._inline(compiled.sql, compiled.arguments(params), True)
+            return [compiled.row(values) for values in raw]
         return await reader._run(self, params, many=True)
 
 
@@ -397,11 +401,7 @@ class HotStatements:
         """Every row of the statement of shape ``key`` (``build`` makes it) with ``params``."""
         statement, compiled = self._get(key, build)
         if compiled is not None and self._reader is not None:
-            cursor = self._reader._connection().execute(compiled.sql, compiled.arguments(params))
-            try:
-                raw = cursor.fetchall()
-            finally:
-                cursor.close()
+            raw = self._reader._inline(compiled.sql, compiled.arguments(params), True)
             if not any(compiled.convert):
                 return raw
             return [compiled.values(values) for values in raw]
@@ -415,11 +415,7 @@ class HotStatements:
         """Rows of a SQLite text statement with ``:name`` parameters and plain columns: ``sql``
         on the inline path, else ``statement`` (its ``text()`` form) through a session."""
         if self._reader is not None:
-            cursor = self._reader._connection().execute(sql, dict(params))
-            try:
-                return cursor.fetchall()
-            finally:
-                cursor.close()
+            return self._reader._inline(sql, dict(params), True)
         async with self._sessions() as session:
             result = await session.execute(statement, dict(params))
             return [tuple(row) for row in result.all()]

@@ -29,11 +29,11 @@ path (:func:`~sleuth_shell.intake.service.receive_alert` without a batcher):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Insert, select
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -53,6 +53,7 @@ __all__ = [
     "LostRace",
     "alert_count",
     "delivery_values",
+    "retry_races",
     "write_alone",
     "write_batch",
 ]
@@ -62,6 +63,8 @@ MAX_BATCH = 128
 #: Rows per statement (10 bound values each in the record insert).
 _CHUNK = 500
 _ATTEMPTS = 3
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,12 +231,26 @@ async def write_alone(session: AsyncSession, delivery: Delivery) -> list[list[in
     """Record one delivery in its own transaction(s) of ``session``, committed: :func:`write_batch`
     of one, retried when it loses a race (a unique claim, SQLite's lock held by another process,
     a parallel record); the retry finds what the winner wrote."""
+
+    async def write() -> list[list[int]]:
+        (answer,) = await write_batch(session, [delivery])
+        await session.commit()
+        return answer
+
+    return await retry_races(session, write, (IntegrityError, OperationalError, LostRace))
+
+
+async def retry_races(
+    session: AsyncSession,
+    write: Callable[[], Awaitable[T]],
+    races: tuple[type[Exception], ...],
+) -> T:
+    """``write()`` (which commits), rolled back on any error and run again, up to three times in
+    all, when it raises one of ``races`` (it lost a race: the retry finds what the winner wrote)."""
     for attempt in range(1, _ATTEMPTS + 1):
         try:
-            (answer,) = await write_batch(session, [delivery])
-            await session.commit()
-            return answer
-        except (IntegrityError, OperationalError, LostRace):
+            return await write()
+        except races:
             await session.rollback()
             if attempt == _ATTEMPTS:
                 raise

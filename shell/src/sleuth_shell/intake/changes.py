@@ -31,11 +31,10 @@ from sleuth_core.intake import parse_change_delivery, verify_native
 from sleuth_shell.changes.ingest import store_changes, validate_records
 from sleuth_shell.db.dialect import insert_ignore_rows
 from sleuth_shell.db.models import ChangeRow, WebhookDelivery
+from sleuth_shell.intake.batch import retry_races
 from sleuth_shell.intake.service import Subscription
 
 __all__ = ["ChangeAnswer", "authenticate_change", "receive_changes"]
-
-_ATTEMPTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,18 +89,12 @@ async def receive_changes(
         change_ids=[row["change_id"] for row in rows],
         reason=delivery.reason,
     )
-    for attempt in range(1, _ATTEMPTS + 1):
-        try:
-            await _write(session, sub, delivery.delivery_id, delivery.event, rows, answer, now)
-            return answer
-        except (IntegrityError, OperationalError):
-            await session.rollback()
-            if attempt == _ATTEMPTS:
-                raise
-        except BaseException:
-            await session.rollback()
-            raise
-    raise AssertionError("unreachable")  # pragma: no cover
+
+    async def write() -> ChangeAnswer:
+        await _write(session, sub, delivery.delivery_id, delivery.event, rows, answer, now)
+        return answer
+
+    return await retry_races(session, write, (IntegrityError, OperationalError))
 
 
 async def _write(
