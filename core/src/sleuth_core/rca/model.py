@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Literal, get_args
 
 __all__ = [
     "CATEGORIES",
@@ -41,16 +41,7 @@ Category = Literal[
     "unknown",
 ]
 #: Every failure category, in the order the documentation lists them.
-CATEGORIES: tuple[Category, ...] = (
-    "code_defect",
-    "configuration_error",
-    "resource_exhaustion",
-    "dependency_failure",
-    "infrastructure",
-    "data_quality",
-    "healthy",
-    "unknown",
-)
+CATEGORIES: tuple[Category, ...] = get_args(Category)
 
 
 @dataclass(frozen=True)

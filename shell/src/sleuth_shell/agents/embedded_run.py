@@ -49,7 +49,7 @@ CHANGE_MARKER = "deployed"
 _ACTION_HEADINGS = ("triage", "diagnosis", "mitigation")
 
 
-def inline(text: str, limit: int = 300) -> str:
+def inline(text: object, limit: int = 300) -> str:
     """Text made safe for inline markdown: one line, no markers, bounded length.
 
     >>> inline("a  §b§\\n[[source:1]]", 50)
@@ -59,7 +59,7 @@ def inline(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def code(text: str, limit: int = 200) -> str:
+def code(text: object, limit: int = 200) -> str:
     """A code span holding ``text`` (backticks replaced, so the span cannot be broken)."""
     return "`" + inline(text, limit).replace("`", "'") + "`"
 

@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 
 from sleuth_core.language import format_ts
 from sleuth_shell.agents.base import AgentContext, Pulled, PulledQuery, PullRequest, SourceRecord
+from sleuth_shell.agents.embedded_run import code, inline
 from sleuth_shell.agents.sources import MAX_DISPLAY_TEXT, excerpt
 
 __all__ = [
@@ -118,15 +119,6 @@ def pulled_source(query: PulledQuery) -> SourceRecord:
     }
 
 
-def _inline(text: str, limit: int = 200) -> str:
-    line = " ".join(str(text).split()).replace("§", "").replace("[[", "[ [")
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
-
-
-def _code(text: str, limit: int = 200) -> str:
-    return "`" + _inline(text, limit).replace("`", "'") + "`"
-
-
 def _peak(query: PulledQuery) -> str:
     best: tuple[float, datetime] | None = None
     for series in query.series:
@@ -146,11 +138,11 @@ def pulled_section(pulled: Pulled, cite: Callable[[SourceRecord], str]) -> str:
     shown = sorted(pulled.queries, key=lambda q: order.get(q.role, 5))[:MAX_SECTION_QUERIES]
     lines = []
     for query in shown:
-        who = f" of **{_inline(query.service, 100)}**" if query.service else ""
+        who = f" of **{inline(query.service, 100)}**" if query.service else ""
         lines.append(
-            f"- **{_inline(query.source_name, 100)}**, {_ROLE_WORDS.get(query.role, query.role)}"
-            f"{who}: {_code(query.promql)}, {_peak(query)}, kept as evidence "
-            f"{_code(query.artifact_id)} {cite(pulled_source(query))}"
+            f"- **{inline(query.source_name, 100)}**, {_ROLE_WORDS.get(query.role, query.role)}"
+            f"{who}: {code(query.promql, 200)}, {_peak(query)}, kept as evidence "
+            f"{code(query.artifact_id, 200)} {cite(pulled_source(query))}"
         )
     if len(pulled.queries) > len(shown):
         lines.append(
@@ -158,5 +150,5 @@ def pulled_section(pulled: Pulled, cite: Callable[[SourceRecord], str]) -> str:
         )
     if not pulled.queries:
         lines.append("- No data source held series for the services of this failure.")
-    lines += [f"- {_inline(note, 400)}" for note in pulled.notes]
+    lines += [f"- {inline(note, 400)}" for note in pulled.notes]
     return "## Data sources\n\n" + "\n".join(lines)

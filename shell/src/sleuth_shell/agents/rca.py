@@ -49,6 +49,7 @@ from sleuth_shell.agents.base import (
     SourceRecord,
 )
 from sleuth_shell.agents.claims import change_text
+from sleuth_shell.agents.embedded_run import code, inline, ts
 from sleuth_shell.agents.pulled import pull_for, pulled_section, pulled_source, pulled_text
 from sleuth_shell.agents.sources import (
     change_source,
@@ -447,20 +448,6 @@ def _marker_change(line: LogRecord) -> ChangeRecord:
     )
 
 
-def _i(text: object, limit: int = 200) -> str:
-    """Inline-safe text: one line, no markers, bounded."""
-    line = " ".join(str(text).split()).replace("§", "").replace("[[", "[ [")
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
-
-
-def _c(text: object, limit: int = 160) -> str:
-    return "`" + _i(text, limit).replace("`", "'") + "`"
-
-
-def _t(value: datetime) -> str:
-    return f"§{format_ts(value)}§"
-
-
 Cite = Callable[[SourceRecord], str]
 """Registers a source record and returns its ``[[source:N]]`` marker."""
 
@@ -507,7 +494,7 @@ def report(
                         services=[str(record.attributes["log_service"])],
                         levels=None,
                         text=DEPLOY_MARKER,
-                        description=f"Deploy line in the logs: {_i(record.summary, 120)}",
+                        description=f"Deploy line in the logs: {inline(record.summary, 120)}",
                         public_url=public_url,
                     )
                 ),
@@ -567,32 +554,34 @@ def report(
         origin = None
     first_failure = _first_failure(ev, origin, analysis.onset) if origin else None
     onset_text = (
-        f"**{_i(origin, 100)}** began failing at {_t(analysis.onset)}"
-        + (f" with {_c(first_failure.message)}" if first_failure is not None else "")
+        f"**{inline(origin, 100)}** began failing at {ts(analysis.onset)}"
+        + (f" with {code(first_failure.message, 160)}" if first_failure is not None else "")
         if origin and analysis.onset
         else ""
     )
     downstream = [s for s in affected if s != origin]
-    down_text = f", then {', '.join(f'**{_i(s, 100)}**' for s in downstream)}" if downstream else ""
+    down_text = (
+        f", then {', '.join(f'**{inline(s, 100)}**' for s in downstream)}" if downstream else ""
+    )
     parts: list[str] = []
     if analysis.verdict == "change" and analysis.change_id:
         record = gathered.records.get(analysis.change_id)
         cc = use(change_cite(analysis.change_id))
         deploy = analysis.deploy_id
         dc = use(change_cite(deploy)) if deploy else ""
-        summary = f" ({_c(record.summary)})" if record and record.summary else ""
+        summary = f" ({code(record.summary, 160)})" if record and record.summary else ""
         deploy_record = gathered.records.get(deploy) if deploy else None
         version = _version(deploy_record) if deploy_record else ""
         named = (
-            f" ({_i(deploy_record.service, 100)} {_i(version, 60)})"
+            f" ({inline(deploy_record.service, 100)} {inline(version, 60)})"
             if deploy_record and version
             else ""
         )
-        shipped = f", shipped by deploy {_c(deploy)}{named} {dc}" if deploy else ""
+        shipped = f", shipped by deploy {code(deploy, 160)}{named} {dc}" if deploy else ""
         for marker in onset_cites:
             use(marker)
         parts.append(
-            f"**Root cause: {record.kind if record else 'change'} {_c(analysis.change_id)}"
+            f"**Root cause: {record.kind if record else 'change'} {code(analysis.change_id, 160)}"
             f"**{summary} {cc}{shipped}. {category_phrase(analysis.category)}. "
             f"{onset_text}{down_text} "
             + " ".join(onset_cites)
@@ -617,7 +606,7 @@ def report(
             use(marker)
         parts.append(
             "**No change in the data explains this**: the evidence points outside, to "
-            f"{_i(analysis.external_cause, 300)} "
+            f"{inline(analysis.external_cause, 300)} "
             + " ".join(ext_cites)
             + f". {category_phrase(analysis.category)}. "
             + (f"{onset_text}{down_text}. " if onset_text else "")
@@ -626,7 +615,7 @@ def report(
     else:
         for marker in onset_cites:
             use(marker)
-        looked = f"from {_t(gathered.start)} to {_t(gathered.end)}"
+        looked = f"from {ts(gathered.start)} to {ts(gathered.end)}"
         if origin and analysis.category == "healthy":
             lead = (
                 "**Healthy: the alert's condition no longer holds**, and no change in the data "
@@ -663,7 +652,7 @@ def report(
         best = next(s for s in analysis.suspects if s.change.change_id == analysis.change_id)
         terms = _spelled_terms(best, gathered.records.get(best.change.change_id), 5)
         shows = f" ({terms})" if terms else ""
-        began = f" at {_t(analysis.onset)} {errors_cite}" if analysis.onset and errors_cite else ""
+        began = f" at {ts(analysis.onset)} {errors_cite}" if analysis.onset and errors_cite else ""
         if terms:
             why = f"touches what the failure shows{shows} {change_cite(best.change.change_id)}"
         elif "errors stopped when it was rolled back" in best.matched:
@@ -673,8 +662,9 @@ def report(
         else:
             why = f"touches what the failure shows {change_cite(best.change.change_id)}"
         bullets.append(
-            f"- {best.change.kind.capitalize()} {_c(best.change.change_id)} reached production at "
-            f"{_t(best.effective_at)} {change_cite(best.change.change_id)}, before the failure "
+            f"- {best.change.kind.capitalize()} {code(best.change.change_id, 160)} "
+            "reached production at "
+            f"{ts(best.effective_at)} {change_cite(best.change.change_id)}, before the failure "
             f"began{began}, and {why}."
         )
     onset_floor = (analysis.onset or ev.alert.fired_at) - timedelta(hours=1)
@@ -688,8 +678,9 @@ def report(
     )[:5]
     for sig in new_sigs:
         bullets.append(
-            f"- **{_i(sig.service, 100)}** {_c(sig.message)}: {sig.count} time(s), first "
-            f"{_t(sig.first_seen)}, last {_t(sig.last_seen)} {cite_errors([sig.service])}"
+            f"- **{inline(sig.service, 100)}** {code(sig.message, 160)}: "
+            f"{sig.count} time(s), first "
+            f"{ts(sig.first_seen)}, last {ts(sig.last_seen)} {cite_errors([sig.service])}"
         )
     erring = {e.service for e in ev.errors}
     for onset in analysis.onsets:
@@ -700,8 +691,9 @@ def report(
                 else "with no error to show it (the failure shows in this series)"
             )
             bullets.append(
-                f"- {_c(onset.metric)} of **{_i(onset.service, 100)}** left its baseline at "
-                f"{_t(onset.at)}, {how} {metric_cite(onset.service, onset.metric)}"
+                f"- {code(onset.metric, 160)} of **{inline(onset.service, 100)}** "
+                "left its baseline at "
+                f"{ts(onset.at)}, {how} {metric_cite(onset.service, onset.metric)}"
             )
     if bullets:
         parts.append("## Evidence\n\n" + "\n".join(bullets))
@@ -731,8 +723,8 @@ def report(
             (
                 suspect.effective_at,
                 0,
-                f"{_t(suspect.effective_at)} {ch.kind} {_c(ch.change_id)} on "
-                f"**{_i(ch.service, 100)}**: {_c(_summary_of(ch, gathered))} "
+                f"{ts(suspect.effective_at)} {ch.kind} {code(ch.change_id, 160)} on "
+                f"**{inline(ch.service, 100)}**: {code(_summary_of(ch, gathered), 160)} "
                 f"{change_cite(ch.change_id)}",
             )
         )
@@ -746,11 +738,13 @@ def report(
             (
                 onset.at,
                 1,
-                f"{_t(onset.at)} **{_i(onset.service, 100)}** began failing {shown_by}".rstrip(),
+                (
+                    f"{ts(onset.at)} **{inline(onset.service, 100)}** began failing {shown_by}"
+                ).rstrip(),
             )
         )
     if not gathered.asked:
-        events.append((ev.alert.fired_at, 2, f"{_t(ev.alert.fired_at)} the alert fired"))
+        events.append((ev.alert.fired_at, 2, f"{ts(ev.alert.fired_at)} the alert fired"))
     events.sort(key=lambda e: (e[0], e[1], e[2]))
     parts.append("## Timeline\n\n" + "\n".join(f"- {e[2]}" for e in events))
     # Suspects.
@@ -783,11 +777,11 @@ def report(
     recovery = _recovery(analysis, ev.alert.fired_at, gathered, change_cite, cite_errors)
     if recovery:
         parts.append("## Recovery\n\n" + recovery)
-    parts.append("## Remediation\n\n" + _i(analysis.remediation, 400))
+    parts.append("## Remediation\n\n" + inline(analysis.remediation, 400))
     if gathered.catalog is not None and analysis.affected_services:
         parts.append(
             "Dependencies were read from "
-            f"*{_i(gathered.catalog.title)}* "
+            f"*{inline(gathered.catalog.title, 200)}* "
             + noted(
                 cite(_knowledge(gathered.catalog, public_url, ev.alert.fired_at)),
                 f"{gathered.catalog.title}\n{gathered.catalog.content}",
@@ -879,7 +873,7 @@ def _spelled_terms(suspect: Suspect, record: ChangeRecord | None, limit: int) ->
         for t in suspect.matched
         if " " not in t and re.search(rf"(?<![\w]){re.escape(t.lower())}(?![\w])", spelled)
     ]
-    return ", ".join(_c(t, 60) for t in terms[:limit])
+    return ", ".join(code(t, 60) for t in terms[:limit])
 
 
 def _suspect_line(
@@ -899,8 +893,8 @@ def _suspect_line(
     else:
         why = f"related ({terms}) but less than the verdict's evidence"
     return (
-        f"- {ch.kind} {_c(ch.change_id)} on **{_i(ch.service, 100)}** at "
-        f"{_t(suspect.effective_at)} — {why} {change_cite(ch.change_id)}"
+        f"- {ch.kind} {code(ch.change_id, 160)} on **{inline(ch.service, 100)}** at "
+        f"{ts(suspect.effective_at)} — {why} {change_cite(ch.change_id)}"
     )
 
 
@@ -917,7 +911,7 @@ def _hypothesis_lines(
         cites = [metric_cite(svc, name) for svc, name in hypothesis.metrics]
         cites += [c for c in (change_cite(cid) for cid in hypothesis.changes) if c]
         lines.append(
-            f"- {hypothesis.name.capitalize()}: {_i(hypothesis.evidence, 300)}"
+            f"- {hypothesis.name.capitalize()}: {inline(hypothesis.evidence, 300)}"
             + (" " + " ".join(cites) if cites else "")
             + "."
         )
@@ -955,14 +949,17 @@ def _recovery(
         (sig.last_seen for sig in gathered.evidence.signatures if sig.service == origin),
         default=None,
     )
-    line = f"- {_c(rollback.summary)} at {_t(rollback.timestamp)} {change_cite(rollback.change_id)}"
+    line = (
+        f"- {code(rollback.summary, 160)} at {ts(rollback.timestamp)} "
+        f"{change_cite(rollback.change_id)}"
+    )
     if (
         last_error is not None
         and last_error >= rollback.timestamp - timedelta(minutes=1)
         and last_error <= fired_at - timedelta(minutes=5)
     ):
         line += (
-            f"; the last error from **{_i(origin, 100)}** was at {_t(last_error)} "
+            f"; the last error from **{inline(origin, 100)}** was at {ts(last_error)} "
             f"{cite_errors([origin])}. Errors stopped after the rollback."
         )
     else:
@@ -974,7 +971,7 @@ def _knowledge(hit: KnowledgeHit, public_url: str, at: datetime) -> SourceRecord
     return knowledge_source(
         0,
         doc_id=hit.id,
-        title=_i(hit.title),
+        title=inline(hit.title, 200),
         url=hit.url,
         search=hit.title,
         at=at,

@@ -462,6 +462,31 @@ def _window_of(args: Mapping[str, Any], now: datetime) -> tuple[datetime, dateti
     return start, end
 
 
+@dataclass(frozen=True)
+class _LogQuery:
+    """What a log tool asks for: the window, and the services, levels and text (None: any)."""
+
+    start: datetime
+    end: datetime
+    services: Sequence[str] | None
+    levels: Sequence[str] | None
+    text: str | None
+
+
+def _log_query(
+    args: Mapping[str, Any], now: datetime, *, levels: bool = True, text: bool = True
+) -> _LogQuery:
+    """A log tool's arguments (``levels`` and ``text`` read only by the tools that take them)."""
+    start, end = _window_of(args, now)
+    return _LogQuery(
+        start,
+        end,
+        args.get("services") or None,
+        (args.get("levels") or None) if levels else None,
+        (args.get("text") or None) if text else None,
+    )
+
+
 # --- bounded results ------------------------------------------------------------------------------
 
 
@@ -795,24 +820,19 @@ class ToolRun:
         known = set(await self.services())
         return [s for s in services if s not in known]
 
-    def _log_result(
-        self,
-        start: datetime,
-        end: datetime,
-        services: Sequence[str] | None,
-        levels: Sequence[str] | None,
-        text: str | None,
-        description: str,
-        key: str,
-        items: list[Any],
-        unknown: list[str],
+    async def _log_result(
+        self, q: _LogQuery, description: str, key: str, items: list[Any]
     ) -> Present:
+        """The present step of one log tool: its items under ``key``, cited as ``description``,
+        with the asked services that sent no logs at all named."""
+        start, end, services = q.start, q.end, q.services
+        unknown = await self._unknown_services(services)
 
         def present(run: ToolRun) -> dict[str, Any]:
             if items:
                 run.found_data = True
             result: dict[str, Any] = {
-                "source_id": run._log_cite(start, end, services, levels, text, description),
+                "source_id": run._log_cite(start, end, services, q.levels, q.text, description),
                 "start": format_ts(start),
                 "end": format_ts(end),
                 key: items,
@@ -825,27 +845,17 @@ class ToolRun:
         return present
 
     async def _log_counts(self, args: Mapping[str, Any]) -> Present:
-        start, end = _window_of(args, self.ctx.now)
-        services = args.get("services") or None
-        rows = await self.ctx.logs.counts(self.ctx.org_id, start, end, services)
+        q = _log_query(args, self.ctx.now, levels=False, text=False)
+        rows = await self.ctx.logs.counts(self.ctx.org_id, q.start, q.end, q.services)
         items = [{"service": s, "level": lvl, "count": n} for s, lvl, n in rows]
-        return self._log_result(
-            start,
-            end,
-            services,
-            None,
-            None,
-            f"Log counts for {self._scope(services)}",
-            "counts",
-            items,
-            await self._unknown_services(services),
+        return await self._log_result(
+            q, f"Log counts for {self._scope(q.services)}", "counts", items
         )
 
     async def _log_top_messages(self, args: Mapping[str, Any]) -> Present:
-        start, end = _window_of(args, self.ctx.now)
-        services, levels = args.get("services") or None, args.get("levels") or None
+        q = _log_query(args, self.ctx.now, text=False)
         rows = await self.ctx.logs.top_messages(
-            self.ctx.org_id, start, end, services, levels, int(args.get("limit", 10))
+            self.ctx.org_id, q.start, q.end, q.services, q.levels, int(args.get("limit", 10))
         )
         items = [
             {
@@ -858,25 +868,21 @@ class ToolRun:
             }
             for m in rows
         ]
-        what = "/".join(levels) if levels else "All"
-        return self._log_result(
-            start,
-            end,
-            services,
-            levels,
-            None,
-            f"{what} messages from {self._scope(services)}",
-            "messages",
-            items,
-            await self._unknown_services(services),
+        what = "/".join(q.levels) if q.levels else "All"
+        return await self._log_result(
+            q, f"{what} messages from {self._scope(q.services)}", "messages", items
         )
 
     async def _log_records(self, args: Mapping[str, Any]) -> Present:
-        start, end = _window_of(args, self.ctx.now)
-        services, levels = args.get("services") or None, args.get("levels") or None
-        text = args.get("text") or None
+        q = _log_query(args, self.ctx.now)
         rows = await self.ctx.logs.query(
-            self.ctx.org_id, start, end, services, levels, text, int(args.get("limit", 20))
+            self.ctx.org_id,
+            q.start,
+            q.end,
+            q.services,
+            q.levels,
+            q.text,
+            int(args.get("limit", 20)),
         )
         items = []
         for r in rows:
@@ -889,21 +895,14 @@ class ToolRun:
             if r.attributes:
                 item["attributes"] = _cut(_dump(r.attributes), 500)
             items.append(item)
-        matching = f' matching "{_cut(text, 60)}"' if text else ""
-        return self._log_result(
-            start,
-            end,
-            services,
-            levels,
-            text,
-            f"Log lines from {self._scope(services)}{matching}",
-            "records",
-            items,
-            await self._unknown_services(services),
+        matching = f' matching "{_cut(q.text, 60)}"' if q.text else ""
+        return await self._log_result(
+            q, f"Log lines from {self._scope(q.services)}{matching}", "records", items
         )
 
     async def _log_histogram(self, args: Mapping[str, Any]) -> Present:
-        start, end = _window_of(args, self.ctx.now)
+        q = _log_query(args, self.ctx.now, text=False)
+        start, end = q.start, q.end
         bucket = int(args.get("bucket_seconds") or 0) or max(
             60, math.ceil((end - start).total_seconds() / 60 / 60) * 60
         )
@@ -911,19 +910,12 @@ class ToolRun:
             raise ToolArgumentError(
                 "more than 500 buckets: widen bucket_seconds or narrow the range"
             )
-        services, levels = args.get("services") or None, args.get("levels") or None
-        rows = await self.ctx.logs.histogram(self.ctx.org_id, start, end, bucket, services, levels)
+        rows = await self.ctx.logs.histogram(
+            self.ctx.org_id, start, end, bucket, q.services, q.levels
+        )
         items = [[format_ts(t), n] for t, n in rows]
-        return self._log_result(
-            start,
-            end,
-            services,
-            levels,
-            None,
-            f"Log histogram ({bucket} s buckets) for {self._scope(services)}",
-            "buckets",
-            items,
-            await self._unknown_services(services),
+        return await self._log_result(
+            q, f"Log histogram ({bucket} s buckets) for {self._scope(q.services)}", "buckets", items
         )
 
     # --- changes and metrics ---

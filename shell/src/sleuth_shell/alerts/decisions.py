@@ -31,7 +31,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import bindparam, case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.errors import InvalidCriteria
@@ -185,30 +185,60 @@ class _State:
     )  # (pk, org, agent | None, rules, reason, expires)
 
 
+#: The matched agents' rows (statements built once: their cache keys are computed once).
+_AGENTS = (
+    select(
+        AlertResponder.id,
+        AlertResponder.team_id,
+        AlertResponder.status,
+        AlertResponder.runbook_active,
+        AlertResponder.runbook_prompt,
+        AlertResponder.max_runs_per_hour,
+        AlertResponder.max_runs_per_day,
+        AlertResponder.group_window_seconds,
+        AlertResponder.investigate,
+    )
+    .where(AlertResponder.id.in_(bindparam("ids", expanding=True)))
+    .order_by(AlertResponder.id)
+)
+# Caps, grouping and budgets count what committed transactions opened: on PostgreSQL concurrent
+# batches deciding for the same agents take turns (in id order: no deadlock).
+_AGENTS_LOCKED = _AGENTS.with_for_update()
+#: The agents' claims on the batch's dedup keys.
+_HELD = select(
+    Investigation.id,
+    Investigation.alert_responder_id,
+    Investigation.dedup_key,
+    Investigation.created_at,
+).where(
+    Investigation.alert_responder_id.in_(bindparam("ids", expanding=True)),
+    Investigation.dedup_key.in_(bindparam("keys", expanding=True)),
+    Investigation.dedup_active.is_(True),
+)
+#: The agents' investigations of the batch's group keys since the longest group window.
+_GROUPED = (
+    select(
+        Investigation.id,
+        Investigation.alert_responder_id,
+        Investigation.group_key,
+        Investigation.created_at,
+    )
+    .where(
+        Investigation.alert_responder_id.in_(bindparam("ids", expanding=True)),
+        Investigation.group_key.in_(bindparam("keys", expanding=True)),
+        Investigation.created_at > bindparam("since"),
+    )
+    .order_by(Investigation.created_at, Investigation.id)
+)
+
+
 async def _agents(session: AsyncSession, ids: set[int]) -> dict[int, _Agent]:
     if not ids:
         return {}
-    query = (
-        select(
-            AlertResponder.id,
-            AlertResponder.team_id,
-            AlertResponder.status,
-            AlertResponder.runbook_active,
-            AlertResponder.runbook_prompt,
-            AlertResponder.max_runs_per_hour,
-            AlertResponder.max_runs_per_day,
-            AlertResponder.group_window_seconds,
-            AlertResponder.investigate,
-        )
-        .where(AlertResponder.id.in_(ids))
-        .order_by(AlertResponder.id)
-    )
-    if session.get_bind().dialect.name == "postgresql":
-        # Caps, grouping and budgets count what committed transactions opened: concurrent
-        # batches deciding for the same agents take turns (in id order: no deadlock).
-        query = query.with_for_update()
+    locked = session.get_bind().dialect.name == "postgresql"
+    rows = await session.execute(_AGENTS_LOCKED if locked else _AGENTS, {"ids": sorted(ids)})
     found: dict[int, _Agent] = {}
-    for row in (await session.execute(query)).all():
+    for row in rows.all():
         found[int(row[0])] = _Agent(
             id=int(row[0]),
             team_id=int(row[1]),
@@ -235,18 +265,7 @@ async def _load_state(
     latest = max(alert.now for alert in alerts)
     ids = set(agents)
     dedup_keys = {alert.event.dedup_key for alert in alerts}
-    held = await session.execute(
-        select(
-            Investigation.id,
-            Investigation.alert_responder_id,
-            Investigation.dedup_key,
-            Investigation.created_at,
-        ).where(
-            Investigation.alert_responder_id.in_(ids),
-            Investigation.dedup_key.in_(dedup_keys),
-            Investigation.dedup_active.is_(True),
-        )
-    )
+    held = await session.execute(_HELD, {"ids": sorted(ids), "keys": sorted(dedup_keys)})
     for pk, agent_id, key, created in held.all():
         state.dedup[(int(agent_id or 0), str(key))] = (int(pk), None, created)
 
@@ -254,18 +273,12 @@ async def _load_state(
     window = max(agent.group_window for agent in agents.values())
     if window > 0:
         grouped = await session.execute(
-            select(
-                Investigation.id,
-                Investigation.alert_responder_id,
-                Investigation.group_key,
-                Investigation.created_at,
-            )
-            .where(
-                Investigation.alert_responder_id.in_(ids),
-                Investigation.group_key.in_(group_keys),
-                Investigation.created_at > now - timedelta(seconds=window),
-            )
-            .order_by(Investigation.created_at, Investigation.id)
+            _GROUPED,
+            {
+                "ids": sorted(ids),
+                "keys": sorted(group_keys),
+                "since": now - timedelta(seconds=window),
+            },
         )
         for pk, agent_id, key, created in grouped.all():
             state.groups[(int(agent_id or 0), str(key))] = (int(pk), None, created)  # latest

@@ -69,6 +69,7 @@ __all__ = [
     "create_alert_responder",
     "delete_alert_responder",
     "effective_prompt",
+    "load_alert_responder",
     "update_alert_responder",
 ]
 
@@ -339,8 +340,17 @@ def _given(value: Any) -> bool:
 # --- reading -------------------------------------------------------------------------------------
 
 
-async def _load(session: AsyncSession, org_id: int, alert_id: str) -> AlertResponder:
+async def load_alert_responder(session: AsyncSession, org_id: int, alert_id: str) -> AlertResponder:
+    """The organization's alert agent with Global ID ``alert_id``; 404 ``Alert responder not
+    found``."""
     return await load_owned(session, AlertResponder, org_id, alert_id, GLOBAL_TYPE, THING)
+
+
+def _set_status(agent: AlertResponder, status: str) -> None:
+    """Give ``agent`` ``status``; an agent already in it is left clean, so that the commit has
+    nothing to flush (the ORM would write nothing for it either, after a flush's worth of work)."""
+    if agent.status != status:
+        agent.status = status
 
 
 def _ref(agent: AlertResponder, public_url: str) -> AlertResponderRef:
@@ -519,7 +529,7 @@ async def delete_alert_responder(session: AsyncSession, org_id: int, alert_id: s
     """Delete an alert agent, stopping its pending investigations; an ID that names nothing
     (already deleted, unknown, malformed) is already deleted."""
     try:
-        agent = await _load(session, org_id, alert_id)
+        agent = await load_alert_responder(session, org_id, alert_id)
     except ApiError:
         return
     await stop_pending_investigations(session, agent.id)
@@ -537,7 +547,7 @@ async def update_alert_responder(
 ) -> AlertResponder:
     """Change the given fields of the agent ``alert_id`` (committed); 404 / 400 / 409
     :class:`ApiError` with the API's detail."""
-    agent = await _load(session, org_id, alert_id)
+    agent = await load_alert_responder(session, org_id, alert_id)
     await _check_read_only(session, agent, data, org_name, public_url)
     is_chat = agent.chat_channel_id is not None
     # [] is what GET returns for a chat agent: sending it back changes nothing.
@@ -677,13 +687,15 @@ class AlertResponderController(Controller):
     )
     async def update_one(
         self,
+        request: Request[Any, Any, Any],
         alert_id: FromPath[str],
-        principal: CurrentPrincipal,
         db_session: DbSession,
-        settings: AppSettings,
         data: StrictBody[AlertResponderUpdate],
     ) -> AlertResponderRef:
-        """Change the given fields of an alert agent."""
+        """Change the given fields of an alert agent (the principal and settings from the
+        request, as in :meth:`enable`)."""
+        principal = provide_principal(request)
+        settings: Settings = request.app.state.settings
         agent = await update_alert_responder(
             db_session, principal.org_id, principal.org_name, settings.public_url, alert_id, data
         )
@@ -696,10 +708,11 @@ class AlertResponderController(Controller):
         status_code=200,
     )
     async def delete_one(
-        self, alert_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
+        self, request: Request[Any, Any, Any], alert_id: FromPath[str], db_session: DbSession
     ) -> Success:
-        """Delete an alert agent; succeeds for any ID (already deleted, unknown, malformed)."""
-        await delete_alert_responder(db_session, principal.org_id, alert_id)
+        """Delete an alert agent; succeeds for any ID (already deleted, unknown, malformed).
+        The principal from the request, as in :meth:`enable`."""
+        await delete_alert_responder(db_session, provide_principal(request).org_id, alert_id)
         return Success(success=True)
 
     @post(
@@ -709,11 +722,15 @@ class AlertResponderController(Controller):
         status_code=200,
     )
     async def enable(
-        self, alert_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
+        self, request: Request[Any, Any, Any], alert_id: FromPath[str], db_session: DbSession
     ) -> AlertResponderStatus:
-        """Set the agent ACTIVE: it processes alerts again."""
-        agent = await _load(db_session, principal.org_id, alert_id)
-        agent.status = "ACTIVE"
+        """Set the agent ACTIVE: it processes alerts again.
+
+        The principal straight from the request, as in :meth:`get_one`: with two dependencies
+        Litestar resolves them in a task group (two tasks a request).
+        """
+        agent = await load_alert_responder(db_session, provide_principal(request).org_id, alert_id)
+        _set_status(agent, "ACTIVE")
         await db_session.commit()
         return AlertResponderStatus(id=alert_id, status=agent.status)
 
@@ -724,11 +741,12 @@ class AlertResponderController(Controller):
         status_code=200,
     )
     async def disable(
-        self, alert_id: FromPath[str], principal: CurrentPrincipal, db_session: DbSession
+        self, request: Request[Any, Any, Any], alert_id: FromPath[str], db_session: DbSession
     ) -> AlertResponderStatus:
-        """Set the agent PAUSED: it ignores alerts until enabled."""
-        agent = await _load(db_session, principal.org_id, alert_id)
-        agent.status = "PAUSED"
+        """Set the agent PAUSED: it ignores alerts until enabled (the principal from the
+        request, as in :meth:`enable`)."""
+        agent = await load_alert_responder(db_session, provide_principal(request).org_id, alert_id)
+        _set_status(agent, "PAUSED")
         await stop_pending_investigations(db_session, agent.id)
         await db_session.commit()
         return AlertResponderStatus(id=alert_id, status=agent.status)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
@@ -83,14 +83,28 @@ def choice_filter(value: str | None, name: str, choices: Sequence[str]) -> str |
     return value
 
 
+_OWNED: dict[type[Any], Select[Any]] = {}
+
+
+def _owned_statement(model: type[Any]) -> Select[Any]:
+    """``model``'s row by ``:pk`` and ``:org_id``, built once per model (building the statement
+    and its cache key cost more than the read)."""
+    found = _OWNED.get(model)
+    if found is None:
+        table: Any = model
+        found = _OWNED[model] = select(model).where(
+            table.id == bindparam("pk"), table.org_id == bindparam("org_id")
+        )
+    return found
+
+
 async def load_owned(
     session: AsyncSession, model: type[_M], org_id: int, value: str, type_name: str, thing: str
 ) -> _M:
     """The organization's ``model`` row with Global ID ``value`` of ``type_name``; 404
     ``<thing> not found`` (malformed, unknown, or another organization's)."""
     pk = decode_id_or_404(value, type_name, thing)
-    table: Any = model
-    row = await session.scalar(select(model).where(table.id == pk, table.org_id == org_id))
+    row: _M | None = await session.scalar(_owned_statement(model), {"pk": pk, "org_id": org_id})
     if row is None:
         raise not_found(thing)
     return row

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, delete, event, insert
+from sqlalchemy import Connection, bindparam, delete, event, insert
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, UOWTransaction
 
@@ -35,34 +35,45 @@ KEEP_CHANGES = 1000
 RELOAD_ALL = 0
 
 
-def bump(connection: Connection, org_id: int, agent_ids: list[int]) -> int:
-    """Advance ``org_id``'s version once per agent id in ``agent_ids``, recording each change;
-    returns the new version. Runs on ``connection`` (the caller's transaction)."""
-    version = 0
-    table = AgentIndexVersion.__table__
-    for agent_id in agent_ids:
-        dialect_insert = (
-            postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
-        )
-        stmt = (
+def _statements(dialect_name: str) -> tuple[Any, Any, Any]:
+    """The version upsert, the change insert and the prune of ``dialect_name``, built once (each
+    built per agent change cost more than running it)."""
+    found = _STATEMENTS.get(dialect_name)
+    if found is None:
+        table = AgentIndexVersion.__table__
+        dialect_insert = postgresql.insert if dialect_name == "postgresql" else sqlite.insert
+        upsert = (
             dialect_insert(table)
-            .values(org_id=org_id, version=1)
+            .values(org_id=bindparam("org_id"), version=1)
             .on_conflict_do_update(index_elements=["org_id"], set_={"version": table.c.version + 1})
             .returning(table.c.version)
         )
-        version = int(connection.execute(stmt).scalar_one())
-        connection.execute(
-            insert(AlertResponderChange.__table__).values(
-                org_id=org_id, version=version, alert_responder_id=agent_id
-            )
+        record = insert(AlertResponderChange.__table__).values(
+            org_id=bindparam("org_id"),
+            version=bindparam("version"),
+            alert_responder_id=bindparam("agent_id"),
         )
+        prune = delete(AlertResponderChange.__table__).where(
+            AlertResponderChange.org_id == bindparam("org_id"),
+            AlertResponderChange.version <= bindparam("oldest"),
+        )
+        found = _STATEMENTS[dialect_name] = (upsert, record, prune)
+    return found
+
+
+_STATEMENTS: dict[str, tuple[Any, Any, Any]] = {}
+
+
+def bump(connection: Connection, org_id: int, agent_ids: list[int]) -> int:
+    """Advance ``org_id``'s version once per agent id in ``agent_ids``, recording each change;
+    returns the new version. Runs on ``connection`` (the caller's transaction)."""
+    upsert, record, prune = _statements(connection.dialect.name)
+    version = 0
+    for agent_id in agent_ids:
+        version = int(connection.execute(upsert, {"org_id": org_id}).scalar_one())
+        connection.execute(record, {"org_id": org_id, "version": version, "agent_id": agent_id})
     if version > KEEP_CHANGES:
-        connection.execute(
-            delete(AlertResponderChange.__table__).where(
-                AlertResponderChange.org_id == org_id,
-                AlertResponderChange.version <= version - KEEP_CHANGES,
-            )
-        )
+        connection.execute(prune, {"org_id": org_id, "oldest": version - KEEP_CHANGES})
     return version
 
 

@@ -32,9 +32,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Insert, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -128,6 +129,16 @@ def delivery_values(row: _Row, ids: Sequence[int]) -> dict[str, Any]:
     }
 
 
+@lru_cache(maxsize=4)
+def _delivery_insert(dialect: str) -> Insert:
+    """The delivery records' ``INSERT ... ON CONFLICT DO NOTHING RETURNING id`` for ``dialect``,
+    built once (its cache key is computed once, not on every batch)."""
+    table = WebhookDelivery.__table__
+    return insert_ignore_rows(
+        dialect, table, conflict_columns=["subscription_id", "delivery_id"]
+    ).returning(table.c.id)
+
+
 def alert_count(delivery: Delivery) -> int:
     """How many records ``delivery`` writes (one per alert; at least one unit of batch room)."""
     return max(1, len(delivery.alerts))
@@ -197,11 +208,7 @@ async def write_batch(
                     answers[index].append(pk)
 
     if first:
-        dialect = session.get_bind().dialect.name
-        table = WebhookDelivery.__table__
-        statement = insert_ignore_rows(
-            dialect, table, conflict_columns=["subscription_id", "delivery_id"]
-        ).returning(table.c.id)
+        statement = _delivery_insert(session.get_bind().dialect.name)
         # In key order, like the claims: two nodes' batches then wait for each other, never
         # deadlock, on PostgreSQL's unique index.
         values = [delivery_values(rows[first[key]], answers[first[key]]) for key in sorted(first)]

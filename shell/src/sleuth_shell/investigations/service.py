@@ -38,9 +38,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import lru_cache
 from typing import Any, Protocol
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import Insert, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import encode_global_id
@@ -275,15 +276,12 @@ async def open_investigations_detailed(
             raise ValueError("dedup_key is at most 255 characters")
         first.setdefault((opening.agent.id, opening.dedup_key), opening)
     pairs = sorted(first)
-    table = Investigation.__table__
     dialect = session.get_bind().dialect.name
     pk_of: dict[tuple[int, str], int] = {}
     created: list[int] = []
     fresh: set[int] = set()
     if pairs:
-        statement = insert_ignore_rows(
-            dialect, table, conflict_columns=("alert_responder_id", "dedup_key", "dedup_active")
-        ).returning(table.c.id, table.c.alert_responder_id, table.c.dedup_key)
+        statement = _claims_insert(dialect)
         rows = [_opening_values(first[pair]) for pair in pairs]
         for pk, agent_id, dedup_key in (await session.execute(statement, rows)).all():
             pk_of[(int(agent_id), str(dedup_key))] = int(pk)
@@ -335,6 +333,16 @@ async def open_investigations_detailed(
         answers.append((pk, pk in fresh))
         fresh.discard(pk)  # a later opening of the same pair reuses it
     return answers
+
+
+@lru_cache(maxsize=4)
+def _claims_insert(dialect: str) -> Insert:
+    """The claims' ``INSERT ... ON CONFLICT DO NOTHING RETURNING`` for ``dialect``, built once (its
+    cache key is computed once, not on every batch)."""
+    table = Investigation.__table__
+    return insert_ignore_rows(
+        dialect, table, conflict_columns=("alert_responder_id", "dedup_key", "dedup_active")
+    ).returning(table.c.id, table.c.alert_responder_id, table.c.dedup_key)
 
 
 def _opening_values(opening: Opening) -> dict[str, Any]:

@@ -252,7 +252,10 @@ async def enqueue_many(
         }
         for payload, key in jobs
     ]
-    await session.execute(insert(Job), rows)
+    # The table's Core insert (one executemany): ``insert(Job)`` would take the ORM's bulk path,
+    # which sets every row's attributes through the mapper first (docs/performance.md,
+    # "Overlapping agents, second round").
+    await session.execute(Job.__table__.insert(), rows)
     _watch(session)
 
 

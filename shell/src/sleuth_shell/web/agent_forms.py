@@ -22,12 +22,13 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.errors import CoreError
-from sleuth_core.ids import decode_global_id, encode_global_id
+from sleuth_core.ids import encode_global_id
 from sleuth_shell.api.alert_responders import (
     AlertResponderCreate,
     AlertResponderUpdate,
     create_alert_responder,
     delete_alert_responder,
+    load_alert_responder,
     update_alert_responder,
 )
 from sleuth_shell.api.alerts import DryRunBody, run_dry_run
@@ -38,10 +39,16 @@ from sleuth_shell.db.models import (
     WebhookSubscription,
 )
 from sleuth_shell.domain import ALERT_SOURCE_TYPES
-from sleuth_shell.errors import ApiError, not_found
+from sleuth_shell.errors import ApiError
 from sleuth_shell.web.alerts import highlight, leaf_spans
-from sleuth_shell.web.guard import PAGE_OPTIONS, Viewer, ViewerDep, form_data, page
-from sleuth_shell.web.rows import owned
+from sleuth_shell.web.guard import (
+    PAGE_OPTIONS,
+    Viewer,
+    ViewerDep,
+    form_data,
+    form_page,
+    form_refusal,
+)
 
 __all__ = ["ROUTES", "form_body"]
 
@@ -250,11 +257,10 @@ def _form_page(
     error: str | None = None,
     preview: dict[str, Any] | None = None,
 ) -> Template:
-    return page(
+    return form_page(
         "agent_form.html",
         viewer,
         "agents",
-        status_code=400 if error else 200,
         title=f"Edit {form['name']}" if gid else "New alert agent",
         form=form,
         gid=gid,
@@ -293,10 +299,7 @@ async def _submit(
                 )
             target = encode_global_id("AlertResponder", agent.id)
         except (ApiError, CoreError, msgspec.ValidationError, _Refused) as exc:
-            await session.rollback()
-            if isinstance(exc, ApiError) and exc.status_code == 404:
-                raise
-            detail = exc.detail if isinstance(exc, ApiError) else str(exc)
+            detail = await form_refusal(session, exc)
             return _form_page(viewer, form, choices, gid=gid, error=detail)
     return Redirect(path=f"/alert-responders/{quote(target, safe='=')}", status_code=303)
 
@@ -322,11 +325,7 @@ async def _stored_agent(
     request: Request[Any, Any, Any], viewer: Viewer, responder_id: str
 ) -> AlertResponder:
     async with request.app.state.session_factory() as session:
-        pk = decode_global_id(responder_id, "AlertResponder")
-        agent: AlertResponder | None = await owned(session, AlertResponder, pk, viewer.org_id)
-    if agent is None:
-        raise not_found("Alert responder")
-    return agent
+        return await load_alert_responder(session, viewer.org_id, responder_id)
 
 
 @get("/alert-responders/{responder_id:str}/edit", **PAGE_OPTIONS)

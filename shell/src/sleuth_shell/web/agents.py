@@ -13,7 +13,8 @@ from litestar.params import FromPath
 from litestar.response import Redirect, Template
 from sqlalchemy import func, select
 
-from sleuth_core.ids import decode_global_id, encode_global_id
+from sleuth_core.ids import encode_global_id
+from sleuth_shell.api.alert_responders import load_alert_responder
 from sleuth_shell.db.models import (
     AlertResponder,
     Investigation,
@@ -21,12 +22,11 @@ from sleuth_shell.db.models import (
     WebhookSubscription,
 )
 from sleuth_shell.db.paging import PageRequest
-from sleuth_shell.errors import not_found
 from sleuth_shell.investigations import stop_pending_investigations
 from sleuth_shell.investigations.queries import list_investigations
 from sleuth_shell.urls import ingest_url
 from sleuth_shell.web.guard import PAGE_OPTIONS, Viewer, ViewerDep, form_data, page
-from sleuth_shell.web.rows import RECENT, owned, team_names
+from sleuth_shell.web.rows import RECENT, org_rows, team_names
 
 __all__ = ["ROUTES"]
 
@@ -35,13 +35,7 @@ __all__ = ["ROUTES"]
 async def agents_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Template:
     """The organization's alert agents with their state and latest investigation."""
     async with request.app.state.session_factory() as session:
-        agents = (
-            await session.scalars(
-                select(AlertResponder)
-                .where(AlertResponder.org_id == viewer.org_id)
-                .order_by(AlertResponder.name)
-            )
-        ).all()
+        agents = await org_rows(session, AlertResponder, viewer.org_id, AlertResponder.name)
         counts = dict(
             (
                 await session.execute(
@@ -77,10 +71,7 @@ async def alert_responder_page(
     """An alert agent: criteria in both forms, sources, integrations, ingest URL, investigations."""
     public_url = request.app.state.settings.public_url
     async with request.app.state.session_factory() as session:
-        pk = decode_global_id(responder_id, "AlertResponder")
-        agent = await owned(session, AlertResponder, pk, viewer.org_id)
-        if agent is None:
-            raise not_found("Alert responder")
+        agent = await load_alert_responder(session, viewer.org_id, responder_id)
         found = await list_investigations(
             session, viewer.org_id, PageRequest(limit=RECENT), agent_id=agent.id
         )
@@ -143,10 +134,7 @@ async def _set_agent_status(
 ) -> Response[Any]:
     await form_data(request, viewer)
     async with request.app.state.session_factory() as session:
-        pk = decode_global_id(responder_id, "AlertResponder")
-        agent = await owned(session, AlertResponder, pk, viewer.org_id)
-        if agent is None:
-            raise not_found("Alert responder")
+        agent = await load_alert_responder(session, viewer.org_id, responder_id)
         agent.status = status
         if status == "PAUSED":  # as POST /api/v1/alert-responders/{id}/disable
             await stop_pending_investigations(session, agent.id)

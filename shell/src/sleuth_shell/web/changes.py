@@ -11,14 +11,14 @@ from litestar import Request, get
 from litestar.params import FromPath
 from litestar.response import Template
 
-from sleuth_core.language import format_ts
 from sleuth_shell.agents.base import CHANGE_KINDS
 from sleuth_shell.changes.store import SqlChangeStore
 from sleuth_shell.domain import MAX_PK
 from sleuth_shell.errors import bad_request, not_found
 from sleuth_shell.web.filters import (
+    filled_form,
+    form_range,
     form_text,
-    form_time,
     page_links,
     page_number,
     query_json,
@@ -66,10 +66,7 @@ async def changes_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Te
         kind = form_text(request, "kind").lower()
         if kind and kind not in CHANGE_KINDS:
             raise bad_request(f"Invalid kind: must be one of {', '.join(CHANGE_KINDS)}")
-        start = form_time(request.query_params.get("from"), "from")
-        end = form_time(request.query_params.get("to"), "to")
-        if start is not None and end is not None and end <= start:
-            raise bad_request("Invalid time range: to must be after from")
+        start, end = form_range(request)
         service = form_text(request, "service")
         f = {
             "start": start,
@@ -92,13 +89,7 @@ async def changes_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Te
         total=total,
         services=await store.services(viewer.org_id),
         kinds=CHANGE_KINDS,
-        form={
-            "service": (f["services"] or [""])[0],
-            "kind": (f["kinds"] or [""])[0],
-            "text": f["text"] or "",
-            "from": format_ts(f["start"]) if f["start"] else "",
-            "to": format_ts(f["end"]) if f["end"] else "",
-        },
+        form=filled_form(f, "kind"),
         number=number,
         links=page_links(request, number, len(rows) > CHANGE_PAGE),
     )

@@ -25,7 +25,7 @@ from sleuth_shell.web.guard import (
     Viewer,
     ViewerDep,
     form_data,
-    page,
+    form_page,
     require_admin_viewer,
 )
 
@@ -77,11 +77,10 @@ async def _page(
 ) -> Template:
     async with request.app.state.session_factory() as session:
         rows = await store.list_all(session, viewer.org_id)
-    return page(
+    return form_page(
         "data_sources.html",
         viewer,
         "metrics",
-        status_code=400 if error else 200,
         title="Data sources",
         sources=[(encode_global_id("DataSource", r.id), r) for r in rows],
         form=form,
@@ -149,11 +148,10 @@ def _shown(row: DataSource) -> dict[str, Any]:
 def _edit_page(
     viewer: Viewer, gid: str, stored: dict[str, Any], form: dict[str, str], error: str | None = None
 ) -> Template:
-    return page(
+    return form_page(
         "data_source_form.html",
         viewer,
         "metrics",
-        status_code=400 if error else 200,
         title=f"Edit {stored['name']}",
         gid=gid,
         stored=stored,

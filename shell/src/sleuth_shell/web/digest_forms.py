@@ -33,7 +33,14 @@ from sleuth_shell.api.digests import (
 )
 from sleuth_shell.db.models import Digest, NotificationIntegration, Team, utcnow
 from sleuth_shell.errors import ApiError
-from sleuth_shell.web.guard import PAGE_OPTIONS, Viewer, ViewerDep, form_data, page
+from sleuth_shell.web.guard import (
+    PAGE_OPTIONS,
+    Viewer,
+    ViewerDep,
+    form_data,
+    form_page,
+    form_refusal,
+)
 from sleuth_shell.web.render import fire_times
 
 __all__ = ["ROUTES", "digest_body", "viewer_zone"]
@@ -149,11 +156,10 @@ def _form_page(
             fires = fire_times(check_schedule(form["schedule"]), utcnow(), SHOWN_FIRES)
         except ApiError as exc:
             error = exc.detail
-    return page(
+    return form_page(
         "digest_form.html",
         viewer,
         "digests",
-        status_code=400 if error else 200,
         title=f"Edit {form['name']}" if gid else "New digest",
         form=form,
         rows=[*form["sections"], *[("", "")] * SPARE_SECTIONS],
@@ -196,10 +202,7 @@ async def _submit(
                 )
             target = encode_global_id("Digest", digest.id)
         except (ApiError, CoreError, msgspec.ValidationError) as exc:
-            await session.rollback()
-            if isinstance(exc, ApiError) and exc.status_code == 404:
-                raise
-            detail = exc.detail if isinstance(exc, ApiError) else str(exc)
+            detail = await form_refusal(session, exc)
             return _form_page(viewer, form, choices, gid=gid, error=detail)
     return Redirect(path=f"/digests/{quote(target, safe='=')}", status_code=303)
 

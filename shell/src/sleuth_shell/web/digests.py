@@ -8,9 +8,9 @@ from urllib.parse import quote
 from litestar import Request, Response, get, post
 from litestar.params import FromPath
 from litestar.response import Redirect, Template
-from sqlalchemy import select
 
 from sleuth_core.ids import decode_global_id, encode_global_id
+from sleuth_shell.api.digests import load_digest
 from sleuth_shell.db.models import (
     Digest,
     utcnow,
@@ -21,7 +21,7 @@ from sleuth_shell.domain import MAX_PK
 from sleuth_shell.errors import not_found
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, form_data, page
 from sleuth_shell.web.render import fire_times, next_fire
-from sleuth_shell.web.rows import RECENT, owned, team_names
+from sleuth_shell.web.rows import RECENT, org_rows, team_names
 
 __all__ = ["ROUTES"]
 
@@ -30,11 +30,7 @@ __all__ = ["ROUTES"]
 async def digests_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Template:
     """Digests with their schedule in words and next fire time."""
     async with request.app.state.session_factory() as session:
-        digests = (
-            await session.scalars(
-                select(Digest).where(Digest.org_id == viewer.org_id).order_by(Digest.name)
-            )
-        ).all()
+        digests = await org_rows(session, Digest, viewer.org_id, Digest.name)
         teams = await team_names(session, viewer.org_id)
     now = utcnow()
     return page(
@@ -61,10 +57,7 @@ async def digest_page(
 ) -> Template:
     """A digest agent: schedule in words and next fire times, sections, Run now, latest runs."""
     async with request.app.state.session_factory() as session:
-        pk = decode_global_id(digest_id, "Digest")
-        digest = await owned(session, Digest, pk, viewer.org_id)
-        if digest is None:
-            raise not_found("Digest")
+        digest = await load_digest(session, viewer.org_id, digest_id)
         runs = await latest_runs(session, viewer.org_id, digest.id, RECENT)
         teams = await team_names(session, viewer.org_id)
     return page(
@@ -88,9 +81,7 @@ async def run_digest_now(
     """Run now: queue a run (the worker generates it) and go back to the digest."""
     await form_data(request, viewer)
     async with request.app.state.session_factory() as session:
-        digest = await owned(session, Digest, decode_global_id(digest_id, "Digest"), viewer.org_id)
-        if digest is None:
-            raise not_found("Digest")
+        digest = await load_digest(session, viewer.org_id, digest_id)
         run, _ = await run_digest(
             session,
             request.app.state.services,

@@ -12,11 +12,13 @@ from urllib.parse import urlencode
 
 from litestar import Request
 
-from sleuth_core.language import parse_timestamp
+from sleuth_core.language import format_ts, parse_timestamp
 from sleuth_shell.errors import bad_request
 
 __all__ = [
     "PER_PAGE",
+    "filled_form",
+    "form_range",
     "form_text",
     "form_time",
     "page_links",
@@ -62,6 +64,29 @@ def form_time(value: str | None, name: str) -> datetime | None:
     if parsed is None:
         raise bad_request(f"Invalid {name}: an ISO 8601 date-time is required")
     return parsed
+
+
+def form_range(request: Request[Any, Any, Any]) -> tuple[datetime | None, datetime | None]:
+    """The form's ``from`` and ``to`` times (None when blank); 400 when one is not ISO 8601 or
+    ``to`` is not after ``from``."""
+    start = form_time(request.query_params.get("from"), "from")
+    end = form_time(request.query_params.get("to"), "to")
+    if start is not None and end is not None and end <= start:
+        raise bad_request("Invalid time range: to must be after from")
+    return start, end
+
+
+def filled_form(f: dict[str, Any], choice: str) -> dict[str, str]:
+    """The filter form's fields for the filters ``f`` (``start``, ``end``, ``services``,
+    ``<choice>s``, ``text``): the first service, the first ``choice`` (kind, level), the text
+    and the times."""
+    return {
+        "service": (f["services"] or [""])[0],
+        choice: (f[f"{choice}s"] or [""])[0],
+        "text": f["text"] or "",
+        "from": format_ts(f["start"]) if f["start"] else "",
+        "to": format_ts(f["end"]) if f["end"] else "",
+    }
 
 
 def query_json(raw: str) -> dict[str, Any]:

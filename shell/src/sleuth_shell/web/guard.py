@@ -23,11 +23,13 @@ from litestar.di import NamedDependency, Provide
 from litestar.exceptions import NotAuthorizedException, PermissionDeniedException
 from litestar.handlers.base import BaseRouteHandler
 from litestar.response import Redirect, Template
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.auth import current_principal
 from sleuth_shell.db.models import (
     utcnow,
 )
+from sleuth_shell.errors import ApiError
 from sleuth_shell.ratelimit import rate_limiter_of
 from sleuth_shell.web.render import PAGE_HEADERS
 from sleuth_shell.web.sessions import (
@@ -43,6 +45,8 @@ __all__ = [
     "Viewer",
     "ViewerDep",
     "form_data",
+    "form_page",
+    "form_refusal",
     "page",
     "require_admin_viewer",
     "require_page_login",
@@ -185,3 +189,23 @@ def page(
         status_code=status_code,
         headers=PAGE_HEADERS,
     )
+
+
+def form_page(
+    template: str, viewer: Viewer, nav: str, *, error: str | None, **context: Any
+) -> Template:
+    """A page holding a form: ``error`` shown with a 400 when the posted form was refused, else
+    a 200."""
+    return page(template, viewer, nav, status_code=400 if error else 200, error=error, **context)
+
+
+async def form_refusal(session: AsyncSession, exc: Exception) -> str:
+    """What a form shows when the operation refused what was posted (``session`` rolled back):
+    the API's ``detail`` or the error's text. A 404 (the record being edited is gone) is raised
+    again, for the not-found page."""
+    await session.rollback()
+    if isinstance(exc, ApiError):
+        if exc.status_code == 404:
+            raise exc
+        return exc.detail
+    return str(exc)

@@ -15,22 +15,22 @@ from typing import Any
 from litestar import Request, Response, get, post
 from litestar.params import FromPath
 from litestar.response import Redirect, Template
-from sqlalchemy import select
 
-from sleuth_core.ids import decode_global_id, encode_global_id
+from sleuth_core.ids import encode_global_id
 from sleuth_shell.admin import AdminError, add_integration, remove_integration, update_integration
+from sleuth_shell.api.common import load_owned
 from sleuth_shell.db.models import NotificationIntegration
 from sleuth_shell.domain import INTEGRATION_KINDS
-from sleuth_shell.errors import not_found
 from sleuth_shell.web.guard import (
     PAGE_OPTIONS,
     Viewer,
     ViewerDep,
     form_data,
-    page,
+    form_page,
+    form_refusal,
     require_admin_viewer,
 )
-from sleuth_shell.web.rows import owned
+from sleuth_shell.web.rows import org_rows
 
 __all__ = ["ROUTES"]
 
@@ -44,18 +44,13 @@ async def _page(
     error: str | None = None,
 ) -> Template:
     async with request.app.state.session_factory() as session:
-        rows = (
-            await session.scalars(
-                select(NotificationIntegration)
-                .where(NotificationIntegration.org_id == viewer.org_id)
-                .order_by(NotificationIntegration.name)
-            )
-        ).all()
-    return page(
+        rows = await org_rows(
+            session, NotificationIntegration, viewer.org_id, NotificationIntegration.name
+        )
+    return form_page(
         "integrations.html",
         viewer,
         "agents",
-        status_code=400 if error else 200,
         title="Notification integrations",
         integrations=[(encode_global_id("NotificationIntegration", r.id), r) for r in rows],
         kinds=INTEGRATION_KINDS,
@@ -90,8 +85,7 @@ async def add_notification_integration(
                 channel=form["channel"] or None,
             )
         except AdminError as exc:
-            await session.rollback()
-            return await _page(request, viewer, form, str(exc))
+            return await _page(request, viewer, form, await form_refusal(session, exc))
     return Redirect(path="/notification-integrations?notice=added", status_code=303)
 
 
@@ -99,13 +93,14 @@ async def _stored(
     request: Request[Any, Any, Any], viewer: Viewer, integration_id: str
 ) -> NotificationIntegration:
     async with request.app.state.session_factory() as session:
-        pk = decode_global_id(integration_id, "NotificationIntegration")
-        row: NotificationIntegration | None = await owned(
-            session, NotificationIntegration, pk, viewer.org_id
+        return await load_owned(
+            session,
+            NotificationIntegration,
+            viewer.org_id,
+            integration_id,
+            "NotificationIntegration",
+            "Notification integration",
         )
-    if row is None:
-        raise not_found("Notification integration")
-    return row
 
 
 def _edit_page(
@@ -115,11 +110,10 @@ def _edit_page(
     form: dict[str, str],
     error: str | None = None,
 ) -> Template:
-    return page(
+    return form_page(
         "integration_form.html",
         viewer,
         "agents",
-        status_code=400 if error else 200,
         title=f"Edit {row.name}",
         gid=gid,
         row=row,
@@ -160,8 +154,7 @@ async def update_notification_integration(
                 channel=form["channel"] or None,
             )
         except AdminError as exc:
-            await session.rollback()
-            return _edit_page(viewer, integration_id, row, form, str(exc))
+            return _edit_page(viewer, integration_id, row, form, await form_refusal(session, exc))
     return Redirect(path="/notification-integrations?notice=saved", status_code=303)
 
 

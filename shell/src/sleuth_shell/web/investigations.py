@@ -13,12 +13,12 @@ from litestar import Request, Response, get, post
 from litestar.params import FromPath
 from litestar.response import Redirect, Template
 from markupsafe import Markup
-from sqlalchemy import select
 
 from sleuth_core.ids import decode_global_id, encode_global_id
 from sleuth_core.language import parse_timestamp
 from sleuth_shell.agents import rca
 from sleuth_shell.alerts import alerts_of_investigation
+from sleuth_shell.api.common import load_owned
 from sleuth_shell.db.models import (
     AlertResponder,
     Investigation,
@@ -34,7 +34,7 @@ from sleuth_shell.text import extract_alert
 from sleuth_shell.web.charts import PALETTE, Marker, Series, line_chart
 from sleuth_shell.web.filters import PER_PAGE, page_links, page_number
 from sleuth_shell.web.guard import PAGE_OPTIONS, ViewerDep, form_data, page
-from sleuth_shell.web.rows import owned
+from sleuth_shell.web.rows import org_rows, owned
 
 __all__ = ["ROUTES", "investigation_charts"]
 
@@ -55,13 +55,7 @@ async def investigations_page(request: Request[Any, Any, Any], viewer: ViewerDep
         pk = decode_global_id(agent_gid, "AlertResponder")
         agent_id = pk if pk is not None and pk <= MAX_PK else -1  # names no agent: lists none
     async with request.app.state.session_factory() as session:
-        agents = (
-            await session.scalars(
-                select(AlertResponder)
-                .where(AlertResponder.org_id == viewer.org_id)
-                .order_by(AlertResponder.name)
-            )
-        ).all()
+        agents = await org_rows(session, AlertResponder, viewer.org_id, AlertResponder.name)
         found = await list_investigations(
             session,
             viewer.org_id,
@@ -219,10 +213,14 @@ async def stop_investigation_form(
     investigation becomes ``STOPPED`` (a finished one is left as it is); back to its page."""
     await form_data(request, viewer)
     async with request.app.state.session_factory() as session:
-        pk = decode_global_id(investigation_id, "Investigation")
-        inv = await owned(session, Investigation, pk, viewer.org_id)
-        if inv is None:
-            raise not_found("Investigation")
+        inv = await load_owned(
+            session,
+            Investigation,
+            viewer.org_id,
+            investigation_id,
+            "Investigation",
+            "Investigation",
+        )
         await stop_investigation(session, viewer.org_id, inv.id)
         await session.commit()
     return Redirect(path=f"/investigations/{quote(investigation_id, safe='=')}", status_code=303)

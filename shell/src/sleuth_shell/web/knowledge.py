@@ -24,7 +24,7 @@ from sleuth_shell.errors import not_found
 from sleuth_shell.knowledge import documents
 from sleuth_shell.knowledge.search import DatabaseKnowledgeSearch
 from sleuth_shell.web.filters import PER_PAGE, page_links, page_number
-from sleuth_shell.web.guard import PAGE_OPTIONS, Viewer, ViewerDep, form_data, page
+from sleuth_shell.web.guard import PAGE_OPTIONS, Viewer, ViewerDep, form_data, form_page, page
 
 __all__ = ["ROUTES"]
 
@@ -83,11 +83,10 @@ _BLANK = {"title": "", "content": "", "url": ""}
 
 
 def _form_page(viewer: Viewer, form: dict[str, str], error: str | None = None) -> Template:
-    return page(
+    return form_page(
         "knowledge_form.html",
         viewer,
         "knowledge",
-        status_code=400 if error else 200,
         title="Add a knowledge document",
         form=form,
         error=error,

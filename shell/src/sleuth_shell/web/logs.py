@@ -11,7 +11,6 @@ from litestar import Request, get
 from litestar.response import Template
 from sqlalchemy import func, select
 
-from sleuth_core.language import format_ts
 from sleuth_shell.agents.base import LOG_LEVELS
 from sleuth_shell.db.models import (
     LogRecord,
@@ -19,7 +18,8 @@ from sleuth_shell.db.models import (
 from sleuth_shell.errors import bad_request
 from sleuth_shell.observability.store import DatabaseLogStore
 from sleuth_shell.web.filters import (
-    form_time,
+    filled_form,
+    form_range,
     page_links,
     page_number,
     query_json,
@@ -83,10 +83,7 @@ def _filters(request: Request[Any, Any, Any]) -> dict[str, Any]:
     level = (params.get("level") or "").upper()
     if level and level not in LOG_LEVELS:
         raise bad_request(f"Invalid level: must be one of {', '.join(LOG_LEVELS)}")
-    start = form_time(params.get("from"), "from")
-    end = form_time(params.get("to"), "to")
-    if start is not None and end is not None and end <= start:
-        raise bad_request("Invalid time range: to must be after from")
+    start, end = form_range(request)
     service = params.get("service") or ""
     return {
         "start": start,
@@ -146,13 +143,7 @@ async def logs_page(request: Request[Any, Any, Any], viewer: ViewerDep) -> Templ
         services=services,
         levels=LOG_LEVELS,
         f=f,
-        form={
-            "service": (f["services"] or [""])[0],
-            "level": (f["levels"] or [""])[0],
-            "text": f["text"] or "",
-            "from": format_ts(f["start"]) if f["start"] else "",
-            "to": format_ts(f["end"]) if f["end"] else "",
-        },
+        form=filled_form(f, "level"),
         number=number,
         links=page_links(request, number, len(rows) > LOG_PAGE),
     )

@@ -4,7 +4,8 @@ that are malformed, of the wrong type or of another organization name nothing (4
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -14,9 +15,11 @@ from sleuth_shell.db.models import (
 )
 from sleuth_shell.domain import MAX_PK
 
-__all__ = ["RECENT", "owned", "team_names"]
+__all__ = ["RECENT", "org_rows", "owned", "team_names"]
 
 RECENT = 20
+
+_M = TypeVar("_M")
 
 
 async def owned(session: AsyncSession, model: Any, pk: int | str | None, org_id: int) -> Any:
@@ -31,3 +34,15 @@ async def team_names(session: AsyncSession, org_id: int) -> dict[int, str]:
     """The organization's team names by id."""
     rows = await session.execute(select(Team.id, Team.name).where(Team.org_id == org_id))
     return {tid: name for tid, name in rows.all()}
+
+
+async def org_rows(
+    session: AsyncSession, model: type[_M], org_id: int, order_by: Any, *where: Any
+) -> Sequence[_M]:
+    """The organization's ``model`` rows (those that meet ``where`` too), in ``order_by`` order."""
+    table: Any = model
+    return (
+        await session.scalars(
+            select(model).where(table.org_id == org_id, *where).order_by(order_by)
+        )
+    ).all()

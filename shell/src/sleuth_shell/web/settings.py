@@ -8,7 +8,7 @@ from typing import Any
 from litestar import Request, Response, get, post
 from litestar.params import FromPath
 from litestar.response import Redirect, Template
-from sqlalchemy import delete, select
+from sqlalchemy import delete
 
 from sleuth_core.errors import InvalidSettings
 from sleuth_shell.admin import AdminError, set_budget
@@ -26,10 +26,11 @@ from sleuth_shell.web.guard import (
     Viewer,
     ViewerDep,
     form_data,
+    form_refusal,
     page,
     require_admin_viewer,
 )
-from sleuth_shell.web.rows import owned, team_names
+from sleuth_shell.web.rows import org_rows, owned, team_names
 
 __all__ = ["ROUTES"]
 
@@ -37,13 +38,9 @@ __all__ = ["ROUTES"]
 async def _settings_context(request: Request[Any, Any, Any], viewer: Viewer) -> dict[str, Any]:
     async with request.app.state.session_factory() as session:
         document = await load_advanced_settings(session, viewer.org_id)
-        keys = (
-            await session.scalars(
-                select(ApiKey)
-                .where(ApiKey.org_id == viewer.org_id, ApiKey.revoked_at.is_(None))
-                .order_by(ApiKey.id)
-            )
-        ).all()
+        keys = await org_rows(
+            session, ApiKey, viewer.org_id, ApiKey.id, ApiKey.revoked_at.is_(None)
+        )
         teams = await team_names(session, viewer.org_id)
         authorizations = await list_authorizations(
             session, viewer.org_id, key_id=None if viewer.admin else viewer.key_id
@@ -141,8 +138,7 @@ async def set_team_budget(request: Request[Any, Any, Any], viewer: ViewerDep) ->
             try:
                 await set_budget(session, viewer.org_name, data.get("team", ""), credits)
             except AdminError as exc:
-                await session.rollback()
-                error = str(exc)
+                error = await form_refusal(session, exc)
     if error is not None:
         context = await _settings_context(request, viewer)
         context.update(budget_error=error)

@@ -25,7 +25,7 @@ from sleuth_shell.api.suppressions import (
 )
 from sleuth_shell.db.models import AlertResponder
 from sleuth_shell.errors import ApiError
-from sleuth_shell.web.guard import PAGE_OPTIONS, Viewer, ViewerDep, form_data, page
+from sleuth_shell.web.guard import PAGE_OPTIONS, Viewer, ViewerDep, form_data, form_page
 
 __all__ = ["ROUTES"]
 
@@ -46,11 +46,10 @@ async def _page(
             )
         ).all()
     names = {pk: name for pk, name in agents}
-    return page(
+    return form_page(
         "suppressions.html",
         viewer,
         "alerts",
-        status_code=400 if error else 200,
         title="Suppressions",
         suppressions=[
             (

@@ -28,9 +28,11 @@ from sleuth_shell.web.guard import (
     Viewer,
     ViewerDep,
     form_data,
-    page,
+    form_page,
+    form_refusal,
     require_admin_viewer,
 )
+from sleuth_shell.web.rows import org_rows
 
 __all__ = ["ROUTES"]
 
@@ -45,18 +47,11 @@ async def _page(
 ) -> Template:
     public_url = request.app.state.settings.public_url
     async with request.app.state.session_factory() as session:
-        rows = (
-            await session.scalars(
-                select(WebhookSubscription)
-                .where(WebhookSubscription.org_id == viewer.org_id)
-                .order_by(WebhookSubscription.id)
-            )
-        ).all()
-    return page(
+        rows = await org_rows(session, WebhookSubscription, viewer.org_id, WebhookSubscription.id)
+    return form_page(
         "webhooks.html",
         viewer,
         "agents",
-        status_code=400 if error else 200,
         title="Webhook subscriptions",
         subscriptions=[(row, ingest_url(public_url, row.type, row.remote_id)) for row in rows],
         types=SUBSCRIPTION_TYPES,
@@ -90,8 +85,7 @@ async def add_webhook_subscription(request: Request[Any, Any, Any], viewer: View
                 service=form["service"] or None,
             )
         except AdminError as exc:
-            await session.rollback()
-            return await _page(request, viewer, form=form, error=str(exc))
+            return await _page(request, viewer, form=form, error=await form_refusal(session, exc))
         created = {
             "name": row.name,
             "type": row.type,
@@ -125,11 +119,10 @@ def _edit_page(
     form: dict[str, str],
     error: str | None = None,
 ) -> Template:
-    return page(
+    return form_page(
         "webhook_form.html",
         viewer,
         "agents",
-        status_code=400 if error else 200,
         title=f"Edit {row.name}",
         row=row,
         ingest_url=ingest_url(request.app.state.settings.public_url, row.type, row.remote_id),
@@ -172,8 +165,7 @@ async def update_webhook_subscription(
                 provider_secret=secret or None,
             )
         except AdminError as exc:
-            await session.rollback()
-            return _edit_page(request, viewer, row, form, str(exc))
+            return _edit_page(request, viewer, row, form, await form_refusal(session, exc))
     return Redirect(path="/webhook-subscriptions?notice=saved", status_code=303)
 
 
@@ -190,9 +182,8 @@ async def delete_webhook_subscription(
         try:
             await remove_webhook(session, viewer.org_name, remote_id)
         except AdminError as exc:
-            await session.rollback()
             form = {"name": row.name, "service": row.service or ""}
-            return _edit_page(request, viewer, row, form, str(exc))
+            return _edit_page(request, viewer, row, form, await form_refusal(session, exc))
     return Redirect(path="/webhook-subscriptions?notice=deleted", status_code=303)
 
 
