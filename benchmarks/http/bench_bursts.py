@@ -16,10 +16,12 @@ a socket that accepts connections and never answers (a hung receiver); the figur
 of the first organization's interactions, which must not wait for the hung ones.
 
 Printed per measurement, with the load average: runs per second (completed runs / seconds from
-the window's opening to the last completion), the delay percentiles from each scheduled time to
-the run's start (``started_at``) and to the callback's arrival at the receiver, the callbacks
-received (each exactly once), runs started early (none allowed) and how many TCP connections the
-callbacks came on. Exits non-zero when a callback is missing or duplicated or a run started early.
+the window's opening to the last completion), done per second (callbacks received / seconds from
+the window's opening to the last arrival: the whole interaction, run and callback), the delay
+percentiles from each scheduled time to the run's start (``started_at``) and to the callback's
+arrival at the receiver, the callbacks received (each exactly once), runs started early (none
+allowed) and how many TCP connections the callbacks came on. Exits non-zero when a callback is
+missing or duplicated or a run started early.
 
     python benchmarks/http/bench_bursts.py [--scale 1.0] [--window 60] [--lead 30] [--capacity]
         [--postgres URL]          # default: SQLite; $SLEUTH_TEST_POSTGRES_URL with --postgres ""
@@ -55,6 +57,7 @@ FULL_COUNT = 10_000
 class Result:
     target: str
     runs_per_s: float
+    done_per_s: float
     start: list[float]
     callback: list[float]
     callbacks: int
@@ -77,7 +80,8 @@ class Result:
             )
 
         return (
-            f"{self.target:>8}: {self.runs_per_s:6.1f} runs/s | start {pct(self.start)} | "
+            f"{self.target:>8}: {self.runs_per_s:6.1f} runs/s {self.done_per_s:6.1f} done/s"
+            f" | start {pct(self.start)} | "
             f"callback {pct(self.callback)} | callbacks {self.callbacks}/{self.expected}"
             f" dup {self.duplicates} early {self.early} on {self.connections} connections"
             f" | load {self.load_before} -> {self.load_after}"
@@ -125,7 +129,7 @@ def read_arrivals(log: Path) -> tuple[dict[str, float], int, int]:
 async def measure(
     args: argparse.Namespace, target: str, root: Path, database_url: str, workdir: Path
 ) -> Result:
-    seeded = await harness.seed(database_url, 2 if args.hung else 1, 1)
+    seeded = await harness.seed(database_url, 2 if args.hung else 1, 1, root=root)
     key, org_id = seeded[0][0], seeded[0][1]
     hung_key = seeded[1][0] if args.hung else None
     count = max(RUNTIMES_PER_REQUEST, round(FULL_COUNT * args.scale))
@@ -206,9 +210,11 @@ async def measure(
         if interaction_id in arrivals:
             callback.append(arrivals[interaction_id] - due)
     span = (max(completions) - opens) if completions else float("nan")  # type: ignore[type-var]
+    called_back = max(arrivals.values(), default=float("nan")) - opens
     return Result(
         target=target,
         runs_per_s=len(completions) / span if span > 0 else float("nan"),
+        done_per_s=len(arrivals) / called_back if called_back > 0 else float("nan"),
         start=start,
         callback=callback,
         callbacks=len(arrivals),
@@ -287,6 +293,7 @@ def main() -> int:
         mine = [r for r in results if r.target == target]
         print(
             f"{target:>8}: median runs/s {statistics.median(r.runs_per_s for r in mine):.1f};"
+            f" median done/s {statistics.median(r.done_per_s for r in mine):.1f};"
             f" start p99 {', '.join(f'{percentile(r.start, 99):.2f}' for r in mine)} s;"
             f" callback p99 {', '.join(f'{percentile(r.callback, 99):.2f}' for r in mine)} s"
         )
@@ -296,10 +303,13 @@ def main() -> int:
             [r for r in results if r.target == "baseline"],
             strict=True,
         )
-        ratios = [c.runs_per_s / b.runs_per_s for c, b in pairs]
-        print(
-            "same-round runs/s ratios current/baseline: " + ", ".join(f"{r:.2f}x" for r in ratios)
-        )
+        pairs_list = list(pairs)
+        for name in ("runs_per_s", "done_per_s"):
+            ratios = [getattr(c, name) / getattr(b, name) for c, b in pairs_list]
+            print(
+                f"same-round {name.replace('_per_s', '/s')} ratios current/baseline: "
+                + ", ".join(f"{r:.2f}x" for r in ratios)
+            )
     return 0 if all(r.ok for r in results) else 1
 
 

@@ -249,14 +249,24 @@ def run_wrk(
     return WrkResult(rps=rps, p50_ms=p50, p99_ms=p99, errors=errors, load=load)
 
 
-async def seed(database_url: str, orgs: int, agents_per_org: int) -> list[tuple[str, int, int]]:
-    """Migrate ``database_url`` and create ``orgs`` enterprise organizations, one API key and
+async def seed(
+    database_url: str, orgs: int, agents_per_org: int, *, root: Path = ROOT
+) -> list[tuple[str, int, int]]:
+    """Migrate ``database_url`` with checkout ``root``'s migrations (a baseline's server refuses a
+    schema newer than its own) and create ``orgs`` enterprise organizations, one API key and
     ``agents_per_org`` alert agents each. Returns ``(api_key, org_id, agent_id)`` triples."""
     from sleuth_shell import admin
     from sleuth_shell.db import create_engine, create_session_factory, migrate
     from sleuth_shell.db.models import AlertResponder, Team
 
-    await asyncio.to_thread(migrate, database_url)
+    if root == ROOT:
+        await asyncio.to_thread(migrate, database_url)
+    else:
+        script = "import sys; from sleuth_shell.db import migrate; migrate(sys.argv[1])"
+        env = {**os.environ, "PYTHONPATH": source_path(root)}
+        await asyncio.to_thread(
+            subprocess.run, [PYTHON, "-c", script, database_url], env=env, check=True
+        )
     engine = create_engine(database_url)
     out: list[tuple[str, int, int]] = []
     try:

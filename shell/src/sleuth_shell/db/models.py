@@ -403,11 +403,15 @@ class Interaction(Base):
 
 
 class Job(Base):
-    """A durable unit of background work, claimed with a lease by one worker at a time."""
+    """A durable unit of background work, claimed with a lease by one worker at a time.
+
+    ``ix_jobs_status_run_at_id`` is a claim's order (``run_at``, then id) within a status, so a
+    claim reads the first due rows of it and stops (``sleuth_shell.jobs.queue``).
+    """
 
     __tablename__ = "jobs"
     __table_args__ = (
-        Index(None, "status", "run_at"),
+        Index(None, "status", "run_at", "id"),
         Index(None, "kind", "key"),
         NEVER_REUSE_IDS,
     )
