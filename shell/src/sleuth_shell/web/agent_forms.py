@@ -45,6 +45,7 @@ from sleuth_shell.web.guard import (
     PAGE_OPTIONS,
     Viewer,
     ViewerDep,
+    delete_form,
     form_data,
     form_page,
     form_refusal,
@@ -354,10 +355,12 @@ async def delete_agent(
 ) -> Response[Any]:
     """Delete the agent (as ``DELETE /api/v1/alert-responders/{id}``: its pending
     investigations stop)."""
-    await form_data(request, viewer)
-    async with request.app.state.session_factory() as session:
-        await delete_alert_responder(session, viewer.org_id, responder_id)
-    return Redirect(path="/alert-responders?notice=deleted", status_code=303)
+    return await delete_form(
+        request,
+        viewer,
+        lambda session: delete_alert_responder(session, viewer.org_id, responder_id),
+        "/alert-responders",
+    )
 
 
 ROUTES: list[Any] = [new_agent_page, create_agent, edit_agent_page, update_agent, delete_agent]

@@ -24,6 +24,7 @@ from sleuth_shell.web.guard import (
     PAGE_OPTIONS,
     Viewer,
     ViewerDep,
+    delete_form,
     form_data,
     form_page,
     require_admin_viewer,
@@ -209,11 +210,11 @@ async def delete_data_source(
 ) -> Response[Any]:
     """Delete the data source (admins only), as ``DELETE /api/v1/data-sources/{id}``; its
     evidence snapshots stay readable."""
-    await form_data(request, viewer)
-    require_admin_viewer(viewer)
-    async with request.app.state.session_factory() as session:
+
+    async def delete(session: AsyncSession) -> None:
         await store.remove(session, await _stored(session, viewer, source_id))
-    return Redirect(path="/data-sources?notice=deleted", status_code=303)
+
+    return await delete_form(request, viewer, delete, "/data-sources", admin=True)
 
 
 ROUTES: list[Any] = [

@@ -37,6 +37,7 @@ from sleuth_shell.web.guard import (
     PAGE_OPTIONS,
     Viewer,
     ViewerDep,
+    delete_form,
     form_data,
     form_page,
     form_refusal,
@@ -257,10 +258,12 @@ async def delete_digest_form(
     request: Request[Any, Any, Any], viewer: ViewerDep, digest_id: FromPath[str]
 ) -> Response[Any]:
     """Delete the digest with its runs (as ``DELETE /api/v1/digests/{id}``)."""
-    await form_data(request, viewer)
-    async with request.app.state.session_factory() as session:
-        await delete_digest(session, viewer.org_id, digest_id)
-    return Redirect(path="/digests?notice=deleted", status_code=303)
+    return await delete_form(
+        request,
+        viewer,
+        lambda session: delete_digest(session, viewer.org_id, digest_id),
+        "/digests",
+    )
 
 
 ROUTES: list[Any] = [

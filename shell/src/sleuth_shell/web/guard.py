@@ -13,6 +13,7 @@ no other site can set it.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 from urllib.parse import quote
@@ -197,6 +198,25 @@ def form_page(
     """A page holding a form: ``error`` shown with a 400 when the posted form was refused, else
     a 200."""
     return page(template, viewer, nav, status_code=400 if error else 200, error=error, **context)
+
+
+async def delete_form(
+    request: Request[Any, Any, Any],
+    viewer: Viewer,
+    delete: Callable[[AsyncSession], Awaitable[object]],
+    listing: str,
+    *,
+    admin: bool = False,
+) -> Redirect:
+    """A page's Delete button: the form checked (CSRF, then admin rights when ``admin``),
+    ``delete`` run in a session of its own, then back to ``listing`` with a notice. ``delete``
+    is the API's own operation, so the page deletes exactly as the API does."""
+    await form_data(request, viewer)
+    if admin:
+        require_admin_viewer(viewer)
+    async with request.app.state.session_factory() as session:
+        await delete(session)
+    return Redirect(path=f"{listing}?notice=deleted", status_code=303)
 
 
 async def form_refusal(session: AsyncSession, exc: Exception) -> str:
