@@ -9,7 +9,9 @@ and three added while tuning (their incidents are in the tune split only): Larks
 (telehealth and e-prescriptions), Osprey Energy (smart meters, EV charging) and Marigold Learning
 (courses, quizzes, school sign-on); and two added by a second examiner, tune split only:
 Juniper Stays (hotel chain: reservations, rates, OTA channel sync, folios, key cards) and
-Thornfield Agritech (soil sensors over LoRaWAN, irrigation control, yield models).
+Thornfield Agritech (soil sensors over LoRaWAN, irrigation control, yield models); and two added
+by a third examiner, tune split only: Halyard Regional Transit (fares, vehicle location, GTFS-realtime,
+stop signs) and Saltmarsh Mobile (mobile operator: provisioning, CDR rating, number porting, SMS).
 """
 
 from __future__ import annotations
@@ -918,5 +920,205 @@ THORNFIELD = Company(
         "field-telemetry": ["readings chunk written to soildb", "threshold check ok"],
         "irrigation-ctl": ["valve command queued as downlink", "schedule saved"],
         "field-api": ["boundary served", "crop plan saved"],
+    },
+)
+
+# --- added by a third examiner (tune split only) --------------------------------------------------
+
+
+def _hrt_key(r: random.Random, text: str) -> str:
+    body = text.split(": ", 1)[-1]
+    return f"[HRT-{r.randint(2100, 3400)}] {body[0].upper()}{body[1:]}"
+
+
+def _gitmoji(r: random.Random, text: str) -> str:
+    body = text.split(": ", 1)[-1]
+    low = body.lower()
+    if low.startswith(("bump", "chore")):
+        emoji = ":arrow_up:"
+    elif low.startswith(("docs", "link")) or "readme" in low:
+        emoji = ":memo:"
+    elif low.startswith(("test", "cover")):
+        emoji = ":white_check_mark:"
+    else:
+        emoji = r.choice([":wrench:", ":chart_with_upwards_trend:", ":recycle:"])
+    return f"{emoji} {body[0].lower()}{body[1:]}"
+
+
+HALYARD = Company(
+    name="Halyard Regional Transit",
+    domain="halyardtransit.example",
+    services=[
+        Svc(
+            "fare-gateway",
+            "api",
+            ("/v2/taps", "/v2/taps/{id}/reversal", "/v2/validators/{id}/heartbeat"),
+            topic="fares.taps",
+            rps=120,
+            p99=220,
+            noun="tap",
+        ),
+        Svc(
+            "rider-accounts",
+            "api",
+            ("/accounts/{id}", "/accounts/{id}/caps", "/media/{token}/products"),
+            topic="accounts",
+            rps=90,
+            p99=120,
+            noun="account",
+        ),
+        Svc("avl-ingest", "worker", topic="avl.positions", rps=400, p99=25, noun="position"),
+        Svc("gtfs-rt-publisher", "worker", topic="feed.builds", rps=2, p99=6000, noun="feed build"),
+        Svc(
+            "trip-planner",
+            "api",
+            ("/otp/plan", "/stops/{id}/departures", "/routes/{id}/vehicles"),
+            topic="planner",
+            rps=70,
+            p99=900,
+            noun="itinerary",
+        ),
+        Svc("signage-push", "worker", topic="signs.predictions", rps=25, p99=150, noun="sign update"),
+        Svc(
+            "paratransit-booking",
+            "api",
+            ("/trips", "/trips/{id}/schedule", "/riders/{id}/eligibility"),
+            topic="paratransit",
+            rps=6,
+            p99=350,
+            noun="trip booking",
+        ),
+    ],
+    catalog={
+        "fare-gateway": "receives contactless (EMV) and fare-card taps from ~2,400 bus and platform validators, checks products and fare caps with rider-accounts, authorizes EMV taps with the acquirer Northgate Acquiring (acq.northgate.example, ISO 8583 over TLS) (Fare Systems; Java 21, Spring Boot); validators approve offline when fare-gateway does not answer within 1.5 s",
+        "rider-accounts": "rider accounts, fare media, passes, daily and weekly fare caps, autoload (Fare Systems; Java 21, Spring Boot, HikariCP); PostgreSQL faredb",
+        "avl-ingest": "automatic vehicle location: GPS pings from bus CAD/AVL modems every 10 s, publishes to avl.positions (Operations Tech; Go)",
+        "gtfs-rt-publisher": "builds the GTFS-realtime TripUpdates and VehiclePositions feeds every 15 s from avl.positions and the static GTFS; serves https://gtfs.halyardtransit.example/rt/ to third-party apps (Operations Tech; Python)",
+        "trip-planner": "public trip planner API api.halyardtransit.example (OpenTripPlanner behind a Node gateway) used by the rider app and third-party apps (Digital; Node); certificate issued by cert-manager (Let's Encrypt, DNS-01)",
+        "signage-push": "arrival countdowns to 610 stop signs and platform displays (Operations Tech; Go); uses the transit-kit Go module for GTFS time handling",
+        "paratransit-booking": "demand-response trip booking and scheduling (Accessible Services; Python, Django)",
+        "transit-kit": "shared Go module (gtfstime, geo, feedclient) used by avl-ingest and signage-push; versioned with tags, picked up by a go.mod bump",
+        "faredb": "PostgreSQL 15 primary + 1 replica",
+    },
+    lang={
+        "fare-gateway": "java",
+        "rider-accounts": "java",
+        "avl-ingest": "go",
+        "gtfs-rt-publisher": "python",
+        "trip-planner": "node",
+        "signage-push": "go",
+        "paratransit-booking": "python",
+    },
+    authors=(
+        "m.delacroix",
+        "tbaptiste",
+        "s.lindqvist",
+        "dana.ochoa",
+        "k.achterberg",
+        "wen.zhou",
+        "dependabot[bot]",
+    ),
+    style=_hrt_key,
+    strays=[
+        ("WARNING", "validator V-1187 heartbeat late by 94s (bus 4412 in depot, modem asleep)"),
+        ("WARNING", "tap from unknown media type 0x3F ignored (validator V-0620)"),
+        ("ERROR", "AVL ping from vehicle 9031 rejected: coordinates 0.0,0.0 (no GPS fix)"),
+        ("WARNING", "static GTFS trip 8812_WKD_0605 has no shape_id, drawing straight lines"),
+        ("ERROR", "autoload for account A-0 skipped: card on file expired"),
+        ("WARNING", "sign S-2210 did not ack update within 30s, will resend"),
+    ],
+    chatter={
+        "fare-gateway": [
+            "tap approved media=EMV product=PAYG",
+            "tap approved media=card product=MONTHLY",
+            "validator heartbeat ok",
+        ],
+        "rider-accounts": ["cap evaluated, under daily cap", "autoload completed"],
+        "avl-ingest": ["positions batch published to avl.positions"],
+        "gtfs-rt-publisher": ["TripUpdates feed built", "VehiclePositions feed built"],
+        "signage-push": ["sign predictions pushed", "sign heartbeat ok"],
+    },
+)
+
+SALTMARSH = Company(
+    name="Saltmarsh Mobile",
+    domain="saltmarsh.example",
+    services=[
+        Svc(
+            "provisioning-api",
+            "api",
+            ("/subscribers/{msisdn}/plan", "/sims/{iccid}/activate", "/esim/orders"),
+            topic="provisioning",
+            rps=35,
+            p99=260,
+            noun="order",
+        ),
+        Svc("rating-engine", "worker", topic="cdr.raw", rps=900, p99=18, noun="cdr"),
+        Svc("number-porting", "worker", topic="port.requests", rps=3, p99=1200, noun="port request"),
+        Svc(
+            "topup-svc",
+            "api",
+            ("/topups", "/topups/{id}", "/vouchers/redeem"),
+            topic="topups",
+            rps=25,
+            p99=900,
+            noun="topup",
+        ),
+        Svc(
+            "selfcare-web",
+            "web",
+            ("/account", "/plan", "/topup", "/login", "/login/otp"),
+            topic="selfcare",
+            rps=110,
+            p99=520,
+            noun="page",
+        ),
+        Svc("sms-gateway", "worker", topic="sms.outbound", rps=40, p99=300, noun="sms"),
+        Svc("billing-batch", "worker", topic="bill.runs", rps=5, p99=4000, noun="bill"),
+    ],
+    catalog={
+        "provisioning-api": "SIM and eSIM activation, plan changes, add-ons; pushes subscriber profiles to the HSS/UDM (Core IT; Java 17, Spring Boot, JPA); PostgreSQL subsdb",
+        "rating-engine": "rates call detail records (CDRs) from cdr.raw (24 partitions) against tariffs and balances, writes rated events to cdr.rated (Charging; Go); balances in ocs-redis",
+        "number-porting": "port-in and port-out requests with the national clearinghouse PortHub (api.porthub.example) (Core IT; Python worker)",
+        "topup-svc": "prepaid top-ups and vouchers; card payments through Paylinx (api.paylinx.example) (Payments; Go)",
+        "selfcare-web": "customer portal and app backend: login with SMS one-time codes, plan changes, top-ups (Digital; Node, NestJS); JSON logs with err.stack",
+        "sms-gateway": "sends SMS (one-time codes, notifications) to the Tidemark SMSC over SMPP 3.4 (Messaging; Go)",
+        "billing-batch": "monthly and daily bill runs, invoices (Billing; Java 17)",
+        "ocs-redis": "Redis 7 cluster for prepaid balances (6 shards)",
+        "subsdb": "PostgreSQL 16 primary, max_connections 400",
+    },
+    lang={
+        "provisioning-api": "java",
+        "rating-engine": "go",
+        "number-porting": "python",
+        "topup-svc": "go",
+        "selfcare-web": "node",
+        "sms-gateway": "go",
+        "billing-batch": "java",
+    },
+    authors=(
+        "aoife.brennan",
+        "rk.menon",
+        "fsilva",
+        "h.nakagawa",
+        "ola.s",
+        "jmbeki",
+        "renovate[bot]",
+    ),
+    style=_gitmoji,
+    strays=[
+        ("WARNING", "CDR with zero duration from MSC msc-02 dropped (call setup failure)"),
+        ("WARNING", "PortHub callback for port P-0 ignored: unknown port id"),
+        ("ERROR", "HSS profile push for IMSI 23415******0193 failed: subscriber not found, will retry"),
+        ("WARNING", "selfcare session refreshed with expired refresh token, user sent to login"),
+        ("ERROR", "Paylinx webhook signature mismatch for event evt_0 (replayed test event)"),
+        ("WARNING", "SMPP enquire_link took 820ms (threshold 500ms)"),
+    ],
+    chatter={
+        "rating-engine": ["cdr batch rated", "balance reservation committed"],
+        "provisioning-api": ["plan change applied", "eSIM profile released"],
+        "sms-gateway": ["submit_sm_resp ok", "delivery receipt received"],
+        "selfcare-web": ["login ok", "otp verified"],
+        "topup-svc": ["topup authorized", "voucher redeemed"],
     },
 )

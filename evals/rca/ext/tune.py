@@ -1,10 +1,10 @@
 """TUNE split of the outside-vocabulary incidents (`evals/rca/tune_ext/`): the engine may be tuned
-on these. Nine companies (`companies.py`), each story spelled out in code."""
+on these. Eleven companies (`companies.py`), each story spelled out in code."""
 
 from __future__ import annotations
 
 import random
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from evals.rca import alerts
 from evals.rca.ext.base import (
@@ -24,6 +24,7 @@ from evals.rca.ext.companies import (
     BRAMBLEWOOD,
     CORVID,
     FERNBANK,
+    HALYARD,
     JUNIPER,
     LARKSPUR,
     MARIGOLD,
@@ -4871,6 +4872,938 @@ def xt48_weather_gaps_none() -> ExtIncident:
     return inc
 
 
+
+# --- Halyard Regional Transit (added by a third examiner) -----------------------------------------
+
+
+def xt49_fare_cap_unnamed_release() -> ExtIncident:
+    now = ts("2027-02-11T16:30")
+    inc = ExtIncident(
+        "xt49-fare-cap-unnamed-release",
+        "Fare cap fallback approvals above 5% (fare-gateway)",
+        """On Tuesday a rider-accounts commit made the daily cap honour a per-rider override from
+        the concession profile, reading account.concessionProfile().dailyCapOverride() without a
+        null check. Accounts registered before the 2024 migration have no concession profile
+        row, so for them FareCapService.applyDailyCap throws a NullPointerException. The commit
+        was not released until Thursday's 14:05 release, whose notes name only the Jackson bump
+        and the autoload retry logging. From 14:08 about a third of cap checks fail with 500 and
+        fare-gateway approves those taps without applying the cap (revenue and cap-accuracy
+        complaints, not denied boardings). A fare-gateway deploy at 13:41 about logging on the
+        cap fallback path shares the errors' words; a later rider-accounts commit adding cap
+        metrics lands after the onset. Category: code_defect (a missing null check in the
+        changed function, named by every stack trace).""",
+        now,
+        HALYARD,
+        seed=2349,
+    )
+    inc.doc(
+        "Runbook: fare cap fallback approvals",
+        """fare-gateway asks rider-accounts (POST /accounts/{id}/caps) whether a tap is already under
+the rider's daily or weekly cap. If rider-accounts errors or takes longer than 400 ms the tap is
+approved and charged the full fare without cap evaluation (fallback), and a correction job runs
+overnight. Normal fallback share: under 0.5%. Check rider-accounts 5xx and its last release.
+Roll back: `hrtctl rollback rider-accounts` (Fare Systems on-call approves).""",
+    )
+    inc.noise()
+    inc.background(
+        inc.begin,
+        ts("2027-02-11T12:40"),
+        9,
+        services=["avl-ingest", "gtfs-rt-publisher", "trip-planner", "signage-push", "paratransit-booking"],
+    )
+    guilty = inc.code(
+        ts("2027-02-09T15:20"),
+        "rider-accounts",
+        "[HRT-3021] Daily cap honours the concession profile's cap override",
+        "src/main/java/org/halyard/accounts/caps/FareCapService.java",
+        """    public CapResult applyDailyCap(Account account, Tap tap) {
+        Money cap = tariff.dailyCap(tap.fareClass());
+        Money spent = ledger.spentToday(account.id(), serviceDay(tap));
+        return CapResult.of(cap, spent, tap.fare());""",
+        """    public CapResult applyDailyCap(Account account, Tap tap) {
+        Money cap = account.concessionProfile().dailyCapOverride()
+                .orElse(tariff.dailyCap(tap.fareClass()));
+        Money spent = ledger.spentToday(account.id(), serviceDay(tap));
+        return CapResult.of(cap, spent, tap.fare());""",
+        84,
+        author="s.lindqvist",
+    )
+    bump = inc.code(
+        ts("2027-02-11T10:12"),
+        "rider-accounts",
+        "[HRT-3040] Bump jackson-databind to 2.17.2",
+        "pom.xml",
+        "      <artifactId>jackson-databind</artifactId>\n      <version>2.17.1</version>",
+        "      <artifactId>jackson-databind</artifactId>\n      <version>2.17.2</version>",
+        61,
+        author="dependabot[bot]",
+    )
+    autoload = inc.code(
+        ts("2027-02-11T11:40"),
+        "rider-accounts",
+        "[HRT-3033] Log the retry count when an autoload payment is retried",
+        "src/main/java/org/halyard/accounts/autoload/AutoloadJob.java",
+        '            log.warn("autoload payment failed, retrying account={}", account.id());',
+        '            log.warn("autoload payment failed, retrying account={} attempt={}", account.id(), attempt);',
+        57,
+        author="k.achterberg",
+    )
+    fg = inc.code(
+        ts("2027-02-11T13:20"),
+        "fare-gateway",
+        "[HRT-3036] Log validator firmware on the cap fallback path",
+        "src/main/java/org/halyard/fares/taps/TapAuthorizer.java",
+        '            log.warn("cap check failed, approving without cap media={}", tap.mediaId());',
+        '            log.warn("cap check failed, approving without cap media={} firmware={}", tap.mediaId(), tap.validatorFirmware());',
+        131,
+        author="m.delacroix",
+    )
+    fgd = inc.deploy(ts("2027-02-11T13:41"), "fare-gateway")
+    release = inc.deploy(
+        ts("2027-02-11T14:05"),
+        "rider-accounts",
+        version="2027.02.11-1",
+        ships=[bump, autoload],
+        summary="Release rider-accounts 2027.02.11-1 (jackson-databind 2.17.2; autoload retry count in logs)",
+    )
+    onset = ts("2027-02-11T14:08")
+    tp = inc.code(
+        ts("2027-02-11T14:31"),
+        "trip-planner",
+        "[HRT-3044] Cache stop names for 10 minutes",
+        "src/stops/names.ts",
+        "const NAME_TTL_MS = 60_000;",
+        "const NAME_TTL_MS = 600_000;",
+        4,
+        author="wen.zhou",
+    )
+    tpd = inc.deploy(ts("2027-02-11T14:50"), "trip-planner")
+    late = inc.code(
+        ts("2027-02-11T14:52"),
+        "rider-accounts",
+        "[HRT-3047] Count cap evaluations per fare class",
+        "src/main/java/org/halyard/accounts/caps/CapMetrics.java",
+        '    private final Counter evaluations = registry.counter("cap_evaluations_total");',
+        '    private Counter evaluations(FareClass fc) {\n        return registry.counter("cap_evaluations_total", "fare_class", fc.name());\n    }',
+        22,
+        author="s.lindqvist",
+    )
+    lated = inc.deploy(ts("2027-02-11T15:30"), "rider-accounts", ships=[late])
+    npe = (
+        'Cannot invoke "org.halyard.accounts.model.ConcessionProfile.dailyCapOverride()" because '
+        'the return value of "org.halyard.accounts.model.Account.concessionProfile()" is null'
+    )
+    stack = java_stack(
+        "java.lang.NullPointerException",
+        npe,
+        [
+            ("org.halyard.accounts.caps.FareCapService.applyDailyCap", "FareCapService.java", 85),
+            ("org.halyard.accounts.caps.CapController.evaluate", "CapController.java", 41),
+            (
+                "org.springframework.web.servlet.FrameworkServlet.service",
+                "FrameworkServlet.java",
+                885,
+            ),
+        ],
+    )
+    inc.errors(
+        "rider-accounts",
+        onset,
+        now,
+        lambda f: 0.9 + 0.6 * f,
+        lambda r: f"POST /accounts/A-{r.randint(1000000, 9999999)}/caps 500 ({r.randint(3, 9)}ms)",
+        exception="java.lang.NullPointerException",
+        stack_trace=stack,
+    )
+    inc.errors(
+        "fare-gateway",
+        onset + 1 * MINUTE,
+        now,
+        lambda f: 1.0 + 0.8 * f,
+        lambda r: (
+            f"cap check failed, approving without cap media={r.choice(['card', 'EMV'])}:{r.getrandbits(32):08x} status=500 firmware=4.{r.randint(2, 4)}.1"
+        ),
+        level="WARNING",
+    )
+    inc.metric(
+        "fare_cap_fallback_ratio",
+        "fare-gateway",
+        lambda t: 0.002 if t < onset else 0.31,
+        jitter=0.08,
+        digits=4,
+    )
+    inc.metric(
+        "http_server_requests_seconds_count_rate",
+        "rider-accounts",
+        step(onset, 0.0, 29.0),
+        labels={"uri": "/accounts/{id}/caps", "status": "500"},
+        jitter=0.1,
+        digits=2,
+    )
+    inc.fleet(rider_accounts={"err": add(step(onset, 0, 0.21))})
+    inc.alert = alerts.alertmanager(
+        "FareCapFallbackHigh",
+        "fare-gateway",
+        ts("2027-02-11T15:10"),
+        "warning",
+        "Fare cap fallback approvals above 5% (fare-gateway)",
+        "31% of taps were approved without a cap evaluation over the last 30m.",
+        "sum(rate(fare_taps_total{cap=\"fallback\"}[30m])) / sum(rate(fare_taps_total[30m])) > 0.05",
+        team="fare-systems",
+    )
+    inc.blame(
+        guilty, [release], "rider-accounts", "code_defect", [fg, fgd, bump, autoload, late, tp, tpd], onset
+    )
+    return inc
+
+
+def xt50_gtfs_rt_horizon_config() -> ExtIncident:
+    now = ts("2027-02-15T13:40")
+    inc = ExtIncident(
+        "xt50-gtfs-rt-horizon-config",
+        "GTFS-rt TripUpdates feed stale (gtfs-rt-publisher)",
+        """A ConfigMap change to gtfs-rt-publisher raised PREDICTION_HORIZON_MINUTES from 90 to
+        720 so third-party apps could show predictions for the rest of the service day. Each
+        15-second build now predicts eight times as many stop times: from 11:08, when the pods
+        restarted with the new config, the build takes ~40 s instead of ~5 s, cycles are skipped
+        and the feed third-party apps read is a minute old. Nothing errors: it shows in the build
+        duration, CPU and feed-age metrics, and in a few 'build overran' warnings. An avl-ingest
+        deploy about duplicate positions, a gtfs-rt-publisher deploy adding an entity count to
+        the build log and a trip-planner deploy about realtime badges are around. Category:
+        configuration_error (a configuration value, not code, set the work per build).""",
+        now,
+        HALYARD,
+        seed=2350,
+    )
+    inc.doc(
+        "Runbook: GTFS-realtime feed freshness",
+        """gtfs-rt-publisher rebuilds TripUpdates and VehiclePositions every FEED_INTERVAL_SECONDS
+(15). Third-party apps (Transit, Moovit, Google) poll every 30 s and drop a feed whose header
+timestamp is older than 60 s. gtfs_rt_feed_age_seconds should stay under 30. If it climbs: look at
+gtfs_rt_build_duration_seconds (normally 4-7 s) and what changed in the publisher's ConfigMap
+(deploy/gtfs-rt-publisher/configmap-prod.yaml) or code.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-02-15T10:10"), 10)
+    av = inc.code(
+        ts("2027-02-15T10:40"),
+        "avl-ingest",
+        "[HRT-3051] Drop duplicate positions that modems resend after a reconnect",
+        "internal/ingest/dedupe.go",
+        "\tif p.Timestamp.Before(last.Timestamp) {\n\t\treturn true\n\t}",
+        "\tif !p.Timestamp.After(last.Timestamp) {\n\t\treturn true // duplicate or stale position\n\t}",
+        33,
+        author="tbaptiste",
+    )
+    avd = inc.deploy(ts("2027-02-15T10:58"), "avl-ingest")
+    cfg = inc.config(
+        ts("2027-02-15T11:05"),
+        "gtfs-rt-publisher",
+        "gtfs-rt: predictions for the rest of the service day in TripUpdates (partner request)",
+        "deploy/gtfs-rt-publisher/configmap-prod.yaml",
+        """data:
+  FEED_INTERVAL_SECONDS: "15"
+  PREDICTION_HORIZON_MINUTES: "90"
+  BUILD_WORKERS: "4"
+  STATIC_GTFS_URL: "s3://hrt-gtfs/static/current.zip\"""",
+        """data:
+  FEED_INTERVAL_SECONDS: "15"
+  PREDICTION_HORIZON_MINUTES: "720"
+  BUILD_WORKERS: "4"
+  STATIC_GTFS_URL: "s3://hrt-gtfs/static/current.zip\"""",
+        author="dana.ochoa",
+        line=6,
+    )
+    onset = ts("2027-02-15T11:08")
+    gc = inc.code(
+        ts("2027-02-15T11:30"),
+        "gtfs-rt-publisher",
+        "[HRT-3055] Log the entity count with each feed build",
+        "gtfs_rt/build.py",
+        '    log.info("TripUpdates feed built", seconds=round(elapsed, 1))',
+        '    log.info("TripUpdates feed built", seconds=round(elapsed, 1), entities=len(feed.entity))',
+        118,
+        author="dana.ochoa",
+    )
+    gcd = inc.deploy(ts("2027-02-15T11:48"), "gtfs-rt-publisher")
+    tc = inc.code(
+        ts("2027-02-15T11:55"),
+        "trip-planner",
+        "[HRT-3049] Show a 'scheduled' badge on departures without realtime",
+        "src/departures/badge.ts",
+        "  return dep.realtime ? 'live' : '';",
+        "  return dep.realtime ? 'live' : 'scheduled';",
+        12,
+        author="wen.zhou",
+    )
+    tcd = inc.deploy(ts("2027-02-15T12:09"), "trip-planner")
+    t = inc.begin + timedelta(seconds=7)
+    r = random.Random(2350)
+    while t < now:
+        slow = t >= onset
+        secs = r.uniform(36, 46) if slow else r.uniform(3.8, 6.9)
+        entities = r.randint(14200, 15900) if slow else r.randint(1700, 2100)
+        if r.random() < 0.12:
+            inc.log(
+                t,
+                "gtfs-rt-publisher",
+                "INFO",
+                f"TripUpdates feed built in {secs:.1f}s entities={entities}",
+            )
+        if slow and r.random() < 0.02:
+            inc.log(
+                t,
+                "gtfs-rt-publisher",
+                "WARNING",
+                f"feed build overran interval ({secs:.1f}s > 15s), skipped {int(secs // 15)} cycles",
+            )
+        t += timedelta(seconds=secs if slow else 15)
+    inc.metric(
+        "gtfs_rt_build_duration_seconds_p99",
+        "gtfs-rt-publisher",
+        step(onset, 6.2, 44.0),
+        jitter=0.06,
+        digits=1,
+    )
+    inc.metric(
+        "gtfs_rt_feed_age_seconds",
+        "gtfs-rt-publisher",
+        step(onset, 17, 61),
+        labels={"feed": "trip_updates"},
+        jitter=0.1,
+        digits=0,
+    )
+    inc.metric(
+        "gtfs_rt_feed_entities",
+        "gtfs-rt-publisher",
+        step(onset, 1900, 15100),
+        labels={"feed": "trip_updates"},
+        jitter=0.03,
+        digits=0,
+    )
+    inc.metric(
+        "container_cpu_usage_cores",
+        "gtfs-rt-publisher",
+        step(onset, 0.45, 1.96),
+        jitter=0.03,
+        digits=2,
+    )
+    inc.metric(
+        "container_memory_working_set_bytes",
+        "gtfs-rt-publisher",
+        step(onset, 3.1e8, 1.35e9),
+        jitter=0.03,
+        digits=0,
+    )
+    inc.fleet(
+        gtfs_rt_publisher={
+            "rps": times(step(onset, 1, 0.35)),
+            "p99": floor(step(onset, 0, 44000)),
+        }
+    )
+    inc.alert = alerts.alertmanager(
+        "GtfsRtFeedStale",
+        "gtfs-rt-publisher",
+        ts("2027-02-15T12:20"),
+        "warning",
+        "GTFS-rt TripUpdates feed stale (gtfs-rt-publisher)",
+        "TripUpdates header timestamp older than 45s for 1h.",
+        'min_over_time(gtfs_rt_feed_age_seconds{feed="trip_updates"}[1h]) > 45',
+        team="operations-tech",
+    )
+    inc.blame(cfg, [], "gtfs-rt-publisher", "configuration_error", [av, avd, gc, gcd, tc, tcd], onset)
+    return inc
+
+
+def xt51_transit_kit_after_midnight() -> ExtIncident:
+    now = ts("2027-02-18T06:40")
+    inc = ExtIncident(
+        "xt51-transit-kit-after-midnight",
+        "Stop signs showing no countdown above 15%",
+        """A transit-kit commit replaced gtfstime.Parse's hand-written parser with
+        time.Parse("15:04:05", s). GTFS writes trips after midnight as 24:07:00, 25:30:00 and so
+        on, which time.Parse rejects (hour out of range). signage-push picked transit-kit v0.14.0
+        up in a go.mod bump deployed at 03:20 UTC and worked until 05:00 UTC (23:00 local), when
+        the first after-midnight trips of the service day entered the signs' 60-minute window;
+        from then on more and more signs show '--'. avl-ingest had deployed the same version at
+        01:50 but does not parse stop times. The signage-push deploy also shipped a commit that
+        renders 'Due' instead of '0 min' (shares the countdown words), and a gtfs-rt-publisher
+        deploy is the latest before the alert. Category: code_defect (the library function named
+        in every stack trace).""",
+        now,
+        HALYARD,
+        seed=2351,
+        hours=8,
+    )
+    inc.doc(
+        "Runbook: blank countdowns on stop signs",
+        """signage-push computes each sign's next arrivals (60-minute window) from avl.positions and
+the static GTFS stop times, and pushes them every 20 s. A sign shows '--' for a trip it cannot
+predict. More than 15% blank signs pages Operations Tech. GTFS times may exceed 24:00:00 for
+trips after midnight that belong to the previous service day (GTFS reference, stop_times.txt).
+Local time is America/Chicago (UTC-6 in winter).""",
+    )
+    inc.noise()
+    inc.background(
+        inc.begin,
+        ts("2027-02-18T01:00"),
+        9,
+        services=["fare-gateway", "rider-accounts", "trip-planner", "paratransit-booking"],
+    )
+    geo = inc.code(
+        ts("2027-02-17T20:02"),
+        "transit-kit",
+        "[HRT-3058] geo: add Bearing helper",
+        "geo/bearing.go",
+        "// Haversine returns the distance in metres between two points.",
+        "// Haversine returns the distance in metres between two points.\n\n// Bearing returns the initial bearing in degrees from a to b.\nfunc Bearing(a, b Point) float64 { return bearing(a.Lat, a.Lon, b.Lat, b.Lon) }",
+        12,
+        author="tbaptiste",
+    )
+    lib = inc.code(
+        ts("2027-02-17T22:10"),
+        "transit-kit",
+        "[HRT-3060] gtfstime: use time.Parse instead of the hand-rolled Sscanf parser",
+        "gtfstime/parse.go",
+        """// Parse reads a GTFS time (HH:MM:SS); hours may exceed 23 for trips after midnight.
+func Parse(s string) (time.Duration, error) {
+	var h, m, sec int
+	if _, err := fmt.Sscanf(s, "%d:%d:%d", &h, &m, &sec); err != nil {
+		return 0, fmt.Errorf("gtfstime: %q: %w", s, err)
+	}
+	return time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(sec)*time.Second, nil
+}""",
+        """// Parse reads a GTFS time (HH:MM:SS).
+func Parse(s string) (time.Duration, error) {
+	t, err := time.Parse("15:04:05", s)
+	if err != nil {
+		return 0, fmt.Errorf("gtfstime: %q: %w", s, err)
+	}
+	return time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute + time.Duration(t.Second())*time.Second, nil
+}""",
+        11,
+        author="k.achterberg",
+    )
+    gomod = "require (\n\tgit.halyardtransit.example/transit-kit {v}\n\tgithub.com/prometheus/client_golang v1.19.1\n)"
+    avb = inc.code(
+        ts("2027-02-18T01:31"),
+        "avl-ingest",
+        "[HRT-3061] Bump transit-kit to v0.14.0",
+        "go.mod",
+        gomod.format(v="v0.13.2"),
+        gomod.format(v="v0.14.0"),
+        5,
+        author="tbaptiste",
+    )
+    avd = inc.deploy(ts("2027-02-18T01:50"), "avl-ingest")
+    sgb = inc.code(
+        ts("2027-02-18T02:49"),
+        "signage-push",
+        "[HRT-3062] Bump transit-kit to v0.14.0",
+        "go.mod",
+        gomod.format(v="v0.13.2"),
+        gomod.format(v="v0.14.0"),
+        5,
+        author="k.achterberg",
+    )
+    due = inc.code(
+        ts("2027-02-18T02:58"),
+        "signage-push",
+        "[HRT-3039] Countdown shows 'Due' instead of '0 min'",
+        "internal/render/countdown.go",
+        '\treturn fmt.Sprintf("%d min", mins)',
+        '\tif mins == 0 {\n\t\treturn "Due"\n\t}\n\treturn fmt.Sprintf("%d min", mins)',
+        27,
+        author="wen.zhou",
+    )
+    sgd = inc.deploy(ts("2027-02-18T03:20"), "signage-push")
+    onset = ts("2027-02-18T05:00")
+    gp = inc.code(
+        ts("2027-02-18T04:58"),
+        "gtfs-rt-publisher",
+        "[HRT-3057] Skip cancelled trips when counting entities",
+        "gtfs_rt/build.py",
+        "    count = len(feed.entity)",
+        "    count = sum(1 for e in feed.entity if not e.trip_update.trip.schedule_relationship == CANCELED)",
+        140,
+        author="dana.ochoa",
+    )
+    gpd = inc.deploy(ts("2027-02-18T05:20"), "gtfs-rt-publisher")
+    stack = go_stack(
+        'gtfstime: "24:07:00": parsing time "24:07:00": hour out of range',
+        [
+            (
+                "git.halyardtransit.example/transit-kit/gtfstime.Parse",
+                "/go/pkg/mod/git.halyardtransit.example/transit-kit@v0.14.0/gtfstime/parse.go",
+                15,
+            ),
+            (
+                "git.halyardtransit.example/signage-push/internal/predict.(*Predictor).arrival",
+                "/src/signage-push/internal/predict/predict.go",
+                96,
+            ),
+            (
+                "git.halyardtransit.example/signage-push/internal/predict.(*Predictor).Countdowns",
+                "/src/signage-push/internal/predict/predict.go",
+                61,
+            ),
+        ],
+    )
+
+    def line(r: random.Random) -> str:
+        hh = r.choice(["24", "24", "24", "25", "25", "26"])
+        ts_ = f"{hh}:{r.randint(0, 59):02d}:00"
+        return (
+            f'level=error msg="countdown skipped" sign=S-{r.randint(1000, 2600)} '
+            f"trip={r.randint(8000, 8999)}_WKD_{hh}{r.randint(0, 59):02d} "
+            f'err="gtfstime: \\"{ts_}\\": parsing time \\"{ts_}\\": hour out of range"'
+        )
+
+    inc.errors("signage-push", onset, now, lambda f: 0.2 + 1.8 * min(f * 1.6, 1.0), line, stack=stack)
+    inc.metric(
+        "signs_blank_countdown_ratio",
+        "signage-push",
+        lambda t: 0.01 if t < onset else min(0.93, 0.01 + 0.9 * (t - onset).total_seconds() / 4200),
+        jitter=0.05,
+        digits=3,
+    )
+    inc.metric(
+        "signage_predictions_errors_per_second",
+        "signage-push",
+        ramp(onset, ts("2027-02-18T06:10"), 0.0, 14.0),
+        jitter=0.1,
+        digits=2,
+    )
+    inc.fleet(signage_push={"err": add(ramp(onset, ts("2027-02-18T06:10"), 0, 0.55))})
+    inc.alert = alerts.alertmanager(
+        "SignsBlankCountdowns",
+        "signage-push",
+        ts("2027-02-18T05:42"),
+        "critical",
+        "Stop signs showing no countdown above 15%",
+        "signs_blank_countdown_ratio is 0.52.",
+        "signs_blank_countdown_ratio > 0.15",
+        team="operations-tech",
+    )
+    inc.blame(lib, [sgb, sgd], "signage-push", "code_defect", [geo, avb, avd, due, gp, gpd], onset)
+    return inc
+
+
+def xt52_northgate_rc91_notice() -> ExtIncident:
+    now = ts("2027-02-22T19:30")
+    inc = ExtIncident(
+        "xt52-northgate-rc91-notice",
+        "EMV authorization failures above 10% (fare-gateway)",
+        """Northgate Acquiring, the EMV acquirer, lost a card-network gateway at 17:46: a share
+        of authorizations came back at once with ISO 8583 response code 91 (issuer or switch
+        inoperative). Their status page (in the knowledge base, dated 2027-02-22T17:58:00Z)
+        confirms it. fare-gateway put the taps on the deny-list-risk path. A fare-gateway config
+        change at 17:20 raised the acquirer read timeout from 3 s to 5 s and added one retry:
+        it is the acquirer client's own configuration and lands 26 minutes before, but the
+        failures are fast declines, not timeouts (acquirer latency never moved). A rider-accounts
+        and a trip-planner deploy follow. Category: dependency_failure (the acquirer).""",
+        now,
+        HALYARD,
+        seed=2352,
+    )
+    inc.doc(
+        "Northgate Acquiring status: Degraded authorizations via one card network gateway",
+        """status.northgate.example - incident history
+Investigating - 2027-02-22T17:58:00Z - Some merchants see authorizations declined with response
+code 91. We are investigating.
+Identified - 2027-02-22T18:31:00Z - A gateway to one card network in our US-Central data center
+is failing. Traffic is being moved to US-East.
+Monitoring - 2027-02-22T19:12:00Z - Error rates are dropping as traffic moves.""",
+    )
+    inc.doc(
+        "Runbook: EMV authorization failures",
+        """EMV taps are authorized with Northgate (acq.northgate.example) after boarding (deferred
+authorization, no rider waits). A failed authorization puts the card on the risk list until it
+succeeds. Response codes: 05 do not honour (issuer), 51 insufficient funds, 91 issuer or switch
+inoperative (network/acquirer side). Check status.northgate.example first; our timeout and
+retry settings are in config/acquirer.yaml.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-02-22T16:40"), 10)
+    cfg = inc.config(
+        ts("2027-02-22T17:20"),
+        "fare-gateway",
+        "acquirer: read timeout 3s -> 5s and one retry on timeout (Northgate is slow at peak)",
+        "config/acquirer.yaml",
+        """northgate:
+  host: acq.northgate.example
+  port: 8583
+  connect_timeout_ms: 1000
+  read_timeout_ms: 3000
+  retries_on_timeout: 0""",
+        """northgate:
+  host: acq.northgate.example
+  port: 8583
+  connect_timeout_ms: 1000
+  read_timeout_ms: 5000
+  retries_on_timeout: 1""",
+        author="m.delacroix",
+        line=3,
+    )
+    ra = inc.code(
+        ts("2027-02-22T17:22"),
+        "rider-accounts",
+        "[HRT-3070] Show the risk-list reason on the account page",
+        "src/main/java/org/halyard/accounts/risk/RiskView.java",
+        "        return new RiskView(card.id(), card.onRiskList());",
+        "        return new RiskView(card.id(), card.onRiskList(), card.riskReason());",
+        19,
+        author="s.lindqvist",
+    )
+    rad = inc.deploy(ts("2027-02-22T17:40"), "rider-accounts")
+    onset = ts("2027-02-22T17:46")
+    tpc = inc.code(
+        ts("2027-02-22T17:52"),
+        "trip-planner",
+        "[HRT-3072] Walk speed slider in the planner",
+        "src/plan/params.ts",
+        "  walkSpeed: 1.33,",
+        "  walkSpeed: clamp(q.walkSpeed ?? 1.33, 0.5, 2.0),",
+        18,
+        author="wen.zhou",
+    )
+    tpd = inc.deploy(ts("2027-02-22T18:09"), "trip-planner")
+    stack = java_stack(
+        "org.halyard.fares.acquirer.AuthorizationDeclinedException",
+        "Northgate response code 91 (issuer or switch inoperative)",
+        [
+            ("org.halyard.fares.acquirer.NorthgateClient.authorize", "NorthgateClient.java", 142),
+            ("org.halyard.fares.taps.DeferredAuthJob.authorize", "DeferredAuthJob.java", 77),
+        ],
+    )
+    inc.errors(
+        "fare-gateway",
+        onset,
+        now,
+        lambda f: 1.4 if f < 0.75 else 0.5,
+        lambda r: (
+            f"EMV authorization failed rc=91 stan={r.randint(100000, 999999)} latency_ms={r.randint(180, 420)} card moved to risk list"
+        ),
+        exception="org.halyard.fares.acquirer.AuthorizationDeclinedException",
+        stack_trace=stack,
+        upstream="acq.northgate.example",
+    )
+    inc.metric(
+        "acquirer_authorizations_per_second",
+        "fare-gateway",
+        step(onset, 0.05, 6.5, ts("2027-02-22T19:15")),
+        labels={"rc": "91"},
+        jitter=0.12,
+        digits=2,
+    )
+    inc.metric(
+        "acquirer_authorizations_per_second",
+        "fare-gateway",
+        lambda t: 48.0 if t < onset else 41.0,
+        labels={"rc": "00"},
+        jitter=0.05,
+        digits=1,
+    )
+    inc.metric(
+        "acquirer_request_duration_seconds_p99",
+        "fare-gateway",
+        lambda t: 0.61,
+        labels={"upstream": "acq.northgate.example"},
+        jitter=0.07,
+        digits=3,
+    )
+    inc.fleet(fare_gateway={"err": add(step(onset, 0, 0.05, ts("2027-02-22T19:15")))})
+    inc.alert = alerts.generic(
+        "EMV authorization failures above 10% (fare-gateway)",
+        "fare-gateway",
+        ts("2027-02-22T18:05"),
+        "critical",
+        {
+            "source": "pagerduty",
+            "event_action": "trigger",
+            "dedup_key": "fare-gateway/emv-auth-failures",
+            "payload": {
+                "summary": "EMV authorization failure ratio 12.4% (threshold 10%)",
+                "component": "fare-gateway",
+                "group": "fare-systems",
+                "class": "acquirer",
+                "custom_details": {"failed_per_s": 6.4, "window": "15m"},
+            },
+        },
+    )
+    inc.outside(
+        "Northgate Acquiring card-network gateway failure, response code 91 (status notice 2027-02-22T17:58:00Z)",
+        "fare-gateway",
+        "dependency_failure",
+        [cfg, ra, rad, tpc, tpd],
+        onset,
+    )
+    return inc
+
+
+def xt53_public_api_cert_expired() -> ExtIncident:
+    now = ts("2027-03-01T11:20")
+    inc = ExtIncident(
+        "xt53-public-api-cert-expired",
+        "Public API probe failing: api.halyardtransit.example",
+        """The Let's Encrypt certificate of api.halyardtransit.example expired at
+        2027-03-01T09:14:07Z. cert-manager had been trying to renew it since 30 January, but its
+        DNS-01 challenges failed with 401 from the DNS provider: the municipal IT department
+        rotated the zone's API token in January and nobody updated the secret. From 09:14 every
+        client refuses the handshake (certificate expired), trip-planner's traffic falls by 90%
+        and ingress-nginx logs SSL alert 45. An ingress change at 08:31 that drops old TLS cipher
+        suites is the obvious suspect for handshake failures and is innocent; a trip-planner
+        deploy of the March graph is the other decoy. Category: infrastructure (certificate
+        renewal, no code or config change in the data).""",
+        now,
+        HALYARD,
+        seed=2353,
+    )
+    inc.doc(
+        "Runbook: public API certificate",
+        """api.halyardtransit.example and gtfs.halyardtransit.example use Let's Encrypt
+certificates issued by cert-manager with DNS-01 challenges against the city's DNS provider
+(CloudZone). cert-manager renews 30 days before expiry. The CloudZone API token lives in the
+secret cert-manager/cloudzone-token; municipal IT rotates it yearly. Check
+probe_ssl_earliest_cert_expiry and `kubectl describe certificate -n ingress api-hrt`.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-03-01T08:00"), 9)
+    r = random.Random(2353)
+    t = inc.begin + timedelta(minutes=13)
+    while t < now:
+        inc.log(
+            t,
+            "cert-manager",
+            "ERROR",
+            'error presenting DNS-01 challenge for "api.halyardtransit.example": cloudzone: '
+            "POST /v1/zones/halyardtransit.example/records: 401 Unauthorized: API token expired",
+            resource="ingress/api-hrt-tls-1",
+            controller="challenges",
+        )
+        inc.log(
+            t + timedelta(seconds=2),
+            "cert-manager",
+            "INFO",
+            'Certificate ingress/api-hrt-tls: renewal failed, will retry (not after 2027-03-01T09:14:07Z)',
+        )
+        t += timedelta(minutes=r.uniform(55, 70))
+    ing = inc.config(
+        ts("2027-03-01T08:31"),
+        "ingress-nginx",
+        "ingress: drop TLS_RSA_* cipher suites (security review SR-118)",
+        "clusters/prod/ingress-nginx/values.yaml",
+        """controller:
+  config:
+    ssl-protocols: "TLSv1.2 TLSv1.3"
+    ssl-ciphers: "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:AES128-GCM-SHA256:AES256-GCM-SHA384\"""",
+        """controller:
+  config:
+    ssl-protocols: "TLSv1.2 TLSv1.3"
+    ssl-ciphers: "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256\"""",
+        author="k.achterberg",
+        line=10,
+    )
+    tp = inc.code(
+        ts("2027-03-01T08:40"),
+        "trip-planner",
+        "[HRT-3081] Load the March service graph",
+        "config/otp.ts",
+        "export const GRAPH = 's3://hrt-otp/graphs/2027-02/graph.obj';",
+        "export const GRAPH = 's3://hrt-otp/graphs/2027-03/graph.obj';",
+        3,
+        author="wen.zhou",
+    )
+    tpd = inc.deploy(ts("2027-03-01T08:58"), "trip-planner")
+    onset = ts("2027-03-01T09:14")
+    inc.errors(
+        "ingress-nginx",
+        onset,
+        now,
+        1.6,
+        lambda r: (
+            f"*{r.randint(1000000, 9999999)} SSL_do_handshake() failed (SSL: error:0A000415:SSL routines::sslv3 alert "
+            f"certificate expired:SSL alert number 45) while SSL handshaking, client: 10.{r.randint(0, 255)}.{r.randint(0, 255)}.{r.randint(1, 254)}, "
+            "server: 0.0.0.0:443"
+        ),
+        host="api.halyardtransit.example",
+    )
+    inc.errors(
+        "paratransit-booking",
+        onset + 3 * MINUTE,
+        now,
+        0.15,
+        "trip ETA lookup failed: https://api.halyardtransit.example/otp/plan: certificate verify failed: certificate has expired",
+        exc_info=py_stack(
+            "ssl.SSLCertVerificationError",
+            "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate has expired (_ssl.c:1006)",
+            [("/app/booking/eta.py", 41, "eta", "resp = session.get(PLAN_URL, params=q, timeout=5)")],
+        ),
+    )
+    inc.metric(
+        "probe_success",
+        "trip-planner",
+        step(onset, 1, 0),
+        labels={"instance": "https://api.halyardtransit.example/otp/health", "job": "blackbox"},
+        jitter=0,
+        digits=0,
+    )
+    inc.metric(
+        "probe_ssl_earliest_cert_expiry",
+        "trip-planner",
+        lambda t: 1803892447,
+        labels={"instance": "https://api.halyardtransit.example/otp/health", "job": "blackbox"},
+        jitter=0,
+        digits=0,
+    )
+    inc.fleet(trip_planner={"rps": times(step(onset, 1, 0.09))})
+    inc.alert = alerts.alertmanager(
+        "PublicApiProbeFailing",
+        "trip-planner",
+        ts("2027-03-01T09:31"),
+        "critical",
+        "Public API probe failing: api.halyardtransit.example",
+        "Blackbox probe of https://api.halyardtransit.example/otp/health has failed for 15m.",
+        'probe_success{job="blackbox",instance=~"https://api.halyardtransit.example.*"} == 0',
+        team="digital",
+    )
+    inc.outside(
+        "TLS certificate of api.halyardtransit.example expired 2027-03-01T09:14:07Z (cert-manager renewals failing: DNS provider token expired)",
+        "trip-planner",
+        "infrastructure",
+        [ing, tp, tpd],
+        onset,
+    )
+    return inc
+
+
+def xt54_pass_expired_declines() -> ExtIncident:
+    now = ts("2027-04-01T13:40")
+    inc = ExtIncident(
+        "xt54-pass-expired-declines",
+        "Declined taps above 8% (fare-gateway)",
+        """Monthly passes are valid through the last service day of the month. On the morning of
+        1 April riders who had not renewed tapped their lapsed March passes and were declined
+        with PASS_EXPIRED; the decline ratio rose from about 3% to 11% with the morning peak, as
+        it does on the first weekday of every month. fare-gateway and rider-accounts worked as
+        designed: approvals, latency and errors are normal, the autoload renewal job ran. The
+        alert counts every decline reason. A rider-accounts deploy about pass renewal reminder
+        emails and a fare-gateway deploy that adds the product code to decline logs are around.
+        Category: healthy (the alert's condition is real, but nothing is broken).""",
+        now,
+        HALYARD,
+        seed=2354,
+    )
+    inc.doc(
+        "Fare policy: passes",
+        """Monthly passes (MONTHLY_ADULT, MONTHLY_REDUCED, MONTHLY_YOUTH) are valid from the first to
+the last service day of a calendar month (service day ends 03:00 local). Riders renew at ticket
+vending machines, in the app, or by autoload (runs 02:00 local on the 1st). A tap with a lapsed
+pass is declined with PASS_EXPIRED; the rider can tap a bank card instead.""",
+    )
+    inc.doc(
+        "Runbook: declined taps",
+        """The FareDeclinesHigh alert fires when declines exceed 8% of taps over 20 minutes. Look at
+the decline reasons first (fare_tap_declines_per_second by reason). Declines for media that are
+not valid (PASS_EXPIRED, INSUFFICIENT_FUNDS, BLOCKED_CARD) mean the validators are doing their job;
+a jump in VALIDATION_ERROR or TIMEOUT means something is broken.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-04-01T09:40"), 9)
+    inc.log(
+        ts("2027-04-01T08:00:05"),
+        "rider-accounts",
+        "INFO",
+        "AutoloadJob started run=monthly-2027-04",
+    )
+    inc.log(
+        ts("2027-04-01T08:41:12"),
+        "rider-accounts",
+        "INFO",
+        "AutoloadJob finished run=monthly-2027-04 renewed=18412 failed=37 (card declined)",
+    )
+    ra = inc.code(
+        ts("2027-04-01T10:02"),
+        "rider-accounts",
+        "[HRT-3101] Pass renewal reminder email: link to autoload setup",
+        "src/main/resources/templates/pass-renewal-reminder.html",
+        "<p>Your monthly pass ends on {{endDate}}.</p>",
+        '<p>Your monthly pass ends on {{endDate}}. <a href="{{autoloadUrl}}">Renew automatically</a>.</p>',
+        14,
+        author="k.achterberg",
+    )
+    rad = inc.deploy(ts("2027-04-01T10:21"), "rider-accounts")
+    onset = ts("2027-04-01T11:00")
+    fc = inc.code(
+        ts("2027-04-01T10:50"),
+        "fare-gateway",
+        "[HRT-3103] Put the product code in the tap declined log line",
+        "src/main/java/org/halyard/fares/taps/TapAuthorizer.java",
+        '        log.info("tap declined reason={}", decision.reason());',
+        '        log.info("tap declined reason={} product={}", decision.reason(), media.productCode());',
+        188,
+        author="m.delacroix",
+    )
+    fcd = inc.deploy(ts("2027-04-01T11:12"), "fare-gateway")
+    peak = ts("2027-04-01T12:30")
+
+    def rate(f: float) -> float:
+        return 0.8 + 3.2 * (1 - abs(f - 0.55) / 0.55)
+
+    inc.errors(
+        "fare-gateway",
+        onset,
+        now,
+        rate,
+        lambda r: (
+            f"tap declined reason=PASS_EXPIRED product={r.choice(['MONTHLY_ADULT', 'MONTHLY_ADULT', 'MONTHLY_REDUCED', 'MONTHLY_YOUTH'])} "
+            f"validator=V-{r.randint(100, 2400):04d} valid_to=2027-03-31"
+        ),
+        level="INFO",
+    )
+
+    def declines(t: datetime) -> float:
+        if t < onset:
+            return 0.2
+        x = abs((t - peak).total_seconds()) / 5400
+        return 0.2 + 11.5 * max(0.0, 1 - x)
+
+    inc.metric(
+        "fare_tap_declines_per_second",
+        "fare-gateway",
+        declines,
+        labels={"reason": "PASS_EXPIRED"},
+        jitter=0.08,
+        digits=2,
+    )
+    for reason, v in (("INSUFFICIENT_FUNDS", 2.1), ("VALIDATION_ERROR", 0.05), ("TIMEOUT", 0.02)):
+        inc.metric(
+            "fare_tap_declines_per_second",
+            "fare-gateway",
+            lambda t, v=v: v,
+            labels={"reason": reason},
+            jitter=0.15,
+            digits=2,
+        )
+    inc.fleet()
+    inc.alert = alerts.alertmanager(
+        "FareDeclinesHigh",
+        "fare-gateway",
+        ts("2027-04-01T12:10"),
+        "warning",
+        "Declined taps above 8% (fare-gateway)",
+        "Declines are 10.7% of taps over 20m.",
+        'sum(rate(fare_tap_declines_total[20m])) / sum(rate(fare_taps_total[20m])) > 0.08',
+        team="fare-systems",
+    )
+    inc.healthy(
+        "fare-gateway",
+        "nothing is broken: declines are lapsed March monthly passes (PASS_EXPIRED) on the first morning of the month; approvals, errors and latency are normal and the alert counts every decline reason",
+        [ra, rad, fc, fcd],
+        onset,
+    )
+    return inc
+
 TUNE = [
     xt01_dispatch_routing_timeout,
     xt02_ingest_null_geofence,
@@ -4920,4 +5853,10 @@ TUNE = [
     xt46_node_nic_flap,
     xt47_boundary_poison_job,
     xt48_weather_gaps_none,
+    xt49_fare_cap_unnamed_release,
+    xt50_gtfs_rt_horizon_config,
+    xt51_transit_kit_after_midnight,
+    xt52_northgate_rc91_notice,
+    xt53_public_api_cert_expired,
+    xt54_pass_expired_declines,
 ]
