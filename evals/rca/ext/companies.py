@@ -978,7 +978,9 @@ HALYARD = Company(
             p99=900,
             noun="itinerary",
         ),
-        Svc("signage-push", "worker", topic="signs.predictions", rps=25, p99=150, noun="sign update"),
+        Svc(
+            "signage-push", "worker", topic="signs.predictions", rps=25, p99=150, noun="sign update"
+        ),
         Svc(
             "paratransit-booking",
             "api",
@@ -1054,7 +1056,9 @@ SALTMARSH = Company(
             noun="order",
         ),
         Svc("rating-engine", "worker", topic="cdr.raw", rps=900, p99=18, noun="cdr"),
-        Svc("number-porting", "worker", topic="port.requests", rps=3, p99=1200, noun="port request"),
+        Svc(
+            "number-porting", "worker", topic="port.requests", rps=3, p99=1200, noun="port request"
+        ),
         Svc(
             "topup-svc",
             "api",
@@ -1109,7 +1113,10 @@ SALTMARSH = Company(
     strays=[
         ("WARNING", "CDR with zero duration from MSC msc-02 dropped (call setup failure)"),
         ("WARNING", "PortHub callback for port P-0 ignored: unknown port id"),
-        ("ERROR", "HSS profile push for IMSI 23415******0193 failed: subscriber not found, will retry"),
+        (
+            "ERROR",
+            "HSS profile push for IMSI 23415******0193 failed: subscriber not found, will retry",
+        ),
         ("WARNING", "selfcare session refreshed with expired refresh token, user sent to login"),
         ("ERROR", "Paylinx webhook signature mismatch for event evt_0 (replayed test event)"),
         ("WARNING", "SMPP enquire_link took 820ms (threshold 500ms)"),

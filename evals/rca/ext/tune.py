@@ -4872,7 +4872,6 @@ def xt48_weather_gaps_none() -> ExtIncident:
     return inc
 
 
-
 # --- Halyard Regional Transit (added by a third examiner) -----------------------------------------
 
 
@@ -4909,7 +4908,13 @@ Roll back: `hrtctl rollback rider-accounts` (Fare Systems on-call approves).""",
         inc.begin,
         ts("2027-02-11T12:40"),
         9,
-        services=["avl-ingest", "gtfs-rt-publisher", "trip-planner", "signage-push", "paratransit-booking"],
+        services=[
+            "avl-ingest",
+            "gtfs-rt-publisher",
+            "trip-planner",
+            "signage-push",
+            "paratransit-booking",
+        ],
     )
     guilty = inc.code(
         ts("2027-02-09T15:20"),
@@ -5048,11 +5053,16 @@ Roll back: `hrtctl rollback rider-accounts` (Fare Systems on-call approves).""",
         "warning",
         "Fare cap fallback approvals above 5% (fare-gateway)",
         "31% of taps were approved without a cap evaluation over the last 30m.",
-        "sum(rate(fare_taps_total{cap=\"fallback\"}[30m])) / sum(rate(fare_taps_total[30m])) > 0.05",
+        'sum(rate(fare_taps_total{cap="fallback"}[30m])) / sum(rate(fare_taps_total[30m])) > 0.05',
         team="fare-systems",
     )
     inc.blame(
-        guilty, [release], "rider-accounts", "code_defect", [fg, fgd, bump, autoload, late, tp, tpd], onset
+        guilty,
+        [release],
+        "rider-accounts",
+        "code_defect",
+        [fg, fgd, bump, autoload, late, lated, tp, tpd],
+        onset,
     )
     return inc
 
@@ -5211,7 +5221,9 @@ gtfs_rt_build_duration_seconds (normally 4-7 s) and what changed in the publishe
         'min_over_time(gtfs_rt_feed_age_seconds{feed="trip_updates"}[1h]) > 45',
         team="operations-tech",
     )
-    inc.blame(cfg, [], "gtfs-rt-publisher", "configuration_error", [av, avd, gc, gcd, tc, tcd], onset)
+    inc.blame(
+        cfg, [], "gtfs-rt-publisher", "configuration_error", [av, avd, gc, gcd, tc, tcd], onset
+    )
     return inc
 
 
@@ -5359,7 +5371,9 @@ func Parse(s string) (time.Duration, error) {
             f'err="gtfstime: \\"{ts_}\\": parsing time \\"{ts_}\\": hour out of range"'
         )
 
-    inc.errors("signage-push", onset, now, lambda f: 0.2 + 1.8 * min(f * 1.6, 1.0), line, stack=stack)
+    inc.errors(
+        "signage-push", onset, now, lambda f: 0.2 + 1.8 * min(f * 1.6, 1.0), line, stack=stack
+    )
     inc.metric(
         "signs_blank_countdown_ratio",
         "signage-push",
@@ -5585,7 +5599,7 @@ probe_ssl_earliest_cert_expiry and `kubectl describe certificate -n ingress api-
             t + timedelta(seconds=2),
             "cert-manager",
             "INFO",
-            'Certificate ingress/api-hrt-tls: renewal failed, will retry (not after 2027-03-01T09:14:07Z)',
+            "Certificate ingress/api-hrt-tls: renewal failed, will retry (not after 2027-03-01T09:14:07Z)",
         )
         t += timedelta(minutes=r.uniform(55, 70))
     ing = inc.config(
@@ -5637,7 +5651,14 @@ probe_ssl_earliest_cert_expiry and `kubectl describe certificate -n ingress api-
         exc_info=py_stack(
             "ssl.SSLCertVerificationError",
             "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate has expired (_ssl.c:1006)",
-            [("/app/booking/eta.py", 41, "eta", "resp = session.get(PLAN_URL, params=q, timeout=5)")],
+            [
+                (
+                    "/app/booking/eta.py",
+                    41,
+                    "eta",
+                    "resp = session.get(PLAN_URL, params=q, timeout=5)",
+                )
+            ],
         ),
     )
     inc.metric(
@@ -5793,7 +5814,7 @@ a jump in VALIDATION_ERROR or TIMEOUT means something is broken.""",
         "warning",
         "Declined taps above 8% (fare-gateway)",
         "Declines are 10.7% of taps over 20m.",
-        'sum(rate(fare_tap_declines_total[20m])) / sum(rate(fare_taps_total[20m])) > 0.08',
+        "sum(rate(fare_tap_declines_total[20m])) / sum(rate(fare_taps_total[20m])) > 0.08",
         team="fare-systems",
     )
     inc.healthy(
@@ -5803,6 +5824,7 @@ a jump in VALIDATION_ERROR or TIMEOUT means something is broken.""",
         onset,
     )
     return inc
+
 
 TUNE = [
     xt01_dispatch_routing_timeout,
