@@ -29,6 +29,7 @@ from evals.rca.ext.companies import (
     LARKSPUR,
     MARIGOLD,
     OSPREY,
+    SALTMARSH,
     THORNFIELD,
     TIDEWATER,
 )
@@ -5125,6 +5126,12 @@ gtfs_rt_build_duration_seconds (normally 4-7 s) and what changed in the publishe
         line=6,
     )
     onset = ts("2027-02-15T11:08")
+    inc.log(
+        ts("2027-02-15T11:07:31"),
+        "gtfs-rt-publisher",
+        "INFO",
+        "config loaded: FEED_INTERVAL_SECONDS=15 PREDICTION_HORIZON_MINUTES=720 BUILD_WORKERS=4 (pod restarted by configmap-reloader)",
+    )
     gc = inc.code(
         ts("2027-02-15T11:30"),
         "gtfs-rt-publisher",
@@ -5458,6 +5465,12 @@ retry settings are in config/acquirer.yaml.""",
   retries_on_timeout: 1""",
         author="m.delacroix",
         line=3,
+    )
+    inc.log(
+        ts("2027-02-22T17:21:08"),
+        "fare-gateway",
+        "INFO",
+        "acquirer config reloaded: host=acq.northgate.example read_timeout_ms=5000 retries_on_timeout=1",
     )
     ra = inc.code(
         ts("2027-02-22T17:22"),
@@ -5826,6 +5839,995 @@ a jump in VALIDATION_ERROR or TIMEOUT means something is broken.""",
     return inc
 
 
+# --- Saltmarsh Mobile (added by a third examiner) -------------------------------------------------
+
+
+def xt55_plan_order_row_lock() -> ExtIncident:
+    now = ts("2027-03-03T10:40")
+    inc = ExtIncident(
+        "xt55-plan-order-row-lock",
+        "Plan change failures above 5% (selfcare-web)",
+        """A provisioning-api commit made applyPlanChange read the subscriber's pending plan
+        orders with SELECT ... FOR UPDATE, so two app sessions could not apply the same order
+        twice. billing-batch's daily plan renewal run (09:00-10:15) updates plan_orders in long
+        transactions; from 09:02 customers' plan changes wait on its row locks and fail after
+        subsdb's 5 s lock_timeout ("canceling statement due to lock timeout"), in
+        PlanOrderRepository.findPendingForUpdate, the method the commit added. The commit shipped
+        at 07:31, hours before; the renewal run has always run at 09:00. The failures stopped when
+        the run finished at 10:15 and will return with tomorrow's run. A selfcare-web deploy
+        about the plan change dialog, the sibling eSIM commit in the same deploy and a
+        number-porting deploy at 09:05 are the decoys. Category: code_defect (the new row lock in
+        the request path).""",
+        now,
+        SALTMARSH,
+        seed=2355,
+        hours=6,
+    )
+    inc.doc(
+        "Runbook: plan change failures",
+        """selfcare-web -> provisioning-api PUT /subscribers/{msisdn}/plan -> subsdb (plan_orders) and
+the HSS profile push. subsdb runs with lock_timeout = 5s and statement_timeout = 15s. billing-batch
+renews plans daily at 09:00 UTC (about 40k subscribers, batches of 500 in one transaction). If
+plan changes fail: check provisioning-api errors by exception, then pg_locks on plan_orders.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-03-03T06:40"), 9)
+    guilty = inc.commit(
+        ts("2027-03-03T07:02"),
+        "provisioning-api",
+        ":bug: lock pending plan orders while applying a plan change (double-apply from two sessions)",
+        [
+            (
+                "src/main/java/com/saltmarsh/provisioning/plans/PlanOrderRepository.java",
+                """    @Query(value = "SELECT * FROM plan_orders WHERE msisdn = :msisdn AND status = 'PENDING' ORDER BY created_at", nativeQuery = true)
+    List<PlanOrder> findPending(@Param("msisdn") String msisdn);""",
+                """    @Query(value = "SELECT * FROM plan_orders WHERE msisdn = :msisdn AND status = 'PENDING' ORDER BY created_at FOR UPDATE", nativeQuery = true)
+    List<PlanOrder> findPendingForUpdate(@Param("msisdn") String msisdn);""",
+                22,
+            ),
+            (
+                "src/main/java/com/saltmarsh/provisioning/plans/PlanChangeService.java",
+                "        List<PlanOrder> pending = orders.findPending(msisdn);",
+                "        List<PlanOrder> pending = orders.findPendingForUpdate(msisdn);",
+                71,
+            ),
+        ],
+        author="rk.menon",
+    )
+    esim = inc.code(
+        ts("2027-03-03T07:10"),
+        "provisioning-api",
+        ":loud_sound: log the SM-DP+ order id when an eSIM profile is released",
+        "src/main/java/com/saltmarsh/provisioning/esim/EsimOrderService.java",
+        '        log.info("eSIM profile released iccid={}", order.iccid());',
+        '        log.info("eSIM profile released iccid={} smdp_order={}", order.iccid(), resp.orderId());',
+        93,
+        author="h.nakagawa",
+    )
+    gd = inc.deploy(ts("2027-03-03T07:31"), "provisioning-api")
+    sw = inc.code(
+        ts("2027-03-03T08:22"),
+        "selfcare-web",
+        ":lipstick: plan change dialog shows the new monthly price before confirming",
+        "src/plan/PlanChangeDialog.tsx",
+        "      <Confirm onConfirm={submit}>Change plan</Confirm>",
+        "      <Price value={next.monthly} />\n      <Confirm onConfirm={submit}>Change plan</Confirm>",
+        48,
+        author="aoife.brennan",
+    )
+    swd = inc.deploy(ts("2027-03-03T08:45"), "selfcare-web")
+    onset = ts("2027-03-03T09:02")
+    npc = inc.code(
+        ts("2027-03-03T08:41"),
+        "number-porting",
+        ":recycle: look subscribers up by msisdn through provisioning-api's client",
+        "number_porting/subscribers.py",
+        "    row = db.fetch_one(SUBSCRIBER_BY_MSISDN, msisdn=msisdn)",
+        "    row = provisioning.subscriber(msisdn)",
+        28,
+        author="fsilva",
+    )
+    npd = inc.deploy(ts("2027-03-03T09:05"), "number-porting")
+    tu = inc.code(
+        ts("2027-03-03T09:08"),
+        "topup-svc",
+        ":white_check_mark: cover voucher redeem with an expired voucher",
+        "internal/voucher/redeem_test.go",
+        '\t{name: "valid", code: "1234-5678"},',
+        '\t{name: "valid", code: "1234-5678"},\n\t{name: "expired", code: "0000-0001", wantErr: ErrVoucherExpired},',
+        40,
+        author="jmbeki",
+    )
+    tud = inc.deploy(ts("2027-03-03T09:26"), "topup-svc")
+    inc.log(
+        ts("2027-03-03T09:00:03"),
+        "billing-batch",
+        "INFO",
+        "plan renewal run started: 41207 subscribers due, batch size 500",
+    )
+    inc.log(
+        ts("2027-03-03T10:14:48"),
+        "billing-batch",
+        "INFO",
+        "plan renewal run finished: renewed=41180 failed=27 in 74m",
+    )
+    stack = java_stack(
+        "org.springframework.dao.CannotAcquireLockException",
+        "could not extract ResultSet; SQL [n/a]; nested exception is org.postgresql.util.PSQLException: ERROR: canceling statement due to lock timeout",
+        [
+            (
+                "org.postgresql.core.v3.QueryExecutorImpl.receiveErrorResponse",
+                "QueryExecutorImpl.java",
+                2713,
+            ),
+            (
+                "com.saltmarsh.provisioning.plans.PlanOrderRepository.findPendingForUpdate",
+                "PlanOrderRepository.java",
+                23,
+            ),
+            (
+                "com.saltmarsh.provisioning.plans.PlanChangeService.applyPlanChange",
+                "PlanChangeService.java",
+                71,
+            ),
+            ("com.saltmarsh.provisioning.api.PlanController.change", "PlanController.java", 54),
+        ],
+    )
+    end = ts("2027-03-03T10:15")
+    inc.errors(
+        "provisioning-api",
+        onset,
+        end,
+        1.3,
+        lambda r: f"PUT /subscribers/44{r.randint(7000000000, 7999999999)}/plan 500 after 5004ms",
+        **{
+            "exception.type": "org.springframework.dao.CannotAcquireLockException",
+            "exception.stacktrace": stack,
+        },
+    )
+    node = node_stack(
+        "HttpException",
+        "provisioning-api responded 500",
+        [
+            ("ProvisioningClient.changePlan", "/app/dist/provisioning/client.js", 88, 13),
+            ("PlanService.change", "/app/dist/plan/plan.service.js", 41, 22),
+            ("PlanController.put", "/app/dist/plan/plan.controller.js", 19, 16),
+        ],
+    )
+    inc.errors(
+        "selfcare-web",
+        onset + 1 * MINUTE,
+        end,
+        1.2,
+        "plan change failed",
+        **{"err.type": "HttpException", "err.stack": node, "http.route": "/plan"},
+    )
+    inc.metric(
+        "pg_locks_waiting",
+        "subsdb",
+        step(onset, 0, 34, end),
+        labels={"relation": "plan_orders", "mode": "RowExclusiveLock"},
+        digits=0,
+    )
+    inc.metric(
+        "http.server.request.duration.p99",
+        "provisioning-api",
+        lambda t: 5.1 if onset <= t < end else 0.24,
+        labels={"http.route": "/subscribers/{msisdn}/plan"},
+        jitter=0.06,
+        digits=3,
+    )
+    inc.metric(
+        "billing_plan_renewals_per_second",
+        "billing-batch",
+        step(ts("2027-03-03T09:00"), 0, 9.3, end),
+        digits=1,
+    )
+    inc.fleet(
+        provisioning_api={"err": add(step(onset, 0, 0.11, end))},
+        selfcare_web={"err": add(step(onset, 0, 0.02, end))},
+    )
+    inc.alert = alerts.generic(
+        "Plan change failures above 5% (selfcare-web)",
+        "selfcare-web",
+        ts("2027-03-03T09:31"),
+        "high",
+        {
+            "source": "grafana-oncall",
+            "alert_group": {"id": "IBN7Q3W", "title": "Plan change failures above 5%"},
+            "integration": "Grafana Alerting",
+            "evalMatches": [
+                {"metric": 'plan_change_failure_ratio{app="selfcare-web"}', "value": 0.093}
+            ],
+            "team": "digital",
+        },
+    )
+    inc.blame(
+        guilty, [gd], "provisioning-api", "code_defect", [esim, sw, swd, npc, npd, tu, tud], onset
+    )
+    return inc
+
+
+def xt56_smpp_window_config() -> ExtIncident:
+    now = ts("2027-03-08T19:10")
+    inc = ExtIncident(
+        "xt56-smpp-window-config",
+        "OTP login success below 90% (selfcare-web)",
+        """A configuration change to sms-gateway, made for Friday's marketing send, raised the
+        SMPP window from 10 to 100 outstanding submits and the submit rate from 50/s to 200/s.
+        The Tidemark SMSC allows 20 outstanding and 60/s per bind and answers anything above with
+        ESME_RTHROTTLED. That did not matter until the monthly 'your bill is ready' batch from
+        billing-batch started at 18:00: sms-gateway bursts, most submits are throttled, it
+        requeues them behind the batch, and one-time login codes arrive minutes late or not at
+        all. The SMSC looks like the culprit and is not: it enforces its published limits. An
+        sms-gateway deploy at 17:50 that rewords the OTP text, a billing-batch deploy about the
+        bill SMS and a selfcare-web deploy adding an OTP resend button are the decoys. Category:
+        configuration_error.""",
+        now,
+        SALTMARSH,
+        seed=2356,
+    )
+    inc.doc(
+        "Tidemark SMSC interconnect (partner document excerpt)",
+        """SMPP 3.4 over TLS, 2 transceiver binds per customer. Per bind: at most 20 outstanding
+submit_sm (window) and 60 submit_sm per second. Submits above these limits are answered with
+command_status 0x00000058 (ESME_RTHROTTLED); resubmit after 1 s. Delivery receipts as usual.""",
+    )
+    inc.doc(
+        "Messaging calendar",
+        """| When (UTC) | What | Volume |
+|---|---|---|
+| 8th of each month 18:00 | "Your bill is ready" SMS (billing-batch) | ~380k |
+| 2027-03-12 10:00 | Spring promo SMS (marketing) | ~1.1M |""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-03-08T16:20"), 10)
+    bb = inc.code(
+        ts("2027-03-08T16:21"),
+        "billing-batch",
+        ":sparkles: bill ready SMS includes the amount due",
+        "src/main/java/com/saltmarsh/billing/notify/BillReadySms.java",
+        '        return "Your Saltmarsh bill is ready in the app.";',
+        '        return "Your Saltmarsh bill of " + money(bill.total()) + " is ready in the app.";',
+        17,
+        author="ola.s",
+    )
+    bbd = inc.deploy(ts("2027-03-08T16:40"), "billing-batch")
+    cfg = inc.config(
+        ts("2027-03-08T17:34"),
+        "sms-gateway",
+        ":wrench: smpp: bigger window and faster submits for Friday's promo send",
+        "deploy/sms-gateway/config/smpp.yaml",
+        """smsc:
+  host: smpp.tidemark.example
+  port: 3550
+  binds: 2
+  window_size: 10
+  submit_rate_per_second: 50
+  enquire_link_seconds: 30""",
+        """smsc:
+  host: smpp.tidemark.example
+  port: 3550
+  binds: 2
+  window_size: 100
+  submit_rate_per_second: 200
+  enquire_link_seconds: 30""",
+        author="ola.s",
+        line=4,
+    )
+    inc.log(
+        ts("2027-03-08T17:35:12"),
+        "sms-gateway",
+        "INFO",
+        "smpp config reloaded from /etc/sms-gateway/smpp.yaml: binds=2 window_size=100 submit_rate_per_second=200",
+    )
+    otp = inc.code(
+        ts("2027-03-08T17:31"),
+        "sms-gateway",
+        ":speech_balloon: OTP text says how long the code is valid",
+        "internal/templates/otp.go",
+        '\tOTPText = "Your Saltmarsh code is %s"',
+        '\tOTPText = "Your Saltmarsh code is %s. It is valid for 5 minutes."',
+        9,
+        author="jmbeki",
+    )
+    otpd = inc.deploy(ts("2027-03-08T17:50"), "sms-gateway")
+    onset = ts("2027-03-08T18:00")
+    sc = inc.code(
+        ts("2027-03-08T18:04"),
+        "selfcare-web",
+        ":sparkles: resend code button after 30 seconds on the OTP screen",
+        "src/login/OtpScreen.tsx",
+        "      <CodeInput onComplete={verify} />",
+        "      <CodeInput onComplete={verify} />\n      <ResendButton after={30} onClick={resend} />",
+        61,
+        author="aoife.brennan",
+    )
+    scd = inc.deploy(ts("2027-03-08T18:21"), "selfcare-web")
+    inc.log(
+        onset,
+        "billing-batch",
+        "INFO",
+        "bill ready notifications queued: 381204 SMS to sms.outbound",
+    )
+    inc.errors(
+        "sms-gateway",
+        onset,
+        now,
+        4.0,
+        lambda r: (
+            f"submit_sm throttled by SMSC command_status=0x00000058 (ESME_RTHROTTLED) bind={r.randint(1, 2)} "
+            f"seq={r.randint(100000, 999999)} in_flight={r.randint(70, 100)} requeued"
+        ),
+        level="WARNING",
+    )
+    inc.errors(
+        "sms-gateway",
+        onset + 4 * MINUTE,
+        now,
+        0.5,
+        lambda r: (
+            f"otp sms to 44{r.randint(7000000000, 7999999999)} expired in queue after {r.randint(300, 420)}s, dropped"
+        ),
+    )
+    inc.errors(
+        "selfcare-web",
+        onset + 5 * MINUTE,
+        now,
+        1.0,
+        "otp verify failed: code expired or not received",
+        level="WARNING",
+        **{"http.route": "/login/otp"},
+    )
+    inc.metric(
+        "smpp_submit_sm_resp_per_second",
+        "sms-gateway",
+        step(onset, 0.0, 180.0),
+        labels={"command_status": "ESME_RTHROTTLED"},
+        jitter=0.1,
+        digits=1,
+    )
+    inc.metric(
+        "smpp_window_in_flight",
+        "sms-gateway",
+        lambda t: 9 if t < ts("2027-03-08T17:36") else (31 if t < onset else 100),
+        jitter=0.05,
+        digits=0,
+    )
+    inc.metric(
+        "sms_queue_depth",
+        "sms-gateway",
+        ramp(onset, now, 40, 271000),
+        labels={"topic": "sms.outbound"},
+        digits=0,
+    )
+    inc.metric(
+        "otp_login_success_ratio",
+        "selfcare-web",
+        step(onset + 5 * MINUTE, 0.97, 0.71),
+        jitter=0.03,
+        digits=3,
+    )
+    inc.fleet(sms_gateway={"rps": times(step(onset, 1, 1.6)), "p99": floor(step(onset, 0, 240000))})
+    inc.alert = alerts.generic(
+        "OTP login success below 90% (selfcare-web)",
+        "selfcare-web",
+        ts("2027-03-08T18:26"),
+        "critical",
+        {
+            "source": "grafana-oncall",
+            "alert_group": {"id": "IJ2W9XM", "title": "OTP login success below 90%"},
+            "integration": "Grafana Alerting",
+            "evalMatches": [{"metric": "otp_login_success_ratio", "value": 0.71}],
+            "team": "digital",
+        },
+    )
+    inc.blame(cfg, [], "sms-gateway", "configuration_error", [otp, otpd, bb, bbd, sc, scd], onset)
+    return inc
+
+
+def xt57_tariff_cache_leak() -> ExtIncident:
+    now = ts("2027-03-12T14:20")
+    inc = ExtIncident(
+        "xt57-tariff-cache-leak",
+        "cdr.raw consumer lag above 500k (rating-engine)",
+        """To support per-subscriber promo tariffs, a rating-engine commit keyed the resolved
+        tariff cache by MSISDN as well as by plan and replaced the 10,000-entry LRU with an
+        unbounded sync.Map. Every distinct subscriber adds an entry: from the 07:25 deploy the
+        pods' memory climbs steadily, and from 12:38 they hit their 4 GiB limit and are
+        OOM-killed one after another; each restart rebalances the consumer group and lag on
+        cdr.raw builds. There are almost no error lines: it shows in memory, restarts and lag.
+        The same deploy shipped a VoLTE call-type commit; a later rating-engine commit (not
+        deployed), a Kafka retention change and a topup-svc deploy near the alert are the other
+        decoys. Category: code_defect (an unbounded cache).""",
+        now,
+        SALTMARSH,
+        seed=2357,
+        hours=8,
+    )
+    inc.doc(
+        "Runbook: rating-engine lag",
+        """rating-engine rates CDRs from cdr.raw (24 partitions, 6 pods, memory limit 4Gi, usually
+500-800 MiB each). Lag above 500k delays prepaid balance updates by minutes (fraud exposure on
+roaming). Check pod restarts and memory first, then the tariff DB. Scale out only if CPU-bound:
+`kubectl -n charging scale deploy/rating-engine --replicas=9`.""",
+    )
+    inc.noise()
+    inc.background(
+        inc.begin,
+        ts("2027-03-12T11:30"),
+        10,
+        services=[
+            "provisioning-api",
+            "number-porting",
+            "topup-svc",
+            "selfcare-web",
+            "sms-gateway",
+            "billing-batch",
+        ],
+    )
+    guilty = inc.code(
+        ts("2027-03-12T07:02"),
+        "rating-engine",
+        ":sparkles: per-subscriber promo tariffs: cache resolved tariffs per msisdn",
+        "internal/tariff/resolver.go",
+        """type Resolver struct {
+	db    *sql.DB
+	cache *lru.Cache[string, *Tariff] // 10_000 entries
+}
+
+func (r *Resolver) Resolve(c *cdr.Record) (*Tariff, error) {
+	key := c.TariffPlanID + "/" + c.ServiceClass
+	if t, ok := r.cache.Get(key); ok {
+		return t, nil
+	}""",
+        """type Resolver struct {
+	db    *sql.DB
+	cache sync.Map // key -> *Tariff
+}
+
+func (r *Resolver) Resolve(c *cdr.Record) (*Tariff, error) {
+	key := c.TariffPlanID + "/" + c.ServiceClass + "/" + c.CallingMSISDN
+	if t, ok := r.cache.Load(key); ok {
+		return t.(*Tariff), nil
+	}""",
+        31,
+        author="h.nakagawa",
+    )
+    volte = inc.code(
+        ts("2027-03-12T07:09"),
+        "rating-engine",
+        ":sparkles: rate VoLTE calls as voice (call type 0x0B)",
+        "internal/cdr/calltype.go",
+        "\tcase 0x01, 0x02:\n\t\treturn Voice",
+        "\tcase 0x01, 0x02, 0x0B:\n\t\treturn Voice",
+        44,
+        author="rk.menon",
+    )
+    gd = inc.deploy(ts("2027-03-12T07:25"), "rating-engine")
+    onset = ts("2027-03-12T07:27")
+    oom = ts("2027-03-12T12:38")
+    kcfg = inc.config(
+        ts("2027-03-12T12:05"),
+        "kafka",
+        ":wrench: cdr.raw retention 72h -> 48h (disk at 71%)",
+        "kafka/topics/cdr.raw.yaml",
+        "name: cdr.raw\npartitions: 24\nconfig:\n  retention.ms: 259200000",
+        "name: cdr.raw\npartitions: 24\nconfig:\n  retention.ms: 172800000",
+        author="fsilva",
+    )
+    logc = inc.code(
+        ts("2027-03-12T12:15"),
+        "rating-engine",
+        ":loud_sound: log rating throughput per partition every minute",
+        "internal/consumer/stats.go",
+        "\ts.rated.Add(1)",
+        '\ts.rated.Add(1)\n\tif time.Since(s.last) > time.Minute {\n\t\ts.log.Info("rated", "partition", s.partition, "n", s.rated.Swap(0))\n\t\ts.last = time.Now()\n\t}',
+        20,
+        author="rk.menon",
+    )
+    tc = inc.code(
+        ts("2027-03-12T12:10"),
+        "topup-svc",
+        ":recycle: share the Paylinx client between topups and vouchers",
+        "internal/paylinx/client.go",
+        "func NewClient(cfg Config) *Client {",
+        "// NewClient is shared by topups and vouchers.\nfunc NewClient(cfg Config) *Client {",
+        12,
+        author="jmbeki",
+    )
+    tcd = inc.deploy(ts("2027-03-12T12:29"), "topup-svc")
+    for i, minute in enumerate((0, 3, 9, 14, 22, 31)):
+        t = oom + minute * MINUTE
+        inc.log(
+            t,
+            "rating-engine",
+            "ERROR",
+            f"container rating-engine in pod rating-engine-6b7f9-{'kqrtxz'[i]}{41 + i} terminated: OOMKilled (exit code 137), restarting",
+            reason="OOMKilled",
+            source="kubelet",
+        )
+        inc.log(
+            t + 40 * timedelta(seconds=1),
+            "rating-engine",
+            "INFO",
+            f"consumer group rating-engine rebalanced: generation {812 + i}, 24 partitions over {5 if i % 2 == 0 else 6} members",
+        )
+
+    def memory(t: datetime) -> float:
+        if t < onset:
+            return 6.4e8
+        if t < oom:
+            return (
+                6.4e8
+                + (4.29e9 - 6.4e8) * (t - onset).total_seconds() / (oom - onset).total_seconds()
+            )
+        return 6.4e8 + (4.29e9 - 6.4e8) * ((t - oom).total_seconds() % 1500) / 1500
+
+    inc.metric(
+        "container_memory_working_set_bytes",
+        "rating-engine",
+        memory,
+        labels={"container": "rating-engine", "stat": "max_over_pods"},
+        jitter=0.01,
+        digits=0,
+    )
+    inc.metric(
+        "go_memstats_heap_inuse_bytes",
+        "rating-engine",
+        lambda t: memory(t) * 0.86,
+        jitter=0.01,
+        digits=0,
+    )
+    inc.metric(
+        "kube_pod_container_status_restarts_total",
+        "rating-engine",
+        lambda t: 2 + (0 if t < oom else min(6, 1 + int((t - oom).total_seconds() // 300))),
+        jitter=0,
+        digits=0,
+    )
+    inc.metric(
+        "kafka_consumergroup_lag_sum",
+        "rating-engine",
+        lambda t: 900 if t < oom else 900 + 4200 * (t - oom).total_seconds() / 60,
+        labels={"topic": "cdr.raw", "group": "rating-engine"},
+        jitter=0.05,
+        digits=0,
+    )
+    inc.fleet(rating_engine={"rps": times(step(oom, 1, 0.45)), "p99": add(ramp(onset, oom, 0, 14))})
+    inc.alert = alerts.alertmanager(
+        "KafkaConsumerLagHigh",
+        "rating-engine",
+        ts("2027-03-12T12:58"),
+        "critical",
+        "cdr.raw consumer lag above 500k (rating-engine)",
+        "Consumer group rating-engine is 512k messages behind on cdr.raw.",
+        'sum(kafka_consumergroup_lag{group="rating-engine",topic="cdr.raw"}) > 500000',
+        team="charging",
+    )
+    inc.blame(guilty, [gd], "rating-engine", "code_defect", [volte, kcfg, logc, tc, tcd], onset)
+    return inc
+
+
+def xt58_roaming_cdr_poison() -> ExtIncident:
+    now = ts("2027-03-15T16:10")
+    inc = ExtIncident(
+        "xt58-roaming-cdr-poison",
+        "cdr.raw partition 7 not progressing (rating-engine)",
+        """A TAP file from the roaming partner Albatel (FRAAT), loaded at 14:02, carried one record
+        with ChargeableUnits = -1, which the TAP specification does not allow. rating-engine's
+        band lookup indexes by units and panics on it; the consumer recovers, does not commit the
+        offset and retries the same record every minute, so partition 7 has not moved since 14:02
+        while the other 23 partitions are fine. A rating-engine deploy at 13:40 that adds TAP
+        3.12 CAMEL fields to the roaming parser shares the words 'roaming' and 'TAP' and lands 22
+        minutes before; it parsed thousands of roaming records correctly since. Category:
+        data_quality (one invalid record from a partner).""",
+        now,
+        SALTMARSH,
+        seed=2358,
+    )
+    inc.doc(
+        "TAP 3.12 notes (GSMA TD.57 excerpt)",
+        """ChargeableUnits: the number of units (seconds, bytes) to be charged; an unsigned integer,
+0 or greater. ChargedUnits may be smaller than ChargeableUnits. A record failing validation is
+returned to the sending partner in a RAP file (Returned Account Procedure).""",
+    )
+    inc.doc(
+        "Runbook: a cdr.raw partition does not progress",
+        """If one partition's lag grows while the others stay flat, a single record is usually
+failing. Find its offset in rating-engine's errors, park it: `smctl cdr park --partition <p>
+--offset <o>` (moves it to cdr.dlq and commits), then raise a RAP to the partner if it is a
+roaming record.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-03-15T12:50"), 10)
+    c = inc.code(
+        ts("2027-03-15T13:18"),
+        "rating-engine",
+        ":sparkles: roaming: parse TAP 3.12 CAMEL service fields",
+        "internal/roaming/tap.go",
+        "\tcase tagCallEventDetails:\n\t\treturn p.callEvent(v)",
+        "\tcase tagCallEventDetails:\n\t\treturn p.callEvent(v)\n\tcase tagCamelServiceUsed:\n\t\treturn p.camel(v)",
+        140,
+        author="h.nakagawa",
+    )
+    d = inc.deploy(ts("2027-03-15T13:40"), "rating-engine")
+    onset = ts("2027-03-15T14:02")
+    n = inc.code(
+        ts("2027-03-15T13:51"),
+        "number-porting",
+        ":bug: retry PortHub 503s with jitter",
+        "number_porting/porthub.py",
+        "    backoff = 2 ** attempt",
+        "    backoff = 2 ** attempt + random.uniform(0, 1)",
+        77,
+        author="fsilva",
+    )
+    nd = inc.deploy(ts("2027-03-15T14:09"), "number-porting")
+    inc.log(
+        onset - 20 * timedelta(seconds=1),
+        "tap-loader",
+        "INFO",
+        "loaded TAP file CDFRAATGBRSM00481 from FRAAT: 1204 records into cdr.raw (partitions by IMSI)",
+    )
+    for h in range(8):
+        inc.log(
+            ts("2027-03-15T09:20") + h * 51 * MINUTE,
+            "tap-loader",
+            "INFO",
+            f"loaded TAP file CD{['DEVFD', 'ESPTE', 'ITAWI', 'NLDPT'][h % 4]}GBRSM00{410 + h} : {900 + 37 * h} records into cdr.raw",
+        )
+    stack = go_stack(
+        "panic: runtime error: index out of range [-1]",
+        [
+            (
+                "github.com/saltmarsh/rating-engine/internal/rating.bandFor",
+                "/src/rating-engine/internal/rating/bands.go",
+                57,
+            ),
+            (
+                "github.com/saltmarsh/rating-engine/internal/rating.(*Rater).Rate",
+                "/src/rating-engine/internal/rating/rater.go",
+                112,
+            ),
+            (
+                "github.com/saltmarsh/rating-engine/internal/consumer.(*Worker).handle",
+                "/src/rating-engine/internal/consumer/worker.go",
+                88,
+            ),
+        ],
+    )
+    inc.errors(
+        "rating-engine",
+        onset,
+        now,
+        1.0,
+        "panic recovered while rating record FRAAT-20270315-000481 partition=7 offset=18822731 "
+        "call_type=MOC chargeable_units=-1: runtime error: index out of range [-1]; offset not committed, retrying in 60s",
+        stack=stack,
+        partition=7,
+        offset=18822731,
+    )
+    inc.metric(
+        "kafka_consumergroup_lag",
+        "rating-engine",
+        ramp(onset, now, 40, 21500),
+        labels={"topic": "cdr.raw", "partition": "7"},
+        digits=0,
+    )
+    inc.metric(
+        "kafka_consumergroup_lag",
+        "rating-engine",
+        lambda t: 45,
+        labels={"topic": "cdr.raw", "partition": "3"},
+        jitter=0.3,
+        digits=0,
+    )
+    inc.metric(
+        "cdr_rated_per_second",
+        "rating-engine",
+        lambda t: 38 if t < onset else 0,
+        labels={"partition": "7"},
+        jitter=0.05,
+        digits=1,
+    )
+    inc.fleet(rating_engine={"rps": times(step(onset, 1, 0.96))})
+    inc.alert = alerts.alertmanager(
+        "CdrPartitionStuck",
+        "rating-engine",
+        ts("2027-03-15T14:47"),
+        "warning",
+        "cdr.raw partition 7 not progressing (rating-engine)",
+        "Committed offset of partition 7 has not moved for 45m; lag 7.9k.",
+        'delta(kafka_consumergroup_current_offset{group="rating-engine",topic="cdr.raw"}[45m]) == 0',
+        team="charging",
+    )
+    inc.outside(
+        "malformed roaming CDR from partner FRAAT (ChargeableUnits = -1) poisons cdr.raw partition 7",
+        "rating-engine",
+        "data_quality",
+        [c, d, n, nd],
+        onset,
+    )
+    return inc
+
+
+def xt59_double_data_surge() -> ExtIncident:
+    now = ts("2027-03-20T11:30")
+    inc = ExtIncident(
+        "xt59-double-data-surge",
+        "Top-up 5xx above 2% (topup-svc)",
+        """Marketing's 'Double Data Saturday' push and SMS went to 1.8 million prepaid customers at
+        10:00 (marketing calendar in the knowledge base): top-ups jumped from ~25/s to ~160/s.
+        topup-svc holds at most 64 connections to Paylinx; at ~700 ms a payment, 160/s needs
+        more than 100, so requests waited for a connection and failed at 15 s. Paylinx itself
+        answered as fast as ever. A topup-svc deploy at 09:40 that adds the promo's product
+        code, a selfcare-web promo banner deploy and an sms-gateway deploy share the campaign's
+        words and are innocent. Category: resource_exhaustion (a demand surge filling a
+        connection pool).""",
+        now,
+        SALTMARSH,
+        seed=2359,
+    )
+    inc.doc(
+        "Marketing calendar: March",
+        """| Date | Time (UTC) | Campaign | Channel | Audience |
+|---|---|---|---|---|
+| 2027-03-12 | 10:00 | Spring promo | SMS | 1.1M |
+| 2027-03-20 | 10:00 | Double Data Saturday: top up 10 or more, get double data for 7 days | app push + SMS | 1.8M prepaid |
+| 2027-03-27 | 09:00 | Roaming bundles Easter | email | 400k |""",
+    )
+    inc.doc(
+        "Runbook: top-up failures",
+        """topup-svc -> Paylinx (api.paylinx.example) card payments, ~700 ms each. Outbound pool:
+PAYLINX_MAX_CONNS=64 per pod x 1 pod (topup-svc runs one replica per zone, active in one). Check
+paylinx latency (is Paylinx slow?) and the pool's in-use connections (are we?). Scale:
+`kubectl -n payments scale deploy/topup-svc --replicas=3`.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-03-20T08:50"), 9)
+    tc = inc.code(
+        ts("2027-03-20T09:21"),
+        "topup-svc",
+        ":sparkles: DD10 product code for the Double Data Saturday promo",
+        "internal/products/promo.go",
+        'var promoProducts = []string{"SPRING5"}',
+        'var promoProducts = []string{"SPRING5", "DD10"}',
+        8,
+        author="jmbeki",
+    )
+    tcd = inc.deploy(ts("2027-03-20T09:40"), "topup-svc")
+    sw = inc.code(
+        ts("2027-03-20T09:33"),
+        "selfcare-web",
+        ":lipstick: Double Data Saturday banner on the top-up page",
+        "src/topup/TopupPage.tsx",
+        "      <TopupForm />",
+        '      <PromoBanner campaign="double-data-saturday" />\n      <TopupForm />',
+        23,
+        author="aoife.brennan",
+    )
+    swd = inc.deploy(ts("2027-03-20T09:52"), "selfcare-web")
+    onset = ts("2027-03-20T10:02")
+    sg = inc.code(
+        ts("2027-03-20T09:58"),
+        "sms-gateway",
+        ":chart_with_upwards_trend: count submits per campaign tag",
+        "internal/metrics/metrics.go",
+        '\tsubmits = promauto.NewCounter(prometheus.CounterOpts{Name: "sms_submits_total"})',
+        '\tsubmits = promauto.NewCounterVec(prometheus.CounterOpts{Name: "sms_submits_total"}, []string{"campaign"})',
+        14,
+        author="ola.s",
+    )
+    sgd = inc.deploy(ts("2027-03-20T10:14"), "sms-gateway")
+
+    def surge(t: datetime) -> float:
+        return 1.0 if t < onset else (6.4 if t < ts("2027-03-20T10:50") else 4.1)
+
+    inc.errors(
+        "topup-svc",
+        onset + 3 * MINUTE,
+        now,
+        lambda f: 2.6 if f < 0.45 else 1.2,
+        lambda r: (
+            f'level=error msg="topup failed" route=/topups status=504 product={r.choice(["DD10", "DD10", "TOPUP10", "TOPUP20"])} '
+            'err="paylinx: waiting for connection: context deadline exceeded (pool in use 64/64)" elapsed=15.0s'
+        ),
+    )
+    inc.errors(
+        "selfcare-web",
+        onset + 4 * MINUTE,
+        now,
+        lambda f: 1.8 if f < 0.45 else 0.8,
+        "top-up failed, showing retry screen",
+        level="WARNING",
+        **{"http.route": "/topup", "upstream.status": 504},
+    )
+    inc.metric(
+        "http.client.open_connections",
+        "topup-svc",
+        lambda t: min(64.0, 18 * surge(t)),
+        labels={"server.address": "api.paylinx.example", "state": "used"},
+        jitter=0.02,
+        digits=0,
+    )
+    inc.metric(
+        "http.client.request.duration.p99",
+        "topup-svc",
+        lambda t: 0.92,
+        labels={"server.address": "api.paylinx.example"},
+        jitter=0.06,
+        digits=3,
+    )
+    inc.metric(
+        "selfcare_sessions_active",
+        "selfcare-web",
+        lambda t: 21000 * (1 if t < onset else 3.2),
+        digits=0,
+    )
+    inc.fleet(
+        topup_svc={
+            "rps": times(surge),
+            "err": add(step(onset + 3 * MINUTE, 0, 0.07)),
+            "p99": floor(step(onset + 3 * MINUTE, 0, 15000)),
+        },
+        selfcare_web={"rps": times(lambda t: 1.0 if t < onset else 3.0)},
+    )
+    inc.alert = alerts.generic(
+        "Top-up 5xx above 2% (topup-svc)",
+        "topup-svc",
+        ts("2027-03-20T10:19"),
+        "critical",
+        {
+            "source": "grafana-oncall",
+            "alert_group": {"id": "IQ4P8LZ", "title": "Top-up 5xx above 2%"},
+            "integration": "Grafana Alerting",
+            "evalMatches": [{"metric": 'topup_error_ratio{route="/topups"}', "value": 0.071}],
+            "team": "payments",
+        },
+    )
+    inc.outside(
+        "Double Data Saturday campaign surge (top-ups 25/s -> 160/s) filling topup-svc's Paylinx connection pool",
+        "topup-svc",
+        "resource_exhaustion",
+        [tc, tcd, sw, swd, sg, sgd],
+        onset,
+    )
+    return inc
+
+
+def xt60_node_upgrade_lag_stale() -> ExtIncident:
+    now = ts("2027-03-24T06:30")
+    inc = ExtIncident(
+        "xt60-node-upgrade-lag-stale",
+        "cdr.raw consumer lag above 500k (rating-engine)",
+        """During the planned node-pool upgrade (01:30-03:00, in the knowledge base) nodes were
+        drained one at a time; rating-engine pods were rescheduled twice and the consumer group
+        rebalanced, so lag on cdr.raw rose to ~600k between 02:05 and 02:30 and was drained by
+        02:41. The alert fired at 02:21 and nobody looked until the morning: its condition has
+        been false for almost four hours and nothing is wrong now. A rating-engine deploy at
+        01:40 (log partition assignment on rebalance) and a provisioning-api deploy at 02:12 are
+        the decoys. Category: healthy (stale alert, recovered).""",
+        now,
+        SALTMARSH,
+        seed=2360,
+    )
+    inc.doc(
+        "Change calendar: platform maintenance",
+        """| Window (UTC) | Change | Impact |
+|---|---|---|
+| 2027-03-24T01:30:00Z - 2027-03-24T03:00:00Z | prod-eu-1 node pool upgrade to Kubernetes 1.29.4, nodes drained one at a time | pods rescheduled; consumer groups rebalance, short lag expected |
+| 2027-03-31T01:30:00Z - 2027-03-31T02:30:00Z | ocs-redis minor upgrade | none expected |""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-03-24T01:00"), 9)
+    c = inc.code(
+        ts("2027-03-24T01:18"),
+        "rating-engine",
+        ":loud_sound: log partition assignment on every rebalance",
+        "internal/consumer/group.go",
+        "func (h *handler) Setup(s sarama.ConsumerGroupSession) error {\n\treturn nil",
+        'func (h *handler) Setup(s sarama.ConsumerGroupSession) error {\n\th.log.Info("partitions assigned", "claims", s.Claims(), "generation", s.GenerationID())\n\treturn nil',
+        33,
+        author="rk.menon",
+    )
+    d = inc.deploy(ts("2027-03-24T01:40"), "rating-engine")
+    onset = ts("2027-03-24T02:05")
+    p = inc.code(
+        ts("2027-03-24T01:55"),
+        "provisioning-api",
+        ":arrow_up: bump postgresql driver to 42.7.4",
+        "pom.xml",
+        "      <artifactId>postgresql</artifactId>\n      <version>42.7.3</version>",
+        "      <artifactId>postgresql</artifactId>\n      <version>42.7.4</version>",
+        77,
+        author="renovate[bot]",
+    )
+    pd = inc.deploy(ts("2027-03-24T02:12"), "provisioning-api")
+    drains = [
+        ts("2027-03-24T01:34"),
+        ts("2027-03-24T01:52"),
+        ts("2027-03-24T02:04"),
+        ts("2027-03-24T02:19"),
+        ts("2027-03-24T02:37"),
+    ]
+    for i, t in enumerate(drains):
+        inc.log(
+            t,
+            "k8s-events",
+            "INFO",
+            f"Node ip-10-40-{i + 2}-{17 + i * 9} cordoned and drained for upgrade to v1.29.4",
+        )
+        inc.log(
+            t + 4 * MINUTE,
+            "k8s-events",
+            "INFO",
+            f"Node ip-10-40-{i + 2}-{17 + i * 9} Ready (v1.29.4)",
+        )
+    recovered = ts("2027-03-24T02:41")
+    for t in (ts("2027-03-24T02:05:40"), ts("2027-03-24T02:20:10")):
+        inc.log(
+            t,
+            "rating-engine",
+            "INFO",
+            "received SIGTERM from kubelet during node drain; finishing in-flight batch",
+        )
+        inc.log(
+            t + timedelta(seconds=50),
+            "rating-engine",
+            "INFO",
+            "consumer group rating-engine rebalanced: 24 partitions over 6 members",
+        )
+    inc.errors(
+        "rating-engine",
+        onset + 1 * MINUTE,
+        ts("2027-03-24T02:31"),
+        0.4,
+        "commit offsets failed: kafka server: the group is rebalancing, retrying",
+        level="WARNING",
+    )
+
+    def lag(t: datetime) -> float:
+        if t < onset or t >= recovered:
+            return 700.0
+        peak = ts("2027-03-24T02:28")
+        if t <= peak:
+            return 700 + 600000 * (t - onset).total_seconds() / (peak - onset).total_seconds()
+        return 600700 * (1 - (t - peak).total_seconds() / (recovered - peak).total_seconds()) + 700
+
+    inc.metric(
+        "kafka_consumergroup_lag_sum",
+        "rating-engine",
+        lag,
+        labels={"topic": "cdr.raw", "group": "rating-engine"},
+        jitter=0.05,
+        digits=0,
+    )
+    inc.fleet(
+        rating_engine={
+            "rps": times(step(onset, 1, 0.5, ts("2027-03-24T02:28"))),
+            "p99": add(step(onset, 0, 30, recovered)),
+        }
+    )
+    inc.alert = alerts.alertmanager(
+        "KafkaConsumerLagHigh",
+        "rating-engine",
+        ts("2027-03-24T02:21"),
+        "critical",
+        "cdr.raw consumer lag above 500k (rating-engine)",
+        "Consumer group rating-engine is 512k messages behind on cdr.raw.",
+        'sum(kafka_consumergroup_lag{group="rating-engine",topic="cdr.raw"}) > 500000',
+        team="charging",
+    )
+    inc.healthy(
+        "rating-engine",
+        "recovered: lag from consumer rebalances during the planned node-pool upgrade (02:05-02:41), drained to normal almost four hours before the investigation",
+        [c, d, p, pd],
+        onset,
+    )
+    return inc
+
+
 TUNE = [
     xt01_dispatch_routing_timeout,
     xt02_ingest_null_geofence,
@@ -5881,4 +6883,10 @@ TUNE = [
     xt52_northgate_rc91_notice,
     xt53_public_api_cert_expired,
     xt54_pass_expired_declines,
+    xt55_plan_order_row_lock,
+    xt56_smpp_window_config,
+    xt57_tariff_cache_leak,
+    xt58_roaming_cdr_poison,
+    xt59_double_data_surge,
+    xt60_node_upgrade_lag_stale,
 ]
