@@ -84,12 +84,12 @@ def graph_link(url: str, promql: str, start: datetime, end: datetime) -> str:
 
 def pulled_text(query: PulledQuery, notes: Sequence[str] = ()) -> str:
     """What one pulled query vouches for, as text (for the claim check): the source, the query,
-    the snapshot's id and every series with its labels and values; ``notes``, what the same pull
-    found of the other sources (one that failed or was slow), go with it."""
+    the snapshot's id and every series with its labels and values (each value once); ``notes``,
+    what the same pull found of the other sources (one that failed or was slow), go with it."""
     parts = [query.source_name, query.promql, query.artifact_id, query.service, *notes]
     for series in query.series:
         # Each value as stored and as the section rounds it (`_peak`).
-        values = " ".join(f"{v:g} {v:.4g}" for _, v in series.points)
+        values = " ".join(f"{v:g} {v:.4g}" for v in dict.fromkeys(v for _, v in series.points))
         parts.append(f"{series.service} {series.name} {json.dumps(series.labels)} {values}")
     return "\n".join(parts)
 
