@@ -5,11 +5,11 @@ what the pull needs: ``query`` (the connection test), ``query_range``, ``series`
 values. Every request has the client's timeout; every failure is a :class:`PrometheusError`
 whose message names what went wrong in words an operator can act on (never a header value).
 
-Requests are ``GET``s (the whole request in one write), a query whose parameters are longer than
-:data:`MAX_GET_PARAMS` a form ``POST`` (which the API takes for queries: no URL length limit);
-answers are asked for without compression (``Accept-Encoding: identity``: the source does not
-spend its CPU compressing what a local network carries at once) and decoded and checked in one
-pass by ``msgspec`` against the shape the API documents.
+Queries go as a form ``POST`` (which the API takes for queries: no URL length limit, and no
+per-character URL checks in the client), lookups as ``GET``; answers are asked for without
+compression (``Accept-Encoding: identity``: the source does not spend its CPU compressing what a
+local network carries at once) and decoded and checked in one pass by ``msgspec`` against the
+shape the API documents.
 """
 
 from __future__ import annotations
@@ -19,22 +19,11 @@ import ssl
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Generic, Literal, NotRequired, TypedDict, TypeVar
-from urllib.parse import urlencode
 
 import httpx
 import msgspec
 
-__all__ = [
-    "MAX_GET_PARAMS",
-    "PrometheusClient",
-    "PrometheusError",
-    "Sample",
-    "SeriesResult",
-]
-
-#: Longest query string sent in a ``GET`` (longer ones go as a form ``POST``): within what
-#: proxies in front of a source take in a request line (8 KB in nginx's and Apache's defaults).
-MAX_GET_PARAMS = 4000
+__all__ = ["PrometheusClient", "PrometheusError", "Sample", "SeriesResult"]
 
 Sample = tuple[int | float, str]
 """One ``[unix seconds, "value"]`` pair, as the API gives it."""
@@ -139,16 +128,17 @@ class PrometheusClient:
         params: Sequence[tuple[str, str]],
         decoder: msgspec.json.Decoder[_Answer[_T]],
         what: str,
+        *,
+        form: bool = False,
     ) -> _T:
         """``data`` of a successful API answer, decoded and checked by ``decoder`` (``what``
-        names the request in errors); :class:`PrometheusError` otherwise."""
-        query = urlencode(params)
+        names the request in errors); :class:`PrometheusError` otherwise. With ``form`` the
+        parameters go as a form body (``POST``), else in the URL (``GET``)."""
         try:
-            if len(query) <= MAX_GET_PARAMS:
-                response = await self._client.get(f"{path}?{query}")
+            if form:
+                response = await self._client.post(path, data=dict(params))
             else:
-                form = {"Content-Type": "application/x-www-form-urlencoded"}
-                response = await self._client.post(path, content=query, headers=form)
+                response = await self._client.get(path, params=list(params))
         except httpx.TimeoutException:
             raise PrometheusError(f"did not answer within {self.timeout:g} s") from None
         except httpx.HTTPError as exc:
@@ -178,7 +168,7 @@ class PrometheusClient:
 
     async def query(self, promql: str) -> list[dict[str, Any]]:
         """The instant vector of ``promql`` now (``/api/v1/query``)."""
-        data = await self._get("/api/v1/query", [("query", promql)], _INSTANT, "a query")
+        data = await self._get("/api/v1/query", [("query", promql)], _INSTANT, "a query", form=True)
         return data.result
 
     async def query_range(
@@ -193,7 +183,7 @@ class PrometheusClient:
             ("end", _unix(end)),
             ("step", f"{step:g}"),
         ]
-        data = await self._get("/api/v1/query_range", params, _RANGE, "a range query")
+        data = await self._get("/api/v1/query_range", params, _RANGE, "a range query", form=True)
         if data.resultType != "matrix":
             raise PrometheusError("answered a range query without a matrix")
         for item in data.result:
