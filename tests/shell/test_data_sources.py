@@ -448,8 +448,8 @@ def test_pulled_section_names_failures_and_cites_each_query(tmp_path: Path) -> N
     )  # fmt: skip
     cited: list[dict[str, Any]] = []
 
-    def cite(record: dict[str, Any]) -> str:
-        cited.append(record)
+    def cite(query: PulledQuery) -> str:
+        cited.append(pulled.pulled_source(query))
         return f"[[source:{len(cited)}]]"
 
     text = pulled.pulled_section(Pulled((query,), ("Data source **slow** failed.",), 2), cite)

@@ -130,8 +130,9 @@ def _peak(query: PulledQuery) -> str:
     return f"peak {best[0]:.4g} at §{format_ts(best[1])}§"
 
 
-def pulled_section(pulled: Pulled, cite: Callable[[SourceRecord], str]) -> str:
-    """The report's "Data sources" section ("" when the organization has none)."""
+def pulled_section(pulled: Pulled, cite: Callable[[PulledQuery], str]) -> str:
+    """The report's "Data sources" section ("" when the organization has none); ``cite`` gives
+    the marker of a query (its `pulled_source` cited)."""
     if not pulled.consulted:
         return ""
     order = {"alert": 0, "errors": 1, "saturation": 2, "latency": 3, "traffic": 4}
@@ -142,7 +143,7 @@ def pulled_section(pulled: Pulled, cite: Callable[[SourceRecord], str]) -> str:
         lines.append(
             f"- **{inline(query.source_name, 100)}**, {_ROLE_WORDS.get(query.role, query.role)}"
             f"{who}: {code(query.promql, 200)}, {_peak(query)}, kept as evidence "
-            f"{code(query.artifact_id, 200)} {cite(pulled_source(query))}"
+            f"{code(query.artifact_id, 200)} {cite(query)}"
         )
     if len(pulled.queries) > len(shown):
         lines.append(

@@ -18,14 +18,23 @@ import functools
 import ssl
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, Generic, Literal, NotRequired, TypedDict, TypeVar
+from typing import Annotated, Any, Generic, Literal, NotRequired, TypedDict, TypeVar
 
 import httpx
 import msgspec
 
 __all__ = ["PrometheusClient", "PrometheusError", "Sample", "SeriesResult"]
 
-Sample = tuple[int | float, str]
+#: Sample times are unix seconds within what a ``datetime`` holds (1970 to the year 9999); a
+#: fractional time under a millisecond is refused too, so that every time a snapshot keeps is
+#: written alike by any JSON encoder (never in exponent form: see
+#: `~sleuth_shell.datasources.snapshots`).
+_END_OF_TIME = 253_402_300_800
+_Time = (
+    Annotated[int, msgspec.Meta(ge=0, lt=_END_OF_TIME)]
+    | Annotated[float, msgspec.Meta(ge=0.001, lt=_END_OF_TIME)]
+)
+Sample = tuple[_Time, str]
 """One ``[unix seconds, "value"]`` pair, as the API gives it."""
 
 
