@@ -5,7 +5,7 @@ import json
 import pytest
 
 from sleuth_core.rca.engine import stack_frames as engine_frames
-from sleuth_core.stacktrace import Frame, parse_stack
+from sleuth_core.stacktrace import MAX_LINE, Frame, parse_stack
 from sleuth_shell.agents.trace_evidence import stack_frames as trace_frames
 
 PYTHON = """Traceback (most recent call last):
@@ -322,3 +322,17 @@ def test_both_views_agree_with_the_parser(sample):
     located = [f for f in t.frames if f.file]
     assert shown[0].startswith(f"{located[0].file}:")
     assert len(shown) == len({(f.file, f.line, f.function, f.module) for f in located})
+
+
+def test_long_and_nested_lines_are_read_within_bounds():
+    """A line is read up to MAX_LINE characters; attribute keys are unwrapped once (no recursion
+    on ``a: a: a: ...``); a path token is found without backtracking over long words."""
+    assert parse_stack("a: " * 5000) == parse_stack("")
+    late = "x" * MAX_LINE + " at app/pay.py:12"
+    assert parse_stack(late).frames == ()
+    early = "app/pay.py:12 " + "x" * (5 * MAX_LINE)
+    assert _where(parse_stack(early)) == [("pay.py", 12, "")]
+    assert parse_stack("a." * 20000).frames == ()
+    assert parse_stack("see github.com and sqlalchemy.exc, then run.py.").frames == (
+        Frame("run.py"),
+    )

@@ -28,7 +28,8 @@ Formats read (each as its runtime prints it):
   OpenTelemetry ``code.*`` keys) and any other ``path/file.ext:line``.
 
 Text copied out of JSON (``\\n`` and ``\\t`` escapes within a line) is read as the lines it
-stands for, and a trace cut short yields the frames before the cut. Pure: text in, values out.
+stands for, and a trace cut short yields the frames before the cut. Pure: text in, values out
+(memoised on the text).
 
 >>> trace = parse_stack('''Traceback (most recent call last):
 ...   File "app/main.py", line 12, in handle
@@ -47,10 +48,15 @@ Frame(file='Pay.java', line=42, function='charge', module='com.shop.Pay')
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
-__all__ = ["Frame", "StackTrace", "ThrownException", "parse_stack"]
+__all__ = ["MAX_LINE", "Frame", "StackTrace", "ThrownException", "parse_stack"]
+
+#: Characters of a line read (a frame line is far shorter; the rest of a long message is not
+#: read, which also bounds the time of every pattern on a line).
+MAX_LINE = 1000
 
 
 @dataclass(frozen=True)
@@ -170,10 +176,40 @@ _EXCEPTION = re.compile(
 )
 _QUALIFIED_EXCEPTION = re.compile(r"^(?P<type>(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*)(?:: (?P<msg>.*))?$")
 _PY_EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?:: (?P<msg>.*))?$")
-_LOCATION = re.compile(
-    r"(?P<file>(?:[\w.@~+-]*[/\\])*[\w.+-]*[\w-]\.(?:py|js|mjs|cjs|jsx|ts|tsx|go|java|kt|kts|"
-    r"scala|rb|cs|fs|vb|php|rs|ex|exs|erl|c|cc|cpp|swift|dart|lua|clj))\b"
-    r"(?:(?::|, line |\(|:line )(?P<line>\d+))?"
+# A path-like token and the line after it; whether it names a source file is read from its
+# extension (one pass over the text: a pattern that finds the extension itself backtracks).
+_LOCATION = re.compile(r"(?P<file>[\w.@~+/\\-]+)(?:(?::|, line |\(|:line )(?P<line>\d+))?")
+_SOURCE_EXTENSIONS = frozenset(
+    [
+        "py",
+        "js",
+        "mjs",
+        "cjs",
+        "jsx",
+        "ts",
+        "tsx",
+        "go",
+        "java",
+        "kt",
+        "kts",
+        "scala",
+        "rb",
+        "cs",
+        "fs",
+        "vb",
+        "php",
+        "rs",
+        "ex",
+        "exs",
+        "erl",
+        "c",
+        "cc",
+        "cpp",
+        "swift",
+        "dart",
+        "lua",
+        "clj",
+    ]
 )
 _FUNCTION_KEY = re.compile(
     r"^(?:code\.function(?:\.name)?|func(?:tion)?(?:[._]?name)?):?[=: ]\s*"
@@ -249,7 +285,7 @@ class _Reader:
         name = self.pending
         return _split(name, ".")
 
-    def read(self, raw: str) -> None:
+    def read(self, raw: str, *, keyed: bool = False) -> None:
         text = raw.strip()
         if not text:
             return
@@ -374,7 +410,7 @@ class _Reader:
         if " ---> " in text or _EXCEPTION.match(text):
             self._header(text)
             return
-        self._attribute(text)
+        self._attribute(text, keyed=keyed)
 
     def _at(self, text: str) -> None:
         if m := _JAVA.match(text):
@@ -413,7 +449,7 @@ class _Reader:
             # Outer first on the line; the inner (root cause) frames follow first in the text.
             self.block.exceptions.reverse()
 
-    def _attribute(self, text: str) -> None:
+    def _attribute(self, text: str, *, keyed: bool = False) -> None:
         """A line that is no frame of a known form: a code-location attribute or free text."""
         if m := _FUNCTION_KEY.match(text):
             module, function = _split(m.group("func"), ".|::|#")
@@ -423,12 +459,15 @@ class _Reader:
             self.frame("", None, "", m.group("mod"))
             return
         key, sep, rest = text.partition(": ")
-        if sep and rest.strip() and _KEY.fullmatch(key):
+        if sep and rest.strip() and not keyed and _KEY.fullmatch(key):
             # ``stack: Traceback ...``: an attribute's key, then the text it holds.
-            self.read(rest)
+            self.read(rest, keyed=True)
             return
         for m in _LOCATION.finditer(text):
-            self.frame(m.group("file"), _int(m.group("line")))
+            file = m.group("file").rstrip(".-")
+            stem, dot, extension = file.rpartition(".")
+            if dot and extension in _SOURCE_EXTENSIONS and stem[-1:] not in ("", ".", "/", "\\"):
+                self.frame(file, _int(m.group("line")) if file == m.group("file") else None)
 
     def result(self) -> StackTrace:
         self.flush_pending()
@@ -447,9 +486,11 @@ class _Reader:
         return StackTrace(tuple(frames), tuple(exceptions))
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_stack(text: str) -> StackTrace:
     """The frames (innermost first) and exceptions (root cause first) of a stack trace or
     exception text; see the module doc for the formats. Empty for text that names neither.
+    Memoised on the text (the failed spans of one failure carry the same trace).
 
     >>> t = parse_stack("** (Enum.EmptyError) empty error\\n"
     ...                 "    (order_router 1.4.2) lib/order_router/assign.ex:57: "
@@ -464,5 +505,5 @@ def parse_stack(text: str) -> StackTrace:
     reader = _Reader()
     for line in text.splitlines():
         for part in _unescape(line).splitlines():
-            reader.read(part)
+            reader.read(part[:MAX_LINE])
     return reader.result()
