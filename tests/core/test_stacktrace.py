@@ -4,8 +4,17 @@ import json
 
 import pytest
 
+from sleuth_core import stacktrace
 from sleuth_core.rca.engine import stack_frames as engine_frames
-from sleuth_core.stacktrace import MAX_LINE, Frame, parse_stack
+from sleuth_core.stacktrace import (
+    MAX_FRAMES,
+    MAX_LINE,
+    MAX_LINES,
+    MAX_MEMO_TEXT,
+    MAX_TEXT,
+    Frame,
+    parse_stack,
+)
 from sleuth_shell.agents.trace_evidence import stack_frames as trace_frames
 
 PYTHON = """Traceback (most recent call last):
@@ -336,3 +345,53 @@ def test_long_and_nested_lines_are_read_within_bounds():
     assert parse_stack("see github.com and sqlalchemy.exc, then run.py.").frames == (
         Frame("run.py"),
     )
+
+
+def test_repeated_php_throw_lines_keep_one_frame_and_frames_are_capped():
+    """A repeated ``thrown in`` line is one frame; distinct ones stop at MAX_FRAMES."""
+    same = "thrown in /var/www/src/Import.php on line 112\n" * 400
+    assert _where(parse_stack(same)) == [("Import.php", 112, "")]
+    distinct = "".join(f"thrown in /var/www/src/F{i}.php on line {i}\n" for i in range(400))
+    frames = parse_stack(distinct).frames
+    assert len(frames) == MAX_FRAMES
+    # Each is put first: the last read is first, and the ones past the cap are dropped.
+    assert frames[0] == Frame(f"/var/www/src/F{MAX_FRAMES - 1}.php", MAX_FRAMES - 1)
+
+
+def test_text_past_the_line_and_character_caps_is_not_read():
+    """Lines after MAX_LINES and characters after MAX_TEXT are not read."""
+    filler = "nothing here\n" * (MAX_LINES - 1)
+    assert _where(parse_stack(filler + "app/pay.py:12\n")) == [("pay.py", 12, "")]
+    assert parse_stack(filler + "filler\napp/pay.py:12\n").frames == ()
+    # JSON-escaped lines count as the lines they stand for.
+    escaped = "x\\ny" * MAX_LINES + "\napp/pay.py:12"
+    assert parse_stack(escaped).frames == ()
+    head = "x" * (MAX_TEXT - 20)
+    assert _where(parse_stack(head + "\napp/pay.py:12")) == [("pay.py", 12, "")]
+    assert _where(parse_stack(head + "\n" + " " * 20 + "app/pay.py:12")) == []
+
+
+def test_only_short_texts_are_memoised():
+    """A text longer than MAX_MEMO_TEXT is parsed but not kept in the memo."""
+    memo = stacktrace._parse_memoised
+    before = memo.cache_info().currsize
+    big = "x" * MAX_MEMO_TEXT + "\napp/pay.py:12 unique-large-text"
+    assert _where(parse_stack(big)) == [("pay.py", 12, "")]
+    assert memo.cache_info().currsize == before
+    assert _where(parse_stack("app/pay.py:12 unique-small-text")) == [("pay.py", 12, "")]
+    assert memo.cache_info().currsize == before + 1
+
+
+def test_escaped_control_characters_and_surrogates_become_replacement_characters():
+    """``\\u0000``, other control escapes and lone surrogates are read as U+FFFD; tab and
+    newline escapes as themselves."""
+    text = (
+        "Traceback (most recent call last):\\n"
+        '  File \\"app/x.py\\", line 3, in f\\n'
+        "ValueError: a\\u0000b\\ud800c\\u001bd\\u0009e\\u00e9"
+    )
+    trace = parse_stack(text)
+    message = trace.exceptions[0].message
+    assert message == "a\ufffdb\ufffdc\ufffdd\te\u00e9"
+    message.encode("utf-8")
+    assert _where(trace) == [("x.py", 3, "f")]

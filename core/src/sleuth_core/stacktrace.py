@@ -50,13 +50,33 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["MAX_LINE", "Frame", "StackTrace", "ThrownException", "parse_stack"]
+__all__ = [
+    "MAX_FRAMES",
+    "MAX_LINE",
+    "MAX_LINES",
+    "MAX_MEMO_TEXT",
+    "MAX_TEXT",
+    "Frame",
+    "StackTrace",
+    "ThrownException",
+    "parse_stack",
+]
 
 #: Characters of a line read (a frame line is far shorter; the rest of a long message is not
 #: read, which also bounds the time of every pattern on a line).
 MAX_LINE = 1000
+#: Characters of a text read: the rest of a longer text (a trace is read from its start, where
+#: the innermost frames and the root cause of most runtimes are) is not read.
+MAX_TEXT = 64 * 1024
+#: Lines read (after JSON escapes are read as lines); the lines after are not read.
+MAX_LINES = 500
+#: Frames kept; the frames after are dropped.
+MAX_FRAMES = 200
+#: Texts up to this many characters are memoised; a longer text is parsed each time (the memo
+#: holds no large customer texts).
+MAX_MEMO_TEXT = 16 * 1024
 
 
 @dataclass(frozen=True)
@@ -101,11 +121,21 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "", "b": "", "f": "", '"': '"', "\\": "\\
 _WINDOWS_PATH = re.compile(r"\b[A-Za-z]:\\(?!\\)")
 
 
+def _char(code: int) -> str:
+    """The character of a ``\\uXXXX`` escape: U+FFFD for a control character other than tab and
+    newline (PostgreSQL refuses NUL) and for a surrogate (no UTF-8 encodes a lone one)."""
+    if code in (0x09, 0x0A):
+        return chr(code)
+    if code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code <= 0xDFFF:
+        return "\ufffd"
+    return chr(code)
+
+
 def _unescape(line: str) -> str:
     if ("\\n" not in line and "\\t" not in line) or _WINDOWS_PATH.search(line):
         return line
     return _ESCAPE.sub(
-        lambda m: chr(int(m.group(1)[1:], 16)) if len(m.group(1)) > 1 else _ESCAPES[m.group(1)],
+        lambda m: _char(int(m.group(1)[1:], 16)) if len(m.group(1)) > 1 else _ESCAPES[m.group(1)],
         line,
     )
 
@@ -156,7 +186,7 @@ _PHP_CALL = re.compile(r"^(?:(?P<cls>[\w\\]+)(?:->|::))?(?P<fun>[\w\\{}]+)\(")
 _GO_PANIC = re.compile(r"^(?P<type>panic|fatal error): (?P<msg>.*?)(?: \[recovered\])?$")
 _GO_GOROUTINE = re.compile(r"^goroutine \d+ \[")
 _GO_FUNC = re.compile(
-    r"^(?:created by )?(?P<func>[\w./-]*[\w-]\.(?:\(\*?[\w.\[\]]+\)\.)?[\w.\[\]-]+?)"
+    r"^(?:created by )?(?P<func>(?>[\w./-]*[\w-]\.(?:\(\*?[\w.\[\]]+\)\.)?[\w.\[\]-]+))"
     r"(?:\((?:[^)]*)\)?|\s+in goroutine \d+)?$"
 )
 _GO_FILE = re.compile(r"^(?P<file>\S+\.go):(?P<line>\d+)(?: \+0x[0-9a-f]+)?$")
@@ -170,8 +200,9 @@ _RUST_HASH = re.compile(r"::h[0-9a-f]{16}$")
 _CAUSED = re.compile(r"^(?:Caused by|Suppressed): (?P<rest>.*)$")
 _EXCEPTION = re.compile(
     r"^(?:Exception in thread \"[^\"]*\" |Unhandled [Ee]xception\.? |Uncaught )?"
-    r"(?P<type>(?:[A-Za-z_$][\w$]*[.:]{1,2})*(?:[A-Z][\w$]*?)?"
-    r"(?:Error|Exception|Exit|Interrupt|Fault|Failure|Throwable|Warning|Panic|Timeout)[\w$]*)"
+    r"(?P<type>(?:[A-Za-z_$][\w$]*+[.:]{1,2})*"
+    r"(?=[A-Z][\w$]*?(?:Error|Exception|Exit|Interrupt|Fault|Failure|Throwable|Warning|Panic"
+    r"|Timeout))[A-Z][\w$]*+)"
     r"(?:: ?(?P<msg>.*))?$"
 )
 _QUALIFIED_EXCEPTION = re.compile(r"^(?P<type>(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*)(?:: (?P<msg>.*))?$")
@@ -240,6 +271,7 @@ class _Block:
     frames: list[Frame]
     exceptions: list[ThrownException]
     reverse: bool = False  # frames listed outermost first (Python)
+    seen: set[Frame] = field(default_factory=set)  # the frames above, to find one in O(1)
 
 
 class _Reader:
@@ -252,6 +284,7 @@ class _Reader:
         self.goroutines = 0
         self.rust_panic: Frame | None = None
         self.rust_message = False  # the panic's message is on the next line
+        self.frames = 0  # frames kept over all blocks (at most MAX_FRAMES)
 
     @property
     def block(self) -> _Block:
@@ -268,7 +301,17 @@ class _Reader:
     ) -> None:
         if file.startswith("file://"):
             file = file[len("file://") :]
-        self.block.frames.append(Frame(file, line, function, module))
+        self._keep(Frame(file, line, function, module))
+
+    def _keep(self, frame: Frame, *, first: bool = False) -> None:
+        if self.frames >= MAX_FRAMES:
+            return
+        self.frames += 1
+        if first:
+            self.block.frames.insert(0, frame)
+        else:
+            self.block.frames.append(frame)
+        self.block.seen.add(frame)
 
     def thrown(self, kind: str, message: str = "") -> None:
         self.block.exceptions.append(ThrownException(kind.strip(), message.strip()))
@@ -386,8 +429,8 @@ class _Reader:
         if m := _PHP_THROWN.match(text):
             # The throw site, which the ``Uncaught`` header states too (unless cut off).
             thrown = Frame(m.group("file"), _int(m.group("line")))
-            if thrown not in self.block.frames:
-                self.block.frames.insert(0, thrown)
+            if thrown not in self.block.seen:
+                self._keep(thrown, first=True)
             return
         if m := _PHP_ERROR.match(text):
             if text.startswith("Next "):
@@ -483,14 +526,15 @@ class _Reader:
             (f.file, f.line) == (self.rust_panic.file, self.rust_panic.line) for f in frames
         ):
             frames.insert(0, self.rust_panic)
-        return StackTrace(tuple(frames), tuple(exceptions))
+        return StackTrace(tuple(frames[:MAX_FRAMES]), tuple(exceptions))
 
 
-@functools.lru_cache(maxsize=1024)
 def parse_stack(text: str) -> StackTrace:
     """The frames (innermost first) and exceptions (root cause first) of a stack trace or
     exception text; see the module doc for the formats. Empty for text that names neither.
-    Memoised on the text (the failed spans of one failure carry the same trace).
+    Reads the first `MAX_TEXT` characters and `MAX_LINES` lines and keeps `MAX_FRAMES` frames.
+    Memoised on texts up to `MAX_MEMO_TEXT` characters (the failed spans of one failure carry
+    the same trace).
 
     >>> t = parse_stack("** (Enum.EmptyError) empty error\\n"
     ...                 "    (order_router 1.4.2) lib/order_router/assign.ex:57: "
@@ -502,8 +546,22 @@ def parse_stack(text: str) -> StackTrace:
     >>> parse_stack("nothing to see here")
     StackTrace(frames=(), exceptions=())
     """
+    text = text[:MAX_TEXT]
+    if len(text) <= MAX_MEMO_TEXT:
+        return _parse_memoised(text)
+    return _parse(text)
+
+
+def _parse(text: str) -> StackTrace:
     reader = _Reader()
+    lines = 0
     for line in text.splitlines():
         for part in _unescape(line).splitlines():
+            if lines >= MAX_LINES:
+                return reader.result()
+            lines += 1
             reader.read(part[:MAX_LINE])
     return reader.result()
+
+
+_parse_memoised = functools.lru_cache(maxsize=1024)(_parse)
