@@ -532,3 +532,27 @@ def test_the_alert_expression_is_read_from_the_alert() -> None:
     grafana = {"alerts": [{"generatorURL": "https://grafana.example/alerting/grafana/u/view"}]}
     assert extract_alert(json.dumps(grafana))["expression"] is None
     assert extract_alert("disk full on db-1")["expression"] is None
+
+
+def test_a_source_accept_encoding_header_replaces_the_default_in_any_case() -> None:
+    """The client asks for ``identity`` unless the source's headers name an encoding, whatever
+    the case of the header's name: one Accept-Encoding header is sent, the source's."""
+    seen: list[list[str]] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers.get_list("accept-encoding"))
+        return httpx.Response(200, json={"status": "success", "data": {"resultType": "vector"}})
+
+    async def go(headers: dict[str, str] | None) -> None:
+        async with PrometheusClient(
+            "http://prom", headers, transport=httpx.MockTransport(answer)
+        ) as client:
+            with contextlib.suppress(PrometheusError):
+                await client.query_range(
+                    "up", datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 1, tzinfo=UTC), 300.0
+                )
+
+    asyncio.run(go({"accept-encoding": "gzip"}))
+    asyncio.run(go({"ACCEPT-ENCODING": "br", "X-Scope-OrgID": "t"}))
+    asyncio.run(go(None))
+    assert seen == [["gzip"], ["br"], ["identity"]]

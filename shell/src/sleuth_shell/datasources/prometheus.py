@@ -99,6 +99,14 @@ def _unix(value: datetime) -> str:
     return f"{value.timestamp():.3f}"
 
 
+def _headers(headers: Mapping[str, str] | None) -> httpx.Headers:
+    """``Accept-Encoding: identity`` unless the source's own headers name an encoding (in any
+    case of the name: HTTP header names are case-insensitive)."""
+    out = httpx.Headers({"Accept-Encoding": "identity"})
+    out.update(headers or {})
+    return out
+
+
 class PrometheusClient:
     """One data source's API at ``url`` (its base, e.g. ``http://prometheus:9090``), sending
     ``headers`` with every request; ``timeout`` seconds per request."""
@@ -115,7 +123,7 @@ class PrometheusClient:
         self.timeout = timeout
         self._client = httpx.AsyncClient(
             base_url=self.url,
-            headers={"Accept-Encoding": "identity", **(headers or {})},
+            headers=_headers(headers),
             timeout=timeout,
             transport=transport,
             follow_redirects=False,
