@@ -250,3 +250,18 @@ def test_revocation_watch_forgets_keys_revoked_by_another_process(
     response = client.get(GET, headers=org.headers)
     assert response.status_code == 401
     assert response.json() == {"detail": "Invalid API key"}
+
+
+def test_putting_a_key_drops_the_expired_entries() -> None:
+    """Expired entries (their plain keys) go on the next put, not only when presented again."""
+    from sleuth_shell.auth import Principal
+
+    clock = FakeClock()
+    cache = PrincipalCache(ttl=60.0, clock=clock)
+    for i in range(3):
+        cache.put(f"old{i}", Principal(i, "o", "free", i, False, None, "k"))
+    clock.now += 30.0
+    cache.put("mid", Principal(7, "o", "free", 7, False, None, "k"))
+    clock.now += 31.0  # the first three are expired, "mid" is not
+    cache.put("new", Principal(8, "o", "free", 8, False, None, "k"))
+    assert list(cache._entries) == ["mid", "new"]

@@ -137,13 +137,20 @@ class PrincipalCache:
         return entry[1]
 
     def put(self, key: str, principal: Principal) -> None:
-        """Remember ``principal`` for ``ttl`` seconds (the oldest entry goes when full)."""
+        """Remember ``principal`` for ``ttl`` seconds. Expired entries are dropped first (the
+        entries are in insertion order, which with one TTL is expiry order, so they are at the
+        front), then the oldest while full: no plain key outlives its entry for long."""
         if self.ttl <= 0:
             return
+        now = self._clock()
         self._entries.pop(key, None)
-        while len(self._entries) >= self.max_entries:
-            self._entries.pop(next(iter(self._entries)))
-        self._entries[key] = (self._clock() + self.ttl, principal)
+        entries = self._entries
+        while entries:
+            oldest = next(iter(entries))
+            if entries[oldest][0] > now and len(entries) < self.max_entries:
+                break
+            del entries[oldest]
+        entries[key] = (now + self.ttl, principal)
 
     def forget(self, *, key_ids: set[int] | None = None, org_ids: set[int] | None = None) -> None:
         """Drop the entries of ``key_ids`` and of every key of ``org_ids`` (both None: all)."""
