@@ -4,9 +4,13 @@ against what the standard library and SQLAlchemy write."""
 
 from __future__ import annotations
 
+import dataclasses
+import decimal
+import enum
 import json
 import math
-from datetime import UTC, datetime, timedelta, timezone
+import uuid
+from datetime import UTC, date, datetime, time, timedelta, timezone
 
 import pytest
 from sqlalchemy.dialects import postgresql, sqlite
@@ -53,9 +57,45 @@ def test_json_text_is_compact_and_keeps_the_order() -> None:
     assert json_text({"b": 1, "a": [True, "é"]}) == '{"b":1,"a":[true,"é"]}'
 
 
-def test_json_text_refuses_what_json_dumps_refuses() -> None:
+class _Colour(enum.Enum):
+    RED = "red"
+
+
+@dataclasses.dataclass
+class _Point:
+    x: int
+
+
+@pytest.mark.parametrize(
+    "refused",
+    [
+        object(),
+        datetime(2026, 1, 2, tzinfo=UTC),
+        date(2026, 1, 2),
+        time(3, 4),
+        decimal.Decimal("1.5"),
+        uuid.UUID(int=7),
+        b"bytes",
+        {1, 2},
+        frozenset({1}),
+        _Colour.RED,
+        _Point(1),
+    ],
+)
+def test_json_text_refuses_what_json_dumps_refuses(refused: object) -> None:
     with pytest.raises(TypeError):
-        json_text({"x": object()})
+        json.dumps({"x": refused})
+    with pytest.raises(TypeError):
+        json_text({"x": refused})
+    with pytest.raises(TypeError):
+        json_text([1, {"nested": [refused]}])
+
+
+def test_json_text_writes_what_json_dumps_writes_for_equal_values() -> None:
+    """Values that read back as a different type are written by json.dumps (tuples, int keys,
+    int and str enums), and read back as json.dumps's text does."""
+    for value in ({"t": (1, 2)}, {1: "a"}, {"e": enum.IntEnum("E", "A").A}):
+        assert json.loads(json_text(value)) == json.loads(json.dumps(value))
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])

@@ -34,6 +34,7 @@ POOL_OVERFLOW = 40
 PING_AFTER_IDLE = 1.0
 _RETURNED_AT = "sleuth_returned_at"
 _JSON = msgspec.json.Encoder()
+_JSON_READ = msgspec.json.Decoder()
 
 
 def json_text(value: Any) -> str:
@@ -41,9 +42,15 @@ def json_text(value: Any) -> str:
     msgspec's compact form (a tenth of the time: a batch of 512 OTLP log records carries 512
     attribute objects).
 
-    Values msgspec refuses (a key that is not a string or a number, a lone surrogate) and output
+    Values msgspec refuses (a key that is not a string or a number, a lone surrogate), output
     that holds a ``null`` (which a non-finite float also becomes in msgspec, where ``json.dumps``
-    writes ``NaN``) are written by ``json.dumps``, so that every value reads back as before.
+    writes ``NaN``) and output that does not read back equal to ``value`` are written by
+    ``json.dumps``, so that every value reads back as before and what ``json.dumps`` refuses is
+    refused (``TypeError``). msgspec writes a datetime, date, time, Decimal, UUID, bytes, set,
+    Enum or dataclass natively (as a string, list or object, never through an ``enc_hook``); none
+    of them reads back equal, so each goes to ``json.dumps``, which refuses it (an ``IntEnum`` or
+    ``StrEnum`` reads back equal and is written as its value, as ``json.dumps`` writes it; a tuple
+    reads back as a list and is written by ``json.dumps``).
 
     >>> json_text({"service": "api", "ok": True, "n": 3})
     '{"service":"api","ok":true,"n":3}'
@@ -54,7 +61,7 @@ def json_text(value: Any) -> str:
         text = _JSON.encode(value)
     except (TypeError, ValueError, OverflowError):  # UnicodeEncodeError is a ValueError
         return json.dumps(value)
-    if b"null" in text:
+    if b"null" in text or _JSON_READ.decode(text) != value:
         return json.dumps(value)
     return text.decode()
 
