@@ -127,3 +127,23 @@ def test_redis_outage_fails_open_and_logs_once(settings: Settings, org) -> None:
     assert len(errors) == 1
     assert "rate-limit store (Redis) unreachable" in errors[0].getMessage()
     assert "failing open" in errors[0].getMessage()
+
+
+def test_window_headers_are_its_raw_headers_by_display_name() -> None:
+    """``headers()`` is ``raw_headers()`` under the display names: one computation, two forms."""
+    from sleuth_shell.ratelimit import RateWindow
+
+    window = RateWindow(limit=60, count=75, reset=1767225600)
+    assert window.raw_headers() == [
+        (b"x-ratelimit-limit", b"60"),
+        (b"x-ratelimit-remaining", b"0"),
+        (b"x-ratelimit-reset", b"1767225600"),
+    ]
+    assert window.headers() == {
+        "X-RateLimit-Limit": "60",
+        "X-RateLimit-Remaining": "0",
+        "X-RateLimit-Reset": "1767225600",
+    }
+    assert [(k.lower().encode(), v.encode()) for k, v in window.headers().items()] == (
+        window.raw_headers()
+    )

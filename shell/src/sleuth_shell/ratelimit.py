@@ -27,6 +27,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from typing import Final
 
 from litestar import Litestar
 from litestar.exceptions import TooManyRequestsException
@@ -130,21 +131,25 @@ class RateWindow:
         self.count = count
         self.reset = reset
 
-    def headers(self) -> dict[str, str]:
-        """The three ``X-RateLimit-*`` headers."""
-        return {
-            "X-RateLimit-Limit": str(self.limit),
-            "X-RateLimit-Remaining": str(max(self.limit - self.count, 0)),
-            "X-RateLimit-Reset": str(self.reset),
-        }
-
     def raw_headers(self) -> list[tuple[bytes, bytes]]:
-        """:meth:`headers` as ASGI header pairs (lower-case names, bytes)."""
+        """The three ``X-RateLimit-*`` headers as ASGI header pairs (lower-case names, bytes):
+        the one place they are computed (the gate sends them on every request)."""
         return [
             (b"x-ratelimit-limit", b"%d" % self.limit),
             (b"x-ratelimit-remaining", b"%d" % max(self.limit - self.count, 0)),
             (b"x-ratelimit-reset", b"%d" % self.reset),
         ]
+
+    def headers(self) -> dict[str, str]:
+        """:meth:`raw_headers` as a mapping for a response (``X-RateLimit-Limit`` ...)."""
+        return {
+            name: value.decode()
+            for name, (_, value) in zip(_HEADER_NAMES, self.raw_headers(), strict=True)
+        }
+
+
+#: The display names of :meth:`RateWindow.raw_headers`, in its order.
+_HEADER_NAMES: Final = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
 
 
 class _LocalCounts:

@@ -370,9 +370,9 @@ _SEVERITY_LEVELS: Final = (
 )
 
 
-def _level(number: int, text: str) -> str:
-    if 0 < number < len(_SEVERITY_LEVELS):
-        return _SEVERITY_LEVELS[number]  # type: ignore[return-value]
+def _unnumbered_level(number: int, text: str) -> str:
+    """The level of a record whose severity number is none of OTLP's 1-24 (which the caller
+    reads from :data:`_SEVERITY_LEVELS`): above 24 ``CRITICAL``, else its severity text's."""
     if number >= len(_SEVERITY_LEVELS):
         return "CRITICAL"
     canonical = text.strip().upper()
@@ -445,7 +445,7 @@ def logs_rows(request: logs_service_pb2.ExportLogsServiceRequest, now: datetime)
                         "service": service,
                         "level": levels[number]
                         if 0 < number < top
-                        else _level(number, record.severity_text),
+                        else _unnumbered_level(number, record.severity_text),
                         "message": _text(message) if "\x00" in message else message,
                         "attributes": attrs,
                         "trace_id": trace_id.hex()
