@@ -238,19 +238,137 @@ _HOST = re.compile(
     r"\b(?:[a-z0-9-]+\.)+(?:com|io|net|org|cloud|dev|co|example|app|ai|us|eu|uk|de)\b",
     re.IGNORECASE,
 )
+
+
+def _outside_hosts(text: str) -> list[str]:
+    """The host names ``text`` addresses (lowercased), not code module paths: a host whose path
+    leads to code (``github.com/org/repo/pkg.(*Client).Do(...)``, ``.../client.go:37``) names
+    where code came from, not a party called.
+
+    >>> _outside_hosts("504 from api.maps.example/v2/route at github.com/acme/api/x.go:3")
+    ['api.maps.example']
+    """
+    out = []
+    for m in _HOST.finditer(text):
+        path = _MODULE_PATH.match(text, m.end())
+        if path is None or not _CODE_IN_PATH.search(path.group(0)):
+            out.append(m.group(0).lower())
+    return out
+
+
+_MODULE_PATH = re.compile(r"(?:/[\w.@~()*+-]+)+")
+_CODE_IN_PATH = re.compile(r"\.(?:go|java|kt|py|rb|rs|js|ts|scala|cs)\b|\.\(|\.[A-Za-z_]\w*\(")
+
+
 #: A container killed at its own memory limit (the node is fine: the workload outgrew it).
 _CONTAINER_OOM = re.compile(
     r"oom.?kill|out of memory|exit code 137|memory limit|signal 9\b|sigkill", re.IGNORECASE
 )
 _NODE_NAME = re.compile(r"\b[Nn]ode\s+([\w.-]*\d[\w.-]*)")
-_REQUEST_METRIC = re.compile(
-    r"^(?:http_|grpc_|api_)?requests?(?:_per_second|_per_minute|_total|_rate)?$|^rps$|^qps$|"
-    r"traffic|ingress|inbound|incoming|received|arrivals?|visitors|sessions_started"
+#: Words of a series counting the demand a service receives (requests, calls, hits, visitors,
+#: concurrent users), however its exporter spells the rest (``http_requests_per_second``,
+#: ``http.server.request.rate``, ``requests``, ``trace.http.request.hits``).
+_DEMAND_WORDS = frozenset(
+    {
+        "request",
+        "requests",
+        "req",
+        "reqs",
+        "rps",
+        "qps",
+        "traffic",
+        "ingress",
+        "inbound",
+        "incoming",
+        "received",
+        "arrival",
+        "arrivals",
+        "visitors",
+        "hits",
+        "throughput",
+        "concurrent",
+        "online",
+    }
 )
-_NOT_VOLUME = re.compile(
-    r"duration|latency|error|fail|p\d\d|_ms|seconds|size|bytes|timeout|reject|retr|evict|wait|"
-    r"drop|client|outbound|upstream"
+#: Words of a series measuring something else about the demand (its latency, its failures, its
+#: size) or the demand a service sends out (client calls to others).
+_NOT_DEMAND_WORDS = frozenset(
+    {
+        "duration",
+        "latency",
+        "error",
+        "errors",
+        "fail",
+        "failed",
+        "failure",
+        "failures",
+        "ms",
+        "seconds",
+        "size",
+        "bytes",
+        "timeout",
+        "timeouts",
+        "reject",
+        "rejected",
+        "retry",
+        "retries",
+        "evict",
+        "evicted",
+        "wait",
+        "drop",
+        "dropped",
+        "client",
+        "outbound",
+        "upstream",
+        "ratio",
+        "pct",
+        "percent",
+    }
 )
+#: Demand words that say the direction themselves (``readings_received``: what arrives).
+_INBOUND_WORDS = frozenset(
+    [
+        "ingress",
+        "inbound",
+        "incoming",
+        "received",
+        "arrival",
+        "arrivals",
+        "visitors",
+        "concurrent",
+        "online",
+    ]
+)
+#: Words that may come before another demand word: the protocol, the server, the exporter.
+_SERVER_WORDS = frozenset(
+    [
+        "http",
+        "https",
+        "grpc",
+        "rpc",
+        "api",
+        "server",
+        "servlet",
+        "web",
+        "app",
+        "service",
+        "svc",
+        "trace",
+        "inbound",
+        "ingress",
+        "incoming",
+        "total",
+        "nginx",
+        "envoy",
+        "istio",
+        "haproxy",
+        "traefik",
+        "kong",
+        "gateway",
+        "lb",
+    ]
+)
+_PERCENTILE = re.compile(r"^p\d\d$")
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 _TEXT_DATE = re.compile(
     r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2}),? (\d{4})\b"
@@ -260,8 +378,29 @@ _TEXT_DATE = re.compile(
 
 
 def _volume_metric(name: str) -> bool:
-    lowered = name.lower()
-    return bool(_REQUEST_METRIC.search(lowered)) and not _NOT_VOLUME.search(lowered)
+    """Whether a series counts the demand a service receives, from the words of its name (a
+    histogram's ``_count`` of requests is one, whatever unit its buckets are in).
+
+    >>> [_volume_metric(n) for n in ("http_requests_per_second", "http.server.request.rate",
+    ...  "requests", "http_request_duration_p99_ms", "http_server_requests_seconds_count",
+    ...  "http_client_requests_total", "vendor_requests_per_second", "concurrent_players")]
+    [True, True, True, False, True, False, False, True]
+    """
+    words = [w for w in re.split(r"[^a-z0-9]+", _snake(name)) if w]
+    first = next((i for i, w in enumerate(words) if w in _DEMAND_WORDS), None)
+    if first is None:
+        return False
+    if words[first] not in _INBOUND_WORDS and not _SERVER_WORDS.issuperset(words[:first]):
+        return False  # ``vendor_requests_per_second``: the calls a service makes to a party
+    if words[-1] == "count" and ({"request", "requests"} & set(words)):
+        return "client" not in words
+    return not (_NOT_DEMAND_WORDS.intersection(words) or any(map(_PERCENTILE.match, words)))
+
+
+@lru_cache(maxsize=1024)
+def _snake(name: str) -> str:
+    """A metric name lowercased, camelCase split (``requestCount`` -> ``request_count``)."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
 def _dates_in(text: str) -> list[date]:
@@ -946,6 +1085,10 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             ruled_out = "touches nothing the failure shows"
         elif not in_scope and rel < STRONG_AT:
             ruled_out = "on a service that neither failed nor is called by one that did"
+        # What the change does (its mechanism, its stack's code, its timing) ahead of the words
+        # it shares: the verdict reads the notes, however many words matched.
+        notes = tuple(m for m in matched if " " in m or ":" in m)
+        matched = (*notes, *(m for m in matched if m not in notes))
         suspects.append(
             Suspect(
                 change,
@@ -1233,7 +1376,7 @@ _TIME_EVIDENCE = frozenset(
 
 
 #: A 0/1 series saying a job is running (``night_audit_running``, ``backup_in_progress``).
-_JOB_METRIC = re.compile(r"(?:^|_)(?:running|in_progress)$")
+_JOB_METRIC = re.compile(r"(?:^|[._-])(?:running|in[._-]progress)$")
 _QUIET_LEVELS = frozenset({"DEBUG", "INFO", "NOTICE", "WARN", "WARNING"})
 _ERROR_METRIC = re.compile(r"error|fail|5xx|reject|drop")
 
@@ -2053,7 +2196,7 @@ def _external(
     tls_sigs = [s for s in messages if _TLS.search(full[id(s)])]
     tls = sum(s.count for s in tls_sigs)
     if tls and tls >= 0.2 * total:
-        peers = sorted({h.lower() for s in tls_sigs for h in _HOST.findall(s.message)})
+        peers = sorted({h for s in tls_sigs for h in _outside_hosts(s.message)})
         peer = f" from {peers[0]}" if peers else ""
         # Another party's certificate is its failure; the platform's own is infrastructure.
         found.append(
@@ -2132,7 +2275,7 @@ def _external(
             )
     # Provider status notices naming something the errors name.
     error_terms = set(signature_terms([text])) if text else set()
-    hosts = {h.lower() for h in _HOST.findall(text)}
+    hosts = set(_outside_hosts(text))
     for signal in evidence.signals:
         body = f"{signal.title}\n{signal.text}"
         if not _STATUS.search(body):
@@ -2161,9 +2304,9 @@ def _external(
             break
     # An outside party (a host on the public internet) answering unavailable, refusing or timing
     # out in most of the failure's messages: its outage, whether or not it published a notice.
-    down = [s for s in messages if _HOST.search(full[id(s)]) and _UNAVAILABLE.search(full[id(s)])]
+    down = [s for s in messages if _outside_hosts(full[id(s)]) and _UNAVAILABLE.search(full[id(s)])]
     if down and sum(s.count for s in down) >= 0.3 * total:
-        peers = sorted({h.lower() for s in down for h in _HOST.findall(full[id(s)])})
+        peers = sorted({h for s in down for h in _outside_hosts(full[id(s)])})
         found.append(
             (
                 2.0,
