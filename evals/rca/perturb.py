@@ -6,7 +6,8 @@ identifiers (`rename`); other metric names and units (`metrics-seconds`, `metric
 `metrics-short`); other log formats (`logs-json`, `logs-logfmt`, `logs-otel-keys`); other words
 for commit summaries and alert titles (`wording`); other severity and level words (`severity`);
 another day (`time`); releases that do not list what they ship (`ships`); and another order of
-the records (`order`). The truth is rewritten with the data (renamed ids stay the truth), so a
+the records (`order`); a service catalog written as a table and status notices titled by their
+headline alone (`docs`). The truth is rewritten with the data (renamed ids stay the truth), so a
 family's score falling below the untouched split's shows where the engine keys on surface words
 rather than on what the data shows. Only the tune splits are ever perturbed (the held-out
 splits are never opened).
@@ -484,6 +485,36 @@ def _order(inc: dict[str, Any]) -> dict[str, Any]:
     return inc
 
 
+_CATALOG_LINE = re.compile(r"^\s*[-*]\s*`?([A-Za-z0-9_@/.-]+)`?\s*:\s*(.*)$")
+_NOTICE_WORDS = re.compile(
+    r"\b(?:status(?: page)?|partner notice|service notice|notice|health|incident)\b\s*[:-]?\s*",
+    re.IGNORECASE,
+)
+
+
+def _docs(inc: dict[str, Any]) -> dict[str, Any]:
+    """The service catalog as a markdown table, and status notices titled by their headline
+    only (no "status", "notice" or "incident" in the title)."""
+    for doc in inc["knowledge"]:
+        title = doc["title"]
+        if "catalog" in title.lower():
+            rows = ["| service | what it is, owner, dependencies |", "|---|---|"]
+            other = []
+            for line in doc["content"].splitlines():
+                m = _CATALOG_LINE.match(line)
+                if m:
+                    rows.append(f"| **{m.group(1)}** | {m.group(2)} |")
+                else:
+                    other.append(line)
+            doc["content"] = "\n".join([*other, *rows])
+        elif not title.lower().startswith(("runbook", "postmortem")) and _NOTICE_WORDS.search(
+            title
+        ):
+            new = _NOTICE_WORDS.sub("", title).strip(" :-")
+            doc["title"] = new or title
+    return inc
+
+
 FAMILIES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "rename": _rename,
     "metrics-seconds": _metrics("seconds"),
@@ -497,6 +528,7 @@ FAMILIES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "time": _time,
     "ships": _ships,
     "order": _order,
+    "docs": _docs,
 }
 
 

@@ -96,10 +96,19 @@ _MAX_LINES = 2000
 _RECENT = timedelta(hours=3)
 #: A deploy that undoes an earlier one (its summary or id says so).
 _ROLLBACK = re.compile(r"\broll(?:ed|s|ing)?[ -]?back\b|\brevert", re.IGNORECASE)
-_CATALOG_LINE = re.compile(r"^\s*[-*]\s*`?([A-Za-z0-9_.-]+)`?\s*:(.*)$")
+#: A catalog entry: a list item (``- name: ...``) or a table row (``| **name** | ... |``).
+_CATALOG_LINE = re.compile(
+    r"^\s*(?:[-*+]|\|)\s*(?:\*\*|`)?([A-Za-z0-9_.-]+)(?:\*\*|`)?\s*(?::|\||\s[-\u2013\u2014]\s)(.*)$"
+)
 _CALLS = re.compile(r"\b(?:calls|depends on|uses|reads from|talks to)\b([^;.\n]*)", re.IGNORECASE)
 _STATUS_TITLE = re.compile(
     r"status|outage|degrad|disruption|health|service (?:issue|notice|incident)", re.IGNORECASE
+)
+#: A document written as a status page's updates ("Investigating (10:04 UTC): ...", "Resolved -").
+_STATUS_UPDATES = re.compile(
+    r"\b(?:investigating|identified|monitoring|resolved)\b\s*(?:[:(\u2013\u2014-]|\d)|"
+    r"\bwe are (?:investigating|seeing elevated|aware of)",
+    re.IGNORECASE,
 )
 
 
@@ -371,7 +380,7 @@ async def _gather_stores(
     )
     status_query = f"status incident outage degraded {words}"[:400]
     for hit in await ctx.knowledge.search(org, status_query, 5):
-        if _STATUS_TITLE.search(hit.title):
+        if _STATUS_TITLE.search(hit.title) or _STATUS_UPDATES.search(hit.content):
             ref = f"doc:{hit.id}"
             documents[ref] = hit
             signals.append(ExternalSignal(hit.title, hit.content, None, ref))
