@@ -7,7 +7,9 @@ identifiers (`rename`); other metric names and units (`metrics-seconds`, `metric
 for commit summaries and alert titles (`wording`); other severity and level words (`severity`);
 another day (`time`); releases that do not list what they ship (`ships`); and another order of
 the records (`order`); a service catalog written as a table and status notices titled by their
-headline alone (`docs`). The truth is rewritten with the data (renamed ids stay the truth), so a
+headline alone (`docs`); the alert's service under OpenTelemetry's key (`alert-labels`); metrics
+at half their resolution (`resolution`); a third of the log records sampled away (`sampled`).
+The truth is rewritten with the data (renamed ids stay the truth), so a
 family's score falling below the untouched split's shows where the engine keys on surface words
 rather than on what the data shows. Only the tune splits are ever perturbed (the held-out
 splits are never opened).
@@ -515,6 +517,35 @@ def _docs(inc: dict[str, Any]) -> dict[str, Any]:
     return inc
 
 
+def _alert_labels(inc: dict[str, Any]) -> dict[str, Any]:
+    """The alert's service label under OpenTelemetry's resource key (``service.name``)."""
+
+    def walk(obj: Any) -> Any:
+        if isinstance(obj, list):
+            return [walk(v) for v in obj]
+        if isinstance(obj, dict):
+            return {("service.name" if k == "service" else k): walk(v) for k, v in obj.items()}
+        return obj
+
+    inc["alert"]["payload"] = walk(inc["alert"]["payload"])
+    return inc
+
+
+def _resolution(inc: dict[str, Any]) -> dict[str, Any]:
+    """Every metric series at half its resolution (every other point)."""
+    for series in inc["metrics"]["series"]:
+        series["points"] = series["points"][::2]
+    return inc
+
+
+def _sampled(inc: dict[str, Any]) -> dict[str, Any]:
+    """Log sampling: two records of every three kept (chosen by a hash, the same every run)."""
+    records = inc["logs"]["records"]
+    kept = [r for r in records if _digest(r["timestamp"] + r["message"]) % 3]
+    inc["logs"]["records"] = kept if len(kept) >= 100 else records
+    return inc
+
+
 FAMILIES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "rename": _rename,
     "metrics-seconds": _metrics("seconds"),
@@ -529,6 +560,9 @@ FAMILIES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "ships": _ships,
     "order": _order,
     "docs": _docs,
+    "alert-labels": _alert_labels,
+    "resolution": _resolution,
+    "sampled": _sampled,
 }
 
 

@@ -1101,3 +1101,39 @@ def test_a_resource_whose_use_reached_its_limit_series_is_exhaustion() -> None:
         "resource_exhaustion",
     )
     assert "store_memory_used_bytes of session-store reached" in result.external_cause
+
+
+def test_demand_rising_only_on_what_the_failing_service_calls_is_its_own_amplification() -> None:
+    # The first failing service retries into the service it calls: that service's requests rise,
+    # its own do not. Outside load would raise the caller's demand too.
+    def rate(service: str, surge: bool) -> MetricPoints:
+        return MetricPoints(
+            "http_requests_per_second",
+            service,
+            tuple(
+                (at(4 * i), 900.0 if not surge or 4 * i < ONSET + 5 else 2500.0)
+                for i in range(FIRED // 4 + 1)
+            ),
+        )
+
+    retries = commit(
+        "r3tr1e50",
+        ONSET - 30,
+        "Raise default retry attempts for transient 5xx",
+        ("orders/retry.py",),
+        "--- a/orders/retry.py\n+++ b/orders/retry.py\n@@ -1 +1 @@\n-MAX_RETRY_ATTEMPTS = 2\n"
+        "+MAX_RETRY_ATTEMPTS = 8\n",
+    )
+    sigs = (signature("orders", "ledger call failed after 8 retry attempts: 503", ONSET + 0.5),)
+    evidence = incident(
+        retries,
+        deploy("deploy-orders-50", ONSET - 10, ("r3tr1e50",)),
+        sigs=sigs,
+        metrics=(rate("orders", False), rate("ledger", True)),
+        dependencies=(("orders", "ledger"),),
+    )
+    result = analyze(evidence)
+    assert (result.verdict, result.change_id) == ("change", "r3tr1e50")
+    # The same rise on the caller as well is demand from outside.
+    surge = replace(evidence, metrics=(rate("orders", True), rate("ledger", True)), changes=())
+    assert analyze(surge).verdict == "external"

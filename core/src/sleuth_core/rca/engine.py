@@ -2314,11 +2314,25 @@ def _external(
                 "dependency_failure",
             )
         )
+    # Demand that rose on a service the first failing one calls, while the first failing one's
+    # own demand did not: its retries and fan-out, not outside load.
+    origin = affected[0] if affected else ""
+    surged = {
+        sh.series.service
+        for sh in shifts
+        if _volume_metric(sh.series.name.lower()) and sh.direction == 1 and sh.ratio >= 1.8
+    }
+    amplified = calls.get(origin, set()) - {origin} if origin not in surged else set()
     for shift in shifts:
         name = shift.series.name.lower()
         if onset is not None and abs(shift.at - onset) > timedelta(hours=1):
             continue
-        if _volume_metric(name) and shift.direction == 1 and shift.ratio >= 1.8:
+        if (
+            _volume_metric(name)
+            and shift.direction == 1
+            and shift.ratio >= 1.8
+            and shift.series.service not in amplified
+        ):
             found.append(
                 (
                     2.5,
