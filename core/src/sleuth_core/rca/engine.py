@@ -217,6 +217,13 @@ _UNAVAILABLE = re.compile(
     r"unavailable",
     re.IGNORECASE,
 )
+#: A message about one data item (a record, an offset, an event ...) and an id or number of it.
+_DATA_ITEM = re.compile(
+    r"\b(?:record|offset|message|event|row|entry|document|file|payload|item)s?\b", re.IGNORECASE
+)
+_ID = re.compile(r"\w*\d\w*")
+#: How often the very same message must recur to be one item failing again and again.
+_REPEATS = 10
 _NEIGHBOUR = re.compile(r"noisy neighbou?r|cpu steal|steal time|throttl", re.IGNORECASE)
 _POISON = re.compile(
     r"poison|dead.letter|unparseable|malformed|cannot deserializ|failed to deserializ|"
@@ -395,6 +402,31 @@ def _volume_metric(name: str) -> bool:
     if words[-1] == "count" and ({"request", "requests"} & set(words)):
         return "client" not in words
     return not (_NOT_DEMAND_WORDS.intersection(words) or any(map(_PERCENTILE.match, words)))
+
+
+#: Label keys and values that say a series counts failed or refused requests, not demand.
+_OUTCOME_KEY = re.compile(r"(?:^|[._])(?:status|status_code|code|outcome|result)$", re.IGNORECASE)
+_FAILED_OUTCOME = re.compile(
+    r"^(?:[45]\d\d|[45]xx|error|errors|fail(?:ed|ure)?|server_error|client_error|internal|"
+    r"unavailable|timeout|rejected)$",
+    re.IGNORECASE,
+)
+
+
+def _demand(series: MetricPoints) -> bool:
+    """Whether a series counts the demand a service receives: a demand name (`_volume_metric`)
+    whose labels do not single out failed or refused requests (``status="500"``,
+    ``outcome="error"``: those count failures).
+
+    >>> failed = MetricPoints("http_server_requests_total", "api", (), (("status", "500"),))
+    >>> _demand(failed), _demand(replace(failed, labels=(("status", "200"),)))
+    (False, True)
+    """
+    if not _volume_metric(series.name.lower()):
+        return False
+    return not any(
+        _OUTCOME_KEY.search(k) and _FAILED_OUTCOME.match(v.strip()) for k, v in series.labels
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -779,7 +811,7 @@ def find_onsets(evidence: Evidence) -> OnsetStage:
         name = shift.series.name.lower()
         svc = shift.series.service
         headroom = bool(_HEADROOM_METRIC.search(name))
-        if _volume_metric(name) or not (headroom or _SATURATION_METRIC.search(name)):
+        if _demand(shift.series) or not (headroom or _SATURATION_METRIC.search(name)):
             continue
         if shift.direction != (-1 if headroom else 1):
             continue  # a resource runs out when its use rises or its headroom (free bytes) falls
@@ -923,6 +955,9 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
     """
     signature, failure_words, shown, details = failure_signature(evidence, stage, episode)
     frames = stack_frames(details)
+    raised = frozenset(
+        f for sig in _episode_signatures(evidence, episode)[0] for f in _raising_files(sig.detail)
+    )
     origin, onset, tolerance = episode.origin, episode.onset, episode.tolerance
     affected, scope = episode.affected, episode.scope
     known = stage.known
@@ -1008,7 +1043,13 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             matched = (*matched, "errors stopped when it was rolled back")
         located = _frames_hit(frames, change)
         if located:
-            rel = _gain(rel, _FRAME_GAIN * min(len(located), 2))
+            # A file where an exception was raised counts fully; a caller's file (an outer
+            # frame, e.g. the handler every request passes through) half.
+            weight = sum(
+                0.5 if hit.startswith("file: ") and hit[6:] not in raised else 1.0
+                for hit in located
+            )
+            rel = _gain(rel, _FRAME_GAIN * min(weight, 2))
             matched = (*matched, *located[:2])
         if (
             change.kind in ("flag", "config")
@@ -1063,7 +1104,9 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
         named_here = _mentions(text, list(scope))
         # A change to what a failing reader reads (a field it finds missing) is in scope however
         # the data travels (a queue, a file), whether or not a call between them is known.
-        in_scope = bool(homes & scope) or bool(named_here) or producer
+        # A change to code the failure's own stack runs is in scope wherever it was committed
+        # (a library built into the failing service).
+        in_scope = bool(homes & scope) or bool(named_here) or producer or bool(located)
         lead = onset - effective
         hours = max(lead.total_seconds(), 0.0) / 3600
         score = rel * (1.0 if origin in homes else 0.8 if in_scope else 0.35) / (1 + hours / 24)
@@ -1285,11 +1328,14 @@ def decide(
         onset,
         episode.onset_list,
     )
-    ended = _recovered_at(evidence, episode)
+    # A failure quiet since well before the investigation is over, unless its cause is known
+    # (an outside cause that has ended is still the cause a postmortem asks about).
+    ended = _recovered_at(evidence, episode, later=ext_strength == 0)
     if ended is not None:
         reasons.append(
-            f"The failure ended by {ended.isoformat()}, well before the alert: its condition no "
-            "longer holds."
+            f"The failure ended by {ended.isoformat()}, well before the "
+            + ("alert" if ended <= evidence.alert.fired_at - _RECOVERED_QUIET else "investigation")
+            + ": its condition no longer holds."
         )
         return Analysis(
             "unknown",
@@ -1440,16 +1486,18 @@ def _surge_of_its_own(suspect: Suspect, shifts: Sequence[_MetricShift]) -> bool:
     return any(
         sh.series.service == change.service
         and sh.direction == 1
-        and _volume_metric(sh.series.name.lower())
+        and _demand(sh.series)
         and sh.at >= suspect.effective_at - _SLACK
         for sh in shifts
     )
 
 
-def _recovered_at(evidence: Evidence, episode: Episode) -> datetime | None:
-    """When the episode's errors stopped, if they stopped well before the alert: quiet for at
-    least `_RECOVERED_QUIET` and for longer than the failure lasted; None when still failing
-    (or when the failure shows in a metric, which is still shifted at the alert)."""
+def _recovered_at(evidence: Evidence, episode: Episode, *, later: bool) -> datetime | None:
+    """When the episode's errors stopped, if they stopped well before the alert, or well before
+    the investigation (when ``later``) with no error of a failing service since the look-back
+    ended (``evidence.until``, ``errors_after``): quiet for at least `_RECOVERED_QUIET` and for
+    longer than the failure lasted; None when still failing (or when the failure shows in a
+    metric, which is still shifted at the alert)."""
     if evidence.alert.asked or any(o.basis == "metric" for o in episode.onset_list):
         return None
     new_sigs, _old = _episode_signatures(evidence, episode)
@@ -1460,6 +1508,13 @@ def _recovered_at(evidence: Evidence, episode: Episode) -> datetime | None:
     quiet = evidence.alert.fired_at - last
     if quiet >= _RECOVERED_QUIET and quiet > last - episode.onset:
         return last
+    # Looked at later than the alert: quiet from the last error to the investigation, the
+    # failing services logging no error since the look-back ended.
+    until = evidence.until
+    if later and until is not None and not (evidence.errors_after & set(episode.affected)):
+        quiet = until - last
+        if quiet >= _RECOVERED_QUIET and quiet > last - episode.onset:
+            return last
     return None
 
 
@@ -1803,12 +1858,14 @@ def retuned_settings(diff: str) -> tuple[str, ...]:
 
 
 _FRAME_FILE = re.compile(
-    r"([\w./\\-]*[\w-]+\.(?:py|js|jsx|ts|tsx|go|java|rb|kt|cs|php|rs|scala|ex|exs|c|cc|cpp|swift))"
+    r"([\w./\\-]*[\w-]+\.(?:py|js|jsx|ts|tsx|go|java|rb|kt|cs|php|rs|scala|ex|exs|c|cc|cpp|swift))\b"
     r"(?:[:\", line]+(\d+))?"
 )
 _FRAME_FUNC = re.compile(
     r"\bin ([A-Za-z_]\w*)|\bat (?:[\w$]+\.)*([A-Za-z_$][\w$]*)\s*\(|"
-    r"(?:^|\s)([A-Za-z_]\w*)\(\)|\bfunc(?:tion)?[=: ]+([A-Za-z_][\w.]*)",
+    r"(?:^|\s)([A-Za-z_]\w*)\(\)|\bfunc(?:tion)?[=: ]+([A-Za-z_][\w.]*)|"
+    # A path-qualified frame (Rust, C++, PHP: ``crate::module::function``).
+    r"\b[A-Za-z_]\w*::(?:[A-Za-z_]\w*::)*([a-z_]\w*)\b(?!::)",
     re.MULTILINE,
 )
 _DEF = re.compile(
@@ -1827,6 +1884,8 @@ def stack_frames(details: str) -> tuple[frozenset[str], frozenset[str]]:
     >>> files, funcs = stack_frames('File "app/billing/invoice.py", line 88, in round_total')
     >>> sorted(files), sorted(funcs)
     (['invoice.py'], ['round_total'])
+    >>> sorted(stack_frames("4: geo::postcode::outward_code  at src/postcode.rs:41:26")[1])
+    ['outward_code']
     """
     if not details:
         return frozenset(), frozenset()
@@ -1841,6 +1900,29 @@ def stack_frames(details: str) -> tuple[frozenset[str], frozenset[str]]:
         if name and len(name) >= 4 and name.lower() not in _NOT_FUNCTIONS
     )
     return files, funcs
+
+
+def _raising_files(detail: str) -> tuple[str, ...]:
+    """The file of a stack trace's innermost frame, where its exception was raised (the last
+    frame of a Python traceback, "most recent call last"; the first of Java, Go, Rust, Node),
+    base name lowercased; () when it names none.
+
+    >>> _raising_files('File "a/x.py", line 3, in f\\n  File "a/y.py", line 9, in g')
+    ('y.py',)
+    >>> _raising_files("panicked at src/postcode.rs:41:26 ... at ./src/handlers/available.rs:33")
+    ('postcode.rs',)
+    """
+    files = [
+        m.group(1).replace("\\", "/").rsplit("/", 1)[-1].lower()
+        for m in _FRAME_FILE.finditer(detail)
+    ]
+    if not files:
+        return ()
+    return (
+        (files[-1],)
+        if "most recent call last" in detail.lower() or 'File "' in detail
+        else (files[0],)
+    )
 
 
 def _frames_hit(frames: tuple[frozenset[str], frozenset[str]], change: Change) -> list[str]:
@@ -1956,8 +2038,8 @@ def _hypotheses(
         for sh in stage.shifts
         if sh.series.service in scope and abs(sh.at - onset) <= timedelta(hours=1)
     ]
-    volume = [m for m in evidence.metrics if _volume_metric(m.name) and m.service in scope]
-    surge = [sh for sh in near if _volume_metric(sh.series.name.lower()) and sh.direction == 1]
+    volume = [m for m in evidence.metrics if _demand(m) and m.service in scope]
+    surge = [sh for sh in near if _demand(sh.series) and sh.direction == 1]
     out: list[Hypothesis] = []
     if surge:
         sh = surge[0]
@@ -2005,7 +2087,7 @@ def _hypotheses(
         sh
         for sh in near
         if sh.direction == 1
-        and not _volume_metric(sh.series.name.lower())
+        and not _demand(sh.series)
         and _RESOURCE_METRIC.search(sh.series.name.lower())
     ]
     new_sigs, _old = _episode_signatures(evidence, episode)
@@ -2209,7 +2291,19 @@ def _external(
     dns = sum(s.count for s in messages if _DNS.search(full[id(s)]))
     if dns and dns >= 0.2 * total:
         found.append((2.5, "DNS resolution failures", "infrastructure"))
-    poison = sum(s.count for s in messages if _POISON.search(full[id(s)]))
+    # A poison record: said so, or one item (the very same message, its ids and offsets
+    # included) failing again and again.
+    poison = sum(
+        s.count
+        for s in messages
+        if _POISON.search(full[id(s)])
+        or (
+            s.same
+            and s.count >= _REPEATS
+            and _DATA_ITEM.search(s.message)
+            and _ID.search(s.message)
+        )
+    )
     if poison and poison >= 0.3 * total:
         found.append((2.5, "one bad (poison) record failing over and over", "data_quality"))
     # Input the service rejects, said by the message or by the exception it carries (a job killed
@@ -2320,7 +2414,7 @@ def _external(
     surged = {
         sh.series.service
         for sh in shifts
-        if _volume_metric(sh.series.name.lower()) and sh.direction == 1 and sh.ratio >= 1.8
+        if _demand(sh.series) and sh.direction == 1 and sh.ratio >= 1.8
     }
     amplified = calls.get(origin, set()) - {origin} if origin not in surged else set()
     for shift in shifts:
@@ -2328,7 +2422,7 @@ def _external(
         if onset is not None and abs(shift.at - onset) > timedelta(hours=1):
             continue
         if (
-            _volume_metric(name)
+            _demand(shift.series)
             and shift.direction == 1
             and shift.ratio >= 1.8
             and shift.series.service not in amplified
