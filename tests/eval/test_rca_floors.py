@@ -4,8 +4,8 @@ The floors sit a little below the scores `make eval-rca` measures (evals/rca/REA
 them: tune culprit 100%, held-out 67%, tune-ext (72 incidents) culprit 88%, abstention 95%,
 category 92%, held-out-ext culprit 75%, abstention 89%, category 63%, innocent 10%; every answer
 led by its verdict). The issue's goals (culprit >= 70%, innocent <= 10%, abstention >= 85%,
-category >= 70%) are not all met on held-out-ext yet (category); its floors guard what is. A change that
-makes the analysis worse fails here. Timings are reported by the runner, never asserted.
+category >= 70%) are not all met on held-out-ext yet (category); its floors guard what is. A
+change that makes the analysis worse fails here. Timings are reported by the runner, never asserted.
 """
 
 from __future__ import annotations
