@@ -46,6 +46,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.db.dialect import supports_skip_locked
+from sleuth_shell.db.direct_writes import execute_many
 from sleuth_shell.db.executor import Executor, SessionExecutor
 from sleuth_shell.db.models import Job, utcnow
 
@@ -252,10 +253,9 @@ async def enqueue_many(
         }
         for payload, key in jobs
     ]
-    # The table's Core insert (one executemany): ``insert(Job)`` would take the ORM's bulk path,
-    # which sets every row's attributes through the mapper first (docs/performance.md,
-    # "Overlapping agents, second round").
-    await session.execute(Job.__table__.insert(), rows)
+    # The prebuilt insert as one executemany (on SQLite without the session's per-row parameter
+    # machinery: docs/performance.md, "Overlapping agents, third round").
+    await execute_many(session, _insert_statement(), rows)
     _watch(session)
 
 
