@@ -76,32 +76,6 @@ def test_sqlalchemy_compiler_and_type_internals() -> None:
     assert returning.names == ("id",)
 
 
-def test_utc_datetime_binds_sqlites_datetime_text_in_one_step() -> None:
-    """``UTCDateTime``'s SQLite processor prints what ``process_bind_param`` and then
-    SQLAlchemy's own ``DATETIME`` formatting printed (naive, UTC and other zones; no
-    microseconds; a year before 1000), so stored values and comparisons are unchanged."""
-    from datetime import UTC, datetime, timedelta, timezone
-
-    from sqlalchemy import DateTime
-
-    from sleuth_shell.db.models import UTCDateTime
-
-    dialect = sqlite.dialect()
-    ours = UTCDateTime().dialect_impl(dialect).bind_processor(dialect)
-    formatting = DateTime(timezone=True).dialect_impl(dialect).bind_processor(dialect)
-    assert ours is not None and formatting is not None
-    plus_five = timezone(timedelta(hours=5, minutes=30))
-    for value in (
-        datetime(2026, 11, 27, 2, 13, 48, 854536),
-        datetime(2026, 11, 27, 2, 13, 48, tzinfo=UTC),
-        datetime(2026, 11, 27, 2, 13, 48, 1, tzinfo=plus_five),
-        datetime(999, 1, 2, 3, 4, 5),
-    ):
-        assert ours(value) == formatting(UTCDateTime().process_bind_param(value, dialect))
-    assert ours(datetime(2026, 1, 1, 5, 30, tzinfo=plus_five)) == "2026-01-01 00:00:00.000000"
-    assert ours(None) is None
-
-
 def test_arguments_many_processes_a_value_shared_with_the_row_before_once() -> None:
     things = Table("things", MetaData(), Column("id", Integer), Column("name", String))
     stmt = CompiledStatement(
