@@ -22,6 +22,11 @@ engine (PostgreSQL) gets ``None`` from :func:`direct_writer` and takes the sessi
 
 A transaction that is left without :meth:`DirectTransaction.commit` (an exception, a change of
 plan) is rolled back before its connection goes back to the pool.
+
+:func:`execute_many` runs a prebuilt ``INSERT``'s rows inside a session's own transaction, the
+same way on SQLite (one ``executemany`` on the session's driver connection) and through the
+session elsewhere: the intake's jobs and alert decisions, written beside the ORM work of its
+group commit.
 """
 
 from __future__ import annotations
