@@ -5,9 +5,14 @@ process) are all due at once; one worker (the real one, ``job_registry()``) drai
 the process CPU time per run plus its callback (``time.process_time``: what the work costs,
 largely independent of how much of a core a shared machine leaves the process), the wall-clock
 rate, duplicates and early starts; with ``--locks``, how long SQLite's in-process write lock was
-held (the contended resource of a single-file database) and how many transactions took it.
+held (the contended resource of a single-file database) and how many transactions took it; with
+``--statements``, what the worker sent to the database per run (statements by their first word,
+transactions begun, pool checkouts and pings) and, on PostgreSQL, the server's side of it: its
+transactions (``pg_stat_database``) and the CPU its backends spent, per run.
 
-    python benchmarks/http/bench_worker.py [--count 300] [--database-url URL] [--locks]
+    python benchmarks/http/bench_worker.py [--count 300] [--locks] [--statements]
+        [--database-url URL | --postgres URL]   # --postgres: a fresh database on that server
+                                                # ('': $SLEUTH_TEST_POSTGRES_URL), dropped after
 
 Compare two commits by running it from each checkout alternately at the same load.
 """
@@ -16,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
+import contextlib
 import os
 import sys
 import tempfile
@@ -51,6 +58,69 @@ def time_write_lock() -> list[float]:
     return held
 
 
+def count_statements(engine: Any) -> collections.Counter[str]:
+    """Count what ``engine`` sends: statements by first word, ``BEGIN``s, pool checkouts, pings."""
+    from sqlalchemy import event
+
+    counts: collections.Counter[str] = collections.Counter()
+    sync = engine.sync_engine
+
+    @event.listens_for(sync, "before_cursor_execute")
+    def statement(_conn: Any, _cursor: Any, text: str, *_args: Any) -> None:
+        counts[text.split(None, 1)[0].upper()] += 1
+        if os.environ.get("BENCH_STATEMENTS_VERBOSE"):
+            counts["  " + " ".join(text.split())[:110]] += 1
+
+    @event.listens_for(sync, "begin")
+    def begin(_conn: Any) -> None:
+        counts["(begin)"] += 1
+
+    @event.listens_for(sync.pool, "checkout")
+    def checkout(*_args: Any) -> None:
+        counts["(checkout)"] += 1
+
+    @event.listens_for(sync.pool, "reset")
+    def reset(*_args: Any) -> None:
+        counts["(reset on return)"] += 1
+
+    do_ping = sync.dialect.do_ping
+
+    def ping(dbapi_connection: Any) -> bool:
+        counts["(ping)"] += 1
+        return bool(do_ping(dbapi_connection))
+
+    sync.dialect.do_ping = ping
+    return counts
+
+
+async def server_side(url: str) -> tuple[int, float]:
+    """PostgreSQL: transactions committed and rolled back in ``url``'s database, and the CPU
+    seconds of the backends connected to it now (``/proc``, the server on this machine)."""
+    import asyncpg  # type: ignore[import-untyped]
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    dsn = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
+    conn = await asyncpg.connect(dsn)
+    try:
+        xacts = await conn.fetchval(
+            "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = $1",
+            parsed.database,
+        )
+        pids = await conn.fetch(
+            "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+            parsed.database,
+        )
+    finally:
+        await conn.close()
+    ticks = 0
+    for row in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{row['pid']}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])
+    return int(xacts), ticks / os.sysconf("SC_CLK_TCK")
+
+
 async def run(args: argparse.Namespace, url: str) -> None:
     from sqlalchemy import select
 
@@ -70,6 +140,8 @@ async def run(args: argparse.Namespace, url: str) -> None:
     callback = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/cb"
     held = time_write_lock() if args.locks else None
     engine = create_engine(url)
+    counts = count_statements(engine) if args.statements else None
+    postgres = engine.dialect.name == "postgresql"
     sessions = create_session_factory(engine)
     settings = Settings(database_url=url, allow_private_urls=True, workers_inline=False)
     services = build_services(settings, sessions)
@@ -97,11 +169,16 @@ async def run(args: argparse.Namespace, url: str) -> None:
         await session.commit()
     await asyncio.sleep(max(0.0, due - time.time()))
     worker = Worker(services, job_registry())
+    if counts is not None:
+        counts.clear()
+    before = await server_side(url) if postgres and args.statements else None
     wall, cpu = time.perf_counter(), time.process_time()
     await worker.start()
     await asyncio.wait_for(receiver.done.wait(), args.timeout)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    after = await server_side(url) if before is not None else None
     await worker.stop()
+    sent = dict(counts) if counts is not None else None
     async with sessions() as session:
         rows = (
             await session.execute(select(Interaction.scheduled_runtime, Interaction.started_at))
@@ -118,6 +195,17 @@ async def run(args: argparse.Namespace, url: str) -> None:
     )
     if held is not None:
         print(f"write lock held {held[0]:.1f} s of {wall:.1f} s, taken {int(held[1])} times")
+    if sent is not None:
+        per_run = ", ".join(
+            f"{name} {n / args.count:.2f}" for name, n in sorted(sent.items(), key=lambda p: -p[1])
+        )
+        statements = sum(n for name, n in sent.items() if name[0] not in "( ")
+        print(f"per run and its callback: {statements / args.count:.2f} statements ({per_run})")
+    if before is not None and after is not None:
+        print(
+            f"server: {(after[0] - before[0]) / args.count:.2f} transactions per run, backends' CPU"
+            f" {(after[1] - before[1]) / args.count * 1000:.2f} ms per run"
+        )
 
 
 def main() -> int:
@@ -125,8 +213,19 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=300)
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--database-url", default=None)
+    parser.add_argument("--postgres", default=None, help="a fresh database on this server")
     parser.add_argument("--locks", action="store_true", help="time SQLite's write lock")
+    parser.add_argument("--statements", action="store_true", help="count what is sent")
     args = parser.parse_args()
+    if args.postgres is not None:
+        from bench_http import postgres_database
+
+        server = args.postgres or os.environ.get("SLEUTH_TEST_POSTGRES_URL")
+        if not server:
+            parser.error("--postgres '' needs SLEUTH_TEST_POSTGRES_URL")
+        with postgres_database(server) as url:
+            asyncio.run(run(args, url))
+        return 0
     with tempfile.TemporaryDirectory(prefix="sleuth-bench-worker-") as tmp:
         url = args.database_url or f"sqlite:///{Path(tmp) / 'sleuth.db'}"
         asyncio.run(run(args, url))

@@ -292,7 +292,8 @@ async def claim_due(
         raise ValueError("exclude_keys goes with only_kinds (a worker's I/O lane)")
     stmt = _claim_statement(supports_skip_locked(session.get_bind().dialect.name), io_lane)
     params = {"now": now, "limit": limit, "worker_id": worker_id, "lease_until": now + lease}
-    rows = (await session.execute(stmt, {**params, **lane})).all()
+    connection = await session.connection()
+    rows = (await connection.execute(stmt, {**params, **lane})).all()
     await session.commit()
     claimed = [
         ClaimedJob(
@@ -421,7 +422,8 @@ async def mark_done(session: AsyncSession, job: ClaimedJob) -> None:
     result, so the result and the completion commit together. Raises :class:`LeaseLost` when the
     job is no longer held by this worker; the caller must then roll back.
     """
-    result = await session.execute(
+    connection = await session.connection()
+    result = await connection.execute(
         _MARK_DONE, {"job_id": job.id, "worker_id": job.worker_id, "now": utcnow()}
     )
     if not result.rowcount:  # type: ignore[attr-defined]
@@ -460,11 +462,19 @@ async def finish_many(session: AsyncSession, jobs: Sequence[ClaimedJob]) -> set[
     return marked
 
 
+_NEXT_DUE = select(
+    select(func.min(_jobs.run_at)).where(_jobs.status == PENDING).scalar_subquery(),
+    select(func.min(_jobs.lease_until)).where(_jobs.status == RUNNING).scalar_subquery(),
+)
+"""The earliest ``run_at`` of a pending job and ``lease_until`` of a running one, in one
+statement (one round trip to a database server)."""
+
+
 async def next_due(session: AsyncSession) -> datetime | None:
     """When the next job becomes claimable: the earliest ``run_at`` of a pending job or
     ``lease_until`` of a running one (None: no such job). May be in the past."""
-    pending = await session.scalar(select(func.min(Job.run_at)).where(Job.status == PENDING))
-    leased = await session.scalar(select(func.min(Job.lease_until)).where(Job.status == RUNNING))
+    connection = await session.connection()
+    pending, leased = (await connection.execute(_NEXT_DUE)).one()
     times = [moment for moment in (pending, leased) if moment is not None]
     return min(times) if times else None
 
