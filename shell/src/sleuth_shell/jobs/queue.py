@@ -426,7 +426,7 @@ async def mark_done(session: AsyncSession, job: ClaimedJob) -> None:
     result = await connection.execute(
         _MARK_DONE, {"job_id": job.id, "worker_id": job.worker_id, "now": utcnow()}
     )
-    if not result.rowcount:  # type: ignore[attr-defined]
+    if not result.rowcount:
         raise LeaseLost(f"job {job.id} is no longer held by {job.worker_id}")
 
 
