@@ -93,32 +93,71 @@ def count_statements(engine: Any) -> collections.Counter[str]:
     return counts
 
 
-async def server_side(url: str) -> tuple[int, float]:
-    """PostgreSQL: transactions committed and rolled back in ``url``'s database, and the CPU
-    seconds of the backends connected to it now (``/proc``, the server on this machine)."""
-    import asyncpg  # type: ignore[import-untyped]
-    from sqlalchemy.engine import make_url
+class ServerSide:
+    """PostgreSQL: the transactions of ``url``'s database (``pg_stat_database``) and the CPU its
+    backends spend (``/proc`` of the server on this machine, polled: pooled connections come and
+    go)."""
 
-    parsed = make_url(url)
-    dsn = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
-    conn = await asyncpg.connect(dsn)
-    try:
+    def __init__(self, url: str) -> None:
+        from sqlalchemy.engine import make_url
+
+        parsed = make_url(url)
+        self.database = parsed.database
+        self.dsn = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
+        self.first: dict[int, int] = {}
+        self.last: dict[int, int] = {}
+        self.xacts = 0
+        self._task: asyncio.Task[None] | None = None
+
+    async def _poll(self, conn: Any) -> int:
         xacts = await conn.fetchval(
             "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = $1",
-            parsed.database,
+            self.database,
         )
-        pids = await conn.fetch(
+        rows = await conn.fetch(
             "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
-            parsed.database,
+            self.database,
         )
-    finally:
-        await conn.close()
-    ticks = 0
-    for row in pids:
-        with contextlib.suppress(OSError):
-            fields = Path(f"/proc/{row['pid']}/stat").read_text().rsplit(")", 1)[1].split()
-            ticks += int(fields[11]) + int(fields[12])
-    return int(xacts), ticks / os.sysconf("SC_CLK_TCK")
+        for row in rows:
+            with contextlib.suppress(OSError):
+                fields = Path(f"/proc/{row['pid']}/stat").read_text().rsplit(")", 1)[1].split()
+                ticks = int(fields[11]) + int(fields[12])
+                self.first.setdefault(row["pid"], ticks)
+                self.last[row["pid"]] = ticks
+        return int(xacts)
+
+    async def start(self) -> None:
+        import asyncpg  # type: ignore[import-untyped]
+
+        conn = await asyncpg.connect(self.dsn)
+        self.xacts = await self._poll(conn)
+        self.first = dict(self.last)
+
+        async def poll() -> None:
+            try:
+                while True:
+                    await asyncio.sleep(0.5)
+                    await self._poll(conn)
+            finally:
+                await conn.close()
+
+        self._task = asyncio.create_task(poll())
+
+    async def stop(self) -> tuple[int, float]:
+        """Transactions since :meth:`start` and the backends' CPU seconds."""
+        import asyncpg
+
+        assert self._task is not None
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        conn = await asyncpg.connect(self.dsn)
+        try:
+            xacts = await self._poll(conn) - self.xacts
+        finally:
+            await conn.close()
+        ticks = sum(last - self.first.get(pid, 0) for pid, last in self.last.items())
+        return xacts, ticks / os.sysconf("SC_CLK_TCK")
 
 
 async def run(args: argparse.Namespace, url: str) -> None:
@@ -171,12 +210,14 @@ async def run(args: argparse.Namespace, url: str) -> None:
     worker = Worker(services, job_registry())
     if counts is not None:
         counts.clear()
-    before = await server_side(url) if postgres and args.statements else None
+    server_side = ServerSide(url) if postgres and args.statements else None
+    if server_side is not None:
+        await server_side.start()
     wall, cpu = time.perf_counter(), time.process_time()
     await worker.start()
     await asyncio.wait_for(receiver.done.wait(), args.timeout)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    after = await server_side(url) if before is not None else None
+    on_server = await server_side.stop() if server_side is not None else None
     await worker.stop()
     sent = dict(counts) if counts is not None else None
     async with sessions() as session:
@@ -201,10 +242,10 @@ async def run(args: argparse.Namespace, url: str) -> None:
         )
         statements = sum(n for name, n in sent.items() if name[0] not in "( ")
         print(f"per run and its callback: {statements / args.count:.2f} statements ({per_run})")
-    if before is not None and after is not None:
+    if on_server is not None:
         print(
-            f"server: {(after[0] - before[0]) / args.count:.2f} transactions per run, backends' CPU"
-            f" {(after[1] - before[1]) / args.count * 1000:.2f} ms per run"
+            f"server: {on_server[0] / args.count:.2f} transactions per run, backends' CPU"
+            f" {on_server[1] / args.count * 1000:.2f} ms per run"
         )
 
 
