@@ -41,6 +41,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.util import greenlet_spawn
 
+from sleuth_shell.db.commit_totals import CommitTotals
 from sleuth_shell.db.compiled import CompiledStatement
 
 __all__ = [
@@ -62,6 +63,7 @@ class DirectTransaction:
         self._writer = writer
         self._driver = driver
         self._callbacks: dict[Callable[[], None], None] = {}
+        self._totals = CommitTotals()
         self.open = True
 
     async def execute(self, statement: Any, params: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -88,7 +90,21 @@ class DirectTransaction:
         finally:
             await cursor.close()
 
+    def add_at_commit(
+        self,
+        order: int,
+        statement: Any,
+        key: tuple[Any, ...],
+        params: Mapping[str, Any],
+        totals: Sequence[str],
+    ) -> None:
+        """Run ``statement`` once per key just before :meth:`commit`, ``totals`` summed (see
+        :class:`~sleuth_shell.db.executor.CommitTotals`)."""
+        self._totals.add(order, statement, key, params, totals)
+
     async def commit(self) -> None:
+        for statement, params in self._totals.drain():
+            await self.execute(statement, params)
         await self._driver.commit()
         self.open = False
         callbacks, self._callbacks = self._callbacks, {}
@@ -102,6 +118,7 @@ class DirectTransaction:
     async def rollback(self) -> None:
         self.open = False
         self._callbacks.clear()
+        self._totals = CommitTotals()
         await self._driver.rollback()
 
 
