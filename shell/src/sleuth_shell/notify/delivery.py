@@ -26,7 +26,7 @@ HTTP deliveries (``notify.web`` and ``notify.alt``) are I/O-bound jobs
 their job key is :func:`delivery_key` (the organization and the target's origin), so a receiver
 that hangs or refuses holds a few of the lane's slots (the worker's ``key_limit``) and never
 delays other organizations' deliveries or any run. The POSTs go through the services' one
-:class:`~sleuth_shell.notify.http.HttpxPoster`, whose pool keeps connections alive across
+:class:`~sleuth_shell.notify.http.AiohttpPoster`, whose pool keeps connections alive across
 deliveries to the same target.
 
 HTTP deliveries make up to :data:`DELIVERY_ATTEMPTS` attempts with exponential backoff on network
