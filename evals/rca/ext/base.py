@@ -28,7 +28,9 @@ class Company:
     domain: str  # git / ci host names
     services: Sequence[Svc]
     catalog: dict[str, str]
-    lang: dict[str, str]  # service -> go | java | python | node
+    lang: dict[
+        str, str
+    ]  # service -> go | java | python | node | rust | elixir | ruby | csharp | php
     authors: Sequence[str]
     style: Callable[[random.Random, str], str]  # commit subject in the house style
     strays: Sequence[tuple[str, str]]  # (level, message) a healthy fleet logs now and then
@@ -72,6 +74,55 @@ def node_stack(exc: str, message: str, frames: Sequence[tuple[str, str, int, int
 
 # --- everyday, innocent commits in each language -------------------------------------------------
 
+# Dependency bumps of the languages beyond the first four: (manifest, line template, choices).
+EXTRA_BUMPS: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {
+    "rust": (
+        "Cargo.toml",
+        '{name} = "{version}"\nserde = {{ version = "1.0", features = ["derive"] }}',
+        [
+            ("tracing", "0.1.40", "0.1.41"),
+            ("tokio", "1.38.0", "1.38.1"),
+            ("anyhow", "1.0.86", "1.0.89"),
+        ],
+    ),
+    "elixir": (
+        "mix.exs",
+        '      {{:{name}, "~> {version}"}},\n      {{:jason, "~> 1.4"}},',
+        [
+            ("credo", "1.7.6", "1.7.7"),
+            ("telemetry", "1.2.1", "1.3.0"),
+            ("ex_machina", "2.7.0", "2.8.0"),
+        ],
+    ),
+    "ruby": (
+        "Gemfile.lock",
+        "    {name} ({version})\n    rack (3.0.11)",
+        [
+            ("rubocop", "1.64.1", "1.65.0"),
+            ("rspec-core", "3.13.0", "3.13.1"),
+            ("faker", "3.4.1", "3.4.2"),
+        ],
+    ),
+    "csharp": (
+        "Directory.Packages.props",
+        '    <PackageVersion Include="{name}" Version="{version}" />',
+        [
+            ("xunit", "2.8.1", "2.9.0"),
+            ("Serilog", "4.0.0", "4.0.1"),
+            ("FluentAssertions", "6.12.0", "6.12.1"),
+        ],
+    ),
+    "php": (
+        "composer.lock",
+        '            "name": "{name}",\n            "version": "{version}",',
+        [
+            ("phpunit/phpunit", "10.5.20", "10.5.24"),
+            ("monolog/monolog", "3.6.0", "3.7.0"),
+            ("phpstan/phpstan", "1.11.4", "1.11.5"),
+        ],
+    ),
+}
+
 
 def everyday(r: random.Random, s: Svc, lang: str) -> tuple[str, list[tuple[str, str, str, int]]]:
     """An everyday commit (dependency bump, docs, test, dashboard, tidying) for ``s``."""
@@ -109,6 +160,11 @@ def everyday(r: random.Random, s: Svc, lang: str) -> tuple[str, list[tuple[str, 
             return f"chore(deps): bump {pkg} from {a} to {b}", [
                 ("package.json", old, old.replace(a, b), 31)
             ]
+        if lang in EXTRA_BUMPS:
+            path, template, choices = EXTRA_BUMPS[lang]
+            name, a, b = r.choice(choices)
+            old = template.format(name=name, version=a)
+            return f"bump {name} from {a} to {b}", [(path, old, old.replace(a, b), 12)]
         lib, a, b = r.choice(
             [
                 ("pytest", "8.2.1", "8.2.2"),
@@ -135,7 +191,17 @@ def everyday(r: random.Random, s: Svc, lang: str) -> tuple[str, list[tuple[str, 
             (f"deploy/{s.name}/deployment.yaml", old, new, 3)
         ]
     if pick == 4:
-        ext = {"go": "go", "java": "java", "node": "ts", "python": "py"}[lang]
+        ext = {
+            "go": "go",
+            "java": "java",
+            "node": "ts",
+            "python": "py",
+            "rust": "rs",
+            "elixir": "exs",
+            "ruby": "rb",
+            "csharp": "cs",
+            "php": "php",
+        }[lang]
         old = f"// TODO: cover the empty {s.noun} list"
         new = f"// the empty {s.noun} list is covered by the table test below"
         return f"test: cover empty {s.noun} list", [
@@ -386,6 +452,7 @@ __all__ = [
     "MINUTE",
     "Company",
     "ExtIncident",
+    "Shape",
     "Svc",
     "add",
     "floor",

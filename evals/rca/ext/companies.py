@@ -9,7 +9,14 @@ and three added while tuning (their incidents are in the tune split only): Larks
 (telehealth and e-prescriptions), Osprey Energy (smart meters, EV charging) and Marigold Learning
 (courses, quizzes, school sign-on); and two added by a second examiner, tune split only:
 Juniper Stays (hotel chain: reservations, rates, OTA channel sync, folios, key cards) and
-Thornfield Agritech (soil sensors over LoRaWAN, irrigation control, yield models).
+Thornfield Agritech (soil sensors over LoRaWAN, irrigation control, yield models); and two added
+by a third examiner, tune split only: Halyard Regional Transit (fares, vehicle location, GTFS-realtime,
+stop signs) and Saltmarsh Mobile (mobile operator: provisioning, CDR rating, number porting, SMS);
+and two added by a fourth examiner, tune split only: Basketrun Grocery (online grocery delivery
+marketplace: carts, store assignment, delivery slots, shopper picking, partner stock feeds; Ruby,
+Elixir, Rust, Node, Python, Go) and Quayside Claims (B2B insurance claims platform: claim intake,
+first notice of loss, policy and bordereaux lookups, OCR, fraud scoring, payouts; C#/.NET, PHP,
+Python, Java, Node).
 """
 
 from __future__ import annotations
@@ -918,5 +925,392 @@ THORNFIELD = Company(
         "field-telemetry": ["readings chunk written to soildb", "threshold check ok"],
         "irrigation-ctl": ["valve command queued as downlink", "schedule saved"],
         "field-api": ["boundary served", "crop plan saved"],
+    },
+)
+
+# --- added by a third examiner (tune split only) --------------------------------------------------
+
+
+def _hrt_key(r: random.Random, text: str) -> str:
+    body = text.split(": ", 1)[-1]
+    return f"[HRT-{r.randint(2100, 3400)}] {body[0].upper()}{body[1:]}"
+
+
+def _gitmoji(r: random.Random, text: str) -> str:
+    body = text.split(": ", 1)[-1]
+    low = body.lower()
+    if low.startswith(("bump", "chore")):
+        emoji = ":arrow_up:"
+    elif low.startswith(("docs", "link")) or "readme" in low:
+        emoji = ":memo:"
+    elif low.startswith(("test", "cover")):
+        emoji = ":white_check_mark:"
+    else:
+        emoji = r.choice([":wrench:", ":chart_with_upwards_trend:", ":recycle:"])
+    return f"{emoji} {body[0].lower()}{body[1:]}"
+
+
+HALYARD = Company(
+    name="Halyard Regional Transit",
+    domain="halyardtransit.example",
+    services=[
+        Svc(
+            "fare-gateway",
+            "api",
+            ("/v2/taps", "/v2/taps/{id}/reversal", "/v2/validators/{id}/heartbeat"),
+            topic="fares.taps",
+            rps=120,
+            p99=220,
+            noun="tap",
+        ),
+        Svc(
+            "rider-accounts",
+            "api",
+            ("/accounts/{id}", "/accounts/{id}/caps", "/media/{token}/products"),
+            topic="accounts",
+            rps=90,
+            p99=120,
+            noun="account",
+        ),
+        Svc("avl-ingest", "worker", topic="avl.positions", rps=400, p99=25, noun="position"),
+        Svc("gtfs-rt-publisher", "worker", topic="feed.builds", rps=2, p99=6000, noun="feed build"),
+        Svc(
+            "trip-planner",
+            "api",
+            ("/otp/plan", "/stops/{id}/departures", "/routes/{id}/vehicles"),
+            topic="planner",
+            rps=70,
+            p99=900,
+            noun="itinerary",
+        ),
+        Svc(
+            "signage-push", "worker", topic="signs.predictions", rps=25, p99=150, noun="sign update"
+        ),
+        Svc(
+            "paratransit-booking",
+            "api",
+            ("/trips", "/trips/{id}/schedule", "/riders/{id}/eligibility"),
+            topic="paratransit",
+            rps=6,
+            p99=350,
+            noun="trip booking",
+        ),
+    ],
+    catalog={
+        "fare-gateway": "receives contactless (EMV) and fare-card taps from ~2,400 bus and platform validators, checks products and fare caps with rider-accounts, authorizes EMV taps with the acquirer Northgate Acquiring (acq.northgate.example, ISO 8583 over TLS) (Fare Systems; Java 21, Spring Boot); validators approve offline when fare-gateway does not answer within 1.5 s",
+        "rider-accounts": "rider accounts, fare media, passes, daily and weekly fare caps, autoload (Fare Systems; Java 21, Spring Boot, HikariCP); PostgreSQL faredb",
+        "avl-ingest": "automatic vehicle location: GPS pings from bus CAD/AVL modems every 10 s, publishes to avl.positions (Operations Tech; Go)",
+        "gtfs-rt-publisher": "builds the GTFS-realtime TripUpdates and VehiclePositions feeds every 15 s from avl.positions and the static GTFS; serves https://gtfs.halyardtransit.example/rt/ to third-party apps (Operations Tech; Python)",
+        "trip-planner": "public trip planner API api.halyardtransit.example (OpenTripPlanner behind a Node gateway) used by the rider app and third-party apps (Digital; Node); certificate issued by cert-manager (Let's Encrypt, DNS-01)",
+        "signage-push": "arrival countdowns to 610 stop signs and platform displays (Operations Tech; Go); uses the transit-kit Go module for GTFS time handling",
+        "paratransit-booking": "demand-response trip booking and scheduling (Accessible Services; Python, Django)",
+        "transit-kit": "shared Go module (gtfstime, geo, feedclient) used by avl-ingest and signage-push; versioned with tags, picked up by a go.mod bump",
+        "faredb": "PostgreSQL 15 primary + 1 replica",
+    },
+    lang={
+        "fare-gateway": "java",
+        "rider-accounts": "java",
+        "avl-ingest": "go",
+        "gtfs-rt-publisher": "python",
+        "trip-planner": "node",
+        "signage-push": "go",
+        "paratransit-booking": "python",
+    },
+    authors=(
+        "m.delacroix",
+        "tbaptiste",
+        "s.lindqvist",
+        "dana.ochoa",
+        "k.achterberg",
+        "wen.zhou",
+        "dependabot[bot]",
+    ),
+    style=_hrt_key,
+    strays=[
+        ("WARNING", "validator V-1187 heartbeat late by 94s (bus 4412 in depot, modem asleep)"),
+        ("WARNING", "tap from unknown media type 0x3F ignored (validator V-0620)"),
+        ("ERROR", "AVL ping from vehicle 9031 rejected: coordinates 0.0,0.0 (no GPS fix)"),
+        ("WARNING", "static GTFS trip 8812_WKD_0605 has no shape_id, drawing straight lines"),
+        ("ERROR", "autoload for account A-0 skipped: card on file expired"),
+        ("WARNING", "sign S-2210 did not ack update within 30s, will resend"),
+    ],
+    chatter={
+        "fare-gateway": [
+            "tap approved media=EMV product=PAYG",
+            "tap approved media=card product=MONTHLY",
+            "validator heartbeat ok",
+        ],
+        "rider-accounts": ["cap evaluated, under daily cap", "autoload completed"],
+        "avl-ingest": ["positions batch published to avl.positions"],
+        "gtfs-rt-publisher": ["TripUpdates feed built", "VehiclePositions feed built"],
+        "signage-push": ["sign predictions pushed", "sign heartbeat ok"],
+    },
+)
+
+SALTMARSH = Company(
+    name="Saltmarsh Mobile",
+    domain="saltmarsh.example",
+    services=[
+        Svc(
+            "provisioning-api",
+            "api",
+            ("/subscribers/{msisdn}/plan", "/sims/{iccid}/activate", "/esim/orders"),
+            topic="provisioning",
+            rps=35,
+            p99=260,
+            noun="order",
+        ),
+        Svc("rating-engine", "worker", topic="cdr.raw", rps=900, p99=18, noun="cdr"),
+        Svc(
+            "number-porting", "worker", topic="port.requests", rps=3, p99=1200, noun="port request"
+        ),
+        Svc(
+            "topup-svc",
+            "api",
+            ("/topups", "/topups/{id}", "/vouchers/redeem"),
+            topic="topups",
+            rps=25,
+            p99=900,
+            noun="topup",
+        ),
+        Svc(
+            "selfcare-web",
+            "web",
+            ("/account", "/plan", "/topup", "/login", "/login/otp"),
+            topic="selfcare",
+            rps=110,
+            p99=520,
+            noun="page",
+        ),
+        Svc("sms-gateway", "worker", topic="sms.outbound", rps=40, p99=300, noun="sms"),
+        Svc("billing-batch", "worker", topic="bill.runs", rps=5, p99=4000, noun="bill"),
+    ],
+    catalog={
+        "provisioning-api": "SIM and eSIM activation, plan changes, add-ons; pushes subscriber profiles to the HSS/UDM (Core IT; Java 17, Spring Boot, JPA); PostgreSQL subsdb",
+        "rating-engine": "rates call detail records (CDRs) from cdr.raw (24 partitions) against tariffs and balances, writes rated events to cdr.rated (Charging; Go); balances in ocs-redis",
+        "number-porting": "port-in and port-out requests with the national clearinghouse PortHub (api.porthub.example) (Core IT; Python worker)",
+        "topup-svc": "prepaid top-ups and vouchers; card payments through Paylinx (api.paylinx.example) (Payments; Go)",
+        "selfcare-web": "customer portal and app backend: login with SMS one-time codes, plan changes, top-ups (Digital; Node, NestJS); JSON logs with err.stack",
+        "sms-gateway": "sends SMS (one-time codes, notifications) to the Tidemark SMSC over SMPP 3.4 (Messaging; Go)",
+        "billing-batch": "monthly and daily bill runs, invoices (Billing; Java 17)",
+        "ocs-redis": "Redis 7 cluster for prepaid balances (6 shards)",
+        "subsdb": "PostgreSQL 16 primary, max_connections 400",
+    },
+    lang={
+        "provisioning-api": "java",
+        "rating-engine": "go",
+        "number-porting": "python",
+        "topup-svc": "go",
+        "selfcare-web": "node",
+        "sms-gateway": "go",
+        "billing-batch": "java",
+    },
+    authors=(
+        "aoife.brennan",
+        "rk.menon",
+        "fsilva",
+        "h.nakagawa",
+        "ola.s",
+        "jmbeki",
+        "renovate[bot]",
+    ),
+    style=_gitmoji,
+    strays=[
+        ("WARNING", "CDR with zero duration from MSC msc-02 dropped (call setup failure)"),
+        ("WARNING", "PortHub callback for port P-0 ignored: unknown port id"),
+        (
+            "ERROR",
+            "HSS profile push for IMSI 23415******0193 failed: subscriber not found, will retry",
+        ),
+        ("WARNING", "selfcare session refreshed with expired refresh token, user sent to login"),
+        ("ERROR", "Paylinx webhook signature mismatch for event evt_0 (replayed test event)"),
+        ("WARNING", "SMPP enquire_link took 820ms (threshold 500ms)"),
+    ],
+    chatter={
+        "rating-engine": ["cdr batch rated", "balance reservation committed"],
+        "provisioning-api": ["plan change applied", "eSIM profile released"],
+        "sms-gateway": ["submit_sm_resp ok", "delivery receipt received"],
+        "selfcare-web": ["login ok", "otp verified"],
+        "topup-svc": ["topup authorized", "voucher redeemed"],
+    },
+)
+
+
+def _merge_pr(r: random.Random, text: str) -> str:
+    body = text.split(": ", 1)[-1]
+    branch = "-".join(body.lower().replace("'", "").split()[:3])
+    user = r.choice(["nkowalczyk", "priya-r", "tmoreau", "j-okafor"])
+    return f"Merge pull request #{r.randint(6100, 7900)} from {user}/{branch}: {body[0].upper()}{body[1:]}"
+
+
+def _azure_boards(r: random.Random, text: str) -> str:
+    body = text.split(": ", 1)[-1]
+    return f"AB#{r.randint(40100, 48900)} {body[0].upper()}{body[1:]}"
+
+
+BASKETRUN = Company(
+    name="Basketrun Grocery",
+    domain="basketrun.example",
+    services=[
+        Svc(
+            "storefront-api",
+            "api",
+            ("/api/v3/cart", "/api/v3/checkout", "/api/v3/stores/{id}/products"),
+            topic="storefront",
+            rps=180,
+            p99=340,
+            noun="cart",
+        ),
+        Svc("order-router", "worker", topic="orders.placed", rps=14, p99=120, noun="order"),
+        Svc(
+            "slot-service",
+            "api",
+            ("/slots/available", "/slots/{id}/reserve", "/zones/{postcode}"),
+            topic="slots",
+            rps=220,
+            p99=60,
+            noun="delivery slot",
+        ),
+        Svc(
+            "shopper-api",
+            "api",
+            ("/shopper/batches", "/shopper/items/{id}/picked", "/shopper/items/{id}/substitute"),
+            topic="picking",
+            rps=60,
+            p99=230,
+            noun="pick",
+        ),
+        Svc("inventory-sync", "worker", topic="feeds.inventory", rps=30, p99=900, noun="feed"),
+        Svc(
+            "payments-svc",
+            "api",
+            ("/charges", "/charges/{id}/capture", "/refunds"),
+            topic="payments",
+            rps=15,
+            p99=450,
+            noun="charge",
+        ),
+    ],
+    catalog={
+        "storefront-api": "customer app and web backend: store catalogs, carts, checkout (Commerce; Ruby 3.3, Rails 7.1, Puma); PostgreSQL shopdb via ActiveRecord; Ruby backtraces in the `backtrace` attribute",
+        "order-router": "assigns each placed order to a partner store and a shopper batch, reserves the delivery slot (Fulfilment; Elixir 1.16, Broadway consumer on orders.placed); crash reports in the `crash_report` attribute",
+        "slot-service": "delivery slot availability and reservations per zone and postcode (Fulfilment; Rust, axum, tokio, sqlx); uses the shared br-geo crate for postcode -> zone lookups",
+        "br-geo": "shared Rust crate (postcode normalisation, zone polygons, geohash) used by slot-service and shopper-api's routing sidecar; released with tags, picked up by a Cargo.toml bump",
+        "shopper-api": "shopper app backend: picking batches, substitutions, item scans (Shopper; Node 20, Fastify); JSON logs with a nested `error` object",
+        "inventory-sync": "imports partner grocers' stock and price feeds every 10 minutes (CSV over SFTP, and FreshCo's JSON API) into shopdb (Catalog; Python 3.12); runs on VM sync-vm-02, scratch files on /data",
+        "payments-svc": "card charges and refunds through Stripe-like provider Tallypay (api.tallypay.example) (Payments; Go)",
+        "shopdb": "PostgreSQL 15 (primary + 2 replicas), max_connections 500, statement_timeout 8s for storefront-api",
+    },
+    lang={
+        "storefront-api": "ruby",
+        "order-router": "elixir",
+        "slot-service": "rust",
+        "shopper-api": "node",
+        "inventory-sync": "python",
+        "payments-svc": "go",
+    },
+    authors=("nkowalczyk", "priya-r", "tmoreau", "j-okafor", "lena.brandt", "dependabot[bot]"),
+    style=_merge_pr,
+    strays=[
+        ("WARNING", "store 1187 feed row skipped: price 0.00 for sku 40012 (promo placeholder)"),
+        ("WARNING", "substitution declined by customer for item 88213, refund queued"),
+        ("ERROR", "Tallypay webhook for ch_0 arrived before the charge was stored, will retry"),
+        ("WARNING", "slot reserve conflict for zone LDN-E14, retrying with next slot"),
+        ("WARNING", "Puma worker 3 booted after memory threshold restart (1.4 GB)"),
+        ("ERROR", "shopper 5512 scanned barcode 0000000000000 (unknown), asked to retype"),
+    ],
+    chatter={
+        "storefront-api": [
+            "Completed 200 OK in 84ms (Views: 0.4ms | ActiveRecord: 31.2ms | Allocations: 8812)",
+            "Completed 201 Created in 212ms (ActiveRecord: 96.0ms)",
+        ],
+        "order-router": ["order assigned store=1187 batch=b-7712", "slot hold confirmed"],
+        "slot-service": ["slots computed zone=LDN-E14 count=18", "reservation committed"],
+        "inventory-sync": ["feed imported store=2204 rows=11873", "price deltas applied"],
+        "shopper-api": ["batch started", "item picked"],
+    },
+)
+
+QUAYSIDE = Company(
+    name="Quayside Claims",
+    domain="quaysideclaims.example",
+    services=[
+        Svc(
+            "claims-intake",
+            "api",
+            ("/api/claims", "/api/claims/{id}/documents", "/api/claims/{id}/status"),
+            topic="claims.intake",
+            rps=22,
+            p99=480,
+            noun="claim",
+        ),
+        Svc(
+            "fnol-portal",
+            "web",
+            ("/report", "/report/vehicle", "/report/property", "/track"),
+            topic="fnol",
+            rps=35,
+            p99=600,
+            noun="report",
+        ),
+        Svc(
+            "policy-lookup",
+            "api",
+            ("/policy.php", "/policy/cover.php", "/bordereaux/import.php"),
+            topic="policies",
+            rps=40,
+            p99=150,
+            noun="policy",
+        ),
+        Svc("doc-ocr", "worker", topic="claims.documents", rps=3, p99=5200, noun="document"),
+        Svc("fraud-scoring", "worker", topic="claims.score", rps=8, p99=300, noun="score"),
+        Svc("payout-svc", "worker", topic="payouts.approved", rps=1.5, p99=800, noun="payout"),
+    ],
+    catalog={
+        "claims-intake": "claims API for brokers and the FNOL portal; validates cover with policy-lookup, stores documents in Nimbus Blob Storage (account qcdocs, region eu-central-2), queues OCR and fraud scoring (Claims Core; C# .NET 8, ASP.NET Core, EF Core); SQL Server claimsdb",
+        "fnol-portal": "first notice of loss web portal for policyholders (Digital; Node, Next.js)",
+        "policy-lookup": "policy and cover lookups; imports brokers' monthly bordereaux (CSV) (Policy Admin; PHP 8.2, legacy, FPM); MySQL policydb",
+        "doc-ocr": "OCR and classification of claim documents from Nimbus Blob Storage (ML Platform; Python, Tesseract workers on 8 pods)",
+        "fraud-scoring": "scores each claim for fraud signals (ML Platform; Python, FastAPI workers); reads claim history from claimsdb replica",
+        "payout-svc": "computes settlement payouts and writes the daily SEPA bank file (Finance Eng; Java 21)",
+        "claimsdb": "Azure-style SQL Server, General Purpose 8 vCores: max 800 concurrent workers / sessions, claims-intake pool Max Pool Size per pod from the connection string",
+        "Nimbus Cloud": "cloud provider (regions eu-central-1, eu-central-2); status page https://status.nimbus.example",
+    },
+    lang={
+        "claims-intake": "csharp",
+        "fnol-portal": "node",
+        "policy-lookup": "php",
+        "doc-ocr": "python",
+        "fraud-scoring": "python",
+        "payout-svc": "java",
+    },
+    authors=("m.oyelaran", "sfitzgerald", "d.ivanova", "benoit.r", "kwame.a", "renovate[bot]"),
+    style=_azure_boards,
+    strays=[
+        (
+            "WARNING",
+            "broker BRK-0412 submitted claim without loss postcode, defaulted to policy address",
+        ),
+        ("WARNING", "OCR confidence 0.41 below 0.5 for document page 3, flagged for manual review"),
+        ("ERROR", "policy-lookup: cover not found for policy QX-000000 (test policy in prod feed)"),
+        (
+            "WARNING",
+            "fraud-scoring feature 'prior_claims_36m' missing for new policyholder, imputed 0",
+        ),
+        (
+            "ERROR",
+            "SEPA validation: IBAN checksum failed for payee P-88121, payout held for review",
+        ),
+        ("WARNING", "EF Core: query with 'Include' loaded 1200 rows, consider split query"),
+    ],
+    chatter={
+        "claims-intake": [
+            "Request finished HTTP/1.1 POST /api/claims - 201 - application/json 212.4ms",
+            "Claim received from broker channel",
+        ],
+        "policy-lookup": ['"GET /policy.php?ref=QX" 200', "cover check ok"],
+        "doc-ocr": ["document classified as invoice", "ocr finished pages=3"],
+        "fraud-scoring": ["claim scored", "model fraud-gbm-v14 loaded"],
+        "payout-svc": ["payout computed", "bank file line appended"],
     },
 )

@@ -1,15 +1,16 @@
 """TUNE split of the outside-vocabulary incidents (`evals/rca/tune_ext/`): the engine may be tuned
-on these. Nine companies (`companies.py`), each story spelled out in code."""
+on these. Thirteen companies (`companies.py`), each story spelled out in code."""
 
 from __future__ import annotations
 
 import random
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from evals.rca import alerts
 from evals.rca.ext.base import (
     MINUTE,
     ExtIncident,
+    Shape,
     add,
     floor,
     go_stack,
@@ -21,13 +22,17 @@ from evals.rca.ext.base import (
     times,
 )
 from evals.rca.ext.companies import (
+    BASKETRUN,
     BRAMBLEWOOD,
     CORVID,
     FERNBANK,
+    HALYARD,
     JUNIPER,
     LARKSPUR,
     MARIGOLD,
     OSPREY,
+    QUAYSIDE,
+    SALTMARSH,
     THORNFIELD,
     TIDEWATER,
 )
@@ -4871,6 +4876,3916 @@ def xt48_weather_gaps_none() -> ExtIncident:
     return inc
 
 
+# --- Halyard Regional Transit (added by a third examiner) -----------------------------------------
+
+
+def xt49_fare_cap_unnamed_release() -> ExtIncident:
+    now = ts("2027-02-11T16:30")
+    inc = ExtIncident(
+        "xt49-fare-cap-unnamed-release",
+        "Fare cap fallback approvals above 5% (fare-gateway)",
+        """On Tuesday a rider-accounts commit made the daily cap honour a per-rider override from
+        the concession profile, reading account.concessionProfile().dailyCapOverride() without a
+        null check. Accounts registered before the 2024 migration have no concession profile
+        row, so for them FareCapService.applyDailyCap throws a NullPointerException. The commit
+        was not released until Thursday's 14:05 release, whose notes name only the Jackson bump
+        and the autoload retry logging. From 14:08 about a third of cap checks fail with 500 and
+        fare-gateway approves those taps without applying the cap (revenue and cap-accuracy
+        complaints, not denied boardings). A fare-gateway deploy at 13:41 about logging on the
+        cap fallback path shares the errors' words; a later rider-accounts commit adding cap
+        metrics lands after the onset. Category: code_defect (a missing null check in the
+        changed function, named by every stack trace).""",
+        now,
+        HALYARD,
+        seed=2349,
+    )
+    inc.doc(
+        "Runbook: fare cap fallback approvals",
+        """fare-gateway asks rider-accounts (POST /accounts/{id}/caps) whether a tap is already under
+the rider's daily or weekly cap. If rider-accounts errors or takes longer than 400 ms the tap is
+approved and charged the full fare without cap evaluation (fallback), and a correction job runs
+overnight. Normal fallback share: under 0.5%. Check rider-accounts 5xx and its last release.
+Roll back: `hrtctl rollback rider-accounts` (Fare Systems on-call approves).""",
+    )
+    inc.noise()
+    inc.background(
+        inc.begin,
+        ts("2027-02-11T12:40"),
+        9,
+        services=[
+            "avl-ingest",
+            "gtfs-rt-publisher",
+            "trip-planner",
+            "signage-push",
+            "paratransit-booking",
+        ],
+    )
+    guilty = inc.code(
+        ts("2027-02-09T15:20"),
+        "rider-accounts",
+        "[HRT-3021] Daily cap honours the concession profile's cap override",
+        "src/main/java/org/halyard/accounts/caps/FareCapService.java",
+        """    public CapResult applyDailyCap(Account account, Tap tap) {
+        Money cap = tariff.dailyCap(tap.fareClass());
+        Money spent = ledger.spentToday(account.id(), serviceDay(tap));
+        return CapResult.of(cap, spent, tap.fare());""",
+        """    public CapResult applyDailyCap(Account account, Tap tap) {
+        Money cap = account.concessionProfile().dailyCapOverride()
+                .orElse(tariff.dailyCap(tap.fareClass()));
+        Money spent = ledger.spentToday(account.id(), serviceDay(tap));
+        return CapResult.of(cap, spent, tap.fare());""",
+        84,
+        author="s.lindqvist",
+    )
+    bump = inc.code(
+        ts("2027-02-11T10:12"),
+        "rider-accounts",
+        "[HRT-3040] Bump jackson-databind to 2.17.2",
+        "pom.xml",
+        "      <artifactId>jackson-databind</artifactId>\n      <version>2.17.1</version>",
+        "      <artifactId>jackson-databind</artifactId>\n      <version>2.17.2</version>",
+        61,
+        author="dependabot[bot]",
+    )
+    autoload = inc.code(
+        ts("2027-02-11T11:40"),
+        "rider-accounts",
+        "[HRT-3033] Log the retry count when an autoload payment is retried",
+        "src/main/java/org/halyard/accounts/autoload/AutoloadJob.java",
+        '            log.warn("autoload payment failed, retrying account={}", account.id());',
+        '            log.warn("autoload payment failed, retrying account={} attempt={}", account.id(), attempt);',
+        57,
+        author="k.achterberg",
+    )
+    fg = inc.code(
+        ts("2027-02-11T13:20"),
+        "fare-gateway",
+        "[HRT-3036] Log validator firmware on the cap fallback path",
+        "src/main/java/org/halyard/fares/taps/TapAuthorizer.java",
+        '            log.warn("cap check failed, approving without cap media={}", tap.mediaId());',
+        '            log.warn("cap check failed, approving without cap media={} firmware={}", tap.mediaId(), tap.validatorFirmware());',
+        131,
+        author="m.delacroix",
+    )
+    fgd = inc.deploy(ts("2027-02-11T13:41"), "fare-gateway")
+    release = inc.deploy(
+        ts("2027-02-11T14:05"),
+        "rider-accounts",
+        version="2027.02.11-1",
+        ships=[bump, autoload],
+        summary="Release rider-accounts 2027.02.11-1 (jackson-databind 2.17.2; autoload retry count in logs)",
+    )
+    onset = ts("2027-02-11T14:08")
+    tp = inc.code(
+        ts("2027-02-11T14:31"),
+        "trip-planner",
+        "[HRT-3044] Cache stop names for 10 minutes",
+        "src/stops/names.ts",
+        "const NAME_TTL_MS = 60_000;",
+        "const NAME_TTL_MS = 600_000;",
+        4,
+        author="wen.zhou",
+    )
+    tpd = inc.deploy(ts("2027-02-11T14:50"), "trip-planner")
+    late = inc.code(
+        ts("2027-02-11T14:52"),
+        "rider-accounts",
+        "[HRT-3047] Count cap evaluations per fare class",
+        "src/main/java/org/halyard/accounts/caps/CapMetrics.java",
+        '    private final Counter evaluations = registry.counter("cap_evaluations_total");',
+        '    private Counter evaluations(FareClass fc) {\n        return registry.counter("cap_evaluations_total", "fare_class", fc.name());\n    }',
+        22,
+        author="s.lindqvist",
+    )
+    lated = inc.deploy(ts("2027-02-11T15:30"), "rider-accounts", ships=[late])
+    npe = (
+        'Cannot invoke "org.halyard.accounts.model.ConcessionProfile.dailyCapOverride()" because '
+        'the return value of "org.halyard.accounts.model.Account.concessionProfile()" is null'
+    )
+    stack = java_stack(
+        "java.lang.NullPointerException",
+        npe,
+        [
+            ("org.halyard.accounts.caps.FareCapService.applyDailyCap", "FareCapService.java", 85),
+            ("org.halyard.accounts.caps.CapController.evaluate", "CapController.java", 41),
+            (
+                "org.springframework.web.servlet.FrameworkServlet.service",
+                "FrameworkServlet.java",
+                885,
+            ),
+        ],
+    )
+    inc.errors(
+        "rider-accounts",
+        onset,
+        now,
+        lambda f: 0.9 + 0.6 * f,
+        lambda r: f"POST /accounts/A-{r.randint(1000000, 9999999)}/caps 500 ({r.randint(3, 9)}ms)",
+        exception="java.lang.NullPointerException",
+        stack_trace=stack,
+    )
+    inc.errors(
+        "fare-gateway",
+        onset + 1 * MINUTE,
+        now,
+        lambda f: 1.0 + 0.8 * f,
+        lambda r: (
+            f"cap check failed, approving without cap media={r.choice(['card', 'EMV'])}:{r.getrandbits(32):08x} status=500 firmware=4.{r.randint(2, 4)}.1"
+        ),
+        level="WARNING",
+    )
+    inc.metric(
+        "fare_cap_fallback_ratio",
+        "fare-gateway",
+        lambda t: 0.002 if t < onset else 0.31,
+        jitter=0.08,
+        digits=4,
+    )
+    inc.metric(
+        "http_server_requests_seconds_count_rate",
+        "rider-accounts",
+        step(onset, 0.0, 29.0),
+        labels={"uri": "/accounts/{id}/caps", "status": "500"},
+        jitter=0.1,
+        digits=2,
+    )
+    inc.fleet(rider_accounts={"err": add(step(onset, 0, 0.21))})
+    inc.alert = alerts.alertmanager(
+        "FareCapFallbackHigh",
+        "fare-gateway",
+        ts("2027-02-11T15:10"),
+        "warning",
+        "Fare cap fallback approvals above 5% (fare-gateway)",
+        "31% of taps were approved without a cap evaluation over the last 30m.",
+        'sum(rate(fare_taps_total{cap="fallback"}[30m])) / sum(rate(fare_taps_total[30m])) > 0.05',
+        team="fare-systems",
+    )
+    inc.blame(
+        guilty,
+        [release],
+        "rider-accounts",
+        "code_defect",
+        [fg, fgd, bump, autoload, late, lated, tp, tpd],
+        onset,
+    )
+    return inc
+
+
+def xt50_gtfs_rt_horizon_config() -> ExtIncident:
+    now = ts("2027-02-15T13:40")
+    inc = ExtIncident(
+        "xt50-gtfs-rt-horizon-config",
+        "GTFS-rt TripUpdates feed stale (gtfs-rt-publisher)",
+        """A ConfigMap change to gtfs-rt-publisher raised PREDICTION_HORIZON_MINUTES from 90 to
+        720 so third-party apps could show predictions for the rest of the service day. Each
+        15-second build now predicts eight times as many stop times: from 11:08, when the pods
+        restarted with the new config, the build takes ~40 s instead of ~5 s, cycles are skipped
+        and the feed third-party apps read is a minute old. Nothing errors: it shows in the build
+        duration, CPU and feed-age metrics, and in a few 'build overran' warnings. An avl-ingest
+        deploy about duplicate positions, a gtfs-rt-publisher deploy adding an entity count to
+        the build log and a trip-planner deploy about realtime badges are around. Category:
+        configuration_error (a configuration value, not code, set the work per build).""",
+        now,
+        HALYARD,
+        seed=2350,
+    )
+    inc.doc(
+        "Runbook: GTFS-realtime feed freshness",
+        """gtfs-rt-publisher rebuilds TripUpdates and VehiclePositions every FEED_INTERVAL_SECONDS
+(15). Third-party apps (Transit, Moovit, Google) poll every 30 s and drop a feed whose header
+timestamp is older than 60 s. gtfs_rt_feed_age_seconds should stay under 30. If it climbs: look at
+gtfs_rt_build_duration_seconds (normally 4-7 s) and what changed in the publisher's ConfigMap
+(deploy/gtfs-rt-publisher/configmap-prod.yaml) or code.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-02-15T10:10"), 10)
+    av = inc.code(
+        ts("2027-02-15T10:40"),
+        "avl-ingest",
+        "[HRT-3051] Drop duplicate positions that modems resend after a reconnect",
+        "internal/ingest/dedupe.go",
+        "\tif p.Timestamp.Before(last.Timestamp) {\n\t\treturn true\n\t}",
+        "\tif !p.Timestamp.After(last.Timestamp) {\n\t\treturn true // duplicate or stale position\n\t}",
+        33,
+        author="tbaptiste",
+    )
+    avd = inc.deploy(ts("2027-02-15T10:58"), "avl-ingest")
+    cfg = inc.config(
+        ts("2027-02-15T11:05"),
+        "gtfs-rt-publisher",
+        "gtfs-rt: predictions for the rest of the service day in TripUpdates (partner request)",
+        "deploy/gtfs-rt-publisher/configmap-prod.yaml",
+        """data:
+  FEED_INTERVAL_SECONDS: "15"
+  PREDICTION_HORIZON_MINUTES: "90"
+  BUILD_WORKERS: "4"
+  STATIC_GTFS_URL: "s3://hrt-gtfs/static/current.zip\"""",
+        """data:
+  FEED_INTERVAL_SECONDS: "15"
+  PREDICTION_HORIZON_MINUTES: "720"
+  BUILD_WORKERS: "4"
+  STATIC_GTFS_URL: "s3://hrt-gtfs/static/current.zip\"""",
+        author="dana.ochoa",
+        line=6,
+    )
+    onset = ts("2027-02-15T11:08")
+    inc.log(
+        ts("2027-02-15T11:07:31"),
+        "gtfs-rt-publisher",
+        "INFO",
+        "config loaded: FEED_INTERVAL_SECONDS=15 PREDICTION_HORIZON_MINUTES=720 BUILD_WORKERS=4 (pod restarted by configmap-reloader)",
+    )
+    gc = inc.code(
+        ts("2027-02-15T11:30"),
+        "gtfs-rt-publisher",
+        "[HRT-3055] Log the entity count with each feed build",
+        "gtfs_rt/build.py",
+        '    log.info("TripUpdates feed built", seconds=round(elapsed, 1))',
+        '    log.info("TripUpdates feed built", seconds=round(elapsed, 1), entities=len(feed.entity))',
+        118,
+        author="dana.ochoa",
+    )
+    gcd = inc.deploy(ts("2027-02-15T11:48"), "gtfs-rt-publisher")
+    tc = inc.code(
+        ts("2027-02-15T11:55"),
+        "trip-planner",
+        "[HRT-3049] Show a 'scheduled' badge on departures without realtime",
+        "src/departures/badge.ts",
+        "  return dep.realtime ? 'live' : '';",
+        "  return dep.realtime ? 'live' : 'scheduled';",
+        12,
+        author="wen.zhou",
+    )
+    tcd = inc.deploy(ts("2027-02-15T12:09"), "trip-planner")
+    t = inc.begin + timedelta(seconds=7)
+    r = random.Random(2350)
+    while t < now:
+        slow = t >= onset
+        secs = r.uniform(36, 46) if slow else r.uniform(3.8, 6.9)
+        entities = r.randint(14200, 15900) if slow else r.randint(1700, 2100)
+        if r.random() < 0.12:
+            inc.log(
+                t,
+                "gtfs-rt-publisher",
+                "INFO",
+                f"TripUpdates feed built in {secs:.1f}s entities={entities}",
+            )
+        if slow and r.random() < 0.02:
+            inc.log(
+                t,
+                "gtfs-rt-publisher",
+                "WARNING",
+                f"feed build overran interval ({secs:.1f}s > 15s), skipped {int(secs // 15)} cycles",
+            )
+        t += timedelta(seconds=secs if slow else 15)
+    inc.metric(
+        "gtfs_rt_build_duration_seconds_p99",
+        "gtfs-rt-publisher",
+        step(onset, 6.2, 44.0),
+        jitter=0.06,
+        digits=1,
+    )
+    inc.metric(
+        "gtfs_rt_feed_age_seconds",
+        "gtfs-rt-publisher",
+        step(onset, 17, 61),
+        labels={"feed": "trip_updates"},
+        jitter=0.1,
+        digits=0,
+    )
+    inc.metric(
+        "gtfs_rt_feed_entities",
+        "gtfs-rt-publisher",
+        step(onset, 1900, 15100),
+        labels={"feed": "trip_updates"},
+        jitter=0.03,
+        digits=0,
+    )
+    inc.metric(
+        "container_cpu_usage_cores",
+        "gtfs-rt-publisher",
+        step(onset, 0.45, 1.96),
+        jitter=0.03,
+        digits=2,
+    )
+    inc.metric(
+        "container_memory_working_set_bytes",
+        "gtfs-rt-publisher",
+        step(onset, 3.1e8, 1.35e9),
+        jitter=0.03,
+        digits=0,
+    )
+    inc.fleet(
+        gtfs_rt_publisher={
+            "rps": times(step(onset, 1, 0.35)),
+            "p99": floor(step(onset, 0, 44000)),
+        }
+    )
+    inc.alert = alerts.alertmanager(
+        "GtfsRtFeedStale",
+        "gtfs-rt-publisher",
+        ts("2027-02-15T12:20"),
+        "warning",
+        "GTFS-rt TripUpdates feed stale (gtfs-rt-publisher)",
+        "TripUpdates header timestamp older than 45s for 1h.",
+        'min_over_time(gtfs_rt_feed_age_seconds{feed="trip_updates"}[1h]) > 45',
+        team="operations-tech",
+    )
+    inc.blame(
+        cfg, [], "gtfs-rt-publisher", "configuration_error", [av, avd, gc, gcd, tc, tcd], onset
+    )
+    return inc
+
+
+def xt51_transit_kit_after_midnight() -> ExtIncident:
+    now = ts("2027-02-18T06:40")
+    inc = ExtIncident(
+        "xt51-transit-kit-after-midnight",
+        "Stop signs showing no countdown above 15%",
+        """A transit-kit commit replaced gtfstime.Parse's hand-written parser with
+        time.Parse("15:04:05", s). GTFS writes trips after midnight as 24:07:00, 25:30:00 and so
+        on, which time.Parse rejects (hour out of range). signage-push picked transit-kit v0.14.0
+        up in a go.mod bump deployed at 03:20 UTC and worked until 05:00 UTC (23:00 local), when
+        the first after-midnight trips of the service day entered the signs' 60-minute window;
+        from then on more and more signs show '--'. avl-ingest had deployed the same version at
+        01:50 but does not parse stop times. The signage-push deploy also shipped a commit that
+        renders 'Due' instead of '0 min' (shares the countdown words), and a gtfs-rt-publisher
+        deploy is the latest before the alert. Category: code_defect (the library function named
+        in every stack trace).""",
+        now,
+        HALYARD,
+        seed=2351,
+        hours=8,
+    )
+    inc.doc(
+        "Runbook: blank countdowns on stop signs",
+        """signage-push computes each sign's next arrivals (60-minute window) from avl.positions and
+the static GTFS stop times, and pushes them every 20 s. A sign shows '--' for a trip it cannot
+predict. More than 15% blank signs pages Operations Tech. GTFS times may exceed 24:00:00 for
+trips after midnight that belong to the previous service day (GTFS reference, stop_times.txt).
+Local time is America/Chicago (UTC-6 in winter).""",
+    )
+    inc.noise()
+    inc.background(
+        inc.begin,
+        ts("2027-02-18T01:00"),
+        9,
+        services=["fare-gateway", "rider-accounts", "trip-planner", "paratransit-booking"],
+    )
+    geo = inc.code(
+        ts("2027-02-17T20:02"),
+        "transit-kit",
+        "[HRT-3058] geo: add Bearing helper",
+        "geo/bearing.go",
+        "// Haversine returns the distance in metres between two points.",
+        "// Haversine returns the distance in metres between two points.\n\n// Bearing returns the initial bearing in degrees from a to b.\nfunc Bearing(a, b Point) float64 { return bearing(a.Lat, a.Lon, b.Lat, b.Lon) }",
+        12,
+        author="tbaptiste",
+    )
+    lib = inc.code(
+        ts("2027-02-17T22:10"),
+        "transit-kit",
+        "[HRT-3060] gtfstime: use time.Parse instead of the hand-rolled Sscanf parser",
+        "gtfstime/parse.go",
+        """// Parse reads a GTFS time (HH:MM:SS); hours may exceed 23 for trips after midnight.
+func Parse(s string) (time.Duration, error) {
+	var h, m, sec int
+	if _, err := fmt.Sscanf(s, "%d:%d:%d", &h, &m, &sec); err != nil {
+		return 0, fmt.Errorf("gtfstime: %q: %w", s, err)
+	}
+	return time.Duration(h)*time.Hour + time.Duration(m)*time.Minute + time.Duration(sec)*time.Second, nil
+}""",
+        """// Parse reads a GTFS time (HH:MM:SS).
+func Parse(s string) (time.Duration, error) {
+	t, err := time.Parse("15:04:05", s)
+	if err != nil {
+		return 0, fmt.Errorf("gtfstime: %q: %w", s, err)
+	}
+	return time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute + time.Duration(t.Second())*time.Second, nil
+}""",
+        11,
+        author="k.achterberg",
+    )
+    gomod = "require (\n\tgit.halyardtransit.example/transit-kit {v}\n\tgithub.com/prometheus/client_golang v1.19.1\n)"
+    avb = inc.code(
+        ts("2027-02-18T01:31"),
+        "avl-ingest",
+        "[HRT-3061] Bump transit-kit to v0.14.0",
+        "go.mod",
+        gomod.format(v="v0.13.2"),
+        gomod.format(v="v0.14.0"),
+        5,
+        author="tbaptiste",
+    )
+    avd = inc.deploy(ts("2027-02-18T01:50"), "avl-ingest")
+    sgb = inc.code(
+        ts("2027-02-18T02:49"),
+        "signage-push",
+        "[HRT-3062] Bump transit-kit to v0.14.0",
+        "go.mod",
+        gomod.format(v="v0.13.2"),
+        gomod.format(v="v0.14.0"),
+        5,
+        author="k.achterberg",
+    )
+    due = inc.code(
+        ts("2027-02-18T02:58"),
+        "signage-push",
+        "[HRT-3039] Countdown shows 'Due' instead of '0 min'",
+        "internal/render/countdown.go",
+        '\treturn fmt.Sprintf("%d min", mins)',
+        '\tif mins == 0 {\n\t\treturn "Due"\n\t}\n\treturn fmt.Sprintf("%d min", mins)',
+        27,
+        author="wen.zhou",
+    )
+    sgd = inc.deploy(ts("2027-02-18T03:20"), "signage-push")
+    onset = ts("2027-02-18T05:00")
+    gp = inc.code(
+        ts("2027-02-18T04:58"),
+        "gtfs-rt-publisher",
+        "[HRT-3057] Skip cancelled trips when counting entities",
+        "gtfs_rt/build.py",
+        "    count = len(feed.entity)",
+        "    count = sum(1 for e in feed.entity if not e.trip_update.trip.schedule_relationship == CANCELED)",
+        140,
+        author="dana.ochoa",
+    )
+    gpd = inc.deploy(ts("2027-02-18T05:20"), "gtfs-rt-publisher")
+    stack = go_stack(
+        'gtfstime: "24:07:00": parsing time "24:07:00": hour out of range',
+        [
+            (
+                "git.halyardtransit.example/transit-kit/gtfstime.Parse",
+                "/go/pkg/mod/git.halyardtransit.example/transit-kit@v0.14.0/gtfstime/parse.go",
+                15,
+            ),
+            (
+                "git.halyardtransit.example/signage-push/internal/predict.(*Predictor).arrival",
+                "/src/signage-push/internal/predict/predict.go",
+                96,
+            ),
+            (
+                "git.halyardtransit.example/signage-push/internal/predict.(*Predictor).Countdowns",
+                "/src/signage-push/internal/predict/predict.go",
+                61,
+            ),
+        ],
+    )
+
+    def line(r: random.Random) -> str:
+        hh = r.choice(["24", "24", "24", "25", "25", "26"])
+        ts_ = f"{hh}:{r.randint(0, 59):02d}:00"
+        return (
+            f'level=error msg="countdown skipped" sign=S-{r.randint(1000, 2600)} '
+            f"trip={r.randint(8000, 8999)}_WKD_{hh}{r.randint(0, 59):02d} "
+            f'err="gtfstime: \\"{ts_}\\": parsing time \\"{ts_}\\": hour out of range"'
+        )
+
+    inc.errors(
+        "signage-push", onset, now, lambda f: 0.2 + 1.8 * min(f * 1.6, 1.0), line, stack=stack
+    )
+    inc.metric(
+        "signs_blank_countdown_ratio",
+        "signage-push",
+        lambda t: 0.01 if t < onset else min(0.93, 0.01 + 0.9 * (t - onset).total_seconds() / 4200),
+        jitter=0.05,
+        digits=3,
+    )
+    inc.metric(
+        "signage_predictions_errors_per_second",
+        "signage-push",
+        ramp(onset, ts("2027-02-18T06:10"), 0.0, 14.0),
+        jitter=0.1,
+        digits=2,
+    )
+    inc.fleet(signage_push={"err": add(ramp(onset, ts("2027-02-18T06:10"), 0, 0.55))})
+    inc.alert = alerts.alertmanager(
+        "SignsBlankCountdowns",
+        "signage-push",
+        ts("2027-02-18T05:42"),
+        "critical",
+        "Stop signs showing no countdown above 15%",
+        "signs_blank_countdown_ratio is 0.52.",
+        "signs_blank_countdown_ratio > 0.15",
+        team="operations-tech",
+    )
+    inc.blame(lib, [sgb, sgd], "signage-push", "code_defect", [geo, avb, avd, due, gp, gpd], onset)
+    return inc
+
+
+def xt52_northgate_rc91_notice() -> ExtIncident:
+    now = ts("2027-02-22T19:30")
+    inc = ExtIncident(
+        "xt52-northgate-rc91-notice",
+        "EMV authorization failures above 10% (fare-gateway)",
+        """Northgate Acquiring, the EMV acquirer, lost a card-network gateway at 17:46: a share
+        of authorizations came back at once with ISO 8583 response code 91 (issuer or switch
+        inoperative). Their status page (in the knowledge base, dated 2027-02-22T17:58:00Z)
+        confirms it. fare-gateway put the taps on the deny-list-risk path. A fare-gateway config
+        change at 17:20 raised the acquirer read timeout from 3 s to 5 s and added one retry:
+        it is the acquirer client's own configuration and lands 26 minutes before, but the
+        failures are fast declines, not timeouts (acquirer latency never moved). A rider-accounts
+        and a trip-planner deploy follow. Category: dependency_failure (the acquirer).""",
+        now,
+        HALYARD,
+        seed=2352,
+    )
+    inc.doc(
+        "Northgate Acquiring status: Degraded authorizations via one card network gateway",
+        """status.northgate.example - incident history
+Investigating - 2027-02-22T17:58:00Z - Some merchants see authorizations declined with response
+code 91. We are investigating.
+Identified - 2027-02-22T18:31:00Z - A gateway to one card network in our US-Central data center
+is failing. Traffic is being moved to US-East.
+Monitoring - 2027-02-22T19:12:00Z - Error rates are dropping as traffic moves.""",
+    )
+    inc.doc(
+        "Runbook: EMV authorization failures",
+        """EMV taps are authorized with Northgate (acq.northgate.example) after boarding (deferred
+authorization, no rider waits). A failed authorization puts the card on the risk list until it
+succeeds. Response codes: 05 do not honour (issuer), 51 insufficient funds, 91 issuer or switch
+inoperative (network/acquirer side). Check status.northgate.example first; our timeout and
+retry settings are in config/acquirer.yaml.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-02-22T16:40"), 10)
+    cfg = inc.config(
+        ts("2027-02-22T17:20"),
+        "fare-gateway",
+        "acquirer: read timeout 3s -> 5s and one retry on timeout (Northgate is slow at peak)",
+        "config/acquirer.yaml",
+        """northgate:
+  host: acq.northgate.example
+  port: 8583
+  connect_timeout_ms: 1000
+  read_timeout_ms: 3000
+  retries_on_timeout: 0""",
+        """northgate:
+  host: acq.northgate.example
+  port: 8583
+  connect_timeout_ms: 1000
+  read_timeout_ms: 5000
+  retries_on_timeout: 1""",
+        author="m.delacroix",
+        line=3,
+    )
+    inc.log(
+        ts("2027-02-22T17:21:08"),
+        "fare-gateway",
+        "INFO",
+        "acquirer config reloaded: host=acq.northgate.example read_timeout_ms=5000 retries_on_timeout=1",
+    )
+    ra = inc.code(
+        ts("2027-02-22T17:22"),
+        "rider-accounts",
+        "[HRT-3070] Show the risk-list reason on the account page",
+        "src/main/java/org/halyard/accounts/risk/RiskView.java",
+        "        return new RiskView(card.id(), card.onRiskList());",
+        "        return new RiskView(card.id(), card.onRiskList(), card.riskReason());",
+        19,
+        author="s.lindqvist",
+    )
+    rad = inc.deploy(ts("2027-02-22T17:40"), "rider-accounts")
+    onset = ts("2027-02-22T17:46")
+    tpc = inc.code(
+        ts("2027-02-22T17:52"),
+        "trip-planner",
+        "[HRT-3072] Walk speed slider in the planner",
+        "src/plan/params.ts",
+        "  walkSpeed: 1.33,",
+        "  walkSpeed: clamp(q.walkSpeed ?? 1.33, 0.5, 2.0),",
+        18,
+        author="wen.zhou",
+    )
+    tpd = inc.deploy(ts("2027-02-22T18:09"), "trip-planner")
+    stack = java_stack(
+        "org.halyard.fares.acquirer.AuthorizationDeclinedException",
+        "Northgate response code 91 (issuer or switch inoperative)",
+        [
+            ("org.halyard.fares.acquirer.NorthgateClient.authorize", "NorthgateClient.java", 142),
+            ("org.halyard.fares.taps.DeferredAuthJob.authorize", "DeferredAuthJob.java", 77),
+        ],
+    )
+    inc.errors(
+        "fare-gateway",
+        onset,
+        now,
+        lambda f: 1.4 if f < 0.75 else 0.5,
+        lambda r: (
+            f"EMV authorization failed rc=91 stan={r.randint(100000, 999999)} latency_ms={r.randint(180, 420)} card moved to risk list"
+        ),
+        exception="org.halyard.fares.acquirer.AuthorizationDeclinedException",
+        stack_trace=stack,
+        upstream="acq.northgate.example",
+    )
+    inc.metric(
+        "acquirer_authorizations_per_second",
+        "fare-gateway",
+        step(onset, 0.05, 6.5, ts("2027-02-22T19:15")),
+        labels={"rc": "91"},
+        jitter=0.12,
+        digits=2,
+    )
+    inc.metric(
+        "acquirer_authorizations_per_second",
+        "fare-gateway",
+        lambda t: 48.0 if t < onset else 41.0,
+        labels={"rc": "00"},
+        jitter=0.05,
+        digits=1,
+    )
+    inc.metric(
+        "acquirer_request_duration_seconds_p99",
+        "fare-gateway",
+        lambda t: 0.61,
+        labels={"upstream": "acq.northgate.example"},
+        jitter=0.07,
+        digits=3,
+    )
+    inc.fleet(fare_gateway={"err": add(step(onset, 0, 0.05, ts("2027-02-22T19:15")))})
+    inc.alert = alerts.generic(
+        "EMV authorization failures above 10% (fare-gateway)",
+        "fare-gateway",
+        ts("2027-02-22T18:05"),
+        "critical",
+        {
+            "source": "pagerduty",
+            "event_action": "trigger",
+            "dedup_key": "fare-gateway/emv-auth-failures",
+            "payload": {
+                "summary": "EMV authorization failure ratio 12.4% (threshold 10%)",
+                "component": "fare-gateway",
+                "group": "fare-systems",
+                "class": "acquirer",
+                "custom_details": {"failed_per_s": 6.4, "window": "15m"},
+            },
+        },
+    )
+    inc.outside(
+        "Northgate Acquiring card-network gateway failure, response code 91 (status notice 2027-02-22T17:58:00Z)",
+        "fare-gateway",
+        "dependency_failure",
+        [cfg, ra, rad, tpc, tpd],
+        onset,
+    )
+    return inc
+
+
+def xt53_public_api_cert_expired() -> ExtIncident:
+    now = ts("2027-03-01T11:20")
+    inc = ExtIncident(
+        "xt53-public-api-cert-expired",
+        "Public API probe failing: api.halyardtransit.example",
+        """The Let's Encrypt certificate of api.halyardtransit.example expired at
+        2027-03-01T09:14:07Z. cert-manager had been trying to renew it since 30 January, but its
+        DNS-01 challenges failed with 401 from the DNS provider: the municipal IT department
+        rotated the zone's API token in January and nobody updated the secret. From 09:14 every
+        client refuses the handshake (certificate expired), trip-planner's traffic falls by 90%
+        and ingress-nginx logs SSL alert 45. An ingress change at 08:31 that drops old TLS cipher
+        suites is the obvious suspect for handshake failures and is innocent; a trip-planner
+        deploy of the March graph is the other decoy. Category: infrastructure (certificate
+        renewal, no code or config change in the data).""",
+        now,
+        HALYARD,
+        seed=2353,
+    )
+    inc.doc(
+        "Runbook: public API certificate",
+        """api.halyardtransit.example and gtfs.halyardtransit.example use Let's Encrypt
+certificates issued by cert-manager with DNS-01 challenges against the city's DNS provider
+(CloudZone). cert-manager renews 30 days before expiry. The CloudZone API token lives in the
+secret cert-manager/cloudzone-token; municipal IT rotates it yearly. Check
+probe_ssl_earliest_cert_expiry and `kubectl describe certificate -n ingress api-hrt`.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-03-01T08:00"), 9)
+    r = random.Random(2353)
+    t = inc.begin + timedelta(minutes=13)
+    while t < now:
+        inc.log(
+            t,
+            "cert-manager",
+            "ERROR",
+            'error presenting DNS-01 challenge for "api.halyardtransit.example": cloudzone: '
+            "POST /v1/zones/halyardtransit.example/records: 401 Unauthorized: API token expired",
+            resource="ingress/api-hrt-tls-1",
+            controller="challenges",
+        )
+        inc.log(
+            t + timedelta(seconds=2),
+            "cert-manager",
+            "INFO",
+            "Certificate ingress/api-hrt-tls: renewal failed, will retry (not after 2027-03-01T09:14:07Z)",
+        )
+        t += timedelta(minutes=r.uniform(55, 70))
+    ing = inc.config(
+        ts("2027-03-01T08:31"),
+        "ingress-nginx",
+        "ingress: drop TLS_RSA_* cipher suites (security review SR-118)",
+        "clusters/prod/ingress-nginx/values.yaml",
+        """controller:
+  config:
+    ssl-protocols: "TLSv1.2 TLSv1.3"
+    ssl-ciphers: "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:AES128-GCM-SHA256:AES256-GCM-SHA384\"""",
+        """controller:
+  config:
+    ssl-protocols: "TLSv1.2 TLSv1.3"
+    ssl-ciphers: "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256\"""",
+        author="k.achterberg",
+        line=10,
+    )
+    tp = inc.code(
+        ts("2027-03-01T08:40"),
+        "trip-planner",
+        "[HRT-3081] Load the March service graph",
+        "config/otp.ts",
+        "export const GRAPH = 's3://hrt-otp/graphs/2027-02/graph.obj';",
+        "export const GRAPH = 's3://hrt-otp/graphs/2027-03/graph.obj';",
+        3,
+        author="wen.zhou",
+    )
+    tpd = inc.deploy(ts("2027-03-01T08:58"), "trip-planner")
+    onset = ts("2027-03-01T09:14")
+    inc.errors(
+        "ingress-nginx",
+        onset,
+        now,
+        1.6,
+        lambda r: (
+            f"*{r.randint(1000000, 9999999)} SSL_do_handshake() failed (SSL: error:0A000415:SSL routines::sslv3 alert "
+            f"certificate expired:SSL alert number 45) while SSL handshaking, client: 10.{r.randint(0, 255)}.{r.randint(0, 255)}.{r.randint(1, 254)}, "
+            "server: 0.0.0.0:443"
+        ),
+        host="api.halyardtransit.example",
+    )
+    inc.errors(
+        "paratransit-booking",
+        onset + 3 * MINUTE,
+        now,
+        0.15,
+        "trip ETA lookup failed: https://api.halyardtransit.example/otp/plan: certificate verify failed: certificate has expired",
+        exc_info=py_stack(
+            "ssl.SSLCertVerificationError",
+            "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate has expired (_ssl.c:1006)",
+            [
+                (
+                    "/app/booking/eta.py",
+                    41,
+                    "eta",
+                    "resp = session.get(PLAN_URL, params=q, timeout=5)",
+                )
+            ],
+        ),
+    )
+    inc.metric(
+        "probe_success",
+        "trip-planner",
+        step(onset, 1, 0),
+        labels={"instance": "https://api.halyardtransit.example/otp/health", "job": "blackbox"},
+        jitter=0,
+        digits=0,
+    )
+    inc.metric(
+        "probe_ssl_earliest_cert_expiry",
+        "trip-planner",
+        lambda t: 1803892447,
+        labels={"instance": "https://api.halyardtransit.example/otp/health", "job": "blackbox"},
+        jitter=0,
+        digits=0,
+    )
+    inc.fleet(trip_planner={"rps": times(step(onset, 1, 0.09))})
+    inc.alert = alerts.alertmanager(
+        "PublicApiProbeFailing",
+        "trip-planner",
+        ts("2027-03-01T09:31"),
+        "critical",
+        "Public API probe failing: api.halyardtransit.example",
+        "Blackbox probe of https://api.halyardtransit.example/otp/health has failed for 15m.",
+        'probe_success{job="blackbox",instance=~"https://api.halyardtransit.example.*"} == 0',
+        team="digital",
+    )
+    inc.outside(
+        "TLS certificate of api.halyardtransit.example expired 2027-03-01T09:14:07Z (cert-manager renewals failing: DNS provider token expired)",
+        "trip-planner",
+        "infrastructure",
+        [ing, tp, tpd],
+        onset,
+    )
+    return inc
+
+
+def xt54_pass_expired_declines() -> ExtIncident:
+    now = ts("2027-04-01T13:40")
+    inc = ExtIncident(
+        "xt54-pass-expired-declines",
+        "Declined taps above 8% (fare-gateway)",
+        """Monthly passes are valid through the last service day of the month. On the morning of
+        1 April riders who had not renewed tapped their lapsed March passes and were declined
+        with PASS_EXPIRED; the decline ratio rose from about 3% to 11% with the morning peak, as
+        it does on the first weekday of every month. fare-gateway and rider-accounts worked as
+        designed: approvals, latency and errors are normal, the autoload renewal job ran. The
+        alert counts every decline reason. A rider-accounts deploy about pass renewal reminder
+        emails and a fare-gateway deploy that adds the product code to decline logs are around.
+        Category: healthy (the alert's condition is real, but nothing is broken).""",
+        now,
+        HALYARD,
+        seed=2354,
+    )
+    inc.doc(
+        "Fare policy: passes",
+        """Monthly passes (MONTHLY_ADULT, MONTHLY_REDUCED, MONTHLY_YOUTH) are valid from the first to
+the last service day of a calendar month (service day ends 03:00 local). Riders renew at ticket
+vending machines, in the app, or by autoload (runs 02:00 local on the 1st). A tap with a lapsed
+pass is declined with PASS_EXPIRED; the rider can tap a bank card instead.""",
+    )
+    inc.doc(
+        "Runbook: declined taps",
+        """The FareDeclinesHigh alert fires when declines exceed 8% of taps over 20 minutes. Look at
+the decline reasons first (fare_tap_declines_per_second by reason). Declines for media that are
+not valid (PASS_EXPIRED, INSUFFICIENT_FUNDS, BLOCKED_CARD) mean the validators are doing their job;
+a jump in VALIDATION_ERROR or TIMEOUT means something is broken.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-04-01T09:40"), 9)
+    inc.log(
+        ts("2027-04-01T08:00:05"),
+        "rider-accounts",
+        "INFO",
+        "AutoloadJob started run=monthly-2027-04",
+    )
+    inc.log(
+        ts("2027-04-01T08:41:12"),
+        "rider-accounts",
+        "INFO",
+        "AutoloadJob finished run=monthly-2027-04 renewed=18412 failed=37 (card declined)",
+    )
+    ra = inc.code(
+        ts("2027-04-01T10:02"),
+        "rider-accounts",
+        "[HRT-3101] Pass renewal reminder email: link to autoload setup",
+        "src/main/resources/templates/pass-renewal-reminder.html",
+        "<p>Your monthly pass ends on {{endDate}}.</p>",
+        '<p>Your monthly pass ends on {{endDate}}. <a href="{{autoloadUrl}}">Renew automatically</a>.</p>',
+        14,
+        author="k.achterberg",
+    )
+    rad = inc.deploy(ts("2027-04-01T10:21"), "rider-accounts")
+    onset = ts("2027-04-01T11:00")
+    fc = inc.code(
+        ts("2027-04-01T10:50"),
+        "fare-gateway",
+        "[HRT-3103] Put the product code in the tap declined log line",
+        "src/main/java/org/halyard/fares/taps/TapAuthorizer.java",
+        '        log.info("tap declined reason={}", decision.reason());',
+        '        log.info("tap declined reason={} product={}", decision.reason(), media.productCode());',
+        188,
+        author="m.delacroix",
+    )
+    fcd = inc.deploy(ts("2027-04-01T11:12"), "fare-gateway")
+    peak = ts("2027-04-01T12:30")
+
+    def rate(f: float) -> float:
+        return 0.8 + 3.2 * (1 - abs(f - 0.55) / 0.55)
+
+    inc.errors(
+        "fare-gateway",
+        onset,
+        now,
+        rate,
+        lambda r: (
+            f"tap declined reason=PASS_EXPIRED product={r.choice(['MONTHLY_ADULT', 'MONTHLY_ADULT', 'MONTHLY_REDUCED', 'MONTHLY_YOUTH'])} "
+            f"validator=V-{r.randint(100, 2400):04d} valid_to=2027-03-31"
+        ),
+        level="INFO",
+    )
+
+    def declines(t: datetime) -> float:
+        if t < onset:
+            return 0.2
+        x = abs((t - peak).total_seconds()) / 5400
+        return 0.2 + 11.5 * max(0.0, 1 - x)
+
+    inc.metric(
+        "fare_tap_declines_per_second",
+        "fare-gateway",
+        declines,
+        labels={"reason": "PASS_EXPIRED"},
+        jitter=0.08,
+        digits=2,
+    )
+    for reason, v in (("INSUFFICIENT_FUNDS", 2.1), ("VALIDATION_ERROR", 0.05), ("TIMEOUT", 0.02)):
+        inc.metric(
+            "fare_tap_declines_per_second",
+            "fare-gateway",
+            lambda t, v=v: v,
+            labels={"reason": reason},
+            jitter=0.15,
+            digits=2,
+        )
+    inc.fleet()
+    inc.alert = alerts.alertmanager(
+        "FareDeclinesHigh",
+        "fare-gateway",
+        ts("2027-04-01T12:10"),
+        "warning",
+        "Declined taps above 8% (fare-gateway)",
+        "Declines are 10.7% of taps over 20m.",
+        "sum(rate(fare_tap_declines_total[20m])) / sum(rate(fare_taps_total[20m])) > 0.08",
+        team="fare-systems",
+    )
+    inc.healthy(
+        "fare-gateway",
+        "nothing is broken: declines are lapsed March monthly passes (PASS_EXPIRED) on the first morning of the month; approvals, errors and latency are normal and the alert counts every decline reason",
+        [ra, rad, fc, fcd],
+        onset,
+    )
+    return inc
+
+
+# --- Saltmarsh Mobile (added by a third examiner) -------------------------------------------------
+
+
+def xt55_plan_order_row_lock() -> ExtIncident:
+    now = ts("2027-03-03T10:40")
+    inc = ExtIncident(
+        "xt55-plan-order-row-lock",
+        "Plan change failures above 5% (selfcare-web)",
+        """A provisioning-api commit made applyPlanChange read the subscriber's pending plan
+        orders with SELECT ... FOR UPDATE, so two app sessions could not apply the same order
+        twice. billing-batch's daily plan renewal run (09:00-10:15) updates plan_orders in long
+        transactions; from 09:02 customers' plan changes wait on its row locks and fail after
+        subsdb's 5 s lock_timeout ("canceling statement due to lock timeout"), in
+        PlanOrderRepository.findPendingForUpdate, the method the commit added. The commit shipped
+        at 07:31, hours before; the renewal run has always run at 09:00. The failures stopped when
+        the run finished at 10:15 and will return with tomorrow's run. A selfcare-web deploy
+        about the plan change dialog, the sibling eSIM commit in the same deploy and a
+        number-porting deploy at 09:05 are the decoys. Category: code_defect (the new row lock in
+        the request path).""",
+        now,
+        SALTMARSH,
+        seed=2355,
+        hours=6,
+    )
+    inc.doc(
+        "Runbook: plan change failures",
+        """selfcare-web -> provisioning-api PUT /subscribers/{msisdn}/plan -> subsdb (plan_orders) and
+the HSS profile push. subsdb runs with lock_timeout = 5s and statement_timeout = 15s. billing-batch
+renews plans daily at 09:00 UTC (about 40k subscribers, batches of 500 in one transaction). If
+plan changes fail: check provisioning-api errors by exception, then pg_locks on plan_orders.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-03-03T06:40"), 9)
+    guilty = inc.commit(
+        ts("2027-03-03T07:02"),
+        "provisioning-api",
+        ":bug: lock pending plan orders while applying a plan change (double-apply from two sessions)",
+        [
+            (
+                "src/main/java/com/saltmarsh/provisioning/plans/PlanOrderRepository.java",
+                """    @Query(value = "SELECT * FROM plan_orders WHERE msisdn = :msisdn AND status = 'PENDING' ORDER BY created_at", nativeQuery = true)
+    List<PlanOrder> findPending(@Param("msisdn") String msisdn);""",
+                """    @Query(value = "SELECT * FROM plan_orders WHERE msisdn = :msisdn AND status = 'PENDING' ORDER BY created_at FOR UPDATE", nativeQuery = true)
+    List<PlanOrder> findPendingForUpdate(@Param("msisdn") String msisdn);""",
+                22,
+            ),
+            (
+                "src/main/java/com/saltmarsh/provisioning/plans/PlanChangeService.java",
+                "        List<PlanOrder> pending = orders.findPending(msisdn);",
+                "        List<PlanOrder> pending = orders.findPendingForUpdate(msisdn);",
+                71,
+            ),
+        ],
+        author="rk.menon",
+    )
+    esim = inc.code(
+        ts("2027-03-03T07:10"),
+        "provisioning-api",
+        ":loud_sound: log the SM-DP+ order id when an eSIM profile is released",
+        "src/main/java/com/saltmarsh/provisioning/esim/EsimOrderService.java",
+        '        log.info("eSIM profile released iccid={}", order.iccid());',
+        '        log.info("eSIM profile released iccid={} smdp_order={}", order.iccid(), resp.orderId());',
+        93,
+        author="h.nakagawa",
+    )
+    gd = inc.deploy(ts("2027-03-03T07:31"), "provisioning-api")
+    sw = inc.code(
+        ts("2027-03-03T08:22"),
+        "selfcare-web",
+        ":lipstick: plan change dialog shows the new monthly price before confirming",
+        "src/plan/PlanChangeDialog.tsx",
+        "      <Confirm onConfirm={submit}>Change plan</Confirm>",
+        "      <Price value={next.monthly} />\n      <Confirm onConfirm={submit}>Change plan</Confirm>",
+        48,
+        author="aoife.brennan",
+    )
+    swd = inc.deploy(ts("2027-03-03T08:45"), "selfcare-web")
+    onset = ts("2027-03-03T09:02")
+    npc = inc.code(
+        ts("2027-03-03T08:41"),
+        "number-porting",
+        ":recycle: look subscribers up by msisdn through provisioning-api's client",
+        "number_porting/subscribers.py",
+        "    row = db.fetch_one(SUBSCRIBER_BY_MSISDN, msisdn=msisdn)",
+        "    row = provisioning.subscriber(msisdn)",
+        28,
+        author="fsilva",
+    )
+    npd = inc.deploy(ts("2027-03-03T09:05"), "number-porting")
+    tu = inc.code(
+        ts("2027-03-03T09:08"),
+        "topup-svc",
+        ":white_check_mark: cover voucher redeem with an expired voucher",
+        "internal/voucher/redeem_test.go",
+        '\t{name: "valid", code: "1234-5678"},',
+        '\t{name: "valid", code: "1234-5678"},\n\t{name: "expired", code: "0000-0001", wantErr: ErrVoucherExpired},',
+        40,
+        author="jmbeki",
+    )
+    tud = inc.deploy(ts("2027-03-03T09:26"), "topup-svc")
+    inc.log(
+        ts("2027-03-03T09:00:03"),
+        "billing-batch",
+        "INFO",
+        "plan renewal run started: 41207 subscribers due, batch size 500",
+    )
+    inc.log(
+        ts("2027-03-03T10:14:48"),
+        "billing-batch",
+        "INFO",
+        "plan renewal run finished: renewed=41180 failed=27 in 74m",
+    )
+    stack = java_stack(
+        "org.springframework.dao.CannotAcquireLockException",
+        "could not extract ResultSet; SQL [n/a]; nested exception is org.postgresql.util.PSQLException: ERROR: canceling statement due to lock timeout",
+        [
+            (
+                "org.postgresql.core.v3.QueryExecutorImpl.receiveErrorResponse",
+                "QueryExecutorImpl.java",
+                2713,
+            ),
+            (
+                "com.saltmarsh.provisioning.plans.PlanOrderRepository.findPendingForUpdate",
+                "PlanOrderRepository.java",
+                23,
+            ),
+            (
+                "com.saltmarsh.provisioning.plans.PlanChangeService.applyPlanChange",
+                "PlanChangeService.java",
+                71,
+            ),
+            ("com.saltmarsh.provisioning.api.PlanController.change", "PlanController.java", 54),
+        ],
+    )
+    end = ts("2027-03-03T10:15")
+    inc.errors(
+        "provisioning-api",
+        onset,
+        end,
+        1.3,
+        lambda r: f"PUT /subscribers/44{r.randint(7000000000, 7999999999)}/plan 500 after 5004ms",
+        **{
+            "exception.type": "org.springframework.dao.CannotAcquireLockException",
+            "exception.stacktrace": stack,
+        },
+    )
+    node = node_stack(
+        "HttpException",
+        "provisioning-api responded 500",
+        [
+            ("ProvisioningClient.changePlan", "/app/dist/provisioning/client.js", 88, 13),
+            ("PlanService.change", "/app/dist/plan/plan.service.js", 41, 22),
+            ("PlanController.put", "/app/dist/plan/plan.controller.js", 19, 16),
+        ],
+    )
+    inc.errors(
+        "selfcare-web",
+        onset + 1 * MINUTE,
+        end,
+        1.2,
+        "plan change failed",
+        **{"err.type": "HttpException", "err.stack": node, "http.route": "/plan"},
+    )
+    inc.metric(
+        "pg_locks_waiting",
+        "subsdb",
+        step(onset, 0, 34, end),
+        labels={"relation": "plan_orders", "mode": "RowExclusiveLock"},
+        digits=0,
+    )
+    inc.metric(
+        "http.server.request.duration.p99",
+        "provisioning-api",
+        lambda t: 5.1 if onset <= t < end else 0.24,
+        labels={"http.route": "/subscribers/{msisdn}/plan"},
+        jitter=0.06,
+        digits=3,
+    )
+    inc.metric(
+        "billing_plan_renewals_per_second",
+        "billing-batch",
+        step(ts("2027-03-03T09:00"), 0, 9.3, end),
+        digits=1,
+    )
+    inc.fleet(
+        provisioning_api={"err": add(step(onset, 0, 0.11, end))},
+        selfcare_web={"err": add(step(onset, 0, 0.02, end))},
+    )
+    inc.alert = alerts.generic(
+        "Plan change failures above 5% (selfcare-web)",
+        "selfcare-web",
+        ts("2027-03-03T09:31"),
+        "high",
+        {
+            "source": "grafana-oncall",
+            "alert_group": {"id": "IBN7Q3W", "title": "Plan change failures above 5%"},
+            "integration": "Grafana Alerting",
+            "evalMatches": [
+                {"metric": 'plan_change_failure_ratio{app="selfcare-web"}', "value": 0.093}
+            ],
+            "team": "digital",
+        },
+    )
+    inc.blame(
+        guilty, [gd], "provisioning-api", "code_defect", [esim, sw, swd, npc, npd, tu, tud], onset
+    )
+    return inc
+
+
+def xt56_smpp_window_config() -> ExtIncident:
+    now = ts("2027-03-08T19:10")
+    inc = ExtIncident(
+        "xt56-smpp-window-config",
+        "OTP login success below 90% (selfcare-web)",
+        """A configuration change to sms-gateway, made for Friday's marketing send, raised the
+        SMPP window from 10 to 100 outstanding submits and the submit rate from 50/s to 200/s.
+        The Tidemark SMSC allows 20 outstanding and 60/s per bind and answers anything above with
+        ESME_RTHROTTLED. That did not matter until the monthly 'your bill is ready' batch from
+        billing-batch started at 18:00: sms-gateway bursts, most submits are throttled, it
+        requeues them behind the batch, and one-time login codes arrive minutes late or not at
+        all. The SMSC looks like the culprit and is not: it enforces its published limits. An
+        sms-gateway deploy at 17:50 that rewords the OTP text, a billing-batch deploy about the
+        bill SMS and a selfcare-web deploy adding an OTP resend button are the decoys. Category:
+        configuration_error.""",
+        now,
+        SALTMARSH,
+        seed=2356,
+    )
+    inc.doc(
+        "Tidemark SMSC interconnect (partner document excerpt)",
+        """SMPP 3.4 over TLS, 2 transceiver binds per customer. Per bind: at most 20 outstanding
+submit_sm (window) and 60 submit_sm per second. Submits above these limits are answered with
+command_status 0x00000058 (ESME_RTHROTTLED); resubmit after 1 s. Delivery receipts as usual.""",
+    )
+    inc.doc(
+        "Messaging calendar",
+        """| When (UTC) | What | Volume |
+|---|---|---|
+| 8th of each month 18:00 | "Your bill is ready" SMS (billing-batch) | ~380k |
+| 2027-03-12 10:00 | Spring promo SMS (marketing) | ~1.1M |""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-03-08T16:20"), 10)
+    bb = inc.code(
+        ts("2027-03-08T16:21"),
+        "billing-batch",
+        ":sparkles: bill ready SMS includes the amount due",
+        "src/main/java/com/saltmarsh/billing/notify/BillReadySms.java",
+        '        return "Your Saltmarsh bill is ready in the app.";',
+        '        return "Your Saltmarsh bill of " + money(bill.total()) + " is ready in the app.";',
+        17,
+        author="ola.s",
+    )
+    bbd = inc.deploy(ts("2027-03-08T16:40"), "billing-batch")
+    cfg = inc.config(
+        ts("2027-03-08T17:34"),
+        "sms-gateway",
+        ":wrench: smpp: bigger window and faster submits for Friday's promo send",
+        "deploy/sms-gateway/config/smpp.yaml",
+        """smsc:
+  host: smpp.tidemark.example
+  port: 3550
+  binds: 2
+  window_size: 10
+  submit_rate_per_second: 50
+  enquire_link_seconds: 30""",
+        """smsc:
+  host: smpp.tidemark.example
+  port: 3550
+  binds: 2
+  window_size: 100
+  submit_rate_per_second: 200
+  enquire_link_seconds: 30""",
+        author="ola.s",
+        line=4,
+    )
+    inc.log(
+        ts("2027-03-08T17:35:12"),
+        "sms-gateway",
+        "INFO",
+        "smpp config reloaded from /etc/sms-gateway/smpp.yaml: binds=2 window_size=100 submit_rate_per_second=200",
+    )
+    otp = inc.code(
+        ts("2027-03-08T17:31"),
+        "sms-gateway",
+        ":speech_balloon: OTP text says how long the code is valid",
+        "internal/templates/otp.go",
+        '\tOTPText = "Your Saltmarsh code is %s"',
+        '\tOTPText = "Your Saltmarsh code is %s. It is valid for 5 minutes."',
+        9,
+        author="jmbeki",
+    )
+    otpd = inc.deploy(ts("2027-03-08T17:50"), "sms-gateway")
+    onset = ts("2027-03-08T18:00")
+    sc = inc.code(
+        ts("2027-03-08T18:04"),
+        "selfcare-web",
+        ":sparkles: resend code button after 30 seconds on the OTP screen",
+        "src/login/OtpScreen.tsx",
+        "      <CodeInput onComplete={verify} />",
+        "      <CodeInput onComplete={verify} />\n      <ResendButton after={30} onClick={resend} />",
+        61,
+        author="aoife.brennan",
+    )
+    scd = inc.deploy(ts("2027-03-08T18:21"), "selfcare-web")
+    inc.log(
+        onset,
+        "billing-batch",
+        "INFO",
+        "bill ready notifications queued: 381204 SMS to sms.outbound",
+    )
+    inc.errors(
+        "sms-gateway",
+        onset,
+        now,
+        4.0,
+        lambda r: (
+            f"submit_sm throttled by SMSC command_status=0x00000058 (ESME_RTHROTTLED) bind={r.randint(1, 2)} "
+            f"seq={r.randint(100000, 999999)} in_flight={r.randint(70, 100)} requeued"
+        ),
+        level="WARNING",
+    )
+    inc.errors(
+        "sms-gateway",
+        onset + 4 * MINUTE,
+        now,
+        0.5,
+        lambda r: (
+            f"otp sms to 44{r.randint(7000000000, 7999999999)} expired in queue after {r.randint(300, 420)}s, dropped"
+        ),
+    )
+    inc.errors(
+        "selfcare-web",
+        onset + 5 * MINUTE,
+        now,
+        1.0,
+        "otp verify failed: code expired or not received",
+        level="WARNING",
+        **{"http.route": "/login/otp"},
+    )
+    inc.metric(
+        "smpp_submit_sm_resp_per_second",
+        "sms-gateway",
+        step(onset, 0.0, 180.0),
+        labels={"command_status": "ESME_RTHROTTLED"},
+        jitter=0.1,
+        digits=1,
+    )
+    inc.metric(
+        "smpp_window_in_flight",
+        "sms-gateway",
+        lambda t: 9 if t < ts("2027-03-08T17:36") else (31 if t < onset else 100),
+        jitter=0.05,
+        digits=0,
+    )
+    inc.metric(
+        "sms_queue_depth",
+        "sms-gateway",
+        ramp(onset, now, 40, 271000),
+        labels={"topic": "sms.outbound"},
+        digits=0,
+    )
+    inc.metric(
+        "otp_login_success_ratio",
+        "selfcare-web",
+        step(onset + 5 * MINUTE, 0.97, 0.71),
+        jitter=0.03,
+        digits=3,
+    )
+    inc.fleet(sms_gateway={"rps": times(step(onset, 1, 1.6)), "p99": floor(step(onset, 0, 240000))})
+    inc.alert = alerts.generic(
+        "OTP login success below 90% (selfcare-web)",
+        "selfcare-web",
+        ts("2027-03-08T18:26"),
+        "critical",
+        {
+            "source": "grafana-oncall",
+            "alert_group": {"id": "IJ2W9XM", "title": "OTP login success below 90%"},
+            "integration": "Grafana Alerting",
+            "evalMatches": [{"metric": "otp_login_success_ratio", "value": 0.71}],
+            "team": "digital",
+        },
+    )
+    inc.blame(cfg, [], "sms-gateway", "configuration_error", [otp, otpd, bb, bbd, sc, scd], onset)
+    return inc
+
+
+def xt57_tariff_cache_leak() -> ExtIncident:
+    now = ts("2027-03-12T14:20")
+    inc = ExtIncident(
+        "xt57-tariff-cache-leak",
+        "cdr.raw consumer lag above 500k (rating-engine)",
+        """To support per-subscriber promo tariffs, a rating-engine commit keyed the resolved
+        tariff cache by MSISDN as well as by plan and replaced the 10,000-entry LRU with an
+        unbounded sync.Map. Every distinct subscriber adds an entry: from the 07:25 deploy the
+        pods' memory climbs steadily, and from 12:38 they hit their 4 GiB limit and are
+        OOM-killed one after another; each restart rebalances the consumer group and lag on
+        cdr.raw builds. There are almost no error lines: it shows in memory, restarts and lag.
+        The same deploy shipped a VoLTE call-type commit; a later rating-engine commit (not
+        deployed), a Kafka retention change and a topup-svc deploy near the alert are the other
+        decoys. Category: code_defect (an unbounded cache).""",
+        now,
+        SALTMARSH,
+        seed=2357,
+        hours=8,
+    )
+    inc.doc(
+        "Runbook: rating-engine lag",
+        """rating-engine rates CDRs from cdr.raw (24 partitions, 6 pods, memory limit 4Gi, usually
+500-800 MiB each). Lag above 500k delays prepaid balance updates by minutes (fraud exposure on
+roaming). Check pod restarts and memory first, then the tariff DB. Scale out only if CPU-bound:
+`kubectl -n charging scale deploy/rating-engine --replicas=9`.""",
+    )
+    inc.noise()
+    inc.background(
+        inc.begin,
+        ts("2027-03-12T11:30"),
+        10,
+        services=[
+            "provisioning-api",
+            "number-porting",
+            "topup-svc",
+            "selfcare-web",
+            "sms-gateway",
+            "billing-batch",
+        ],
+    )
+    guilty = inc.code(
+        ts("2027-03-12T07:02"),
+        "rating-engine",
+        ":sparkles: per-subscriber promo tariffs: cache resolved tariffs per msisdn",
+        "internal/tariff/resolver.go",
+        """type Resolver struct {
+	db    *sql.DB
+	cache *lru.Cache[string, *Tariff] // 10_000 entries
+}
+
+func (r *Resolver) Resolve(c *cdr.Record) (*Tariff, error) {
+	key := c.TariffPlanID + "/" + c.ServiceClass
+	if t, ok := r.cache.Get(key); ok {
+		return t, nil
+	}""",
+        """type Resolver struct {
+	db    *sql.DB
+	cache sync.Map // key -> *Tariff
+}
+
+func (r *Resolver) Resolve(c *cdr.Record) (*Tariff, error) {
+	key := c.TariffPlanID + "/" + c.ServiceClass + "/" + c.CallingMSISDN
+	if t, ok := r.cache.Load(key); ok {
+		return t.(*Tariff), nil
+	}""",
+        31,
+        author="h.nakagawa",
+    )
+    volte = inc.code(
+        ts("2027-03-12T07:09"),
+        "rating-engine",
+        ":sparkles: rate VoLTE calls as voice (call type 0x0B)",
+        "internal/cdr/calltype.go",
+        "\tcase 0x01, 0x02:\n\t\treturn Voice",
+        "\tcase 0x01, 0x02, 0x0B:\n\t\treturn Voice",
+        44,
+        author="rk.menon",
+    )
+    gd = inc.deploy(ts("2027-03-12T07:25"), "rating-engine")
+    onset = ts("2027-03-12T07:27")
+    oom = ts("2027-03-12T12:38")
+    kcfg = inc.config(
+        ts("2027-03-12T12:05"),
+        "kafka",
+        ":wrench: cdr.raw retention 72h -> 48h (disk at 71%)",
+        "kafka/topics/cdr.raw.yaml",
+        "name: cdr.raw\npartitions: 24\nconfig:\n  retention.ms: 259200000",
+        "name: cdr.raw\npartitions: 24\nconfig:\n  retention.ms: 172800000",
+        author="fsilva",
+    )
+    logc = inc.code(
+        ts("2027-03-12T12:15"),
+        "rating-engine",
+        ":loud_sound: log rating throughput per partition every minute",
+        "internal/consumer/stats.go",
+        "\ts.rated.Add(1)",
+        '\ts.rated.Add(1)\n\tif time.Since(s.last) > time.Minute {\n\t\ts.log.Info("rated", "partition", s.partition, "n", s.rated.Swap(0))\n\t\ts.last = time.Now()\n\t}',
+        20,
+        author="rk.menon",
+    )
+    tc = inc.code(
+        ts("2027-03-12T12:10"),
+        "topup-svc",
+        ":recycle: share the Paylinx client between topups and vouchers",
+        "internal/paylinx/client.go",
+        "func NewClient(cfg Config) *Client {",
+        "// NewClient is shared by topups and vouchers.\nfunc NewClient(cfg Config) *Client {",
+        12,
+        author="jmbeki",
+    )
+    tcd = inc.deploy(ts("2027-03-12T12:29"), "topup-svc")
+    for i, minute in enumerate((0, 3, 9, 14, 22, 31)):
+        t = oom + minute * MINUTE
+        inc.log(
+            t,
+            "rating-engine",
+            "ERROR",
+            f"container rating-engine in pod rating-engine-6b7f9-{'kqrtxz'[i]}{41 + i} terminated: OOMKilled (exit code 137), restarting",
+            reason="OOMKilled",
+            source="kubelet",
+        )
+        inc.log(
+            t + 40 * timedelta(seconds=1),
+            "rating-engine",
+            "INFO",
+            f"consumer group rating-engine rebalanced: generation {812 + i}, 24 partitions over {5 if i % 2 == 0 else 6} members",
+        )
+
+    def memory(t: datetime) -> float:
+        if t < onset:
+            return 6.4e8
+        if t < oom:
+            return (
+                6.4e8
+                + (4.29e9 - 6.4e8) * (t - onset).total_seconds() / (oom - onset).total_seconds()
+            )
+        return 6.4e8 + (4.29e9 - 6.4e8) * ((t - oom).total_seconds() % 1500) / 1500
+
+    inc.metric(
+        "container_memory_working_set_bytes",
+        "rating-engine",
+        memory,
+        labels={"container": "rating-engine", "stat": "max_over_pods"},
+        jitter=0.01,
+        digits=0,
+    )
+    inc.metric(
+        "go_memstats_heap_inuse_bytes",
+        "rating-engine",
+        lambda t: memory(t) * 0.86,
+        jitter=0.01,
+        digits=0,
+    )
+    inc.metric(
+        "kube_pod_container_status_restarts_total",
+        "rating-engine",
+        lambda t: 2 + (0 if t < oom else min(6, 1 + int((t - oom).total_seconds() // 300))),
+        jitter=0,
+        digits=0,
+    )
+    inc.metric(
+        "kafka_consumergroup_lag_sum",
+        "rating-engine",
+        lambda t: 900 if t < oom else 900 + 4200 * (t - oom).total_seconds() / 60,
+        labels={"topic": "cdr.raw", "group": "rating-engine"},
+        jitter=0.05,
+        digits=0,
+    )
+    inc.fleet(rating_engine={"rps": times(step(oom, 1, 0.45)), "p99": add(ramp(onset, oom, 0, 14))})
+    inc.alert = alerts.alertmanager(
+        "KafkaConsumerLagHigh",
+        "rating-engine",
+        ts("2027-03-12T12:58"),
+        "critical",
+        "cdr.raw consumer lag above 500k (rating-engine)",
+        "Consumer group rating-engine is 512k messages behind on cdr.raw.",
+        'sum(kafka_consumergroup_lag{group="rating-engine",topic="cdr.raw"}) > 500000',
+        team="charging",
+    )
+    inc.blame(guilty, [gd], "rating-engine", "code_defect", [volte, kcfg, logc, tc, tcd], onset)
+    return inc
+
+
+def xt58_roaming_cdr_poison() -> ExtIncident:
+    now = ts("2027-03-15T16:10")
+    inc = ExtIncident(
+        "xt58-roaming-cdr-poison",
+        "cdr.raw partition 7 not progressing (rating-engine)",
+        """A TAP file from the roaming partner Albatel (FRAAT), loaded at 14:02, carried one record
+        with ChargeableUnits = -1, which the TAP specification does not allow. rating-engine's
+        band lookup indexes by units and panics on it; the consumer recovers, does not commit the
+        offset and retries the same record every minute, so partition 7 has not moved since 14:02
+        while the other 23 partitions are fine. A rating-engine deploy at 13:40 that adds TAP
+        3.12 CAMEL fields to the roaming parser shares the words 'roaming' and 'TAP' and lands 22
+        minutes before; it parsed thousands of roaming records correctly since. Category:
+        data_quality (one invalid record from a partner).""",
+        now,
+        SALTMARSH,
+        seed=2358,
+    )
+    inc.doc(
+        "TAP 3.12 notes (GSMA TD.57 excerpt)",
+        """ChargeableUnits: the number of units (seconds, bytes) to be charged; an unsigned integer,
+0 or greater. ChargedUnits may be smaller than ChargeableUnits. A record failing validation is
+returned to the sending partner in a RAP file (Returned Account Procedure).""",
+    )
+    inc.doc(
+        "Runbook: a cdr.raw partition does not progress",
+        """If one partition's lag grows while the others stay flat, a single record is usually
+failing. Find its offset in rating-engine's errors, park it: `smctl cdr park --partition <p>
+--offset <o>` (moves it to cdr.dlq and commits), then raise a RAP to the partner if it is a
+roaming record.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-03-15T12:50"), 10)
+    c = inc.code(
+        ts("2027-03-15T13:18"),
+        "rating-engine",
+        ":sparkles: roaming: parse TAP 3.12 CAMEL service fields",
+        "internal/roaming/tap.go",
+        "\tcase tagCallEventDetails:\n\t\treturn p.callEvent(v)",
+        "\tcase tagCallEventDetails:\n\t\treturn p.callEvent(v)\n\tcase tagCamelServiceUsed:\n\t\treturn p.camel(v)",
+        140,
+        author="h.nakagawa",
+    )
+    d = inc.deploy(ts("2027-03-15T13:40"), "rating-engine")
+    onset = ts("2027-03-15T14:02")
+    n = inc.code(
+        ts("2027-03-15T13:51"),
+        "number-porting",
+        ":bug: retry PortHub 503s with jitter",
+        "number_porting/porthub.py",
+        "    backoff = 2 ** attempt",
+        "    backoff = 2 ** attempt + random.uniform(0, 1)",
+        77,
+        author="fsilva",
+    )
+    nd = inc.deploy(ts("2027-03-15T14:09"), "number-porting")
+    inc.log(
+        onset - 20 * timedelta(seconds=1),
+        "tap-loader",
+        "INFO",
+        "loaded TAP file CDFRAATGBRSM00481 from FRAAT: 1204 records into cdr.raw (partitions by IMSI)",
+    )
+    for h in range(8):
+        inc.log(
+            ts("2027-03-15T09:20") + h * 51 * MINUTE,
+            "tap-loader",
+            "INFO",
+            f"loaded TAP file CD{['DEVFD', 'ESPTE', 'ITAWI', 'NLDPT'][h % 4]}GBRSM00{410 + h} : {900 + 37 * h} records into cdr.raw",
+        )
+    stack = go_stack(
+        "panic: runtime error: index out of range [-1]",
+        [
+            (
+                "github.com/saltmarsh/rating-engine/internal/rating.bandFor",
+                "/src/rating-engine/internal/rating/bands.go",
+                57,
+            ),
+            (
+                "github.com/saltmarsh/rating-engine/internal/rating.(*Rater).Rate",
+                "/src/rating-engine/internal/rating/rater.go",
+                112,
+            ),
+            (
+                "github.com/saltmarsh/rating-engine/internal/consumer.(*Worker).handle",
+                "/src/rating-engine/internal/consumer/worker.go",
+                88,
+            ),
+        ],
+    )
+    inc.errors(
+        "rating-engine",
+        onset,
+        now,
+        1.0,
+        "panic recovered while rating record FRAAT-20270315-000481 partition=7 offset=18822731 "
+        "call_type=MOC chargeable_units=-1: runtime error: index out of range [-1]; offset not committed, retrying in 60s",
+        stack=stack,
+        partition=7,
+        offset=18822731,
+    )
+    inc.metric(
+        "kafka_consumergroup_lag",
+        "rating-engine",
+        ramp(onset, now, 40, 21500),
+        labels={"topic": "cdr.raw", "partition": "7"},
+        digits=0,
+    )
+    inc.metric(
+        "kafka_consumergroup_lag",
+        "rating-engine",
+        lambda t: 45,
+        labels={"topic": "cdr.raw", "partition": "3"},
+        jitter=0.3,
+        digits=0,
+    )
+    inc.metric(
+        "cdr_rated_per_second",
+        "rating-engine",
+        lambda t: 38 if t < onset else 0,
+        labels={"partition": "7"},
+        jitter=0.05,
+        digits=1,
+    )
+    inc.fleet(rating_engine={"rps": times(step(onset, 1, 0.96))})
+    inc.alert = alerts.alertmanager(
+        "CdrPartitionStuck",
+        "rating-engine",
+        ts("2027-03-15T14:47"),
+        "warning",
+        "cdr.raw partition 7 not progressing (rating-engine)",
+        "Committed offset of partition 7 has not moved for 45m; lag 7.9k.",
+        'delta(kafka_consumergroup_current_offset{group="rating-engine",topic="cdr.raw"}[45m]) == 0',
+        team="charging",
+    )
+    inc.outside(
+        "malformed roaming CDR from partner FRAAT (ChargeableUnits = -1) poisons cdr.raw partition 7",
+        "rating-engine",
+        "data_quality",
+        [c, d, n, nd],
+        onset,
+    )
+    return inc
+
+
+def xt59_double_data_surge() -> ExtIncident:
+    now = ts("2027-03-20T11:30")
+    inc = ExtIncident(
+        "xt59-double-data-surge",
+        "Top-up 5xx above 2% (topup-svc)",
+        """Marketing's 'Double Data Saturday' push and SMS went to 1.8 million prepaid customers at
+        10:00 (marketing calendar in the knowledge base): top-ups jumped from ~25/s to ~160/s.
+        topup-svc holds at most 64 connections to Paylinx; at ~700 ms a payment, 160/s needs
+        more than 100, so requests waited for a connection and failed at 15 s. Paylinx itself
+        answered as fast as ever. A topup-svc deploy at 09:40 that adds the promo's product
+        code, a selfcare-web promo banner deploy and an sms-gateway deploy share the campaign's
+        words and are innocent. Category: resource_exhaustion (a demand surge filling a
+        connection pool).""",
+        now,
+        SALTMARSH,
+        seed=2359,
+    )
+    inc.doc(
+        "Marketing calendar: March",
+        """| Date | Time (UTC) | Campaign | Channel | Audience |
+|---|---|---|---|---|
+| 2027-03-12 | 10:00 | Spring promo | SMS | 1.1M |
+| 2027-03-20 | 10:00 | Double Data Saturday: top up 10 or more, get double data for 7 days | app push + SMS | 1.8M prepaid |
+| 2027-03-27 | 09:00 | Roaming bundles Easter | email | 400k |""",
+    )
+    inc.doc(
+        "Runbook: top-up failures",
+        """topup-svc -> Paylinx (api.paylinx.example) card payments, ~700 ms each. Outbound pool:
+PAYLINX_MAX_CONNS=64 per pod x 1 pod (topup-svc runs one replica per zone, active in one). Check
+paylinx latency (is Paylinx slow?) and the pool's in-use connections (are we?). Scale:
+`kubectl -n payments scale deploy/topup-svc --replicas=3`.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-03-20T08:50"), 9)
+    tc = inc.code(
+        ts("2027-03-20T09:21"),
+        "topup-svc",
+        ":sparkles: DD10 product code for the Double Data Saturday promo",
+        "internal/products/promo.go",
+        'var promoProducts = []string{"SPRING5"}',
+        'var promoProducts = []string{"SPRING5", "DD10"}',
+        8,
+        author="jmbeki",
+    )
+    tcd = inc.deploy(ts("2027-03-20T09:40"), "topup-svc")
+    sw = inc.code(
+        ts("2027-03-20T09:33"),
+        "selfcare-web",
+        ":lipstick: Double Data Saturday banner on the top-up page",
+        "src/topup/TopupPage.tsx",
+        "      <TopupForm />",
+        '      <PromoBanner campaign="double-data-saturday" />\n      <TopupForm />',
+        23,
+        author="aoife.brennan",
+    )
+    swd = inc.deploy(ts("2027-03-20T09:52"), "selfcare-web")
+    onset = ts("2027-03-20T10:02")
+    sg = inc.code(
+        ts("2027-03-20T09:58"),
+        "sms-gateway",
+        ":chart_with_upwards_trend: count submits per campaign tag",
+        "internal/metrics/metrics.go",
+        '\tsubmits = promauto.NewCounter(prometheus.CounterOpts{Name: "sms_submits_total"})',
+        '\tsubmits = promauto.NewCounterVec(prometheus.CounterOpts{Name: "sms_submits_total"}, []string{"campaign"})',
+        14,
+        author="ola.s",
+    )
+    sgd = inc.deploy(ts("2027-03-20T10:14"), "sms-gateway")
+
+    def surge(t: datetime) -> float:
+        return 1.0 if t < onset else (6.4 if t < ts("2027-03-20T10:50") else 4.1)
+
+    inc.errors(
+        "topup-svc",
+        onset + 3 * MINUTE,
+        now,
+        lambda f: 2.6 if f < 0.45 else 1.2,
+        lambda r: (
+            f'level=error msg="topup failed" route=/topups status=504 product={r.choice(["DD10", "DD10", "TOPUP10", "TOPUP20"])} '
+            'err="paylinx: waiting for connection: context deadline exceeded (pool in use 64/64)" elapsed=15.0s'
+        ),
+    )
+    inc.errors(
+        "selfcare-web",
+        onset + 4 * MINUTE,
+        now,
+        lambda f: 1.8 if f < 0.45 else 0.8,
+        "top-up failed, showing retry screen",
+        level="WARNING",
+        **{"http.route": "/topup", "upstream.status": 504},
+    )
+    inc.metric(
+        "http.client.open_connections",
+        "topup-svc",
+        lambda t: min(64.0, 18 * surge(t)),
+        labels={"server.address": "api.paylinx.example", "state": "used"},
+        jitter=0.02,
+        digits=0,
+    )
+    inc.metric(
+        "http.client.request.duration.p99",
+        "topup-svc",
+        lambda t: 0.92,
+        labels={"server.address": "api.paylinx.example"},
+        jitter=0.06,
+        digits=3,
+    )
+    inc.metric(
+        "selfcare_sessions_active",
+        "selfcare-web",
+        lambda t: 21000 * (1 if t < onset else 3.2),
+        digits=0,
+    )
+    inc.fleet(
+        topup_svc={
+            "rps": times(surge),
+            "err": add(step(onset + 3 * MINUTE, 0, 0.07)),
+            "p99": floor(step(onset + 3 * MINUTE, 0, 15000)),
+        },
+        selfcare_web={"rps": times(lambda t: 1.0 if t < onset else 3.0)},
+    )
+    inc.alert = alerts.generic(
+        "Top-up 5xx above 2% (topup-svc)",
+        "topup-svc",
+        ts("2027-03-20T10:19"),
+        "critical",
+        {
+            "source": "grafana-oncall",
+            "alert_group": {"id": "IQ4P8LZ", "title": "Top-up 5xx above 2%"},
+            "integration": "Grafana Alerting",
+            "evalMatches": [{"metric": 'topup_error_ratio{route="/topups"}', "value": 0.071}],
+            "team": "payments",
+        },
+    )
+    inc.outside(
+        "Double Data Saturday campaign surge (top-ups 25/s -> 160/s) filling topup-svc's Paylinx connection pool",
+        "topup-svc",
+        "resource_exhaustion",
+        [tc, tcd, sw, swd, sg, sgd],
+        onset,
+    )
+    return inc
+
+
+def xt60_node_upgrade_lag_stale() -> ExtIncident:
+    now = ts("2027-03-24T06:30")
+    inc = ExtIncident(
+        "xt60-node-upgrade-lag-stale",
+        "cdr.raw consumer lag above 500k (rating-engine)",
+        """During the planned node-pool upgrade (01:30-03:00, in the knowledge base) nodes were
+        drained one at a time; rating-engine pods were rescheduled twice and the consumer group
+        rebalanced, so lag on cdr.raw rose to ~600k between 02:05 and 02:30 and was drained by
+        02:41. The alert fired at 02:21 and nobody looked until the morning: its condition has
+        been false for almost four hours and nothing is wrong now. A rating-engine deploy at
+        01:40 (log partition assignment on rebalance) and a provisioning-api deploy at 02:12 are
+        the decoys. Category: healthy (stale alert, recovered).""",
+        now,
+        SALTMARSH,
+        seed=2360,
+    )
+    inc.doc(
+        "Change calendar: platform maintenance",
+        """| Window (UTC) | Change | Impact |
+|---|---|---|
+| 2027-03-24T01:30:00Z - 2027-03-24T03:00:00Z | prod-eu-1 node pool upgrade to Kubernetes 1.29.4, nodes drained one at a time | pods rescheduled; consumer groups rebalance, short lag expected |
+| 2027-03-31T01:30:00Z - 2027-03-31T02:30:00Z | ocs-redis minor upgrade | none expected |""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-03-24T01:00"), 9)
+    c = inc.code(
+        ts("2027-03-24T01:18"),
+        "rating-engine",
+        ":loud_sound: log partition assignment on every rebalance",
+        "internal/consumer/group.go",
+        "func (h *handler) Setup(s sarama.ConsumerGroupSession) error {\n\treturn nil",
+        'func (h *handler) Setup(s sarama.ConsumerGroupSession) error {\n\th.log.Info("partitions assigned", "claims", s.Claims(), "generation", s.GenerationID())\n\treturn nil',
+        33,
+        author="rk.menon",
+    )
+    d = inc.deploy(ts("2027-03-24T01:40"), "rating-engine")
+    onset = ts("2027-03-24T02:05")
+    p = inc.code(
+        ts("2027-03-24T01:55"),
+        "provisioning-api",
+        ":arrow_up: bump postgresql driver to 42.7.4",
+        "pom.xml",
+        "      <artifactId>postgresql</artifactId>\n      <version>42.7.3</version>",
+        "      <artifactId>postgresql</artifactId>\n      <version>42.7.4</version>",
+        77,
+        author="renovate[bot]",
+    )
+    pd = inc.deploy(ts("2027-03-24T02:12"), "provisioning-api")
+    drains = [
+        ts("2027-03-24T01:34"),
+        ts("2027-03-24T01:52"),
+        ts("2027-03-24T02:04"),
+        ts("2027-03-24T02:19"),
+        ts("2027-03-24T02:37"),
+    ]
+    for i, t in enumerate(drains):
+        inc.log(
+            t,
+            "k8s-events",
+            "INFO",
+            f"Node ip-10-40-{i + 2}-{17 + i * 9} cordoned and drained for upgrade to v1.29.4",
+        )
+        inc.log(
+            t + 4 * MINUTE,
+            "k8s-events",
+            "INFO",
+            f"Node ip-10-40-{i + 2}-{17 + i * 9} Ready (v1.29.4)",
+        )
+    recovered = ts("2027-03-24T02:41")
+    for t in (ts("2027-03-24T02:05:40"), ts("2027-03-24T02:20:10")):
+        inc.log(
+            t,
+            "rating-engine",
+            "INFO",
+            "received SIGTERM from kubelet during node drain; finishing in-flight batch",
+        )
+        inc.log(
+            t + timedelta(seconds=50),
+            "rating-engine",
+            "INFO",
+            "consumer group rating-engine rebalanced: 24 partitions over 6 members",
+        )
+    inc.errors(
+        "rating-engine",
+        onset + 1 * MINUTE,
+        ts("2027-03-24T02:31"),
+        0.4,
+        "commit offsets failed: kafka server: the group is rebalancing, retrying",
+        level="WARNING",
+    )
+
+    def lag(t: datetime) -> float:
+        if t < onset or t >= recovered:
+            return 700.0
+        peak = ts("2027-03-24T02:28")
+        if t <= peak:
+            return 700 + 600000 * (t - onset).total_seconds() / (peak - onset).total_seconds()
+        return 600700 * (1 - (t - peak).total_seconds() / (recovered - peak).total_seconds()) + 700
+
+    inc.metric(
+        "kafka_consumergroup_lag_sum",
+        "rating-engine",
+        lag,
+        labels={"topic": "cdr.raw", "group": "rating-engine"},
+        jitter=0.05,
+        digits=0,
+    )
+    inc.fleet(
+        rating_engine={
+            "rps": times(step(onset, 1, 0.5, ts("2027-03-24T02:28"))),
+            "p99": add(step(onset, 0, 30, recovered)),
+        }
+    )
+    inc.alert = alerts.alertmanager(
+        "KafkaConsumerLagHigh",
+        "rating-engine",
+        ts("2027-03-24T02:21"),
+        "critical",
+        "cdr.raw consumer lag above 500k (rating-engine)",
+        "Consumer group rating-engine is 512k messages behind on cdr.raw.",
+        'sum(kafka_consumergroup_lag{group="rating-engine",topic="cdr.raw"}) > 500000',
+        team="charging",
+    )
+    inc.healthy(
+        "rating-engine",
+        "recovered: lag from consumer rebalances during the planned node-pool upgrade (02:05-02:41), drained to normal almost four hours before the investigation",
+        [c, d, p, pd],
+        onset,
+    )
+    return inc
+
+
+# --- Basketrun Grocery and Quayside Claims (a fourth examiner) ---------------------------------
+
+
+def _counter(rate: Shape, begin: datetime, step_minutes: int = 4) -> Shape:
+    """A monotonic ``_total`` counter whose per-second rate is ``rate`` (sampled per step)."""
+
+    def f(t: datetime) -> float:
+        total, u = 0.0, begin
+        while u < t:
+            total += rate(u) * step_minutes * 60
+            u += timedelta(minutes=step_minutes)
+        return total
+
+    return f
+
+
+def elixir_crash(exc: str, message: str, frames: list[tuple[str, str, str, int, str]]) -> str:
+    """An Elixir crash report; ``frames``: ``(app, app_version, file, line, Module.fun/arity)``."""
+    lines = [f"** ({exc}) {message}"]
+    lines += [f"    ({app} {v}) {file}:{line}: {fn}" for app, v, file, line, fn in frames]
+    return "\n".join(lines)
+
+
+def dotnet_stack(exc: str, message: str, frames: list[tuple[str, str, int]]) -> str:
+    """A .NET exception; ``frames``: ``(Namespace.Type.Method(args), /src/path.cs, line)``."""
+    lines = [f"{exc}: {message}"]
+    for where, file, line in frames:
+        lines.append(f"   at {where} in {file}:line {line}" if file else f"   at {where}")
+    lines.append("--- End of stack trace from previous location ---")
+    return "\n".join(lines)
+
+
+def ruby_backtrace(frames: list[tuple[str, int, str]]) -> list[str]:
+    """Ruby backtrace lines; ``frames``: ``(path.rb, line, method)``, innermost first."""
+    return [f"{file}:{line}:in '{method}'" for file, line, method in frames]
+
+
+def xt61_store_pick_empty() -> ExtIncident:
+    now = ts("2027-04-06T19:40")
+    inc = ExtIncident(
+        "xt61-store-pick-empty",
+        "OrderRouterDLQGrowing: orders.placed dead-letter queue above 50",
+        """An order-router commit made OrderRouter.Assign.pick_store/2 choose the partner store
+        with the best stock coverage with Enum.max_by/2 over the stores that carry every item,
+        instead of sorting and falling back to a split order when no single store carries the
+        whole basket. Enum.max_by/2 raises Enum.EmptyError on an empty list, so every basket
+        that no single store can fill (about one in twelve, more in the evening when stores
+        run out of fresh items) crashes the Broadway processor and lands in the dead-letter
+        queue; customers see their order stuck in 'placing'. Every crash report names
+        pick_store/2 in lib/order_router/assign.ex, the function the commit changed. The commit
+        shipped with a sibling commit (store assignment telemetry) in the 17:22 deploy. Decoys:
+        that sibling, a storefront-api deploy that shows 'store assigned' on the order page and
+        a shopper-api deploy about empty picking batches (both share the errors' words). The
+        alert waits for the DLQ to pass 50, so it fired almost two hours after the onset.
+        Category: code_defect.""",
+        now,
+        BASKETRUN,
+        seed=2361,
+    )
+    inc.doc(
+        "Runbook: order-router dead letters",
+        """order-router consumes orders.placed (Broadway, 12 processors). A message that raises
+is retried 3 times and then moved to orders.placed.dlq. Orders in the DLQ stay 'placing' for the
+customer. Look at the crash reports (attribute crash_report), fix, then replay:
+`mix router.replay_dlq --since <time>`.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-04-06T16:30"), 9)
+    guilty = inc.code(
+        ts("2027-04-06T16:48"),
+        "order-router",
+        "Merge pull request #7214 from j-okafor/best-coverage-store: Pick the store with the best stock coverage",
+        "lib/order_router/assign.ex",
+        """  def pick_store(basket, stores) do
+    stores
+    |> Enum.filter(&carries_all?(&1, basket))
+    |> Enum.sort_by(&coverage(&1, basket), :desc)
+    |> List.first()
+    |> case do
+      nil -> {:split, split_basket(basket, stores)}
+      store -> {:ok, store}
+    end
+  end""",
+        """  def pick_store(basket, stores) do
+    store =
+      stores
+      |> Enum.filter(&carries_all?(&1, basket))
+      |> Enum.max_by(&coverage(&1, basket))
+
+    {:ok, store}
+  end""",
+        52,
+        author="j-okafor",
+    )
+    sib = inc.code(
+        ts("2027-04-06T16:55"),
+        "order-router",
+        "Merge pull request #7219 from priya-r/assign-telemetry: Emit store assignment telemetry",
+        "lib/order_router/pipeline.ex",
+        "    {:ok, assignment} = Assign.assign(order)",
+        "    {:ok, assignment} = Assign.assign(order)\n    :telemetry.execute([:order_router, :store, :assigned], %{count: 1}, %{zone: order.zone})",
+        43,
+        author="priya-r",
+    )
+    gd = inc.deploy(ts("2027-04-06T17:22"), "order-router")
+    onset = ts("2027-04-06T17:24")
+    sf = inc.code(
+        ts("2027-04-06T17:05"),
+        "storefront-api",
+        "Merge pull request #7221 from tmoreau/order-store-name: Show the assigned store on the order page",
+        "app/serializers/order_serializer.rb",
+        "  attributes :id, :status, :slot",
+        "  attributes :id, :status, :slot, :assigned_store_name",
+        6,
+        author="tmoreau",
+    )
+    sfd = inc.deploy(ts("2027-04-06T17:40"), "storefront-api")
+    sh = inc.code(
+        ts("2027-04-06T17:31"),
+        "shopper-api",
+        "Merge pull request #7225 from lena.brandt/empty-batch: Do not start an empty picking batch",
+        "src/batches/start.ts",
+        "  const batch = await batches.open(shopperId);",
+        "  const batch = await batches.open(shopperId);\n  if (batch.items.length === 0) return reply.code(409).send({ error: 'empty batch' });",
+        22,
+        author="lena.brandt",
+    )
+    shd = inc.deploy(ts("2027-04-06T17:52"), "shopper-api")
+    crash = elixir_crash(
+        "Enum.EmptyError",
+        "empty error",
+        [
+            ("elixir", "1.16.2", "lib/enum.ex", 1789, "Enum.max_by/4"),
+            (
+                "order_router",
+                "2.14.0",
+                "lib/order_router/assign.ex",
+                56,
+                "OrderRouter.Assign.pick_store/2",
+            ),
+            (
+                "order_router",
+                "2.14.0",
+                "lib/order_router/assign.ex",
+                21,
+                "OrderRouter.Assign.assign/1",
+            ),
+            (
+                "order_router",
+                "2.14.0",
+                "lib/order_router/pipeline.ex",
+                43,
+                "OrderRouter.Pipeline.handle_message/3",
+            ),
+            (
+                "broadway",
+                "1.0.7",
+                "lib/broadway/topology/processor_stage.ex",
+                168,
+                "Broadway.Topology.ProcessorStage.handle_messages/4",
+            ),
+        ],
+    )
+    inc.errors(
+        "order-router",
+        onset,
+        now,
+        lambda f: 0.7 + 0.9 * f,
+        lambda r: (
+            f"[error] Processor OrderRouter.Pipeline.Broadway.Processor_default_{r.randint(0, 11)} "
+            f"failed to process message order_id=o-{r.randint(4100000, 4999999)} attempt=3/3, moved to orders.placed.dlq"
+        ),
+        crash_report=crash,
+        **{"error.kind": "Enum.EmptyError"},
+    )
+    inc.errors(
+        "storefront-api",
+        onset + 20 * MINUTE,
+        now,
+        0.3,
+        lambda r: (
+            f"order o-{r.randint(4100000, 4999999)} still placing after 15 minutes, customer notified"
+        ),
+        level="WARNING",
+    )
+    inc.metric(
+        "broadway_processor_failed_messages_total",
+        "order-router",
+        _counter(lambda t: 0.0005 if t < onset else 0.028, inc.begin),
+        labels={"pipeline": "OrderRouter.Pipeline"},
+        jitter=0.0,
+        digits=0,
+    )
+    inc.metric(
+        "orders_dlq_depth",
+        "order-router",
+        lambda t: 0 if t < onset else 1.6 * (t - onset).total_seconds() / 60,
+        labels={"queue": "orders.placed.dlq"},
+        jitter=0.02,
+        digits=0,
+    )
+    inc.fleet(order_router={"err": add(step(onset, 0, 0.085))})
+    inc.alert = alerts.alertmanager(
+        "OrderRouterDLQGrowing",
+        "order-router",
+        ts("2027-04-06T19:18"),
+        "warning",
+        "orders.placed dead-letter queue above 50",
+        "orders.placed.dlq holds 181 messages.",
+        'max(orders_dlq_depth{queue="orders.placed.dlq"}) > 50',
+        team="fulfilment",
+    )
+    inc.blame(guilty, [gd], "order-router", "code_defect", [sib, sf, sfd, sh, shd], onset)
+    return inc
+
+
+def xt62_intake_workers_helm() -> ExtIncident:
+    now = ts("2027-04-09T14:10")
+    inc = ExtIncident(
+        "xt62-intake-workers-helm",
+        "[P1] claims-intake error rate above 5%",
+        """To clear a backlog of broker document uploads before quarter end, a Helm values change
+        raised claims-intake's background workers from 8 to 48 per pod (6 pods) and the
+        connection string's Max Pool Size from 100 to 300. Each worker holds a claimsdb session
+        for the whole document transaction, so the fleet's concurrent requests to claimsdb rose
+        from ~120 to ~420 and hit the database's limit of 400 concurrent requests (SQL error
+        10928, 'The request limit for the database is 400 and has been reached'). API requests
+        then fail or wait for a pooled connection. Traffic did not change: claims per second
+        are flat, no leak, no surge. Category: configuration_error, not resource_exhaustion:
+        the limit was reached only because a configuration value multiplied each pod's
+        concurrency; the fix and the postmortem's cause are that value (revert to 8), and the
+        resource is exhausted as a consequence, not by demand. Decoys: a claims-intake deploy
+        40 minutes earlier that adds Polly retries for SqlException 10928/10929 (shares the error
+        number), an fnol-portal deploy and a payout-svc deploy.""",
+        now,
+        QUAYSIDE,
+        seed=2362,
+        hours=6,
+    )
+    inc.doc(
+        "claimsdb limits",
+        """claimsdb: General Purpose, 4 vCores. Max concurrent requests (workers): 400. Max sessions:
+30,000. When the request limit is reached new requests fail with error 10928 ('Resource ID : 1.
+The request limit for the database is 400 and has been reached'). Budget: claims-intake 6 pods x
+~20 active, payout-svc 10, fraud-scoring reads the replica.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-04-09T11:10"), 9)
+    poly = inc.code(
+        ts("2027-04-09T11:31"),
+        "claims-intake",
+        "AB#44810 Retry transient SqlException 10928/10929/40501 with Polly (3 tries, jittered backoff)",
+        "src/Quayside.Claims.Intake/Data/ClaimsDbContextFactory.cs",
+        "            options.UseSqlServer(connectionString);",
+        "            options.UseSqlServer(connectionString, sql => sql.EnableRetryOnFailure(\n                maxRetryCount: 3, maxRetryDelay: TimeSpan.FromSeconds(2), errorNumbersToAdd: new[] { 10928, 10929, 40501 }));",
+        41,
+        author="d.ivanova",
+    )
+    pd = inc.deploy(ts("2027-04-09T11:52"), "claims-intake")
+    cfg = inc.config(
+        ts("2027-04-09T12:31"),
+        "claims-intake",
+        "AB#44852 claims-intake: more background workers to clear the quarter-end document backlog",
+        "deploy/helm/claims-intake/values-prod.yaml",
+        """replicaCount: 6
+env:
+  Intake__BackgroundWorkers: "8"
+  ConnectionStrings__ClaimsDb: "Server=tcp:claimsdb.quaysideclaims.example;Database=claims;Max Pool Size=100;Connect Timeout=15"
+resources:
+  limits:
+    cpu: "2"
+    memory: 2Gi""",
+        """replicaCount: 6
+env:
+  Intake__BackgroundWorkers: "48"
+  ConnectionStrings__ClaimsDb: "Server=tcp:claimsdb.quaysideclaims.example;Database=claims;Max Pool Size=300;Connect Timeout=15"
+resources:
+  limits:
+    cpu: "2"
+    memory: 2Gi""",
+        author="benoit.r",
+        line=3,
+    )
+    rollout = ts("2027-04-09T12:33")
+    inc.log(
+        rollout,
+        "claims-intake",
+        "INFO",
+        "Hosted service DocumentBacklogWorker started with 48 workers (Intake__BackgroundWorkers=48)",
+    )
+    onset = ts("2027-04-09T12:38")
+    fn = inc.code(
+        ts("2027-04-09T12:20"),
+        "fnol-portal",
+        "AB#44839 Vehicle claim form: ask for the registration before the photos",
+        "app/report/vehicle/page.tsx",
+        "      <PhotoUpload />\n      <RegistrationField />",
+        "      <RegistrationField />\n      <PhotoUpload />",
+        58,
+        author="kwame.a",
+    )
+    fnd = inc.deploy(ts("2027-04-09T12:44"), "fnol-portal")
+    po = inc.code(
+        ts("2027-04-09T12:02"),
+        "payout-svc",
+        "AB#44841 Bank file: trim payee names to 70 characters",
+        "src/main/java/com/quayside/payout/sepa/SepaLine.java",
+        "        return payee.name();",
+        "        return StringUtils.left(payee.name(), 70);",
+        31,
+        author="sfitzgerald",
+    )
+    pod = inc.deploy(ts("2027-04-09T12:50"), "payout-svc")
+    sql = dotnet_stack(
+        "Microsoft.Data.SqlClient.SqlException (0x80131904)",
+        "Resource ID : 1. The request limit for the database is 400 and has been reached. See 'https://learn.microsoft.example/sql-limits' for assistance.",
+        [
+            (
+                "Microsoft.Data.SqlClient.SqlConnection.OnError(SqlException exception, Boolean breakConnection, Action`1 wrapCloseInAction)",
+                "",
+                0,
+            ),
+            (
+                "Microsoft.EntityFrameworkCore.Storage.RelationalCommand.ExecuteReaderAsync(RelationalCommandParameterObject parameterObject, CancellationToken cancellationToken)",
+                "",
+                0,
+            ),
+            (
+                "Quayside.Claims.Intake.Claims.ClaimRepository.GetStatusAsync(Guid claimId, CancellationToken ct)",
+                "/src/Quayside.Claims.Intake/Claims/ClaimRepository.cs",
+                88,
+            ),
+            (
+                "Quayside.Claims.Intake.Api.ClaimsController.Status(Guid id, CancellationToken ct)",
+                "/src/Quayside.Claims.Intake/Api/ClaimsController.cs",
+                61,
+            ),
+        ],
+    )
+    pool = dotnet_stack(
+        "System.InvalidOperationException",
+        "Timeout expired. The timeout period elapsed prior to obtaining a connection from the pool. This may have occurred because all pooled connections were in use and max pool size was reached.",
+        [
+            (
+                "Microsoft.Data.SqlClient.ConnectionPool.DbConnectionPool.TryGetConnection(DbConnection owningObject, UInt32 waitForMultipleObjectsTimeout, Boolean allowCreate, Boolean onlyOneCheckConnection, DbConnectionOptions userOptions, DbConnectionInternal& connection)",
+                "",
+                0,
+            ),
+            (
+                "Quayside.Claims.Intake.Claims.ClaimRepository.AddAsync(Claim claim, CancellationToken ct)",
+                "/src/Quayside.Claims.Intake/Claims/ClaimRepository.cs",
+                42,
+            ),
+            (
+                "Quayside.Claims.Intake.Api.ClaimsController.Create(CreateClaimRequest request, CancellationToken ct)",
+                "/src/Quayside.Claims.Intake/Api/ClaimsController.cs",
+                37,
+            ),
+        ],
+    )
+    inc.errors(
+        "claims-intake",
+        onset,
+        now,
+        1.2,
+        lambda r: (
+            f"HTTP GET /api/claims/{r.getrandbits(32):08x}/status responded 500 in {r.randint(900, 4200)}ms"
+        ),
+        exception=sql,
+        SourceContext="Quayside.Claims.Intake.Api.ClaimsController",
+        EventId=5001,
+    )
+    inc.errors(
+        "claims-intake",
+        onset + 6 * MINUTE,
+        now,
+        0.5,
+        "HTTP POST /api/claims responded 500 in 15012ms",
+        exception=pool,
+        SourceContext="Quayside.Claims.Intake.Api.ClaimsController",
+        EventId=5002,
+    )
+    inc.errors(
+        "payout-svc",
+        onset + 9 * MINUTE,
+        now,
+        0.15,
+        "claimsdb query failed: The request limit for the database is 400 and has been reached, will retry",
+        level="WARNING",
+    )
+    inc.metric(
+        "db.client.connections.usage",
+        "claims-intake",
+        lambda t: 118 if t < rollout else 396,
+        labels={"db.system": "mssql", "pool.name": "claimsdb", "state": "used"},
+        jitter=0.03,
+        digits=0,
+    )
+    inc.metric(
+        "sqlserver_workers_percent",
+        "claimsdb",
+        lambda t: 31 if t < rollout else 100,
+        jitter=0.04,
+        digits=1,
+    )
+    inc.metric(
+        "claims_received_per_second",
+        "claims-intake",
+        lambda t: 0.9,
+        jitter=0.12,
+        digits=2,
+    )
+    inc.fleet(
+        claims_intake={"err": add(step(onset, 0, 0.09)), "p99": floor(step(onset, 0, 4200))},
+    )
+    inc.alert = alerts.datadog(
+        "claims-intake error rate above 5%",
+        "claims-intake",
+        ts("2027-04-09T12:47"),
+        "critical",
+        "sum:trace.aspnet_core.request.errors{service:claims-intake}.as_rate() / sum:trace.aspnet_core.request.hits{service:claims-intake}.as_rate()",
+        0.094,
+        0.05,
+        ["team:claims-core", "pagerduty:claims-core-primary"],
+    )
+    inc.blame(cfg, [], "claims-intake", "configuration_error", [poly, pd, fn, fnd, po, pod], onset)
+    return inc
+
+
+def xt63_line_items_index_migration() -> ExtIncident:
+    now = ts("2027-04-12T11:05")
+    inc = ExtIncident(
+        "xt63-line-items-index-migration",
+        "Checkout latency p99 > 2s (storefront-api)",
+        """A storefront-api Rails migration, meant to speed up the substitution report,
+        replaced the composite index on line_items (order_id, sku_id) with one on
+        (sku_id, order_id). The checkout path loads an order's line items by order_id alone,
+        which the new index cannot serve: every checkout seq-scans 90M line_items rows. shopdb's
+        CPU went from ~35% to ~95%, checkout p99 from 340 ms to 6-8 s, and about one checkout
+        in forty hits the 8 s statement_timeout (PG::QueryCanceled). The Ruby backtraces name
+        Order#recalculate_totals, which the migration did not touch; a separate commit
+        changed recalculate_totals (a rename of a local variable) and shipped in the same
+        release as a decoy, with a shopper-api deploy and a payments-svc deploy. The migration
+        ran in the release phase of the 09:41 deploy (its log lines are there). Category:
+        code_defect (a schema change shipped as code; the mechanism is in the migration).""",
+        now,
+        BASKETRUN,
+        seed=2363,
+        hours=6,
+    )
+    inc.doc(
+        "Runbook: slow checkout",
+        """storefront-api POST /api/v3/checkout loads the cart's line items, recalculates totals and
+reserves the slot. statement_timeout for storefront-api is 8s. Look at pg_stat_statements for the
+top query by total time, and at `EXPLAIN` of `SELECT * FROM line_items WHERE order_id = $1`.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-04-12T08:40"), 8)
+    mig = inc.commit(
+        ts("2027-04-12T08:52"),
+        "storefront-api",
+        "Merge pull request #7301 from nkowalczyk/line-items-index: Index line_items by sku first for the substitution report",
+        [
+            (
+                "db/migrate/20270412084500_reorder_line_items_index.rb",
+                "",
+                """class ReorderLineItemsIndex < ActiveRecord::Migration[7.1]
+  disable_ddl_transaction!
+
+  def change
+    remove_index :line_items, [:order_id, :sku_id], algorithm: :concurrently
+    add_index :line_items, [:sku_id, :order_id], algorithm: :concurrently
+  end
+end""",
+                1,
+            ),
+            (
+                "db/schema.rb",
+                '    t.index ["order_id", "sku_id"], name: "index_line_items_on_order_id_and_sku_id"',
+                '    t.index ["sku_id", "order_id"], name: "index_line_items_on_sku_id_and_order_id"',
+                412,
+            ),
+        ],
+        author="nkowalczyk",
+    )
+    rt = inc.code(
+        ts("2027-04-12T09:10"),
+        "storefront-api",
+        "Merge pull request #7304 from tmoreau/totals-naming: Name the substitutions total in recalculate_totals",
+        "app/models/order.rb",
+        "  def recalculate_totals\n    subs = line_items.select(&:substituted?).sum(&:price)",
+        "  def recalculate_totals\n    substitutions_total = line_items.select(&:substituted?).sum(&:price)",
+        118,
+        author="tmoreau",
+    )
+    rel = inc.deploy(ts("2027-04-12T09:41"), "storefront-api")
+    for i, text in enumerate(
+        [
+            "== 20270412084500 ReorderLineItemsIndex: migrating ==========================",
+            "-- remove_index(:line_items, [:order_id, :sku_id], {:algorithm=>:concurrently})",
+            "-- add_index(:line_items, [:sku_id, :order_id], {:algorithm=>:concurrently})",
+            "== 20270412084500 ReorderLineItemsIndex: migrated (212.4471s) =================",
+        ]
+    ):
+        inc.log(
+            ts("2027-04-12T09:42") + timedelta(seconds=70 * i),
+            "storefront-api",
+            "INFO",
+            text,
+            release="v3.88.0",
+        )
+    onset = ts("2027-04-12T09:42")
+    sh = inc.code(
+        ts("2027-04-12T09:25"),
+        "shopper-api",
+        "Merge pull request #7306 from lena.brandt/sub-photo: Substitution photos are resized before upload",
+        "src/items/substitute.ts",
+        "  await uploads.put(photo);",
+        "  await uploads.put(await resize(photo, 1280));",
+        40,
+        author="lena.brandt",
+    )
+    shd = inc.deploy(ts("2027-04-12T09:58"), "shopper-api")
+    pay = inc.code(
+        ts("2027-04-12T09:48"),
+        "payments-svc",
+        "Merge pull request #7309 from priya-r/capture-log: Log the capture amount next to the authorised amount",
+        "internal/capture/capture.go",
+        '\tlog.Info("captured", "charge", ch.ID)',
+        '\tlog.Info("captured", "charge", ch.ID, "authorised", ch.Authorised, "captured", amount)',
+        77,
+        author="priya-r",
+    )
+    payd = inc.deploy(ts("2027-04-12T10:06"), "payments-svc")
+    bt = ruby_backtrace(
+        [
+            (
+                "/usr/local/bundle/gems/activerecord-7.1.3/lib/active_record/connection_adapters/postgresql_adapter.rb",
+                894,
+                "exec_params",
+            ),
+            ("/app/app/models/order.rb", 119, "Order#recalculate_totals"),
+            ("/app/app/services/checkout/place_order.rb", 34, "Checkout::PlaceOrder#call"),
+            (
+                "/app/app/controllers/api/v3/checkouts_controller.rb",
+                18,
+                "Api::V3::CheckoutsController#create",
+            ),
+        ]
+    )
+    inc.errors(
+        "storefront-api",
+        onset + 2 * MINUTE,
+        now,
+        1.1,
+        "ActiveRecord::QueryCanceled (PG::QueryCanceled: ERROR:  canceling statement due to statement timeout)",
+        backtrace=bt,
+        path="/api/v3/checkout",
+        status=500,
+    )
+    inc.errors(
+        "storefront-api",
+        onset + 1 * MINUTE,
+        now,
+        3.0,
+        lambda r: (
+            f'  LineItem Load ({r.randint(4200, 7990)}.{r.randint(0, 9)}ms)  SELECT "line_items".* FROM "line_items" '
+            'WHERE "line_items"."order_id" = $1  [["order_id", '
+            + str(r.randint(41000000, 49999999))
+            + "]]"
+        ),
+        level="WARNING",
+    )
+    inc.metric(
+        "pg_stat_statements_mean_exec_time_seconds",
+        "shopdb",
+        lambda t: 0.0009 if t < onset else 5.8,
+        labels={
+            "queryid": "-7712093318",
+            "query": 'SELECT "line_items".* FROM "line_items" WHERE "line_items"."order_id" = $1',
+        },
+        jitter=0.1,
+        digits=4,
+    )
+    inc.metric(
+        "pg_stat_user_tables_seq_scan_rate",
+        "shopdb",
+        lambda t: 0.02 if t < onset else 2.7,
+        labels={"relname": "line_items"},
+        jitter=0.1,
+        digits=3,
+    )
+    inc.metric(
+        "node_cpu_utilisation",
+        "shopdb",
+        lambda t: 0.35 if t < onset else 0.95,
+        jitter=0.04,
+        digits=3,
+    )
+    inc.fleet(
+        storefront_api={"err": add(step(onset, 0, 0.012)), "p99": floor(step(onset, 0, 7100))},
+    )
+    inc.alert = alerts.grafana(
+        "Checkout latency p99 > 2s",
+        "storefront-api",
+        ts("2027-04-12T10:02"),
+        "critical",
+        "Checkout p99",
+        "7.12s",
+        route="/api/v3/checkout",
+    )
+    inc.blame(mig, [rel], "storefront-api", "code_defect", [rt, sh, shd, pay, payd], onset)
+    return inc
+
+
+def xt64_payout_excess_unnamed() -> ExtIncident:
+    now = ts("2027-04-15T09:20")
+    inc = ExtIncident(
+        "xt64-payout-excess-unnamed",
+        "payouts_failed_total increased by more than 20 in 30m",
+        """A payout-svc commit on Tuesday afternoon changed PayoutCalculator.applyExcess to
+        spread a pro-rata excess over the policy's days with BigDecimal.divide(days) and no
+        scale or rounding mode. For any excess that does not divide into a terminating decimal
+        (most of them) Java throws ArithmeticException 'Non-terminating decimal expansion; no
+        exact representable decimal result', and the payout is parked. The commit was not
+        deployed on Tuesday; it reached production with Wednesday's 07:12 release, whose notes
+        list only the bank file commit. The daily payout run starts at 07:30; every stack names
+        PayoutCalculator.applyExcess. Decoys: the listed bank-file commit (end-to-end ids), a
+        payout-svc config change of the SEPA cut-off time and a fraud-scoring deploy. The alert
+        is a Grafana rule over the failure counter. Category: code_defect.""",
+        now,
+        QUAYSIDE,
+        seed=2364,
+        hours=44,
+    )
+    inc.step = 20
+    inc.doc(
+        "Runbook: payout run",
+        """payout-svc consumes payouts.approved from 07:30 UTC each weekday and writes the SEPA bank
+file at 11:00 (cut-off). Parked payouts are in payout_exceptions; they are retried after a fix
+with `payoutctl replay --parked --since <date>`. Excess: the policy excess is applied once per
+claim, pro-rata for short-period policies.""",
+    )
+    inc.noise(every=30)
+    inc.background(
+        inc.begin,
+        ts("2027-04-14T10:00"),
+        10,
+        services=["claims-intake", "fnol-portal", "policy-lookup", "doc-ocr", "fraud-scoring"],
+    )
+    guilty = inc.code(
+        ts("2027-04-13T15:12"),
+        "payout-svc",
+        "AB#44901 Pro-rata excess for short-period policies",
+        "src/main/java/com/quayside/payout/calc/PayoutCalculator.java",
+        """    BigDecimal applyExcess(Claim claim, Policy policy) {
+        return claim.settlement().subtract(policy.excess()).max(BigDecimal.ZERO);
+    }""",
+        """    BigDecimal applyExcess(Claim claim, Policy policy) {
+        BigDecimal perDay = policy.excess().divide(BigDecimal.valueOf(policy.termDays()));
+        BigDecimal excess = perDay.multiply(BigDecimal.valueOf(policy.coveredDays()));
+        return claim.settlement().subtract(excess).max(BigDecimal.ZERO);
+    }""",
+        64,
+        author="sfitzgerald",
+    )
+    listed = inc.code(
+        ts("2027-04-14T16:40"),
+        "payout-svc",
+        "AB#44917 Bank file: end-to-end id per payout line",
+        "src/main/java/com/quayside/payout/sepa/SepaLine.java",
+        '        line.setEndToEndId("NOTPROVIDED");',
+        '        line.setEndToEndId(payout.claimRef() + "-" + payout.sequence());',
+        48,
+        author="m.oyelaran",
+    )
+    rel = inc.deploy(
+        ts("2027-04-15T07:12"),
+        "payout-svc",
+        ships=[listed],
+        summary="Release payout-svc 2.31.0: AB#44917 end-to-end id per payout line",
+    )
+    cut = inc.config(
+        ts("2027-04-15T06:50"),
+        "payout-svc",
+        "AB#44920 SEPA cut-off moves to 11:00 for the new bank agreement",
+        "deploy/payout-svc/application-prod.yaml",
+        'sepa:\n  cutoff: "10:30"\n  batch-size: 500',
+        'sepa:\n  cutoff: "11:00"\n  batch-size: 500',
+        author="m.oyelaran",
+        line=1,
+    )
+    fs = inc.code(
+        ts("2027-04-15T06:31"),
+        "fraud-scoring",
+        "AB#44919 Score claims with a payout amount over 10k twice (shadow model)",
+        "fraud_scoring/shadow.py",
+        "SHADOW_THRESHOLD = None",
+        "SHADOW_THRESHOLD = 10_000",
+        12,
+        author="kwame.a",
+    )
+    fsd = inc.deploy(ts("2027-04-15T07:26"), "fraud-scoring")
+    onset = ts("2027-04-15T07:30")
+    inc.log(onset, "payout-svc", "INFO", "payout run started: 1 843 approved payouts queued")
+    stack = java_stack(
+        "java.lang.ArithmeticException",
+        "Non-terminating decimal expansion; no exact representable decimal result.",
+        [
+            ("java.base/java.math.BigDecimal.divide", "BigDecimal.java", 1780),
+            ("com.quayside.payout.calc.PayoutCalculator.applyExcess", "PayoutCalculator.java", 65),
+            ("com.quayside.payout.calc.PayoutCalculator.compute", "PayoutCalculator.java", 31),
+            ("com.quayside.payout.run.PayoutConsumer.onApproved", "PayoutConsumer.java", 57),
+        ],
+    )
+    inc.errors(
+        "payout-svc",
+        onset,
+        ts("2027-04-15T08:40"),
+        1.6,
+        lambda r: f"payout for claim CLM-{r.randint(200000, 299999)} parked: computation failed",
+        stack_trace=stack,
+        logger="com.quayside.payout.run.PayoutConsumer",
+    )
+    inc.metric(
+        "payouts_failed_total",
+        "payout-svc",
+        _counter(lambda t: 0.027 if onset <= t < ts("2027-04-15T08:40") else 0.0, inc.begin, 20),
+        jitter=0.0,
+        digits=0,
+    )
+    inc.metric(
+        "payouts_completed_total",
+        "payout-svc",
+        _counter(
+            lambda t: (
+                0.45
+                if ts("2027-04-14T07:30") <= t < ts("2027-04-14T08:40")
+                else (0.02 if onset <= t < ts("2027-04-15T08:40") else 0.0)
+            ),
+            inc.begin,
+            20,
+        ),
+        jitter=0.0,
+        digits=0,
+    )
+    inc.fleet(payout_svc={"err": add(step(onset, 0, 0.9, ts("2027-04-15T08:40")))})
+    inc.alert = alerts.grafana(
+        "payouts_failed_total increased by more than 20 in 30m",
+        "payout-svc",
+        ts("2027-04-15T07:52"),
+        "high",
+        "Parked payouts",
+        "increase(payouts_failed_total[30m]) = 46",
+        team="finance-eng",
+    )
+    inc.blame(guilty, [rel], "payout-svc", "code_defect", [listed, cut, fs, fsd], onset)
+    return inc
+
+
+def xt65_br_geo_outward_code() -> ExtIncident:
+    now = ts("2027-04-19T13:15")
+    inc = ExtIncident(
+        "xt65-br-geo-outward-code",
+        "slot-service 5xx ratio > 3% for 10m",
+        """br-geo, the shared Rust crate for postcode and zone lookups, released 0.9.0 with a
+        rewrite of outward_code() that takes everything before the first space with
+        pc.find(' ').unwrap(). Postcodes typed without a space ('E143BP', about a fifth of
+        requests from the app's free-text field) make it panic: 'called Option::unwrap() on
+        a None value' at br-geo-0.9.0/src/postcode.rs:41, inside ZoneIndex::zone_for. slot-service
+        picked 0.9.0 up through a Cargo.toml bump shipped by its 11:58 deploy (with a slot label
+        commit); the tower CatchPanic layer turns the panics into 500s and customers cannot see
+        delivery slots. shopper-api's routing sidecar also uses br-geo but has not deployed since,
+        and is fine. Decoys: the slot label commit in the same deploy, a storefront-api deploy
+        adding a postcode checker to the landing page (shares 'postcode') and an inventory-sync
+        deploy. Category: code_defect (the library commit; the bump and the deploy carried it).""",
+        now,
+        BASKETRUN,
+        seed=2365,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-04-19T10:00"), 8)
+    lib = inc.code(
+        ts("2027-04-19T09:20"),
+        "br-geo",
+        "Merge pull request #212 from nkowalczyk/outward-fast: Faster outward_code without regex",
+        "src/postcode.rs",
+        """pub fn outward_code(pc: &str) -> &str {
+    let pc = pc.trim();
+    match OUTWARD.find(pc) {
+        Some(m) => m.as_str(),
+        None => pc,
+    }
+}""",
+        """pub fn outward_code(pc: &str) -> &str {
+    let pc = pc.trim();
+    &pc[..pc.find(' ').unwrap()]
+}""",
+        38,
+        author="nkowalczyk",
+    )
+    inc.deploy(
+        ts("2027-04-19T09:41"),
+        "br-geo",
+        version="v0.9.0",
+        summary="Publish br-geo 0.9.0 to the internal registry (1 commit)",
+    )
+    lib_release = inc.changes[-1]["id"]
+    bump = inc.code(
+        ts("2027-04-19T11:20"),
+        "slot-service",
+        "Merge pull request #7342 from dependabot/cargo/br-geo-0.9.0: Bump br-geo from 0.8.3 to 0.9.0",
+        "Cargo.toml",
+        'br-geo = { version = "0.8.3", registry = "basketrun" }\naxum = "0.7.5"',
+        'br-geo = { version = "0.9.0", registry = "basketrun" }\naxum = "0.7.5"',
+        14,
+        author="dependabot[bot]",
+    )
+    lab = inc.code(
+        ts("2027-04-19T11:35"),
+        "slot-service",
+        "Merge pull request #7345 from priya-r/slot-labels: Slots for the next day are labelled 'Tomorrow'",
+        "src/handlers/available.rs",
+        '        label: slot.start.format("%a %d %b").to_string(),',
+        "        label: day_label(slot.start, now),",
+        71,
+        author="priya-r",
+    )
+    sd = inc.deploy(ts("2027-04-19T11:58"), "slot-service")
+    onset = ts("2027-04-19T12:00")
+    sf = inc.code(
+        ts("2027-04-19T11:44"),
+        "storefront-api",
+        "Merge pull request #7347 from tmoreau/postcode-checker: Postcode checker on the landing page",
+        "app/controllers/api/v3/coverage_controller.rb",
+        "  def show\n    render json: { covered: Zone.covers?(params[:postcode]) }",
+        "  def show\n    postcode = params.require(:postcode).to_s.upcase\n    render json: { covered: Zone.covers?(postcode) }",
+        9,
+        author="tmoreau",
+    )
+    sfd = inc.deploy(ts("2027-04-19T12:09"), "storefront-api")
+    iv = inc.code(
+        ts("2027-04-19T12:15"),
+        "inventory-sync",
+        "Merge pull request #7349 from j-okafor/freshco-timeout: FreshCo feed client timeout 20s -> 30s",
+        "inventory_sync/clients/freshco.py",
+        "TIMEOUT = 20",
+        "TIMEOUT = 30",
+        8,
+        author="j-okafor",
+    )
+    ivd = inc.deploy(ts("2027-04-19T12:31"), "inventory-sync")
+    panic = "\n".join(
+        [
+            "thread 'tokio-runtime-worker' panicked at /usr/local/cargo/registry/src/basketrun-6f17d22bba15001f/br-geo-0.9.0/src/postcode.rs:41:26:",
+            "called `Option::unwrap()` on a `None` value",
+            "stack backtrace:",
+            "   0: rust_begin_unwind",
+            "   1: core::panicking::panic_fmt",
+            "   2: core::panicking::panic",
+            "   3: core::option::unwrap_failed",
+            "   4: br_geo::postcode::outward_code",
+            "             at /usr/local/cargo/registry/src/basketrun-6f17d22bba15001f/br-geo-0.9.0/src/postcode.rs:41:26",
+            "   5: br_geo::zones::ZoneIndex::zone_for",
+            "             at /usr/local/cargo/registry/src/basketrun-6f17d22bba15001f/br-geo-0.9.0/src/zones.rs:88:22",
+            "   6: slot_service::handlers::available::handler::{{closure}}",
+            "             at ./src/handlers/available.rs:33:18",
+        ]
+    )
+    inc.errors(
+        "slot-service",
+        onset,
+        now,
+        2.0,
+        lambda r: (
+            '{"level":"ERROR","target":"tower_http::catch_panic","message":"request panicked","uri":"/slots/available?postcode='
+            + r.choice(["E143BP", "SW98HX", "N17AA", "SE154QF", "E28DP"])
+            + '","status":500}'
+        ),
+        panic=panic,
+    )
+    inc.errors(
+        "storefront-api",
+        onset + 1 * MINUTE,
+        now,
+        0.8,
+        "Completed 502 Bad Gateway in 41ms: slot-service returned 500 for /slots/available",
+        level="WARNING",
+    )
+    inc.metric(
+        "http_server_requests_total",
+        "slot-service",
+        _counter(lambda t: 0.0 if t < onset else 9.5, inc.begin),
+        labels={"route": "/slots/available", "status": "500"},
+        jitter=0.0,
+        digits=0,
+    )
+    inc.fleet(slot_service={"err": add(step(onset, 0, 0.043))})
+    inc.alert = alerts.alertmanager(
+        "SlotServiceHighErrorRatio",
+        "slot-service",
+        ts("2027-04-19T12:14"),
+        "critical",
+        "slot-service 5xx ratio > 3% for 10m",
+        "4.4% of slot-service requests answer 5xx.",
+        'sum(rate(http_server_requests_total{app="slot-service",status=~"5.."}[5m])) / sum(rate(http_server_requests_total{app="slot-service"}[5m])) > 0.03',
+        team="fulfilment",
+    )
+    inc.blame(
+        lib, [bump, sd, lib_release], "slot-service", "code_defect", [lab, sf, sfd, iv, ivd], onset
+    )
+    return inc
+
+
+def xt66_fraud_features_n_plus_one() -> ExtIncident:
+    now = ts("2027-04-21T16:30")
+    inc = ExtIncident(
+        "xt66-fraud-features-n-plus-one",
+        "fraud-scoring p99 latency above 1s",
+        """A fraud-scoring commit moved the prior-claims features into a per-line loop: for
+        every claim line it calls claims_for_policy(policy_id), the same query, so a claim with
+        40 lines (a property claim with an itemised contents list) makes 40 round trips to the
+        claimsdb replica. Nothing fails: scoring p99 went from ~0.3 s to ~2.5 s, the replica's
+        batch requests per second rose fivefold, and lag on claims.score grows; there are almost
+        no error lines (a few slow-scoring warnings). The latency steps up at the 14:06 deploy
+        that shipped the commit. Decoys: a model config change from fraud-gbm-v14 to v15 at
+        13:10 (a bigger model would be a natural suspect, but latency did not move until 14:06),
+        a claims-intake deploy and a doc-ocr deploy. The Grafana alert waits for 30 minutes over
+        1 s, so it fired long after the onset. Category: code_defect (a performance regression in
+        the changed function).""",
+        now,
+        QUAYSIDE,
+        seed=2366,
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-04-21T12:40"), 9)
+    model = inc.config(
+        ts("2027-04-21T13:10"),
+        "fraud-scoring",
+        "AB#45002 fraud-scoring: promote fraud-gbm-v15 (AUC 0.912 -> 0.918)",
+        "deploy/fraud-scoring/models.yaml",
+        "model:\n  name: fraud-gbm\n  version: v14\n  threshold: 0.73",
+        "model:\n  name: fraud-gbm\n  version: v15\n  threshold: 0.73",
+        author="d.ivanova",
+    )
+    inc.log(
+        ts("2027-04-21T13:11:20"),
+        "fraud-scoring",
+        "INFO",
+        "model fraud-gbm-v15 loaded (412 trees, 11.8 MB)",
+    )
+    guilty = inc.code(
+        ts("2027-04-21T13:38"),
+        "fraud-scoring",
+        "AB#44998 Prior-claims features per claim line (contents items)",
+        "fraud_scoring/features.py",
+        """def prior_claims_features(claim, repo):
+    history = repo.claims_for_policy(claim.policy_id)
+    return [line_features(line, history) for line in claim.lines]""",
+        """def prior_claims_features(claim, repo):
+    out = []
+    for line in claim.lines:
+        history = repo.claims_for_policy(claim.policy_id)
+        out.append(line_features(line, history, category=line.category))
+    return out""",
+        54,
+        author="kwame.a",
+    )
+    gd = inc.deploy(ts("2027-04-21T14:06"), "fraud-scoring")
+    onset = ts("2027-04-21T14:08")
+    ci = inc.code(
+        ts("2027-04-21T13:52"),
+        "claims-intake",
+        "AB#45004 Send the broker channel to scoring",
+        "src/Quayside.Claims.Intake/Scoring/ScoreRequestBuilder.cs",
+        "            request.Lines = claim.Lines.ToList();",
+        "            request.Lines = claim.Lines.ToList();\n            request.Channel = claim.Channel.ToString();",
+        27,
+        author="d.ivanova",
+    )
+    cid = inc.deploy(ts("2027-04-21T14:20"), "claims-intake")
+    do = inc.code(
+        ts("2027-04-21T14:02"),
+        "doc-ocr",
+        "AB#45006 Classify repair estimates as invoices",
+        "doc_ocr/classify.py",
+        'LABELS = {"invoice": INVOICE, "photo": PHOTO}',
+        'LABELS = {"invoice": INVOICE, "estimate": INVOICE, "photo": PHOTO}',
+        19,
+        author="benoit.r",
+    )
+    dod = inc.deploy(ts("2027-04-21T14:35"), "doc-ocr")
+    inc.errors(
+        "fraud-scoring",
+        onset + 30 * MINUTE,
+        now,
+        0.05,
+        lambda r: (
+            f'{{"event": "slow scoring", "claim": "CLM-{r.randint(200000, 299999)}", "lines": {r.randint(25, 60)}, "duration_s": {r.uniform(8, 12):.1f}}}'
+        ),
+        level="WARNING",
+    )
+    inc.metric(
+        "fraud_scoring_duration_seconds",
+        "fraud-scoring",
+        lambda t: 0.3 if t < onset else 2.5,
+        labels={"quantile": "0.99"},
+        jitter=0.08,
+        digits=3,
+    )
+    inc.metric(
+        "fraud_scoring_db_queries_per_score",
+        "fraud-scoring",
+        lambda t: 1.0 if t < onset else 14.6,
+        jitter=0.1,
+        digits=1,
+    )
+    inc.metric(
+        "sqlserver_batch_requests_per_second",
+        "claimsdb-replica",
+        lambda t: 140 if t < onset else 720,
+        jitter=0.07,
+        digits=0,
+    )
+    inc.metric(
+        "kafka_consumergroup_lag",
+        "fraud-scoring",
+        lambda t: 4 if t < onset else 4 + 11 * (t - onset).total_seconds() / 60,
+        labels={"topic": "claims.score", "consumergroup": "fraud-scoring"},
+        jitter=0.05,
+        digits=0,
+    )
+    inc.fleet(fraud_scoring={"p99": floor(step(onset, 0, 2500))})
+    inc.alert = alerts.grafana(
+        "fraud-scoring p99 latency above 1s",
+        "fraud-scoring",
+        ts("2027-04-21T15:12"),
+        "warning",
+        "Scoring latency p99",
+        "2.47s",
+        team="ml-platform",
+    )
+    inc.blame(guilty, [gd], "fraud-scoring", "code_defect", [model, ci, cid, do, dod], onset)
+    return inc
+
+
+def xt67_nimbus_blob_regional() -> ExtIncident:
+    now = ts("2027-04-26T10:25")
+    inc = ExtIncident(
+        "xt67-nimbus-blob-regional",
+        "[P1] Claim document uploads failing (claims-intake)",
+        """Nimbus Cloud's Blob Storage in eu-central-2, where claims-intake stores claim documents
+        and doc-ocr reads them, returned 503 ServerBusy and timeouts for about a third of
+        requests from 09:04; Nimbus posted a status notice at 09:12 (ISO 8601 timestamps) and
+        named a storage scale unit at 09:40. Uploads fail in claims-intake
+        (BlobDocumentStore.SaveAsync) and downloads fail in doc-ocr, which deployed nothing.
+        Category: dependency_failure, not infrastructure: Blob Storage is a managed service we
+        consume over its API, failing for every customer in the region; our hosts, network and
+        nodes are healthy (infrastructure would be our own machines, disks, network or cluster).
+        Decoys: a claims-intake commit 35 minutes earlier that uploads documents in 4 MB blocks
+        and touches BlobDocumentStore.cs, the very file in the stack; a config change raising the
+        blob client's retry count after the onset; a policy-lookup deploy.""",
+        now,
+        QUAYSIDE,
+        seed=2367,
+        hours=6,
+    )
+    inc.doc(
+        "Nimbus Cloud status: Blob Storage, eu-central-2",
+        """2027-04-26T09:12:00Z Investigating - We are investigating elevated error rates (503 ServerBusy) and
+increased latency for Blob Storage requests in eu-central-2. Other regions are not affected.
+2027-04-26T09:40:00Z Identified - A storage scale unit in eu-central-2 is throttling after a
+metadata node failure. Customers may see 503 and timeouts for a subset of storage accounts.
+2027-04-26T10:18:00Z Monitoring - Mitigation is rolling out; error rates are decreasing.""",
+    )
+    inc.doc(
+        "Runbook: document upload failures",
+        """claims-intake -> Nimbus Blob Storage (account qcdocs, eu-central-2). If uploads fail: check
+https://status.nimbus.example first; brokers can retry, the FNOL portal queues uploads in the browser
+for 30 minutes. Failover to the eu-central-1 account requires the DR switch (`qc dr blob --to ec1`,
+only with the incident commander).""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-04-26T07:50"), 9)
+    blk = inc.code(
+        ts("2027-04-26T08:12"),
+        "claims-intake",
+        "AB#45110 Upload claim documents in 4 MB blocks",
+        "src/Quayside.Claims.Intake/Documents/BlobDocumentStore.cs",
+        "            await blob.UploadAsync(stream, overwrite: true, ct);",
+        "            await blob.UploadAsync(stream, new BlobUploadOptions { TransferOptions = new() { MaximumTransferSize = 4 * 1024 * 1024 } }, ct);",
+        55,
+        author="d.ivanova",
+    )
+    blkd = inc.deploy(ts("2027-04-26T08:29"), "claims-intake")
+    pl = inc.code(
+        ts("2027-04-26T08:40"),
+        "policy-lookup",
+        "AB#45114 Cover lookups return the excess as a string with two decimals",
+        "src/Cover/CoverResponse.php",
+        "        'excess' => $cover->excess,",
+        "        'excess' => number_format($cover->excess, 2, '.', ''),",
+        31,
+        author="m.oyelaran",
+    )
+    pld = inc.deploy(ts("2027-04-26T08:58"), "policy-lookup")
+    onset = ts("2027-04-26T09:04")
+    rty = inc.config(
+        ts("2027-04-26T09:31"),
+        "claims-intake",
+        "AB#45121 claims-intake: blob client retries 3 -> 6 while Nimbus is degraded",
+        "deploy/helm/claims-intake/values-prod.yaml",
+        'env:\n  Blob__MaxRetries: "3"\n  Blob__NetworkTimeoutSeconds: "100"',
+        'env:\n  Blob__MaxRetries: "6"\n  Blob__NetworkTimeoutSeconds: "100"',
+        author="benoit.r",
+    )
+    end = ts("2027-04-26T10:20")
+    up = dotnet_stack(
+        "Nimbus.Storage.Blobs.BlobStorageException",
+        "The server is busy.\nStatus: 503 (Service Unavailable)\nErrorCode: ServerBusy",
+        [
+            (
+                "Nimbus.Storage.Blobs.BlobRestClient.UploadAsync(Int64 contentLength, Stream body, CancellationToken cancellationToken)",
+                "",
+                0,
+            ),
+            (
+                "Nimbus.Storage.Blobs.BlobClient.UploadAsync(Stream content, BlobUploadOptions options, CancellationToken cancellationToken)",
+                "",
+                0,
+            ),
+            (
+                "Quayside.Claims.Intake.Documents.BlobDocumentStore.SaveAsync(ClaimDocument doc, CancellationToken ct)",
+                "/src/Quayside.Claims.Intake/Documents/BlobDocumentStore.cs",
+                55,
+            ),
+            (
+                "Quayside.Claims.Intake.Api.DocumentsController.Upload(Guid claimId, IFormFile file, CancellationToken ct)",
+                "/src/Quayside.Claims.Intake/Api/DocumentsController.cs",
+                33,
+            ),
+        ],
+    )
+    inc.errors(
+        "claims-intake",
+        onset,
+        end,
+        lambda f: 2.4 if f < 0.85 else 0.8,
+        lambda r: f"Document upload for claim {r.getrandbits(32):08x} failed after 3 retries",
+        exception=up,
+        **{
+            "SourceContext": "Quayside.Claims.Intake.Documents.BlobDocumentStore",
+            "http.host": "qcdocs.blob.ec2.nimbus.example",
+        },
+    )
+    dl = py_stack(
+        "nimbus.storage.exceptions.ServiceUnavailable",
+        "503 ServerBusy: The server is busy. (qcdocs.blob.ec2.nimbus.example)",
+        [
+            ("/app/doc_ocr/worker.py", 88, "handle", "blob = store.download(msg.document_uri)"),
+            (
+                "/app/doc_ocr/store.py",
+                41,
+                "download",
+                "return self._client.get_blob_client(uri).download_blob().readall()",
+            ),
+            (
+                "/usr/local/lib/python3.12/site-packages/nimbus/storage/blob/_download.py",
+                311,
+                "readall",
+                "raise map_error(resp)",
+            ),
+        ],
+    )
+    inc.errors(
+        "doc-ocr",
+        onset + 1 * MINUTE,
+        end,
+        1.0,
+        lambda r: (
+            f"document {r.getrandbits(40):010x} download failed, message returned to claims.documents"
+        ),
+        exc_info=dl,
+    )
+    inc.metric(
+        "nimbus_blob_requests_failed_ratio",
+        "claims-intake",
+        lambda t: 0.001 if t < onset or t >= end else 0.33,
+        labels={"account": "qcdocs", "region": "eu-central-2"},
+        jitter=0.1,
+        digits=3,
+    )
+    inc.metric(
+        "http.client.request.duration.p99",
+        "claims-intake",
+        lambda t: 0.18 if t < onset or t >= end else 12.4,
+        labels={"server.address": "qcdocs.blob.ec2.nimbus.example"},
+        jitter=0.08,
+        digits=3,
+    )
+    inc.fleet(
+        claims_intake={"err": add(step(onset, 0, 0.11, end))},
+        doc_ocr={"err": add(step(onset, 0, 0.3, end)), "rps": times(step(onset, 1, 0.6, end))},
+    )
+    inc.alert = alerts.alert(
+        "[P1] Claim document uploads failing (claims-intake)",
+        "claims-intake",
+        ts("2027-04-26T09:16"),
+        "critical",
+        {
+            "event": {
+                "event_type": "incident.triggered",
+                "data": {
+                    "id": "Q2J7XW4M8P",
+                    "title": "Claim document uploads failing (claims-intake)",
+                    "urgency": "high",
+                    "service": {"summary": "claims-intake"},
+                    "body": {"details": "document_upload_errors > 20/min for 5m (now 71/min)"},
+                },
+            }
+        },
+    )
+    inc.outside(
+        "Nimbus Cloud Blob Storage regional incident in eu-central-2 (status notice 2027-04-26T09:12:00Z)",
+        "claims-intake",
+        "dependency_failure",
+        [blk, blkd, pl, pld, rty],
+        onset,
+    )
+    return inc
+
+
+def xt68_sync_vm_inodes() -> ExtIncident:
+    now = ts("2027-04-28T05:30")
+    inc = ExtIncident(
+        "xt68-sync-vm-inodes",
+        "Inventory feed freshness > 30 min",
+        """inventory-sync runs on VM sync-vm-02 and writes a scratch file per store feed chunk
+        under /data/scratch. The VM was rebuilt in January without the nightly scratch cleanup,
+        so files have piled up for months; at 04:12 the /data filesystem ran out of inodes
+        (2.6M of 2.6M) while only 38% of its bytes are used. Every feed import then fails with
+        OSError [Errno 28] No space left on device, stock and prices stop updating, and shoppers
+        meet out-of-stock items (substitutions rise). The tempting change is an inventory-sync
+        deploy at 03:48 that writes feeds through a temporary file and renames it atomically (it
+        touches the very write path and the same directory) but it creates no extra files and
+        imports ran fine for more than 20 minutes after it. A shopper-api deploy is the other decoy.
+        Category: resource_exhaustion (a finite capacity of the host, inodes, used up by
+        growth; no change, no demand spike).""",
+        now,
+        BASKETRUN,
+        seed=2368,
+    )
+    inc.doc(
+        "sync-vm-02",
+        """VM for inventory-sync (Debian 12, 4 vCPU). /data: 200 GB ext4, 2,621,440 inodes. Scratch files
+under /data/scratch/<store>/<date>/, one per feed chunk (~40k a day). Disk alerts watch bytes free.
+Rebuilt from the base image on 2027-01-14.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-04-28T03:00"), 8)
+    atom = inc.code(
+        ts("2027-04-28T03:22"),
+        "inventory-sync",
+        "Merge pull request #7420 from j-okafor/atomic-feed-write: Write feed chunks atomically (temp file + rename)",
+        "inventory_sync/writer.py",
+        """def write_chunk(path, rows):
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows(rows)""",
+        """def write_chunk(path, rows):
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    os.replace(tmp, path)""",
+        17,
+        author="j-okafor",
+    )
+    atomd = inc.deploy(ts("2027-04-28T03:48"), "inventory-sync")
+    sh = inc.code(
+        ts("2027-04-28T03:40"),
+        "shopper-api",
+        "Merge pull request #7422 from lena.brandt/oos-reason: Shoppers pick a reason when an item is out of stock",
+        "src/items/out-of-stock.ts",
+        "  await items.markOutOfStock(id);",
+        "  await items.markOutOfStock(id, body.reason ?? 'not_on_shelf');",
+        15,
+        author="lena.brandt",
+    )
+    shd = inc.deploy(ts("2027-04-28T04:05"), "shopper-api")
+    onset = ts("2027-04-28T04:12")
+    for t in (ts("2027-04-28T03:50"), ts("2027-04-28T04:00"), ts("2027-04-28T04:10")):
+        inc.log(
+            t,
+            "inventory-sync",
+            "INFO",
+            f"feed cycle complete: 212 stores, {inc.rng.randint(38000, 41000)} chunks written",
+        )
+    err = py_stack(
+        "OSError",
+        "[Errno 28] No space left on device: '/data/scratch/2204/2027-04-28/chunk-0412.csv.tmp'",
+        [
+            ("/app/inventory_sync/cycle.py", 64, "run_store", "writer.write_chunk(path, rows)"),
+            (
+                "/app/inventory_sync/writer.py",
+                19,
+                "write_chunk",
+                'with open(tmp, "w", newline="") as fh:',
+            ),
+        ],
+    )
+    inc.errors(
+        "inventory-sync",
+        onset,
+        now,
+        2.5,
+        lambda r: (
+            f"feed import failed for store {r.randint(1000, 2400)}: [Errno 28] No space left on device"
+        ),
+        exc_info=err,
+    )
+    inc.errors(
+        "shopper-api",
+        onset + 40 * MINUTE,
+        now,
+        lambda f: 0.5 + 2 * f,
+        lambda r: (
+            f"item {r.randint(80000, 99999)} marked out of stock by shopper, substitution offered"
+        ),
+        level="WARNING",
+    )
+    inc.metric(
+        "node_filesystem_files_free",
+        "sync-vm-02",
+        ramp(inc.begin, onset, 61000, 0),
+        labels={"mountpoint": "/data", "device": "/dev/sdb1"},
+        jitter=0.01,
+        digits=0,
+    )
+    inc.metric(
+        "node_filesystem_avail_bytes",
+        "sync-vm-02",
+        lambda t: 124e9,
+        labels={"mountpoint": "/data", "device": "/dev/sdb1"},
+        jitter=0.002,
+        digits=0,
+    )
+    inc.metric(
+        "inventory.feed.age_seconds",
+        "inventory-sync",
+        lambda t: 420 if t < onset else 420 + (t - onset).total_seconds(),
+        jitter=0.03,
+        digits=0,
+    )
+    inc.fleet(
+        inventory_sync={"err": add(step(onset, 0, 1.0))},
+        shopper_api={"rps": times(step(onset + 40 * MINUTE, 1, 1.25))},
+    )
+    inc.alert = alerts.datadog(
+        "Inventory feed freshness > 30 min",
+        "inventory-sync",
+        ts("2027-04-28T04:49"),
+        "high",
+        "max:inventory.feed.age_seconds{env:prod}",
+        2220,
+        1800,
+        ["team:catalog"],
+    )
+    inc.outside(
+        "/data on sync-vm-02 out of inodes (scratch files accumulated since the VM rebuild; bytes 38% used)",
+        "inventory-sync",
+        "resource_exhaustion",
+        [atom, atomd, sh, shd],
+        onset,
+    )
+    return inc
+
+
+def xt69_bordereau_date_format() -> ExtIncident:
+    now = ts("2027-05-03T11:40")
+    inc = ExtIncident(
+        "xt69-bordereau-date-format",
+        "claims-intake 4xx cover-check rejections above baseline",
+        """Harbourline Brokers' May bordereau (their monthly CSV of policies bound) arrived at
+        06:00 with inception and expiry dates as dd/mm/yyyy instead of the agreed yyyy-mm-dd.
+        policy-lookup's import parses them with PHP's DateTime: rows with a day above 12 fail
+        ('Failed to parse time string (31/03/2027)') and are skipped, rows with a day of 12 or
+        less are read as US month/day, so 04/03/2027 (4 March) becomes 3 April. From 07:30, when
+        brokers start filing, Harbourline claims are rejected by claims-intake's cover check
+        ('policy not in force on the date of loss'); other brokers are fine. No change of ours is
+        involved. Decoys: a policy-lookup deploy at 05:40 moving to PHP 8.2.20 (tempting: 'date
+        parsing'), a commit that logs rejected bordereau rows by row number, and a fnol-portal
+        deploy. Category: data_quality.""",
+        now,
+        QUAYSIDE,
+        seed=2369,
+    )
+    inc.doc(
+        "Bordereaux interface agreement (excerpt)",
+        """Brokers deliver a monthly bordereau by 06:00 UTC on the 3rd working day: UTF-8 CSV, comma
+separated, dates ISO 8601 (yyyy-mm-dd), amounts with a dot. Rows that fail validation are skipped
+and reported to the broker. Contacts: Harbourline Brokers data team (bdx@harbourline.example).""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-05-03T05:00"), 9)
+    php = inc.code(
+        ts("2027-05-03T05:12"),
+        "policy-lookup",
+        "AB#45220 Base image php:8.2.18-fpm -> php:8.2.20-fpm",
+        "Dockerfile",
+        "FROM php:8.2.18-fpm-bookworm",
+        "FROM php:8.2.20-fpm-bookworm",
+        1,
+        author="renovate[bot]",
+    )
+    rows = inc.code(
+        ts("2027-05-03T05:20"),
+        "policy-lookup",
+        "AB#45223 Log rejected bordereau rows with their row number",
+        "src/Bordereaux/Importer.php",
+        "            } catch (\\Exception $e) {\n                $this->rejected++;",
+        "            } catch (\\Exception $e) {\n                $this->rejected++;\n                $this->log->warning('bordereau row rejected', ['row' => $n, 'error' => $e->getMessage()]);",
+        77,
+        author="m.oyelaran",
+    )
+    phpd = inc.deploy(ts("2027-05-03T05:40"), "policy-lookup")
+    imp = ts("2027-05-03T06:00")
+    inc.log(
+        imp,
+        "policy-lookup",
+        "INFO",
+        "bordereau import started broker=HARBOURLINE file=HLB_bdx_2027-04.csv rows=8412",
+    )
+    inc.log(
+        imp + timedelta(seconds=2),
+        "policy-lookup",
+        "INFO",
+        "bordereau import started broker=KESTREL file=kestrel-2027-04.csv rows=5120",
+    )
+    pstack = "\n".join(
+        [
+            "Exception: DateTime::__construct(): Failed to parse time string (31/03/2027) at position 0 (3): Unexpected character",
+            "#0 /var/www/policy-lookup/src/Bordereaux/RowMapper.php(48): DateTime->__construct('31/03/2027')",
+            "#1 /var/www/policy-lookup/src/Bordereaux/Importer.php(74): RowMapper->map(Array)",
+            "#2 /var/www/policy-lookup/public/bordereaux/import.php(22): Importer->run(Object(SplFileObject))",
+            "#3 {main}",
+        ]
+    )
+    inc.burst(
+        "policy-lookup",
+        imp,
+        imp + 3 * MINUTE,
+        25,
+        lambda r, t: (
+            "WARNING",
+            "bordereau row rejected",
+            {
+                "context": {
+                    "row": r.randint(2, 8412),
+                    "broker": "HARBOURLINE",
+                    "error": "DateTime::__construct(): Failed to parse time string ("
+                    + f"{r.randint(13, 31)}/{r.randint(1, 4):02d}/2027"
+                    + ") at position 0",
+                },
+                "channel": "bordereaux",
+                "trace": pstack,
+            },
+        ),
+    )
+    inc.log(
+        imp + 3 * MINUTE,
+        "policy-lookup",
+        "INFO",
+        "bordereau import finished broker=HARBOURLINE imported=5003 rejected=3409",
+    )
+    inc.log(
+        imp + 2 * MINUTE,
+        "policy-lookup",
+        "INFO",
+        "bordereau import finished broker=KESTREL imported=5120 rejected=0",
+    )
+    onset = ts("2027-05-03T07:30")
+    fn = inc.code(
+        ts("2027-05-03T06:55"),
+        "fnol-portal",
+        "AB#45230 Date of loss picker defaults to today",
+        "app/report/components/LossDate.tsx",
+        "  const [date, setDate] = useState<string | null>(null);",
+        "  const [date, setDate] = useState<string | null>(today());",
+        12,
+        author="kwame.a",
+    )
+    fnd = inc.deploy(ts("2027-05-03T07:14"), "fnol-portal")
+    inc.errors(
+        "claims-intake",
+        onset,
+        now,
+        lambda f: 0.4 + 0.8 * f,
+        lambda r: (
+            f"Cover check failed for claim from broker HARBOURLINE: policy HLB-{r.randint(100000, 199999)} not in force on "
+            f"2027-{r.choice(['04', '05'])}-{r.randint(1, 28):02d} (inception 2027-{r.randint(5, 12):02d}-0{r.randint(1, 9)})"
+        ),
+        level="WARNING",
+        SourceContext="Quayside.Claims.Intake.Cover.CoverValidator",
+        StatusCode=422,
+        Broker="HARBOURLINE",
+    )
+    inc.errors(
+        "claims-intake",
+        onset + 10 * MINUTE,
+        now,
+        0.3,
+        lambda r: (
+            f"Claim rejected: policy HLB-{r.randint(100000, 199999)} not found in policy-lookup"
+        ),
+        SourceContext="Quayside.Claims.Intake.Cover.CoverValidator",
+        StatusCode=422,
+        Broker="HARBOURLINE",
+    )
+    inc.metric(
+        "claims_intake_cover_rejections_per_minute",
+        "claims-intake",
+        lambda t: 0.2 if t < onset else 2.1,
+        labels={"broker": "HARBOURLINE"},
+        jitter=0.2,
+        digits=2,
+    )
+    inc.metric(
+        "claims_intake_cover_rejections_per_minute",
+        "claims-intake",
+        lambda t: 0.3,
+        labels={"broker": "KESTREL"},
+        jitter=0.25,
+        digits=2,
+    )
+    inc.metric(
+        "bordereau_rows_rejected",
+        "policy-lookup",
+        lambda t: 0 if t < imp else 3409,
+        labels={"broker": "HARBOURLINE"},
+        jitter=0.0,
+        digits=0,
+    )
+    inc.fleet(claims_intake={"err": add(step(onset, 0, 0.04))})
+    inc.alert = alerts.grafana(
+        "claims-intake 4xx cover-check rejections above baseline",
+        "claims-intake",
+        ts("2027-05-03T09:05"),
+        "warning",
+        "Cover check rejections",
+        "3.1/min (baseline 0.6/min)",
+        team="claims-core",
+    )
+    inc.outside(
+        "Harbourline Brokers' May bordereau with dd/mm/yyyy dates (interface agreement: yyyy-mm-dd)",
+        "policy-lookup",
+        "data_quality",
+        [php, rows, phpd, fn, fnd],
+        onset,
+    )
+    return inc
+
+
+def xt70_snow_day_surge() -> ExtIncident:
+    now = ts("2027-01-19T09:10")
+    inc = ExtIncident(
+        "xt70-snow-day-surge",
+        "order_router.db.queue_time p95 > 1s",
+        """An amber snow warning for London (issued the evening before, in the knowledge base)
+        sent customers to the app at breakfast: orders placed went from ~14/s to ~48/s from 07:00.
+        order-router holds an Ecto pool of 20 connections per node (3 nodes); with each
+        assignment holding a connection for ~150 ms, 48/s needs more than the pool, so checkouts
+        wait in the pool's queue and drop after 2 s ('connection not available and request was
+        dropped from queue'), and orders are retried or land in the DLQ. shopdb itself answers
+        as fast as ever. An order-router deploy at 07:04 that tags slot-hold spans with the zone
+        and a storefront-api deploy showing a weather banner both land at the start of the surge
+        and are harmless. Category: resource_exhaustion (demand beyond a pool's capacity).""",
+        now,
+        BASKETRUN,
+        seed=2370,
+        hours=6,
+    )
+    inc.doc(
+        "Ops note: weather",
+        """2027-01-18T19:30:00Z Met Office amber warning: snow, London and South East, 2027-01-19 05:00 to
+15:00. Expect order volumes 2.5-4x from breakfast; shoppers travel slower. Scale order-router
+(`kubectl -n fulfilment scale deploy/order-router --replicas=6`) and ask for extra shoppers.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-01-19T06:20"), 8)
+    tel = inc.code(
+        ts("2027-01-19T06:40"),
+        "order-router",
+        "Merge pull request #7012 from priya-r/slot-hold-zone: Tag slot hold spans with the zone",
+        "lib/order_router/slots.ex",
+        '    OpenTelemetry.Tracer.with_span "slot.hold" do',
+        '    OpenTelemetry.Tracer.with_span "slot.hold", %{attributes: %{"zone" => order.zone}} do',
+        27,
+        author="priya-r",
+    )
+    teld = inc.deploy(ts("2027-01-19T07:04"), "order-router")
+    ban = inc.code(
+        ts("2027-01-19T06:30"),
+        "storefront-api",
+        "Merge pull request #7014 from tmoreau/weather-banner: Weather banner when slots are limited",
+        "app/controllers/api/v3/banners_controller.rb",
+        "    render json: Banner.active",
+        "    render json: Banner.active + Banner.weather_for(current_zone)",
+        8,
+        author="tmoreau",
+    )
+    band = inc.deploy(ts("2027-01-19T06:58"), "storefront-api")
+    onset = ts("2027-01-19T07:00")
+
+    def load(t: datetime) -> float:
+        if t < onset:
+            return 1.0
+        return min(3.4, 1 + 2.4 * (t - onset).total_seconds() / 1800)
+
+    crash = elixir_crash(
+        "DBConnection.ConnectionError",
+        "connection not available and request was dropped from queue after 2000ms. This means requests are coming in and your connection pool cannot serve them fast enough.",
+        [
+            ("db_connection", "2.6.0", "lib/db_connection.ex", 1000, "DBConnection.run/3"),
+            (
+                "ecto_sql",
+                "3.11.1",
+                "lib/ecto/adapters/sql.ex",
+                1050,
+                "Ecto.Adapters.SQL.raise_sql_call_error/1",
+            ),
+            ("order_router", "2.9.3", "lib/order_router/slots.ex", 31, "OrderRouter.Slots.hold/2"),
+            (
+                "order_router",
+                "2.9.3",
+                "lib/order_router/pipeline.ex",
+                43,
+                "OrderRouter.Pipeline.handle_message/3",
+            ),
+        ],
+    )
+    inc.errors(
+        "order-router",
+        onset + 12 * MINUTE,
+        now,
+        lambda f: 0.8 + 1.4 * f,
+        lambda r: (
+            f"[error] order o-{r.randint(4100000, 4999999)} assignment failed, will retry (attempt {r.randint(1, 3)}/3)"
+        ),
+        crash_report=crash,
+        **{"error.kind": "DBConnection.ConnectionError"},
+    )
+    inc.errors(
+        "storefront-api",
+        onset + 15 * MINUTE,
+        now,
+        1.0,
+        "Checkout accepted but order confirmation delayed (order-router backlog)",
+        level="WARNING",
+    )
+    inc.metric(
+        "order_router.db.queue_time.p95",
+        "order-router",
+        lambda t: 0.004 if load(t) < 2.2 else 1.9,
+        labels={"repo": "OrderRouter.Repo"},
+        jitter=0.1,
+        digits=3,
+    )
+    inc.metric(
+        "order_router.db.pool.checked_out",
+        "order-router",
+        lambda t: min(60.0, 6.3 * load(t) * 2.1),
+        jitter=0.03,
+        digits=0,
+    )
+    inc.metric(
+        "storefront.orders.placed.rate",
+        "storefront-api",
+        lambda t: 14 * load(t),
+        jitter=0.05,
+        digits=1,
+    )
+    inc.metric(
+        "pg_stat_statements_mean_exec_time_seconds",
+        "shopdb",
+        lambda t: 0.0031,
+        labels={"query": "slot_holds insert"},
+        jitter=0.08,
+        digits=4,
+    )
+    inc.fleet(
+        order_router={"rps": times(load), "err": add(lambda t: 0.06 if load(t) >= 2.2 else 0.0)},
+        storefront_api={"rps": times(load)},
+        slot_service={"rps": times(load)},
+    )
+    inc.alert = alerts.alertmanager(
+        "OrderRouterDbQueueSlow",
+        "order-router",
+        ts("2027-01-19T07:29"),
+        "critical",
+        "order_router.db.queue_time p95 > 1s",
+        "Ecto pool queue time p95 is 1.9s on order-router.",
+        "histogram_quantile(0.95, sum by (le) (rate(order_router_db_queue_time_seconds_bucket[5m]))) > 1",
+        team="fulfilment",
+    )
+    inc.outside(
+        "snow-day demand surge (orders placed 14/s -> 48/s after the amber snow warning) beyond order-router's Ecto pool",
+        "order-router",
+        "resource_exhaustion",
+        [tel, teld, ban, band],
+        onset,
+    )
+    return inc
+
+
+def xt71_failover_recovered() -> ExtIncident:
+    now = ts("2027-05-06T03:05")
+    inc = ExtIncident(
+        "xt71-failover-recovered",
+        "[P2] claims-intake 5xx > 2%",
+        """claimsdb's planned patching window (02:00-02:30, in the change calendar) failed the
+        database over to its secondary at 02:11. For about four minutes claims-intake's open
+        connections were broken ('A transport-level error has occurred') and a few dozen broker
+        requests failed; the Datadog monitor fired at 02:14 and resolved itself at 02:19, but the
+        page was only acknowledged at 03:05. Nothing is wrong now: errors are back to zero and
+        latency is normal. Decoys: a payout-svc deploy at 01:50 and a claims-intake config change
+        at 01:58 that lowers the EF Core command timeout. Category: healthy (recovered; the
+        failover was planned and did what it should).""",
+        now,
+        QUAYSIDE,
+        seed=2371,
+        hours=5,
+    )
+    inc.doc(
+        "Change calendar",
+        """| Window (UTC) | Change | Impact |
+|---|---|---|
+| 2027-05-06T02:00:00Z - 2027-05-06T02:30:00Z | claimsdb monthly patching (failover to the secondary) | connections reset once, up to 5 minutes of errors; apps reconnect |
+| 2027-05-13T02:00:00Z - 2027-05-13T03:00:00Z | policydb MySQL 8.0.37 | none expected |""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-05-06T01:00"), 8)
+    po = inc.code(
+        ts("2027-05-06T01:22"),
+        "payout-svc",
+        "AB#45301 Bank file header carries the creditor id from config",
+        "src/main/java/com/quayside/payout/sepa/SepaHeader.java",
+        '        header.setCreditorId("GB98ZZZ123456");',
+        "        header.setCreditorId(props.creditorId());",
+        22,
+        author="m.oyelaran",
+    )
+    pod = inc.deploy(ts("2027-05-06T01:50"), "payout-svc")
+    cfg = inc.config(
+        ts("2027-05-06T01:58"),
+        "claims-intake",
+        "AB#45302 claims-intake: EF Core command timeout 60s -> 30s",
+        "deploy/helm/claims-intake/values-prod.yaml",
+        'env:\n  Db__CommandTimeoutSeconds: "60"',
+        'env:\n  Db__CommandTimeoutSeconds: "30"',
+        author="benoit.r",
+    )
+    onset = ts("2027-05-06T02:11")
+    back = ts("2027-05-06T02:15:30")
+    stack = dotnet_stack(
+        "Microsoft.Data.SqlClient.SqlException (0x80131904)",
+        "A transport-level error has occurred when receiving results from the server. (provider: TCP Provider, error: 0 - An existing connection was forcibly closed by the remote host.)",
+        [
+            (
+                "Microsoft.Data.SqlClient.SqlConnection.OnError(SqlException exception, Boolean breakConnection, Action`1 wrapCloseInAction)",
+                "",
+                0,
+            ),
+            (
+                "Quayside.Claims.Intake.Claims.ClaimRepository.GetStatusAsync(Guid claimId, CancellationToken ct)",
+                "/src/Quayside.Claims.Intake/Claims/ClaimRepository.cs",
+                88,
+            ),
+        ],
+    )
+    inc.log(
+        onset - timedelta(seconds=20),
+        "claimsdb",
+        "INFO",
+        "planned failover started: primary sql-claims-a -> secondary sql-claims-b",
+    )
+    inc.log(
+        onset + timedelta(seconds=190),
+        "claimsdb",
+        "INFO",
+        "failover complete: sql-claims-b is primary, 0 transactions lost",
+    )
+    inc.errors(
+        "claims-intake",
+        onset,
+        back,
+        9.0,
+        lambda r: f"HTTP GET /api/claims/{r.getrandbits(32):08x}/status responded 500",
+        exception=stack,
+        **{"SourceContext": "Quayside.Claims.Intake.Api.ClaimsController"},
+    )
+    inc.log(
+        back + timedelta(seconds=30),
+        "claims-intake",
+        "INFO",
+        "SqlClient connection pool cleared and re-established (claimsdb)",
+    )
+    inc.fleet(
+        claims_intake={
+            "err": add(step(onset, 0, 0.07, back)),
+            "p99": add(step(onset, 0, 900, back)),
+        },
+        payout_svc={"err": add(step(onset, 0, 0.02, back))},
+    )
+    inc.metric(
+        "sqlserver_connections_reset_per_second",
+        "claimsdb",
+        lambda t: 0.0 if not (onset <= t < back) else 4.2,
+        jitter=0.1,
+        digits=2,
+    )
+    inc.alert = alerts.datadog(
+        "claims-intake 5xx > 2%",
+        "claims-intake",
+        ts("2027-05-06T02:14"),
+        "high",
+        "sum:trace.aspnet_core.request.errors{service:claims-intake}.as_rate() / sum:trace.aspnet_core.request.hits{service:claims-intake}.as_rate()",
+        0.071,
+        0.02,
+        ["team:claims-core", "pagerduty:claims-core-primary"],
+    )
+    inc.healthy(
+        "claims-intake",
+        "recovered: errors for four minutes during claimsdb's planned failover (02:11-02:15), back to normal for 50 minutes when investigated",
+        [po, pod, cfg],
+        onset,
+    )
+    return inc
+
+
+def xt72_shopper_p95_flapping() -> ExtIncident:
+    now = ts("2027-05-10T15:20")
+    inc = ExtIncident(
+        "xt72-shopper-p95-flapping",
+        "ShopperApiLatencyHigh: p95 > 250ms",
+        """shopper-api's p95 latency alert fires at 250 ms with no 'for' duration, and the
+        service's p95 sits between ~215 and ~265 ms every weekday afternoon when picking peaks:
+        the alert has fired and resolved eleven times today. The latency series is the same as
+        last week's, error ratio is at its usual 0.2%, and the few errors are the fleet's usual
+        strays. Nothing is wrong: the threshold sits inside normal variation (the fix is the
+        alert: a 'for: 10m' or a threshold of 400 ms). Decoys: a shopper-api deploy 35 minutes
+        before the alert that adds a field to the batch response, and a slot-service deploy.
+        Category: healthy (a noisy threshold).""",
+        now,
+        BASKETRUN,
+        seed=2372,
+    )
+    inc.doc(
+        "shopper-api SLO",
+        """Latency SLO: 99% of requests under 800 ms over 28 days. Weekday afternoons (13:00-17:00) are the
+picking peak; p95 runs at 200-270 ms then. The alert ShopperApiLatencyHigh (p95 > 250ms, no for:)
+was added in April as a trial; see AB-less note in #shopper-ops.""",
+    )
+    inc.noise()
+    inc.background(inc.begin, ts("2027-05-10T13:50"), 9)
+    fld = inc.code(
+        ts("2027-05-10T14:12"),
+        "shopper-api",
+        "Merge pull request #7511 from lena.brandt/batch-eta: Batch response includes the store's ETA",
+        "src/batches/serialize.ts",
+        "  return { id: b.id, items: b.items.map(item) };",
+        "  return { id: b.id, items: b.items.map(item), storeEta: b.store.eta };",
+        9,
+        author="lena.brandt",
+    )
+    fldd = inc.deploy(ts("2027-05-10T14:33"), "shopper-api")
+    sl = inc.code(
+        ts("2027-05-10T14:30"),
+        "slot-service",
+        "Merge pull request #7513 from priya-r/zone-cache: Warm the zone cache on start",
+        "src/main.rs",
+        "    let zones = ZoneIndex::load(&pool).await?;",
+        "    let zones = ZoneIndex::load(&pool).await?;\n    zones.warm();",
+        40,
+        author="priya-r",
+    )
+    sld = inc.deploy(ts("2027-05-10T14:52"), "slot-service")
+    onset = ts("2027-05-10T15:08")
+
+    def p95(t: datetime) -> float:
+        base = 170 + 75 * max(0.0, 1 - abs((t - ts("2027-05-10T15:00")).total_seconds()) / 10800)
+        return base
+
+    inc.metric(
+        "http_server_request_duration_seconds_p95",
+        "shopper-api",
+        lambda t: p95(t) / 1000,
+        labels={"service": "shopper-api"},
+        jitter=0.06,
+        digits=3,
+    )
+    inc.metric(
+        "http_server_request_duration_seconds_p95_last_week",
+        "shopper-api",
+        lambda t: p95(t) / 1000,
+        labels={"service": "shopper-api", "offset": "7d"},
+        jitter=0.06,
+        digits=3,
+    )
+    inc.metric(
+        "ALERTS_transitions_total",
+        "shopper-api",
+        _counter(lambda t: 0.0 if t < ts("2027-05-10T12:40") else 22 / (160 * 60), inc.begin),
+        labels={"alertname": "ShopperApiLatencyHigh"},
+        jitter=0.0,
+        digits=0,
+    )
+    for i, t in enumerate(
+        [
+            ts("2027-05-10T13:02"),
+            ts("2027-05-10T13:40"),
+            ts("2027-05-10T14:21"),
+            ts("2027-05-10T14:47"),
+        ]
+    ):
+        inc.log(
+            t,
+            "shopper-api",
+            "WARNING",
+            f"slow request GET /shopper/batches took {1500 + 311 * i}ms",
+        )
+    inc.log(
+        ts("2027-05-10T14:05"),
+        "shopper-api",
+        "ERROR",
+        "scan upload for item 88120 failed: client closed request (499)",
+    )
+    inc.fleet(shopper_api={"p99": lambda t, v: v + 0.3 * (p95(t) - 170)})
+    inc.alert = alerts.alertmanager(
+        "ShopperApiLatencyHigh",
+        "shopper-api",
+        ts("2027-05-10T15:08"),
+        "warning",
+        "ShopperApiLatencyHigh: p95 > 250ms",
+        "shopper-api p95 latency is 254ms.",
+        'histogram_quantile(0.95, sum by (le) (rate(http_server_request_duration_seconds_bucket{service="shopper-api"}[2m]))) > 0.25',
+        team="shopper",
+    )
+    inc.healthy(
+        "shopper-api",
+        "noisy threshold: p95 at its usual afternoon peak (~215-265 ms, same as last week) around a 250 ms threshold with no for: duration",
+        [fld, fldd, sl, sld],
+        onset,
+    )
+    return inc
+
+
 TUNE = [
     xt01_dispatch_routing_timeout,
     xt02_ingest_null_geofence,
@@ -4920,4 +8835,28 @@ TUNE = [
     xt46_node_nic_flap,
     xt47_boundary_poison_job,
     xt48_weather_gaps_none,
+    xt49_fare_cap_unnamed_release,
+    xt50_gtfs_rt_horizon_config,
+    xt51_transit_kit_after_midnight,
+    xt52_northgate_rc91_notice,
+    xt53_public_api_cert_expired,
+    xt54_pass_expired_declines,
+    xt55_plan_order_row_lock,
+    xt56_smpp_window_config,
+    xt57_tariff_cache_leak,
+    xt58_roaming_cdr_poison,
+    xt59_double_data_surge,
+    xt60_node_upgrade_lag_stale,
+    xt61_store_pick_empty,
+    xt62_intake_workers_helm,
+    xt63_line_items_index_migration,
+    xt64_payout_excess_unnamed,
+    xt65_br_geo_outward_code,
+    xt66_fraud_features_n_plus_one,
+    xt67_nimbus_blob_regional,
+    xt68_sync_vm_inodes,
+    xt69_bordereau_date_format,
+    xt70_snow_day_surge,
+    xt71_failover_recovered,
+    xt72_shopper_p95_flapping,
 ]
