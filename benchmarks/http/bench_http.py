@@ -7,7 +7,10 @@ rate limits never cap the load; every request picks a random (key, agent) pair. 
 authenticated write through the request's database session (``POST
 /api/v1/alert-responders/{id}/enable``: the agent loaded and the transaction committed) is measured
 on each database (``--no-writes`` skips it). The machine is shared, so the figures that matter
-are the same-run ratios; the load average is printed next to every measurement.
+are the same-run ratios; the load average is printed next to every measurement. Each measurement
+also gives the server process's CPU time per answered request (``/proc``), which other work on the
+machine barely moves: the Litestar hello-world's over a target's is what the req/s ratio would
+be with a core free for the server (PostgreSQL's own CPU is not in it).
 
 PostgreSQL is measured too when ``--postgres`` names a server (default: the environment's
 ``SLEUTH_BENCH_POSTGRES_URL``, else ``SLEUTH_TEST_POSTGRES_URL``); each run creates a fresh
@@ -106,6 +109,9 @@ def main() -> int:
         "--baseline", type=Path, default=None, help="also serve this checkout (same databases)"
     )
     parser.add_argument("--no-writes", action="store_true", help="measure the GET only")
+    parser.add_argument(
+        "--warmup", type=float, default=3.0, help="seconds of untimed load on each target first"
+    )
     args = parser.parse_args()
     writes = not args.no_writes
     checkouts = {"sleuth": harness.ROOT}
@@ -118,7 +124,7 @@ def main() -> int:
 
     with contextlib.ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sleuth-bench-")))
-        targets: dict[str, tuple[str, list[str]]] = {}
+        targets: dict[str, tuple[str, list[str], int]] = {}
         databases = {"sqlite": f"sqlite:///{tmp / 'sleuth.db'}"}
         if args.postgres:
             databases["postgres"] = stack.enter_context(postgres_database(args.postgres))
@@ -130,23 +136,39 @@ def main() -> int:
             write_targets(write_file, triples, "/enable")
             for label, root in checkouts.items():
                 port = harness.free_port()
-                stack.enter_context(harness.sleuth_server(url, port, root=root))
+                proc = stack.enter_context(harness.sleuth_server(url, port, root=root))
                 check_answers(port, triples[0], writes)
                 base = f"http://127.0.0.1:{port}"
-                targets[f"{label}-{db_name}"] = (base, [str(read_file)])
+                targets[f"{label}-{db_name}"] = (base, [str(read_file)], proc.pid)
                 if writes:
-                    targets[f"{label}-{db_name}-write"] = (base, [str(write_file), "POST"])
+                    targets[f"{label}-{db_name}-write"] = (
+                        base,
+                        [str(write_file), "POST"],
+                        proc.pid,
+                    )
         for name, module in (
             ("litestar-hello", "hello_litestar"),
             ("fastapi-hello", "hello_fastapi"),
         ):
             port = harness.free_port()
-            stack.enter_context(harness.hello_server(module, port))
-            targets[name] = (f"http://127.0.0.1:{port}/", [])
+            proc = stack.enter_context(harness.hello_server(module, port))
+            targets[name] = (f"http://127.0.0.1:{port}/", [], proc.pid)
 
+        # Untimed warm-up of every target: the first load on a server pays one-off work (each
+        # key's first lookup and its last-use write, statement caches), and so did whichever
+        # checkout came first in round 1 (measured: the same code 0.36x first, 0.68x second).
+        for url, script_args, _pid in targets.values():
+            harness.run_wrk(
+                wrk,
+                url,
+                duration=args.warmup,
+                connections=args.connections,
+                script=harness.HERE / "rotate.lua" if script_args else None,
+                script_args=script_args or None,
+            )
         results: dict[str, list[harness.WrkResult]] = {name: [] for name in targets}
         for round_no in range(1, args.rounds + 1):
-            for name, (url, script_args) in targets.items():
+            for name, (url, script_args, pid) in targets.items():
                 result = harness.run_wrk(
                     wrk,
                     url,
@@ -154,11 +176,13 @@ def main() -> int:
                     connections=args.connections,
                     script=harness.HERE / "rotate.lua" if script_args else None,
                     script_args=script_args or None,
+                    server_pid=pid,
                 )
                 results[name].append(result)
                 print(
                     f"round {round_no} {name:22} {result.rps:9.0f} req/s"
                     f"  p50 {result.p50_ms:7.2f} ms  p99 {result.p99_ms:7.2f} ms"
+                    f"  server CPU {result.server_cpu_us or 0:6.0f} us/request"
                     f"  errors {result.errors}  load {result.load}",
                     flush=True,
                 )
@@ -185,6 +209,16 @@ def main() -> int:
         if not name.endswith("-hello"):
             ratios = [s.rps / r.rps for s, r in zip(results[name], ref, strict=True)]
             print(f"{name} / litestar-hello per round: " + ", ".join(f"{x:.2f}x" for x in ratios))
+    # The server's CPU per request hardly depends on what else runs: hello's CPU / the target's is
+    # the throughput ratio a machine with a core free for the server would show (without
+    # PostgreSQL's own CPU, which the server process does not count).
+    print()
+    print("| target | median server CPU us/request | litestar-hello's / target's |")
+    print("|---|---|---|")
+    ref_cpu = statistics.median(r.server_cpu_us or 0.0 for r in ref)
+    for name, runs in results.items():
+        cpu = statistics.median(r.server_cpu_us or 0.0 for r in runs)
+        print(f"| {name} | {cpu:.0f} | {ref_cpu / cpu if cpu else 0:.2f}x |")
     print(f"load average at end: {harness.loadavg()}")
     errors = sum(r.errors for runs in results.values() for r in runs)
     if errors:

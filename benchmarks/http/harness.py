@@ -208,6 +208,16 @@ class WrkResult:
     p99_ms: float
     errors: int
     load: str
+    server_cpu_us: float | None = None
+    """CPU time (user + system) of the server process per answered request, when ``run_wrk`` was
+    given its pid: unlike req/s, barely moved by other work on the machine (its own process's
+    threads only: not PostgreSQL's, not wrk's)."""
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (every thread), from ``/proc``."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 _UNIT = {"us": 0.001, "ms": 1.0, "s": 1000.0}
@@ -229,8 +239,10 @@ def run_wrk(
     threads: int = 2,
     script: Path | None = None,
     script_args: list[str] | None = None,
+    server_pid: int | None = None,
 ) -> WrkResult:
     load = loadavg()
+    cpu_before = process_cpu_seconds(server_pid) if server_pid is not None else 0.0
     cmd = [wrk, f"-t{threads}", f"-c{connections}", f"-d{duration:g}s", "--latency"]
     if script is not None:
         cmd += ["-s", str(script)]
@@ -238,6 +250,7 @@ def run_wrk(
     if script_args:
         cmd += ["--", *script_args]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    cpu = process_cpu_seconds(server_pid) - cpu_before if server_pid is not None else None
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
     p50 = _ms(re.search(r"\s50%\s+(\S+)", out).group(1))  # type: ignore[union-attr]
     p99 = _ms(re.search(r"\s99%\s+(\S+)", out).group(1))  # type: ignore[union-attr]
@@ -246,7 +259,11 @@ def run_wrk(
         match = re.search(pattern, out)
         if match:
             errors += int(match.group(1))
-    return WrkResult(rps=rps, p50_ms=p50, p99_ms=p99, errors=errors, load=load)
+    requests = int(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
+    server_cpu_us = cpu / requests * 1e6 if cpu is not None and requests else None
+    return WrkResult(
+        rps=rps, p50_ms=p50, p99_ms=p99, errors=errors, load=load, server_cpu_us=server_cpu_us
+    )
 
 
 async def seed(

@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import sqlalchemy as sa
 from prometheus_harness import incident_exposition_ms, victoria_metrics
@@ -26,6 +27,7 @@ from sleuth_shell.agents.base import AgentContext, ChangeRecord, PullRequest
 from sleuth_shell.agents.retrieval import RetrievalAgent
 from sleuth_shell.datasources import crypto, pull, snapshots, store
 from sleuth_shell.datasources.crypto import HeaderCipher, SealedHeadersError
+from sleuth_shell.datasources.prometheus import PrometheusClient, PrometheusError
 from sleuth_shell.datasources.pull import PrometheusPull
 from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.db.models import DataSource, EvidenceSnapshot
@@ -398,6 +400,59 @@ def victoria(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, da
         yield url, fired
 
 
+def test_malformed_answers_are_named_and_answers_asked_uncompressed() -> None:
+    """A range query's answer is checked as it is decoded: a wrong shape, a sample time no
+    snapshot could keep and a body that is no API answer each fail with what is wrong; every
+    request asks for an uncompressed answer and the samples come back as the server gave them."""
+    matrix = {
+        "resultType": "matrix",
+        "result": [{"metric": {"job": "a"}, "values": [[1767225600, "1"]]}],
+    }
+    bodies = {
+        "good": {"status": "success", "data": matrix},
+        "number": {
+            "status": "success",
+            "data": {"resultType": "matrix", "result": [{"values": [[1767225600, 1]]}]},
+        },
+        "time": {
+            "status": "success",
+            "data": {"resultType": "matrix", "result": [{"values": [[1e20, "1"]]}]},
+        },
+        "vector": {"status": "success", "data": {"resultType": "vector", "result": []}},
+    }
+    encodings: list[str | None] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        encodings.append(request.headers.get("accept-encoding"))
+        query = dict(httpx.QueryParams(request.content.decode()))["query"]
+        if query == "html":
+            return httpx.Response(200, text="<html>login</html>")
+        return httpx.Response(200, json=bodies[query])
+
+    async def go() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        start = datetime(2026, 1, 1, tzinfo=UTC)
+        async with PrometheusClient("http://prom", transport=httpx.MockTransport(answer)) as client:
+            for name in ("good", "number", "time", "vector", "html"):
+                try:
+                    out[name] = await client.query_range(name, start, start, 300.0)
+                except PrometheusError as exc:
+                    out[name] = str(exc)
+        return out
+
+    got = asyncio.run(go())
+    assert got["good"] == [{"metric": {"job": "a"}, "values": [(1767225600, "1")]}]
+    assert got["number"] == (
+        "answered a range query with a malformed result (Expected `str`, got `int` - at "
+        "`$.data.result[0].values[0][1]`)"
+    )
+    assert got["time"].startswith("answered a range query with a malformed result (Expected")
+    assert "`$.data.result[0].values[0][0]`" in got["time"]
+    assert got["vector"] == "answered a range query without a matrix"
+    assert got["html"] == "answered HTTP 200 without a Prometheus API body"
+    assert encodings == ["identity"] * 5
+
+
 @pytest.mark.xdist_group("prometheus")
 def test_pull_reads_victoria_metrics_alike(
     victoria: tuple[str, datetime], factory: Any, migrated_url: str
@@ -448,8 +503,8 @@ def test_pulled_section_names_failures_and_cites_each_query(tmp_path: Path) -> N
     )  # fmt: skip
     cited: list[dict[str, Any]] = []
 
-    def cite(record: dict[str, Any]) -> str:
-        cited.append(record)
+    def cite(query: PulledQuery) -> str:
+        cited.append(pulled.pulled_source(query))
         return f"[[source:{len(cited)}]]"
 
     text = pulled.pulled_section(Pulled((query,), ("Data source **slow** failed.",), 2), cite)

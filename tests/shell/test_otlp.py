@@ -9,6 +9,7 @@ Storage-touching tests are marked ``storage`` (SQLite, and PostgreSQL when
 from __future__ import annotations
 
 import gzip
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -493,6 +494,116 @@ def test_histogram_quantiles_are_estimated_from_buckets() -> None:
     assert values["http.server.duration_p95"] == pytest.approx(50 + 50 * 5 / 9)
     assert values["http.server.duration_p99"] == pytest.approx(100.0)
     assert batch.rejected == 1 and "not a finite number" in batch.error_message
+
+
+def test_log_records_map_severity_body_attributes_and_ids() -> None:
+    """Every branch of the log mapping: severity numbers by range (the text only without one),
+    bodies of each kind, attributes of each kind (the record's over the resource's), the event
+    name, ids (all-zero ones are no id), the time (observed time, then ``now``)."""
+    any_ = common_pb2.AnyValue
+
+    def record(number=0, text="", body=None, attrs=(), **fields):
+        return logs_pb2.LogRecord(
+            severity_number=number, severity_text=text, body=body, attributes=attrs, **fields
+        )
+
+    now = otlp._EPOCH.replace(year=2026)
+    records = [
+        record(5, body=any_(string_value="plain"), time_unix_nano=1_500_000_123_456_789),
+        record(12, "ERROR", body=any_(string_value=""), observed_time_unix_nano=2_000_000_000),
+        record(13, body=any_(int_value=7), trace_id=bytes(16), span_id=bytes(8)),
+        record(20, body=any_(kvlist_value=common_pb2.KeyValueList(values=[kv("a", 1)]))),
+        record(21, event_name="checkout.done", trace_id=b"\xab" * 16, span_id=b"\xcd" * 8),
+        record(30, body=any_(array_value=common_pb2.ArrayValue(values=[any_(bool_value=True)]))),
+        record(0, " warn ", body=any_(string_value="a\x00b")),
+        record(0, "nonsense"),
+        record(
+            -1,
+            "fatal",
+            attrs=[
+                kv("host.name", "node-9"),
+                kv("empty", ""),
+                common_pb2.KeyValue(key="ok", value=any_(bool_value=False)),
+                common_pb2.KeyValue(key="ratio", value=any_(double_value=0.5)),
+                common_pb2.KeyValue(key="inf", value=any_(double_value=float("inf"))),
+                common_pb2.KeyValue(key="raw", value=any_(bytes_value=b"\x00\x01")),
+                common_pb2.KeyValue(key="unset", value=any_()),
+                kv("n", -3),
+            ],
+        ),
+        record(9, body=any_(), event_name="only.event"),
+        record(9, trace_id=b"\x01" * 15),
+        record(9, span_id=b"\x01" * 9),
+    ]
+    request = logs_service_pb2.ExportLogsServiceRequest(
+        resource_logs=[
+            logs_pb2.ResourceLogs(
+                resource=resource_pb2.Resource(
+                    attributes=[kv("service.name", " pay "), kv("host.name", "node-1")]
+                ),
+                scope_logs=[logs_pb2.ScopeLogs(log_records=records)],
+            ),
+            logs_pb2.ResourceLogs(
+                resource=resource_pb2.Resource(attributes=[kv("service.name", "x" * 201)]),
+                scope_logs=[logs_pb2.ScopeLogs(log_records=[record(9)])],
+            ),
+        ]
+    )
+    batch = otlp.logs_rows(request, now)
+    rows = batch.rows
+    assert [row["level"] for row in rows] == [
+        "DEBUG",
+        "INFO",
+        "WARNING",
+        "ERROR",
+        "CRITICAL",
+        "CRITICAL",
+        "WARNING",
+        "INFO",
+        "CRITICAL",
+        "INFO",
+    ]
+    assert [row["message"] for row in rows] == [
+        "plain",
+        "",
+        "7",
+        '{"a":1}',
+        "checkout.done",
+        "[true]",
+        "a\ufffdb",
+        "",
+        "",
+        "only.event",
+    ]
+    assert {row["service"] for row in rows} == {"pay"}
+    assert rows[0]["timestamp"] == otlp._EPOCH + timedelta(microseconds=1_500_000_123_456)
+    assert rows[1]["timestamp"] == otlp._EPOCH + timedelta(seconds=2)
+    assert rows[2]["timestamp"] == now
+    assert (rows[2]["trace_id"], rows[2]["span_id"]) == (None, None)
+    assert (rows[4]["trace_id"], rows[4]["span_id"]) == ("ab" * 16, "cd" * 8)
+    assert rows[4]["attributes"] == {
+        "service.name": " pay ",
+        "host.name": "node-1",
+        "event.name": "checkout.done",
+    }
+    assert rows[8]["attributes"] == {
+        "service.name": " pay ",
+        "host.name": "node-9",
+        "empty": "",
+        "ok": False,
+        "ratio": 0.5,
+        "inf": "inf",
+        "raw": "AAE=",
+        "unset": None,
+        "n": -3,
+    }
+    assert batch.rejected == 3
+    assert batch.error_message == (
+        "rejected 3 log records: "
+        "resourceLogs[0].scopeLogs[0].logRecords[10]: traceId must be 16 bytes (32 hex digits); "
+        "resourceLogs[0].scopeLogs[0].logRecords[11]: spanId must be 8 bytes (16 hex digits); "
+        "resourceLogs[1].scopeLogs[0].logRecords[0]: service.name longer than 200 characters"
+    )
 
 
 def test_rate_limit_is_429_status_with_retry_after(migrated_url, factory) -> None:

@@ -7,6 +7,7 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
+import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 from sqlalchemy import delete, select, text
@@ -66,6 +67,33 @@ def test_revoked_key_stops_once_the_ttl_has_passed(
     assert client.get(GET, headers=org.headers).status_code == 200
     clock.now += 0.2
     assert client.get(GET, headers=org.headers).status_code == 401
+
+
+def test_a_cached_key_is_not_hashed_again_and_a_revoked_one_is_refused(
+    app: Litestar,
+    client: TestClient[Litestar],
+    factory: Factory,
+    org: OrgHandle,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sleuth_shell.auth as auth
+
+    hashed: list[str] = []
+    real = auth.hash_api_key
+
+    def counting(key: str) -> str:
+        hashed.append(key)
+        return real(key)
+
+    monkeypatch.setattr(auth, "hash_api_key", counting)
+    assert client.get(GET, headers=org.headers).status_code == 200
+    assert client.get(GET, headers=org.headers).status_code == 200
+    assert len(hashed) == 1  # the second request found the key itself in the cache
+    key_id = _key_id(factory, org)
+    _delete_key(factory, key_id)
+    forget_api_keys(key_ids={key_id})  # found by key id, whatever the cache is keyed by
+    assert client.get(GET, headers=org.headers).status_code == 401
+    assert len(hashed) == 2  # looked up again, by hash, and refused
 
 
 def test_unknown_keys_are_not_cached(

@@ -11,6 +11,7 @@ returns plain values. Modules:
 - :mod:`sleuth_core.settings` - advanced-settings validation and chat-trigger evaluation.
 - :mod:`sleuth_core.intake` - provider webhook and chat bodies -> normalised events; signatures.
 - :mod:`sleuth_core.rca` - root-cause analysis: onset, suspects, verdict (``analyze``).
+- :mod:`sleuth_core.stacktrace` - stack traces and exception texts -> frames and exceptions.
 - :mod:`sleuth_core.errors` - the error hierarchy (``CoreError`` and subclasses).
 """
 

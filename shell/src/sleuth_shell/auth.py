@@ -10,7 +10,7 @@ key into 401 on the routes that require one (the ``/api/v1`` router) before the 
 Both run in the one request middleware, :class:`sleuth_shell.gate.GateMiddleware`. Handlers
 receive the principal through the ``principal`` dependency.
 
-Resolved keys are kept in a :class:`PrincipalCache` (key hash -> principal) for at most
+Resolved keys are kept in a :class:`PrincipalCache` (key as presented -> principal) for at most
 :data:`PRINCIPAL_TTL` seconds, so a burst of requests with one key costs one database read. The
 bound on revocation follows: a key deleted from the database (or an organization's plan changed)
 takes effect on every node within :data:`PRINCIPAL_TTL` seconds, and at once in a process that calls
@@ -105,7 +105,9 @@ _caches: weakref.WeakSet[PrincipalCache] = weakref.WeakSet()
 
 
 class PrincipalCache:
-    """Key hash -> principal for at most ``ttl`` seconds, bounded to ``max_entries`` keys.
+    """API key (as presented) -> principal for at most ``ttl`` seconds, bounded to
+    ``max_entries`` keys. Keyed by the plain key, which the principal carries anyway
+    (:attr:`Principal.api_key`), so that a cached key costs a dict lookup, not a SHA-256.
 
     Every cache in the process is reachable from :func:`forget_api_keys`, so a revocation made in
     this process takes effect here at once; other processes see it within ``ttl``.
@@ -124,35 +126,35 @@ class PrincipalCache:
         self._entries: dict[str, tuple[float, Principal]] = {}
         _caches.add(self)
 
-    def get(self, key_hash: str) -> Principal | None:
-        """The cached principal of ``key_hash`` while it is fresh, else None."""
-        entry = self._entries.get(key_hash)
+    def get(self, key: str) -> Principal | None:
+        """The cached principal of API key ``key`` while it is fresh, else None."""
+        entry = self._entries.get(key)
         if entry is None:
             return None
         if entry[0] <= self._clock():
-            self._entries.pop(key_hash, None)
+            self._entries.pop(key, None)
             return None
         return entry[1]
 
-    def put(self, key_hash: str, principal: Principal) -> None:
+    def put(self, key: str, principal: Principal) -> None:
         """Remember ``principal`` for ``ttl`` seconds (the oldest entry goes when full)."""
         if self.ttl <= 0:
             return
-        self._entries.pop(key_hash, None)
+        self._entries.pop(key, None)
         while len(self._entries) >= self.max_entries:
             self._entries.pop(next(iter(self._entries)))
-        self._entries[key_hash] = (self._clock() + self.ttl, principal)
+        self._entries[key] = (self._clock() + self.ttl, principal)
 
     def forget(self, *, key_ids: set[int] | None = None, org_ids: set[int] | None = None) -> None:
         """Drop the entries of ``key_ids`` and of every key of ``org_ids`` (both None: all)."""
         if key_ids is None and org_ids is None:
             self._entries.clear()
             return
-        for key_hash, (_expires, principal) in list(self._entries.items()):
+        for key, (_expires, principal) in list(self._entries.items()):
             if (key_ids and principal.key_id in key_ids) or (
                 org_ids and principal.org_id in org_ids
             ):
-                self._entries.pop(key_hash, None)
+                self._entries.pop(key, None)
 
 
 def forget_api_keys(*, key_ids: set[int] | None = None, org_ids: set[int] | None = None) -> None:
@@ -231,6 +233,10 @@ _KEY_LOOKUP = HotRead(
     .join(Organization, Organization.id == ApiKey.org_id)
     .where(ApiKey.key_hash == bindparam("key_hash"), ApiKey.revoked_at.is_(None))
 )
+#: Record a key's last use (built once: a statement built per call cost more than running it).
+_TOUCH = (
+    update(ApiKey).where(ApiKey.id == bindparam("key_id")).values(last_used_at=bindparam("now"))
+)
 #: Keys revoked at or after ``since``.
 _REVOKED_SINCE = HotRead(select(ApiKey.id).where(ApiKey.revoked_at >= bindparam("since")))
 
@@ -252,12 +258,11 @@ async def authenticate(
     """
     if not key or len(key) > _MAX_KEY_LENGTH:
         return None
-    key_hash = hash_api_key(key)
     if cache is not None:
-        cached = cache.get(key_hash)
+        cached = cache.get(key)
         if cached is not None:
             return cached
-    row = await _KEY_LOOKUP.first(reader, {"key_hash": key_hash})
+    row = await _KEY_LOOKUP.first(reader, {"key_hash": hash_api_key(key)})
     if row is None:
         return None
     key_id = row["key_id"]
@@ -266,9 +271,7 @@ async def authenticate(
     if last_used_at is None or now - last_used_at >= LAST_USED_RESOLUTION:
         async with session_factory() as session:
             try:
-                await session.execute(
-                    update(ApiKey).where(ApiKey.id == key_id).values(last_used_at=now)
-                )
+                await session.execute(_TOUCH, {"key_id": key_id, "now": now})
                 await session.commit()
             except SQLAlchemyError as exc:
                 await session.rollback()
@@ -283,7 +286,7 @@ async def authenticate(
         api_key=key,
     )
     if cache is not None:
-        cache.put(key_hash, principal)
+        cache.put(key, principal)
     return principal
 
 

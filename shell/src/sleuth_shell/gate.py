@@ -63,15 +63,11 @@ class GateMiddleware(ASGIMiddleware):
             identity = f"addr:{client[0] if client else 'unknown'}"
             limit = settings.rate_limit_for("free")
         window = await rate_limiter_of(app).hit(app, identity, limit)
-        headers = window.headers()
-        if opt.get(API_KEY_REQUIRED):
-            check_api_key(scope, opt, headers)
+        if opt.get(API_KEY_REQUIRED) and principal is None:
+            check_api_key(scope, opt, window.headers())
         # Appended as raw pairs: nothing else sets these headers (a 429 or 401 is raised above,
         # before the handler, and carries them itself).
-        raw = [
-            (name.lower().encode("latin-1"), value.encode("latin-1"))
-            for name, value in headers.items()
-        ]
+        raw = window.raw_headers()
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -138,6 +138,14 @@ class RateWindow:
             "X-RateLimit-Reset": str(self.reset),
         }
 
+    def raw_headers(self) -> list[tuple[bytes, bytes]]:
+        """:meth:`headers` as ASGI header pairs (lower-case names, bytes)."""
+        return [
+            (b"x-ratelimit-limit", b"%d" % self.limit),
+            (b"x-ratelimit-remaining", b"%d" % max(self.limit - self.count, 0)),
+            (b"x-ratelimit-reset", b"%d" % self.reset),
+        ]
+
 
 class _LocalCounts:
     """Fixed-window counters in this process: a dict, no lock (the event loop runs one increment

@@ -42,6 +42,7 @@ from sleuth_core.rca.signals import (
     signature_terms,
     words_of,
 )
+from sleuth_core.stacktrace import parse_stack
 
 __all__ = [
     "LIKELY_AT",
@@ -1857,17 +1858,6 @@ def retuned_settings(diff: str) -> tuple[str, ...]:
     return tuple(k for k, v in added.items() if k in removed and removed[k] != v)
 
 
-_FRAME_FILE = re.compile(
-    r"([\w./\\-]*[\w-]+\.(?:py|js|jsx|ts|tsx|go|java|rb|kt|cs|php|rs|scala|ex|exs|c|cc|cpp|swift))\b"
-    r"(?:[:\", line]+(\d+))?"
-)
-_FRAME_FUNC = re.compile(
-    r"\bin ([A-Za-z_]\w*)|\bat (?:[\w$]+\.)*([A-Za-z_$][\w$]*)\s*\(|"
-    r"(?:^|\s)([A-Za-z_]\w*)\(\)|\bfunc(?:tion)?[=: ]+([A-Za-z_][\w.]*)|"
-    # A path-qualified frame (Rust, C++, PHP: ``crate::module::function``).
-    r"\b[A-Za-z_]\w*::(?:[A-Za-z_]\w*::)*([a-z_]\w*)\b(?!::)",
-    re.MULTILINE,
-)
 _DEF = re.compile(
     r"(?:\bdef|\bfunc(?:\s*\([^)]*\))?|\bfunction|\bfn|"
     r"(?:public|private|protected|static|async)(?:\s+\w+)*)\s+([A-Za-z_]\w*)\s*\("
@@ -1879,25 +1869,21 @@ _NOT_FUNCTIONS = frozenset(
 
 def stack_frames(details: str) -> tuple[frozenset[str], frozenset[str]]:
     """The source files (base names, lowercased) and function names a stack trace or exception
-    attribute names.
+    attribute names: a view of `sleuth_core.stacktrace.parse_stack` (functions of four letters
+    or more that are not generic entry points).
 
     >>> files, funcs = stack_frames('File "app/billing/invoice.py", line 88, in round_total')
     >>> sorted(files), sorted(funcs)
     (['invoice.py'], ['round_total'])
-    >>> sorted(stack_frames("4: geo::postcode::outward_code  at src/postcode.rs:41:26")[1])
-    ['outward_code']
     """
-    if not details:
-        return frozenset(), frozenset()
-    files = frozenset(
-        m.group(1).replace("\\", "/").rsplit("/", 1)[-1].lower()
-        for m in _FRAME_FILE.finditer(details)
-    )
+    frames = parse_stack(details).frames
+    files = frozenset(f.name.lower() for f in frames if f.file)
     funcs = frozenset(
-        name
-        for m in _FRAME_FUNC.finditer(details)
-        for name in [next((g for g in m.groups() if g), "")]
-        if name and len(name) >= 4 and name.lower() not in _NOT_FUNCTIONS
+        f.function
+        for f in frames
+        if len(f.function) >= 4
+        and f.function.isidentifier()
+        and f.function.lower() not in _NOT_FUNCTIONS
     )
     return files, funcs
 
@@ -1912,17 +1898,8 @@ def _raising_files(detail: str) -> tuple[str, ...]:
     >>> _raising_files("panicked at src/postcode.rs:41:26 ... at ./src/handlers/available.rs:33")
     ('postcode.rs',)
     """
-    files = [
-        m.group(1).replace("\\", "/").rsplit("/", 1)[-1].lower()
-        for m in _FRAME_FILE.finditer(detail)
-    ]
-    if not files:
-        return ()
-    return (
-        (files[-1],)
-        if "most recent call last" in detail.lower() or 'File "' in detail
-        else (files[0],)
-    )
+    frame = next((f for f in parse_stack(detail).frames if f.file), None)
+    return (frame.name.lower(),) if frame is not None else ()
 
 
 def _frames_hit(frames: tuple[frozenset[str], frozenset[str]], change: Change) -> list[str]:

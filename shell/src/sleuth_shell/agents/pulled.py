@@ -84,12 +84,12 @@ def graph_link(url: str, promql: str, start: datetime, end: datetime) -> str:
 
 def pulled_text(query: PulledQuery, notes: Sequence[str] = ()) -> str:
     """What one pulled query vouches for, as text (for the claim check): the source, the query,
-    the snapshot's id and every series with its labels and values; ``notes``, what the same pull
-    found of the other sources (one that failed or was slow), go with it."""
+    the snapshot's id and every series with its labels and values (each value once); ``notes``,
+    what the same pull found of the other sources (one that failed or was slow), go with it."""
     parts = [query.source_name, query.promql, query.artifact_id, query.service, *notes]
     for series in query.series:
         # Each value as stored and as the section rounds it (`_peak`).
-        values = " ".join(f"{v:g} {v:.4g}" for _, v in series.points)
+        values = " ".join(f"{v:g} {v:.4g}" for v in dict.fromkeys(v for _, v in series.points))
         parts.append(f"{series.service} {series.name} {json.dumps(series.labels)} {values}")
     return "\n".join(parts)
 
@@ -130,8 +130,9 @@ def _peak(query: PulledQuery) -> str:
     return f"peak {best[0]:.4g} at §{format_ts(best[1])}§"
 
 
-def pulled_section(pulled: Pulled, cite: Callable[[SourceRecord], str]) -> str:
-    """The report's "Data sources" section ("" when the organization has none)."""
+def pulled_section(pulled: Pulled, cite: Callable[[PulledQuery], str]) -> str:
+    """The report's "Data sources" section ("" when the organization has none); ``cite`` gives
+    the marker of a query (its `pulled_source` cited)."""
     if not pulled.consulted:
         return ""
     order = {"alert": 0, "errors": 1, "saturation": 2, "latency": 3, "traffic": 4}
@@ -142,7 +143,7 @@ def pulled_section(pulled: Pulled, cite: Callable[[SourceRecord], str]) -> str:
         lines.append(
             f"- **{inline(query.source_name, 100)}**, {_ROLE_WORDS.get(query.role, query.role)}"
             f"{who}: {code(query.promql, 200)}, {_peak(query)}, kept as evidence "
-            f"{code(query.artifact_id, 200)} {cite(pulled_source(query))}"
+            f"{code(query.artifact_id, 200)} {cite(query)}"
         )
     if len(pulled.queries) > len(shown):
         lines.append(

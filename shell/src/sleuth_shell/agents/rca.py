@@ -533,18 +533,21 @@ def report(
             cite(change_source(0, change=record, public_url=public_url)), change_text(record)
         )
 
-    pulled_texts: dict[str, str] = {}
+    pulled_markers: dict[str, str] = {}
 
-    def pulled_noted(marker: str, query: PulledQuery) -> str:
-        """``marker`` vouching for a pulled query (its text made once per query)."""
-        if query.artifact_id not in pulled_texts:
-            pulled_texts[query.artifact_id] = pulled_text(query, gathered.pulled.notes)
-        return noted(marker, pulled_texts[query.artifact_id])
+    def pulled_cite(query: PulledQuery) -> str:
+        """The marker citing a pulled query, vouched for by its text (both made once per
+        query)."""
+        marker = pulled_markers.get(query.artifact_id)
+        if marker is None:
+            marker = noted(cite(pulled_source(query)), pulled_text(query, gathered.pulled.notes))
+            pulled_markers[query.artifact_id] = marker
+        return marker
 
     def metric_cite(service: str, name: str) -> str:
         pulled = gathered.pulled.query_of(service, name)
         if pulled is not None:
-            return pulled_noted(cite(pulled_source(pulled)), pulled)
+            return pulled_cite(pulled)
         points = " ".join(
             f"{v:g}"
             for m in ev.metrics
@@ -793,13 +796,6 @@ def report(
             else "No change records before the failure."
         )
         parts.append("## Suspects considered\n\n" + none)
-    by_artifact = {q.artifact_id: q for q in gathered.pulled.queries}
-
-    def pulled_cite(record: SourceRecord) -> str:
-        query = by_artifact.get(str(record.get("artifact_id")))
-        marker = cite(record)
-        return pulled_noted(marker, query) if query is not None else marker
-
     sources_section = pulled_section(gathered.pulled, pulled_cite)
     if sources_section:
         parts.append(sources_section)

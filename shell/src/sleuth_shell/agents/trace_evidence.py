@@ -37,6 +37,7 @@ from urllib.parse import urlencode
 
 from sleuth_core.language import format_ts
 from sleuth_core.rca import ErrorSeries, ErrorSignature, Evidence, MetricPoints, message_template
+from sleuth_core.stacktrace import parse_stack
 from sleuth_shell.agents.base import AgentContext, SourceRecord, Span
 
 __all__ = [
@@ -67,11 +68,6 @@ BUCKET_SECONDS = 300
 SPAN_SERIES = "span_duration_ms:max"
 #: Services whose span durations are given to the engine (the most spans first).
 MAX_DURATION_SERVICES = 20
-_FRAME = re.compile(
-    r"""File "(?P<py_file>[^"]+)", line (?P<py_line>\d+), in (?P<py_func>[\w.<>]+)"""
-    r"|at (?P<jv_func>[\w$.<>]+)\((?P<jv_file>[\w$.-]+):(?P<jv_line>\d+)\)"
-    r"|(?P<file>[\w./-]+\.(?:go|js|ts|rb|rs|cs|php|kt|scala|c|cc|cpp)):(?P<line>\d+)"
-)
 
 
 @dataclass(frozen=True)
@@ -112,8 +108,9 @@ class TraceFindings:
 
 
 def stack_frames(stacktrace: str, limit: int = 3) -> tuple[str, ...]:
-    """The innermost frames of a stack trace as ``file:line in function`` (Python tracebacks
-    list them last, Java and most others first).
+    """The innermost frames of a stack trace that name a file, as ``file:line in function``
+    (`sleuth_core.stacktrace.parse_stack` reads the trace; Python tracebacks list them last,
+    Java and most others first).
 
     >>> trace = 'Traceback (most recent call last):\\n  File "app.py", line 3, in main\\n'
     >>> trace += '  File "pay.py", line 7, in charge\\nValueError: declined'
@@ -122,17 +119,14 @@ def stack_frames(stacktrace: str, limit: int = 3) -> tuple[str, ...]:
     >>> stack_frames("java.lang.IllegalStateException: x\\n\\tat com.shop.Pay.charge(Pay.java:42)")
     ('Pay.java:42 in com.shop.Pay.charge',)
     """
-    frames: list[str] = []
-    for match in _FRAME.finditer(stacktrace):
-        if match.group("py_file"):
-            frame = f"{match.group('py_file')}:{match.group('py_line')} in {match.group('py_func')}"
-        elif match.group("jv_file"):
-            frame = f"{match.group('jv_file')}:{match.group('jv_line')} in {match.group('jv_func')}"
-        else:
-            frame = f"{match.group('file')}:{match.group('line')}"
-        frames.append(frame)
-    if stacktrace.lstrip().startswith("Traceback"):
-        frames.reverse()
+    frames = (
+        f.file
+        + (f":{f.line}" if f.line is not None else "")
+        + (f" in {f.module}.{f.function}" if f.module and f.function else "")
+        + (f" in {f.function}" if f.function and not f.module else "")
+        for f in parse_stack(stacktrace).frames
+        if f.file
+    )
     return tuple(dict.fromkeys(frames))[:limit]
 
 

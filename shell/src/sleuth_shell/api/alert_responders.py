@@ -372,9 +372,14 @@ def _runbook_out(agent: AlertResponder) -> RunbookOut | None:
 
 
 def _record(
-    agent: AlertResponder, team_name: str, org_name: str, public_url: str
+    agent: AlertResponder,
+    team_name: str,
+    org_name: str,
+    public_url: str,
+    global_id: str | None = None,
 ) -> AlertResponderRecord:
-    gid = encode_global_id(GLOBAL_TYPE, agent.id)
+    """The agent as the API shows it; ``global_id``: its Global ID when the caller has it."""
+    gid = global_id if global_id is not None else encode_global_id(GLOBAL_TYPE, agent.id)
     is_chat = agent.chat_channel_id is not None
     criteria = MatchingCriteriaOut(
         text_matches=list(agent.text_matches),
@@ -678,7 +683,11 @@ class AlertResponderController(Controller):
             raise not_found(THING)
         # The row has every column of the agent: read it like one (no ORM instance to build).
         agent = cast(AlertResponder, SimpleNamespace(**row))
-        return _record(agent, row["team_name"], principal.org_name, settings.public_url)
+        # ``alert_id`` decoded, so it is the agent's canonical Global ID (decode_global_id
+        # refuses any other spelling): no need to encode it again.
+        return _record(
+            agent, row["team_name"], principal.org_name, settings.public_url, global_id=alert_id
+        )
 
     @put(
         "/{alert_id:str}",

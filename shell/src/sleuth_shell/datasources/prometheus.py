@@ -4,25 +4,72 @@ Any Prometheus-compatible server answers it: Prometheus, Thanos, Mimir, Victoria
 what the pull needs: ``query`` (the connection test), ``query_range``, ``series`` and label
 values. Every request has the client's timeout; every failure is a :class:`PrometheusError`
 whose message names what went wrong in words an operator can act on (never a header value).
+
+Queries go as a form ``POST`` (which the API takes for queries: no URL length limit, and no
+per-character URL checks in the client), lookups as ``GET``; answers are asked for without
+compression (``Accept-Encoding: identity``: the source does not spend its CPU compressing what a
+local network carries at once) and decoded and checked in one pass by ``msgspec`` against the
+shape the API documents.
 """
 
 from __future__ import annotations
 
 import functools
-import math
 import ssl
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any, Generic, Literal, NotRequired, TypedDict, TypeVar
 
 import httpx
+import msgspec
 
-__all__ = ["PrometheusClient", "PrometheusError", "Sample", "SeriesResult", "sample_value"]
+__all__ = ["PrometheusClient", "PrometheusError", "Sample", "SeriesResult"]
 
-Sample = list[Any]
+#: Sample times are unix seconds within what a ``datetime`` holds (1970 to the year 9999); a
+#: fractional time under a millisecond is refused too, so that every time a snapshot keeps is
+#: written alike by any JSON encoder (never in exponent form: see
+#: `~sleuth_shell.datasources.snapshots`).
+_END_OF_TIME = 253_402_300_800
+_Time = (
+    Annotated[int, msgspec.Meta(ge=0, lt=_END_OF_TIME)]
+    | Annotated[float, msgspec.Meta(ge=0.001, lt=_END_OF_TIME)]
+)
+Sample = tuple[_Time, str]
 """One ``[unix seconds, "value"]`` pair, as the API gives it."""
-SeriesResult = dict[str, Any]
-"""One series of a range query: ``{"metric": {label: value}, "values": [Sample, ...]}``."""
+
+
+class SeriesResult(TypedDict):
+    """One series of a range query: ``{"metric": {label: value}, "values": [Sample, ...]}``."""
+
+    metric: NotRequired[dict[str, str]]
+    values: list[Sample]
+
+
+_T = TypeVar("_T")
+
+
+class _Answer(msgspec.Struct, Generic[_T]):
+    """An API answer: ``data`` when it succeeded, ``error`` when not."""
+
+    status: Literal["success", "error"]
+    data: _T | None = None
+    error: str = ""
+
+
+class _Matrix(msgspec.Struct):
+    resultType: str
+    result: list[SeriesResult]
+
+
+class _Vector(msgspec.Struct):
+    resultType: str
+    result: list[dict[str, Any]]
+
+
+_RANGE = msgspec.json.Decoder(_Answer[_Matrix])
+_INSTANT = msgspec.json.Decoder(_Answer[_Vector])
+_LABEL_SETS = msgspec.json.Decoder(_Answer[list[dict[str, str]]])
+_STRINGS = msgspec.json.Decoder(_Answer[list[str]])
 
 
 @functools.cache
@@ -68,7 +115,7 @@ class PrometheusClient:
         self.timeout = timeout
         self._client = httpx.AsyncClient(
             base_url=self.url,
-            headers=dict(headers or {}),
+            headers={"Accept-Encoding": "identity", **(headers or {})},
             timeout=timeout,
             transport=transport,
             follow_redirects=False,
@@ -85,11 +132,17 @@ class PrometheusClient:
         await self._client.aclose()
 
     async def _get(
-        self, path: str, params: Sequence[tuple[str, str]], *, form: bool = False
-    ) -> Any:
-        """``data`` of a successful API answer; :class:`PrometheusError` otherwise. With
-        ``form`` the parameters go as a form body (``POST``, which the API takes for queries:
-        no URL length limit)."""
+        self,
+        path: str,
+        params: Sequence[tuple[str, str]],
+        decoder: msgspec.json.Decoder[_Answer[_T]],
+        what: str,
+        *,
+        form: bool = False,
+    ) -> _T:
+        """``data`` of a successful API answer, decoded and checked by ``decoder`` (``what``
+        names the request in errors); :class:`PrometheusError` otherwise. With ``form`` the
+        parameters go as a form body (``POST``), else in the URL (``GET``)."""
         try:
             if form:
                 response = await self._client.post(path, data=dict(params))
@@ -101,66 +154,51 @@ class PrometheusClient:
             reason = str(exc).strip() or type(exc).__name__
             raise PrometheusError(f"could not be reached ({reason})") from None
         try:
-            body = response.json()
-        except ValueError:
-            body = None
-        if not isinstance(body, dict) or body.get("status") not in ("success", "error"):
+            answer = decoder.decode(response.content)
+        except msgspec.ValidationError as exc:
+            if response.status_code == 200 and "- at `$.data" in str(exc):
+                raise PrometheusError(f"answered {what} with a malformed result ({exc})") from None
+            answer = None  # not an API answer (or an error answer shaped like none)
+        except msgspec.DecodeError:
+            answer = None
+        if answer is None:
             raise PrometheusError(
                 f"answered HTTP {response.status_code} without a Prometheus API body"
             )
-        if body["status"] != "success" or response.status_code != 200:
-            error = str(body.get("error") or "").strip()[:300]
+        if answer.status != "success" or response.status_code != 200:
+            error = answer.error.strip()[:300]
             raise PrometheusError(
                 f"answered HTTP {response.status_code}" + (f": {error}" if error else ""),
                 response.status_code,
             )
-        return body.get("data")
+        if answer.data is None:
+            raise PrometheusError(f"answered {what} without a result")
+        return answer.data
 
     async def query(self, promql: str) -> list[dict[str, Any]]:
         """The instant vector of ``promql`` now (``/api/v1/query``)."""
-        data = await self._get("/api/v1/query", [("query", promql)])
-        if not isinstance(data, dict) or not isinstance(data.get("result"), list):
-            raise PrometheusError("answered a query without a result")
-        return list(data["result"])
+        data = await self._get("/api/v1/query", [("query", promql)], _INSTANT, "a query", form=True)
+        return data.result
 
     async def query_range(
         self, promql: str, start: datetime, end: datetime, step: float
     ) -> list[SeriesResult]:
         """The matrix of ``promql`` over ``[start, end]`` every ``step`` seconds, each series'
-        samples oldest first (``/api/v1/query_range``)."""
-        data = await self._get(
-            "/api/v1/query_range",
-            [
-                ("query", promql),
-                ("start", _unix(start)),
-                ("end", _unix(end)),
-                ("step", f"{step:g}"),
-            ],
-            form=True,
-        )
-        if not isinstance(data, dict) or data.get("resultType") != "matrix":
+        samples oldest first (``/api/v1/query_range``), kept as the server gave them (the
+        ``[unix seconds, "value"]`` pairs are the evidence)."""
+        params = [
+            ("query", promql),
+            ("start", _unix(start)),
+            ("end", _unix(end)),
+            ("step", f"{step:g}"),
+        ]
+        data = await self._get("/api/v1/query_range", params, _RANGE, "a range query", form=True)
+        if data.resultType != "matrix":
             raise PrometheusError("answered a range query without a matrix")
-        result = data.get("result")
-        if not isinstance(result, list):
-            raise PrometheusError("answered a range query without a result")
-        series: list[SeriesResult] = []
-        for item in result:
-            # Kept as the server gave them ([unix seconds, "value"] pairs): they are the evidence.
-            if not isinstance(item, dict) or not isinstance(item.get("values"), list):
-                raise PrometheusError("answered a range query with a malformed series")
-            raw = item.get("metric")
-            metric = {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
-            values = item["values"]
-            if not all(
-                isinstance(v, list)
-                and len(v) == 2
-                and isinstance(v[0], int | float)
-                and isinstance(v[1], str)
-                for v in values
-            ):
-                raise PrometheusError("answered a range query with malformed samples")
-            series.append({"metric": metric, "values": values})
-        return series
+        for item in data.result:
+            if "metric" not in item:
+                item["metric"] = {}
+        return data.result
 
     async def series(
         self, matchers: Sequence[str], start: datetime, end: datetime
@@ -169,25 +207,13 @@ class PrometheusClient:
         (``/api/v1/series``)."""
         params = [("match[]", m) for m in matchers]
         params += [("start", _unix(start)), ("end", _unix(end))]
-        data = await self._get("/api/v1/series", params)
-        if not isinstance(data, list):
-            raise PrometheusError("answered a series lookup without a list")
-        return [{str(k): str(v) for k, v in s.items()} for s in data if isinstance(s, dict)]
+        return await self._get("/api/v1/series", params, _LABEL_SETS, "a series lookup")
 
     async def label_values(self, label: str, start: datetime, end: datetime) -> list[str]:
         """Every value of ``label`` in the range (``/api/v1/label/<label>/values``)."""
-        data = await self._get(
-            f"/api/v1/label/{label}/values", [("start", _unix(start)), ("end", _unix(end))]
+        return await self._get(
+            f"/api/v1/label/{label}/values",
+            [("start", _unix(start)), ("end", _unix(end))],
+            _STRINGS,
+            "a label lookup",
         )
-        if not isinstance(data, list):
-            raise PrometheusError("answered a label lookup without a list")
-        return [str(v) for v in data]
-
-
-def sample_value(sample: Sample) -> float | None:
-    """A sample's value as a float, or None when it is not a finite number."""
-    try:
-        value = float(sample[1])
-    except (TypeError, ValueError, IndexError):
-        return None
-    return value if math.isfinite(value) else None

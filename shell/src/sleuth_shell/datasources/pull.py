@@ -31,7 +31,7 @@ import re
 import time
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -41,12 +41,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sleuth_shell.agents.base import MetricSeries, Pulled, PulledQuery, PullRequest
 from sleuth_shell.datasources import snapshots
 from sleuth_shell.datasources.crypto import HeaderCipher, SealedHeadersError
-from sleuth_shell.datasources.prometheus import (
-    PrometheusClient,
-    PrometheusError,
-    SeriesResult,
-    sample_value,
-)
+from sleuth_shell.datasources.prometheus import PrometheusClient, PrometheusError, SeriesResult
 from sleuth_shell.datasources.store import load_cipher
 from sleuth_shell.db.hot_reads import HotStatements
 from sleuth_shell.db.models import DataSource, utcnow
@@ -284,6 +279,8 @@ class _Outcome:
     snapshots: list[snapshots.NewSnapshot]
     notes: list[str]
     points: int = 0
+    #: The sample times seen so far, as datetimes (see `_series`).
+    times: dict[int | float, datetime] = field(default_factory=dict)
 
 
 def _bold(name: str) -> str:
@@ -292,18 +289,32 @@ def _bold(name: str) -> str:
 
 
 def _series(
-    result: Sequence[SeriesResult], name: str, service: str, *, label: str
+    result: Sequence[SeriesResult],
+    name: str,
+    service: str,
+    *,
+    label: str,
+    times: dict[int | float, datetime],
 ) -> tuple[MetricSeries, ...]:
+    """``result`` as the engine's series: each sample's time as a datetime (``times`` holds
+    those made so far: the series of one pull share their steps), its value as a float (a value
+    that is not a finite number is left out)."""
     out = []
     for item in result:
-        metric = item["metric"]
-        points = tuple(
-            (datetime.fromtimestamp(float(v[0]), UTC), value)
-            for v in item["values"]
-            if (value := sample_value(v)) is not None
-        )
+        metric = item.get("metric") or {}
+        points = []
+        for at, text in item["values"]:
+            when = times.get(at)
+            if when is None:
+                when = times[at] = datetime.fromtimestamp(at, UTC)
+            try:
+                value = float(text)
+            except ValueError:
+                continue
+            if math.isfinite(value):
+                points.append((when, value))
         labels = {k: v for k, v in metric.items() if k not in ("__name__", label)}
-        out.append(MetricSeries(0, name, metric.get(label) or service, labels, points))
+        out.append(MetricSeries(0, name, metric.get(label) or service, labels, tuple(points)))
     return tuple(out)
 
 
@@ -336,7 +347,7 @@ async def _together(
         return [await client.query_range(q.promql, start, end, step) for q in queries]
     split: list[list[SeriesResult]] = [[] for _ in queries]
     for item in answer:
-        index = str(item["metric"].pop(_TAG, ""))
+        index = (item.get("metric") or {}).pop(_TAG, "")
         if not index.isdigit() or int(index) >= len(queries):
             raise PrometheusError("answered a combined query with a series of no query")
         split[int(index)].append(item)
@@ -570,6 +581,12 @@ class PrometheusPull:
                 artifact_id=artifact_id,
                 role=query.role,
                 service=query.service,
-                series=_series(result, query.name, query.service, label=source.service_label),
+                series=_series(
+                    result,
+                    query.name,
+                    query.service,
+                    label=source.service_label,
+                    times=outcome.times,
+                ),
             )
         )

@@ -5,6 +5,11 @@ ISO 8601 UTC text (``2026-11-22T09:41:07Z``), the step in seconds and the series
 source answered (``[{"metric": {...}, "values": [[unix seconds, "value"], ...]}, ...]``). Its
 ``sha256`` is the SHA-256 of that object's canonical JSON (:func:`canonical`: keys sorted, no
 spaces, UTF-8), so anyone holding ``GET /api/v1/evidence/{artifact_id}``'s answer can recompute it.
+It is encoded by ``msgspec`` (several times faster than ``json`` on a range query's samples), and
+is byte for byte what ``json.dumps(document, sort_keys=True, separators=(",", ":"),
+ensure_ascii=False)`` gives: the documents hold strings, whole numbers and floats in plain
+decimal form (the step, and sample times from a millisecond to the year 9999, which
+`~sleuth_shell.datasources.prometheus` checks on decoding), where the two encoders agree.
 
 >>> doc = content("up", "2026-01-01T00:00:00Z", "2026-01-01T01:00:00Z", 60.0, [])
 >>> canonical(doc)
@@ -16,13 +21,13 @@ True
 from __future__ import annotations
 
 import hashlib
-import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import msgspec
 from sqlalchemy import bindparam, insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -39,10 +44,15 @@ def content(query: str, start: str, end: str, step: float, points: Sequence[Any]
 
 
 def canonical(document: dict[str, Any]) -> bytes:
-    """Canonical JSON: keys sorted, no insignificant spaces, UTF-8."""
-    return json.dumps(
-        document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
+    """Canonical JSON: keys sorted, no insignificant spaces, UTF-8.
+
+    >>> import json
+    >>> doc = {"b": [1764201240.781, "1e-05"], "a": {"z": "é", "y": 300.0}}
+    >>> canonical(doc) == json.dumps(doc, sort_keys=True, separators=(",", ":"),
+    ...                              ensure_ascii=False).encode("utf-8")
+    True
+    """
+    return msgspec.json.encode(document, order="sorted")
 
 
 def digest(document: dict[str, Any]) -> str:

@@ -19,13 +19,16 @@ carries itself, the engine's bind processors and the result processors of the co
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import Select
+from sqlalchemy import DateTime, Select
 from sqlalchemy.engine import Dialect
 
 __all__ = ["CompiledStatement"]
+
+_UNSET = object()
 
 
 class CompiledStatement:
@@ -50,7 +53,13 @@ class CompiledStatement:
         )
         self.names: tuple[str, ...] = tuple(str(column.key) for column in columns)
         self.convert: tuple[Callable[[Any], Any] | None, ...] = tuple(
-            column.type._cached_result_processor(dialect, None) for column in columns
+            _result_processor(column.type, dialect) for column in columns
+        )
+        # The columns that have a converter: (position, name, converter).
+        self._converted = tuple(
+            (i, name, convert)
+            for i, (name, convert) in enumerate(zip(self.names, self.convert, strict=True))
+            if convert is not None
         )
 
     def arguments(self, params: Mapping[str, Any]) -> list[Any]:
@@ -65,7 +74,8 @@ class CompiledStatement:
     def arguments_many(self, rows: Sequence[Mapping[str, Any]]) -> list[Any]:
         """:meth:`arguments` of every row (each row must give every parameter), for an
         ``executemany``: the values fetched by one ``itemgetter`` per row, the bind processors
-        applied to the columns that have one."""
+        applied to the columns that have one (once for a value that is the very object of the
+        row before: the rows of a batch share their timestamps)."""
         if not self.order:
             return [() for _ in rows]
         getter = itemgetter(*self.order)
@@ -77,11 +87,17 @@ class CompiledStatement:
             return [(processed[0][1](value),) for (value,) in singles]
         if not processed:
             return [getter(row) for row in rows]
+        last: list[tuple[Any, Any]] = [(_UNSET, None)] * len(processed)
         out = []
         for row in rows:
             values = list(getter(row))
-            for i, processor in processed:
-                values[i] = processor(values[i])
+            for n, (i, processor) in enumerate(processed):
+                value = values[i]
+                before, result = last[n]
+                if value is not before:
+                    result = processor(value)
+                    last[n] = (value, result)
+                values[i] = result
             out.append(values)
         return out
 
@@ -94,7 +110,23 @@ class CompiledStatement:
 
     def row(self, values: Sequence[Any]) -> dict[str, Any]:
         """A row as a dict keyed by column name, converted like SQLAlchemy's result would."""
-        return {
-            name: (convert(value) if convert is not None and value is not None else value)
-            for name, convert, value in zip(self.names, self.convert, values, strict=True)
-        }
+        out = dict(zip(self.names, values, strict=True))
+        for i, name, convert in self._converted:
+            value = values[i]
+            if value is not None:
+                out[name] = convert(value)
+        return out
+
+
+#: How many distinct stored SQLite datetime texts each datetime column's converter keeps parsed.
+DATETIME_CACHE_SIZE = 4096
+
+
+def _result_processor(type_: Any, dialect: Dialect) -> Callable[[Any], Any] | None:
+    """The column type's own result processor; on SQLite, a datetime column's (stored text ->
+    datetime) memoised on the text: a pure function of it, and datetimes are immutable (the rows
+    of hot reads repeat their instants: the same agent read again, the points of one scrape)."""
+    convert: Callable[[Any], Any] | None = type_._cached_result_processor(dialect, None)
+    if convert is not None and dialect.name == "sqlite" and type_._type_affinity is DateTime:
+        return lru_cache(maxsize=DATETIME_CACHE_SIZE)(convert)
+    return convert

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
+import msgspec
 from sqlalchemy import event
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import InvalidatePoolError
@@ -20,6 +22,7 @@ __all__ = [
     "POOL_SIZE",
     "create_engine",
     "create_session_factory",
+    "json_text",
     "ping_when_idle",
 ]
 
@@ -30,6 +33,30 @@ POOL_OVERFLOW = 40
 #: Seconds a pooled PostgreSQL connection may sit unused before its next checkout pings it.
 PING_AFTER_IDLE = 1.0
 _RETURNED_AT = "sleuth_returned_at"
+_JSON = msgspec.json.Encoder()
+
+
+def json_text(value: Any) -> str:
+    """The text a ``JSON`` column stores for ``value``: the JSON ``json.dumps`` writes, in
+    msgspec's compact form (a tenth of the time: a batch of 512 OTLP log records carries 512
+    attribute objects).
+
+    Values msgspec refuses (a key that is not a string or a number, a lone surrogate) and output
+    that holds a ``null`` (which a non-finite float also becomes in msgspec, where ``json.dumps``
+    writes ``NaN``) are written by ``json.dumps``, so that every value reads back as before.
+
+    >>> json_text({"service": "api", "ok": True, "n": 3})
+    '{"service":"api","ok":true,"n":3}'
+    >>> json_text({"x": float("nan")})
+    '{"x": NaN}'
+    """
+    try:
+        text = _JSON.encode(value)
+    except (TypeError, ValueError, OverflowError):  # UnicodeEncodeError is a ValueError
+        return json.dumps(value)
+    if b"null" in text:
+        return json.dumps(value)
+    return text.decode()
 
 
 def create_engine(url: str | URL, *, echo: bool = False) -> AsyncEngine:
@@ -64,10 +91,15 @@ def create_engine(url: str | URL, *, echo: bool = False) -> AsyncEngine:
             # otherwise paid again and again (see docs/performance.md).
             pool_size=POOL_SIZE + POOL_OVERFLOW,
             max_overflow=0,
+            json_serializer=json_text,
         )
     else:
         engine = _create_async_engine(
-            parsed, echo=echo, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
+            parsed,
+            echo=echo,
+            pool_size=POOL_SIZE,
+            max_overflow=POOL_OVERFLOW,
+            json_serializer=json_text,
         )
         ping_when_idle(engine)
     install_connection_setup(engine)

@@ -83,6 +83,7 @@ class HotReader:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
+        self.dialect = engine.dialect  # a property of the async engine: read once
         self._path = self._file_of(engine)
         self._local = threading.local()
         self._remote = engine.url.get_backend_name() == "postgresql"
@@ -138,7 +139,7 @@ class HotReader:
         if not self._remote:
             async with self.engine.connect() as connection:
                 return await _rows(connection, read.statement, params, many)
-        compiled = read._for(self.engine.dialect)
+        compiled = read._for(self.dialect)
         arguments = compiled.arguments(params)
         pool = await self._remote_pool()
         for attempt in (1, 2):
@@ -222,7 +223,7 @@ class HotRead:
     async def first(self, reader: HotReader, params: Mapping[str, Any]) -> dict[str, Any] | None:
         """The first row as a dict keyed by column name, or None."""
         if reader.inline:
-            compiled = self._for(reader.engine.dialect)
+            compiled = self._for(reader.dialect)
             raw = reader._inline(compiled.sql, compiled.arguments(params), False)
             return compiled.row(raw[0]) if raw else None
         rows = await reader._run(self, params, many=False)
@@ -231,7 +232,7 @@ class HotRead:
     async def all(self, reader: HotReader, params: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Every row, each a dict keyed by column name."""
         if reader.inline:
-            compiled = self._for(reader.engine.dialect)
+            compiled = self._for(reader.dialect)
             raw = reader._inline(compiled.sql, compiled.arguments(params), True)
             return [compiled.row(values) for values in raw]
         return await reader._run(self, params, many=True)

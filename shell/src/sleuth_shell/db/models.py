@@ -9,6 +9,7 @@ payload when it needs one. Timestamps are timezone-aware UTC on both SQLite and 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -97,6 +98,13 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+#: SQLite's ``DATETIME`` text (SQLAlchemy's default storage format), which
+#: :meth:`UTCDateTime.bind_processor` writes with ``isoformat``.
+_SQLITE_FORMAT = (
+    "%(year)04d-%(month)02d-%(day)02d %(hour)02d:%(minute)02d:%(second)02d.%(microsecond)06d"
+)
+
+
 class UTCDateTime(TypeDecorator[datetime]):
     """A ``DateTime(timezone=True)`` that always stores UTC and always returns aware UTC values.
 
@@ -115,6 +123,27 @@ class UTCDateTime(TypeDecorator[datetime]):
                 value = value.replace(tzinfo=UTC)
             value = value.astimezone(UTC)
         return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def bind_processor(self, dialect: Dialect) -> Callable[[Any], Any] | None:
+        """On SQLite, :meth:`process_bind_param` and the text of SQLite's ``DATETIME`` in one
+        step: ``datetime.isoformat`` writes the same ``YYYY-MM-DD HH:MM:SS.ffffff`` as the
+        dialect's ``%``-format of seven fields, in a fifth of the time (a batch of OTLP log
+        records binds hundreds)."""
+        impl = self.impl_instance.dialect_impl(dialect)
+        if dialect.name != "sqlite" or getattr(impl, "_storage_format", None) != _SQLITE_FORMAT:
+            return super().bind_processor(dialect)
+
+        def process(value: datetime | None) -> str | None:
+            if value is None:
+                return None
+            if value.tzinfo is not UTC:
+                value = (value.replace(tzinfo=UTC) if value.tzinfo is None else value).astimezone(
+                    UTC
+                )
+            # "YYYY-MM-DD HH:MM:SS.ffffff+00:00" without its offset.
+            return value.isoformat(" ", "microseconds")[:26]
+
+        return process
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         if value is None:
