@@ -40,6 +40,7 @@ from typing import Any
 from litestar.testing import AsyncTestClient
 
 from evals.rca import schema
+from evals.rca.perturb import FAMILIES, perturb
 from sleuth_shell import admin
 from sleuth_shell.app import create_app
 from sleuth_shell.config import Settings
@@ -188,9 +189,15 @@ async def investigate(services: Services, org_id: int, incident: dict[str, Any])
     return outcome
 
 
-async def run_all(splits: Sequence[str] = SPLITS) -> Run:
-    """Load every incident of ``splits`` into its own organization and investigate each."""
+async def run_all(splits: Sequence[str] = SPLITS, families: Sequence[str] = ()) -> Run:
+    """Load every incident of ``splits`` into its own organization and investigate each; with
+    ``families``, each tune split again rewritten by each perturbation family
+    (`evals.rca.perturb`), as its own split ``<split>~<family>``."""
     incidents = {split: schema.load(split) for split in splits}
+    for split in [s for s in splits if s.startswith("tune")]:  # never a held-out split
+        for family in families:
+            incidents[f"{split}~{family}"] = [perturb(i, family) for i in incidents[split]]
+    splits = list(incidents)
     missing: set[str] = set()
     crashes: list[str] = []
     outcomes: dict[str, list[Outcome]] = {}
@@ -202,10 +209,10 @@ async def run_all(splits: Sequence[str] = SPLITS) -> Run:
         try:
             async with create_session_factory(engine)() as session:
                 for split in splits:
-                    for incident in incidents[split]:
-                        org = await admin.create_org(session, f"rca-{incident['id']}")
+                    for n in range(len(incidents[split])):
+                        org = await admin.create_org(session, f"rca-{split}-{n}")
                         _, key = await admin.create_key(session, org.name)
-                        keys[incident["id"]] = (org.id, key)
+                        keys[f"{split}/{n}"] = (org.id, key)
         finally:
             await engine.dispose()
         unlimited = 10**9
@@ -219,14 +226,14 @@ async def run_all(splits: Sequence[str] = SPLITS) -> Run:
         async with AsyncTestClient(app=app, raise_server_exceptions=False) as client:
             services: Services = app.state.services
             for split in splits:
-                for incident in incidents[split]:
+                for n, incident in enumerate(incidents[split]):
                     try:
-                        await ingest(client, keys[incident["id"]][1], incident, missing)
+                        await ingest(client, keys[f"{split}/{n}"][1], incident, missing)
                     except RuntimeError as exc:
                         crashes.append(str(exc))
                 rows = []
-                for incident in incidents[split]:
-                    outcome = await investigate(services, keys[incident["id"]][0], incident)
+                for n, incident in enumerate(incidents[split]):
+                    outcome = await investigate(services, keys[f"{split}/{n}"][0], incident)
                     if outcome.error:
                         crashes.append(f"{incident['id']}: {outcome.error}")
                     rows.append(outcome)
@@ -371,6 +378,8 @@ def render(split: str, outcomes: Sequence[Outcome], *, verbose: bool = False) ->
             summarize_baseline(incidents, lambda i: baseline(i, alerting_only=True)),
         ),
     ]
+    if "~" in split:  # a perturbed split: the baselines are the untouched split's
+        rows = rows[:1]
     for name, table in rows:
         times = ""
         if table.get("median_s") is not None:
@@ -415,11 +424,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="list each failure (tune splits only)"
     )
+    parser.add_argument(
+        "--perturb",
+        default="",
+        metavar="FAMILIES",
+        help="also score the tune splits rewritten by these perturbation families "
+        f"(comma-separated, or 'all': {', '.join(FAMILIES)}), each as its own split",
+    )
     args = parser.parse_args(argv)
+    wanted = args.perturb.split(",")
+    families = list(FAMILIES) if args.perturb == "all" else [f for f in wanted if f]
+    unknown = [f for f in families if f not in FAMILIES]
+    if unknown:
+        parser.error(f"unknown perturbation families: {', '.join(unknown)}")
     for name in ("mcp", "httpx"):
         logging.getLogger(name).setLevel(logging.WARNING)
     splits = list(SPLITS) if args.split == "all" else [args.split]
-    run = asyncio.run(run_all(splits))
+    run = asyncio.run(run_all(splits, families))
     if run.missing:
         print(
             "endpoint missing: "

@@ -1101,3 +1101,66 @@ def test_a_resource_whose_use_reached_its_limit_series_is_exhaustion() -> None:
         "resource_exhaustion",
     )
     assert "store_memory_used_bytes of session-store reached" in result.external_cause
+
+
+def test_demand_rising_only_on_what_the_failing_service_calls_is_its_own_amplification() -> None:
+    # The first failing service retries into the service it calls: that service's requests rise,
+    # its own do not. Outside load would raise the caller's demand too.
+    def rate(service: str, surge: bool) -> MetricPoints:
+        return MetricPoints(
+            "http_requests_per_second",
+            service,
+            tuple(
+                (at(4 * i), 900.0 if not surge or 4 * i < ONSET + 5 else 2500.0)
+                for i in range(FIRED // 4 + 1)
+            ),
+        )
+
+    retries = commit(
+        "r3tr1e50",
+        ONSET - 30,
+        "Raise default retry attempts for transient 5xx",
+        ("orders/retry.py",),
+        "--- a/orders/retry.py\n+++ b/orders/retry.py\n@@ -1 +1 @@\n-MAX_RETRY_ATTEMPTS = 2\n"
+        "+MAX_RETRY_ATTEMPTS = 8\n",
+    )
+    sigs = (signature("orders", "ledger call failed after 8 retry attempts: 503", ONSET + 0.5),)
+    evidence = incident(
+        retries,
+        deploy("deploy-orders-50", ONSET - 10, ("r3tr1e50",)),
+        sigs=sigs,
+        metrics=(rate("orders", False), rate("ledger", True)),
+        dependencies=(("orders", "ledger"),),
+    )
+    result = analyze(evidence)
+    assert (result.verdict, result.change_id) == ("change", "r3tr1e50")
+    # The same rise on the caller as well is demand from outside.
+    surge = replace(evidence, metrics=(rate("orders", True), rate("ledger", True)), changes=())
+    assert analyze(surge).verdict == "external"
+
+
+def test_a_failure_quiet_since_well_before_the_investigation_is_healthy_unless_explained() -> None:
+    # Errors from ONSET to ONSET + 4 minutes, the alert a minute later, the investigation an hour
+    # after that with no error since: the alert's condition no longer holds.
+    blip = (
+        signature("orders", "checkout failed: upstream reset", ONSET, count=40, last=ONSET + 4),
+    )
+    evidence = replace(
+        incident(DECOY, DECOY_SHIP, sigs=blip, series=(errors("orders", ONSET),)),
+        alert=Alert("Orders error rate high", "orders", at(ONSET + 5)),
+    )
+    later = replace(evidence, until=at(ONSET + 65))
+    assert analyze(later).category == "healthy"
+    assert analyze(evidence).category != "healthy"  # looked at when it fired: still failing
+    # Still failing after the look-back: not over.
+    assert analyze(replace(later, errors_after=frozenset({"orders"}))).category != "healthy"
+
+
+def test_the_very_same_record_failing_again_and_again_is_a_poison_record() -> None:
+    message = "panic while rating record R-20270315-000481 offset=18822731: index out of range"
+    poison = (replace(signature("orders", message, ONSET + 0.5, count=120), same=True),)
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=poison))
+    assert (result.verdict, result.category) == ("external", "data_quality")
+    # The same template with other ids each time is a failing code path, not one record.
+    varied = (replace(poison[0], same=False),)
+    assert analyze(incident(DECOY, DECOY_SHIP, sigs=varied)).category != "data_quality"

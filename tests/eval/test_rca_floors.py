@@ -1,11 +1,11 @@
 """The root-cause evaluation (evals/rca/, `make eval-rca`) as a CI check: scores stay above floors.
 
 The floors sit a little below the scores `make eval-rca` measures (evals/rca/README.md records
-them: tune culprit 100%, held-out 67%, tune-ext culprit, abstention and category 100%,
-held-out-ext culprit 67%, abstention 89%, category 50%, innocent 7%; every answer led by its
-verdict). The issue's goals (culprit >= 70%, innocent <= 10%, abstention >= 85%, category >= 70%)
-are not all met on held-out-ext yet; its floors guard what is. A change that
-makes the analysis worse fails here. Timings are reported by the runner, never asserted.
+them: tune culprit 100%, held-out 67%, tune-ext (72 incidents) culprit 88%, abstention 95%,
+category 92%, held-out-ext culprit 75%, abstention 89%, category 63%, innocent 10%; every answer
+led by its verdict). The issue's goals (culprit >= 70%, innocent <= 10%, abstention >= 85%,
+category >= 70%) are not all met on held-out-ext yet (category); its floors guard what is. A
+change that makes the analysis worse fails here. Timings are reported by the runner, never asserted.
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ FLOORS: dict[str, dict[str, float]] = {
         "leads": 0.9,
     },
     "held-out-ext": {
-        "culprit": 0.55,
+        "culprit": 0.7,
         "abstain": 0.8,
-        "category": 0.4,
+        "category": 0.55,
         "evidence": 0.95,
         "leads": 0.9,
     },

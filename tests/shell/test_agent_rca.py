@@ -15,7 +15,12 @@ from rca_memory import MemoryChanges, MemoryKnowledge, MemoryLogs, MemoryMetrics
 
 from sleuth_shell import admin
 from sleuth_shell.agents.base import AgentContext, AgentResult, ChangeRecord, LogRecord
-from sleuth_shell.agents.rca import final_analysis, render_numbered
+from sleuth_shell.agents.rca import (
+    _STATUS_UPDATES,
+    _catalog_dependencies,
+    final_analysis,
+    render_numbered,
+)
 from sleuth_shell.agents.retrieval import RetrievalAgent
 from sleuth_shell.agents.sources import change_source
 from sleuth_shell.config import Settings
@@ -343,3 +348,25 @@ def test_a_plain_why_question_speaks_of_its_window_not_of_an_alert() -> None:
             assert parse(source["start"]) >= now - span, (question, source["start"])
     # The hour holds the quiet time before the failure: the engine names the cause in it.
     assert result.analysis is not None and result.analysis["change_id"] == "c0ffee12"
+
+
+def test_catalog_dependencies_are_read_from_lists_and_tables() -> None:
+    catalog = (
+        "- checkout: the web shop; calls orders and payments\n"
+        "| **orders** | order intake (team Core); calls `ledger` |\n"
+        "* `ledger` \u2014 depends on postgres\n"
+        "| service | what it is |\n"
+    )
+    known = ["checkout", "orders", "payments", "ledger", "postgres", "service"]
+    assert _catalog_dependencies(catalog, known) == [
+        ("checkout", "orders"),
+        ("checkout", "payments"),
+        ("orders", "ledger"),
+        ("ledger", "postgres"),
+    ]
+
+
+def test_a_status_page_is_known_by_its_updates_whatever_its_title() -> None:
+    assert _STATUS_UPDATES.search("Investigating (2026-12-22T13:55:00Z): elevated errors")
+    assert _STATUS_UPDATES.search("11:12 UTC - We are investigating increased DNS errors")
+    assert not _STATUS_UPDATES.search("Runbook: check the pool, then investigate slow queries")

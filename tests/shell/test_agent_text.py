@@ -71,6 +71,17 @@ def test_extract_alert_from_json() -> None:
     assert "5xx above 2%" in alert["text"]
 
 
+def test_extract_alert_reads_a_service_label_spelled_with_dots() -> None:
+    # OpenTelemetry's resource key: not a "name" (a title) but the service.
+    payload = json.dumps(
+        {"groupLabels": {"alertname": "HighErrorRate"}, "labels": {"service.name": "checkout-api"}}
+    )
+    alert = extract_alert(payload)
+    assert (alert["title"], alert["service"]) == ("HighErrorRate", "checkout-api")
+    k8s = extract_alert(json.dumps({"title": "x", "labels": {"app.kubernetes.io/name": "cart"}}))
+    assert k8s["service"] == "cart"
+
+
 def test_extract_alert_from_text_finds_a_timestamp() -> None:
     alert = extract_alert("Disk full on db-1 since 2026-11-22 07:00 UTC")
     assert alert["title"] is None

@@ -13,7 +13,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from sqlalchemy import insert, select, text
+from sqlalchemy import event, insert, select, text
 
 from sleuth_shell import admin
 from sleuth_shell.billing import (
@@ -412,3 +412,50 @@ def test_sqlite_rollups_are_clustered_on_their_key(database_url: str) -> None:
         return [r[0] for r in rows]
 
     assert all("WITHOUT ROWID" in sql for sql in run(database_url, go))
+
+
+def test_the_usage_of_one_transaction_adds_to_each_rollup_row_once_at_its_commit(
+    database_url: str,
+) -> None:
+    """Three usages of one team and day in one transaction: one ledger row each, the rollups
+    written by one addition per row just before the commit (none before it, none after a
+    rollback)."""
+    migrate(database_url)
+    when = datetime(2026, 5, 17, 10, tzinfo=UTC)
+
+    async def go(session: Any) -> Any:
+        org_id, (team,) = await _org_with_teams(session, "acme", 1)
+        upserts: list[str] = []
+
+        def count(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+            if statement.lstrip().upper().startswith("INSERT INTO USAGE_"):
+                upserts.append(statement.split()[2])
+
+        engine = session.get_bind()
+        event.listen(engine, "before_cursor_execute", count)
+
+        async def usage(credits: float) -> None:
+            await record_usage(
+                session,
+                org_id=org_id,
+                team_id=team,
+                feature=FEATURE_INTERACTION,
+                credits=credits,
+                occurred_at=when,
+            )
+
+        await usage(9.0)
+        await session.rollback()  # its additions go with it
+        for credits in (1.0, 2.5, 0.25):
+            await usage(credits)
+        before_commit = (list(upserts), await _rollups(session, org_id))
+        await session.commit()
+        event.remove(engine, "before_cursor_execute", count)
+        return before_commit, upserts, await _rollups(session, org_id)
+
+    (seen, rollups_before), upserts, (daily, monthly) = run(database_url, go)
+    assert seen == ["usage_events"] * 4 and rollups_before == ([], [])
+    assert upserts == [*seen, "usage_daily", "usage_monthly"]
+    team_key = daily[0][1]
+    assert daily == [(date(2026, 5, 17), team_key, "2026-05", 3.75, 3)]
+    assert monthly == [("2026-05", team_key, 3.75, 3)]

@@ -3,7 +3,7 @@
 :class:`StandInWebApi` is a stand-in for the chat platform's Web API, not the platform itself: a
 real HTTP server on 127.0.0.1 that records every request and answers from a script (``ok: true``,
 429 with ``Retry-After``, ``ok: false`` errors, 500). The client under test is the real one over
-the real outbound HTTP seam (:class:`HttpxPoster`); waits go through an injected ``sleep`` that
+the real outbound HTTP seam (:class:`AiohttpPoster`); waits go through an injected ``sleep`` that
 records them, so retry timing is asserted without real waits.
 """
 
@@ -32,7 +32,7 @@ from sleuth_shell.notify.chat import (
     chat_client_for,
 )
 from sleuth_shell.notify.delivery import enqueue_chat
-from sleuth_shell.notify.http import HttpxPoster
+from sleuth_shell.notify.http import AiohttpPoster
 from sleuth_shell.runtime import job_registry
 from sleuth_shell.services import build_services
 
@@ -116,8 +116,8 @@ def api() -> Iterator[StandInWebApi]:
 
 
 @pytest.fixture
-async def poster() -> AsyncIterator[HttpxPoster]:
-    p = HttpxPoster(timeout=5)
+async def poster() -> AsyncIterator[AiohttpPoster]:
+    p = AiohttpPoster(timeout=5)
     yield p
     await p.aclose()
 
@@ -130,7 +130,9 @@ class Sleeps:
         self.waits.append(seconds)
 
 
-def client(api: StandInWebApi, poster: HttpxPoster, sleeps: Sleeps, **kw: Any) -> WebApiChatClient:
+def client(
+    api: StandInWebApi, poster: AiohttpPoster, sleeps: Sleeps, **kw: Any
+) -> WebApiChatClient:
     return WebApiChatClient(TOKEN, poster, base_url=api.base_url, sleep=sleeps, **kw)
 
 
@@ -225,7 +227,7 @@ async def test_permanent_errors_fail_at_once_and_are_logged(api, poster, caplog,
 
 
 def test_settings_pick_the_client() -> None:
-    poster = HttpxPoster()
+    poster = AiohttpPoster()
     default = Settings.from_env({})
     assert default.chat_bot_token is None and default.chat_api_url == "https://slack.com/api"
     assert isinstance(chat_client_for(default, poster), OutboxChatClient)

@@ -22,7 +22,7 @@ from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.db.models import Job
 from sleuth_shell.jobs import JobContext, Worker, enqueue
 from sleuth_shell.notify.delivery import ALT_KIND, delivery_key, enqueue_alt
-from sleuth_shell.notify.http import HttpxPoster
+from sleuth_shell.notify.http import AiohttpPoster
 from sleuth_shell.runtime import job_registry
 from sleuth_shell.services import build_services
 
@@ -58,7 +58,7 @@ async def running_worker(migrated_url: str, ticks: list[int]) -> AsyncIterator[W
     )
     engine = create_engine(migrated_url)
     sessions = create_session_factory(engine)
-    services = build_services(settings, sessions, poster=HttpxPoster(timeout=60))
+    services = build_services(settings, sessions, poster=AiohttpPoster(timeout=60))
     registry = job_registry()
 
     async def tick(ctx: JobContext) -> None:

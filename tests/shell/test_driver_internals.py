@@ -74,3 +74,21 @@ def test_sqlalchemy_compiler_and_type_internals() -> None:
         insert(table).values(name=bindparam("n")).returning(table.c.id), dialect
     )
     assert returning.names == ("id",)
+
+
+def test_arguments_many_processes_a_value_shared_with_the_row_before_once() -> None:
+    things = Table("things", MetaData(), Column("id", Integer), Column("name", String))
+    stmt = CompiledStatement(
+        insert(things).values(id=bindparam("id"), name=bindparam("name")), sqlite.dialect()
+    )
+    calls: list[object] = []
+
+    def upper(value: str) -> str:
+        calls.append(value)
+        return value.upper()
+
+    stmt.bind = {"name": upper}
+    shared = "gear"
+    rows = [{"id": 1, "name": shared}, {"id": 2, "name": shared}, {"id": 3, "name": "cog"}]
+    assert stmt.arguments_many(rows) == [[1, "GEAR"], [2, "GEAR"], [3, "COG"]]
+    assert calls == ["gear", "cog"]

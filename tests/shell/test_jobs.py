@@ -239,9 +239,12 @@ async def test_expired_lease_is_reclaimed_and_run_by_another_worker(db: Database
 
     # The dead worker coming back cannot overwrite the outcome.
     async with db.sessions()() as session:
+        await queue.mark_done(session, dead)
         with pytest.raises(LeaseLost):
-            await queue.mark_done(session, dead)
+            await session.commit()
+        await session.rollback()
         assert not await queue.release(session, dead)
+    assert (await job_rows(db))[job_id].status == DONE
 
 
 async def test_job_recovered_too_often_is_abandoned(db: Database) -> None:

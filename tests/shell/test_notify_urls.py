@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from callback_receiver import CallbackReceiver, documented_signature, documented_test_vector
 
-from sleuth_shell.notify.http import DeliveryNetworkError, HttpxPoster
+from sleuth_shell.notify.http import AiohttpPoster, DeliveryNetworkError
 from sleuth_shell.notify.signing import sign, verify
 from sleuth_shell.notify.urls import (
     UnsafeURL,
@@ -169,7 +169,7 @@ def test_poster_pins_the_connection_and_keeps_the_host_header() -> None:
         port = receiver.url.rsplit(":", 1)[1]
 
         async def go() -> int:
-            poster = HttpxPoster(timeout=5)
+            poster = AiohttpPoster(timeout=5)
             try:
                 result = await poster.post(
                     f"http://hooks.example.invalid:{port}/in?x=1",
@@ -193,7 +193,7 @@ def test_poster_reports_network_errors() -> None:
         url = receiver.url
 
     async def go() -> None:
-        poster = HttpxPoster(timeout=2)
+        poster = AiohttpPoster(timeout=2)
         try:
             await poster.post(url, content=b"{}", headers={})
         finally:

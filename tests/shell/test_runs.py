@@ -71,6 +71,18 @@ def _transition(settings: Settings, step: Callable[[Any], Awaitable[bool]]) -> b
     return _with_services(settings, FakeAgent(), action)
 
 
+def _start(settings: Settings, kind: Any, run_id: Any) -> Any:
+    """``runs.start`` in its own committed transaction: the started row, or None."""
+
+    async def action(services: Services) -> Any:
+        async with services.sessions() as session:
+            started = await runs.start(session, kind, run_id)
+            await session.commit()
+            return started
+
+    return _with_services(settings, FakeAgent(), action)
+
+
 def _answer() -> Answer:
     result = AgentResult(markdown="Done [[source:7]]", sources={7: LOGS}, credits=CREDITS)
     return Answer(result=result, content="Done [1]", sources=[LOGS])
@@ -117,9 +129,12 @@ def test_start_moves_pending_to_in_progress_and_keeps_the_first_start(
 ) -> None:
     run_id = pending(rc, org)
     assert interaction_row(settings, run_id).status == "PENDING"
-    assert _transition(settings, lambda s: runs.start(s, INTERACTION, run_id)) is True
+    started = _start(settings, INTERACTION, run_id)
     first = interaction_row(settings, run_id)
     assert first.status == "IN_PROGRESS" and first.started_at is not None
+    # The started row as the update returned it: what the run's job works from.
+    assert (started.id, started.status, started.question) == (run_id, "IN_PROGRESS", "why?")
+    assert started.started_at == first.started_at and started.org_id == first.org_id
     # A job re-run after a crash starts an IN_PROGRESS run again; started_at is kept.
     execute(
         settings,
@@ -128,7 +143,7 @@ def test_start_moves_pending_to_in_progress_and_keeps_the_first_start(
         .values(started_at=utcnow() - timedelta(hours=1)),
     )
     kept = interaction_row(settings, run_id).started_at
-    assert _transition(settings, lambda s: runs.start(s, INTERACTION, run_id)) is True
+    assert _start(settings, INTERACTION, run_id).started_at == kept
     assert interaction_row(settings, run_id).started_at == kept
 
 
@@ -138,12 +153,12 @@ def test_a_finished_run_is_not_started(
 ) -> None:
     run_id = pending(rc, org)
     _set_status(settings, run_id, status)
-    assert _transition(settings, lambda s: runs.start(s, INTERACTION, run_id)) is False
+    assert _start(settings, INTERACTION, run_id) is None
     assert interaction_row(settings, run_id).status == status
 
 
 def test_start_of_a_missing_run_is_refused(settings: Settings) -> None:
-    assert _transition(settings, lambda s: runs.start(s, INTERACTION, "nope")) is False
+    assert _start(settings, INTERACTION, "nope") is None
 
 
 # --- finish --------------------------------------------------------------------------------------
@@ -253,7 +268,7 @@ def test_an_extra_terminal_status_is_never_left(
         return _with_services(settings, FakeAgent(), action)
 
     stopped = _investigation(settings, org, InvestigationStatus.STOPPED)
-    assert _transition(settings, lambda s: runs.start(s, kind, stopped)) is False
+    assert _start(settings, kind, stopped) is None
     assert _transition(settings, lambda s: runs.fail(s, kind, stopped, "x")) is False
     assert finish(stopped) is False
     assert status(stopped) == InvestigationStatus.STOPPED

@@ -176,17 +176,26 @@ def _start_statement(kind: RunKind[Any, Any]) -> Any:
             status=st.in_progress,
             started_at=func.coalesce(c.started_at, bindparam("now", type_=c.started_at.type)),
         )
+        .returning(*c)
     )
 
 
-async def start(session: AsyncSession, kind: RunKind[Any, Any], run_id: Any) -> bool:
-    """``PENDING``/``IN_PROGRESS`` -> ``IN_PROGRESS`` (the caller commits).
+def _row_from(model: Any, current: Mapping[str, Any]) -> Any:
+    """A new transient ``model`` object holding a returned row's columns."""
+    row = model()
+    _refresh(row, model, current)
+    return row
 
-    Returns False, writing nothing, when the run has finished or does not exist.
+
+async def start(session: AsyncSession, kind: RunKind[RowT, Any], run_id: Any) -> RowT | None:
+    """``PENDING``/``IN_PROGRESS`` -> ``IN_PROGRESS`` (the caller commits); the started row, as
+    the update returned it (a transient object: the run's job reads it from here, not again).
+
+    Returns None, writing nothing, when the run has finished or does not exist.
     """
     stmt = _statement(("start", kind.model, kind.statuses), lambda: _start_statement(kind))
-    result = await session.execute(stmt, {"run_id": run_id, "now": utcnow()})
-    return bool(result.rowcount)  # type: ignore[attr-defined]
+    returned = await SessionExecutor(session).execute(stmt, {"run_id": run_id, "now": utcnow()})
+    return _row_from(_model(kind), returned[0]) if returned else None
 
 
 async def finish(
@@ -277,8 +286,9 @@ async def finish_in(
     if not returned:
         return False
     current = returned[0]
-    finished_row: Any = row if row is not None else model()
-    _refresh(finished_row, model, current)
+    finished_row: Any = _row_from(model, current) if row is None else row
+    if row is not None:
+        _refresh(row, model, current)
     charge = await kind.charge(executor, finished_row, outcome)
     if charge is not None:
         await record_usage(
@@ -369,25 +379,22 @@ async def _run_job(kind: RunKind[Any, Any], ctx: JobContext) -> None:
     services = services_of(ctx)
     run_id = kind.parse_id(ctx.payload[kind.payload_key])
 
-    async def begin(session: AsyncSession) -> bool:
-        if await start(session, kind, run_id):
-            return True
-        # Finished already (a re-run after a crash) or deleted: nothing to do.
-        await ctx.complete(session)
-        return False
+    async def begin(session: AsyncSession) -> Any:
+        started = await start(session, kind, run_id)
+        if started is None:
+            # Finished already (a re-run after a crash) or deleted: nothing to do.
+            await ctx.complete(session)
+        return started
 
-    # The start, the finish (with its usage row and notification jobs) and the job's completion
-    # are each committed together with other jobs' writes (JobContext.write).
-    if not await ctx.write(begin):
-        return
-    async with services.sessions() as session:
-        row = await session.get(kind.model, run_id)
-    if row is not None:
-        try:
-            outcome = await execute(services, kind, row)
-        except RunGone:
-            row = None
+    # The start (returning the run's row, so it is not read again), the finish (with its usage
+    # row and notification jobs) and the job's completion are each committed together with other
+    # jobs' writes (JobContext.write).
+    row = await ctx.write(begin)
     if row is None:
+        return
+    try:
+        outcome = await execute(services, kind, row)
+    except RunGone:
         await ctx.write(ctx.complete)
         return
 

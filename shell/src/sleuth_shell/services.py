@@ -41,7 +41,7 @@ from sleuth_shell.datasources.pull import PrometheusPull
 from sleuth_shell.db.models import utcnow
 from sleuth_shell.jobs import JobContext
 from sleuth_shell.knowledge.search import DatabaseKnowledgeSearch
-from sleuth_shell.notify.http import HttpPoster, HttpxPoster
+from sleuth_shell.notify.http import AiohttpPoster, HttpPoster
 from sleuth_shell.notify.urls import Resolver, system_resolver
 from sleuth_shell.observability.metric_store import SqlMetricStore
 from sleuth_shell.observability.store import DatabaseLogStore
@@ -157,7 +157,7 @@ def build_services(
             if data_sources is not None
             else PrometheusPull(sessions, settings.secret_key)
         ),
-        poster=poster if poster is not None else HttpxPoster(),
+        poster=poster if poster is not None else AiohttpPoster(),
         resolver=resolver if resolver is not None else system_resolver,
         retry_base_seconds=retry_base_seconds,
         retry_max_seconds=retry_max_seconds,

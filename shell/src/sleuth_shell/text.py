@@ -180,15 +180,32 @@ _TIME_KEYS = (
 )
 
 
-def _walk(value: Any, prefix: str = "") -> Iterable[tuple[str, Any]]:
+#: Dotted or slashed label keys that name the service (OpenTelemetry, Kubernetes conventions).
+_SERVICE_LABEL_KEYS = frozenset(
+    {
+        "service.name",
+        "k8s.deployment.name",
+        "app.kubernetes.io/name",
+        "kube_deployment",
+    }
+)
+
+
+def _walk(value: Any, key: str = "") -> Iterable[tuple[str, Any]]:
+    """Every leaf of ``value`` with the key it sits under (its last dict key, lowercased; a
+    service label key spelled with dots, ``service.name``, as ``service``; another dotted key by
+    its last segment)."""
     if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _walk(item, f"{prefix}.{key}" if prefix else str(key))
+        for name, item in value.items():
+            lowered = str(name).lower()
+            if lowered in _SERVICE_LABEL_KEYS:
+                lowered = "service"
+            yield from _walk(item, lowered.rsplit(".", 1)[-1])
     elif isinstance(value, list):
         for item in value:
-            yield from _walk(item, prefix)
+            yield from _walk(item, key)
     else:
-        yield prefix, value
+        yield key, value
 
 
 def extract_alert(payload: str) -> dict[str, Any]:
@@ -210,8 +227,7 @@ def extract_alert(payload: str) -> dict[str, Any]:
         data = None
     strings: list[str] = []
     if isinstance(data, dict | list):
-        for path, value in _walk(data):
-            key = path.rsplit(".", 1)[-1].lower()
+        for key, value in _walk(data):
             if isinstance(value, str):
                 strings.append(value)
             if value is None or isinstance(value, bool):

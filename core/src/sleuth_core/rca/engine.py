@@ -218,6 +218,13 @@ _UNAVAILABLE = re.compile(
     r"unavailable",
     re.IGNORECASE,
 )
+#: A message about one data item (a record, an offset, an event ...) and an id or number of it.
+_DATA_ITEM = re.compile(
+    r"\b(?:record|offset|message|event|row|entry|document|file|payload|item)s?\b", re.IGNORECASE
+)
+_ID = re.compile(r"\w*\d\w*")
+#: How often the very same message must recur to be one item failing again and again.
+_REPEATS = 10
 _NEIGHBOUR = re.compile(r"noisy neighbou?r|cpu steal|steal time|throttl", re.IGNORECASE)
 _POISON = re.compile(
     r"poison|dead.letter|unparseable|malformed|cannot deserializ|failed to deserializ|"
@@ -239,19 +246,137 @@ _HOST = re.compile(
     r"\b(?:[a-z0-9-]+\.)+(?:com|io|net|org|cloud|dev|co|example|app|ai|us|eu|uk|de)\b",
     re.IGNORECASE,
 )
+
+
+def _outside_hosts(text: str) -> list[str]:
+    """The host names ``text`` addresses (lowercased), not code module paths: a host whose path
+    leads to code (``github.com/org/repo/pkg.(*Client).Do(...)``, ``.../client.go:37``) names
+    where code came from, not a party called.
+
+    >>> _outside_hosts("504 from api.maps.example/v2/route at github.com/acme/api/x.go:3")
+    ['api.maps.example']
+    """
+    out = []
+    for m in _HOST.finditer(text):
+        path = _MODULE_PATH.match(text, m.end())
+        if path is None or not _CODE_IN_PATH.search(path.group(0)):
+            out.append(m.group(0).lower())
+    return out
+
+
+_MODULE_PATH = re.compile(r"(?:/[\w.@~()*+-]+)+")
+_CODE_IN_PATH = re.compile(r"\.(?:go|java|kt|py|rb|rs|js|ts|scala|cs)\b|\.\(|\.[A-Za-z_]\w*\(")
+
+
 #: A container killed at its own memory limit (the node is fine: the workload outgrew it).
 _CONTAINER_OOM = re.compile(
     r"oom.?kill|out of memory|exit code 137|memory limit|signal 9\b|sigkill", re.IGNORECASE
 )
 _NODE_NAME = re.compile(r"\b[Nn]ode\s+([\w.-]*\d[\w.-]*)")
-_REQUEST_METRIC = re.compile(
-    r"^(?:http_|grpc_|api_)?requests?(?:_per_second|_per_minute|_total|_rate)?$|^rps$|^qps$|"
-    r"traffic|ingress|inbound|incoming|received|arrivals?|visitors|sessions_started"
+#: Words of a series counting the demand a service receives (requests, calls, hits, visitors,
+#: concurrent users), however its exporter spells the rest (``http_requests_per_second``,
+#: ``http.server.request.rate``, ``requests``, ``trace.http.request.hits``).
+_DEMAND_WORDS = frozenset(
+    {
+        "request",
+        "requests",
+        "req",
+        "reqs",
+        "rps",
+        "qps",
+        "traffic",
+        "ingress",
+        "inbound",
+        "incoming",
+        "received",
+        "arrival",
+        "arrivals",
+        "visitors",
+        "hits",
+        "throughput",
+        "concurrent",
+        "online",
+    }
 )
-_NOT_VOLUME = re.compile(
-    r"duration|latency|error|fail|p\d\d|_ms|seconds|size|bytes|timeout|reject|retr|evict|wait|"
-    r"drop|client|outbound|upstream"
+#: Words of a series measuring something else about the demand (its latency, its failures, its
+#: size) or the demand a service sends out (client calls to others).
+_NOT_DEMAND_WORDS = frozenset(
+    {
+        "duration",
+        "latency",
+        "error",
+        "errors",
+        "fail",
+        "failed",
+        "failure",
+        "failures",
+        "ms",
+        "seconds",
+        "size",
+        "bytes",
+        "timeout",
+        "timeouts",
+        "reject",
+        "rejected",
+        "retry",
+        "retries",
+        "evict",
+        "evicted",
+        "wait",
+        "drop",
+        "dropped",
+        "client",
+        "outbound",
+        "upstream",
+        "ratio",
+        "pct",
+        "percent",
+    }
 )
+#: Demand words that say the direction themselves (``readings_received``: what arrives).
+_INBOUND_WORDS = frozenset(
+    [
+        "ingress",
+        "inbound",
+        "incoming",
+        "received",
+        "arrival",
+        "arrivals",
+        "visitors",
+        "concurrent",
+        "online",
+    ]
+)
+#: Words that may come before another demand word: the protocol, the server, the exporter.
+_SERVER_WORDS = frozenset(
+    [
+        "http",
+        "https",
+        "grpc",
+        "rpc",
+        "api",
+        "server",
+        "servlet",
+        "web",
+        "app",
+        "service",
+        "svc",
+        "trace",
+        "inbound",
+        "ingress",
+        "incoming",
+        "total",
+        "nginx",
+        "envoy",
+        "istio",
+        "haproxy",
+        "traefik",
+        "kong",
+        "gateway",
+        "lb",
+    ]
+)
+_PERCENTILE = re.compile(r"^p\d\d$")
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 _TEXT_DATE = re.compile(
     r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? (\d{1,2}),? (\d{4})\b"
@@ -261,8 +386,54 @@ _TEXT_DATE = re.compile(
 
 
 def _volume_metric(name: str) -> bool:
-    lowered = name.lower()
-    return bool(_REQUEST_METRIC.search(lowered)) and not _NOT_VOLUME.search(lowered)
+    """Whether a series counts the demand a service receives, from the words of its name (a
+    histogram's ``_count`` of requests is one, whatever unit its buckets are in).
+
+    >>> [_volume_metric(n) for n in ("http_requests_per_second", "http.server.request.rate",
+    ...  "requests", "http_request_duration_p99_ms", "http_server_requests_seconds_count",
+    ...  "http_client_requests_total", "vendor_requests_per_second", "concurrent_players")]
+    [True, True, True, False, True, False, False, True]
+    """
+    words = [w for w in re.split(r"[^a-z0-9]+", _snake(name)) if w]
+    first = next((i for i, w in enumerate(words) if w in _DEMAND_WORDS), None)
+    if first is None:
+        return False
+    if words[first] not in _INBOUND_WORDS and not _SERVER_WORDS.issuperset(words[:first]):
+        return False  # ``vendor_requests_per_second``: the calls a service makes to a party
+    if words[-1] == "count" and ({"request", "requests"} & set(words)):
+        return "client" not in words
+    return not (_NOT_DEMAND_WORDS.intersection(words) or any(map(_PERCENTILE.match, words)))
+
+
+#: Label keys and values that say a series counts failed or refused requests, not demand.
+_OUTCOME_KEY = re.compile(r"(?:^|[._])(?:status|status_code|code|outcome|result)$", re.IGNORECASE)
+_FAILED_OUTCOME = re.compile(
+    r"^(?:[45]\d\d|[45]xx|error|errors|fail(?:ed|ure)?|server_error|client_error|internal|"
+    r"unavailable|timeout|rejected)$",
+    re.IGNORECASE,
+)
+
+
+def _demand(series: MetricPoints) -> bool:
+    """Whether a series counts the demand a service receives: a demand name (`_volume_metric`)
+    whose labels do not single out failed or refused requests (``status="500"``,
+    ``outcome="error"``: those count failures).
+
+    >>> failed = MetricPoints("http_server_requests_total", "api", (), (("status", "500"),))
+    >>> _demand(failed), _demand(replace(failed, labels=(("status", "200"),)))
+    (False, True)
+    """
+    if not _volume_metric(series.name.lower()):
+        return False
+    return not any(
+        _OUTCOME_KEY.search(k) and _FAILED_OUTCOME.match(v.strip()) for k, v in series.labels
+    )
+
+
+@lru_cache(maxsize=1024)
+def _snake(name: str) -> str:
+    """A metric name lowercased, camelCase split (``requestCount`` -> ``request_count``)."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
 def _dates_in(text: str) -> list[date]:
@@ -641,7 +812,7 @@ def find_onsets(evidence: Evidence) -> OnsetStage:
         name = shift.series.name.lower()
         svc = shift.series.service
         headroom = bool(_HEADROOM_METRIC.search(name))
-        if _volume_metric(name) or not (headroom or _SATURATION_METRIC.search(name)):
+        if _demand(shift.series) or not (headroom or _SATURATION_METRIC.search(name)):
             continue
         if shift.direction != (-1 if headroom else 1):
             continue  # a resource runs out when its use rises or its headroom (free bytes) falls
@@ -785,6 +956,9 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
     """
     signature, failure_words, shown, details = failure_signature(evidence, stage, episode)
     frames = stack_frames(details)
+    raised = frozenset(
+        f for sig in _episode_signatures(evidence, episode)[0] for f in _raising_files(sig.detail)
+    )
     origin, onset, tolerance = episode.origin, episode.onset, episode.tolerance
     affected, scope = episode.affected, episode.scope
     known = stage.known
@@ -870,7 +1044,13 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             matched = (*matched, "errors stopped when it was rolled back")
         located = _frames_hit(frames, change)
         if located:
-            rel = _gain(rel, _FRAME_GAIN * min(len(located), 2))
+            # A file where an exception was raised counts fully; a caller's file (an outer
+            # frame, e.g. the handler every request passes through) half.
+            weight = sum(
+                0.5 if hit.startswith("file: ") and hit[6:] not in raised else 1.0
+                for hit in located
+            )
+            rel = _gain(rel, _FRAME_GAIN * min(weight, 2))
             matched = (*matched, *located[:2])
         if (
             change.kind in ("flag", "config")
@@ -925,7 +1105,9 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
         named_here = _mentions(text, list(scope))
         # A change to what a failing reader reads (a field it finds missing) is in scope however
         # the data travels (a queue, a file), whether or not a call between them is known.
-        in_scope = bool(homes & scope) or bool(named_here) or producer
+        # A change to code the failure's own stack runs is in scope wherever it was committed
+        # (a library built into the failing service).
+        in_scope = bool(homes & scope) or bool(named_here) or producer or bool(located)
         lead = onset - effective
         hours = max(lead.total_seconds(), 0.0) / 3600
         score = rel * (1.0 if origin in homes else 0.8 if in_scope else 0.35) / (1 + hours / 24)
@@ -947,6 +1129,10 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             ruled_out = "touches nothing the failure shows"
         elif not in_scope and rel < STRONG_AT:
             ruled_out = "on a service that neither failed nor is called by one that did"
+        # What the change does (its mechanism, its stack's code, its timing) ahead of the words
+        # it shares: the verdict reads the notes, however many words matched.
+        notes = tuple(m for m in matched if " " in m or ":" in m)
+        matched = (*notes, *(m for m in matched if m not in notes))
         suspects.append(
             Suspect(
                 change,
@@ -1143,11 +1329,14 @@ def decide(
         onset,
         episode.onset_list,
     )
-    ended = _recovered_at(evidence, episode)
+    # A failure quiet since well before the investigation is over, unless its cause is known
+    # (an outside cause that has ended is still the cause a postmortem asks about).
+    ended = _recovered_at(evidence, episode, later=ext_strength == 0)
     if ended is not None:
         reasons.append(
-            f"The failure ended by {ended.isoformat()}, well before the alert: its condition no "
-            "longer holds."
+            f"The failure ended by {ended.isoformat()}, well before the "
+            + ("alert" if ended <= evidence.alert.fired_at - _RECOVERED_QUIET else "investigation")
+            + ": its condition no longer holds."
         )
         return Analysis(
             "unknown",
@@ -1234,7 +1423,7 @@ _TIME_EVIDENCE = frozenset(
 
 
 #: A 0/1 series saying a job is running (``night_audit_running``, ``backup_in_progress``).
-_JOB_METRIC = re.compile(r"(?:^|_)(?:running|in_progress)$")
+_JOB_METRIC = re.compile(r"(?:^|[._-])(?:running|in[._-]progress)$")
 _QUIET_LEVELS = frozenset({"DEBUG", "INFO", "NOTICE", "WARN", "WARNING"})
 _ERROR_METRIC = re.compile(r"error|fail|5xx|reject|drop")
 
@@ -1298,16 +1487,18 @@ def _surge_of_its_own(suspect: Suspect, shifts: Sequence[_MetricShift]) -> bool:
     return any(
         sh.series.service == change.service
         and sh.direction == 1
-        and _volume_metric(sh.series.name.lower())
+        and _demand(sh.series)
         and sh.at >= suspect.effective_at - _SLACK
         for sh in shifts
     )
 
 
-def _recovered_at(evidence: Evidence, episode: Episode) -> datetime | None:
-    """When the episode's errors stopped, if they stopped well before the alert: quiet for at
-    least `_RECOVERED_QUIET` and for longer than the failure lasted; None when still failing
-    (or when the failure shows in a metric, which is still shifted at the alert)."""
+def _recovered_at(evidence: Evidence, episode: Episode, *, later: bool) -> datetime | None:
+    """When the episode's errors stopped, if they stopped well before the alert, or well before
+    the investigation (when ``later``) with no error of a failing service since the look-back
+    ended (``evidence.until``, ``errors_after``): quiet for at least `_RECOVERED_QUIET` and for
+    longer than the failure lasted; None when still failing (or when the failure shows in a
+    metric, which is still shifted at the alert)."""
     if evidence.alert.asked or any(o.basis == "metric" for o in episode.onset_list):
         return None
     new_sigs, _old = _episode_signatures(evidence, episode)
@@ -1318,6 +1509,13 @@ def _recovered_at(evidence: Evidence, episode: Episode) -> datetime | None:
     quiet = evidence.alert.fired_at - last
     if quiet >= _RECOVERED_QUIET and quiet > last - episode.onset:
         return last
+    # Looked at later than the alert: quiet from the last error to the investigation, the
+    # failing services logging no error since the look-back ended.
+    until = evidence.until
+    if later and until is not None and not (evidence.errors_after & set(episode.affected)):
+        quiet = until - last
+        if quiet >= _RECOVERED_QUIET and quiet > last - episode.onset:
+            return last
     return None
 
 
@@ -1690,6 +1888,20 @@ def stack_frames(details: str) -> tuple[frozenset[str], frozenset[str]]:
     return files, funcs
 
 
+def _raising_files(detail: str) -> tuple[str, ...]:
+    """The file of a stack trace's innermost frame, where its exception was raised (the last
+    frame of a Python traceback, "most recent call last"; the first of Java, Go, Rust, Node),
+    base name lowercased; () when it names none.
+
+    >>> _raising_files('File "a/x.py", line 3, in f\\n  File "a/y.py", line 9, in g')
+    ('y.py',)
+    >>> _raising_files("panicked at src/postcode.rs:41:26 ... at ./src/handlers/available.rs:33")
+    ('postcode.rs',)
+    """
+    frame = next((f for f in parse_stack(detail).frames if f.file), None)
+    return (frame.name.lower(),) if frame is not None else ()
+
+
 def _frames_hit(frames: tuple[frozenset[str], frozenset[str]], change: Change) -> list[str]:
     """What of the failure's stack a change changes: ``file:`` and ``function:`` matches."""
     files, funcs = frames
@@ -1803,8 +2015,8 @@ def _hypotheses(
         for sh in stage.shifts
         if sh.series.service in scope and abs(sh.at - onset) <= timedelta(hours=1)
     ]
-    volume = [m for m in evidence.metrics if _volume_metric(m.name) and m.service in scope]
-    surge = [sh for sh in near if _volume_metric(sh.series.name.lower()) and sh.direction == 1]
+    volume = [m for m in evidence.metrics if _demand(m) and m.service in scope]
+    surge = [sh for sh in near if _demand(sh.series) and sh.direction == 1]
     out: list[Hypothesis] = []
     if surge:
         sh = surge[0]
@@ -1852,7 +2064,7 @@ def _hypotheses(
         sh
         for sh in near
         if sh.direction == 1
-        and not _volume_metric(sh.series.name.lower())
+        and not _demand(sh.series)
         and _RESOURCE_METRIC.search(sh.series.name.lower())
     ]
     new_sigs, _old = _episode_signatures(evidence, episode)
@@ -2043,7 +2255,7 @@ def _external(
     tls_sigs = [s for s in messages if _TLS.search(full[id(s)])]
     tls = sum(s.count for s in tls_sigs)
     if tls and tls >= 0.2 * total:
-        peers = sorted({h.lower() for s in tls_sigs for h in _HOST.findall(s.message)})
+        peers = sorted({h for s in tls_sigs for h in _outside_hosts(s.message)})
         peer = f" from {peers[0]}" if peers else ""
         # Another party's certificate is its failure; the platform's own is infrastructure.
         found.append(
@@ -2056,7 +2268,19 @@ def _external(
     dns = sum(s.count for s in messages if _DNS.search(full[id(s)]))
     if dns and dns >= 0.2 * total:
         found.append((2.5, "DNS resolution failures", "infrastructure"))
-    poison = sum(s.count for s in messages if _POISON.search(full[id(s)]))
+    # A poison record: said so, or one item (the very same message, its ids and offsets
+    # included) failing again and again.
+    poison = sum(
+        s.count
+        for s in messages
+        if _POISON.search(full[id(s)])
+        or (
+            s.same
+            and s.count >= _REPEATS
+            and _DATA_ITEM.search(s.message)
+            and _ID.search(s.message)
+        )
+    )
     if poison and poison >= 0.3 * total:
         found.append((2.5, "one bad (poison) record failing over and over", "data_quality"))
     # Input the service rejects, said by the message or by the exception it carries (a job killed
@@ -2122,7 +2346,7 @@ def _external(
             )
     # Provider status notices naming something the errors name.
     error_terms = set(signature_terms([text])) if text else set()
-    hosts = {h.lower() for h in _HOST.findall(text)}
+    hosts = set(_outside_hosts(text))
     for signal in evidence.signals:
         body = f"{signal.title}\n{signal.text}"
         if not _STATUS.search(body):
@@ -2151,9 +2375,9 @@ def _external(
             break
     # An outside party (a host on the public internet) answering unavailable, refusing or timing
     # out in most of the failure's messages: its outage, whether or not it published a notice.
-    down = [s for s in messages if _HOST.search(full[id(s)]) and _UNAVAILABLE.search(full[id(s)])]
+    down = [s for s in messages if _outside_hosts(full[id(s)]) and _UNAVAILABLE.search(full[id(s)])]
     if down and sum(s.count for s in down) >= 0.3 * total:
-        peers = sorted({h.lower() for s in down for h in _HOST.findall(full[id(s)])})
+        peers = sorted({h for s in down for h in _outside_hosts(full[id(s)])})
         found.append(
             (
                 2.0,
@@ -2161,11 +2385,25 @@ def _external(
                 "dependency_failure",
             )
         )
+    # Demand that rose on a service the first failing one calls, while the first failing one's
+    # own demand did not: its retries and fan-out, not outside load.
+    origin = affected[0] if affected else ""
+    surged = {
+        sh.series.service
+        for sh in shifts
+        if _demand(sh.series) and sh.direction == 1 and sh.ratio >= 1.8
+    }
+    amplified = calls.get(origin, set()) - {origin} if origin not in surged else set()
     for shift in shifts:
         name = shift.series.name.lower()
         if onset is not None and abs(shift.at - onset) > timedelta(hours=1):
             continue
-        if _volume_metric(name) and shift.direction == 1 and shift.ratio >= 1.8:
+        if (
+            _demand(shift.series)
+            and shift.direction == 1
+            and shift.ratio >= 1.8
+            and shift.series.service not in amplified
+        ):
             found.append(
                 (
                     2.5,

@@ -72,9 +72,11 @@ class ErrorSeries:
 class ErrorSignature:
     """One distinct error message of one service, how often, and when first and last seen.
 
-    ``level`` is its most severe log level ("" when unknown; ``CRITICAL`` covers fatal lines) and
+    ``level`` is its most severe log level ("" when unknown; ``CRITICAL`` covers fatal lines),
     ``detail`` the text of its structured attributes that locate it in code (a stack trace,
-    an exception type, ``file:line``, a function name), "" when it has none."""
+    an exception type, ``file:line``, a function name), "" when it has none, and ``same`` whether
+    every line of it had the very same text, ids and numbers included (one item failing again
+    and again)."""
 
     service: str
     message: str
@@ -83,6 +85,7 @@ class ErrorSignature:
     last_seen: datetime
     level: str = ""
     detail: str = ""
+    same: bool = False
 
 
 @dataclass(frozen=True)
@@ -132,7 +135,9 @@ class Evidence:
     ``dependencies`` are ``(caller, callee)`` hints; more are read from error messages that name
     another known service. ``services`` are all known service names (for those hints). ``since``
     is where the data begins (the first stored record in the look-back); when None it is taken
-    from the earliest point, error or metric given.
+    from the earliest point, error or metric given. ``until`` is when the investigation looked
+    (None: at the alert) and ``errors_after`` the services that logged errors between the end of
+    the look-back and ``until``: a failure quiet since then no longer holds.
     """
 
     alert: Alert
@@ -144,6 +149,8 @@ class Evidence:
     dependencies: tuple[tuple[str, str], ...] = ()
     services: tuple[str, ...] = ()
     since: datetime | None = None
+    until: datetime | None = None
+    errors_after: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -89,6 +89,10 @@ SIGNAL_LEVELS: tuple[str, ...] = ("WARNING", "ERROR", "CRITICAL")
 LOOKBACK = timedelta(hours=12)
 #: How far before the alert changes are considered (delayed-onset faults).
 CHANGE_LOOKBACK = timedelta(hours=72)
+#: How long after an alert an investigation still reads whether the failure went on.
+AFTER_ALERT = timedelta(hours=24)
+#: Read that only when the investigation runs this long after the look-back's end.
+_LATER = timedelta(minutes=5)
 _BUCKET_SECONDS = 300
 _MAX_SERVICES = 10
 _MAX_LINE_SERVICES = 8
@@ -96,17 +100,27 @@ _MAX_LINES = 2000
 _RECENT = timedelta(hours=3)
 #: A deploy that undoes an earlier one (its summary or id says so).
 _ROLLBACK = re.compile(r"\broll(?:ed|s|ing)?[ -]?back\b|\brevert", re.IGNORECASE)
-_CATALOG_LINE = re.compile(r"^\s*[-*]\s*`?([A-Za-z0-9_.-]+)`?\s*:(.*)$")
+#: A catalog entry: a list item (``- name: ...``) or a table row (``| **name** | ... |``).
+_CATALOG_LINE = re.compile(
+    r"^\s*(?:[-*+]|\|)\s*(?:\*\*|`)?([A-Za-z0-9_.-]+)(?:\*\*|`)?\s*(?::|\||\s[-\u2013\u2014]\s)(.*)$"
+)
 _CALLS = re.compile(r"\b(?:calls|depends on|uses|reads from|talks to)\b([^;.\n]*)", re.IGNORECASE)
 _STATUS_TITLE = re.compile(
     r"status|outage|degrad|disruption|health|service (?:issue|notice|incident)", re.IGNORECASE
+)
+#: A document written as a status page's updates ("Investigating (10:04 UTC): ...", "Resolved -").
+_STATUS_UPDATES = re.compile(
+    r"\b(?:investigating|identified|monitoring|resolved)\b\s*(?:[:(\u2013\u2014-]|\d)|"
+    r"\bwe are (?:investigating|seeing elevated|aware of)",
+    re.IGNORECASE,
 )
 
 
 _SEVERITY = {"WARNING": 1, "ERROR": 2, "CRITICAL": 3}
 #: Attribute keys that locate an error in code (stack traces, exception types, frames).
 _CODE_KEYS = re.compile(
-    r"stack|trace(?!_id)|exception|exc|error[._]?(?:type|kind|class)|frame|file|line|func|"
+    r"stack|trace(?!_id)|exception|exc|panic|backtrace|crash|error[._]?(?:type|kind|class)|"
+    r"frame|file|line|func|"
     r"method|caller|location|source",
     re.IGNORECASE,
 )
@@ -298,6 +312,16 @@ async def _gather_stores(
     since = max(start, bounds[0]) if bounds is not None else start
     counts = await ctx.logs.counts(org, start, end, None)
     queries += 1
+    # Looked at well after the alert: which services still logged errors since the look-back
+    # ended (a failure quiet since then no longer holds).
+    until = min(ctx.now, fired + AFTER_ALERT) if not asked else None
+    errors_after: frozenset[str] = frozenset()
+    if until is not None and until - end >= _LATER:
+        later = await ctx.logs.counts(org, end, until, None)
+        queries += 1
+        errors_after = frozenset(svc for svc, level, n in later if level in ERROR_LEVELS and n)
+    else:
+        until = None
     errors_by_service: dict[str, int] = {}
     for svc, level, count in counts:
         if level in SIGNAL_LEVELS:
@@ -326,8 +350,9 @@ async def _gather_stores(
         groups: dict[str, list[Any]] = {}
         for line in lines:
             group = groups.setdefault(
-                message_template(line.message), [line.message, 0, None, None, "", ""]
+                message_template(line.message), [line.message, 0, None, None, "", "", True]
             )
+            group[6] = group[6] and line.message == group[0]
             group[1] += 1
             group[2] = group[2] or line.timestamp
             group[3] = line.timestamp
@@ -335,8 +360,10 @@ async def _gather_stores(
                 group[4] = line.level
             if not group[5] and line.attributes:
                 group[5] = code_location(line.attributes)
-        for sample, count, first, last, level, detail in groups.values():
-            signatures.append(ErrorSignature(svc, sample, count, first, last, level, detail))
+        for sample, count, first, last, level, detail, same in groups.values():
+            signatures.append(
+                ErrorSignature(svc, sample, count, first, last, level, detail, same and count > 1)
+            )
     pulled = await pulling
     metrics = [*metrics, *pulled.series]
     metric_points = [
@@ -371,7 +398,7 @@ async def _gather_stores(
     )
     status_query = f"status incident outage degraded {words}"[:400]
     for hit in await ctx.knowledge.search(org, status_query, 5):
-        if _STATUS_TITLE.search(hit.title):
+        if _STATUS_TITLE.search(hit.title) or _STATUS_UPDATES.search(hit.content):
             ref = f"doc:{hit.id}"
             documents[ref] = hit
             signals.append(ExternalSignal(hit.title, hit.content, None, ref))
@@ -399,6 +426,8 @@ async def _gather_stores(
         dependencies=tuple(deps),
         services=tuple(all_services),
         since=since,
+        until=until,
+        errors_after=errors_after,
     )
     return Gathered(
         evidence,
@@ -623,7 +652,7 @@ def report(
             lead = (
                 "**Healthy: the alert's condition no longer holds**, and no change in the data "
                 f"explains the failure before it. {category_phrase('healthy')}. {onset_text}"
-                f"{down_text} " + " ".join(onset_cites) + ", and it ended well before the alert."
+                f"{down_text} " + " ".join(onset_cites) + ", and it has since ended."
             )
         elif origin:
             lead = (

@@ -31,7 +31,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import bindparam, case, func, select
+from sqlalchemy import bindparam, case, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.errors import InvalidCriteria
@@ -39,7 +39,7 @@ from sleuth_core.ids import encode_global_id
 from sleuth_core.intake import AlertEvent
 from sleuth_core.matching import matches
 from sleuth_shell.billing.budgets import automated_use
-from sleuth_shell.db.dialect import execute_in_chunks
+from sleuth_shell.db.direct_writes import execute_many
 from sleuth_shell.db.models import (
     Alert,
     AlertDecision,
@@ -471,6 +471,22 @@ async def decide_and_open(
 _CHUNK = 500
 
 
+#: The decisions' insert (built once; every column :meth:`Decided.values` gives bound).
+_DECISIONS_INSERT = insert(AlertDecision).values(
+    {
+        name: bindparam(name, type_=AlertDecision.__table__.c[name].type)
+        for name in (
+            "alert_id",
+            "org_id",
+            "alert_responder_id",
+            "decision",
+            "reason",
+            "investigation_id",
+        )
+    }
+)
+
+
 @dataclass(frozen=True, slots=True)
 class NewAlert:
     """An alert to record: where it came from (``source`` ``(type, remote_id)``; a chat message's
@@ -546,5 +562,5 @@ async def record_alerts(session: AsyncSession, alerts: Sequence[NewAlert]) -> li
     ]
     decided = await decide_and_open(session, candidates)
     rows = [item.values() for per_alert in decided for item in per_alert]
-    await execute_in_chunks(session, AlertDecision.__table__.insert(), rows, _CHUNK)
+    await execute_many(session, _DECISIONS_INSERT, rows)
     return decided

@@ -1,11 +1,12 @@
 """The credit ledger and its daily rollups.
 
 Every agent run writes one ledger row (``usage_events``: organization, team or null, feature,
-credits, time) through :func:`record_usage`, which in the same transaction adds the credits to two
-rollups: ``usage_daily`` (organization, UTC day, team) and ``usage_monthly`` (organization, UTC
-month, team). The credit-usage report (:mod:`sleuth_shell.billing.usage`) reads whole months from
-the monthly rollup, the remaining whole days from the daily one and only the partial days at the
-edges of its range from the ledger, so its cost does not grow with the number of ledger rows.
+credits, time) through :func:`record_usage`, which in the same transaction (at its commit) adds
+the credits to two rollups: ``usage_daily`` (organization, UTC day, team) and ``usage_monthly``
+(organization, UTC month, team). The credit-usage report (:mod:`sleuth_shell.billing.usage`) reads
+whole months from the monthly rollup, the remaining whole days from the daily one and only the
+partial days at the edges of its range from the ledger, so its cost does not grow with the number
+of ledger rows.
 
 Exact sums. Credits are stored on a binary grid of :data:`CREDIT_RESOLUTION` (2**-20, about a
 millionth of a credit): :func:`quantize_credits` rounds every amount to the nearest multiple before
@@ -165,13 +166,26 @@ async def record_usage(
 
     Concurrent writers are safe: each rollup row is changed by one ``INSERT ... ON CONFLICT DO
     UPDATE SET credits = credits + excluded.credits`` statement, which PostgreSQL applies under the
-    row's lock and SQLite under its single-writer lock, so no addition is lost. The daily row is
-    always changed before the monthly one, so two single-usage transactions cannot deadlock.
+    row's lock and SQLite under its single-writer lock, so no addition is lost. The ledger row is
+    written at once; the rollup additions at the transaction's commit
+    (:meth:`~sleuth_shell.db.executor.Executor.add_at_commit`): one statement per rollup row for
+    all the usage of the transaction, every daily row before every monthly one and each kind in
+    key order, so the rows every run adds to are locked only for the commit and two transactions
+    cannot deadlock over them.
     """
     executor = as_executor(target)
-    values = _usage_values(org_id, team_id, feature, credits, occurred_at)
-    for statement, params in zip(_usage_statements(executor.dialect_name), values, strict=True):
-        await executor.execute(statement, params)
+    event, daily, monthly = _usage_values(org_id, team_id, feature, credits, occurred_at)
+    insert_event, add_daily, add_monthly = _usage_statements(executor.dialect_name)
+    await executor.execute(insert_event, event)
+    # The rollups at the commit: one addition per row for all the transaction's usage (a worker's
+    # batch of runs), every daily row before every monthly one, each kind in key order.
+    key = (daily["org_id"], daily["team_key"])
+    executor.add_at_commit(0, add_daily, (*key, daily["day"]), daily, _TOTALS)
+    executor.add_at_commit(1, add_monthly, (*key, monthly["month"]), monthly, _TOTALS)
+
+
+#: The rollup columns that add up.
+_TOTALS = ("credits", "events")
 
 
 def _usage_values(

@@ -28,6 +28,8 @@ from sqlalchemy.engine import Dialect
 
 __all__ = ["CompiledStatement"]
 
+_UNSET = object()
+
 
 class CompiledStatement:
     """``statement`` compiled for ``dialect`` (see the module doc)."""
@@ -72,7 +74,8 @@ class CompiledStatement:
     def arguments_many(self, rows: Sequence[Mapping[str, Any]]) -> list[Any]:
         """:meth:`arguments` of every row (each row must give every parameter), for an
         ``executemany``: the values fetched by one ``itemgetter`` per row, the bind processors
-        applied to the columns that have one."""
+        applied to the columns that have one (once for a value that is the very object of the
+        row before: the rows of a batch share their timestamps)."""
         if not self.order:
             return [() for _ in rows]
         getter = itemgetter(*self.order)
@@ -84,11 +87,17 @@ class CompiledStatement:
             return [(processed[0][1](value),) for (value,) in singles]
         if not processed:
             return [getter(row) for row in rows]
+        last: list[tuple[Any, Any]] = [(_UNSET, None)] * len(processed)
         out = []
         for row in rows:
             values = list(getter(row))
-            for i, processor in processed:
-                values[i] = processor(values[i])
+            for n, (i, processor) in enumerate(processed):
+                value = values[i]
+                before, result = last[n]
+                if value is not before:
+                    result = processor(value)
+                    last[n] = (value, result)
+                values[i] = result
             out.append(values)
         return out
 

@@ -22,6 +22,11 @@ engine (PostgreSQL) gets ``None`` from :func:`direct_writer` and takes the sessi
 
 A transaction that is left without :meth:`DirectTransaction.commit` (an exception, a change of
 plan) is rolled back before its connection goes back to the pool.
+
+:func:`execute_many` runs a prebuilt ``INSERT``'s rows inside a session's own transaction, the
+same way on SQLite (one ``executemany`` on the session's driver connection) and through the
+session elsewhere: the intake's jobs and alert decisions, written beside the ORM work of its
+group commit.
 """
 
 from __future__ import annotations
@@ -36,9 +41,16 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.util import greenlet_spawn
 
+from sleuth_shell.db.commit_totals import CommitTotals
 from sleuth_shell.db.compiled import CompiledStatement
 
-__all__ = ["DirectTransaction", "DirectWriter", "direct_writer", "engine_direct_writer"]
+__all__ = [
+    "DirectTransaction",
+    "DirectWriter",
+    "direct_writer",
+    "engine_direct_writer",
+    "execute_many",
+]
 
 
 class DirectTransaction:
@@ -51,6 +63,7 @@ class DirectTransaction:
         self._writer = writer
         self._driver = driver
         self._callbacks: dict[Callable[[], None], None] = {}
+        self._totals = CommitTotals()
         self.open = True
 
     async def execute(self, statement: Any, params: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -77,7 +90,21 @@ class DirectTransaction:
         finally:
             await cursor.close()
 
+    def add_at_commit(
+        self,
+        order: int,
+        statement: Any,
+        key: tuple[Any, ...],
+        params: Mapping[str, Any],
+        totals: Sequence[str],
+    ) -> None:
+        """Run ``statement`` once per key just before :meth:`commit`, ``totals`` summed (see
+        :class:`~sleuth_shell.db.executor.CommitTotals`)."""
+        self._totals.add(order, statement, key, params, totals)
+
     async def commit(self) -> None:
+        for statement, params in self._totals.drain():
+            await self.execute(statement, params)
         await self._driver.commit()
         self.open = False
         callbacks, self._callbacks = self._callbacks, {}
@@ -91,6 +118,7 @@ class DirectTransaction:
     async def rollback(self) -> None:
         self.open = False
         self._callbacks.clear()
+        self._totals = CommitTotals()
         await self._driver.rollback()
 
 
@@ -151,3 +179,30 @@ def engine_direct_writer(engine: Any) -> DirectWriter | None:
         writer = DirectWriter(engine)
     _writers[sync_engine] = writer
     return writer
+
+
+async def execute_many(
+    session: AsyncSession, statement: Any, rows: Sequence[Mapping[str, Any]]
+) -> None:
+    """Run ``statement`` (a prebuilt Core ``INSERT`` whose values are named bound parameters,
+    every one given by every row) once per row, in ``session``'s transaction: on SQLite one
+    ``executemany`` of its compiled form on the session's driver connection (the direct writer's
+    compilation and bind processors, without the session's per-row parameter machinery, which cost
+    more than SQLite's own work for the rows of an alert batch; see docs/performance.md), elsewhere
+    through the session."""
+    if not rows:
+        return
+    writer = engine_direct_writer(session.bind)
+    if writer is None:
+        await session.execute(statement, rows)
+        return
+    connection = await session.connection()
+    pooled = await connection.get_raw_connection()
+    driver = pooled.driver_connection
+    assert isinstance(driver, aiosqlite.Connection)
+    compiled = writer.compiled(statement)
+    cursor = await driver.cursor()
+    try:
+        await cursor.executemany(compiled.sql, compiled.arguments_many(rows))
+    finally:
+        await cursor.close()

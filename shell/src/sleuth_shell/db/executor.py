@@ -14,11 +14,18 @@ once, over an :class:`Executor`, and runs unchanged on either implementation:
 when ``fast`` (the ``SLEUTH_FAST_PATH`` setting) and the engine has a direct writer, else a
 session's. ``execute`` takes a Core statement with named bound parameters and returns its rows
 (a ``SELECT``'s or a ``RETURNING``'s) as dicts, converted as SQLAlchemy converts them.
+
+``add_at_commit`` defers an upsert that adds to a shared row (the usage rollups) to the
+transaction's commit: the additions to one row within one transaction are summed and written by
+one statement just before the commit, all such rows in one order (:class:`CommitTotals`). A row
+that every transaction adds to (an organization's usage of the day) is then locked for the commit
+only, and always in the same order, rather than from the first addition of a long transaction (a
+worker's batch of runs) to its end.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
 
@@ -26,9 +33,10 @@ from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session
 
+from sleuth_shell.db.commit_totals import CommitTotals
 from sleuth_shell.db.direct_writes import direct_writer
 
-__all__ = ["Executor", "SessionExecutor", "as_executor", "write_transaction"]
+__all__ = ["CommitTotals", "Executor", "SessionExecutor", "as_executor", "write_transaction"]
 
 
 class Executor(Protocol):
@@ -52,8 +60,22 @@ class Executor(Protocol):
         same callback registered twice runs once."""
         ...
 
+    def add_at_commit(
+        self,
+        order: int,
+        statement: Any,
+        key: tuple[Any, ...],
+        params: Mapping[str, Any],
+        totals: Sequence[str],
+    ) -> None:
+        """Run ``statement`` with ``params`` just before the commit, once per ``(statement,
+        key)``: the ``totals`` parameters of the calls with the same statement and key are summed
+        (see :class:`CommitTotals`)."""
+        ...
+
 
 _CALLBACKS = "sleuth_after_commit"
+_TOTALS = "sleuth_commit_totals"
 
 
 def _run_callbacks(sync_session: Session) -> None:
@@ -63,6 +85,18 @@ def _run_callbacks(sync_session: Session) -> None:
 
 def _drop_callbacks(sync_session: Session) -> None:
     sync_session.info.pop(_CALLBACKS, None)
+    sync_session.info.pop(_TOTALS, None)
+
+
+def _write_totals(sync_session: Session) -> None:
+    """The session's deferred additions, just before its commit (run inside the async session's
+    commit, so the statements go out on its connection like a flush's)."""
+    totals: CommitTotals | None = sync_session.info.pop(_TOTALS, None)
+    if totals is None:
+        return
+    connection = sync_session.connection()
+    for statement, params in totals.drain():
+        connection.execute(statement, params)
 
 
 class SessionExecutor:
@@ -95,9 +129,29 @@ class SessionExecutor:
         sync_session = self.session.sync_session
         # A dict keeps one entry per callback, in registration order.
         sync_session.info.setdefault(_CALLBACKS, {})[callback] = None
-        if not event.contains(sync_session, "after_commit", _run_callbacks):
-            event.listen(sync_session, "after_commit", _run_callbacks)
-            event.listen(sync_session, "after_rollback", _drop_callbacks)
+        _listen(sync_session)
+
+    def add_at_commit(
+        self,
+        order: int,
+        statement: Any,
+        key: tuple[Any, ...],
+        params: Mapping[str, Any],
+        totals: Sequence[str],
+    ) -> None:
+        sync_session = self.session.sync_session
+        found = sync_session.info.get(_TOTALS)
+        if found is None:
+            found = sync_session.info[_TOTALS] = CommitTotals()
+        found.add(order, statement, key, params, totals)
+        _listen(sync_session)
+
+
+def _listen(sync_session: Session) -> None:
+    if not event.contains(sync_session, "after_commit", _run_callbacks):
+        event.listen(sync_session, "before_commit", _write_totals)
+        event.listen(sync_session, "after_commit", _run_callbacks)
+        event.listen(sync_session, "after_rollback", _drop_callbacks)
 
 
 def as_executor(target: AsyncSession | Executor) -> Executor:

@@ -41,7 +41,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, Protocol
 
-from sqlalchemy import Insert, bindparam, select, update
+from sqlalchemy import Insert, bindparam, literal_column, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import encode_global_id
@@ -340,9 +340,14 @@ def _claims_insert(dialect: str) -> Insert:
     """The claims' ``INSERT ... ON CONFLICT DO NOTHING RETURNING`` for ``dialect``, built once (its
     cache key is computed once, not on every batch)."""
     table = Investigation.__table__
-    return insert_ignore_rows(
-        dialect, table, conflict_columns=("alert_responder_id", "dedup_key", "dedup_active")
-    ).returning(table.c.id, table.c.alert_responder_id, table.c.dedup_key)
+    return (
+        insert_ignore_rows(
+            dialect, table, conflict_columns=("alert_responder_id", "dedup_key", "dedup_active")
+        )
+        # A new investigation has no sources: the JSON text in the statement, not encoded per row.
+        .values(sources=literal_column("'[]'"))
+        .returning(table.c.id, table.c.alert_responder_id, table.c.dedup_key)
+    )
 
 
 def _opening_values(opening: Opening) -> dict[str, Any]:
@@ -355,7 +360,6 @@ def _opening_values(opening: Opening) -> dict[str, Any]:
         "prompt": investigation_prompt(opening.agent),
         "event_payload": opening.event_payload,
         "result": "",
-        "sources": [],
         "dedup_key": opening.dedup_key,
         "dedup_active": True,
         "group_key": opening.group_key[:255] if opening.group_key is not None else None,

@@ -36,6 +36,7 @@ from sqlalchemy import (
     and_,
     bindparam,
     delete,
+    event,
     func,
     insert,
     or_,
@@ -44,8 +45,10 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 
 from sleuth_shell.db.dialect import supports_skip_locked
+from sleuth_shell.db.direct_writes import execute_many
 from sleuth_shell.db.executor import Executor, SessionExecutor
 from sleuth_shell.db.models import Job, utcnow
 
@@ -252,10 +255,9 @@ async def enqueue_many(
         }
         for payload, key in jobs
     ]
-    # The table's Core insert (one executemany): ``insert(Job)`` would take the ORM's bulk path,
-    # which sets every row's attributes through the mapper first (docs/performance.md,
-    # "Overlapping agents, second round").
-    await session.execute(Job.__table__.insert(), rows)
+    # The prebuilt insert as one executemany (on SQLite without the session's per-row parameter
+    # machinery: docs/performance.md, "Overlapping agents, third round").
+    await execute_many(session, _insert_statement(), rows)
     _watch(session)
 
 
@@ -292,7 +294,8 @@ async def claim_due(
         raise ValueError("exclude_keys goes with only_kinds (a worker's I/O lane)")
     stmt = _claim_statement(supports_skip_locked(session.get_bind().dialect.name), io_lane)
     params = {"now": now, "limit": limit, "worker_id": worker_id, "lease_until": now + lease}
-    rows = (await session.execute(stmt, {**params, **lane})).all()
+    connection = await session.connection()
+    rows = (await connection.execute(stmt, {**params, **lane})).all()
     await session.commit()
     claimed = [
         ClaimedJob(
@@ -396,12 +399,13 @@ async def _transition(session: AsyncSession, job: ClaimedJob, **values: Any) -> 
 
 _jobs = Job.__table__.c
 
-#: running -> done for a held job, built once (the hot path of every handler's completion). A Core
-#: statement on the table: the ORM's bulk-update machinery is most of the cost of a small UPDATE.
+#: running -> done for the held jobs a transaction completes, built once (the hot path of every
+#: handler's completion). A Core statement on the table: the ORM's bulk-update machinery is most
+#: of the cost of a small UPDATE.
 _MARK_DONE = (
     update(Job.__table__)
     .where(
-        _jobs.id == bindparam("job_id"),
+        _jobs.id.in_(bindparam("job_ids", expanding=True)),
         _jobs.status == RUNNING,
         _jobs.locked_by == bindparam("worker_id"),
     )
@@ -411,21 +415,49 @@ _MARK_DONE = (
         last_error=None,
         updated_at=bindparam("now", type_=_jobs.updated_at.type),
     )
+    .returning(_jobs.id)
 )
+
+_COMPLETING = "sleuth_completing_jobs"
 
 
 async def mark_done(session: AsyncSession, job: ClaimedJob) -> None:
-    """Mark ``job`` done inside ``session``'s transaction (the caller commits).
+    """Mark ``job`` done in ``session``'s transaction, at its commit (the caller commits).
 
     Handlers call this (through ``JobContext.complete``) in the same transaction that writes their
-    result, so the result and the completion commit together. Raises :class:`LeaseLost` when the
-    job is no longer held by this worker; the caller must then roll back.
+    result, so the result and the completion commit together. The jobs a transaction completes
+    (a worker's batch of them) are marked by one statement just before its commit; the commit
+    raises :class:`LeaseLost` when one of them is no longer held by its worker, and the
+    transaction is then rolled back.
     """
-    result = await session.execute(
-        _MARK_DONE, {"job_id": job.id, "worker_id": job.worker_id, "now": utcnow()}
-    )
-    if not result.rowcount:  # type: ignore[attr-defined]
-        raise LeaseLost(f"job {job.id} is no longer held by {job.worker_id}")
+    sync_session = session.sync_session
+    completing: dict[str, list[int]] | None = sync_session.info.get(_COMPLETING)
+    if completing is None:
+        completing = sync_session.info[_COMPLETING] = {}
+        if not event.contains(sync_session, "before_commit", _complete_held):
+            event.listen(sync_session, "before_commit", _complete_held)
+            event.listen(sync_session, "after_rollback", _forget_completing)
+    completing.setdefault(job.worker_id, []).append(job.id)
+
+
+def _complete_held(sync_session: Session) -> None:
+    """The transaction's :func:`mark_done` jobs, marked just before its commit (inside the async
+    session's commit, on its connection like a flush)."""
+    completing: dict[str, list[int]] | None = sync_session.info.pop(_COMPLETING, None)
+    if not completing:
+        return
+    connection = sync_session.connection()
+    now = utcnow()
+    for worker_id, job_ids in completing.items():
+        params = {"job_ids": job_ids, "worker_id": worker_id, "now": now}
+        marked = set(connection.execute(_MARK_DONE, params).scalars())
+        lost = [job_id for job_id in job_ids if job_id not in marked]
+        if lost:
+            raise LeaseLost(f"jobs {lost} are no longer held by {worker_id}")
+
+
+def _forget_completing(sync_session: Session) -> None:
+    sync_session.info.pop(_COMPLETING, None)
 
 
 async def finish(session: AsyncSession, job: ClaimedJob) -> bool:
@@ -460,11 +492,19 @@ async def finish_many(session: AsyncSession, jobs: Sequence[ClaimedJob]) -> set[
     return marked
 
 
+_NEXT_DUE = select(
+    select(func.min(_jobs.run_at)).where(_jobs.status == PENDING).scalar_subquery(),
+    select(func.min(_jobs.lease_until)).where(_jobs.status == RUNNING).scalar_subquery(),
+)
+"""The earliest ``run_at`` of a pending job and ``lease_until`` of a running one, in one
+statement (one round trip to a database server)."""
+
+
 async def next_due(session: AsyncSession) -> datetime | None:
     """When the next job becomes claimable: the earliest ``run_at`` of a pending job or
     ``lease_until`` of a running one (None: no such job). May be in the past."""
-    pending = await session.scalar(select(func.min(Job.run_at)).where(Job.status == PENDING))
-    leased = await session.scalar(select(func.min(Job.lease_until)).where(Job.status == RUNNING))
+    connection = await session.connection()
+    pending, leased = (await connection.execute(_NEXT_DUE)).one()
     times = [moment for moment in (pending, leased) if moment is not None]
     return min(times) if times else None
 

@@ -120,8 +120,8 @@ class JobContext:
     async def complete(self, session: AsyncSession) -> None:
         """Mark the job done inside ``session``'s transaction (commit it yourself).
 
-        Raises :class:`~sleuth_shell.jobs.queue.LeaseLost` when another worker took the job over;
-        the transaction must then be rolled back (leaving the result to that worker).
+        The commit raises :class:`~sleuth_shell.jobs.queue.LeaseLost` when another worker took
+        the job over, and the transaction is rolled back (leaving the result to that worker).
         """
         await mark_done(session, self.job)
         self.completed = True

@@ -26,7 +26,7 @@ HTTP deliveries (``notify.web`` and ``notify.alt``) are I/O-bound jobs
 their job key is :func:`delivery_key` (the organization and the target's origin), so a receiver
 that hangs or refuses holds a few of the lane's slots (the worker's ``key_limit``) and never
 delays other organizations' deliveries or any run. The POSTs go through the services' one
-:class:`~sleuth_shell.notify.http.HttpxPoster`, whose pool keeps connections alive across
+:class:`~sleuth_shell.notify.http.AiohttpPoster`, whose pool keeps connections alive across
 deliveries to the same target.
 
 HTTP deliveries make up to :data:`DELIVERY_ATTEMPTS` attempts with exponential backoff on network
@@ -43,11 +43,12 @@ from collections.abc import Sequence
 from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import Select, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.config import Settings
 from sleuth_shell.db.executor import Executor, as_executor
+from sleuth_shell.db.hot_reads import hot_statements
 from sleuth_shell.db.models import Interaction, NotificationIntegration, Organization
 from sleuth_shell.domain import API_KEY_HEADER
 from sleuth_shell.jobs import JobContext, JobFailed, JobRegistry, RetryJob, enqueue_in
@@ -187,13 +188,15 @@ async def integration_targets(
 # --- HTTP ----------------------------------------------------------------------------------------
 
 
-def callback_body(interaction: Interaction) -> bytes:
+def callback_body(
+    interaction_id: str, question: str, content: str | None, sources: Sequence[Any] | None
+) -> bytes:
     """The exact bytes of an interaction's callback body (UTF-8 JSON)."""
     payload = {
-        "interaction_id": interaction.id,
-        "question": interaction.question,
-        "content": interaction.content or "",
-        "sources": list(interaction.sources or []),
+        "interaction_id": interaction_id,
+        "question": question,
+        "content": content or "",
+        "sources": list(sources or []),
     }
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
@@ -236,31 +239,44 @@ async def _post(ctx: JobContext, url: str, body: bytes, headers: dict[str, str])
     raise DeliveryRefused(f"POST {url} answered {status}")
 
 
+def _callback_read() -> Select[Any]:
+    interactions, organizations = Interaction.__table__, Organization.__table__
+    c = interactions.c
+    return (
+        select(
+            c.question,
+            c.content,
+            c.sources,
+            c.notifications,
+            c.callback_api_key,
+            organizations.c.signing_secret,
+        )
+        .join_from(interactions, organizations, organizations.c.id == c.org_id)
+        .where(c.id == bindparam("interaction_id"))
+    )
+
+
 async def _deliver_web(ctx: JobContext) -> None:
     interaction_id = str(ctx.payload["interaction_id"])
-    sessions = ctx.services.sessions
-    async with sessions() as session:
-        row = (
-            await session.execute(
-                select(Interaction, Organization.signing_secret)
-                .join(Organization, Organization.id == Interaction.org_id)
-                .where(Interaction.id == interaction_id)
-            )
-        ).first()
-    if row is None:
+    # One prebuilt read of what the callback needs (the hot-read path: on SQLite the process's
+    # plain sqlite3 connection; the run that enqueued this job has committed).
+    rows = await hot_statements(ctx.services.sessions).rows(
+        WEB_KIND, _callback_read, {"interaction_id": interaction_id}
+    )
+    if not rows:
         raise DeliveryRefused(f"interaction {interaction_id} no longer exists")
-    interaction, secret = row
-    web = (interaction.notifications or {}).get("web") or {}
+    question, content, sources, notifications, callback_api_key, secret = rows[0]
+    web = (notifications or {}).get("web") or {}
     url = web.get("callback_url")
     if not isinstance(url, str):
         raise DeliveryRefused(f"interaction {interaction_id} has no callback_url")
-    body = callback_body(interaction)
+    body = callback_body(interaction_id, question, content, sources)
     custom = web.get("custom_headers")
     headers: dict[str, str] = {"Content-Type": "application/json"}
     if isinstance(custom, dict) and custom:
         headers.update({str(k): str(v) for k, v in custom.items()})
-    elif interaction.callback_api_key:
-        headers[API_KEY_HEADER] = interaction.callback_api_key
+    elif callback_api_key:
+        headers[API_KEY_HEADER] = callback_api_key
     headers[SIGNATURE_HEADER] = sign(body, secret)
     headers[TIMESTAMP_HEADER] = str(int(time.time()))
     headers[DELIVERY_ID_HEADER] = f"web:{interaction_id}"

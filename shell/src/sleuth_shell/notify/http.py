@@ -1,7 +1,7 @@
 """The outbound HTTP seam: one small interface for every POST Sleuth makes to a user's URL.
 
-:class:`HttpPoster` is what notification handlers call; :class:`HttpxPoster` is the production
-implementation (httpx, no redirects followed, a bounded timeout, connections pinned to the address
+:class:`HttpPoster` is what notification handlers call; :class:`AiohttpPoster` is the production
+implementation (aiohttp, no redirects followed, a bounded timeout, connections pinned to the address
 :func:`~sleuth_shell.notify.urls.resolve_for_delivery` vetted). Tests use the real implementation
 against real local servers, or pass their own object with the same ``post`` method.
 """
@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
+import aiohttp
 
-__all__ = ["DeliveryNetworkError", "HttpPoster", "HttpxPoster", "PostResult"]
+__all__ = ["AiohttpPoster", "DeliveryNetworkError", "HttpPoster", "PostResult"]
 
 
 class DeliveryNetworkError(Exception):
@@ -60,38 +60,40 @@ def _pinned(url: str, address: str) -> tuple[str, str, str]:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, "")), host_header, host
 
 
-#: Connections the poster's pool keeps open between POSTs (to any targets), and holds at most.
-#: A worker runs up to 128 deliveries at a time (its I/O lane), 16 per organization and target.
-KEEPALIVE_CONNECTIONS = 64
+#: Connections the poster's pool holds at most (to any targets). A worker runs up to 128
+#: deliveries at a time (its I/O lane), 16 per organization and target.
 MAX_CONNECTIONS = 128
+#: Seconds an idle pooled connection is kept for the next POST to its target.
+KEEPALIVE_SECONDS = 5.0
 
 
-class HttpxPoster:
-    """:class:`HttpPoster` over one ``httpx.AsyncClient``, created on first use.
+class AiohttpPoster:
+    """:class:`HttpPoster` over one ``aiohttp.ClientSession``, created on first use.
 
-    Its pool keeps connections alive between POSTs (up to :data:`KEEPALIVE_CONNECTIONS`, for 5 s
-    idle), so successive deliveries to one target reuse a connection instead of opening one each.
-    Use one instance per event loop.
+    Its pool keeps connections alive between POSTs (idle for up to :data:`KEEPALIVE_SECONDS`),
+    so successive deliveries to one target reuse a connection instead of opening one each; taking
+    a pooled connection costs the same however many the pool holds. Redirects are not followed,
+    cookies are not kept, and the environment's proxy settings are ignored. Use one instance per
+    event loop.
     """
 
     def __init__(self, *, timeout: float = 10.0, user_agent: str = "Sleuth") -> None:
         self._timeout = timeout
         self._user_agent = user_agent
-        self._client: httpx.AsyncClient | None = None
+        self._session: aiohttp.ClientSession | None = None
 
-    def _get_client(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = httpx.AsyncClient(
-                timeout=self._timeout,
-                follow_redirects=False,
-                limits=httpx.Limits(
-                    max_connections=MAX_CONNECTIONS,
-                    max_keepalive_connections=KEEPALIVE_CONNECTIONS,
+    def _get_session(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(
+                    limit=MAX_CONNECTIONS, keepalive_timeout=KEEPALIVE_SECONDS
                 ),
-                trust_env=False,
+                timeout=aiohttp.ClientTimeout(total=self._timeout),
                 headers={"User-Agent": self._user_agent},
+                cookie_jar=aiohttp.DummyCookieJar(),
+                trust_env=False,
             )
-        return self._client
+        return self._session
 
     async def post(
         self,
@@ -103,28 +105,37 @@ class HttpxPoster:
     ) -> PostResult:
         """POST ``content``; see :class:`HttpPoster`."""
         send_headers = dict(headers)
-        extensions: dict[str, object] = {}
         target = url
+        server_hostname: str | None = None
         if connect_to is not None:
-            target, host_header, server_name = _pinned(url, connect_to)
-            send_headers["Host"] = host_header
-            extensions["sni_hostname"] = server_name
+            target, send_headers["Host"], server_hostname = _pinned(url, connect_to)
         try:
-            response = await self._get_client().post(
-                target, content=content, headers=send_headers, extensions=extensions
-            )
-        except httpx.HTTPError as exc:
+            async with self._get_session().post(
+                target,
+                data=content,
+                headers=send_headers,
+                allow_redirects=False,
+                server_hostname=server_hostname if target.startswith("https:") else None,
+            ) as response:
+                raw = await response.read()
+                status = response.status
+                charset = response.charset or "utf-8"
+                response_headers = {name.lower(): value for name, value in response.headers.items()}
+        except (aiohttp.ClientError, TimeoutError) as exc:
             raise DeliveryNetworkError(f"{type(exc).__name__}: {exc}".rstrip(": ")) from exc
-        text = response.text
+        try:
+            text = raw.decode(charset, errors="replace")
+        except LookupError:  # an unknown charset: read it as UTF-8
+            text = raw.decode("utf-8", errors="replace")
         return PostResult(
-            status_code=response.status_code,
+            status_code=status,
             body_excerpt=text[:200],
-            headers={name.lower(): value for name, value in response.headers.items()},
+            headers=response_headers,
             text=text,
         )
 
     async def aclose(self) -> None:
         """Close the underlying connection pool."""
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
