@@ -31,13 +31,6 @@ __all__ = [
 
 #: How long a SQLite connection waits for a lock held by another connection before failing.
 SQLITE_BUSY_TIMEOUT_MS = 10_000
-#: WAL pages after which a committing SQLite connection checkpoints (SQLite's default is 1,000).
-#: The commit that checkpoints copies the WAL into the database and syncs both, and it runs on
-#: the event loop thread (:mod:`sleuth_shell.db.sqlite_reads`); a page that many commits rewrote
-#: (the tables' last pages, the indexes' upper pages) is copied once per checkpoint, so fewer,
-#: larger checkpoints cost less in all (the intake's commits took about a third less time).
-#: The WAL file then grows to about 40 MB between checkpoints.
-SQLITE_WAL_AUTOCHECKPOINT = 10_000
 
 _ASYNC_DRIVERS = {"sqlite": "aiosqlite", "postgresql": "asyncpg"}
 
@@ -68,9 +61,8 @@ def install_connection_setup(engine: AsyncEngine) -> None:
     """Configure every new DBAPI connection of ``engine`` for its dialect.
 
     SQLite: write-ahead logging (readers never block the writer), a busy timeout instead of
-    immediate ``database is locked`` errors, enforced foreign keys, ``synchronous=NORMAL``
-    (durable with WAL) and checkpoints every :data:`SQLITE_WAL_AUTOCHECKPOINT` WAL pages.
-    PostgreSQL needs nothing.
+    immediate ``database is locked`` errors, enforced foreign keys and ``synchronous=NORMAL``
+    (durable with WAL). PostgreSQL needs nothing.
     """
     if engine.dialect.name != "sqlite":
         return
@@ -82,7 +74,6 @@ def install_connection_setup(engine: AsyncEngine) -> None:
             cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
             cursor.execute("PRAGMA journal_mode = WAL")
             cursor.execute("PRAGMA synchronous = NORMAL")
-            cursor.execute(f"PRAGMA wal_autocheckpoint = {SQLITE_WAL_AUTOCHECKPOINT}")
             cursor.execute("PRAGMA foreign_keys = ON")
         finally:
             cursor.close()
