@@ -2825,8 +2825,3 @@ HELDOUT = [
     xh29_accounts_unexplained,
     xh30_playback_retry_budget,
 ]
-
-# xh31-xh42: a sixth examiner's two companies (Weirbrook Water, Longwave Podcasts).
-from evals.rca.ext.heldout6 import HELDOUT6  # noqa: E402
-
-HELDOUT = [*HELDOUT, *HELDOUT6]

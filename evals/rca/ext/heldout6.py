@@ -2154,7 +2154,7 @@ warehouse (the analytics page only).""",
     return inc
 
 
-HELDOUT6 = [
+HELDOUT = [
     xh31_drought_surcharge_null,
     xh32_ami_cpu_limit,
     xh33_clarion_sms_outage,
