@@ -172,6 +172,10 @@ def test_enable_writes_only_a_change(client, factory, org) -> None:
     assert client.get(url, headers=org.headers).json()["updated_at"] == updated_at
     assert client.post(f"{url}/disable", headers=org.headers).json()["status"] == "PAUSED"
     assert factory.run(version) == before + 1
+    paused = client.get(url, headers=org.headers).json()
+    assert (paused["status"], paused["updated_at"] > updated_at) == ("PAUSED", True)
+    assert client.post(f"{url}/disable", headers=org.headers).json()["status"] == "PAUSED"
+    assert factory.run(version) == before + 1  # already paused: no change
     assert client.post(f"{url}/enable", headers=org.headers).json()["status"] == "ACTIVE"
     assert factory.run(version) == before + 2
     assert client.get(url, headers=org.headers).json()["status"] == "ACTIVE"

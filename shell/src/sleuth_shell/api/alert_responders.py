@@ -23,7 +23,7 @@ import msgspec
 from litestar import Controller, Request, delete, get, post, put
 from litestar.params import FromPath, FromQuery
 from msgspec import UNSET, UnsetType
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -43,6 +43,7 @@ from sleuth_shell.api.common import (
 from sleuth_shell.api.deps import AppSettings, CurrentPrincipal, DbSession
 from sleuth_shell.auth import provide_principal
 from sleuth_shell.config import Settings
+from sleuth_shell.db.agent_versions import bump
 from sleuth_shell.db.hot_reads import HotRead, HotReader, hot_reader_of
 from sleuth_shell.db.models import AlertResponder, Team, WebhookSubscription
 from sleuth_shell.domain import (
@@ -530,6 +531,21 @@ _STATUS = HotRead(
         _agents.c.id == bindparam("pk"), _agents.c.org_id == bindparam("org_id")
     )
 )
+#: The status change of :func:`set_alert_responder_status`: the agent's id when it changed
+#: (``updated_at`` by the column's ``onupdate``).
+_CHANGE_STATUS = (
+    update(_agents)
+    .where(
+        _agents.c.id == bindparam("pk"),
+        _agents.c.org_id == bindparam("owner"),
+        _agents.c.status != bindparam("new_status"),
+    )
+    .values(status=bindparam("new_status"))
+    .returning(_agents.c.id)
+)
+_EXISTS = select(_agents.c.id).where(
+    _agents.c.id == bindparam("pk"), _agents.c.org_id == bindparam("org_id")
+)
 
 
 async def set_alert_responder_status(
@@ -545,22 +561,30 @@ async def set_alert_responder_status(
 
     Enabling an agent that is already ACTIVE changes nothing, so it is answered by one read of
     its status through the hot reader (no session, no transaction: on PostgreSQL one round trip
-    instead of ``BEGIN``, ``SELECT``, ``COMMIT``). Every change goes through one ORM session, whose
-    flush bumps the organization's agent version (:mod:`sleuth_shell.db.agent_versions`). A pause
-    always takes the session: it also stops whatever investigation is still pending.
+    instead of ``BEGIN``, ``SELECT``, ``COMMIT``). Otherwise one transaction: an ``UPDATE ...
+    RETURNING`` that changes the status only when it differs; a change bumps the organization's
+    agent version (:func:`sleuth_shell.db.agent_versions.bump`, as the ORM hook does for every
+    other agent change); an agent it did not change is looked up (404 when it does not exist). A
+    pause always stops whatever investigation is still pending.
     """
     pk = decode_id_or_404(alert_id, GLOBAL_TYPE, THING)
+    params = {"pk": pk, "org_id": org_id}
     if status == "ACTIVE":
-        row = await _STATUS.first(reader, {"pk": pk, "org_id": org_id})
+        row = await _STATUS.first(reader, params)
         if row is None:
             raise not_found(THING)
         if row["status"] == status:
             return
     async with session_factory() as session:
-        agent = await load_alert_responder(session, org_id, alert_id)
-        agent.status = status  # unchanged, the ORM flushes nothing and bumps no version
+        result = await session.execute(
+            _CHANGE_STATUS, {"pk": pk, "owner": org_id, "new_status": status}
+        )
+        if result.scalar() is not None:
+            await session.run_sync(lambda sync: bump(sync.connection(), org_id, [pk]))
+        elif await session.scalar(_EXISTS, params) is None:
+            raise not_found(THING)
         if status == "PAUSED":
-            await stop_pending_investigations(session, agent.id)
+            await stop_pending_investigations(session, pk)
         await session.commit()
 
 
