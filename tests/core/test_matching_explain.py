@@ -95,3 +95,22 @@ def test_docstring_examples_run():
     module = importlib.import_module("sleuth_core.matching.explain")
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_catastrophic_regex_times_out_as_an_unmatched_leaf():
+    """explain() searches with matches()'s time budget: a stored pattern that backtracks without
+    end is an unmatched leaf (no span), and the other leaves are still explained."""
+    rules = {
+        "operator": "OR",
+        "conditions": [
+            {"type": "regex", "value": "(a|aa)+$"},
+            {"type": "contains", "value": "zzz"},
+        ],
+    }
+    text = "a" * 5000 + "! zzz"
+    trace = explain(rules, text)
+    assert trace["matched"] is matches(rules, text) is True
+    assert [(c["matched"], c["span"]) for c in trace["conditions"]] == [
+        (False, None),
+        (True, [5002, 5005]),
+    ]
