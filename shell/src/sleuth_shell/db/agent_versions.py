@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, bindparam, delete, event, insert
+from sqlalchemy import Connection, Integer, bindparam, delete, event, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, UOWTransaction
 
@@ -42,7 +42,8 @@ RELOAD_ALL = 0
 
 def _statements(dialect_name: str) -> tuple[Any, Any, Any]:
     """The version upsert, the change insert and the prune of ``dialect_name``, built once (each
-    built per agent change cost more than running it)."""
+    built per agent change cost more than running it). On PostgreSQL the upsert is ``None``: the
+    change insert takes the version from the upsert as a CTE."""
     found = _STATEMENTS.get(dialect_name)
     if found is None:
         table = AgentIndexVersion.__table__
@@ -62,6 +63,23 @@ def _statements(dialect_name: str) -> tuple[Any, Any, Any]:
             AlertResponderChange.org_id == bindparam("org_id"),
             AlertResponderChange.version <= bindparam("oldest"),
         )
+        if dialect_name == "postgresql":
+            # One statement, one round trip: the change row inserted from the upsert's RETURNING
+            # (SQLite has no data-modifying CTE: two statements there, each without a round trip).
+            bumped = upsert.cte("bumped")
+            record = (
+                insert(AlertResponderChange.__table__)
+                .from_select(
+                    ["org_id", "version", "alert_responder_id"],
+                    select(
+                        bindparam("org_id", type_=Integer),
+                        bumped.c.version,
+                        bindparam("agent_id", type_=Integer),
+                    ),
+                )
+                .returning(AlertResponderChange.__table__.c.version)
+            )
+            upsert = None
         found = _STATEMENTS[dialect_name] = (upsert, record, prune)
     return found
 
@@ -76,6 +94,10 @@ def _steps(dialect_name: str, org_id: int, agent_ids: list[int]) -> Steps:
     upsert, record, prune = _statements(dialect_name)
     version = 0
     for agent_id in agent_ids:
+        if upsert is None:  # PostgreSQL: the upsert and the change row in one statement
+            rows = yield record, {"org_id": org_id, "agent_id": agent_id}
+            version = int(rows[0]["version"])
+            continue
         rows = yield upsert, {"org_id": org_id}
         version = int(rows[0]["version"])
         yield record, {"org_id": org_id, "version": version, "agent_id": agent_id}
