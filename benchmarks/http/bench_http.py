@@ -94,7 +94,7 @@ def check_answers(port: int, triple: tuple[str, int, int], writes: bool) -> None
     url += encode_global_id("AlertResponder", agent_id)
     checks = [urllib.request.Request(url, headers={"X-Service-Org-Api-Key": key})]
     if writes:
-        checks.append(
+        checks.extend(
             urllib.request.Request(
                 url + verb, headers={"X-Service-Org-Api-Key": key}, method="POST"
             )
