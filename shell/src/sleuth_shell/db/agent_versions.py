@@ -48,13 +48,13 @@ def _statements(dialect_name: str) -> tuple[Any, Any, Any]:
     if found is None:
         table = AgentIndexVersion.__table__
         dialect_insert = postgresql.insert if dialect_name == "postgresql" else sqlite.insert
-        upsert = (
+        upsert: Any = (
             dialect_insert(table)
             .values(org_id=bindparam("org_id"), version=1)
             .on_conflict_do_update(index_elements=["org_id"], set_={"version": table.c.version + 1})
             .returning(table.c.version)
         )
-        record = insert(AlertResponderChange.__table__).values(
+        record: Any = insert(AlertResponderChange.__table__).values(
             org_id=bindparam("org_id"),
             version=bindparam("version"),
             alert_responder_id=bindparam("agent_id"),
