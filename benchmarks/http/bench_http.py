@@ -33,6 +33,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -147,6 +148,11 @@ def main() -> int:
             triples = asyncio.run(harness.seed(url, args.orgs, args.agents))
             read_file = tmp / f"{db_name}-get.txt"
             write_targets(read_file, triples)
+            # The writes' agents in a shuffled order: in seed order a wrk thread's consecutive
+            # requests (those in flight together) would change the agents of a few organizations
+            # and queue on their agent-version rows.
+            toggle_file = tmp / f"{db_name}-toggle.txt"
+            write_targets(toggle_file, random.Random(7).sample(triples, len(triples)))
             for label, root in checkouts.items():
                 port = harness.free_port()
                 proc = stack.enter_context(harness.sleuth_server(url, port, root=root))
@@ -157,7 +163,7 @@ def main() -> int:
                     targets[f"{label}-{db_name}-write"] = (
                         base,
                         TOGGLE,
-                        [str(read_file), str(THREADS)],
+                        [str(toggle_file), str(THREADS)],
                         proc.pid,
                     )
                     resets[f"{label}-{db_name}-write"] = url
