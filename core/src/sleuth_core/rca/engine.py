@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from functools import lru_cache
-from itertools import compress, repeat
+from itertools import compress, pairwise, repeat
 from operator import ge, itemgetter
 
 from sleuth_core.rca.model import (
@@ -485,6 +485,34 @@ _first = itemgetter(0)
 _second = itemgetter(1)
 
 
+#: A cumulative counter's name (Prometheus ``_total``, a histogram's ``_count``, StatsD ``.count``).
+_COUNTER_NAME = re.compile(r"[._](?:total|count)$")
+
+
+def _increments(points: Sequence[tuple[datetime, float]]) -> list[tuple[datetime, float]]:
+    """A cumulative counter read as its increase per step (what ``rate()`` reads), when its
+    name says it counts and its values never fall but at a reset (a fall to near zero, where
+    the new value is the increase); else the points as they are.
+
+    >>> from datetime import UTC, datetime, timedelta
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> pts = [(t + timedelta(minutes=i), v) for i, v in enumerate([7.0, 8.0, 8.0, 15.0, 2.0])]
+    >>> [v for _t, v in _increments(pts)]
+    [1.0, 0.0, 7.0, 2.0]
+    >>> [v for _t, v in _increments(pts[:2] + [(t + timedelta(minutes=2), 5.0)])]
+    [7.0, 8.0, 5.0]
+    """
+    out = []
+    for (_t0, before), (t, now) in pairwise(points):
+        if now >= before:
+            out.append((t, now - before))
+        elif now <= 0.5 * before:
+            out.append((t, now))  # the counter restarted
+        else:
+            return list(points)  # a value that falls a little is a gauge
+    return out
+
+
 def _metric_shifts(metrics: Sequence[MetricPoints], fired: datetime) -> list[_MetricShift]:
     shifts = []
     until = fired + timedelta(minutes=5)
@@ -493,6 +521,9 @@ def _metric_shifts(metrics: Sequence[MetricPoints], fired: datetime) -> list[_Me
         # in C: ~720 points per series).
         everything = series.points
         points = list(compress(everything, map(ge, repeat(until), map(_first, everything))))
+        if _COUNTER_NAME.search(series.name.lower()):
+            # A counter's climb is its rate rising, not its first increment.
+            points = _increments(points)
         scale_floor = 0.05 * max(map(abs, map(_second, points))) if points else 0.0
         found = metric_change_point(points, threshold=8.0, min_scale=scale_floor)
         if found is not None:
