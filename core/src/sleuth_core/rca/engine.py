@@ -11,7 +11,7 @@ causes, never one incident's services or messages.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from functools import lru_cache
@@ -1335,6 +1335,10 @@ def decide(
             # shipped, not hours later (unless the records come in the runs of a periodic job).
             soon = onset - best.effective_at <= _BAD_INPUT_LEAD
             overruled = not (mechanism and (soon or not _continuous(evidence, origin, onset)))
+        drained = _drained(evidence, affected, onset)
+        if drained is not None and _falling_before(drained, best.effective_at, onset):
+            # The resource was running out at the same pace before the change went live.
+            overruled = True
         timed = any(m in _TIME_EVIDENCE for m in best.matched)
         # A moderate outside sign is overruled by what a change does (its mechanism, its stack's
         # code) or by time evidence, never by shared words alone (a provider's host name).
@@ -2265,6 +2269,80 @@ def _at_limit(metrics: Sequence[MetricPoints], onset: datetime) -> str:
     return ""
 
 
+def _ran_out(
+    metrics: Sequence[MetricPoints], onset: datetime, services: Collection[str], said: bool
+) -> MetricPoints | None:
+    """A headroom series (free, available, remaining) that fell to nothing (2% of its look-back
+    maximum or less) within a quarter of an hour of the onset, from more than half of it: a
+    resource that ran out. Only of a failing service, or of any host when the failure's messages
+    say a resource ran out (``said``: a disk or a host's inodes serve the failing service).
+
+    >>> from datetime import UTC, datetime, timedelta
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> pts = tuple((t + timedelta(minutes=10 * i), 900.0 - 100 * i) for i in range(10))
+    >>> free = MetricPoints("node_filesystem_files_free", "vm-2", pts)
+    >>> _ran_out([free], t + timedelta(minutes=90), ["sync"], True).name
+    'node_filesystem_files_free'
+    >>> _ran_out([free], t + timedelta(minutes=90), ["sync"], False) is None
+    True
+    """
+    near = timedelta(minutes=15)
+    for series in metrics:
+        if not (said or series.service in services):
+            continue
+        if not _HEADROOM_METRIC.search(series.name.lower()) or not series.points:
+            continue
+        top = max(v for _t, v in series.points)
+        if top <= 0:
+            continue
+        before = [v for t, v in series.points if t < onset - near]
+        around = [v for t, v in series.points if abs(t - onset) <= near]
+        if before and around and max(before) > 0.5 * top and min(around) <= 0.02 * top:
+            return series
+    return None
+
+
+def _drained(evidence: Evidence, affected: Sequence[str], onset: datetime) -> MetricPoints | None:
+    """`_ran_out` for the failure's services, ``said`` read from their messages since the onset
+    (with the exceptions they carry)."""
+    said = any(
+        _EXHAUSTION.search(f"{s.message}\n{s.detail}")
+        for s in evidence.signatures
+        if s.service in affected and s.last_seen >= onset - timedelta(minutes=5)
+    )
+    return _ran_out(evidence.metrics, onset, affected, said)
+
+
+def _falling_before(series: MetricPoints, at: datetime, onset: datetime) -> bool:
+    """Whether a headroom series that ran out was already falling for an hour or more before
+    ``at`` (a change going live) at much the same pace as after it (at most twice as fast
+    after): the change did not make the resource run out; its use had been growing anyway.
+
+    >>> from datetime import UTC, datetime, timedelta
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> pts = tuple((t + timedelta(minutes=10 * i), 900.0 - 100 * i) for i in range(10))
+    >>> free = MetricPoints("disk_free", "vm", pts)
+    >>> _falling_before(free, t + timedelta(minutes=70), t + timedelta(minutes=90))
+    True
+    >>> flat = tuple((t + timedelta(minutes=10 * i), 900.0 if i < 7 else 0.0) for i in range(10))
+    >>> at, onset = t + timedelta(minutes=60), t + timedelta(minutes=90)
+    >>> _falling_before(replace(free, points=flat), at, onset)
+    False
+    """
+    before = [(t, v) for t, v in series.points if t <= at]
+    after = [(t, v) for t, v in series.points if at <= t <= onset]
+    if len(before) < 2 or not after:
+        return False
+    start, (t_at, v_at) = before[0], before[-1]
+    hours_before = (t_at - start[0]).total_seconds() / 3600
+    hours_after = max((after[-1][0] - t_at).total_seconds() / 3600, 1 / 60)
+    if hours_before < 1 or start[1] <= v_at:
+        return False
+    pace_before = (start[1] - v_at) / hours_before
+    pace_after = (v_at - after[-1][1]) / hours_after
+    return pace_after <= 2 * pace_before
+
+
 def _external(
     evidence: Evidence,
     shifts: Sequence[_MetricShift],
@@ -2339,6 +2417,15 @@ def _external(
     full_at = _at_limit(evidence.metrics, onset) if onset is not None else ""
     if full_at:
         found.append((2.0, f"a resource running out: {full_at}", "resource_exhaustion"))
+    drained = _drained(evidence, affected, onset) if onset is not None else None
+    if drained is not None:
+        found.append(
+            (
+                2.0,
+                f"a resource running out: {drained.name} of {drained.service} fell to nothing",
+                "resource_exhaustion",
+            )
+        )
     if _NEIGHBOUR.search(text):
         found.append((1.5, "a noisy neighbour saturating the host", "infrastructure"))
     if onset is not None:
