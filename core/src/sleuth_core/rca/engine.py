@@ -994,14 +994,21 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
     affected, scope = episode.affected, episode.scope
     known = stage.known
     ignore = [*known, *(p for s in known for p in re.split(r"[-_.]", s))]
-    ramp = next(
+    ramp_basis = next(
         (
-            _metric_step(evidence.metrics, o.metric, o.service)
+            o
             for o in episode.onset_list
             if o.basis == "metric" and o.service == origin and o.at == onset
         ),
         None,
     )
+    ramp = (
+        _metric_step(evidence.metrics, ramp_basis.metric, origin)
+        if ramp_basis is not None
+        else None
+    )
+    # What builds up (memory, connections, a queue ...), read from the series' name.
+    building = mechanisms(_snake(ramp_basis.metric)) if ramp_basis is not None else frozenset()
     shipping = _shipping(evidence.changes, scope, origin)
     shipped_by_deploy: dict[str, list[str]] = {}
     for commit_id, deploys in shipping.items():
@@ -1114,8 +1121,9 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             and timedelta(0) <= onset - effective <= max(6 * ramp, timedelta(minutes=30))
             and origin in homes
         ):
-            # A slow build-up that began as this change shipped: time is strong evidence here.
-            rel = round(min(0.95, rel + 0.2), 6)
+            # A slow build-up that began as this change shipped: time is strong evidence here,
+            # and stronger when the change alters what builds up (a cache's bound, a pool).
+            rel = round(min(0.95, rel + (0.3 if done & building else 0.2)), 6)
             matched = (*matched, "onset of the build-up")
         elif (
             rel >= 0.25
@@ -1745,6 +1753,7 @@ _MECHANISMS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
             "memory",
             r"out of memory|\boom\b|oomkill|heap|memory|\brss\b|gc pause|allocation",
             r"buffer|\bbuf\b|batch_?size|heap|memory|\bxmx|max_?size|cache_?size|preload|in.memory|"
+            r"\blru\b|max_?entries|sync\.Map|ConcurrentHashMap|"
             r"new (?:Map|Set)\b|\.push\(|\.append\(|unbounded",
         ),
         (
