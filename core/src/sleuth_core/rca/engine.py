@@ -175,7 +175,9 @@ _EXHAUSTION = re.compile(
     r"out of memory|\boom|exhaust|too many (?:connections|open files|clients)|no space left|"
     r"connection slots|"
     r"disk (?:is )?full|quota|saturat|queue (?:is )?full|backlog|pool (?:is )?full|"
-    r"replication lag|throttl|watermark|low on (?:disk|memory|space)|free space",
+    r"replication lag|throttl|watermark|low on (?:disk|memory|space)|free space|wraparound|"
+    r"inodes?\b|outofmemory|memoryerror|cannot allocate memory|file descriptors|"
+    r"not accepting (?:commands|connections|writes)|connection limit|max_connections",
     re.IGNORECASE,
 )
 
@@ -272,6 +274,29 @@ _CODE_IN_PATH = re.compile(r"\.(?:go|java|kt|py|rb|rs|js|ts|scala|cs)\b|\.\(|\.[
 _CONTAINER_OOM = re.compile(
     r"oom.?kill|out of memory|exit code 137|memory limit|signal 9\b|sigkill", re.IGNORECASE
 )
+#: A warning that a resource is running out ahead of its limit.
+_RUNNING_OUT = re.compile(
+    r"must be \w+ within|approaching (?:its |the )?(?:limit|maximum|capacity|wraparound)|"
+    r"nearly (?:full|exhausted)|running (?:out|low)|will (?:run out|be exhausted)|"
+    r"to avoid (?:a )?(?:database )?(?:shutdown|wraparound)|low (?:disk|memory) space",
+    re.IGNORECASE,
+)
+#: A host's clock out of sync (the platform's events, chrony/ntpd, a node problem detector).
+_CLOCK = re.compile(
+    r"clock (?:skew|drift|offset|unsynchroni[sz]ed|not synchroni[sz]ed)|unsynchroni[sz]ed|"
+    r"no selectable sources|ntp (?:source|server|sync)\w*|time ?sync\w* (?:lost|fail)|"
+    r"clock ?skew",
+    re.IGNORECASE,
+)
+_CLOCK_METRIC = re.compile(r"timex_offset|clock_?(?:skew|offset|drift)|ntp_?offset|time_?offset")
+#: Things judged by the clock: expired or not yet valid tokens, signatures, certificates.
+_TIME_VALIDITY = re.compile(
+    r"expired|not yet valid|not valid (?:before|yet)|clock|skew|\biat\b|\bnbf\b|too early|"
+    r"in the future",
+    re.IGNORECASE,
+)
+#: How long before the onset a clock can have been drifting (its skew grows until checks fail).
+_CLOCK_LEAD = timedelta(hours=6)
 _NODE_NAME = re.compile(r"\b[Nn]ode\s+([\w.-]*\d[\w.-]*)")
 #: Words of a series counting the demand a service receives (requests, calls, hits, visitors,
 #: concurrent users), however its exporter spells the rest (``http_requests_per_second``,
@@ -943,7 +968,18 @@ def failure_signature(
             signature[term] = max(signature.get(term, 0.0), w)
     scope = episode.scope
     shifted = sorted({sh.series.name for sh in stage.shifts if sh.series.service in scope})
-    for term, w in signature_terms(shifted, ignore=ignore, weight=0.7).items():
+    # What a shifted series' labels name (the query, the queue, the table it measures), of a
+    # failing service or of any (a database) whose series shifted as the failure began.
+    labelled = sorted(
+        {
+            value
+            for sh in stage.shifts
+            if sh.series.service in scope or abs(sh.at - episode.onset) <= _SAME_BUCKET
+            for key, value in sh.series.labels
+            if _MEASURED_LABEL.search(key)
+        }
+    )
+    for term, w in signature_terms([*shifted, *labelled], ignore=ignore, weight=0.7).items():
         # A term both the errors and a shifted metric show counts for both.
         signature[term] = signature.get(term, 0.0) + w
     alert = evidence.alert
@@ -957,6 +993,11 @@ def failure_signature(
     return signature, words, shown, details
 
 
+#: Labels that name what a series measures (not where it runs: pod, node, instance, zone).
+_MEASURED_LABEL = re.compile(
+    r"query|queue|topic|table|job|task|route|endpoint|handler|operation|method|path|cache|pool",
+    re.IGNORECASE,
+)
 _QUALIFIED = re.compile(r"(?<![\w.$/-])(?:[A-Za-z_][\w-]*[./]){2,}([\w$<>-]+[./][\w$<>-]+)")
 
 
@@ -2215,6 +2256,10 @@ def _external_remediation(cause: str, category: Category = "unknown") -> str:
         return "Quarantine the bad records (dead-letter them), fix them at their source, replay."
     if "certificate" in lowered:
         return "Renew or replace the expired certificate; no rollback is needed."
+    if "clock" in lowered:
+        return (
+            "Resync the host's clock (restore its time sources) or drain it; no rollback is needed."
+        )
     if "dns" in lowered:
         return "Fail over to another resolver or region; no rollback is needed."
     if "traffic" in lowered:
@@ -2468,6 +2513,51 @@ def _external(
                 (
                     2.5,
                     f"node trouble{where} (the node not ready, low on a resource, evicting)",
+                    "infrastructure",
+                )
+            )
+    # A datastore or host that warned for an hour or more before the onset that a resource
+    # was running out, and the failure is that resource exhausted or writes refused: it ran out.
+    if onset is not None and _EXHAUSTION.search(" ".join(full.values())):
+        warned = [
+            s
+            for s in evidence.signatures
+            if s.first_seen <= onset - timedelta(hours=1)
+            and s.last_seen >= onset - timedelta(hours=1)
+            and _RUNNING_OUT.search(f"{s.message}\n{s.detail}")
+        ]
+        if warned:
+            first = min(warned, key=lambda s: s.first_seen)
+            found.append(
+                (
+                    2.5,
+                    f"a resource running out: {first.service} warned of it from "
+                    f"{first.first_seen.isoformat()}",
+                    "resource_exhaustion",
+                )
+            )
+    # A host's clock unsynchronised (its time source lost, its offset growing) while the failure
+    # is things judged expired or not yet valid by time (tokens, signatures, certificates).
+    if onset is not None and _TIME_VALIDITY.search(text):
+        unsynced = [
+            s
+            for s in evidence.signatures
+            if onset - _CLOCK_LEAD <= s.first_seen <= onset + timedelta(minutes=30)
+            and s.last_seen >= onset - timedelta(hours=2)
+            and _CLOCK.search(f"{s.message}\n{s.detail}")
+        ]
+        drifted = [
+            sh
+            for sh in shifts
+            if _CLOCK_METRIC.search(sh.series.name.lower())
+            and sh.direction == 1
+            and onset - _CLOCK_LEAD <= sh.at <= onset
+        ]
+        if unsynced or drifted:
+            found.append(
+                (
+                    2.5,
+                    "clock skew on a host (its time source lost, its clock drifting)",
                     "infrastructure",
                 )
             )
