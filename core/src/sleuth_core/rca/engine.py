@@ -193,7 +193,8 @@ _DNS = re.compile(
 )
 #: Input a service rejects for its shape or values (bad records, not a bad handler).
 _BAD_INPUT = re.compile(
-    r"does not match|could not be parsed|cannot be parsed|unable to parse|invalid (?:date|format|"
+    r"does not match|could not be parsed|cannot be parsed|unable to parse|fail(?:ed)? to parse|"
+    r"could not parse|cannot parse|invalid (?:date|format|"
     r"character|encoding|utf-?8|byte sequence)|schema (?:violation|mismatch|validation fail)|"
     r"malformed|unparseable|unexpected (?:end of input|character|column count)|wrong format|"
     r"\binput\b[^\n.]{0,20}\bis (?:invalid|malformed|corrupt)|invalid input",
@@ -828,6 +829,31 @@ class Episode:
     scope: frozenset[str]
 
 
+_RATIO_METRIC = re.compile(r"(?:error|fail|5xx)\w*(?:ratio|rate|share|fraction|pct|percent)")
+
+
+def _minor_error_ratio(series: MetricPoints, fired: datetime) -> bool:
+    """An error-ratio series (``http_error_ratio``, ``processing_error_rate``) that stayed under
+    1% of requests up to the alert (under 1.0 when it counts in percent): a rise within it is
+    not a failure by itself.
+
+    >>> from datetime import UTC, datetime
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> _minor_error_ratio(MetricPoints("processing_error_ratio", "w", ((t, 0.002), (t, 0.008))), t)
+    True
+    >>> _minor_error_ratio(MetricPoints("http_error_ratio", "w", ((t, 0.002), (t, 0.2))), t)
+    False
+    """
+    name = _snake(series.name)
+    if not _RATIO_METRIC.search(name):
+        return False
+    values = [v for t, v in series.points if t <= fired + timedelta(minutes=5)]
+    if not values:
+        return False
+    top = 1.0 if re.search(r"pct|percent", name) else 0.01
+    return max(values) < top
+
+
 def find_onsets(evidence: Evidence) -> OnsetStage:
     """Stage 1: when each service began failing, from its errors and its metrics.
 
@@ -872,6 +898,8 @@ def find_onsets(evidence: Evidence) -> OnsetStage:
             continue
         if shift.direction != (-1 if headroom else 1):
             continue  # a resource runs out when its use rises or its headroom (free bytes) falls
+        if _minor_error_ratio(shift.series, fired):
+            continue  # an error ratio that stayed under 1%: within any error budget
         ratio = 1 / shift.ratio if headroom and shift.ratio > 0 else shift.ratio
         if headroom and shift.ratio <= 0:
             ratio = float("inf")
@@ -993,11 +1021,9 @@ def failure_signature(
     return signature, words, shown, details
 
 
-#: Labels that name what a series measures (not where it runs: pod, node, instance, zone).
-_MEASURED_LABEL = re.compile(
-    r"query|queue|topic|table|job|task|route|endpoint|handler|operation|method|path|cache|pool",
-    re.IGNORECASE,
-)
+#: Labels that name what a series measures (a query, a queue, a table), not where it runs (pod,
+#: node, zone) nor the route every request of a handler shares.
+_MEASURED_LABEL = re.compile(r"query|queue|topic|table|job|task|cache|pool", re.IGNORECASE)
 _QUALIFIED = re.compile(r"(?<![\w.$/-])(?:[A-Za-z_][\w-]*[./]){2,}([\w$<>-]+[./][\w$<>-]+)")
 
 
@@ -1046,6 +1072,11 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
     ramp = (
         _metric_step(evidence.metrics, ramp_basis.metric, origin)
         if ramp_basis is not None
+        and not any(
+            _in_one_step(m, onset, evidence.alert.fired_at)
+            for m in evidence.metrics
+            if m.name == ramp_basis.metric and m.service == origin
+        )
         else None
     )
     # What builds up (memory, connections, a queue ...), read from the series' name.
@@ -1436,6 +1467,26 @@ def decide(
             "healthy",
             hypotheses,
         )
+    batch = _batch_draining(evidence, stage, episode)
+    if batch:
+        reasons.append(
+            f"{batch} filled at once at the onset and has been falling steadily since, with no "
+            "error rate above 1%: a batch of work being drained at its usual pace."
+        )
+        return Analysis(
+            "unknown",
+            "LIKELY",
+            None,
+            None,
+            *common,
+            "Nothing to roll back: a batch is being worked off; give the alert a 'for' "
+            "duration or a threshold above the batch's expected depth.",
+            "",
+            tuple(reasons),
+            tuple(suspects),
+            "healthy",
+            hypotheses,
+        )
     job = _scheduled_work(evidence, stage, episode)
     if job:
         reasons.append(
@@ -1541,6 +1592,63 @@ def _scheduled_work(evidence: Evidence, stage: OnsetStage, episode: Episode) -> 
             None,
         )
         if began is not None and abs(began - episode.onset) <= timedelta(minutes=10):
+            return f"{series.name} of {series.service}"
+    return ""
+
+
+_BACKLOG_METRIC = re.compile(r"queue|backlog|depth|ready|pending|lag")
+
+
+def _in_one_step(series: MetricPoints, at: datetime, fired: datetime) -> bool:
+    """Whether a series rose to its peak (80% of the way to its highest value up to the alert)
+    in one step at ``at``: a step, not a build-up (a batch enqueued at once, a switch).
+
+    >>> from datetime import UTC, datetime, timedelta
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> at = lambda i: t + timedelta(minutes=4 * i)
+    >>> pts = tuple((at(i), 3.0 if i < 5 else 38000.0 - 900 * i) for i in range(12))
+    >>> _in_one_step(MetricPoints("queue_ready", "w", pts), at(5), at(11))
+    True
+    >>> ramp = tuple((at(i), 100.0 * i) for i in range(12))
+    >>> _in_one_step(MetricPoints("mem", "w", ramp), at(5), at(11))
+    False
+    """
+    after = [v for t, v in series.points if at <= t <= fired + timedelta(minutes=5)]
+    before = [v for t, v in series.points if t < at]
+    if len(after) < 2 or not before:
+        return False
+    peak = max(after)
+    return peak > before[-1] and after[0] - before[-1] >= 0.8 * (peak - before[-1])
+
+
+def _batch_draining(evidence: Evidence, stage: OnsetStage, episode: Episode) -> str:
+    """A backlog (a queue's depth, pending work, lag) of the first failing service that filled
+    in one step at the onset and has only fallen since (however few points the look-back holds
+    after it), while its error ratios stayed under 1% and it logged only a handful of errors: a
+    batch enqueued at once and being worked off, the alert firing on its expected depth; ""
+    otherwise."""
+    origin, fired = episode.origin, evidence.alert.fired_at
+    new_sigs, _old = _episode_signatures(evidence, episode)
+    if sum(s.count for s in new_sigs if s.level.upper() not in _QUIET_LEVELS) >= _REPEATS:
+        return ""
+    if any(
+        sh.series.service == origin
+        and sh.direction == 1
+        and _ERROR_METRIC.search(sh.series.name.lower())
+        and not _minor_error_ratio(sh.series, fired)
+        for sh in stage.shifts
+    ):
+        return ""
+    until = evidence.until or fired
+    for series in evidence.metrics:
+        if series.service != origin or not _BACKLOG_METRIC.search(series.name.lower()):
+            continue
+        if not _in_one_step(series, episode.onset, until):
+            continue
+        after = [v for t, v in series.points if t >= episode.onset]
+        tail = after[after.index(max(after)) :]
+        falling = sum(b <= a for a, b in pairwise(tail))
+        if len(tail) >= 2 and tail[-1] < tail[0] and falling >= 0.8 * (len(tail) - 1):
             return f"{series.name} of {series.service}"
     return ""
 
@@ -2458,6 +2566,33 @@ def _external(
                 "data_quality",
             )
         )
+    if (
+        onset is not None
+        and affected
+        and not (bad_input and sum(s.count for s in bad_input) >= 0.5 * total)
+    ):
+        # A service the first failing one calls began rejecting input as malformed (warnings
+        # are enough: it skips the records) in the hours before the failure: the failing one
+        # then misses what those records held.
+        callees = calls.get(affected[0], set()) - set(affected)
+        rejecting = [
+            s
+            for s in evidence.signatures
+            if s.service in callees
+            and onset - _CLOCK_LEAD <= s.first_seen <= onset
+            and s.count >= _REPEATS
+            and _BAD_INPUT.search(f"{s.message}\n{s.detail}")
+        ]
+        if rejecting:
+            worst = max(rejecting, key=lambda s: s.count)
+            found.append(
+                (
+                    2.0,
+                    f"input records {worst.service} rejects as malformed: "
+                    + message_template(worst.message)[:120],
+                    "data_quality",
+                )
+            )
     store_full = [s for s in messages if _STORE_FULL.search(full[id(s)])]
     if store_full and sum(s.count for s in store_full) >= 0.3 * total:
         found.append(
