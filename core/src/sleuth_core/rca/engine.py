@@ -1017,8 +1017,13 @@ def failure_signature(
         signature[term] = signature.get(term, 0.0) * 0.3
     signature = {t: w for t, w in signature.items() if w > 0}
     words = words_of(messages) - frozenset(p for name in ignore for p in words_of([name]))
-    shown = mechanisms("\n".join([*messages, details, *shifted]))
+    # A message's ``key=value`` fields are measurements (``latency_ms=840``), not what it says.
+    stated = [_FIELD_KEY.sub(" ", m) for m in messages]
+    shown = mechanisms("\n".join([*stated, details, *shifted]))
     return signature, words, shown, details
+
+
+_FIELD_KEY = re.compile(r"\b[\w.]+=")
 
 
 #: Labels that name what a series measures (a query, a queue, a table), not where it runs (pod,
@@ -1869,9 +1874,9 @@ _MECHANISMS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
             "pool",
             r"pool\b|pool\w*(?:exhaust|timeout)|too many connections|connections? "
             r"(?:exhausted|limit|refused)|max_?conn|no (?:free|available) connection|"
-            r"acquire|connection.*(?:saturat|usage|in use)|conn\w* (?:usage|in_use)|"
+            r"acquir(?:e|ed|ing)\b|connection.*(?:saturat|usage|in use)|conn\w* (?:usage|in_use)|"
             r"wait(?:ing)? for (?:a |an )?(?:\w+ )?connection|connection is not available",
-            r"pool|max_?conn|max_?open|max_?idle|connections?\b|maxsize|min_?idle|acquire",
+            r"pool|max_?conn|max_?open|max_?idle|connections?\b|maxsize|min_?idle|acquir(?:e|ed|ing)\b",
         ),
         (
             "query",
