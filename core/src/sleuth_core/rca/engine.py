@@ -1077,29 +1077,15 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
     ramp = (
         _metric_step(evidence.metrics, ramp_basis.metric, origin)
         if ramp_basis is not None
+        and not any(
+            _in_one_step(m, onset, evidence.alert.fired_at)
+            for m in evidence.metrics
+            if m.name == ramp_basis.metric and m.service == origin
+        )
         else None
     )
-    # A series that rose in one step is a step, not a build-up: time alone says less there.
-    stepped = ramp_basis is not None and any(
-        _in_one_step(m, onset, evidence.alert.fired_at)
-        for m in evidence.metrics
-        if m.name == ramp_basis.metric and m.service == origin
-    )
-    # What builds up (memory, connections, queries ...), read from the names of the origin's
-    # series that moved as it began.
-    building = (
-        mechanisms(
-            "\n".join(
-                _snake(sh.series.name)
-                for sh in stage.shifts
-                if sh.series.service == origin and abs(sh.at - onset) <= _SAME_BUCKET
-            )
-            + "\n"
-            + _snake(ramp_basis.metric)
-        )
-        if ramp_basis is not None
-        else frozenset()
-    )
+    # What builds up (memory, connections, a queue ...), read from the series' name.
+    building = mechanisms(_snake(ramp_basis.metric)) if ramp_basis is not None else frozenset()
     shipping = _shipping(evidence.changes, scope, origin)
     shipped_by_deploy: dict[str, list[str]] = {}
     for commit_id, deploys in shipping.items():
@@ -1209,7 +1195,6 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
         if (
             ramp is not None
             and rel > 0
-            and (common or not stepped)
             and timedelta(0) <= onset - effective <= max(6 * ramp, timedelta(minutes=30))
             and origin in homes
         ):
@@ -1895,12 +1880,10 @@ _MECHANISMS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
         ),
         (
             "query",
-            r"slow query|quer(?:y|ies)|seq(?:uential)? scan|full (?:table )?scan|lock wait|"
-            r"deadlock|statement timeout|rows (?:examined|read|scanned)|index",
+            r"slow query|query|seq(?:uential)? scan|full (?:table )?scan|lock wait|deadlock|"
+            r"statement timeout|rows examined|index",
             r"\bselect\b|\bjoin\b|\bwhere\b|order by|group by|\bindex\b|query|\.filter\(|"
-            r"\bsql\b|limit \d|n\+1|prefetch|eager|"
-            # a data-access call inside a loop (one query per item: N+1)
-            r"\bfor\b[^\n]*\n(?:[^\n]*\n){0,3}[^\n]*\b(?:repo|repository|dao|db|session|cursor)\.\w+\(",
+            r"\bsql\b|limit \d|n\+1|prefetch|eager",
         ),
         (
             "cache",
