@@ -2157,7 +2157,13 @@ _CODE_FAULT = re.compile(
     r"nullpointer|null pointer|nil pointer|nonetype|attributeerror|typeerror|keyerror|"
     r"indexerror|index out of range|slice bounds out of range|zerodivision|divide by zero|"
     r"classcastexception|illegalstateexception|assertionerror|is not a function|"
-    r"cannot read propert|undefined method|\bpanic\b|segmentation fault",
+    r"cannot read propert|undefined method|\bpanic\b|segmentation fault|indexoutofbounds|"
+    r"nosuchelement|nullreference|object reference not set|sequence contains no elements|"
+    r"keynotfound|invalidcast|argumentoutofrange|emptyerror|functionclauseerror|matcherror|"
+    r"caseclauseerror|badarityerror|undefinedfunctionerror|nomethoderror|"
+    r"call to a member function|undefined (?:index|array key|offset)|unwrap\(\)`? on|"
+    r"with overflow|nil map|unboundlocalerror|nameerror|referenceerror|is not iterable|"
+    r"arithmeticexception|/ by zero|concurrentmodification",
     re.IGNORECASE,
 )
 
