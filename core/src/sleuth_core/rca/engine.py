@@ -829,7 +829,7 @@ class Episode:
     scope: frozenset[str]
 
 
-_RATIO_METRIC = re.compile(r"(?:error|fail|5xx)\w*(?:ratio|rate|share|fraction|pct|percent)")
+_RATIO_METRIC = re.compile(r"(?:error|fail|5xx)[\w.-]*?(?:ratio|rate|share|fraction|pct|percent)")
 
 
 def _minor_error_ratio(series: MetricPoints, fired: datetime) -> bool:
