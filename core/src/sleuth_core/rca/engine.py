@@ -296,6 +296,9 @@ _TIME_VALIDITY = re.compile(
     r"in the future",
     re.IGNORECASE,
 )
+_QUIET_LEVELS = frozenset({"DEBUG", "INFO", "NOTICE", "WARN", "WARNING"})
+#: How long before a caller's onset a called service's few new errors still mark its own.
+_CALLEE_LEAD = timedelta(minutes=30)
 #: How long before the onset a clock can have been drifting (its skew grows until checks fail).
 _CLOCK_LEAD = timedelta(hours=6)
 _NODE_NAME = re.compile(r"\b[Nn]ode\s+([\w.-]*\d[\w.-]*)")
@@ -887,6 +890,26 @@ def find_onsets(evidence: Evidence) -> OnsetStage:
     for sig in evidence.signatures:
         for named in _mentions(sig.message, known) - {sig.service}:
             calls.setdefault(sig.service, set()).add(named)
+    for caller, began in sorted(error_onsets.items(), key=lambda item: item[1]):
+        # A service the failing one calls that logged a few new errors (two or more, a message
+        # never seen before) in the half hour before it began failing: a job that aborts logs
+        # little, and its callers fail after it.
+        for callee in sorted(calls.get(caller, set()) - set(onsets)):
+            seen = [s for s in evidence.signatures if s.service == callee]
+            new = [
+                s
+                for s in seen
+                if began - _CALLEE_LEAD <= s.first_seen <= began
+                and s.level.upper() not in _QUIET_LEVELS
+                and not any(
+                    o.first_seen < began - _CALLEE_LEAD
+                    and message_template(o.message) == message_template(s.message)
+                    for o in seen
+                )
+            ]
+            if sum(s.count for s in new) >= 2:
+                onsets[callee] = error_onsets[callee] = min(s.first_seen for s in new)
+                slack[callee] = _SLACK
     onset_list: list[Onset] = []
     metric_onset: dict[str, tuple[datetime, str]] = {}
     metric_only: dict[str, tuple[datetime, str]] = {}
@@ -1564,7 +1587,7 @@ _TIME_EVIDENCE = frozenset(
 
 #: A 0/1 series saying a job is running (``night_audit_running``, ``backup_in_progress``).
 _JOB_METRIC = re.compile(r"(?:^|[._-])(?:running|in[._-]progress)$")
-_QUIET_LEVELS = frozenset({"DEBUG", "INFO", "NOTICE", "WARN", "WARNING"})
+
 _ERROR_METRIC = re.compile(r"error|fail|5xx|reject|drop")
 
 
