@@ -1041,12 +1041,16 @@ def failure_signature(
     signature = {t: w for t, w in signature.items() if w > 0}
     words = words_of(messages) - frozenset(p for name in ignore for p in words_of([name]))
     # A message's ``key=value`` fields are measurements (``latency_ms=840``), not what it says.
-    stated = [_FIELD_KEY.sub(" ", m) for m in messages]
+    stated = [_FIELD_KEY.sub(r"\1 ", m) for m in messages]
     shown = mechanisms("\n".join([*stated, details, *shifted]))
     return signature, words, shown, details
 
 
-_FIELD_KEY = re.compile(r"\b[\w.]+=")
+#: A ``key=`` field name (word characters and dots, from its first word character). It starts
+#: only where a run of those characters starts (the dots before the first word character are
+#: group 1, kept): ``\b[\w.]+=`` tried every word boundary of a run again, quadratic in a long
+#: line with many (``a.a.a...``).
+_FIELD_KEY = re.compile(r"(?<![\w.])(\.*)\w[\w.]*=")
 
 
 #: Labels that name what a series measures (a query, a queue, a table), not where it runs (pod,
