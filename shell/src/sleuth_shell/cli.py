@@ -33,6 +33,7 @@ from sleuth_shell.agents.base import Agent
 from sleuth_shell.config import PLANS, ConfigError, Settings
 from sleuth_shell.datasources import store as datasource_store
 from sleuth_shell.db import create_engine, create_session_factory, migrate
+from sleuth_shell.db.hot_reads import close_shared_reader
 from sleuth_shell.domain import INTEGRATION_KINDS, SUBSCRIPTION_TYPES
 from sleuth_shell.gc_tuning import GcSettings, tune_for_serving
 from sleuth_shell.urls import ingest_url
@@ -136,6 +137,7 @@ def _run(settings: Settings, action: Callable[[AsyncSession], Awaitable[T]]) -> 
             async with create_session_factory(engine)() as session:
                 return await action(session)
         finally:
+            await close_shared_reader(engine)
             await engine.dispose()
 
     try:
@@ -489,6 +491,7 @@ def add_data_source(
                 data = datasource_store.parse_create(body)
                 return await datasource_store.create(session, owner.id, data, cipher)
         finally:
+            await close_shared_reader(engine)
             await engine.dispose()
 
     try:
@@ -645,6 +648,7 @@ def worker(concurrency: int, wake_fd: int | None) -> None:
             runtime = Runtime(services, worker_options={"concurrency": concurrency})
             await run_worker(runtime, wake_fd=wake_fd)
         finally:
+            await close_shared_reader(engine)
             await engine.dispose()
 
     asyncio.run(go())
