@@ -100,13 +100,12 @@ class GroupCommit(Generic[I, R]):
         loop = asyncio.get_running_loop()
         future: asyncio.Future[R] = loop.create_future()
         self._waiting.append((item, future))
-        tasks = self._tasks
-        if tasks and next(iter(tasks)).get_loop() is not loop:
-            tasks.clear()  # a previous event loop's (tests): it writes nothing more here
-        if len(tasks) < self._parallel:
-            task = loop.create_task(self._drain())
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
+        # A task that has ended (its done callbacks may not have run yet) or belongs to another
+        # event loop (tests) writes nothing more: only the live ones of this loop count.
+        live = {task for task in self._tasks if not task.done() and task.get_loop() is loop}
+        if len(live) < self._parallel:
+            live.add(loop.create_task(self._drain()))
+        self._tasks = live
         return await future
 
     async def aclose(self) -> None:
