@@ -2,8 +2,9 @@
 
 Run ``PYTHONPATH=core/src:shell/src:. python -m evals.rca.ext_build`` from the repository root
 (``--split tune`` or ``--split heldout`` rewrites one split). Deterministic: every incident has its
-own seed. The stories live in `evals.rca.ext.tune` and `evals.rca.ext.heldout` (the held-out
-module is never opened while tuning the engine); the JSON files are the source of truth.
+own seed. The stories live in `evals.rca.ext.tune` (and `evals.rca.ext.tune5`, a fifth examiner's)
+and `evals.rca.ext.heldout` (and `evals.rca.ext.heldout6`, a sixth examiner's; the held-out
+modules are never opened while tuning the engine); the JSON files are the source of truth.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from evals.rca.kit import write
 
 HERE = Path(__file__).parent
 SPLITS = {
-    "tune": ("tune_ext", "evals.rca.ext.tune", "TUNE"),
-    "heldout": ("heldout_ext", "evals.rca.ext.heldout", "HELDOUT"),
+    "tune": ("tune_ext", ("evals.rca.ext.tune", "evals.rca.ext.tune5"), "TUNE"),
+    "heldout": ("heldout_ext", ("evals.rca.ext.heldout", "evals.rca.ext.heldout6"), "HELDOUT"),
 }
 
 
@@ -28,8 +29,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--split", choices=[*SPLITS, "all"], default="all")
     args = parser.parse_args(argv)
     for split in SPLITS if args.split == "all" else [args.split]:
-        folder, module, name = SPLITS[split]
-        makers = getattr(importlib.import_module(module), name)
+        folder, modules, name = SPLITS[split]
+        makers = [m for module in modules for m in getattr(importlib.import_module(module), name)]
         directory = HERE / folder
         directory.mkdir(exist_ok=True)
         for old in directory.glob("*.json"):
