@@ -505,6 +505,22 @@ def goal_of(bodies: list[bytes], criteria_of: Any, args: argparse.Namespace) -> 
     )
 
 
+def server_env(db: Path, args: argparse.Namespace) -> dict[str, str]:
+    """``sleuth serve``'s environment on SQLite file ``db``: the rate limit out of the way, and
+    its job worker as ``--no-inline-worker``, ``--workers`` and ``--worker-processes`` say (by
+    default the product's: one ``sleuth worker`` child)."""
+    return sleuth_env(
+        f"sqlite:///{db}",
+        SLEUTH_RATE_LIMIT_ENTERPRISE="100000000",
+        SLEUTH_WORKERS_INLINE="false" if args.no_inline_worker or args.workers else "true",
+        **(
+            {"SLEUTH_WORKER_PROCESSES": str(args.worker_processes)}
+            if args.worker_processes is not None
+            else {}
+        ),
+    )
+
+
 def run_related(
     args: argparse.Namespace,
     name: str,
@@ -520,7 +536,7 @@ def run_related(
     ``goal`` (with ``drain``, once every investigation has run, with their credits)."""
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
-        env = sleuth_env(f"sqlite:///{db}", SLEUTH_RATE_LIMIT_ENTERPRISE="100000000")
+        env = server_env(db, args)
         cli(env, "admin", "create-org", "bench", "--plan", "enterprise")
         key = cli(env, "admin", "create-key", "bench")["key"]
         hook = cli(env, "admin", "add-webhook", "bench", "--type", "PROVIDER_A", "--name", "pd")
@@ -552,6 +568,8 @@ def run_related(
                 profiler.send_signal(signal.SIGINT)
                 profiler.wait(timeout=60)
             loadavg_after = os.getloadavg()
+            # Without serve's worker (``--no-inline-worker``) nothing runs them.
+            drain = drain and not (args.no_inline_worker or args.workers)
             drained = wait_drained(db, timeout=args.drain or 120) if drain else None
         with sqlite3.connect(db) as conn:
             investigations, credits = conn.execute(
@@ -682,16 +700,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
-        env = sleuth_env(
-            f"sqlite:///{db}",
-            SLEUTH_RATE_LIMIT_ENTERPRISE="100000000",
-            SLEUTH_WORKERS_INLINE="false" if args.no_inline_worker or args.workers else "true",
-            **(
-                {"SLEUTH_WORKER_PROCESSES": str(args.worker_processes)}
-                if args.worker_processes is not None
-                else {}
-            ),
-        )
+        env = server_env(db, args)
         cli(env, "admin", "create-org", "bench", "--plan", "enterprise")
         key = cli(env, "admin", "create-key", "bench")["key"]
         hook = cli(env, "admin", "add-webhook", "bench", "--type", "PROVIDER_A", "--name", "pd")

@@ -3,14 +3,15 @@ Litestar and FastAPI hello-world apps, in one run, alternated over rounds (``mak
 
 Each server is a uvicorn process with one worker and the access log on, as ``sleuth serve`` runs.
 Sleuth gets a fresh database with many enterprise organizations and agents, so the per-organization
-rate limits never cap the load; every request picks a random (key, agent) pair. Beside the GET, an
-authenticated write through the request's database session (``POST
-/api/v1/alert-responders/{id}/enable``: the agent loaded and the transaction committed) is measured
-on each database (``--no-writes`` skips it). The machine is shared, so the figures that matter
-are the same-run ratios; the load average is printed next to every measurement. Each measurement
-also gives the server process's CPU time per answered request (``/proc``), which other work on the
-machine barely moves: the Litestar hello-world's over a target's is what the req/s ratio would
-be with a core free for the server (PostgreSQL's own CPU is not in it).
+rate limits never cap the load; every request picks a random (key, agent) pair. Beside the GET, the
+authenticated write ``POST /api/v1/alert-responders/{id}/enable`` of these ACTIVE agents is measured
+on each database (``--no-writes`` skips it): an enable that changes nothing, answered by one read of
+the agent's status (a change takes an ORM session and its transaction: the ``change`` target of
+``inproc_get.py`` measures that). The machine is shared, so the figures that matter are the same-run
+ratios; the load average is printed next to every measurement. Each measurement also gives the
+server process's CPU time per answered request (``/proc``), which other work on the machine barely
+moves: the Litestar hello-world's over a target's is what the req/s ratio would be with a core free
+for the server (PostgreSQL's own CPU is not in it).
 
 PostgreSQL is measured too when ``--postgres`` names a server (default: the environment's
 ``SLEUTH_BENCH_POSTGRES_URL``, else ``SLEUTH_TEST_POSTGRES_URL``); each run creates a fresh

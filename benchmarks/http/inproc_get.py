@@ -4,14 +4,15 @@ profiling aid for the request path's fixed cost.
 A fresh database seeded as ``bench_http.py`` seeds it (SQLite, or PostgreSQL with ``--postgres``),
 the application built in this process as ``sleuth serve`` builds it (collector tuned the same way)
 and Litestar's hello-world (``hello_litestar.py``), both called directly as ASGI apps with prebuilt
-requests, one at a time: the authenticated ``GET /api/v1/alert-responders/{id}``, the write ``POST
-.../enable`` and the hello-world's ``GET /``. Prints the CPU time of a request
-(``time.process_time``), min and median over ``--chunks`` chunks of ``--requests`` requests, and the
-ratio hello / GET. ``--profile FILE`` runs cProfile over one more chunk of the ``--profile-target``
-and prints the top of it.
+requests, one at a time: the authenticated ``GET /api/v1/alert-responders/{id}``, the write
+``POST .../enable`` of an ACTIVE agent (as ``bench_http.py`` sends it), ``change`` (a
+``.../disable`` then an ``.../enable`` of each agent: every request changes the agent) and the
+hello-world's ``GET /``. Prints the CPU time of a request (``time.process_time``), min and median
+over ``--chunks`` chunks of ``--requests`` requests, and the ratio hello / target. ``--profile
+FILE`` runs cProfile over one more chunk of the ``--profile-target`` and prints the top of it.
 
     python benchmarks/http/inproc_get.py [--postgres URL] [--chunks 8] [--requests 300]
-        [--profile FILE] [--profile-target get|write|hello]
+        [--profile FILE] [--profile-target get|write|change|hello]
 """
 
 from __future__ import annotations
@@ -108,6 +109,17 @@ async def run(args: argparse.Namespace, database_url: str) -> int:
     def requests_of(target: str) -> list[tuple[Any, str, str, bytes]]:
         if target == "hello":
             return [(hello, "GET", "/", b"")] * args.requests
+        if target == "change":  # a disable then an enable of each agent: every one a change
+            return [
+                (
+                    app,
+                    "POST",
+                    f"/api/v1/alert-responders/{encode_global_id('AlertResponder', agent)}/{verb}",
+                    key.encode(),
+                )
+                for key, _org, agent in picks[: args.requests // 2]
+                for verb in ("disable", "enable")
+            ]
         suffix = "/enable" if target == "write" else ""
         method = "POST" if target == "write" else "GET"
         return [
@@ -120,7 +132,7 @@ async def run(args: argparse.Namespace, database_url: str) -> int:
             for key, _org, agent in picks
         ]
 
-    targets = ["get", "hello"] + ([] if args.no_writes else ["write"])
+    targets = ["get", "hello"] + ([] if args.no_writes else ["write", "change"])
     if args.only:
         targets = [target for target in targets if target in (args.only, "hello")]
     work = {target: requests_of(target) for target in targets}
@@ -174,9 +186,13 @@ def main() -> int:
     parser.add_argument("--orgs", type=int, default=50)
     parser.add_argument("--agents", type=int, default=5)
     parser.add_argument("--no-writes", action="store_true")
-    parser.add_argument("--only", choices=("get", "write"), help="measure this and the hello only")
+    parser.add_argument(
+        "--only", choices=("get", "write", "change"), help="measure this and the hello only"
+    )
     parser.add_argument("--profile", type=Path, default=None)
-    parser.add_argument("--profile-target", choices=("get", "write", "hello"), default="get")
+    parser.add_argument(
+        "--profile-target", choices=("get", "write", "change", "hello"), default="get"
+    )
     args = parser.parse_args()
     with contextlib.ExitStack() as stack:
         if args.postgres:

@@ -1,10 +1,11 @@
 """What every end-to-end test needs: the real ``sleuth`` CLI and server as subprocesses.
 
 ``sleuth_env`` builds a clean environment that runs this checkout's code; ``cli`` runs one
-``sleuth`` command and returns its JSON; ``cli_batch`` runs several in one ``sleuth`` process (a
-test's setup: one interpreter start instead of one per command); ``running`` keeps a ``sleuth``
-process (``serve``, ``worker``) alive for a ``with`` block; ``serve`` starts the API on a free
-port and waits for ``/health``; ``poll`` waits for a condition with a deadline (never
+``sleuth`` command and returns its JSON; ``cli_runs`` runs several in one ``sleuth`` process (one
+interpreter start instead of one per command) and returns each one's exit status and output;
+``cli_batch`` does that for commands that must succeed and returns their JSON; ``running`` keeps
+a ``sleuth`` process (``serve``, ``worker``) alive for a ``with`` block; ``serve`` starts the API
+on a free port and waits for ``/health``; ``poll`` waits for a condition with a deadline (never
 sleep-then-assert).
 """
 
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,29 +53,46 @@ def cli(env: dict[str, str], *args: str) -> dict[str, Any]:
 
 
 #: Runs each command of ``argv[1]`` (a JSON list of argument lists) through the ``sleuth`` entry
-#: point (``sleuth_shell.cli.main``), in order, and prints the list of their JSON outputs.
+#: point (``sleuth_shell.cli.main``) as the console script does (click's standalone mode: usage
+#: errors exit 2 with a message, ``Error: ...`` exits 1), in order, and prints the list of their
+#: ``[exit status, stdout, stderr]``.
 _BATCH = """
-import io, json, sys
-from contextlib import redirect_stdout
+import io, json, sys, traceback
+from contextlib import redirect_stderr, redirect_stdout
 from sleuth_shell.cli import main
-outputs = []
+results = []
 for args in json.loads(sys.argv[1]):
-    printed = io.StringIO()
-    with redirect_stdout(printed):
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
         try:
-            main.main(args=args, prog_name="sleuth", standalone_mode=False)
+            main.main(args=args, prog_name="sleuth")
+            status = 0
         except SystemExit as exit:
-            if exit.code:
-                raise
-    outputs.append(json.loads(printed.getvalue()))
-print(json.dumps(outputs))
+            code = exit.code
+            status = code if isinstance(code, int) else (0 if code is None else 1)
+            if isinstance(code, str):
+                print(code, file=sys.stderr)
+        except Exception:
+            traceback.print_exc()
+            status = 1
+    results.append([status, out.getvalue(), err.getvalue()])
+print(json.dumps(results))
 """
 
 
-def cli_batch(env: dict[str, str], *commands: list[str]) -> list[dict[str, Any]]:
-    """Run several ``sleuth`` commands, in order, in one process: the same commands as
-    :func:`cli` (the ``sleuth`` entry point, the same database), each must succeed and print one
-    JSON object; their objects are returned in order."""
+@dataclass(frozen=True)
+class Ran:
+    """What one command of :func:`cli_runs` gave: its exit status and output."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli_runs(env: dict[str, str], *commands: list[str]) -> list[Ran]:
+    """Run several ``sleuth`` commands, in order, in one ``sleuth`` process (one interpreter
+    start instead of one per command): each through the entry point as the console script runs
+    it, against the same database. Returns each command's exit status, stdout and stderr."""
     done = subprocess.run(
         [sys.executable, "-c", _BATCH, json.dumps(commands)],
         env=env,
@@ -83,9 +102,19 @@ def cli_batch(env: dict[str, str], *commands: list[str]) -> list[dict[str, Any]]
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    results: list[dict[str, Any]] = json.loads(done.stdout)
+    results = [Ran(*result) for result in json.loads(done.stdout)]
     assert len(results) == len(commands)
     return results
+
+
+def cli_batch(env: dict[str, str], *commands: list[str]) -> list[dict[str, Any]]:
+    """Run several ``sleuth`` commands in one process (:func:`cli_runs`): the same commands as
+    :func:`cli`, each must exit 0 and print one JSON object; their objects are returned in order."""
+    objects: list[dict[str, Any]] = []
+    for command, ran in zip(commands, cli_runs(env, *commands), strict=True):
+        assert ran.returncode == 0, (command, ran.stderr)
+        objects.append(json.loads(ran.stdout))
+    return objects
 
 
 def free_port() -> int:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-from e2e_harness import cli, free_port, serve, sleuth_env
+from e2e_harness import Ran, cli, cli_runs, free_port, serve, sleuth_env
 
 pytestmark = pytest.mark.e2e
 
@@ -23,16 +22,15 @@ class Sleuth:
     def admin(self, *args: str) -> dict:
         return cli(self.env, "admin", *args)
 
-    def admin_fails(self, *args: str) -> str:
-        result = subprocess.run(
-            [sys.executable, "-m", "sleuth_shell", "admin", *args],
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert result.returncode != 0 and result.stdout == ""
-        return result.stderr
+
+def printed(ran: Ran) -> dict:
+    assert ran.returncode == 0, ran.stderr
+    return json.loads(ran.stdout)
+
+
+def failed(ran: Ran) -> str:
+    assert ran.returncode != 0 and ran.stdout == ""
+    return ran.stderr
 
 
 @pytest.fixture
@@ -48,23 +46,34 @@ def server(database_url: str, tmp_path: Path) -> Iterator[tuple[Sleuth, str]]:
 
 def test_alert_agent_lifecycle_over_http(server) -> None:
     sleuth, base = server
-    org = sleuth.admin("create-org", "acme", "--plan", "team")
-    assert org["name"] == "acme" and org["plan"] == "team"
-    assert "Organization already exists: acme" in sleuth.admin_fails("create-org", "acme")
-    assert "Unknown organization: nope" in sleuth.admin_fails("create-key", "nope")
-    key = sleuth.admin("create-key", "acme")["key"]
-    hook = sleuth.admin("add-webhook", "acme", "--type", "PROVIDER_A", "--name", "pager")
-    assert hook["ingest_url"] == f"{base}/api/v1/webhooks/PROVIDER_A/{hook['remote_id']}"
-    integration = sleuth.admin(
-        "add-integration",
-        "acme",
-        "--kind",
-        "CHAT_ALERT",
-        "--name",
-        "oncall",
-        "--channel",
-        "C0ONCALL",
+    # One sleuth process for the setup commands (cli_runs), each with its own status and output.
+    created, duplicate, unknown, created_key, added_hook, added_integration = cli_runs(
+        sleuth.env,
+        ["admin", "create-org", "acme", "--plan", "team"],
+        ["admin", "create-org", "acme"],
+        ["admin", "create-key", "nope"],
+        ["admin", "create-key", "acme"],
+        ["admin", "add-webhook", "acme", "--type", "PROVIDER_A", "--name", "pager"],
+        [
+            "admin",
+            "add-integration",
+            "acme",
+            "--kind",
+            "CHAT_ALERT",
+            "--name",
+            "oncall",
+            "--channel",
+            "C0ONCALL",
+        ],
     )
+    org = printed(created)
+    assert org["name"] == "acme" and org["plan"] == "team"
+    assert "Organization already exists: acme" in failed(duplicate)
+    assert "Unknown organization: nope" in failed(unknown)
+    key = printed(created_key)["key"]
+    hook = printed(added_hook)
+    assert hook["ingest_url"] == f"{base}/api/v1/webhooks/PROVIDER_A/{hook['remote_id']}"
+    integration = printed(added_integration)
 
     with httpx.Client(base_url=base, headers={"X-Service-Org-Api-Key": key}, timeout=10) as http:
         assert httpx.get(f"{base}/api/v1/alert-responders").json() == {"detail": "Missing API key"}

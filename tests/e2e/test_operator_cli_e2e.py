@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from e2e_harness import poll, serve, sleuth_env
+from e2e_harness import Ran, cli_runs, poll, serve, sleuth_env
 
 pytestmark = pytest.mark.e2e
 
@@ -32,20 +32,33 @@ def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def ok(env: dict[str, str], *args: str) -> dict:
-    done = run(env, *args)
+def printed(done: Ran | subprocess.CompletedProcess[str]) -> dict:
+    """The one JSON object a command that succeeded printed."""
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 1, done.stdout  # one JSON object
     return json.loads(lines[0])
 
 
-def fails(env: dict[str, str], *args: str) -> str:
-    done = run(env, *args)
+def error_message(done: Ran | subprocess.CompletedProcess[str]) -> str:
+    """The one error message of a command that failed (nothing on stdout)."""
     assert done.returncode != 0
     assert done.stdout == ""
     assert done.stderr.startswith("Error: ")
     return done.stderr.strip()
+
+
+def ok(env: dict[str, str], *args: str) -> dict:
+    return printed(run(env, *args))
+
+
+def fails(env: dict[str, str], *args: str) -> str:
+    return error_message(run(env, *args))
+
+
+def admin(env: dict[str, str], *commands: list[str]) -> list[Ran]:
+    """Several ``sleuth admin`` commands in one ``sleuth`` process (``cli_runs``), in order."""
+    return cli_runs(env, *(["admin", *command] for command in commands))
 
 
 def is_api_timestamp(value: object) -> bool:
@@ -64,34 +77,50 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 
 def test_orgs_plans_and_teams(env: dict[str, str]) -> None:
-    ok(env, "create-org", "beta", "--plan", "team")
-    orgs = ok(env, "list-orgs")["items"]
+    beta, listed, changed, relisted, gold, nobody, team, teams, no_teams = admin(
+        env,
+        ["create-org", "beta", "--plan", "team"],
+        ["list-orgs"],
+        ["set-plan", "acme", "enterprise"],
+        ["list-orgs"],
+        ["set-plan", "acme", "gold"],
+        ["set-plan", "nobody", "team"],
+        ["create-team", "acme", "SRE"],
+        ["list-teams", "acme"],
+        ["list-teams", "nobody"],
+    )
+    printed(beta)
+    orgs = printed(listed)["items"]
     assert [(o["name"], o["plan"]) for o in orgs] == [("acme", "free"), ("beta", "team")]
     assert set(orgs[0]) == {"id", "name", "plan", "created_at"}  # never the signing secret
     assert all(is_api_timestamp(o["created_at"]) for o in orgs)
 
-    changed = ok(env, "set-plan", "acme", "enterprise")
-    assert (changed["name"], changed["plan"]) == ("acme", "enterprise")
-    assert ok(env, "list-orgs")["items"][0]["plan"] == "enterprise"
-    assert fails(env, "set-plan", "acme", "gold") == (
-        "Error: Unknown plan: gold (use one of free, team, enterprise)"
-    )
-    assert fails(env, "set-plan", "nobody", "team") == "Error: Unknown organization: nobody"
+    changed_org = printed(changed)
+    assert (changed_org["name"], changed_org["plan"]) == ("acme", "enterprise")
+    assert printed(relisted)["items"][0]["plan"] == "enterprise"
+    assert error_message(gold) == "Error: Unknown plan: gold (use one of free, team, enterprise)"
+    assert error_message(nobody) == "Error: Unknown organization: nobody"
 
-    ok(env, "create-team", "acme", "SRE")
-    teams = ok(env, "list-teams", "acme")["items"]
-    assert [t["name"] for t in teams] == ["Default", "SRE"]
-    assert set(teams[0]) == {"id", "global_id", "name", "created_at"}
-    assert fails(env, "list-teams", "nobody") == "Error: Unknown organization: nobody"
+    printed(team)
+    team_items = printed(teams)["items"]
+    assert [t["name"] for t in team_items] == ["Default", "SRE"]
+    assert set(team_items[0]) == {"id", "global_id", "name", "created_at"}
+    assert error_message(no_teams) == "Error: Unknown organization: nobody"
 
 
 def test_keys_are_listed_without_the_key_and_revoked_at_once_on_every_node(
     env: dict[str, str], tmp_path: Path
 ) -> None:
-    ok(env, "create-team", "acme", "SRE")
-    first = ok(env, "create-key", "acme", "--admin")
-    second = ok(env, "create-key", "acme", "--team", "SRE")
-    keys = ok(env, "list-keys", "acme")["items"]
+    team, first_key, second_key, listed = admin(
+        env,
+        ["create-team", "acme", "SRE"],
+        ["create-key", "acme", "--admin"],
+        ["create-key", "acme", "--team", "SRE"],
+        ["list-keys", "acme"],
+    )
+    printed(team)
+    first, second = printed(first_key), printed(second_key)
+    keys = printed(listed)["items"]
     assert [set(k) for k in keys] == [
         {"id", "prefix", "admin", "team", "created_at", "last_used_at", "revoked_at"}
     ] * 2
@@ -127,29 +156,37 @@ def test_keys_are_listed_without_the_key_and_revoked_at_once_on_every_node(
             other = httpx.get(node + url, headers={"X-Service-Org-Api-Key": second["key"]})
             assert other.status_code == 200
 
-    again = ok(env, "revoke-key", "acme", str(keys[0]["id"]))  # idempotent
-    assert again["revoked_at"] == revoked["revoked_at"]
-    ok(env, "create-org", "other")
-    assert fails(env, "revoke-key", "other", str(keys[1]["id"])) == (
-        f"Error: Unknown API key: {keys[1]['id']}"
+    again, other, not_its_key, not_a_key = admin(
+        env,
+        ["revoke-key", "acme", str(keys[0]["id"])],  # idempotent
+        ["create-org", "other"],
+        ["revoke-key", "other", str(keys[1]["id"])],
+        ["revoke-key", "acme", "abc"],
     )
-    assert fails(env, "revoke-key", "acme", "abc") == "Error: Unknown API key: abc"
+    assert printed(again)["revoked_at"] == revoked["revoked_at"]
+    printed(other)
+    assert error_message(not_its_key) == f"Error: Unknown API key: {keys[1]['id']}"
+    assert error_message(not_a_key) == "Error: Unknown API key: abc"
 
 
 def test_webhooks_listed_without_provider_secret_and_removed(env: dict[str, str], tmp_path) -> None:
-    hook = ok(env, "add-webhook", "acme", "--type", "PROVIDER_A", "--name", "pager")
-    signed = ok(
+    added, added_signed, listed_now, created_key = admin(
         env,
-        "add-webhook",
-        "acme",
-        "--type",
-        "PROVIDER_B",
-        "--name",
-        "signed",
-        "--provider-secret",
-        "very-secret-value",
+        ["add-webhook", "acme", "--type", "PROVIDER_A", "--name", "pager"],
+        [
+            "add-webhook",
+            "acme",
+            "--type",
+            "PROVIDER_B",
+            "--name",
+            "signed",
+            "--provider-secret",
+            "very-secret-value",
+        ],
+        ["list-webhooks", "acme"],
+        ["create-key", "acme"],
     )
-    listed = ok(env, "list-webhooks", "acme")
+    hook, signed, listed = printed(added), printed(added_signed), printed(listed_now)
     assert "very-secret-value" not in json.dumps(listed)
     items = listed["items"]
     assert [(i["remote_id"], i["provider_secret_set"]) for i in items] == [
@@ -168,7 +205,7 @@ def test_webhooks_listed_without_provider_secret_and_removed(env: dict[str, str]
     assert is_api_timestamp(items[0]["created_at"])
 
     # An alert agent listening to the subscription keeps it from being removed.
-    key = ok(env, "create-key", "acme")["key"]
+    key = printed(created_key)["key"]
     with serve(env, tmp_path / "serve.log") as base:
         agent = httpx.post(
             f"{base}/api/v1/alert-responders",
@@ -181,11 +218,16 @@ def test_webhooks_listed_without_provider_secret_and_removed(env: dict[str, str]
             },
         )
         assert agent.status_code == 200, agent.text
-        assert fails(env, "remove-webhook", "acme", hook["remote_id"]) == (
+        in_use, removing = admin(
+            env,
+            ["remove-webhook", "acme", hook["remote_id"]],
+            ["remove-webhook", "acme", signed["remote_id"]],
+        )
+        assert error_message(in_use) == (
             f"Error: Webhook subscription {hook['remote_id']} is a source of alert agents: db "
             "(remove it from their webhook_sources first)"
         )
-        removed = ok(env, "remove-webhook", "acme", signed["remote_id"])
+        removed = printed(removing)
         assert removed["remote_id"] == signed["remote_id"]
         listed = httpx.get(
             f"{base}/api/v1/webhook-subscriptions", headers={"X-Service-Org-Api-Key": key}
@@ -197,29 +239,32 @@ def test_webhooks_listed_without_provider_secret_and_removed(env: dict[str, str]
 
 
 def test_integrations_listed_and_removed_from_their_users(env: dict[str, str], tmp_path) -> None:
-    chat = ok(
-        env, "add-integration", "acme", "--kind", "CHAT_ALERT", "--name", "#inc", "--channel", "C1"
-    )
-    alt = ok(
+    added_chat, added_alt, listed, created_key = admin(
         env,
-        "add-integration",
-        "acme",
-        "--kind",
-        "ALT_WEBHOOK",
-        "--name",
-        "alt",
-        "--url",
-        "https://hooks.example.com/T0/secret-token",
+        ["add-integration", "acme", "--kind", "CHAT_ALERT", "--name", "#inc", "--channel", "C1"],
+        [
+            "add-integration",
+            "acme",
+            "--kind",
+            "ALT_WEBHOOK",
+            "--name",
+            "alt",
+            "--url",
+            "https://hooks.example.com/T0/secret-token",
+        ],
+        ["list-integrations", "acme"],
+        ["create-key", "acme"],
     )
+    chat, alt = printed(added_chat), printed(added_alt)
     assert is_api_timestamp(chat["created_at"])
-    items = ok(env, "list-integrations", "acme")["items"]
+    items = printed(listed)["items"]
     assert items == [
         {**chat, "channel": "C1"},
         {**alt, "url_host": "hooks.example.com"},
     ]
     assert "secret-token" not in json.dumps(items)
 
-    key = ok(env, "create-key", "acme")["key"]
+    key = printed(created_key)["key"]
     headers = {"X-Service-Org-Api-Key": key}
     with serve(env, tmp_path / "serve.log") as base:
         digest = httpx.post(
@@ -240,10 +285,11 @@ def test_integrations_listed_and_removed_from_their_users(env: dict[str, str], t
         ok(env, "remove-integration", "acme", alt["id"])
         record = httpx.get(f"{base}/api/v1/digests/{digest['id']}", headers=headers).json()
         assert "notification_integration_ids" not in record
-    assert ok(env, "list-integrations", "acme") == {"items": []}
-    assert fails(env, "remove-integration", "acme", chat["id"]) == (
-        f"Error: Unknown notification integration: {chat['id']}"
+    emptied, gone = admin(
+        env, ["list-integrations", "acme"], ["remove-integration", "acme", chat["id"]]
     )
+    assert printed(emptied) == {"items": []}
+    assert error_message(gone) == f"Error: Unknown notification integration: {chat['id']}"
 
 
 def test_the_wrong_database_is_refused_not_created(tmp_path: Path) -> None:

@@ -9,34 +9,20 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
-from e2e_harness import free_port, serve, sleuth_env
+from e2e_harness import Ran, cli_runs, free_port, serve, sleuth_env
 
 pytestmark = pytest.mark.e2e
 
 SUBSCRIPTION_KEYS = {"type", "remote_id", "name", "secret", "ingest_url"}
 
 
-def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sleuth_shell", "admin", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
-def ok(env: dict[str, str], *args: str) -> dict:
-    done = run(env, *args)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+def ok(ran: Ran) -> dict:
+    assert ran.returncode == 0, ran.stderr
+    return json.loads(ran.stdout)
 
 
 def stored_secrets(path: Path) -> dict[str, str | None]:
@@ -46,26 +32,32 @@ def stored_secrets(path: Path) -> dict[str, str | None]:
 
 
 def test_provider_secret_is_stored_never_printed_and_never_listed(tmp_path: Path) -> None:
+    """Each step's commands run in one ``sleuth`` process (``cli_runs``): the same entry point,
+    exit statuses and output as one process a command."""
     db = tmp_path / "sleuth.db"
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = sleuth_env(f"sqlite:///{db}", SLEUTH_PUBLIC_URL=base, SLEUTH_WORKERS_INLINE="false")
-    ok(env, "create-org", "acme")
-    ok(env, "create-org", "other")
-    key = ok(env, "create-key", "acme")["key"]
-
     first_secret = "pd-issued-secret-0123456789abcdef"
-    done = run(
+    *_, created_key, done, added_plain = cli_runs(
         env,
-        "add-webhook",
-        "acme",
-        "--type",
-        "PROVIDER_A",
-        "--name",
-        "pager",
-        "--provider-secret",
-        first_secret,
+        ["admin", "create-org", "acme"],
+        ["admin", "create-org", "other"],
+        ["admin", "create-key", "acme"],
+        [
+            "admin",
+            "add-webhook",
+            "acme",
+            "--type",
+            "PROVIDER_A",
+            "--name",
+            "pager",
+            "--provider-secret",
+            first_secret,
+        ],
+        ["admin", "add-webhook", "acme", "--type", "PROVIDER_C", "--name", "fh"],
     )
+    key = ok(created_key)["key"]
     assert done.returncode == 0, done.stderr
     assert first_secret not in done.stdout
     pager = json.loads(done.stdout)
@@ -73,19 +65,22 @@ def test_provider_secret_is_stored_never_printed_and_never_listed(tmp_path: Path
     assert pager["type"] == "PROVIDER_A" and pager["name"] == "pager"
     assert pager["ingest_url"] == f"{base}/api/v1/webhooks/PROVIDER_A/{pager['remote_id']}"
 
-    plain = ok(env, "add-webhook", "acme", "--type", "PROVIDER_C", "--name", "fh")
+    plain = ok(added_plain)
     assert stored_secrets(db) == {pager["remote_id"]: first_secret, plain["remote_id"]: None}
 
     # Setting a secret on a subscription without one, then replacing one.
     fh_secret = "fh-secret-abc"
-    set_secret = ("set-webhook-secret", "acme")
-    done = run(env, *set_secret, plain["remote_id"], "--provider-secret", fh_secret)
+    new_secret = "pd-rotated-secret"
+    set_secret = ["admin", "set-webhook-secret", "acme"]
+    done, again = cli_runs(
+        env,
+        [*set_secret, plain["remote_id"], "--provider-secret", fh_secret],
+        [*set_secret, pager["remote_id"], "--provider-secret", new_secret],
+    )
     assert done.returncode == 0, done.stderr
     assert fh_secret not in done.stdout and done.stderr == ""
     assert json.loads(done.stdout) == plain  # the same subscription, printed as add-webhook does
-    new_secret = "pd-rotated-secret"
-    again = ok(env, *set_secret, pager["remote_id"], "--provider-secret", new_secret)
-    assert again == pager
+    assert ok(again) == pager
     assert stored_secrets(db) == {pager["remote_id"]: new_secret, plain["remote_id"]: fh_secret}
 
     # Errors: message on stderr, nothing on stdout, non-zero exit, nothing changed.
@@ -119,11 +114,15 @@ def test_provider_secret_is_stored_never_printed_and_never_listed(tmp_path: Path
             "Provider secret must be at most 512 characters",
         ),
     ]
-    for args, message in failures:
-        done = run(env, *args)
+    *refused, usage = cli_runs(
+        env,
+        *(["admin", *args] for args, _ in failures),
+        # --provider-secret missing
+        ["admin", "set-webhook-secret", "acme", pager["remote_id"]],
+    )
+    for (args, message), done in zip(failures, refused, strict=True):
         assert done.returncode == 1, (args, done.stderr)
         assert done.stdout == "" and message in done.stderr, (args, done.stderr)
-    usage = run(env, "set-webhook-secret", "acme", pager["remote_id"])  # --provider-secret missing
     assert usage.returncode == 2 and usage.stdout == ""
     assert stored_secrets(db) == {pager["remote_id"]: new_secret, plain["remote_id"]: fh_secret}
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 from callback_receiver import CallbackReceiver
-from e2e_harness import cli, free_port, poll, serve_process, sleuth_env
+from e2e_harness import cli_batch, free_port, poll, serve_process, sleuth_env
 from proc_helpers import alive, children, cmdline
 
 pytestmark = pytest.mark.e2e
@@ -24,8 +24,10 @@ def server(tmp: Path, **settings: str) -> Iterator[tuple[str, str, int, Path]]:
     """``sleuth serve`` (default worker settings unless overridden) for a new organization;
     yields its base URL, an API key, its pid and its log."""
     env = sleuth_env(f"sqlite:///{tmp / 'sleuth.db'}", SLEUTH_ALLOW_PRIVATE_URLS="true")
-    cli(env, "admin", "create-org", "shop")
-    key = cli(env, "admin", "create-key", "shop")["key"]
+    _, created_key = cli_batch(
+        env, ["admin", "create-org", "shop"], ["admin", "create-key", "shop"]
+    )
+    key = created_key["key"]
     port = free_port()
     env.update({"SLEUTH_PUBLIC_URL": f"http://127.0.0.1:{port}", **settings})
     log = tmp / "serve.log"

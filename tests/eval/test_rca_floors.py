@@ -1,11 +1,11 @@
 """The root-cause evaluation (evals/rca/, `make eval-rca`) as a CI check: scores stay above floors.
 
 The floors sit a little below the scores `make eval-rca` measures (evals/rca/README.md records
-them: tune culprit 100%, held-out 67%, tune-ext (72 incidents) culprit 88%, abstention 95%,
-category 92%, held-out-ext culprit 75%, abstention 89%, category 63%, innocent 10%; every answer
-led by its verdict). The issue's goals (culprit >= 70%, innocent <= 10%, abstention >= 85%,
-category >= 70%) are not all met on held-out-ext yet (category); its floors guard what is. A
-change that makes the analysis worse fails here. Timings are reported by the runner, never asserted.
+them: tune culprit 100%, held-out 67%, tune-ext (84 incidents) culprit 92%, abstention 100%,
+category 98%, innocent 1%, held-out-ext (42 incidents) culprit 89%, abstention 88%, category 76%,
+innocent 7%; every answer led by its verdict). The issue's goals (culprit >= 70%, innocent <= 10%,
+abstention >= 85%, category >= 70%) are met on held-out-ext; its floors guard them. A change that
+makes the analysis worse fails here. Timings are reported by the runner, never asserted.
 """
 
 from __future__ import annotations
@@ -27,16 +27,16 @@ FLOORS: dict[str, dict[str, float]] = {
     "tune": {"culprit": 0.85, "abstain": 0.9, "evidence": 0.95, "leads": 0.9},
     "held-out": {"culprit": 0.6, "abstain": 0.9, "evidence": 0.95, "leads": 0.9},
     "tune-ext": {
-        "culprit": 0.8,
-        "abstain": 0.9,
-        "category": 0.85,
+        "culprit": 0.85,
+        "abstain": 0.95,
+        "category": 0.9,
         "evidence": 0.95,
         "leads": 0.9,
     },
     "held-out-ext": {
-        "culprit": 0.7,
-        "abstain": 0.8,
-        "category": 0.55,
+        "culprit": 0.8,
+        "abstain": 0.85,
+        "category": 0.7,
         "evidence": 0.95,
         "leads": 0.9,
     },
@@ -44,7 +44,7 @@ FLOORS: dict[str, dict[str, float]] = {
 CEILINGS: dict[str, dict[str, float]] = {
     "tune": {"innocent": 0.09},
     "held-out": {"innocent": 0.1},
-    "tune-ext": {"innocent": 0.08, "wrong_abstain": 0.2},
+    "tune-ext": {"innocent": 0.05, "wrong_abstain": 0.1},
     "held-out-ext": {"innocent": 0.1},
 }
 

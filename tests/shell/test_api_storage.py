@@ -139,3 +139,46 @@ def test_out_of_range_ids_are_404(client, org, pk) -> None:
         headers=org.headers,
     )
     assert response.json() == {"detail": f"Unknown notification integration: {gid}"}
+
+
+def test_enable_writes_only_a_change(client, factory, org) -> None:
+    """Enabling an ACTIVE agent writes nothing (no agent version, the same ``updated_at``); a
+    pause and an enable of the paused agent each bump the organization's agent version."""
+    from sqlalchemy import select
+
+    from sleuth_shell.db.models import AgentIndexVersion
+
+    hook = factory.webhook(org, "PROVIDER_C", "enable")
+    body = {
+        "team_name": "Default",
+        "name": "enable twice",
+        "webhook_sources": [{"type": "PROVIDER_C", "remote_id": hook.remote_id}],
+        "matching_criteria": {"text_matches": ["disk"]},
+    }
+    created = client.post(BASE, json=body, headers=org.headers).json()
+    url = f"{BASE}/{created['id']}"
+
+    async def version(session):
+        return await session.scalar(
+            select(AgentIndexVersion.version).where(AgentIndexVersion.org_id == org.id)
+        )
+
+    before = factory.run(version)
+    updated_at = client.get(url, headers=org.headers).json()["updated_at"]
+    for _ in range(2):
+        response = client.post(f"{url}/enable", headers=org.headers)
+        assert response.json() == {"id": created["id"], "status": "ACTIVE"}
+    assert factory.run(version) == before
+    assert client.get(url, headers=org.headers).json()["updated_at"] == updated_at
+    assert client.post(f"{url}/disable", headers=org.headers).json()["status"] == "PAUSED"
+    assert factory.run(version) == before + 1
+    paused = client.get(url, headers=org.headers).json()
+    assert (paused["status"], paused["updated_at"] > updated_at) == ("PAUSED", True)
+    assert client.post(f"{url}/disable", headers=org.headers).json()["status"] == "PAUSED"
+    assert factory.run(version) == before + 1  # already paused: no change
+    assert client.post(f"{url}/enable", headers=org.headers).json()["status"] == "ACTIVE"
+    assert factory.run(version) == before + 2
+    assert client.get(url, headers=org.headers).json()["status"] == "ACTIVE"
+    unknown = f"{BASE}/{encode_global_id('AlertResponder', 999_999)}/enable"
+    response = client.post(unknown, headers=org.headers)
+    assert (response.status_code, response.json()) == (404, {"detail": "Alert responder not found"})

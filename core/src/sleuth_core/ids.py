@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+from functools import lru_cache
 
 __all__ = ["decode_global_id", "encode_global_id"]
 
 _MAX_LEN = 256
+#: How many (string, type) answers :func:`decode_global_id` keeps.
+DECODED_CACHE_SIZE = 4096
 
 
 def encode_global_id(type_name: str, pk: int) -> str:
@@ -31,9 +34,16 @@ def decode_global_id(value: object, type_name: str) -> int | None:
     """Return the primary key inside ``value`` if it is a Global ID of ``type_name``, else None.
 
     Junk, a wrong type, non-canonical encodings and anything malformed give None; it never raises.
+    The answers for the last :data:`DECODED_CACHE_SIZE` strings are memoised (a pure function of
+    the string: an API path's ID is decoded on every request naming it).
     """
     if not isinstance(value, str) or not value or len(value) > _MAX_LEN:
         return None
+    return _decode(value, type_name)
+
+
+@lru_cache(maxsize=DECODED_CACHE_SIZE)
+def _decode(value: str, type_name: str) -> int | None:
     try:
         raw = base64.b64decode(value.encode("ascii"), validate=True)
         text = raw.decode("utf-8")

@@ -16,7 +16,6 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import decode_global_id
-from sleuth_shell.config import PLANS
 from sleuth_shell.db.models import (
     AlertResponder,
     ApiKey,
@@ -32,6 +31,7 @@ from sleuth_shell.domain import (
     CHANGE_SOURCE_TYPES,
     DEFAULT_TEAM,
     INTEGRATION_KINDS,
+    PLANS,
     SUBSCRIPTION_TYPES,
     is_channel_id,
 )

@@ -11,32 +11,30 @@ report progress on stderr when it is a terminal.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 from urllib.parse import urlsplit
 
 import click
-import msgspec
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import encode_global_id
-from sleuth_shell import __version__, admin
-from sleuth_shell.agents.base import Agent
-from sleuth_shell.config import PLANS, ConfigError, Settings
-from sleuth_shell.datasources import store as datasource_store
-from sleuth_shell.db import create_engine, create_session_factory, migrate
-from sleuth_shell.db.hot_reads import close_shared_reader
-from sleuth_shell.domain import INTEGRATION_KINDS, SUBSCRIPTION_TYPES
-from sleuth_shell.gc_tuning import GcSettings, tune_for_serving
-from sleuth_shell.urls import ingest_url
+from sleuth_shell import __version__
+from sleuth_shell.domain import INTEGRATION_KINDS, PLANS, SUBSCRIPTION_TYPES
+
+# The database, configuration and agent stacks are imported by the commands that use them (a
+# command imports only what it needs): `sleuth --help`, a usage error and each command start
+# without the rest (docs/decisions.md, "The CLI imports per command").
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncSession
+
+    from sleuth_shell.agents.base import Agent
+    from sleuth_shell.config import Settings
+    from sleuth_shell.gc_tuning import GcSettings
 
 T = TypeVar("T")
 
@@ -48,6 +46,8 @@ def _fail(message: str) -> NoReturn:
 
 def load_settings() -> Settings:
     """Settings from the environment; exits with a clear message for a bad value."""
+    from sleuth_shell.config import ConfigError, Settings
+
     try:
         return Settings.from_env()
     except ConfigError as exc:
@@ -87,6 +87,9 @@ def _migration_progress() -> Iterator[None]:
 
 def sqlite_file(database_url: str) -> Path | None:
     """The file a ``sqlite:///`` URL names (``None`` for PostgreSQL or an in-memory database)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     try:
         url = make_url(database_url)
     except ArgumentError:
@@ -121,6 +124,8 @@ def check_database_exists(settings: Settings) -> None:
 def prepare_database(settings: Settings, *, create: bool = False) -> None:
     """Upgrade the schema at ``settings.database_url`` (``create``: also make a missing SQLite
     file); exit with a message on failure."""
+    from sleuth_shell.db import migrate
+
     if not create:
         check_database_exists(settings)
     try:
@@ -131,6 +136,12 @@ def prepare_database(settings: Settings, *, create: bool = False) -> None:
 
 
 def _run(settings: Settings, action: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    import asyncio
+
+    from sleuth_shell import admin
+    from sleuth_shell.db import create_engine, create_session_factory
+    from sleuth_shell.db.hot_reads import close_shared_reader
+
     async def go() -> T:
         engine = create_engine(settings.database_url)
         try:
@@ -148,6 +159,8 @@ def _run(settings: Settings, action: Callable[[AsyncSession], Awaitable[T]]) -> 
 
 def _print(obj: dict[str, Any]) -> None:
     """One JSON object on stdout, encoded as the API encodes (datetimes ``...Z``)."""
+    import msgspec
+
     click.echo(msgspec.json.encode(obj).decode("utf-8"))
 
 
@@ -174,6 +187,8 @@ def admin_group() -> None:
 def create_org(name: str, plan: str) -> None:
     """Create organization NAME (with its Default team). The one command that creates a new
     SQLite database when SLEUTH_DATABASE_URL names a file that does not exist yet."""
+    from sleuth_shell import admin
+
     settings = _admin_settings(create=True)
     org = _run(settings, lambda s: admin.create_org(s, name, plan))
     _print({"id": org.id, "name": org.name, "plan": org.plan, "signing_secret": org.signing_secret})
@@ -184,6 +199,8 @@ def create_org(name: str, plan: str) -> None:
 @click.argument("team")
 def create_team(org: str, team: str) -> None:
     """Create team TEAM in organization ORG."""
+    from sleuth_shell import admin
+
     settings = _admin_settings()
     row = _run(settings, lambda s: admin.create_team(s, org, team))
     _print({"id": row.id, "global_id": encode_global_id("Team", row.id), "name": row.name})
@@ -195,6 +212,8 @@ def create_team(org: str, team: str) -> None:
 @click.option("--team", default=None, help="Attribute interaction credits to this team.")
 def create_key(org: str, is_admin: bool, team: str | None) -> None:
     """Create an API key for ORG. The key is printed once and stored only as a hash."""
+    from sleuth_shell import admin
+
     settings = _admin_settings()
     row, key = _run(settings, lambda s: admin.create_key(s, org, admin=is_admin, team_name=team))
     _print({"key": key, "org": org, "admin": row.admin, "team": team})
@@ -202,6 +221,8 @@ def create_key(org: str, is_admin: bool, team: str | None) -> None:
 
 def _subscription_json(settings: Settings, row: Any) -> dict[str, Any]:
     """A subscription as the webhook commands print it (never the provider secret)."""
+    from sleuth_shell.urls import ingest_url
+
     return {
         "type": row.type,
         "remote_id": row.remote_id,
@@ -235,6 +256,8 @@ def add_webhook(
     The provider secret is stored but never printed. For GITHUB give the printed ``secret`` as
     the webhook's secret; for GITLAB as its secret token.
     """
+    from sleuth_shell import admin
+
     settings = _admin_settings()
     row = _run(
         settings,
@@ -258,6 +281,8 @@ def set_webhook_secret(org: str, remote_id: str, provider_secret: str) -> None:
 
     Prints the subscription as add-webhook does; the provider secret is stored but never printed.
     """
+    from sleuth_shell import admin
+
     settings = _admin_settings()
     row = _run(settings, lambda s: admin.set_webhook_secret(s, org, remote_id, provider_secret))
     _print(_subscription_json(settings, row))
@@ -271,6 +296,8 @@ def set_webhook_secret(org: str, remote_id: str, provider_secret: str) -> None:
 @click.option("--channel", default=None, help="Chat channel ID, C... or G... (CHAT_ALERT).")
 def add_integration(org: str, kind: str, name: str, url: str | None, channel: str | None) -> None:
     """Add a notification integration: an alt webhook URL or a chat channel."""
+    from sleuth_shell import admin
+
     settings = _admin_settings()
     row = _run(
         settings, lambda s: admin.add_integration(s, org, kind, name, url=url, channel=channel)
@@ -289,6 +316,7 @@ def add_integration(org: str, kind: str, name: str, url: str | None, channel: st
 @click.argument("org")
 def load_demo(org: str) -> None:
     """Load the sample runbooks and a day of logs (with an incident) into organization ORG."""
+    from sleuth_shell import admin
     from sleuth_shell.demo import load_demo as load
 
     progress = _progress if _interactive() else None
@@ -346,6 +374,8 @@ def _integration_json(row: Any) -> dict[str, Any]:
 @admin_group.command("list-orgs")
 def list_orgs() -> None:
     """List every organization: {"items": [{id, name, plan, created_at}]}."""
+    from sleuth_shell import admin
+
     rows = _run(_admin_settings(), admin.list_orgs)
     _print({"items": [_org_json(org) for org in rows]})
 
@@ -355,6 +385,8 @@ def list_orgs() -> None:
 @click.argument("plan")
 def set_plan(org: str, plan: str) -> None:
     """Put organization ORG on PLAN (free, team or enterprise); prints the organization."""
+    from sleuth_shell import admin
+
     row = _run(_admin_settings(), lambda s: admin.set_plan(s, org, plan))
     _print(_org_json(row))
 
@@ -367,6 +399,8 @@ def set_plan(org: str, plan: str) -> None:
 def set_budget(org: str, team: str, credits: str | None, clear: bool) -> None:
     """Set TEAM's monthly budget of CREDITS for automated runs (0 allows none; --clear removes
     it); prints {"org", "team", "budget"} (budget null when cleared)."""
+    from sleuth_shell import admin
+
     amount: float | None = None
     if not clear:
         try:
@@ -383,6 +417,8 @@ def set_budget(org: str, team: str, credits: str | None, clear: bool) -> None:
 @click.argument("org")
 def list_teams(org: str) -> None:
     """List ORG's teams: {"items": [{id, global_id, name, created_at}]}."""
+    from sleuth_shell import admin
+
     rows = _run(_admin_settings(), lambda s: admin.list_teams(s, org))
     _print(
         {
@@ -404,6 +440,8 @@ def list_teams(org: str) -> None:
 def list_keys(org: str) -> None:
     """List ORG's API keys (revoked ones too): {"items": [{id, prefix, admin, team, created_at,
     last_used_at, revoked_at}]}. The keys themselves are stored only as hashes."""
+    from sleuth_shell import admin
+
     rows = _run(_admin_settings(), lambda s: admin.list_keys(s, org))
     _print({"items": [_key_json(row, team) for row, team in rows]})
 
@@ -414,6 +452,8 @@ def list_keys(org: str) -> None:
 def revoke_key(org: str, key_id: str) -> None:
     """Revoke ORG's API key KEY_ID (the id list-keys prints). It stops working at once, on every
     node; prints the key as list-keys does."""
+    from sleuth_shell import admin
+
     row, team = _run(_admin_settings(), lambda s: admin.revoke_key(s, org, key_id))
     _print(_key_json(row, team))
 
@@ -423,6 +463,8 @@ def revoke_key(org: str, key_id: str) -> None:
 def list_webhooks(org: str) -> None:
     """List ORG's webhook subscriptions: {"items": [{type, remote_id, name, secret, ingest_url,
     provider_secret_set, created_at}]} (never the provider's secret)."""
+    from sleuth_shell import admin
+
     settings = _admin_settings()
     rows = _run(settings, lambda s: admin.list_webhooks(s, org))
     _print({"items": [_webhook_json(settings, row) for row in rows]})
@@ -434,6 +476,8 @@ def list_webhooks(org: str) -> None:
 def remove_webhook(org: str, remote_id: str) -> None:
     """Delete ORG's webhook subscription REMOTE_ID (refused while an alert agent uses it);
     prints it as it was."""
+    from sleuth_shell import admin
+
     settings = _admin_settings()
     row = _run(settings, lambda s: admin.remove_webhook(s, org, remote_id))
     _print(_webhook_json(settings, row))
@@ -469,6 +513,13 @@ def add_data_source(
 ) -> None:
     """Add a data source (kind prometheus) that investigations query, as POST
     /api/v1/data-sources does (docs/data-sources.md)."""
+    import asyncio
+
+    from sleuth_shell import admin
+    from sleuth_shell.datasources import store as datasource_store
+    from sleuth_shell.db import create_engine, create_session_factory
+    from sleuth_shell.db.hot_reads import close_shared_reader
+
     settings = _admin_settings()
     given: dict[str, str] = {}
     for item in headers:
@@ -510,6 +561,8 @@ def add_data_source(
 def list_data_sources(org: str) -> None:
     """List ORG's data sources: {"items": [{id, name, kind, url, service_label, header_names,
     created_at}]}."""
+    from sleuth_shell import admin
+    from sleuth_shell.datasources import store as datasource_store
 
     async def rows(session: AsyncSession) -> Any:
         return await datasource_store.list_all(session, (await admin.get_org(session, org)).id)
@@ -522,6 +575,8 @@ def list_data_sources(org: str) -> None:
 def list_integrations(org: str) -> None:
     """List ORG's notification integrations: {"items": [{id, name, kind, created_at, channel |
     url_host}]}."""
+    from sleuth_shell import admin
+
     rows = _run(_admin_settings(), lambda s: admin.list_integrations(s, org))
     _print({"items": [_integration_json(row) for row in rows]})
 
@@ -532,6 +587,8 @@ def list_integrations(org: str) -> None:
 def remove_integration(org: str, integration_id: str) -> None:
     """Delete ORG's notification integration INTEGRATION_ID (its Global ID); alert agents and
     digests stop notifying it. Prints it as it was."""
+    from sleuth_shell import admin
+
     row = _run(_admin_settings(), lambda s: admin.remove_integration(s, org, integration_id))
     _print(_integration_json(row))
 
@@ -539,6 +596,7 @@ def remove_integration(org: str, integration_id: str) -> None:
 def load_checked_agent(settings: Settings) -> Agent:
     """The configured agent, loaded and validated with its cost model; exits with one clear line
     on stderr when it cannot be (unknown name, bad ``SLEUTH_AGENT_COSTS``, missing LLM settings)."""
+    from sleuth_shell.config import ConfigError
     from sleuth_shell.services import load_configured_agent
 
     try:
@@ -585,6 +643,8 @@ def serve_worker_processes(settings: Settings) -> int:
 @click.option("--port", default=8000, type=click.IntRange(0, 65535), show_default=True)
 def serve(host: str, port: int) -> None:
     """Run the HTTP API (checking the configuration and migrating the database first)."""
+    from sleuth_shell.gc_tuning import tune_for_serving
+
     settings = load_settings()
     agent = load_checked_agent(settings)
     # Imported once the configuration is known to be good: a refused one fails without them.
@@ -625,6 +685,11 @@ def worker(concurrency: int, wake_fd: int | None) -> None:
     the database in SLEUTH_DATABASE_URL until SIGINT or SIGTERM, then stops gracefully. Checks the
     configuration (the agent and its cost model included) before anything else.
     """
+    import asyncio
+
+    from sleuth_shell.db import create_engine, create_session_factory
+    from sleuth_shell.db.hot_reads import close_shared_reader
+    from sleuth_shell.gc_tuning import tune_for_serving
     from sleuth_shell.runtime import Runtime, run_worker
     from sleuth_shell.services import build_services
 

@@ -17,10 +17,9 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["MIN_SECRET_KEY_LENGTH", "PLANS", "ConfigError", "Settings"]
+from sleuth_shell.domain import PLANS
 
-#: The organization plans, in increasing order of their default rate limits.
-PLANS: tuple[str, ...] = ("free", "team", "enterprise")
+__all__ = ["MIN_SECRET_KEY_LENGTH", "PLANS", "ConfigError", "Settings"]
 
 #: The shortest ``SLEUTH_SECRET_KEY`` accepted.
 MIN_SECRET_KEY_LENGTH = 32

@@ -13,6 +13,7 @@ __all__ = [
     "DEFAULT_TEAM",
     "INTEGRATION_KINDS",
     "MAX_PK",
+    "PLANS",
     "SUBSCRIPTION_TYPES",
     "AlertSourceType",
     "ChangeSourceType",
@@ -46,6 +47,8 @@ ChangeSourceType = Literal["GITHUB", "GITLAB"]
 CHANGE_SOURCE_TYPES: tuple[str, ...] = get_args(ChangeSourceType)
 #: Every webhook subscription type; ``CHAT`` is the chat workspace connection, not an alert source.
 SUBSCRIPTION_TYPES: tuple[str, ...] = (*ALERT_SOURCE_TYPES, *CHANGE_SOURCE_TYPES, "CHAT")
+#: The organization plans, in increasing order of their default rate limits.
+PLANS: tuple[str, ...] = ("free", "team", "enterprise")
 #: Notification integration kinds.
 INTEGRATION_KINDS: tuple[str, ...] = ("ALT_WEBHOOK", "CHAT_ALERT")
 #: Alert agent statuses.

@@ -19,12 +19,21 @@ import regex
 from sleuth_core.matching.rules import MAX_TEXT_LENGTH, REGEX_TIMEOUT, compile_regex, validate_rules
 
 
+def find_regex(pattern: regex.Pattern[str], text: str) -> regex.Match[str] | None:
+    """``pattern``'s first match in ``text`` within the time budget (None on a timeout).
+
+    The search keeps the GIL (``concurrent=False``): a search is microseconds, and releasing the
+    GIL for it (the ``regex`` module's default on ``str``) makes the calling thread, the server's
+    event loop, wait to take it back from the other threads, up to the switch interval."""
+    try:
+        return pattern.search(text, concurrent=False, timeout=REGEX_TIMEOUT)
+    except TimeoutError:
+        return None
+
+
 def search_regex(pattern: regex.Pattern[str], text: str) -> bool:
     """Whether ``pattern`` is found in ``text`` within the time budget (a timeout is False)."""
-    try:
-        return pattern.search(text, timeout=REGEX_TIMEOUT) is not None
-    except TimeoutError:
-        return False
+    return find_regex(pattern, text) is not None
 
 
 class _Text:

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from itertools import accumulate
 from typing import Any
 
-from sleuth_core.matching.evaluate import _Text
-from sleuth_core.matching.rules import REGEX_TIMEOUT, compile_regex, validate_rules
+from sleuth_core.matching.evaluate import _Text, find_regex
+from sleuth_core.matching.rules import compile_regex, validate_rules
 
 __all__ = ["explain"]
 
@@ -53,10 +53,7 @@ def _leaf_span(leaf: Mapping[str, str], text: _Text) -> list[int] | None:
     if kind == "ends_with":
         size = len(text.text)
         return [size - len(value), size] if text.text.endswith(value) else None
-    try:
-        found = compile_regex(value).search(text.text, timeout=REGEX_TIMEOUT)
-    except TimeoutError:
-        return None
+    found = find_regex(compile_regex(value), text.text)
     return list(found.span()) if found is not None else None
 
 

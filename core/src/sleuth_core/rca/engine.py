@@ -11,11 +11,11 @@ causes, never one incident's services or messages.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from functools import lru_cache
-from itertools import compress, repeat
+from itertools import compress, pairwise, repeat
 from operator import ge, itemgetter
 
 from sleuth_core.rca.model import (
@@ -175,7 +175,9 @@ _EXHAUSTION = re.compile(
     r"out of memory|\boom|exhaust|too many (?:connections|open files|clients)|no space left|"
     r"connection slots|"
     r"disk (?:is )?full|quota|saturat|queue (?:is )?full|backlog|pool (?:is )?full|"
-    r"replication lag|throttl|watermark|low on (?:disk|memory|space)|free space",
+    r"replication lag|throttl|watermark|low on (?:disk|memory|space)|free space|wraparound|"
+    r"inodes?\b|outofmemory|memoryerror|cannot allocate memory|file descriptors|"
+    r"not accepting (?:commands|connections|writes)|connection limit|max_connections",
     re.IGNORECASE,
 )
 
@@ -191,7 +193,8 @@ _DNS = re.compile(
 )
 #: Input a service rejects for its shape or values (bad records, not a bad handler).
 _BAD_INPUT = re.compile(
-    r"does not match|could not be parsed|cannot be parsed|unable to parse|invalid (?:date|format|"
+    r"does not match|could not be parsed|cannot be parsed|unable to parse|fail(?:ed)? to parse|"
+    r"could not parse|cannot parse|invalid (?:date|format|"
     r"character|encoding|utf-?8|byte sequence)|schema (?:violation|mismatch|validation fail)|"
     r"malformed|unparseable|unexpected (?:end of input|character|column count)|wrong format|"
     r"\binput\b[^\n.]{0,20}\bis (?:invalid|malformed|corrupt)|invalid input",
@@ -272,6 +275,32 @@ _CODE_IN_PATH = re.compile(r"\.(?:go|java|kt|py|rb|rs|js|ts|scala|cs)\b|\.\(|\.[
 _CONTAINER_OOM = re.compile(
     r"oom.?kill|out of memory|exit code 137|memory limit|signal 9\b|sigkill", re.IGNORECASE
 )
+#: A warning that a resource is running out ahead of its limit.
+_RUNNING_OUT = re.compile(
+    r"must be \w+ within|approaching (?:its |the )?(?:limit|maximum|capacity|wraparound)|"
+    r"nearly (?:full|exhausted)|running (?:out|low)|will (?:run out|be exhausted)|"
+    r"to avoid (?:a )?(?:database )?(?:shutdown|wraparound)|low (?:disk|memory) space",
+    re.IGNORECASE,
+)
+#: A host's clock out of sync (the platform's events, chrony/ntpd, a node problem detector).
+_CLOCK = re.compile(
+    r"clock (?:skew|drift|offset|unsynchroni[sz]ed|not synchroni[sz]ed)|unsynchroni[sz]ed|"
+    r"no selectable sources|ntp (?:source|server|sync)\w*|time ?sync\w* (?:lost|fail)|"
+    r"clock ?skew",
+    re.IGNORECASE,
+)
+_CLOCK_METRIC = re.compile(r"timex_offset|clock_?(?:skew|offset|drift)|ntp_?offset|time_?offset")
+#: Things judged by the clock: expired or not yet valid tokens, signatures, certificates.
+_TIME_VALIDITY = re.compile(
+    r"expired|not yet valid|not valid (?:before|yet)|clock|skew|\biat\b|\bnbf\b|too early|"
+    r"in the future",
+    re.IGNORECASE,
+)
+_QUIET_LEVELS = frozenset({"DEBUG", "INFO", "NOTICE", "WARN", "WARNING"})
+#: How long before a caller's onset a called service's few new errors still mark its own.
+_CALLEE_LEAD = timedelta(minutes=30)
+#: How long before the onset a clock can have been drifting (its skew grows until checks fail).
+_CLOCK_LEAD = timedelta(hours=6)
 _NODE_NAME = re.compile(r"\b[Nn]ode\s+([\w.-]*\d[\w.-]*)")
 #: Words of a series counting the demand a service receives (requests, calls, hits, visitors,
 #: concurrent users), however its exporter spells the rest (``http_requests_per_second``,
@@ -485,6 +514,34 @@ _first = itemgetter(0)
 _second = itemgetter(1)
 
 
+#: A cumulative counter's name (Prometheus ``_total``, a histogram's ``_count``, StatsD ``.count``).
+_COUNTER_NAME = re.compile(r"[._](?:total|count)$")
+
+
+def _increments(points: Sequence[tuple[datetime, float]]) -> list[tuple[datetime, float]]:
+    """A cumulative counter read as its increase per step (what ``rate()`` reads), when its
+    name says it counts and its values never fall but at a reset (a fall to near zero, where
+    the new value is the increase); else the points as they are.
+
+    >>> from datetime import UTC, datetime, timedelta
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> pts = [(t + timedelta(minutes=i), v) for i, v in enumerate([7.0, 8.0, 8.0, 15.0, 2.0])]
+    >>> [v for _t, v in _increments(pts)]
+    [1.0, 0.0, 7.0, 2.0]
+    >>> [v for _t, v in _increments(pts[:2] + [(t + timedelta(minutes=2), 5.0)])]
+    [7.0, 8.0, 5.0]
+    """
+    out = []
+    for (_t0, before), (t, now) in pairwise(points):
+        if now >= before:
+            out.append((t, now - before))
+        elif now <= 0.5 * before:
+            out.append((t, now))  # the counter restarted
+        else:
+            return list(points)  # a value that falls a little is a gauge
+    return out
+
+
 def _metric_shifts(metrics: Sequence[MetricPoints], fired: datetime) -> list[_MetricShift]:
     shifts = []
     until = fired + timedelta(minutes=5)
@@ -493,6 +550,9 @@ def _metric_shifts(metrics: Sequence[MetricPoints], fired: datetime) -> list[_Me
         # in C: ~720 points per series).
         everything = series.points
         points = list(compress(everything, map(ge, repeat(until), map(_first, everything))))
+        if _COUNTER_NAME.search(series.name.lower()):
+            # A counter's climb is its rate rising, not its first increment.
+            points = _increments(points)
         scale_floor = 0.05 * max(map(abs, map(_second, points))) if points else 0.0
         found = metric_change_point(points, threshold=8.0, min_scale=scale_floor)
         if found is not None:
@@ -772,6 +832,31 @@ class Episode:
     scope: frozenset[str]
 
 
+_RATIO_METRIC = re.compile(r"(?:error|fail|5xx)[\w.-]*?(?:ratio|rate|share|fraction|pct|percent)")
+
+
+def _minor_error_ratio(series: MetricPoints, fired: datetime) -> bool:
+    """An error-ratio series (``http_error_ratio``, ``processing_error_rate``) that stayed under
+    1% of requests up to the alert (under 1.0 when it counts in percent): a rise within it is
+    not a failure by itself.
+
+    >>> from datetime import UTC, datetime
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> _minor_error_ratio(MetricPoints("processing_error_ratio", "w", ((t, 0.002), (t, 0.008))), t)
+    True
+    >>> _minor_error_ratio(MetricPoints("http_error_ratio", "w", ((t, 0.002), (t, 0.2))), t)
+    False
+    """
+    name = _snake(series.name)
+    if not _RATIO_METRIC.search(name):
+        return False
+    values = [v for t, v in series.points if t <= fired + timedelta(minutes=5)]
+    if not values:
+        return False
+    top = 1.0 if re.search(r"pct|percent", name) else 0.01
+    return max(values) < top
+
+
 def find_onsets(evidence: Evidence) -> OnsetStage:
     """Stage 1: when each service began failing, from its errors and its metrics.
 
@@ -805,6 +890,26 @@ def find_onsets(evidence: Evidence) -> OnsetStage:
     for sig in evidence.signatures:
         for named in _mentions(sig.message, known) - {sig.service}:
             calls.setdefault(sig.service, set()).add(named)
+    for caller, began in sorted(error_onsets.items(), key=lambda item: item[1]):
+        # A service the failing one calls that logged a few new errors (two or more, a message
+        # never seen before) in the half hour before it began failing: a job that aborts logs
+        # little, and its callers fail after it.
+        for callee in sorted(calls.get(caller, set()) - set(onsets)):
+            seen = [s for s in evidence.signatures if s.service == callee]
+            new = [
+                s
+                for s in seen
+                if began - _CALLEE_LEAD <= s.first_seen <= began
+                and s.level.upper() not in _QUIET_LEVELS
+                and not any(
+                    o.first_seen < began - _CALLEE_LEAD
+                    and message_template(o.message) == message_template(s.message)
+                    for o in seen
+                )
+            ]
+            if sum(s.count for s in new) >= 2:
+                onsets[callee] = error_onsets[callee] = min(s.first_seen for s in new)
+                slack[callee] = _SLACK
     onset_list: list[Onset] = []
     metric_onset: dict[str, tuple[datetime, str]] = {}
     metric_only: dict[str, tuple[datetime, str]] = {}
@@ -816,6 +921,8 @@ def find_onsets(evidence: Evidence) -> OnsetStage:
             continue
         if shift.direction != (-1 if headroom else 1):
             continue  # a resource runs out when its use rises or its headroom (free bytes) falls
+        if _minor_error_ratio(shift.series, fired):
+            continue  # an error ratio that stayed under 1%: within any error budget
         ratio = 1 / shift.ratio if headroom and shift.ratio > 0 else shift.ratio
         if headroom and shift.ratio <= 0:
             ratio = float("inf")
@@ -912,7 +1019,18 @@ def failure_signature(
             signature[term] = max(signature.get(term, 0.0), w)
     scope = episode.scope
     shifted = sorted({sh.series.name for sh in stage.shifts if sh.series.service in scope})
-    for term, w in signature_terms(shifted, ignore=ignore, weight=0.7).items():
+    # What a shifted series' labels name (the query, the queue, the table it measures), of a
+    # failing service or of any (a database) whose series shifted as the failure began.
+    labelled = sorted(
+        {
+            value
+            for sh in stage.shifts
+            if sh.series.service in scope or abs(sh.at - episode.onset) <= _SAME_BUCKET
+            for key, value in sh.series.labels
+            if _MEASURED_LABEL.search(key)
+        }
+    )
+    for term, w in signature_terms([*shifted, *labelled], ignore=ignore, weight=0.7).items():
         # A term both the errors and a shifted metric show counts for both.
         signature[term] = signature.get(term, 0.0) + w
     alert = evidence.alert
@@ -922,10 +1040,18 @@ def failure_signature(
         signature[term] = signature.get(term, 0.0) * 0.3
     signature = {t: w for t, w in signature.items() if w > 0}
     words = words_of(messages) - frozenset(p for name in ignore for p in words_of([name]))
-    shown = mechanisms("\n".join([*messages, details, *shifted]))
+    # A message's ``key=value`` fields are measurements (``latency_ms=840``), not what it says.
+    stated = [_FIELD_KEY.sub(" ", m) for m in messages]
+    shown = mechanisms("\n".join([*stated, details, *shifted]))
     return signature, words, shown, details
 
 
+_FIELD_KEY = re.compile(r"\b[\w.]+=")
+
+
+#: Labels that name what a series measures (a query, a queue, a table), not where it runs (pod,
+#: node, zone) nor the route every request of a handler shares.
+_MEASURED_LABEL = re.compile(r"query|queue|topic|table|job|task|cache|pool", re.IGNORECASE)
 _QUALIFIED = re.compile(r"(?<![\w.$/-])(?:[A-Za-z_][\w-]*[./]){2,}([\w$<>-]+[./][\w$<>-]+)")
 
 
@@ -963,14 +1089,26 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
     affected, scope = episode.affected, episode.scope
     known = stage.known
     ignore = [*known, *(p for s in known for p in re.split(r"[-_.]", s))]
-    ramp = next(
+    ramp_basis = next(
         (
-            _metric_step(evidence.metrics, o.metric, o.service)
+            o
             for o in episode.onset_list
             if o.basis == "metric" and o.service == origin and o.at == onset
         ),
         None,
     )
+    ramp = (
+        _metric_step(evidence.metrics, ramp_basis.metric, origin)
+        if ramp_basis is not None
+        and not any(
+            _in_one_step(m, onset, evidence.alert.fired_at)
+            for m in evidence.metrics
+            if m.name == ramp_basis.metric and m.service == origin
+        )
+        else None
+    )
+    # What builds up (memory, connections, a queue ...), read from the series' name.
+    building = mechanisms(_snake(ramp_basis.metric)) if ramp_basis is not None else frozenset()
     shipping = _shipping(evidence.changes, scope, origin)
     shipped_by_deploy: dict[str, list[str]] = {}
     for commit_id, deploys in shipping.items():
@@ -1083,8 +1221,9 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             and timedelta(0) <= onset - effective <= max(6 * ramp, timedelta(minutes=30))
             and origin in homes
         ):
-            # A slow build-up that began as this change shipped: time is strong evidence here.
-            rel = round(min(0.95, rel + 0.2), 6)
+            # A slow build-up that began as this change shipped: time is strong evidence here,
+            # and stronger when the change alters what builds up (a cache's bound, a pool).
+            rel = round(min(0.95, rel + (0.3 if done & building else 0.2)), 6)
             matched = (*matched, "onset of the build-up")
         elif (
             rel >= 0.25
@@ -1304,6 +1443,10 @@ def decide(
             # shipped, not hours later (unless the records come in the runs of a periodic job).
             soon = onset - best.effective_at <= _BAD_INPUT_LEAD
             overruled = not (mechanism and (soon or not _continuous(evidence, origin, onset)))
+        drained = _drained(evidence, affected, onset)
+        if drained is not None and _falling_before(drained, best.effective_at, onset):
+            # The resource was running out at the same pace before the change went live.
+            overruled = True
         timed = any(m in _TIME_EVIDENCE for m in best.matched)
         # A moderate outside sign is overruled by what a change does (its mechanism, its stack's
         # code) or by time evidence, never by shared words alone (a provider's host name).
@@ -1346,6 +1489,26 @@ def decide(
             *common,
             "Nothing to roll back: the failure recovered on its own before the alert fired; "
             "check why the alert fired late or on a brief blip.",
+            "",
+            tuple(reasons),
+            tuple(suspects),
+            "healthy",
+            hypotheses,
+        )
+    batch = _batch_draining(evidence, stage, episode)
+    if batch:
+        reasons.append(
+            f"{batch} filled at once at the onset and has been falling steadily since, with no "
+            "error rate above 1%: a batch of work being drained at its usual pace."
+        )
+        return Analysis(
+            "unknown",
+            "LIKELY",
+            None,
+            None,
+            *common,
+            "Nothing to roll back: a batch is being worked off; give the alert a 'for' "
+            "duration or a threshold above the batch's expected depth.",
             "",
             tuple(reasons),
             tuple(suspects),
@@ -1424,7 +1587,7 @@ _TIME_EVIDENCE = frozenset(
 
 #: A 0/1 series saying a job is running (``night_audit_running``, ``backup_in_progress``).
 _JOB_METRIC = re.compile(r"(?:^|[._-])(?:running|in[._-]progress)$")
-_QUIET_LEVELS = frozenset({"DEBUG", "INFO", "NOTICE", "WARN", "WARNING"})
+
 _ERROR_METRIC = re.compile(r"error|fail|5xx|reject|drop")
 
 
@@ -1457,6 +1620,63 @@ def _scheduled_work(evidence: Evidence, stage: OnsetStage, episode: Episode) -> 
             None,
         )
         if began is not None and abs(began - episode.onset) <= timedelta(minutes=10):
+            return f"{series.name} of {series.service}"
+    return ""
+
+
+_BACKLOG_METRIC = re.compile(r"queue|backlog|depth|ready|pending|lag")
+
+
+def _in_one_step(series: MetricPoints, at: datetime, fired: datetime) -> bool:
+    """Whether a series rose to its peak (80% of the way to its highest value up to the alert)
+    in one step at ``at``: a step, not a build-up (a batch enqueued at once, a switch).
+
+    >>> from datetime import UTC, datetime, timedelta
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> at = lambda i: t + timedelta(minutes=4 * i)
+    >>> pts = tuple((at(i), 3.0 if i < 5 else 38000.0 - 900 * i) for i in range(12))
+    >>> _in_one_step(MetricPoints("queue_ready", "w", pts), at(5), at(11))
+    True
+    >>> ramp = tuple((at(i), 100.0 * i) for i in range(12))
+    >>> _in_one_step(MetricPoints("mem", "w", ramp), at(5), at(11))
+    False
+    """
+    after = [v for t, v in series.points if at <= t <= fired + timedelta(minutes=5)]
+    before = [v for t, v in series.points if t < at]
+    if len(after) < 2 or not before:
+        return False
+    peak = max(after)
+    return peak > before[-1] and after[0] - before[-1] >= 0.8 * (peak - before[-1])
+
+
+def _batch_draining(evidence: Evidence, stage: OnsetStage, episode: Episode) -> str:
+    """A backlog (a queue's depth, pending work, lag) of the first failing service that filled
+    in one step at the onset and has only fallen since (however few points the look-back holds
+    after it), while its error ratios stayed under 1% and it logged only a handful of errors: a
+    batch enqueued at once and being worked off, the alert firing on its expected depth; ""
+    otherwise."""
+    origin, fired = episode.origin, evidence.alert.fired_at
+    new_sigs, _old = _episode_signatures(evidence, episode)
+    if sum(s.count for s in new_sigs if s.level.upper() not in _QUIET_LEVELS) >= _REPEATS:
+        return ""
+    if any(
+        sh.series.service == origin
+        and sh.direction == 1
+        and _ERROR_METRIC.search(sh.series.name.lower())
+        and not _minor_error_ratio(sh.series, fired)
+        for sh in stage.shifts
+    ):
+        return ""
+    until = evidence.until or fired
+    for series in evidence.metrics:
+        if series.service != origin or not _BACKLOG_METRIC.search(series.name.lower()):
+            continue
+        if not _in_one_step(series, episode.onset, until):
+            continue
+        after = [v for t, v in series.points if t >= episode.onset]
+        tail = after[after.index(max(after)) :]
+        falling = sum(b <= a for a, b in pairwise(tail))
+        if len(tail) >= 2 and tail[-1] < tail[0] and falling >= 0.8 * (len(tail) - 1):
             return f"{series.name} of {series.service}"
     return ""
 
@@ -1677,9 +1897,9 @@ _MECHANISMS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
             "pool",
             r"pool\b|pool\w*(?:exhaust|timeout)|too many connections|connections? "
             r"(?:exhausted|limit|refused)|max_?conn|no (?:free|available) connection|"
-            r"acquire|connection.*(?:saturat|usage|in use)|conn\w* (?:usage|in_use)|"
+            r"acquir(?:e|ed|ing)\b|connection.*(?:saturat|usage|in use)|conn\w* (?:usage|in_use)|"
             r"wait(?:ing)? for (?:a |an )?(?:\w+ )?connection|connection is not available",
-            r"pool|max_?conn|max_?open|max_?idle|connections?\b|maxsize|min_?idle|acquire",
+            r"pool|max_?conn|max_?open|max_?idle|connections?\b|maxsize|min_?idle|acquir(?:e|ed|ing)\b",
         ),
         (
             "query",
@@ -1710,6 +1930,7 @@ _MECHANISMS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
             "memory",
             r"out of memory|\boom\b|oomkill|heap|memory|\brss\b|gc pause|allocation",
             r"buffer|\bbuf\b|batch_?size|heap|memory|\bxmx|max_?size|cache_?size|preload|in.memory|"
+            r"\blru\b|max_?entries|sync\.Map|ConcurrentHashMap|"
             r"new (?:Map|Set)\b|\.push\(|\.append\(|unbounded",
         ),
         (
@@ -1959,7 +2180,13 @@ _CODE_FAULT = re.compile(
     r"nullpointer|null pointer|nil pointer|nonetype|attributeerror|typeerror|keyerror|"
     r"indexerror|index out of range|slice bounds out of range|zerodivision|divide by zero|"
     r"classcastexception|illegalstateexception|assertionerror|is not a function|"
-    r"cannot read propert|undefined method|\bpanic\b|segmentation fault",
+    r"cannot read propert|undefined method|\bpanic\b|segmentation fault|indexoutofbounds|"
+    r"nosuchelement|nullreference|object reference not set|sequence contains no elements|"
+    r"keynotfound|invalidcast|argumentoutofrange|emptyerror|functionclauseerror|matcherror|"
+    r"caseclauseerror|badarityerror|undefinedfunctionerror|nomethoderror|"
+    r"call to a member function|undefined (?:index|array key|offset)|unwrap\(\)`? on|"
+    r"with overflow|nil map|unboundlocalerror|nameerror|referenceerror|is not iterable|"
+    r"arithmeticexception|/ by zero|concurrentmodification",
     re.IGNORECASE,
 )
 
@@ -2171,6 +2398,10 @@ def _external_remediation(cause: str, category: Category = "unknown") -> str:
         return "Quarantine the bad records (dead-letter them), fix them at their source, replay."
     if "certificate" in lowered:
         return "Renew or replace the expired certificate; no rollback is needed."
+    if "clock" in lowered:
+        return (
+            "Resync the host's clock (restore its time sources) or drain it; no rollback is needed."
+        )
     if "dns" in lowered:
         return "Fail over to another resolver or region; no rollback is needed."
     if "traffic" in lowered:
@@ -2234,6 +2465,80 @@ def _at_limit(metrics: Sequence[MetricPoints], onset: datetime) -> str:
     return ""
 
 
+def _ran_out(
+    metrics: Sequence[MetricPoints], onset: datetime, services: Collection[str], said: bool
+) -> MetricPoints | None:
+    """A headroom series (free, available, remaining) that fell to nothing (2% of its look-back
+    maximum or less) within a quarter of an hour of the onset, from more than half of it: a
+    resource that ran out. Only of a failing service, or of any host when the failure's messages
+    say a resource ran out (``said``: a disk or a host's inodes serve the failing service).
+
+    >>> from datetime import UTC, datetime, timedelta
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> pts = tuple((t + timedelta(minutes=10 * i), 900.0 - 100 * i) for i in range(10))
+    >>> free = MetricPoints("node_filesystem_files_free", "vm-2", pts)
+    >>> _ran_out([free], t + timedelta(minutes=90), ["sync"], True).name
+    'node_filesystem_files_free'
+    >>> _ran_out([free], t + timedelta(minutes=90), ["sync"], False) is None
+    True
+    """
+    near = timedelta(minutes=15)
+    for series in metrics:
+        if not (said or series.service in services):
+            continue
+        if not _HEADROOM_METRIC.search(series.name.lower()) or not series.points:
+            continue
+        top = max(v for _t, v in series.points)
+        if top <= 0:
+            continue
+        before = [v for t, v in series.points if t < onset - near]
+        around = [v for t, v in series.points if abs(t - onset) <= near]
+        if before and around and max(before) > 0.5 * top and min(around) <= 0.02 * top:
+            return series
+    return None
+
+
+def _drained(evidence: Evidence, affected: Sequence[str], onset: datetime) -> MetricPoints | None:
+    """`_ran_out` for the failure's services, ``said`` read from their messages since the onset
+    (with the exceptions they carry)."""
+    said = any(
+        _EXHAUSTION.search(f"{s.message}\n{s.detail}")
+        for s in evidence.signatures
+        if s.service in affected and s.last_seen >= onset - timedelta(minutes=5)
+    )
+    return _ran_out(evidence.metrics, onset, affected, said)
+
+
+def _falling_before(series: MetricPoints, at: datetime, onset: datetime) -> bool:
+    """Whether a headroom series that ran out was already falling for an hour or more before
+    ``at`` (a change going live) at much the same pace as after it (at most twice as fast
+    after): the change did not make the resource run out; its use had been growing anyway.
+
+    >>> from datetime import UTC, datetime, timedelta
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> pts = tuple((t + timedelta(minutes=10 * i), 900.0 - 100 * i) for i in range(10))
+    >>> free = MetricPoints("disk_free", "vm", pts)
+    >>> _falling_before(free, t + timedelta(minutes=70), t + timedelta(minutes=90))
+    True
+    >>> flat = tuple((t + timedelta(minutes=10 * i), 900.0 if i < 7 else 0.0) for i in range(10))
+    >>> at, onset = t + timedelta(minutes=60), t + timedelta(minutes=90)
+    >>> _falling_before(replace(free, points=flat), at, onset)
+    False
+    """
+    before = [(t, v) for t, v in series.points if t <= at]
+    after = [(t, v) for t, v in series.points if at <= t <= onset]
+    if len(before) < 2 or not after:
+        return False
+    start, (t_at, v_at) = before[0], before[-1]
+    hours_before = (t_at - start[0]).total_seconds() / 3600
+    hours_after = max((after[-1][0] - t_at).total_seconds() / 3600, 1 / 60)
+    if hours_before < 1 or start[1] <= v_at:
+        return False
+    pace_before = (start[1] - v_at) / hours_before
+    pace_after = (v_at - after[-1][1]) / hours_after
+    return pace_after <= 2 * pace_before
+
+
 def _external(
     evidence: Evidence,
     shifts: Sequence[_MetricShift],
@@ -2295,6 +2600,33 @@ def _external(
                 "data_quality",
             )
         )
+    if (
+        onset is not None
+        and affected
+        and not (bad_input and sum(s.count for s in bad_input) >= 0.5 * total)
+    ):
+        # A service the first failing one calls began rejecting input as malformed (warnings
+        # are enough: it skips the records) in the hours before the failure: the failing one
+        # then misses what those records held.
+        callees = calls.get(affected[0], set()) - set(affected)
+        rejecting = [
+            s
+            for s in evidence.signatures
+            if s.service in callees
+            and onset - _CLOCK_LEAD <= s.first_seen <= onset
+            and s.count >= _REPEATS
+            and _BAD_INPUT.search(f"{s.message}\n{s.detail}")
+        ]
+        if rejecting:
+            worst = max(rejecting, key=lambda s: s.count)
+            found.append(
+                (
+                    2.0,
+                    f"input records {worst.service} rejects as malformed: "
+                    + message_template(worst.message)[:120],
+                    "data_quality",
+                )
+            )
     store_full = [s for s in messages if _STORE_FULL.search(full[id(s)])]
     if store_full and sum(s.count for s in store_full) >= 0.3 * total:
         found.append(
@@ -2308,6 +2640,15 @@ def _external(
     full_at = _at_limit(evidence.metrics, onset) if onset is not None else ""
     if full_at:
         found.append((2.0, f"a resource running out: {full_at}", "resource_exhaustion"))
+    drained = _drained(evidence, affected, onset) if onset is not None else None
+    if drained is not None:
+        found.append(
+            (
+                2.0,
+                f"a resource running out: {drained.name} of {drained.service} fell to nothing",
+                "resource_exhaustion",
+            )
+        )
     if _NEIGHBOUR.search(text):
         found.append((1.5, "a noisy neighbour saturating the host", "infrastructure"))
     if onset is not None:
@@ -2341,6 +2682,51 @@ def _external(
                 (
                     2.5,
                     f"node trouble{where} (the node not ready, low on a resource, evicting)",
+                    "infrastructure",
+                )
+            )
+    # A datastore or host that warned for an hour or more before the onset that a resource
+    # was running out, and the failure is that resource exhausted or writes refused: it ran out.
+    if onset is not None and _EXHAUSTION.search(" ".join(full.values())):
+        warned = [
+            s
+            for s in evidence.signatures
+            if s.first_seen <= onset - timedelta(hours=1)
+            and s.last_seen >= onset - timedelta(hours=1)
+            and _RUNNING_OUT.search(f"{s.message}\n{s.detail}")
+        ]
+        if warned:
+            first = min(warned, key=lambda s: s.first_seen)
+            found.append(
+                (
+                    2.5,
+                    f"a resource running out: {first.service} warned of it from "
+                    f"{first.first_seen.isoformat()}",
+                    "resource_exhaustion",
+                )
+            )
+    # A host's clock unsynchronised (its time source lost, its offset growing) while the failure
+    # is things judged expired or not yet valid by time (tokens, signatures, certificates).
+    if onset is not None and _TIME_VALIDITY.search(text):
+        unsynced = [
+            s
+            for s in evidence.signatures
+            if onset - _CLOCK_LEAD <= s.first_seen <= onset + timedelta(minutes=30)
+            and s.last_seen >= onset - timedelta(hours=2)
+            and _CLOCK.search(f"{s.message}\n{s.detail}")
+        ]
+        drifted = [
+            sh
+            for sh in shifts
+            if _CLOCK_METRIC.search(sh.series.name.lower())
+            and sh.direction == 1
+            and onset - _CLOCK_LEAD <= sh.at <= onset
+        ]
+        if unsynced or drifted:
+            found.append(
+                (
+                    2.5,
+                    "clock skew on a host (its time source lost, its clock drifting)",
                     "infrastructure",
                 )
             )

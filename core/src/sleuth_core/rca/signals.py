@@ -89,8 +89,15 @@ def change_point(
     return _shifted(points, values, baseline, direction, threshold)
 
 
+_COARSE = timedelta(minutes=8)
+
+
 def _baseline(
-    values: Sequence[float], baseline_share: float, min_scale: float, counts: bool
+    values: Sequence[float],
+    baseline_share: float,
+    min_scale: float,
+    counts: bool,
+    tail: int = 3,
 ) -> tuple[float, float, float, float]:
     """``(median, scale, level, shift)`` of `change_point`: what both directions share."""
     n_base = max(3, int(len(values) * baseline_share))
@@ -100,8 +107,7 @@ def _baseline(
     scale = max(1.4826 * mad, min_scale, 1e-9)
     if counts:
         scale = max(scale, math.sqrt(max(m, 1.0)))
-    tail = values[-3:]
-    level = _median(tail)
+    level = _median(values[-tail:])
     return m, scale, level, (level - m) / scale
 
 
@@ -142,7 +148,10 @@ def metric_change_point(
     if len(points) < 6:
         return None
     values = list(map(float, map(_VALUE, points)))
-    baseline = _baseline(values, 1 / 3, min_scale, False)
+    # The level at the end is read over the last quarter of an hour or so: three points of a
+    # series sampled every few minutes, two of a coarser one (8 minutes and more).
+    coarse = points[-1][0] - points[-2][0] >= _COARSE
+    baseline = _baseline(values, 1 / 3, min_scale, False, tail=2 if coarse else 3)
     for direction in (1, -1):
         cp = _shifted(points, values, baseline, direction, threshold)
         if cp is not None:

@@ -23,9 +23,9 @@ import msgspec
 from litestar import Controller, Request, delete, get, post, put
 from litestar.params import FromPath, FromQuery
 from msgspec import UNSET, UnsetType
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_core.ids import encode_global_id
 from sleuth_core.matching import normalize_criteria
@@ -43,7 +43,8 @@ from sleuth_shell.api.common import (
 from sleuth_shell.api.deps import AppSettings, CurrentPrincipal, DbSession
 from sleuth_shell.auth import provide_principal
 from sleuth_shell.config import Settings
-from sleuth_shell.db.hot_reads import HotRead, hot_reader_of
+from sleuth_shell.db.agent_versions import bump
+from sleuth_shell.db.hot_reads import HotRead, HotReader, hot_reader_of
 from sleuth_shell.db.models import AlertResponder, Team, WebhookSubscription
 from sleuth_shell.domain import (
     ALERT_SOURCE_TYPES,
@@ -70,6 +71,7 @@ __all__ = [
     "delete_alert_responder",
     "effective_prompt",
     "load_alert_responder",
+    "set_alert_responder_status",
     "update_alert_responder",
 ]
 
@@ -346,13 +348,6 @@ async def load_alert_responder(session: AsyncSession, org_id: int, alert_id: str
     return await load_owned(session, AlertResponder, org_id, alert_id, GLOBAL_TYPE, THING)
 
 
-def _set_status(agent: AlertResponder, status: str) -> None:
-    """Give ``agent`` ``status``; an agent already in it is left clean, so that the commit has
-    nothing to flush (the ORM would write nothing for it either, after a flush's worth of work)."""
-    if agent.status != status:
-        agent.status = status
-
-
 def _ref(agent: AlertResponder, public_url: str) -> AlertResponderRef:
     gid = encode_global_id(GLOBAL_TYPE, agent.id)
     return AlertResponderRef(
@@ -528,6 +523,69 @@ async def create_alert_responder(
             raise
         return existing
     return agent
+
+
+#: The status read of :func:`set_alert_responder_status` (one round trip, no transaction).
+_STATUS = HotRead(
+    select(_agents.c.status).where(
+        _agents.c.id == bindparam("pk"), _agents.c.org_id == bindparam("org_id")
+    )
+)
+#: The status change of :func:`set_alert_responder_status`: the agent's id when it changed
+#: (``updated_at`` by the column's ``onupdate``).
+_CHANGE_STATUS = (
+    update(_agents)
+    .where(
+        _agents.c.id == bindparam("pk"),
+        _agents.c.org_id == bindparam("owner"),
+        _agents.c.status != bindparam("new_status"),
+    )
+    .values(status=bindparam("new_status"))
+    .returning(_agents.c.id)
+)
+_EXISTS = select(_agents.c.id).where(
+    _agents.c.id == bindparam("pk"), _agents.c.org_id == bindparam("org_id")
+)
+
+
+async def set_alert_responder_status(
+    reader: HotReader,
+    session_factory: async_sessionmaker[AsyncSession],
+    org_id: int,
+    alert_id: str,
+    status: Literal["ACTIVE", "PAUSED"],
+) -> None:
+    """Give the agent ``alert_id`` ``status`` (committed): enable (API) and resume (web form) set
+    ACTIVE, disable and pause set PAUSED and stop the agent's pending investigations. 404 ``Alert
+    responder not found``.
+
+    Enabling an agent that is already ACTIVE changes nothing, so it is answered by one read of
+    its status through the hot reader (no session, no transaction: on PostgreSQL one round trip
+    instead of ``BEGIN``, ``SELECT``, ``COMMIT``). Otherwise one transaction: an ``UPDATE ...
+    RETURNING`` that changes the status only when it differs; a change bumps the organization's
+    agent version (:func:`sleuth_shell.db.agent_versions.bump`, as the ORM hook does for every
+    other agent change); an agent it did not change is looked up (404 when it does not exist). A
+    pause always stops whatever investigation is still pending.
+    """
+    pk = decode_id_or_404(alert_id, GLOBAL_TYPE, THING)
+    params = {"pk": pk, "org_id": org_id}
+    if status == "ACTIVE":
+        row = await _STATUS.first(reader, params)
+        if row is None:
+            raise not_found(THING)
+        if row["status"] == status:
+            return
+    async with session_factory() as session:
+        result = await session.execute(
+            _CHANGE_STATUS, {"pk": pk, "owner": org_id, "new_status": status}
+        )
+        if result.scalar() is not None:
+            await session.run_sync(lambda sync: bump(sync.connection(), org_id, [pk]))
+        elif await session.scalar(_EXISTS, params) is None:
+            raise not_found(THING)
+        if status == "PAUSED":
+            await stop_pending_investigations(session, pk)
+        await session.commit()
 
 
 async def delete_alert_responder(session: AsyncSession, org_id: int, alert_id: str) -> None:
@@ -731,17 +789,15 @@ class AlertResponderController(Controller):
         status_code=200,
     )
     async def enable(
-        self, request: Request[Any, Any, Any], alert_id: FromPath[str], db_session: DbSession
+        self, request: Request[Any, Any, Any], alert_id: FromPath[str]
     ) -> AlertResponderStatus:
         """Set the agent ACTIVE: it processes alerts again.
 
-        The principal straight from the request, as in :meth:`get_one`: with two dependencies
-        Litestar resolves them in a task group (two tasks a request).
+        The principal straight from the request, as in :meth:`get_one`, and no ``db_session``
+        dependency: :func:`set_alert_responder_status` opens a session only for a change.
         """
-        agent = await load_alert_responder(db_session, provide_principal(request).org_id, alert_id)
-        _set_status(agent, "ACTIVE")
-        await db_session.commit()
-        return AlertResponderStatus(id=alert_id, status=agent.status)
+        await _set_status(request, alert_id, "ACTIVE")
+        return AlertResponderStatus(id=alert_id, status="ACTIVE")
 
     @post(
         "/{alert_id:str}/disable",
@@ -750,15 +806,24 @@ class AlertResponderController(Controller):
         status_code=200,
     )
     async def disable(
-        self, request: Request[Any, Any, Any], alert_id: FromPath[str], db_session: DbSession
+        self, request: Request[Any, Any, Any], alert_id: FromPath[str]
     ) -> AlertResponderStatus:
-        """Set the agent PAUSED: it ignores alerts until enabled (the principal from the
-        request, as in :meth:`enable`)."""
-        agent = await load_alert_responder(db_session, provide_principal(request).org_id, alert_id)
-        _set_status(agent, "PAUSED")
-        await stop_pending_investigations(db_session, agent.id)
-        await db_session.commit()
-        return AlertResponderStatus(id=alert_id, status=agent.status)
+        """Set the agent PAUSED: it ignores alerts until enabled (as :meth:`enable`)."""
+        await _set_status(request, alert_id, "PAUSED")
+        return AlertResponderStatus(id=alert_id, status="PAUSED")
+
+
+async def _set_status(
+    request: Request[Any, Any, Any], alert_id: str, status: Literal["ACTIVE", "PAUSED"]
+) -> None:
+    app = request.app
+    await set_alert_responder_status(
+        hot_reader_of(app),
+        app.state.session_factory,
+        provide_principal(request).org_id,
+        alert_id,
+        status,
+    )
 
 
 ROUTES = [AlertResponderController]

@@ -304,9 +304,9 @@ class Investigation(Base):
 
     __tablename__ = "investigations"
     __table_args__ = (
-        Index(None, "alert_responder_id", "dedup_key"),
         # The dedup claim: at most one investigation per (agent, dedup key) holds it (NULLs never
-        # collide, so released claims and investigations without a key are unconstrained).
+        # collide, so released claims and investigations without a key are unconstrained). Its
+        # index also serves every lookup by (agent, dedup key).
         UniqueConstraint("alert_responder_id", "dedup_key", "dedup_active"),
         Index(None, "alert_responder_id", "group_key", "created_at"),
         Index(None, "alert_responder_id", "created_at"),

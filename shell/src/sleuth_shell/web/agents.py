@@ -5,7 +5,7 @@ sources, integrations, ingest URLs, latest investigations) and its Pause/Resume 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote
 
 from litestar import Request, Response, get, post
@@ -14,7 +14,8 @@ from litestar.response import Redirect, Template
 from sqlalchemy import func, select
 
 from sleuth_core.ids import encode_global_id
-from sleuth_shell.api.alert_responders import load_alert_responder
+from sleuth_shell.api.alert_responders import load_alert_responder, set_alert_responder_status
+from sleuth_shell.db.hot_reads import hot_reader_of
 from sleuth_shell.db.models import (
     AlertResponder,
     Investigation,
@@ -22,7 +23,6 @@ from sleuth_shell.db.models import (
     WebhookSubscription,
 )
 from sleuth_shell.db.paging import PageRequest
-from sleuth_shell.investigations import stop_pending_investigations
 from sleuth_shell.investigations.queries import list_investigations
 from sleuth_shell.urls import ingest_url
 from sleuth_shell.web.guard import PAGE_OPTIONS, Viewer, ViewerDep, form_data, page
@@ -130,15 +130,19 @@ async def alert_responder_page(
 
 
 async def _set_agent_status(
-    request: Request[Any, Any, Any], viewer: Viewer, responder_id: str, status: str
+    request: Request[Any, Any, Any],
+    viewer: Viewer,
+    responder_id: str,
+    status: Literal["ACTIVE", "PAUSED"],
 ) -> Response[Any]:
     await form_data(request, viewer)
-    async with request.app.state.session_factory() as session:
-        agent = await load_alert_responder(session, viewer.org_id, responder_id)
-        agent.status = status
-        if status == "PAUSED":  # as POST /api/v1/alert-responders/{id}/disable
-            await stop_pending_investigations(session, agent.id)
-        await session.commit()
+    await set_alert_responder_status(
+        hot_reader_of(request.app),
+        request.app.state.session_factory,
+        viewer.org_id,
+        responder_id,
+        status,
+    )
     return Redirect(path=f"/alert-responders/{quote(responder_id, safe='=')}", status_code=303)
 
 
