@@ -3,11 +3,16 @@ Litestar and FastAPI hello-world apps, in one run, alternated over rounds (``mak
 
 Each server is a uvicorn process with one worker and the access log on, as ``sleuth serve`` runs.
 Sleuth gets a fresh database with many enterprise organizations and agents, so the per-organization
-rate limits never cap the load; every request picks a random (key, agent) pair. Beside the GET, the
-authenticated write ``POST /api/v1/alert-responders/{id}/enable`` of these ACTIVE agents is measured
-on each database (``--no-writes`` skips it): an enable that changes nothing, answered by one read of
-the agent's status (a change takes an ORM session and its transaction: the ``change`` target of
-``inproc_get.py`` measures that). The machine is shared, so the figures that matter are the same-run
+rate limits never cap the load; every request picks a random (key, agent) pair. Beside the GET, an
+authenticated write that changes state is measured on each database (``--no-writes`` skips it):
+``POST /api/v1/alert-responders/{id}/disable`` and ``.../enable``, each request flipping one agent
+(``toggle.lua``: each wrk thread walks its share of the agents in turn, disabling them all on one
+pass and enabling them on the next; every agent is set ACTIVE again in the database before each
+run). So every write is a real change: the status ``UPDATE``, the agent-version bump and its change
+row, and for a disable the stop of the agent's pending investigations. (An enable of an ACTIVE
+agent changes nothing and is one read: ``inproc_get.py``'s ``write`` target measures that.)
+
+The machine is shared, so the figures that matter are the same-run
 ratios; the load average is printed next to every measurement. Each measurement also gives the
 server process's CPU time per answered request (``/proc``), which other work on the machine barely
 moves: the Litestar hello-world's over a target's is what the req/s ratio would be with a core free
@@ -28,6 +33,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -64,6 +70,12 @@ def postgres_database(base_url: str) -> Iterator[str]:
         asyncio.run(run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
+ROTATE = harness.HERE / "rotate.lua"
+TOGGLE = harness.HERE / "toggle.lua"
+#: wrk's threads (``toggle.lua`` splits the agents between them).
+THREADS = 2
+
+
 def write_targets(path: Path, triples: list[tuple[str, int, int]], suffix: str = "") -> None:
     """One ``key path`` line per (key, agent): the agent's URL, plus ``suffix``."""
     lines = [
@@ -74,7 +86,8 @@ def write_targets(path: Path, triples: list[tuple[str, int, int]], suffix: str =
 
 
 def check_answers(port: int, triple: tuple[str, int, int], writes: bool) -> None:
-    """One authenticated GET (and write) answers 200: the load measures answers, not errors."""
+    """One authenticated GET (and a disable and an enable) answers 200: the load measures
+    answers, not errors."""
     import urllib.request
 
     key, _org, agent_id = triple
@@ -82,10 +95,11 @@ def check_answers(port: int, triple: tuple[str, int, int], writes: bool) -> None
     url += encode_global_id("AlertResponder", agent_id)
     checks = [urllib.request.Request(url, headers={"X-Service-Org-Api-Key": key})]
     if writes:
-        checks.append(
+        checks.extend(
             urllib.request.Request(
-                url + "/enable", headers={"X-Service-Org-Api-Key": key}, method="POST"
+                url + verb, headers={"X-Service-Org-Api-Key": key}, method="POST"
             )
+            for verb in ("/disable", "/enable")
         )
     for request in checks:
         with urllib.request.urlopen(request, timeout=10) as response:
@@ -125,7 +139,8 @@ def main() -> int:
 
     with contextlib.ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sleuth-bench-")))
-        targets: dict[str, tuple[str, list[str], int]] = {}
+        targets: dict[str, tuple[str, Path | None, list[str], int]] = {}
+        resets: dict[str, str] = {}  # write target -> its database, reset before each run
         databases = {"sqlite": f"sqlite:///{tmp / 'sleuth.db'}"}
         if args.postgres:
             databases["postgres"] = stack.enter_context(postgres_database(args.postgres))
@@ -133,49 +148,60 @@ def main() -> int:
             triples = asyncio.run(harness.seed(url, args.orgs, args.agents))
             read_file = tmp / f"{db_name}-get.txt"
             write_targets(read_file, triples)
-            write_file = tmp / f"{db_name}-write.txt"
-            write_targets(write_file, triples, "/enable")
+            # The writes' agents in a shuffled order: in seed order a wrk thread's consecutive
+            # requests (those in flight together) would change the agents of a few organizations
+            # and queue on their agent-version rows.
+            toggle_file = tmp / f"{db_name}-toggle.txt"
+            write_targets(toggle_file, random.Random(7).sample(triples, len(triples)))
             for label, root in checkouts.items():
                 port = harness.free_port()
                 proc = stack.enter_context(harness.sleuth_server(url, port, root=root))
                 check_answers(port, triples[0], writes)
                 base = f"http://127.0.0.1:{port}"
-                targets[f"{label}-{db_name}"] = (base, [str(read_file)], proc.pid)
+                targets[f"{label}-{db_name}"] = (base, ROTATE, [str(read_file)], proc.pid)
                 if writes:
                     targets[f"{label}-{db_name}-write"] = (
                         base,
-                        [str(write_file), "POST"],
+                        TOGGLE,
+                        [str(toggle_file), str(THREADS)],
                         proc.pid,
                     )
+                    resets[f"{label}-{db_name}-write"] = url
         for name, module in (
             ("litestar-hello", "hello_litestar"),
             ("fastapi-hello", "hello_fastapi"),
         ):
             port = harness.free_port()
             proc = stack.enter_context(harness.hello_server(module, port))
-            targets[name] = (f"http://127.0.0.1:{port}/", [], proc.pid)
+            targets[name] = (f"http://127.0.0.1:{port}/", None, [], proc.pid)
 
         # Untimed warm-up of every target: the first load on a server pays one-off work (each
         # key's first lookup and its last-use write, statement caches), and so did whichever
         # checkout came first in round 1 (measured: the same code 0.36x first, 0.68x second).
-        for url, script_args, _pid in targets.values():
+        for name, (url, script, script_args, _pid) in targets.items():
+            if name in resets:
+                asyncio.run(harness.activate_agents(resets[name]))
             harness.run_wrk(
                 wrk,
                 url,
                 duration=args.warmup,
                 connections=args.connections,
-                script=harness.HERE / "rotate.lua" if script_args else None,
+                threads=THREADS,
+                script=script,
                 script_args=script_args or None,
             )
         results: dict[str, list[harness.WrkResult]] = {name: [] for name in targets}
         for round_no in range(1, args.rounds + 1):
-            for name, (url, script_args, pid) in targets.items():
+            for name, (url, script, script_args, pid) in targets.items():
+                if name in resets:
+                    asyncio.run(harness.activate_agents(resets[name]))
                 result = harness.run_wrk(
                     wrk,
                     url,
                     duration=args.duration,
                     connections=args.connections,
-                    script=harness.HERE / "rotate.lua" if script_args else None,
+                    threads=THREADS,
+                    script=script,
                     script_args=script_args or None,
                     server_pid=pid,
                 )

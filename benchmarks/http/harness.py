@@ -317,3 +317,20 @@ async def seed(
     finally:
         await engine.dispose()
     return out
+
+
+async def activate_agents(database_url: str) -> None:
+    """Set every alert agent of ``database_url`` ACTIVE (a write benchmark's starting state),
+    after a moment for the requests still in flight from the previous load to be answered."""
+    from sqlalchemy import update
+
+    from sleuth_shell.db import create_engine
+    from sleuth_shell.db.models import AlertResponder
+
+    await asyncio.sleep(0.3)
+    engine = create_engine(database_url)
+    try:
+        async with engine.begin() as connection:
+            await connection.execute(update(AlertResponder.__table__).values(status="ACTIVE"))
+    finally:
+        await engine.dispose()

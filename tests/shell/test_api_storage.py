@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sleuth_core.ids import encode_global_id
+from sleuth_core.ids import decode_global_id, encode_global_id
 
 pytestmark = pytest.mark.storage
 
@@ -146,7 +146,7 @@ def test_enable_writes_only_a_change(client, factory, org) -> None:
     pause and an enable of the paused agent each bump the organization's agent version."""
     from sqlalchemy import select
 
-    from sleuth_shell.db.models import AgentIndexVersion
+    from sleuth_shell.db.models import AgentIndexVersion, AlertResponderChange
 
     hook = factory.webhook(org, "PROVIDER_C", "enable")
     body = {
@@ -179,6 +179,17 @@ def test_enable_writes_only_a_change(client, factory, org) -> None:
     assert client.post(f"{url}/enable", headers=org.headers).json()["status"] == "ACTIVE"
     assert factory.run(version) == before + 2
     assert client.get(url, headers=org.headers).json()["status"] == "ACTIVE"
+
+    async def changes(session):
+        rows = await session.execute(
+            select(AlertResponderChange.version, AlertResponderChange.alert_responder_id)
+            .where(AlertResponderChange.org_id == org.id, AlertResponderChange.version > before)
+            .order_by(AlertResponderChange.version)
+        )
+        return [tuple(row) for row in rows]
+
+    agent_id = decode_global_id(created["id"], "AlertResponder")
+    assert factory.run(changes) == [(before + 1, agent_id), (before + 2, agent_id)]
     unknown = f"{BASE}/{encode_global_id('AlertResponder', 999_999)}/enable"
     response = client.post(unknown, headers=org.headers)
     assert (response.status_code, response.json()) == (404, {"detail": "Alert responder not found"})

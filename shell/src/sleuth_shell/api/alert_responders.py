@@ -43,9 +43,10 @@ from sleuth_shell.api.common import (
 from sleuth_shell.api.deps import AppSettings, CurrentPrincipal, DbSession
 from sleuth_shell.auth import provide_principal
 from sleuth_shell.config import Settings
-from sleuth_shell.db.agent_versions import bump
+from sleuth_shell.db.agent_versions import bump_with
+from sleuth_shell.db.executor import write_transaction
 from sleuth_shell.db.hot_reads import HotRead, HotReader, hot_reader_of
-from sleuth_shell.db.models import AlertResponder, Team, WebhookSubscription
+from sleuth_shell.db.models import AlertResponder, Team, WebhookSubscription, utcnow
 from sleuth_shell.domain import (
     ALERT_SOURCE_TYPES,
     CHANGE_SOURCE_TYPES,
@@ -531,8 +532,7 @@ _STATUS = HotRead(
         _agents.c.id == bindparam("pk"), _agents.c.org_id == bindparam("org_id")
     )
 )
-#: The status change of :func:`set_alert_responder_status`: the agent's id when it changed
-#: (``updated_at`` by the column's ``onupdate``).
+#: The status change of :func:`set_alert_responder_status`: the agent's id when it changed.
 _CHANGE_STATUS = (
     update(_agents)
     .where(
@@ -540,7 +540,7 @@ _CHANGE_STATUS = (
         _agents.c.org_id == bindparam("owner"),
         _agents.c.status != bindparam("new_status"),
     )
-    .values(status=bindparam("new_status"))
+    .values(status=bindparam("new_status"), updated_at=bindparam("now"))
     .returning(_agents.c.id)
 )
 _EXISTS = select(_agents.c.id).where(
@@ -554,6 +554,8 @@ async def set_alert_responder_status(
     org_id: int,
     alert_id: str,
     status: Literal["ACTIVE", "PAUSED"],
+    *,
+    fast: bool,
 ) -> None:
     """Give the agent ``alert_id`` ``status`` (committed): enable (API) and resume (web form) set
     ACTIVE, disable and pause set PAUSED and stop the agent's pending investigations. 404 ``Alert
@@ -561,11 +563,13 @@ async def set_alert_responder_status(
 
     Enabling an agent that is already ACTIVE changes nothing, so it is answered by one read of
     its status through the hot reader (no session, no transaction: on PostgreSQL one round trip
-    instead of ``BEGIN``, ``SELECT``, ``COMMIT``). Otherwise one transaction: an ``UPDATE ...
-    RETURNING`` that changes the status only when it differs; a change bumps the organization's
-    agent version (:func:`sleuth_shell.db.agent_versions.bump`, as the ORM hook does for every
-    other agent change); an agent it did not change is looked up (404 when it does not exist). A
-    pause always stops whatever investigation is still pending.
+    instead of ``BEGIN``, ``SELECT``, ``COMMIT``). Otherwise one write transaction of prebuilt
+    statements (:func:`~sleuth_shell.db.executor.write_transaction`: with ``fast`` on SQLite the
+    direct writer, no session): an ``UPDATE ... RETURNING`` that changes the status (and
+    ``updated_at``) only when it differs; a change bumps the organization's agent version
+    (:func:`sleuth_shell.db.agent_versions.bump_with`, as the ORM hook does for every other agent
+    change); an agent it did not change is looked up (404 when it does not exist). A pause always
+    stops whatever investigation is still pending.
     """
     pk = decode_id_or_404(alert_id, GLOBAL_TYPE, THING)
     params = {"pk": pk, "org_id": org_id}
@@ -575,17 +579,17 @@ async def set_alert_responder_status(
             raise not_found(THING)
         if row["status"] == status:
             return
-    async with session_factory() as session:
-        result = await session.execute(
-            _CHANGE_STATUS, {"pk": pk, "owner": org_id, "new_status": status}
+    async with write_transaction(session_factory, fast=fast) as executor:
+        changed = await executor.execute(
+            _CHANGE_STATUS, {"pk": pk, "owner": org_id, "new_status": status, "now": utcnow()}
         )
-        if result.scalar() is not None:
-            await session.run_sync(lambda sync: bump(sync.connection(), org_id, [pk]))
-        elif await session.scalar(_EXISTS, params) is None:
+        if changed:
+            await bump_with(executor, org_id, [pk])
+        elif not await executor.execute(_EXISTS, params):
             raise not_found(THING)
         if status == "PAUSED":
-            await stop_pending_investigations(session, pk)
-        await session.commit()
+            await stop_pending_investigations(executor, pk)
+        await executor.commit()
 
 
 async def delete_alert_responder(session: AsyncSession, org_id: int, alert_id: str) -> None:
@@ -823,6 +827,7 @@ async def _set_status(
         provide_principal(request).org_id,
         alert_id,
         status,
+        fast=app.state.settings.fast_path,
     )
 
 

@@ -14,20 +14,25 @@ the same connection and so in the same transaction:
 A deleted :class:`~sleuth_shell.db.models.Team` (whose agents the database deletes by cascade)
 records agent id ``0``: "reload every agent". The listener is an ORM ``after_flush`` hook on every
 :class:`~sqlalchemy.orm.Session`, so no write path can forget it; bulk ``UPDATE``/``DELETE``
-statements on ``alert_responders`` bypass the ORM and must call :func:`bump` themselves.
+statements on ``alert_responders`` bypass the ORM and must call :func:`bump` (or
+:func:`bump_with` on an :class:`~sleuth_shell.db.executor.Executor`) themselves.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, bindparam, delete, event, insert
+from sqlalchemy import Connection, Integer, bindparam, delete, event, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, UOWTransaction
 
 from sleuth_shell.db.models import AgentIndexVersion, AlertResponder, AlertResponderChange, Team
 
-__all__ = ["KEEP_CHANGES", "RELOAD_ALL", "bump"]
+if TYPE_CHECKING:
+    from sleuth_shell.db.executor import Executor
+
+__all__ = ["KEEP_CHANGES", "RELOAD_ALL", "bump", "bump_with"]
 
 #: Change rows kept per organization; a cache further behind rebuilds the organization in full.
 KEEP_CHANGES = 1000
@@ -37,18 +42,19 @@ RELOAD_ALL = 0
 
 def _statements(dialect_name: str) -> tuple[Any, Any, Any]:
     """The version upsert, the change insert and the prune of ``dialect_name``, built once (each
-    built per agent change cost more than running it)."""
+    built per agent change cost more than running it). On PostgreSQL the upsert is ``None``: the
+    change insert takes the version from the upsert as a CTE."""
     found = _STATEMENTS.get(dialect_name)
     if found is None:
         table = AgentIndexVersion.__table__
         dialect_insert = postgresql.insert if dialect_name == "postgresql" else sqlite.insert
-        upsert = (
+        upsert: Any = (
             dialect_insert(table)
             .values(org_id=bindparam("org_id"), version=1)
             .on_conflict_do_update(index_elements=["org_id"], set_={"version": table.c.version + 1})
             .returning(table.c.version)
         )
-        record = insert(AlertResponderChange.__table__).values(
+        record: Any = insert(AlertResponderChange.__table__).values(
             org_id=bindparam("org_id"),
             version=bindparam("version"),
             alert_responder_id=bindparam("agent_id"),
@@ -57,6 +63,23 @@ def _statements(dialect_name: str) -> tuple[Any, Any, Any]:
             AlertResponderChange.org_id == bindparam("org_id"),
             AlertResponderChange.version <= bindparam("oldest"),
         )
+        if dialect_name == "postgresql":
+            # One statement, one round trip: the change row inserted from the upsert's RETURNING
+            # (SQLite has no data-modifying CTE: two statements there, each without a round trip).
+            bumped = upsert.cte("bumped")
+            record = (
+                insert(AlertResponderChange.__table__)
+                .from_select(
+                    ["org_id", "version", "alert_responder_id"],
+                    select(
+                        bindparam("org_id", type_=Integer),
+                        bumped.c.version,
+                        bindparam("agent_id", type_=Integer),
+                    ),
+                )
+                .returning(AlertResponderChange.__table__.c.version)
+            )
+            upsert = None
         found = _STATEMENTS[dialect_name] = (upsert, record, prune)
     return found
 
@@ -64,17 +87,53 @@ def _statements(dialect_name: str) -> tuple[Any, Any, Any]:
 _STATEMENTS: dict[str, tuple[Any, Any, Any]] = {}
 
 
+def _steps(dialect_name: str, org_id: int, agent_ids: list[int]) -> Steps:
+    """The statements of a bump, one at a time: each yielded ``(statement, params)`` is sent back
+    its rows (as dicts); returns the new version. Driven by :func:`bump` (a sync connection) and
+    :func:`bump_with` (an :class:`~sleuth_shell.db.executor.Executor`)."""
+    upsert, record, prune = _statements(dialect_name)
+    version = 0
+    for agent_id in agent_ids:
+        if upsert is None:  # PostgreSQL: the upsert and the change row in one statement
+            rows = yield record, {"org_id": org_id, "agent_id": agent_id}
+            version = int(rows[0]["version"])
+            continue
+        rows = yield upsert, {"org_id": org_id}
+        version = int(rows[0]["version"])
+        yield record, {"org_id": org_id, "version": version, "agent_id": agent_id}
+    if version > KEEP_CHANGES:
+        yield prune, {"org_id": org_id, "oldest": version - KEEP_CHANGES}
+    return version
+
+
+Steps = Generator[tuple[Any, dict[str, Any]], list[dict[str, Any]], int]
+
+
 def bump(connection: Connection, org_id: int, agent_ids: list[int]) -> int:
     """Advance ``org_id``'s version once per agent id in ``agent_ids``, recording each change;
     returns the new version. Runs on ``connection`` (the caller's transaction)."""
-    upsert, record, prune = _statements(connection.dialect.name)
-    version = 0
-    for agent_id in agent_ids:
-        version = int(connection.execute(upsert, {"org_id": org_id}).scalar_one())
-        connection.execute(record, {"org_id": org_id, "version": version, "agent_id": agent_id})
-    if version > KEEP_CHANGES:
-        connection.execute(prune, {"org_id": org_id, "oldest": version - KEEP_CHANGES})
-    return version
+    steps = _steps(connection.dialect.name, org_id, agent_ids)
+    rows: list[dict[str, Any]] | None = None
+    try:
+        while True:
+            statement, params = steps.send(rows)  # type: ignore[arg-type]
+            result = connection.execute(statement, params)
+            rows = [dict(row) for row in result.mappings()] if result.returns_rows else []
+    except StopIteration as done:
+        return int(done.value)
+
+
+async def bump_with(executor: Executor, org_id: int, agent_ids: list[int]) -> int:
+    """:func:`bump` on ``executor`` (its transaction): the same statements, prebuilt, so on the
+    direct-write path without SQLAlchemy's per-execute machinery."""
+    steps = _steps(executor.dialect_name, org_id, agent_ids)
+    rows: list[dict[str, Any]] | None = None
+    try:
+        while True:
+            statement, params = steps.send(rows)  # type: ignore[arg-type]
+            rows = await executor.execute(statement, params)
+    except StopIteration as done:
+        return int(done.value)
 
 
 @event.listens_for(Session, "after_flush")

@@ -49,7 +49,7 @@ from sleuth_core.render import to_alt_card, to_chat
 from sleuth_shell.agents.base import AgentResult
 from sleuth_shell.agents.rca import final_analysis, render_numbered
 from sleuth_shell.db.dialect import insert_ignore, insert_ignore_rows
-from sleuth_shell.db.executor import Executor
+from sleuth_shell.db.executor import Executor, as_executor
 from sleuth_shell.db.models import AlertResponder, Investigation
 from sleuth_shell.jobs import enqueue
 from sleuth_shell.jobs.queue import cancel, enqueue_many
@@ -367,17 +367,23 @@ def _opening_values(opening: Opening) -> dict[str, Any]:
     }
 
 
-async def stop_pending_investigations(session: AsyncSession, agent_id: int) -> None:
-    """The agent was paused or deleted: its investigations that have not started yet will not
-    (``STOPPED``; their jobs find them stopped and do nothing). Not committed."""
-    await session.execute(
-        update(Investigation)
-        .where(
-            Investigation.alert_responder_id == agent_id,
-            Investigation.status == InvestigationStatus.PENDING,
-        )
-        .values(status=InvestigationStatus.STOPPED)
+#: The stop of an agent's pending investigations (:func:`stop_pending_investigations`).
+_STOP_PENDING = (
+    update(Investigation.__table__)
+    .where(
+        Investigation.__table__.c.alert_responder_id == bindparam("agent_id"),
+        Investigation.__table__.c.status == InvestigationStatus.PENDING,
     )
+    .values(status=InvestigationStatus.STOPPED)
+)
+
+
+async def stop_pending_investigations(target: AsyncSession | Executor, agent_id: int) -> None:
+    """The agent was paused or deleted: its investigations that have not started yet will not
+    (``STOPPED``; their jobs find them stopped and do nothing). Not committed. One prebuilt
+    ``UPDATE`` in ``target``'s transaction (a session's or an
+    :class:`~sleuth_shell.db.executor.Executor`'s)."""
+    await as_executor(target).execute(_STOP_PENDING, {"agent_id": agent_id})
 
 
 async def stop_investigation(session: AsyncSession, org_id: int, investigation_id: int) -> bool:

@@ -142,6 +142,7 @@ async def _set_agent_status(
         viewer.org_id,
         responder_id,
         status,
+        fast=request.app.state.settings.fast_path,
     )
     return Redirect(path=f"/alert-responders/{quote(responder_id, safe='=')}", status_code=303)
 
