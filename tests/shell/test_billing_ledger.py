@@ -417,9 +417,9 @@ def test_sqlite_rollups_are_clustered_on_their_key(database_url: str) -> None:
 def test_the_usage_of_one_transaction_adds_to_each_rollup_row_once_at_its_commit(
     database_url: str,
 ) -> None:
-    """Three usages of one team and day in one transaction: one ledger row each, the rollups
-    written by one addition per row just before the commit (none before it, none after a
-    rollback)."""
+    """Three usages of one team and day in one transaction: one ledger row each, all three in one
+    executemany, and the rollups written by one addition per row, all just before the commit
+    (nothing before it, nothing after a rollback)."""
     migrate(database_url)
     when = datetime(2026, 5, 17, 10, tzinfo=UTC)
 
@@ -454,8 +454,10 @@ def test_the_usage_of_one_transaction_adds_to_each_rollup_row_once_at_its_commit
         return before_commit, upserts, await _rollups(session, org_id)
 
     (seen, rollups_before), upserts, (daily, monthly) = run(database_url, go)
-    assert seen == ["usage_events"] * 4 and rollups_before == ([], [])
-    assert upserts == [*seen, "usage_daily", "usage_monthly"]
+    # Nothing is written before the commit (the rolled-back usage never is): then the three
+    # ledger rows in one executemany, and one addition per rollup row.
+    assert seen == [] and rollups_before == ([], [])
+    assert upserts == ["usage_events", "usage_daily", "usage_monthly"]
     team_key = daily[0][1]
     assert daily == [(date(2026, 5, 17), team_key, "2026-05", 3.75, 3)]
     assert monthly == [("2026-05", team_key, 3.75, 3)]

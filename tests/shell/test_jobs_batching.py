@@ -85,4 +85,37 @@ async def test_batches_hold_at_most_max_batch_units(batcher: WriteBatcher) -> No
     batcher.max_size = 2
     await asyncio.gather(*(batcher.submit(add(f"u{i}")) for i in range(5)))
     assert batcher.batches == 3
-    assert await names(batcher) == [f"u{i}" for i in range(5)]
+    # On PostgreSQL the batches are written at the same time: their ids interleave.
+    assert sorted(await names(batcher)) == [f"u{i}" for i in range(5)]
+
+
+async def test_on_a_server_batches_are_written_at_the_same_time(
+    batcher: WriteBatcher, backend: str
+) -> None:
+    """A batch waiting on the server does not hold the next one back (PostgreSQL); SQLite's
+    single write lock takes one batch at a time."""
+    batcher.max_size = 1
+    first_started, second_started = asyncio.Event(), asyncio.Event()
+    order: list[str] = []
+
+    async def first(session: AsyncSession) -> str:
+        first_started.set()
+        await enqueue(session, "test.batch", {"name": "first"})
+        if backend == "postgresql":
+            await asyncio.wait_for(second_started.wait(), 10)
+        order.append("first")
+        return "first"
+
+    async def second(session: AsyncSession) -> str:
+        order.append("second")
+        second_started.set()
+        await enqueue(session, "test.batch", {"name": "second"})
+        return "second"
+
+    task = asyncio.create_task(batcher.submit(first))
+    await first_started.wait()
+    assert await batcher.submit(second) == "second"
+    assert await task == "first"
+    # PostgreSQL: the second batch ran while the first was still open; SQLite: after it.
+    assert order == (["second", "first"] if backend == "postgresql" else ["first", "second"])
+    assert sorted(await names(batcher)) == ["first", "second"]

@@ -167,7 +167,8 @@ async def record_usage(
     Concurrent writers are safe: each rollup row is changed by one ``INSERT ... ON CONFLICT DO
     UPDATE SET credits = credits + excluded.credits`` statement, which PostgreSQL applies under the
     row's lock and SQLite under its single-writer lock, so no addition is lost. The ledger row is
-    written at once; the rollup additions at the transaction's commit
+    written at the transaction's commit with its other ledger rows, in one ``executemany``
+    (:meth:`~sleuth_shell.db.executor.Executor.insert_at_commit`), and the rollup additions
     (:meth:`~sleuth_shell.db.executor.Executor.add_at_commit`): one statement per rollup row for
     all the usage of the transaction, every daily row before every monthly one and each kind in
     key order, so the rows every run adds to are locked only for the commit and two transactions
@@ -176,7 +177,8 @@ async def record_usage(
     executor = as_executor(target)
     event, daily, monthly = _usage_values(org_id, team_id, feature, credits, occurred_at)
     insert_event, add_daily, add_monthly = _usage_statements(executor.dialect_name)
-    await executor.execute(insert_event, event)
+    # The ledger row too at the commit: one executemany for all of a batch's rows.
+    executor.insert_at_commit(insert_event, event)
     # The rollups at the commit: one addition per row for all the transaction's usage (a worker's
     # batch of runs), every daily row before every monthly one, each kind in key order.
     key = (daily["org_id"], daily["team_key"])

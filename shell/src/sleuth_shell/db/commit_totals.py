@@ -1,6 +1,7 @@
-"""The deferred additions of one transaction: upserts that add to shared rows (the usage
-rollups), summed per row and written just before the commit (see
-:meth:`sleuth_shell.db.executor.Executor.add_at_commit`)."""
+"""The deferred writes of one transaction, written just before the commit: upserts that add to
+shared rows (the usage rollups), summed per row (see
+:meth:`sleuth_shell.db.executor.Executor.add_at_commit`), and new rows, one ``executemany`` per
+statement (see :meth:`sleuth_shell.db.executor.Executor.insert_at_commit`)."""
 
 from __future__ import annotations
 
@@ -18,10 +19,26 @@ class CommitTotals:
     cannot deadlock over them.
     """
 
-    __slots__ = ("_rows",)
+    __slots__ = ("_inserts", "_rows")
 
     def __init__(self) -> None:
         self._rows: dict[tuple[int, tuple[Any, ...], int], tuple[Any, dict[str, Any]]] = {}
+        self._inserts: dict[int, tuple[Any, list[Mapping[str, Any]]]] = {}
+
+    def insert(self, statement: Any, params: Mapping[str, Any]) -> None:
+        """Add the row ``params`` of ``statement`` (a prebuilt ``INSERT``) to the transaction's
+        rows of that statement."""
+        found = self._inserts.get(id(statement))
+        if found is None:
+            self._inserts[id(statement)] = (statement, [params])
+        else:
+            found[1].append(params)
+
+    def drain_inserts(self) -> list[tuple[Any, list[Mapping[str, Any]]]]:
+        """Each statement with its rows, in the order of each statement's first row (written
+        before the additions of :meth:`drain`)."""
+        inserts, self._inserts = self._inserts, {}
+        return list(inserts.values())
 
     def add(
         self,

@@ -102,7 +102,14 @@ class DirectTransaction:
         :class:`~sleuth_shell.db.executor.CommitTotals`)."""
         self._totals.add(order, statement, key, params, totals)
 
+    def insert_at_commit(self, statement: Any, params: Mapping[str, Any]) -> None:
+        """Insert the row just before :meth:`commit`, with the other rows of ``statement`` in one
+        ``executemany`` (see :meth:`~sleuth_shell.db.executor.Executor.insert_at_commit`)."""
+        self._totals.insert(statement, params)
+
     async def commit(self) -> None:
+        for statement, rows in self._totals.drain_inserts():
+            await self.execute_many(statement, rows)
         for statement, params in self._totals.drain():
             await self.execute(statement, params)
         await self._driver.commit()

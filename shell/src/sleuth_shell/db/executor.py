@@ -73,6 +73,13 @@ class Executor(Protocol):
         (see :class:`CommitTotals`)."""
         ...
 
+    def insert_at_commit(self, statement: Any, params: Mapping[str, Any]) -> None:
+        """Insert the row ``params`` with ``statement`` (a prebuilt ``INSERT``, no ``RETURNING``)
+        just before the commit, with the transaction's other rows of that statement in one
+        ``executemany`` (a batch of runs: one round trip for all their ledger rows). Nothing in
+        the transaction sees the row before the commit; an error it meets fails the commit."""
+        ...
+
 
 _CALLBACKS = "sleuth_after_commit"
 _TOTALS = "sleuth_commit_totals"
@@ -95,6 +102,8 @@ def _write_totals(sync_session: Session) -> None:
     if totals is None:
         return
     connection = sync_session.connection()
+    for statement, rows in totals.drain_inserts():
+        connection.execute(statement, rows)
     for statement, params in totals.drain():
         connection.execute(statement, params)
 
@@ -139,12 +148,22 @@ class SessionExecutor:
         params: Mapping[str, Any],
         totals: Sequence[str],
     ) -> None:
+        self._totals().add(order, statement, key, params, totals)
+
+    def insert_at_commit(self, statement: Any, params: Mapping[str, Any]) -> None:
+        self._totals().insert(statement, params)
+
+    def _totals(self) -> CommitTotals:
         sync_session = self.session.sync_session
+        if sync_session.get_transaction() is None:
+            # The deferred writes belong to a transaction: begun now (no I/O: the connection is
+            # taken by the first statement), so that a rollback before any statement drops them.
+            sync_session.begin()
         found = sync_session.info.get(_TOTALS)
         if found is None:
             found = sync_session.info[_TOTALS] = CommitTotals()
-        found.add(order, statement, key, params, totals)
         _listen(sync_session)
+        return found
 
 
 def _listen(sync_session: Session) -> None:

@@ -11,6 +11,13 @@ once. There is no timer: while one batch is being written the next items queue u
 is written at once and a burst is written in few transactions. Each caller gets its own item's
 result once the transaction holding it has committed.
 
+``parallel`` batches may be in flight at once, each in its own session (default one). On
+PostgreSQL a batch's time is mostly its statements' round trips, one after the other, so a
+single batch in flight bounds the items a second at about the batch size over that time
+whatever the CPU left; a second batch written while the first waits on the server doubles that
+bound. Items of batches in flight together must not depend on each other's order (a unit is
+submitted after the unit before it of the same job has committed, so they never do).
+
 Outcomes stay per item: when a batch fails, it is rolled back and each of its items is written
 again alone (``write_one`` in a session of its own), so one item's failure never undoes or fails
 another's work, and its own caller gets its own error. An item alone in a batch that failed has
@@ -66,9 +73,10 @@ class GroupCommit(Generic[I, R]):
         max_size: int = 64,
         size: Callable[[I], int] = _one,
         urgent: bool = False,
+        parallel: int = 1,
     ) -> None:
-        if max_size < 1:
-            raise ValueError("max_size must be at least 1")
+        if max_size < 1 or parallel < 1:
+            raise ValueError("max_size and parallel must be at least 1")
         self.sessions = sessions
         self.max_size = max_size
         self._write_many = write_many
@@ -77,7 +85,9 @@ class GroupCommit(Generic[I, R]):
         self._size = size
         self._urgent = urgent
         self._waiting: list[tuple[I, asyncio.Future[R]]] = []
-        self._task: asyncio.Task[None] | None = None
+        self._parallel = parallel
+        self._tasks: set[asyncio.Task[None]] = set()
+        """The batches in flight (at most ``parallel``), each a task writing while items wait."""
         self.batches = 0
         """Transactions committed so far (batches and items written alone), for tests and
         benchmarks."""
@@ -90,16 +100,19 @@ class GroupCommit(Generic[I, R]):
         loop = asyncio.get_running_loop()
         future: asyncio.Future[R] = loop.create_future()
         self._waiting.append((item, future))
-        if self._task is None or self._task.done() or self._task.get_loop() is not loop:
-            self._task = loop.create_task(self._drain())
+        # A task that has ended (its done callbacks may not have run yet) or belongs to another
+        # event loop (tests) writes nothing more: only the live ones of this loop count.
+        live = {task for task in self._tasks if not task.done() and task.get_loop() is loop}
+        if len(live) < self._parallel:
+            live.add(loop.create_task(self._drain()))
+        self._tasks = live
         return await future
 
     async def aclose(self) -> None:
         """Wait for the items already submitted to be committed."""
-        task = self._task
-        if task is not None:
+        while pending := [task for task in self._tasks if not task.done()]:
             with contextlib.suppress(asyncio.CancelledError):
-                await task
+                await pending[0]
 
     async def _drain(self) -> None:
         with urgent_writes() if self._urgent else contextlib.nullcontext():

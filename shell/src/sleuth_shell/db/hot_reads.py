@@ -67,6 +67,7 @@ __all__ = [
     "HotRead",
     "HotReader",
     "HotStatements",
+    "close_shared_reader",
     "hot_reader_of",
     "hot_statements",
     "shared_reader",
@@ -134,24 +135,27 @@ class HotReader:
         self, read: HotRead, params: Mapping[str, Any], many: bool
     ) -> list[dict[str, Any]]:
         """``read`` on the PostgreSQL pool (or the engine's, for an in-memory SQLite database),
-        rows as dicts; a read that meets a dropped connection is tried once more on a fresh
-        one."""
+        rows as dicts."""
         if not self._remote:
             async with self.engine.connect() as connection:
                 return await _rows(connection, read.statement, params, many)
         compiled = read._for(self.dialect)
+        return [compiled.row(record) for record in await self._fetch(compiled, params, many)]
+
+    async def _fetch(
+        self, compiled: CompiledStatement, params: Mapping[str, Any], many: bool = True
+    ) -> list[asyncpg.Record]:
+        """``compiled`` on the PostgreSQL pool: every record (``many``) or at most the first; a
+        read that meets a dropped connection is tried once more on a fresh one."""
         arguments = compiled.arguments(params)
         pool = await self._remote_pool()
         for attempt in (1, 2):
             connection = await pool.acquire()
             try:
                 if many:
-                    return [
-                        compiled.row(record)
-                        for record in await connection.fetch(compiled.sql, *arguments)
-                    ]
+                    return list(await connection.fetch(compiled.sql, *arguments))
                 record = await connection.fetchrow(compiled.sql, *arguments)
-                return [] if record is None else [compiled.row(record)]
+                return [] if record is None else [record]
             except Exception as exc:
                 dropped = isinstance(exc, _dropped_errors()) or _gone(connection)
                 if dropped and not _gone(connection):
@@ -183,6 +187,11 @@ class HotReader:
     def inline(self) -> bool:
         """Whether reads run on a plain sqlite3 connection on the calling thread."""
         return self._path is not None
+
+    @property
+    def remote(self) -> bool:
+        """Whether reads run on this reader's PostgreSQL pool."""
+        return self._remote
 
     def _connection(self) -> sqlite3.Connection:
         # One connection per thread: the event loop's thread in the service (tests may run apps
@@ -292,6 +301,14 @@ def shared_reader(engine: AsyncEngine) -> HotReader:
     return reader
 
 
+async def close_shared_reader(engine: AsyncEngine) -> None:
+    """Close the connections of ``engine``'s :func:`shared_reader`, if it has one (before the
+    engine is disposed: the stores' reads on PostgreSQL open its pool)."""
+    reader = _shared.get(engine)
+    if reader is not None:
+        await reader.aclose()
+
+
 _SQLITE_DATETIME = cast(
     Callable[[Any], datetime],
     DateTime().dialect_impl(sqlite.dialect()).result_processor(sqlite.dialect(), None),
@@ -334,12 +351,14 @@ class HotStatements:
     """Prebuilt ``SELECT`` statements of a store, run on the hot-read path.
 
     A statement is built once per *shape* (a hashable key: which filters, how many values in each
-    ``IN`` list) with named ``bindparam`` parameters, and compiled once per dialect. On a SQLite
-    file it runs on the process's plain :mod:`sqlite3` connection (:func:`shared_reader`), with
-    SQLAlchemy's bind processors for the parameters and result processors for the columns; rows
-    come back as tuples. Elsewhere (PostgreSQL, in-memory SQLite, a session factory bound to
-    something other than an engine) it runs through a session of ``sessions``. Each call is its
-    own snapshot of committed data, as a short session of its own would be.
+    ``IN`` list) with named ``bindparam`` parameters, and compiled once per dialect. It runs on
+    the engine's :class:`HotReader` (:func:`shared_reader`): on a SQLite file the process's plain
+    :mod:`sqlite3` connection, on PostgreSQL a connection of the reader's pool (one round trip,
+    autocommit: no ``BEGIN``, ``ROLLBACK`` or pool reset, the statement prepared once per
+    connection), with SQLAlchemy's bind processors for the parameters and result processors for
+    the columns; rows come back as tuples. Elsewhere (in-memory SQLite, a session factory bound
+    to something other than an engine) it runs through a session of ``sessions``. Each call is
+    its own snapshot of committed data, as a short session of its own would be.
     """
 
     #: How many compiled shapes a store keeps (``IN`` lists of many lengths make many shapes).
@@ -349,13 +368,20 @@ class HotStatements:
         self._sessions = sessions
         bind = sessions.kw.get("bind")
         self._reader: HotReader | None = None
+        """The engine's reader when it runs reads inline (a SQLite file)."""
+        self._remote: HotReader | None = None
+        """The engine's reader when it runs reads on its PostgreSQL pool."""
         if isinstance(bind, AsyncEngine):
             reader = shared_reader(bind)
             if reader.inline:
                 self._reader = reader
+            elif reader.remote:
+                self._remote = reader
         self._built: OrderedDict[Hashable, tuple[Select[Any], CompiledStatement | None]] = (
             OrderedDict()
         )
+        self._texts: dict[str, CompiledStatement] = {}
+        """The text statements compiled for PostgreSQL, by their SQL (a few fixed texts)."""
 
     @property
     def dialect(self) -> str:
@@ -384,11 +410,8 @@ class HotStatements:
         found = self._built.get(key)
         if found is None:
             statement = build()
-            compiled = (
-                CompiledStatement(statement, self._reader.engine.dialect)
-                if self._reader is not None
-                else None
-            )
+            reader = self._reader or self._remote
+            compiled = CompiledStatement(statement, reader.dialect) if reader is not None else None
             found = self._built[key] = (statement, compiled)
             if len(self._built) > self.MAX_SHAPES:
                 self._built.popitem(last=False)
@@ -406,6 +429,11 @@ class HotStatements:
             if not any(compiled.convert):
                 return raw
             return [compiled.values(values) for values in raw]
+        if compiled is not None and self._remote is not None:
+            records = await self._remote._fetch(compiled, params)
+            if not any(compiled.convert):
+                return [tuple(record) for record in records]
+            return [compiled.values(record) for record in records]
         async with self._sessions() as session:
             result = await session.execute(statement, dict(params))
             return [tuple(row) for row in result.all()]
@@ -413,10 +441,16 @@ class HotStatements:
     async def text_rows(
         self, sql: str, statement: Any, params: Mapping[str, Any]
     ) -> list[tuple[Any, ...]]:
-        """Rows of a SQLite text statement with ``:name`` parameters and plain columns: ``sql``
-        on the inline path, else ``statement`` (its ``text()`` form) through a session."""
+        """Rows of a text statement with ``:name`` parameters and plain columns: ``sql`` on the
+        inline path (SQLite), else ``statement`` (its ``text()`` form; on PostgreSQL compiled once
+        and run on the reader's pool) or, elsewhere, through a session."""
         if self._reader is not None:
             return self._reader._inline(sql, dict(params), True)
+        if self._remote is not None:
+            compiled = self._texts.get(sql)
+            if compiled is None:
+                compiled = self._texts[sql] = CompiledStatement(statement, self._remote.dialect)
+            return [tuple(record) for record in await self._remote._fetch(compiled, params)]
         async with self._sessions() as session:
             result = await session.execute(statement, dict(params))
             return [tuple(row) for row in result.all()]

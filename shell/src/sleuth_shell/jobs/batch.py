@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_shell.db.group_commit import GroupCommit
 
-__all__ = ["MAX_BATCH", "Unit", "WriteBatcher", "write_alone"]
+__all__ = ["MAX_BATCH", "SERVER_BATCHES", "Unit", "WriteBatcher", "write_alone"]
 
 T = TypeVar("T")
 
@@ -32,6 +32,11 @@ Unit = Callable[[AsyncSession], Awaitable[T]]
 
 #: Most units committed in one transaction (bounds how long one batch holds SQLite's write lock).
 MAX_BATCH = 64
+
+#: Batches a worker writes at once on a database server (PostgreSQL): a batch waits on a round
+#: trip per statement, one after the other, so one batch in flight bounded a worker's runs a
+#: second well below what its CPU allowed (docs/performance.md, "PostgreSQL bursts: the writer").
+SERVER_BATCHES = 4
 
 
 async def write_alone(sessions: async_sessionmaker[AsyncSession], unit: Unit[T]) -> T:
@@ -47,9 +52,14 @@ async def _run_units(session: AsyncSession, units: Sequence[Unit[Any]]) -> list[
 
 
 class WriteBatcher(GroupCommit[Unit[Any], Any]):
-    """The worker's group commit of units of ``sessions`` (see the module doc)."""
+    """The worker's group commit of units of ``sessions`` (see the module doc): one batch in
+    flight on SQLite (its single write lock), :data:`SERVER_BATCHES` on a database server."""
 
     def __init__(
         self, sessions: async_sessionmaker[AsyncSession], *, max_batch: int = MAX_BATCH
     ) -> None:
-        super().__init__(sessions, _run_units, max_size=max_batch)
+        bind = sessions.kw.get("bind")
+        server = getattr(getattr(bind, "dialect", None), "name", "sqlite") != "sqlite"
+        super().__init__(
+            sessions, _run_units, max_size=max_batch, parallel=SERVER_BATCHES if server else 1
+        )

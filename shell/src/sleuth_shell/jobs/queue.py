@@ -221,9 +221,11 @@ async def enqueue_in(
     key: str | None = None,
 ) -> None:
     """:func:`enqueue` for operations written over an :class:`~sleuth_shell.db.executor.Executor`
-    (the same row, one prebuilt ``INSERT``; no :class:`Job` object back). Due now."""
+    (the same row, one prebuilt ``INSERT``; no :class:`Job` object back). Due now. The row is
+    written at the commit with the transaction's other such rows, in one ``executemany``
+    (:meth:`~sleuth_shell.db.executor.Executor.insert_at_commit`: a batch of runs' callbacks)."""
     values = _job_values(kind, payload, run_at=None, max_attempts=max_attempts, key=key)
-    await executor.execute(_insert_statement(), values)
+    executor.insert_at_commit(_insert_statement(), values)
     executor.after_commit(_wake_all)
 
 

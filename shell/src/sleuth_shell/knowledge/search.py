@@ -67,6 +67,7 @@ _PG_SEARCH = text(
     LIMIT :limit
     """
 )
+_PG_SEARCH_SQL = str(_PG_SEARCH)
 
 
 #: At most about this many pages (4 KB each) of the FTS5 index rewritten by one write of
@@ -115,41 +116,27 @@ class DatabaseKnowledgeSearch:
         words = terms(query)[:_MAX_TERMS]
         if not words or limit <= 0:
             return []
-        params = {"match": fts5_match_expression(words), "org_id": org_id, "limit": limit}
-        if self._hot.inline:  # a SQLite file: the prebuilt text on the plain sqlite3 connection
-            found = await self._hot.text_rows(_SQLITE_SEARCH_SQL, _SQLITE_SEARCH, params)
-            return [
-                KnowledgeHit(
-                    id=doc_id,
-                    title=title,
-                    url=url,
-                    snippet=_snippet(content, words),
-                    score=-1.0 * float(rank),
-                    content=content,
-                )
-                for doc_id, title, content, url, rank in found
-            ]
-        async with self._sessions() as session:
-            dialect = session.get_bind().dialect.name
-            if dialect == "sqlite":
-                statement, match, sign = _SQLITE_SEARCH, fts5_match_expression(words), -1.0
-            elif dialect == "postgresql":
-                statement, match, sign = _PG_SEARCH, " or ".join(words), 1.0
-            else:
-                raise RuntimeError(f"knowledge search does not support {dialect!r}")
-            rows = (
-                await session.execute(statement, {"match": match, "org_id": org_id, "limit": limit})
-            ).all()
+        if self._hot.dialect == "postgresql":
+            statement, sql, match, sign = _PG_SEARCH, _PG_SEARCH_SQL, " or ".join(words), 1.0
+        elif self._hot.dialect == "sqlite":
+            statement, sql = _SQLITE_SEARCH, _SQLITE_SEARCH_SQL
+            match, sign = fts5_match_expression(words), -1.0
+        else:
+            raise RuntimeError(f"knowledge search does not support {self._hot.dialect!r}")
+        # The prebuilt text on the hot-read path: the plain sqlite3 connection of a SQLite file,
+        # the reader's pool on PostgreSQL (one round trip), else a session.
+        params = {"match": match, "org_id": org_id, "limit": limit}
+        found = await self._hot.text_rows(sql, statement, params)
         return [
             KnowledgeHit(
-                id=row.id,
-                title=row.title,
-                url=row.url,
-                snippet=_snippet(row.content, words),
-                score=sign * float(row.rank),
-                content=row.content,
+                id=doc_id,
+                title=title,
+                url=url,
+                snippet=_snippet(content, words),
+                score=sign * float(rank),
+                content=content,
             )
-            for row in rows
+            for doc_id, title, content, url, rank in found
         ]
 
     async def get(self, org_id: int, doc_id: int) -> KnowledgeDocument | None:
