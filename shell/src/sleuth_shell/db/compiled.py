@@ -23,7 +23,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import DateTime, Select
+from sqlalchemy import DateTime, Float, Numeric, Select
 from sqlalchemy.engine import Dialect
 
 __all__ = ["CompiledStatement"]
@@ -126,7 +126,25 @@ def _result_processor(type_: Any, dialect: Dialect) -> Callable[[Any], Any] | No
     """The column type's own result processor; on SQLite, a datetime column's (stored text ->
     datetime) memoised on the text: a pure function of it, and datetimes are immutable (the rows
     of hot reads repeat their instants: the same agent read again, the points of one scrape)."""
-    convert: Callable[[Any], Any] | None = type_._cached_result_processor(dialect, None)
+    convert: Callable[[Any], Any] | None = type_._cached_result_processor(
+        dialect, _declared_coltype(type_, dialect)
+    )
     if convert is not None and dialect.name == "sqlite" and type_._type_affinity is DateTime:
         return lru_cache(maxsize=DATETIME_CACHE_SIZE)(convert)
     return convert
+
+
+#: The PostgreSQL type OIDs of ``double precision`` and ``numeric``.
+_PG_FLOAT8, _PG_NUMERIC = 701, 1700
+
+
+def _declared_coltype(type_: Any, dialect: Dialect) -> int | None:
+    """The driver's column type a result processor is chosen for, where it needs one: asyncpg's
+    numeric processors depend on the type the server sends (and refuse ``None``); a prebuilt
+    statement's column is read as declared, ``Float`` as ``double precision`` and ``Numeric`` as
+    ``numeric``, as a session's result would pick for such a column."""
+    if dialect.name != "postgresql":
+        return None
+    if isinstance(type_, Float):  # not a Numeric subclass in SQLAlchemy 2.1
+        return _PG_FLOAT8
+    return _PG_NUMERIC if isinstance(type_, Numeric) else None
