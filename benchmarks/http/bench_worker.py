@@ -165,7 +165,7 @@ async def run(args: argparse.Namespace, url: str) -> None:
 
     from sleuth_shell.config import Settings
     from sleuth_shell.db import create_engine, create_session_factory
-    from sleuth_shell.db.hot_reads import close_shared_reader
+    from sleuth_shell.db.hot_reads import dispose_engine
     from sleuth_shell.db.models import Interaction, Organization, utcnow
     from sleuth_shell.interactions.request import parse_interaction_request
     from sleuth_shell.interactions.service import create_interactions
@@ -227,8 +227,7 @@ async def run(args: argparse.Namespace, url: str) -> None:
         ).all()
     server.close()
     await services.aclose()
-    await close_shared_reader(engine)
-    await engine.dispose()
+    await dispose_engine(engine)
     early = sum(1 for scheduled, started in rows if started is not None and started < scheduled)
     print(harness.describe_machine())
     print(

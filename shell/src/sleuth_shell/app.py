@@ -35,7 +35,7 @@ from sleuth_shell.auth import (
 )
 from sleuth_shell.config import Settings
 from sleuth_shell.db import create_engine, create_session_factory
-from sleuth_shell.db.hot_reads import shared_reader
+from sleuth_shell.db.hot_reads import dispose_engine, shared_reader
 from sleuth_shell.errors import document_default_errors, exception_handlers
 from sleuth_shell.gate import GateMiddleware
 from sleuth_shell.jobs.processes import WorkerProcesses
@@ -147,9 +147,8 @@ def create_app(
     async def load_session_signing_key() -> None:
         state.session_signing_key = await load_signing_key(session_factory, settings.secret_key)
 
-    async def dispose_engine() -> None:
-        await state.hot_reader.aclose()
-        await engine.dispose()
+    async def close_engine() -> None:
+        await dispose_engine(engine)
 
     mcp = McpEndpoint(max_body_bytes=MAX_BODY_BYTES)
     all_stores: dict[str, Store] = {RATE_LIMIT_STORE: rate_limit_store(settings.redis_url)}
@@ -183,7 +182,7 @@ def create_app(
             instance=JinjaTemplateEngine.from_environment(environment())
         ),
         on_startup=[load_session_signing_key, runtime.startup, revocations.start],
-        on_shutdown=[revocations.stop, runtime.shutdown, dispose_engine, close_stores],
+        on_shutdown=[revocations.stop, runtime.shutdown, close_engine, close_stores],
         lifespan=[mcp.lifespan],
         openapi_config=OpenAPIConfig(
             title="Sleuth API",

@@ -140,7 +140,7 @@ def _run(settings: Settings, action: Callable[[AsyncSession], Awaitable[T]]) -> 
 
     from sleuth_shell import admin
     from sleuth_shell.db import create_engine, create_session_factory
-    from sleuth_shell.db.hot_reads import close_shared_reader
+    from sleuth_shell.db.hot_reads import dispose_engine
 
     async def go() -> T:
         engine = create_engine(settings.database_url)
@@ -148,8 +148,7 @@ def _run(settings: Settings, action: Callable[[AsyncSession], Awaitable[T]]) -> 
             async with create_session_factory(engine)() as session:
                 return await action(session)
         finally:
-            await close_shared_reader(engine)
-            await engine.dispose()
+            await dispose_engine(engine)
 
     try:
         return asyncio.run(go())
@@ -518,7 +517,7 @@ def add_data_source(
     from sleuth_shell import admin
     from sleuth_shell.datasources import store as datasource_store
     from sleuth_shell.db import create_engine, create_session_factory
-    from sleuth_shell.db.hot_reads import close_shared_reader
+    from sleuth_shell.db.hot_reads import dispose_engine
 
     settings = _admin_settings()
     given: dict[str, str] = {}
@@ -542,8 +541,7 @@ def add_data_source(
                 data = datasource_store.parse_create(body)
                 return await datasource_store.create(session, owner.id, data, cipher)
         finally:
-            await close_shared_reader(engine)
-            await engine.dispose()
+            await dispose_engine(engine)
 
     try:
         row = asyncio.run(go())
@@ -688,7 +686,7 @@ def worker(concurrency: int, wake_fd: int | None) -> None:
     import asyncio
 
     from sleuth_shell.db import create_engine, create_session_factory
-    from sleuth_shell.db.hot_reads import close_shared_reader
+    from sleuth_shell.db.hot_reads import dispose_engine
     from sleuth_shell.gc_tuning import tune_for_serving
     from sleuth_shell.runtime import Runtime, run_worker
     from sleuth_shell.services import build_services
@@ -713,7 +711,6 @@ def worker(concurrency: int, wake_fd: int | None) -> None:
             runtime = Runtime(services, worker_options={"concurrency": concurrency})
             await run_worker(runtime, wake_fd=wake_fd)
         finally:
-            await close_shared_reader(engine)
-            await engine.dispose()
+            await dispose_engine(engine)
 
     asyncio.run(go())

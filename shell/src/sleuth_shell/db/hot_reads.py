@@ -67,7 +67,7 @@ __all__ = [
     "HotRead",
     "HotReader",
     "HotStatements",
-    "close_shared_reader",
+    "dispose_engine",
     "hot_reader_of",
     "hot_statements",
     "shared_reader",
@@ -301,12 +301,13 @@ def shared_reader(engine: AsyncEngine) -> HotReader:
     return reader
 
 
-async def close_shared_reader(engine: AsyncEngine) -> None:
-    """Close the connections of ``engine``'s :func:`shared_reader`, if it has one (before the
-    engine is disposed: the stores' reads on PostgreSQL open its pool)."""
+async def dispose_engine(engine: AsyncEngine) -> None:
+    """Close ``engine``'s :func:`shared_reader`, if it has one (the stores' reads on PostgreSQL
+    open its pool), then dispose of ``engine``: how every owner of an engine closes it."""
     reader = _shared.get(engine)
     if reader is not None:
         await reader.aclose()
+    await engine.dispose()
 
 
 _SQLITE_DATETIME = cast(
