@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import fnmatch
 import json
 import logging
 import re
@@ -189,11 +190,21 @@ async def investigate(services: Services, org_id: int, incident: dict[str, Any])
     return outcome
 
 
-async def run_all(splits: Sequence[str] = SPLITS, families: Sequence[str] = ()) -> Run:
+async def run_all(
+    splits: Sequence[str] = SPLITS, families: Sequence[str] = (), only: Sequence[str] = ()
+) -> Run:
     """Load every incident of ``splits`` into its own organization and investigate each; with
     ``families``, each tune split again rewritten by each perturbation family
-    (`evals.rca.perturb`), as its own split ``<split>~<family>``."""
-    incidents = {split: schema.load(split) for split in splits}
+    (`evals.rca.perturb`), as its own split ``<split>~<family>``. ``only`` keeps the incidents
+    whose id matches one of these shell patterns (a batch scored alone)."""
+    incidents = {
+        split: [
+            i
+            for i in schema.load(split)
+            if not only or any(fnmatch.fnmatchcase(i["id"], p) for p in only)
+        ]
+        for split in splits
+    }
     for split in [s for s in splits if s.startswith("tune")]:  # never a held-out split
         for family in families:
             incidents[f"{split}~{family}"] = [perturb(i, family) for i in incidents[split]]
@@ -431,6 +442,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also score the tune splits rewritten by these perturbation families "
         f"(comma-separated, or 'all': {', '.join(FAMILIES)}), each as its own split",
     )
+    parser.add_argument(
+        "--only",
+        default="",
+        metavar="PATTERNS",
+        help="score only the incidents whose id matches one of these comma-separated shell "
+        "patterns, e.g. 'xt8[5-9]*,xt9*' (a new batch scored alone)",
+    )
     args = parser.parse_args(argv)
     wanted = args.perturb.split(",")
     families = list(FAMILIES) if args.perturb == "all" else [f for f in wanted if f]
@@ -440,7 +458,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in ("mcp", "httpx"):
         logging.getLogger(name).setLevel(logging.WARNING)
     splits = list(SPLITS) if args.split == "all" else [args.split]
-    run = asyncio.run(run_all(splits, families))
+    only = [p for p in args.only.split(",") if p]
+    run = asyncio.run(run_all(splits, families, only))
     if run.missing:
         print(
             "endpoint missing: "
