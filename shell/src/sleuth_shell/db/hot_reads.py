@@ -31,7 +31,7 @@ statement, its bind and result type processing: JSON columns, UTC datetimes) and
   statement itself; a batch that fails is read again one set at a time, so a value one reader
   gave that the statement refuses fails that reader only. The batch starts once every task ready
   in the turn has run, and each read is still its own snapshot taken after it began. Under
-  ``wrk -c50`` on two cores the batches are of 1 to 30 reads (about 4 on average): the
+  ``wrk -c50`` on two cores the batches were of 1 to 33 reads (about 4 on average): the
   round trip's client work (a send, a receive, the pool's acquire and release) and the server's
   per-statement work are paid once per batch instead of once per request.
 - **An in-memory SQLite database** (which a second connection could not see): the statement runs
