@@ -437,15 +437,23 @@ def render(split: str, outcomes: Sequence[Outcome], *, verbose: bool = False) ->
     return "\n".join(lines)
 
 
-async def run_all(splits: Sequence[str], agent: Agent | None = None) -> dict[str, list[Outcome]]:
+async def run_all(
+    splits: Sequence[str], agent: Agent | None = None, corpora_only: Sequence[str] = ()
+) -> dict[str, list[Outcome]]:
+    """Each split's outcomes; with ``corpora_only``, only the questions over those corpora (a new
+    batch scored alone)."""
     agent = agent or RetrievalAgent()
+    wanted = {
+        split: [q for q in load_questions(split) if not corpora_only or q["corpus"] in corpora_only]
+        for split in splits
+    }
     with tempfile.TemporaryDirectory() as directory:
         corpora, engine = await build_corpora(Path(directory))
         try:
             return {
-                split: await evaluate(corpora, agent, load_questions(split))
-                for split in splits
-                if load_questions(split)
+                split: await evaluate(corpora, agent, questions)
+                for split, questions in wanted.items()
+                if questions
             }
         finally:
             await corpora.services.aclose()
@@ -460,6 +468,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--show", help="print the answer to the question with this id")
     parser.add_argument(
+        "--corpus",
+        default="",
+        help="score only the questions over these corpora (comma-separated, e.g. larkspur)",
+    )
+    parser.add_argument(
         "--agent",
         default="retrieval",
         help="the agent to score (e.g. openai, configured by SLEUTH_LLM_* as for `sleuth serve`)",
@@ -472,7 +485,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 2
-    results = asyncio.run(run_all(splits, agent))
+    only = [c for c in args.corpus.split(",") if c]
+    results = asyncio.run(run_all(splits, agent, only))
     for split, outcomes in results.items():
         print(render(split, outcomes, verbose=args.verbose))
         for o in outcomes:
