@@ -1168,17 +1168,19 @@ second at this hour. Blackbox ICMP probes of the gateway run with 64- and 1472-b
             ),
         ],
     )
-    inc.errors(
-        "acars-ingest",
-        onset,
-        now,
-        0.5,
-        lambda r: (
-            f"poll failed after {r.randint(19900, 20100) if r.random() < 0.3 else r.randint(44900, 45100)}ms: context deadline exceeded (Client.Timeout or context cancellation while reading body) cursor={r.getrandbits(24):06x} bytes_read={r.choice([1368, 2736, 4104, 1368])}"
-        ),
-        err=gstack,
-        tunnel="vpn-aerolink",
-    )
+    longer = ts("2027-11-09T07:21")  # the 45 s poll timeout rolled out
+    for begin, end, (low, high) in ((onset, longer, (19900, 20100)), (longer, now, (44900, 45100))):
+        inc.errors(
+            "acars-ingest",
+            begin,
+            end,
+            0.5,
+            lambda r, low=low, high=high: (
+                f"poll failed after {r.randint(low, high)}ms: context deadline exceeded (Client.Timeout or context cancellation while reading body) cursor={r.getrandbits(24):06x} bytes_read={r.choice([1368, 2736, 4104, 1368])}"
+            ),
+            err=gstack,
+            tunnel="vpn-aerolink",
+        )
     inc.errors(
         "acars-ingest",
         onset + MINUTE,
