@@ -129,6 +129,13 @@ def set_digest(ordered: tuple[int, ...]) -> str:
     return hashlib.sha256(",".join(map(str, ordered)).encode()).hexdigest()
 
 
+@lru_cache(maxsize=64)
+def listed(ordered: tuple[int, ...]) -> str:
+    """Sorted ids as ``,1,5,7,`` (``""`` for none): an :class:`~sleuth_shell.db.models.AgentSet`'s
+    ``agent_ids``."""
+    return ("," + ",".join(_id_texts(ordered)[1]) + ",") if ordered else ""
+
+
 @lru_cache(maxsize=4)
 def _sets_insert(dialect: str) -> Insert:
     """The sets' ``INSERT ... ON CONFLICT (digest) DO NOTHING RETURNING id, digest``."""
@@ -160,7 +167,10 @@ async def agent_sets(
     dialect = session.get_bind().dialect.name
     inserted = await session.execute(
         _sets_insert(dialect),
-        [{"digest": digest, "size": len(wanted[digest])} for digest in sorted(wanted)],
+        [
+            {"digest": digest, "size": len(wanted[digest]), "agent_ids": listed(wanted[digest])}
+            for digest in sorted(wanted)
+        ],
     )
     found = {str(digest): int(pk) for pk, digest in inserted.all()}
     await execute_many(

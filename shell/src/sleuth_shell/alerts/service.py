@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sleuth_core.matching import MatchIndex, explain
 from sleuth_shell.billing.budgets import over_budget
 from sleuth_shell.db.models import (
+    AgentSet,
     AgentSetMember,
     Alert,
     AlertDecision,
@@ -99,11 +100,9 @@ def _quiet(alert: Alert, members: Sequence[int]) -> list[tuple[int, str, str, in
     return [(agent, decision, reason, None) for agent in members if agent not in loud]
 
 
-#: The agents of some sets, by set and agent.
-_MEMBERS = (
-    select(AgentSetMember.set_id, AgentSetMember.agent_id)
-    .where(AgentSetMember.set_id.in_(bindparam("sets", expanding=True)))
-    .order_by(AgentSetMember.set_id, AgentSetMember.agent_id)
+#: The agents of some sets (``,1,5,7,``).
+_MEMBERS = select(AgentSet.id, AgentSet.agent_ids).where(
+    AgentSet.id.in_(bindparam("sets", expanding=True))
 )
 
 
@@ -113,8 +112,8 @@ async def _with_decisions(session: AsyncSession, rows: Sequence[Alert]) -> list[
     sets = sorted({row.quiet_set_id for row in rows if row.quiet_set_id is not None})
     members: dict[int, list[int]] = {}
     if sets:
-        for set_id, agent_id in (await session.execute(_MEMBERS, {"sets": sets})).all():
-            members.setdefault(int(set_id), []).append(int(agent_id))
+        for set_id, agent_ids in (await session.execute(_MEMBERS, {"sets": sets})).all():
+            members[int(set_id)] = [int(agent) for agent in agent_ids.strip(",").split(",")]
     found: dict[int, list[tuple[int, str, str, int | None]]] = {
         row.id: _quiet(row, members.get(row.quiet_set_id, ()) if row.quiet_set_id else ())
         for row in rows

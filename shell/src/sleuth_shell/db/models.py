@@ -1034,7 +1034,8 @@ class Alert(Base):
 class AgentSet(Base):
     """A set of alert agents (the agents subscribed to a source when an alert arrived), stored
     once and shared by every alert that names it (``alerts.quiet_set_id``); ``digest`` is the
-    SHA-256 of its sorted ids, so the same set is one row. Its members are
+    SHA-256 of its sorted ids, so the same set is one row. Its ids are ``agent_ids``
+    (``,<id>,<id>,``, what reading an alert splits) and, to find the sets holding an agent, its
     :class:`AgentSetMember` rows. Never changed once written."""
 
     __tablename__ = "agent_sets"
@@ -1043,6 +1044,7 @@ class AgentSet(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     digest: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
     size: Mapped[int] = mapped_column(Integer, nullable=False)
+    agent_ids: Mapped[str] = mapped_column(Text, nullable=False)
 
 
 class AgentSetMember(Base):

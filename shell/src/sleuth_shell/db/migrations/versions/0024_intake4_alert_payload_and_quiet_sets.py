@@ -9,8 +9,8 @@ Create Date: 2026-11-27
   investigations an alert opens. Existing investigations are linked to the earliest alert whose
   decision names them and whose payload equals theirs; those get ``event_payload = ''``. The
   others (opened before the alert log, or whose alert was pruned) keep their own payload.
-- ``agent_sets`` (one row per distinct set of agents, by the SHA-256 of its sorted ids) and
-  ``agent_set_members`` (its agents, indexed by agent): the agents subscribed to a source when
+- ``agent_sets`` (one row per distinct set of agents, by the SHA-256 of its sorted ids, with the
+  ids as ``,<id>,<id>,``) and ``agent_set_members`` (its agents, indexed by agent): the agents subscribed to a source when
   an alert arrived, shared by every alert with the same subscribers.
 - ``alerts.quiet_agents`` (``,<id>,<id>,`` of every quiet agent: about 5 KB an alert with 1,000
   subscribed agents) becomes ``quiet_set_id`` (the subscribers' set) and ``quiet_except`` (the
@@ -49,7 +49,11 @@ _decisions = sa.table(
     'alert_decisions', sa.column('alert_id', sa.Integer()), sa.column('alert_responder_id', sa.Integer())
 )
 _sets = sa.table(
-    'agent_sets', sa.column('id', sa.Integer()), sa.column('digest', sa.String()), sa.column('size', sa.Integer())
+    'agent_sets',
+    sa.column('id', sa.Integer()),
+    sa.column('digest', sa.String()),
+    sa.column('size', sa.Integer()),
+    sa.column('agent_ids', sa.Text()),
 )
 _members = sa.table('agent_set_members', sa.column('set_id', sa.Integer()), sa.column('agent_id', sa.Integer()))
 
@@ -74,6 +78,7 @@ def upgrade() -> None:
         sa.Column('id', sa.Integer(), autoincrement=True, nullable=False),
         sa.Column('digest', sa.String(length=64), nullable=False),
         sa.Column('size', sa.Integer(), nullable=False),
+        sa.Column('agent_ids', sa.Text(), nullable=False),
         sa.PrimaryKeyConstraint('id', name=op.f('pk_agent_sets')),
         sa.UniqueConstraint('digest', name=op.f('uq_agent_sets_digest')),
         sqlite_autoincrement=True,
@@ -163,7 +168,9 @@ def _convert_quiet_agents() -> None:
             if set_id is None:
                 set_id = int(
                     bind.execute(
-                        sa.insert(_sets).values(digest=digest, size=len(members)).returning(_sets.c.id)
+                        sa.insert(_sets)
+                        .values(digest=digest, size=len(members), agent_ids=_listed(members))
+                        .returning(_sets.c.id)
                     ).scalar_one()
                 )
                 bind.execute(sa.insert(_members), [{'set_id': set_id, 'agent_id': a} for a in members])
