@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from sqlalchemy import bindparam, func, select, text, update
+from sqlalchemy import LargeBinary, bindparam, func, select, text, update
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from sleuth_shell.db import create_engine, create_session_factory
@@ -332,3 +332,80 @@ def test_a_reader_that_goes_away_leaves_the_others_their_rows(
     first, cancelled, last = asyncio.run(go())
     assert isinstance(first, dict) and first["id"] == agent.id and last == first
     assert isinstance(cancelled, asyncio.CancelledError)
+
+
+async def _alone_and_together(
+    url: str, read: HotRead, asks: list[dict[str, Any]]
+) -> tuple[list[Any], list[Any]]:
+    """``read``'s first row for each of ``asks`` read one at a time, then all in one turn of the
+    event loop (one batch on PostgreSQL); an error as its type name."""
+
+    def shown(outcome: Any) -> Any:
+        return type(outcome).__name__ if isinstance(outcome, BaseException) else outcome
+
+    engine = create_engine(url)
+    reader = HotReader(engine)
+    try:
+        alone = []
+        for ask in asks:
+            try:
+                alone.append(await read.first(reader, ask))
+            except Exception as exc:
+                alone.append(exc)
+        together = await asyncio.gather(
+            *(read.first(reader, ask) for ask in asks), return_exceptions=True
+        )
+        return [shown(o) for o in alone], [shown(o) for o in together]
+    finally:
+        await reader.aclose()
+        await engine.dispose()
+
+
+@pytest.mark.storage
+def test_a_batched_read_filters_each_set_by_its_own_values(
+    migrated_url: str, backend: str, factory: Factory, org: OrgHandle
+) -> None:
+    """Reads made together get what each gets alone, whatever the statement's shape: a string
+    longer than its column is compared whole (an array of ``VARCHAR(64)`` would cut it to the
+    stored value), a statement whose only FROM is its parameters computes each reader's own
+    value (not the first reader's), and a named parameter that carries a default is the one
+    each reader gives."""
+    stored = "a" * 64
+    key = factory.add(ApiKey(org_id=org.id, key_hash=stored, prefix="p", admin=False))
+    by_hash = HotRead(select(ApiKey.id).where(ApiKey.key_hash == bindparam("key_hash")))
+    no_table = HotRead(select(func.length(bindparam("blob", type_=LargeBinary)).label("n")))
+    defaulted = HotRead(
+        select(ApiKey.id).where(
+            ApiKey.id == bindparam("pk", -1), ApiKey.org_id == bindparam("org_id")
+        )
+    )
+    cases = [
+        (by_hash, [{"key_hash": stored + "b"}, {"key_hash": stored}]),
+        (no_table, [{"blob": b"abc"}, {"blob": b"\x00\x01"}, {"blob": None}]),
+        (defaulted, [{"pk": key.id, "org_id": org.id}, {"org_id": org.id}]),
+    ]
+    answers = [asyncio.run(_alone_and_together(migrated_url, read, asks)) for read, asks in cases]
+    for alone, together in answers:
+        assert together == alone
+    assert [alone for alone, _ in answers] == [
+        [None, {"id": key.id}],
+        [{"n": 3}, {"n": 2}, {"n": None}],
+        [{"id": key.id}, None],
+    ]
+
+
+@pytest.mark.storage
+def test_a_statement_that_cannot_be_batched_is_read_alone(
+    migrated_url: str, backend: str, factory: Factory, org: OrgHandle
+) -> None:
+    """A parameter of no type (inside a function: no array type to send the sets as) makes the
+    statement one that is not batched: readers made together get their rows, not the batch's
+    failure (each reader's request cancelled)."""
+    stored = "b" * 64
+    key = factory.add(ApiKey(org_id=org.id, key_hash=stored, prefix="p", admin=False))
+    lowered = HotRead(select(ApiKey.id).where(ApiKey.key_hash == func.lower(bindparam("text"))))
+    alone, together = asyncio.run(
+        _alone_and_together(migrated_url, lowered, [{"text": stored.upper()}, {"text": "x"}])
+    )
+    assert alone == [{"id": key.id}, None]
+    assert together == alone

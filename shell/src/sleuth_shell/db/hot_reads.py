@@ -47,6 +47,7 @@ statement, its bind and result type processing: JSON columns, UTC datetimes) and
 from __future__ import annotations
 
 import asyncio
+import copy
 import sqlite3
 import threading
 import weakref
@@ -57,7 +58,7 @@ from functools import lru_cache
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import DateTime, Select, bindparam, select
+from sqlalchemy import DateTime, Select, String, bindparam, select
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import (
@@ -210,17 +211,20 @@ class HotReader:
         statement; when that fails, each reads alone (all at once), so that a value one reader
         gave that the statement refuses fails that reader only."""
         try:
-            batched = read._batched_for(self.dialect) if len(waiting) > 1 else None
-            if batched is not None:
+            rows: list[dict[str, Any] | None] | None = None
+            if len(waiting) > 1:
                 try:
-                    rows = await self._batch_rows(read, batched, waiting)
+                    # In the try: a batched form that fails to compile fails no reader.
+                    batched = read._batched_for(self.dialect)
+                    if batched is not None:
+                        rows = await self._batch_rows(read, batched, waiting)
                 except Exception:
-                    pass  # each reads alone below
-                else:
-                    for (_params, future), row in zip(waiting, rows, strict=True):
-                        if not future.done():
-                            future.set_result(row)
-                    return
+                    rows = None  # each reads alone below
+            if rows is not None:
+                for (_params, future), row in zip(waiting, rows, strict=True):
+                    if not future.done():
+                        future.set_result(row)
+                return
             await asyncio.gather(
                 *(self._read_alone(read, params, future) for params, future in waiting)
             )
@@ -254,8 +258,12 @@ class HotReader:
         batched statement: the parameter sets as arrays, each row led by its set's ordinal."""
         compiled = read._for(self.dialect)
         statement, names = batched
+        defaults = compiled.defaults  # what a reader that does not give a parameter reads with
         arrays = {
-            name + _BATCH_SUFFIX: [params[name] for params, _future in waiting] for name in names
+            name + _BATCH_SUFFIX: [
+                params[name] if name in params else defaults[name] for params, _future in waiting
+            ]
+            for name in names
         }
         rows: list[dict[str, Any] | None] = [None] * len(waiting)
         for record in await self._fetch(statement, arrays):
@@ -383,13 +391,17 @@ def _batched(statement: Select[Any]) -> tuple[Select[Any], tuple[str, ...]] | No
     visitors.traverse(statement, {}, {"bindparam": found})
     if any(bind.expanding for bind in binds.values()):
         return None
-    # The parameters each reader gives (values the statement carries stay as they are).
-    names = sorted(name for name, bind in binds.items() if bind.required)
-    if not names:
-        return None
+    # The parameters each reader gives: every named one, a default it carries included (a reader
+    # may give another value); anonymous values of the statement (literals) stay as they are.
+    names = sorted(name for name, bind in binds.items() if bind.required or not bind.unique)
+    if not names or any(binds[name].type._isnull for name in names):
+        return None  # nothing to batch, or a parameter of no type (no array type to send it as)
     keys = (
         func.unnest(
-            *(bindparam(name + _BATCH_SUFFIX, type_=ARRAY(binds[name].type)) for name in names)
+            *(
+                bindparam(name + _BATCH_SUFFIX, type_=ARRAY(_item_type(binds[name].type)))
+                for name in names
+            )
         )
         .table_valued(*names, with_ordinality=_BATCH_ORDINAL)
         .render_derived(name="batch_keys")
@@ -401,9 +413,22 @@ def _batched(statement: Select[Any]) -> tuple[Select[Any], tuple[str, ...]] | No
         return None
 
     each_set = cast(Select[Any], visitors.replacement_traverse(statement, {}, replace))
-    each = each_set.limit(1).lateral("batch_row")
+    # Correlated explicitly: a statement whose only FROM is its parameters would otherwise read
+    # them from an ``unnest`` of its own (every set given the first set's row).
+    each = each_set.correlate(keys).limit(1).lateral("batch_row")
     batched = select(keys.c[_BATCH_ORDINAL], *each.c).select_from(keys).join(each, true())
     return batched, tuple(names)
+
+
+def _item_type(type_: Any) -> Any:
+    """``type_`` as the element type of a parameters' array: a string type without its length,
+    as a parameter's own cast is (SQLAlchemy renders ``$1::VARCHAR``); ``VARCHAR(64)[]`` would
+    cut a longer value to 64 characters, which could then equal a stored value."""
+    if isinstance(type_, String) and type_.length is not None:
+        unbounded = copy.copy(type_)
+        unbounded.length = None
+        return unbounded
+    return type_
 
 
 def _gone(connection: asyncpg.Connection) -> bool:
