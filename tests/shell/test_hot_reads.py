@@ -409,3 +409,36 @@ def test_a_statement_that_cannot_be_batched_is_read_alone(
     )
     assert alone == [{"id": key.id}, None]
     assert together == alone
+
+
+@pytest.mark.storage
+def test_closing_the_reader_answers_the_reads_waiting_for_their_batch(
+    migrated_url: str, backend: str, factory: Factory, org: OrgHandle
+) -> None:
+    """PostgreSQL: a read asked in the turn the reader is closed (its batch not started yet) is
+    answered before the pool closes, and opens no pool after it (one nobody would close)."""
+    if backend != "postgresql":
+        pytest.skip("a SQLite read runs inline: nothing waits")
+    agent = _agent(factory, org)
+    params = {"pk": agent.id, "org_id": org.id}
+
+    async def go() -> tuple[Any, bool]:
+        engine = create_engine(migrated_url)
+        reader = HotReader(engine)
+        try:
+            await AGENT_WITH_TEAM.first(reader, params)  # the pool is open
+            while reader._batches:  # that read's batch is over
+                await asyncio.sleep(0)
+            read = asyncio.ensure_future(AGENT_WITH_TEAM.first(reader, params))
+            await asyncio.sleep(0)  # the read waits for its batch, not started yet
+            await reader.aclose()
+            row = await read
+            return row, reader._pool is not None
+        finally:
+            if reader._pool is not None:
+                await reader._pool.close()
+            await engine.dispose()
+
+    row, reopened = asyncio.run(go())
+    assert isinstance(row, dict) and row["id"] == agent.id
+    assert not reopened

@@ -274,8 +274,13 @@ class HotReader:
     async def aclose(self) -> None:
         """Close this thread's SQLite connection and the PostgreSQL pool."""
         self.close()
-        while self._batches:
-            await asyncio.gather(*self._batches, return_exceptions=True)
+        # The batches being read, and those asked for in this turn (their start is scheduled):
+        # answered before the pool closes, so none opens a pool after it.
+        while self._batches or self._waiting:
+            if self._batches:
+                await asyncio.gather(*self._batches, return_exceptions=True)
+            else:
+                await asyncio.sleep(0)
         pool, self._pool = self._pool, None
         if pool is not None:
             await pool.close()
