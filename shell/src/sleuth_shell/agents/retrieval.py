@@ -12,7 +12,9 @@ by operation:
   services and window), and "why" / "root cause" questions, which get the same report as an
   investigation from the root-cause engine (:mod:`~sleuth_shell.agents.rca`); a question about a
   past incident ("what caused the September outage?") is answered from its postmortem in the
-  catalog. Follow-ups without a window or service take them from the previous user message.
+  catalog. On-call shorthand is written out first (``yday``, ``errs``, ``cmd``, ``~15:05``:
+  `sleuth_shell.question.expand_shorthand`). Follow-ups without a window or service take them
+  from the previous user message.
   ``use_tools=False`` queries nothing and cites nothing: it answers from the conversation alone
   and says so.
 - ``investigate``: the root-cause engine's report (onset, suspects, verdict and category first,
@@ -57,7 +59,7 @@ from sleuth_shell.agents.embedded_run import (
 from sleuth_shell.agents.log_answer import answer_from_logs
 from sleuth_shell.agents.sources import CostModel
 from sleuth_shell.agents.triage import classify_message
-from sleuth_shell.question import understand
+from sleuth_shell.question import expand_shorthand, understand
 from sleuth_shell.text import extract_alert
 
 __all__ = ["RetrievalAgent"]
@@ -114,7 +116,8 @@ class RetrievalAgent:
         if not use_tools:
             return self._answer_from_conversation(question, history)
         run = EmbeddedRun(ctx, self.costs)
-        previous = _previous_user_message(history)
+        question = expand_shorthand(question)
+        previous = expand_shorthand(_previous_user_message(history))
         known = await run.services()
         asked = understand(question, ctx.now, known)
         window, services = asked.window, list(asked.services)
@@ -148,7 +151,8 @@ class RetrievalAgent:
         services: Sequence[str],
     ) -> AgentResult | None:
         """A "why" / "root cause" question answered by the root-cause engine, as if an alert on
-        the named service fired at the end of the asked window (or now); None when the
+        the named service fired at the end of the asked window (or now), the analysis starting
+        half a look-back before a "since" time (the asked onset); None when the
         organization has logs and the engine finds no failure to explain (the log answer is given
         instead). Without logs, the engine's report over the changes, metrics, traces and data
         sources is the answer even when it sees no failure."""
@@ -164,6 +168,10 @@ class RetrievalAgent:
             "text": alert["text"],
         }
         start = window.start if window is not None else fired - rca.LOOKBACK
+        if window is not None and window.label == "since":
+            # "failing since 15:05": the asked time is the onset; the analysis starts half a
+            # look-back before it, so the failure has a quiet baseline to stand out against.
+            start = window.start - rca.LOOKBACK / 2
         if window is not None and window.end - window.start > _LONG_WINDOW:
             # A long asked window (a day): the analysis is centred on the first burst of errors
             # in it, half a look-back either side, so the failure has a quiet baseline before it
