@@ -133,3 +133,59 @@ def test_what_was_changed_afterwards_comes_from_that_section() -> None:
     result = ask("What caused the October ledger outage, and what did we change after it?")
     lead = result.markdown.split("\n\n", 1)[0]
     assert "out of disk" in lead and "Disk alerts now page at 70%" in lead
+
+
+def test_terse_questions_split_at_lists_topics_and_commas() -> None:
+    assert question_parts("ledger-db RTO + RPO?") == ["ledger-db RTO", "RPO?"]
+    assert question_parts("Cards pager handle / escalate after") == [
+        "Cards pager handle",
+        "escalate after",
+    ]
+    assert question_parts("ledger-db RTO, rollback command") == [
+        "ledger-db RTO",
+        "rollback command",
+    ]
+    assert question_parts("ledger-db RTO and its rollback command?") == [
+        "ledger-db RTO",
+        "its rollback command?",
+    ]
+    assert question_parts("who approves a freeze exception, when does it end") == [
+        "who approves a freeze exception",
+        "when does it end",
+    ]
+    assert question_parts("Who pages ledger-db and after how long do we escalate?") == [
+        "Who pages ledger-db",
+        "after how long do we escalate?",
+    ]
+    # A topic before the question is written before each part.
+    assert question_parts("ledger-db failover: RTO, rollback command?") == [
+        "ledger-db failover: RTO",
+        "ledger-db failover: rollback command?",
+    ]
+    assert question_parts("Ledger outage - what broke and what did we change?") == [
+        "Ledger outage: what broke",
+        "Ledger outage: what did we change?",
+    ]
+    # A comma after a clause that asks nothing is not a list, and one thing asked stays whole.
+    assert question_parts("If ledger-db fails over, what do we drain first?") == [
+        "If ledger-db fails over, what do we drain first?"
+    ]
+    assert question_parts("For ledger-db, what is the RTO?") == ["For ledger-db, what is the RTO?"]
+    assert question_parts("retention.ms + max_poll_records?") == [
+        "retention.ms",
+        "max_poll_records?",
+    ]
+
+
+def test_a_topic_picks_the_document_and_each_part_its_passage() -> None:
+    result = ask("ledger-db failover: what do we drain + the rollback command?")
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert lead.startswith("Drain the posting queue first: `lgctl queue drain postings`.")
+    assert "rollback command: `lgctl rollback ledger-db`" in lead
+    assert "**ledger-db failover: what do we drain?**" in result.markdown
+
+
+def test_a_later_part_asking_for_another_column_is_answered_by_the_same_row() -> None:
+    lead = ask("Cards pager handle? escalate after?").markdown.split("\n\n", 1)[0]
+    assert "Pager handle: pg-cards; Escalate after: 5 minutes" in lead
+    assert "20 minutes" not in lead

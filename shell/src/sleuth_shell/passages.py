@@ -106,7 +106,7 @@ _GENERIC_WORDS = (
     "long often much many mean means meaning does used use set value values command commands "
     "kept keep retained valid listen happens happen take takes make makes run runs say says "
     "best way ok okay exactly currently current allowed allow maximum minimum max min "
-    "fix fixes solve resolve handle deal troubleshoot expired must need needs also"
+    "fix fixes solve resolve handle deal troubleshoot expired must need needs also get gets got"
 )
 _GENERIC = frozenset(_GENERIC_WORDS.split())
 
@@ -229,6 +229,13 @@ _KEY_ASKED = 0.3
 _KEY_NAMES = 0.4
 
 
+#: What a topic term (see `rank_passages`) earns wherever its document holds it; the rest of
+#: its weight counts to the coverage of a passage that holds it, and a quarter of that to its
+#: score (a tie-breaker: the row naming the topic among rows that all hold the asked column).
+_SUBJECT_SHARE = 0.8
+_SUBJECT_TIE = 0.25
+
+
 @dataclass(frozen=True)
 class Ranked:
     """A passage with its score and the share of the question's key-term weight it carries."""
@@ -274,6 +281,7 @@ def rank_passages(
     expects: re.Pattern[str] | None = None,
     context: Sequence[str] = (),
     value_of: Sequence[str] = (),
+    subject: Sequence[str] = (),
 ) -> list[Ranked]:
     """Every fine passage of ``documents`` (``(id, title, markdown)``), best first.
 
@@ -290,6 +298,11 @@ def rank_passages(
     passage gains for the share of the key-term weight its document's title holds.
     ``context`` terms (the subject of an earlier part of the question) add to the score where
     the passage's document holds them, at a quarter of their weight, and never to ``coverage``.
+    ``subject`` terms (a topic written before the question: "records-db failover: who
+    approves?") are asked terms that name the document more than the passage: they earn 0.8 of
+    their weight wherever the document holds them, and a passage holding them gains only a
+    little more (a table row naming the topic among rows alike), so the rest of the question
+    picks the passage.
     """
     wanted = list(dict.fromkeys(question_terms))
     if not wanted or not documents:
@@ -309,18 +322,25 @@ def rank_passages(
         t: math.log(1 + n / (1 + sum(t in s for s in doc_stems.values()))) for t in extra
     }
     named = frozenset(value_of) | _joined_parts(frozenset(value_of))
+    topic = frozenset(subject)
     ranked: list[Ranked] = []
     for doc, title, content in documents:
         title_stems = _stems(title)
         title_share = sum(weight[t] for t in wanted if t in title_stems) / total if total else 0
+        doc_joined = _joined_parts(doc_stems[doc]) if topic else frozenset()
         for passage in split_fine(doc, content):
             own = _stems(passage.text)
             joined = _joined_parts(own)
             near = _stems(passage.heading) | title_stems
             earned = 0.0
             hits = 0
+            held = 0.0  # topic terms the passage itself holds, over their document share
             for t in wanted:
-                if t in own:
+                if t in topic and (t in doc_stems[doc] or t in doc_joined):
+                    earned += _SUBJECT_SHARE * weight[t]
+                    if t in own or t in joined:
+                        held += (1 - _SUBJECT_SHARE) * weight[t]
+                elif t in own:
                     earned += weight[t]
                     hits += 1
                 elif t in joined:  # "rollback" for "roll back": half the word's weight
@@ -329,10 +349,11 @@ def rank_passages(
                     earned += 0.6 * weight[t]
                 elif t in doc_stems[doc]:
                     earned += 0.35 * weight[t]
-            coverage = earned / total if total else 0.0
-            score = coverage + sum(
-                0.25 * context_weight[t] for t in extra if t in doc_stems[doc]
-            ) / (total or 1.0)
+            coverage = (earned + held) / total if total else 0.0
+            score = (earned + _SUBJECT_TIE * held) / total if total else 0.0
+            score += sum(0.25 * context_weight[t] for t in extra if t in doc_stems[doc]) / (
+                total or 1.0
+            )
             if hits:
                 score += 0.04 if passage.kind != "sentence" else 0.0
                 score += 0.04 if passage.kind in prefer else 0.0
