@@ -12,7 +12,13 @@ from rca_memory import MemoryKnowledge
 from sleuth_shell.agents.base import AgentContext, AgentResult
 from sleuth_shell.agents.catalog_answer import question_parts
 from sleuth_shell.agents.retrieval import RetrievalAgent
-from sleuth_shell.passages import asked_value, expected_answer, key_terms, rank_passages
+from sleuth_shell.passages import (
+    answer_cue,
+    asked_value,
+    expected_answer,
+    key_terms,
+    rank_passages,
+)
 
 FAILOVER = """# Ledger database failover
 
@@ -189,3 +195,35 @@ def test_a_later_part_asking_for_another_column_is_answered_by_the_same_row() ->
     lead = ask("Cards pager handle? escalate after?").markdown.split("\n\n", 1)[0]
     assert "Pager handle: pg-cards; Escalate after: 5 minutes" in lead
     assert "20 minutes" not in lead
+
+
+def test_what_was_changed_lists_every_change_even_asked_as_one_question() -> None:
+    lead = ask("what did we change after the October ledger outage").markdown.split("\n\n")[0]
+    assert "Disk alerts now page at 70%" in lead
+    assert "Postings older than a year move to cold storage" in lead
+
+
+OUTAGE = """# Postmortem: card outage
+
+Status: final. Duration: 2 hours 5 minutes.
+
+## Summary
+For a while 312 cards were refused at 40 gates; a retry took 30 seconds each time.
+"""
+
+
+def test_how_many_and_how_long_are_answered_in_their_own_words() -> None:
+    docs = [(1, "Postmortem: card outage", OUTAGE)]
+
+    def top(question: str) -> str:
+        return rank_passages(
+            key_terms(question),
+            docs,
+            expects=expected_answer(question),
+            cue=answer_cue(question),
+        )[0].passage.text
+
+    assert top("how many cards were refused in the card outage?").startswith("For a while 312")
+    assert top("how long did the card outage last?").startswith("Status: final. Duration")
+    assert answer_cue("how many gates refused cards?").search("at 40 gates")
+    assert not answer_cue("how many gates refused cards?").search("312 cards were refused")

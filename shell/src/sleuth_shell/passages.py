@@ -25,6 +25,7 @@ from sleuth_shell.text import split_passages
 __all__ = [
     "Candidate",
     "Ranked",
+    "answer_cue",
     "asked_value",
     "expected_answer",
     "key_terms",
@@ -75,6 +76,36 @@ def expected_answer(question: str) -> re.Pattern[str] | None:
     for asks, shape in _ANSWER_SHAPES:
         if asks.search(question):
             return shape
+    return None
+
+
+_HOW_MANY = re.compile(r"\bhow\s+many\s+(?:of\s+(?:the\s+)?)?([a-z][\w-]*)", re.IGNORECASE)
+_HOW_LONG = re.compile(r"\bhow\s+long\b(?P<past>\s+(?:did|was|were|had)\b)?", re.IGNORECASE)
+#: Words naming an incident, whose length a "how long" asks for.
+_INCIDENT = re.compile(
+    r"\b(?:outages?|incidents?|stalls?|downtime|disruptions?|degradations?|breach(?:es)?|"
+    r"post-?mortems?)\b",
+    re.IGNORECASE,
+)
+
+
+def answer_cue(question: str) -> re.Pattern[str] | None:
+    """What the passage that answers ``question`` says in so many words, if the question's form
+    tells: "how many riders ...?" is answered by a number followed by that noun ("1,284
+    riders"), "how long did it last?" (or "how long" about an outage or incident) by a labelled
+    duration ("Duration: 58 minutes").
+
+    >>> cue = answer_cue("how many riders got double charged?")
+    >>> bool(cue.search("1,284 riders were charged twice")), bool(cue.search("some riders"))
+    (True, False)
+    >>> bool(answer_cue("How long did the outage last?").search("Duration: 58 minutes."))
+    True
+    """
+    if (m := _HOW_MANY.search(question)) is not None:
+        noun = re.escape(stem(m[1].lower()))
+        return re.compile(rf"\d[\d,.]*\s+(?:[a-z-]+\s+){{0,2}}?{noun}", re.IGNORECASE)
+    if (m := _HOW_LONG.search(question)) is not None and (m["past"] or _INCIDENT.search(question)):
+        return re.compile(r"\bduration\s*:", re.IGNORECASE)
     return None
 
 
@@ -229,11 +260,12 @@ _KEY_ASKED = 0.3
 _KEY_NAMES = 0.4
 
 
+#: What a passage that states the answer in the question's form gains (see `answer_cue`).
+_CUE_BONUS = 0.25
 #: What a topic term (see `rank_passages`) earns wherever its document holds it; the rest of
-#: its weight counts to the coverage of a passage that holds it, and a quarter of that to its
-#: score (a tie-breaker: the row naming the topic among rows that all hold the asked column).
+#: its weight counts to the coverage of a passage that holds it, and to its score by how few of
+#: the document's passages hold it (the row naming "E-420" among rows alike).
 _SUBJECT_SHARE = 0.8
-_SUBJECT_TIE = 0.25
 
 
 @dataclass(frozen=True)
@@ -282,6 +314,7 @@ def rank_passages(
     context: Sequence[str] = (),
     value_of: Sequence[str] = (),
     subject: Sequence[str] = (),
+    cue: re.Pattern[str] | None = None,
 ) -> list[Ranked]:
     """Every fine passage of ``documents`` (``(id, title, markdown)``), best first.
 
@@ -298,11 +331,12 @@ def rank_passages(
     passage gains for the share of the key-term weight its document's title holds.
     ``context`` terms (the subject of an earlier part of the question) add to the score where
     the passage's document holds them, at a quarter of their weight, and never to ``coverage``.
+    A passage matching ``cue`` (see `answer_cue`) gains.
     ``subject`` terms (a topic written before the question: "records-db failover: who
     approves?") are asked terms that name the document more than the passage: they earn 0.8 of
-    their weight wherever the document holds them, and a passage holding them gains only a
-    little more (a table row naming the topic among rows alike), so the rest of the question
-    picks the passage.
+    their weight wherever the document holds them, and a passage holding them the rest only by
+    how few of the document's passages hold it (a table row naming the topic among rows alike),
+    so the rest of the question picks the passage.
     """
     wanted = list(dict.fromkeys(question_terms))
     if not wanted or not documents:
@@ -328,18 +362,30 @@ def rank_passages(
         title_stems = _stems(title)
         title_share = sum(weight[t] for t in wanted if t in title_stems) / total if total else 0
         doc_joined = _joined_parts(doc_stems[doc]) if topic else frozenset()
-        for passage in split_fine(doc, content):
+        passages = split_fine(doc, content)
+        holds = {p.text: _stems(p.text) | _joined_parts(_stems(p.text)) for p in passages if topic}
+        # How rare each topic term is among the document's passages: a term few passages hold
+        # (a row's "E-420") names them; one that many hold names the document.
+        rarity = {
+            t: 1 - sum(t in h for h in holds.values()) / max(len(holds), 1)
+            for t in topic
+            if t in weight
+        }
+        for passage in passages:
             own = _stems(passage.text)
             joined = _joined_parts(own)
             near = _stems(passage.heading) | title_stems
             earned = 0.0
             hits = 0
             held = 0.0  # topic terms the passage itself holds, over their document share
+            named_here = 0.0  # the same, each by its rarity among the document's passages
             for t in wanted:
                 if t in topic and (t in doc_stems[doc] or t in doc_joined):
                     earned += _SUBJECT_SHARE * weight[t]
                     if t in own or t in joined:
                         held += (1 - _SUBJECT_SHARE) * weight[t]
+                        named_here += (1 - _SUBJECT_SHARE) * weight[t] * rarity[t]
+                        hits += 1
                 elif t in own:
                     earned += weight[t]
                     hits += 1
@@ -350,7 +396,7 @@ def rank_passages(
                 elif t in doc_stems[doc]:
                     earned += 0.35 * weight[t]
             coverage = (earned + held) / total if total else 0.0
-            score = (earned + _SUBJECT_TIE * held) / total if total else 0.0
+            score = (earned + named_here) / total if total else 0.0
             score += sum(0.25 * context_weight[t] for t in extra if t in doc_stems[doc]) / (
                 total or 1.0
             )
@@ -365,6 +411,8 @@ def rank_passages(
                     score += _KEY_ASKED
                 elif share >= _KEY_NAMES:
                     score += _KEY_BONUS * share
+            if cue is not None and earned and cue.search(passage.text):
+                score += _CUE_BONUS  # it says the answer in the question's own form
             if expects is not None and not expects.search(passage.text):
                 score -= 0.25  # it cannot hold the asked duration, command or number
             score += 0.2 * title_share

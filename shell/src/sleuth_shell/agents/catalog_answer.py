@@ -25,6 +25,7 @@ from sleuth_shell.agents.embedded_run import (
 )
 from sleuth_shell.passages import (
     Ranked,
+    answer_cue,
     asked_value,
     expected_answer,
     key_terms,
@@ -179,9 +180,9 @@ def _names_a_subject(part: str) -> bool:
 
 def _topic_terms(part: str) -> list[str]:
     """The key terms of the topic written before ``part`` that the rest does not ask itself
-    (they pick the document; the rest picks the passage)."""
+    (they pick the document; the rest, or the shape of what it asks, picks the passage)."""
     topic, rest = _split_topic(part)
-    if not topic or not key_terms(rest):
+    if not topic:
         return []
     own = set(key_terms(rest))
     return [t for t in key_terms(topic) if t not in own]
@@ -210,6 +211,7 @@ async def _rank(
         context=key_terms(context) if context else (),
         value_of=asked_value(search),
         subject=_topic_terms(search),
+        cue=answer_cue(search),
     )
     # A question in the present ("what is the timeout?") is answered from what holds now, not
     # from a postmortem's account of the past; a question about a past incident the other way.
@@ -270,7 +272,11 @@ async def answer_from_catalog(
         ):
             lead.append(other)
     lead += _values_for_the_rest(search, lead, ranked, hit)
-    facts = " ".join(sentence(r.passage.text) for r in lead)
+    first = _whole_list(search, best, hit.content)
+    facts = " ".join(
+        [sentence(first)]
+        + [sentence(r.passage.text) for r in lead[1:] if r.passage.text.rstrip(".") not in first]
+    )
     confidence = "high" if best.coverage >= 0.75 else "medium"
     where = f", section *{inline(best.passage.heading, 120)}*" if best.passage.heading else ""
     out = [f"{facts} {cite}", f"From *{inline(title, 200)}*{where} {cite}:"]
@@ -364,13 +370,15 @@ def _same_row(part: str, before: Ranked) -> Ranked | None:
 
 def _whole_list(question: str, best: Ranked, content: str) -> str:
     """The best passage, or, when it is one item of a list whose heading is what the question
-    asks about ("what did we change afterwards?" under *What we changed afterwards*), every item
-    of that list (bounded)."""
+    asks about ("what did we change afterwards?" under *What we changed afterwards*; any
+    question asking what was changed under a heading of changes, action items or follow-ups),
+    every item of that list (bounded)."""
     passage = best.passage
     if passage.kind != "item":
         return passage.text
     asked = set(key_terms(question))
-    if not asked or len(asked & set(key_terms(passage.heading))) * 2 < len(asked):
+    changes = bool(_ASKS_CHANGE.search(question) and _CHANGE_HEADING.search(passage.heading))
+    if not changes and (not asked or len(asked & set(key_terms(passage.heading))) * 2 < len(asked)):
         return passage.text
     items = [
         c.text
