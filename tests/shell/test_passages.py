@@ -227,3 +227,33 @@ def test_how_many_and_how_long_are_answered_in_their_own_words() -> None:
     assert top("how long did the card outage last?").startswith("Status: final. Duration")
     assert answer_cue("how many gates refused cards?").search("at 40 gates")
     assert not answer_cue("how many gates refused cards?").search("312 cards were refused")
+
+
+KIOSKS = """# Kiosks: faults
+
+| Fault | Meaning | Field action |
+|---|---|---|
+| K-7 | coin box full | box collection by the cash courier |
+| K-9 | screen dead | replace the screen |
+
+cash courier: Harbor Armored Services (dispatch +1 555 0100)
+collection cutoff: 14:00 local time
+"""
+
+
+def test_who_follows_the_role_a_passage_names_to_the_line_defining_it() -> None:
+    ctx = AgentContext(
+        org_id=1,
+        now=datetime(2026, 12, 1, tzinfo=UTC),
+        knowledge=MemoryKnowledge([("Kiosks: faults", KIOSKS), ("Rota", ROTA)]),
+        logs=MemoryLogs([]),
+        public_url="http://sleuth.test",
+        changes=MemoryChanges([]),
+        metrics=MemoryMetrics([]),
+    )
+    result = asyncio.run(
+        RetrievalAgent().answer(ctx, "kiosk K-7 - what does it mean and who do we call for it?")
+    )
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert "coin box full" in lead and "Harbor Armored Services" in lead
+    assert lead.count("coin box full") == 1  # the row is stated once

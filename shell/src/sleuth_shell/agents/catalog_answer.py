@@ -273,6 +273,8 @@ async def answer_from_catalog(
             lead.append(other)
     lead += _values_for_the_rest(search, lead, ranked, hit)
     first = _whole_list(search, best, hit.content)
+    if named := _who_it_names(search, best, hit.content):
+        first = f"{sentence(first)} {sentence(named)}"
     facts = " ".join(
         [sentence(first)]
         + [sentence(r.passage.text) for r in lead[1:] if r.passage.text.rstrip(".") not in first]
@@ -339,7 +341,12 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
     # One passage answering two parts is stated once, with each part's citation.
     stated: dict[str, list[str]] = {}
     for part, best, hit, cite in answers:
-        cites = stated.setdefault(sentence(_whole_list(part, best, hit.content)), [])
+        text = sentence(_whole_list(part, best, hit.content))
+        if named := _who_it_names(part, best, hit.content):
+            # The role's definition follows the passage, or stands alone when an earlier part
+            # already stated that passage.
+            text = sentence(named) if text in stated else f"{text} {sentence(named)}"
+        cites = stated.setdefault(text, [])
         cites += [cite] if cite not in cites else []
     lines = [" ".join(f"{text} {' '.join(cites)}" for text, cites in stated.items())]
     for part, best, hit, cite in answers:
@@ -353,6 +360,30 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
             + quote(excerpt_block(best.passage.block, 500))
         )
     return run.result("\n\n".join(lines))
+
+
+#: A question (or part) asking for a person, team or company.
+_ASKS_WHO = re.compile(
+    r"^\s*(?:who|whom|whose)\b|\b(?:which|what)\s+(?:team|company|vendor|provider|carrier|"
+    r"contractor|person|contact)\b",
+    re.IGNORECASE,
+)
+
+
+def _who_it_names(question: str, best: Ranked, content: str) -> str | None:
+    """For a "who" question whose best passage names a role the runbook defines in a ``key:
+    value`` line ("vault pickup by the armored carrier", defined by "armored carrier: Sentinel
+    Cash Logistics ..."), that line; None otherwise (or when the passage is that line)."""
+    if not _ASKS_WHO.search(_asked(question)) or best.passage.kind == "pair":
+        return None
+    said = best.passage.text.lower()
+    for line in split_fine(best.passage.doc, content):
+        if line.kind != "pair" or line.text == best.passage.text:
+            continue
+        key = line.text.split(":", 1)[0].strip().lower()
+        if len(key) >= 6 and re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", said):
+            return line.text
+    return None
 
 
 def _same_row(part: str, before: Ranked) -> Ranked | None:
