@@ -257,3 +257,29 @@ def test_who_follows_the_role_a_passage_names_to_the_line_defining_it() -> None:
     lead = result.markdown.split("\n\n", 1)[0]
     assert "coin box full" in lead and "Harbor Armored Services" in lead
     assert lead.count("coin box full") == 1  # the row is stated once
+
+
+CONTACTS = """# Ledger contacts
+
+Owner: Ledger team (#ledger-oncall). Vendor support: help@ledgerco.example.
+
+manual replay approval: Ledger on-call lead
+max_replays: 3
+ledger_write_timeout: 45 seconds
+"""
+
+
+def test_typos_short_forms_and_asked_forms_still_find_the_line() -> None:
+    docs = [(1, "Ledger contacts", CONTACTS), *DOCS]
+
+    def top(question: str) -> str:
+        return rank_passages(
+            key_terms(question), docs, value_of=asked_value(question), expects=None
+        )[0].passage.text
+
+    assert top("ledger write timout?") == "ledger_write_timeout: 45 seconds"  # a typo
+    assert top("who approves a ledger replay?") == "manual replay approval: Ledger on-call lead"
+    assert top("ledger max replays?") == "max_replays: 3"  # a key written as one token
+    assert "#ledger-oncall" in top("who owns the ledger, and what's their slack channel")
+    assert "help@ledgerco.example" in top("ledger vendor email")
+    assert key_terms("who owns it") == ["owner"]

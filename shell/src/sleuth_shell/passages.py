@@ -12,6 +12,7 @@ calibrated on.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import itertools
 import math
@@ -142,11 +143,28 @@ _GENERIC_WORDS = (
 _GENERIC = frozenset(_GENERIC_WORDS.split())
 
 
+#: Verbs whose answer a runbook writes under a noun label ("who owns X?": "Owner: ...").
+_LABEL_OF = {"own": "owner", "owns": "owner", "owned": "owner", "owning": "owner"}
+#: Words that ask for a value of a form rather than name a topic: a passage holding a value of
+#: that form holds them ("their slack channel?": "#partners").
+_CHANNEL = re.compile(r"(?<![\w&])#[a-z][\w-]+", re.IGNORECASE)
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+_PHONE = re.compile(r"\+\d[\d ()-]{6,}\d")
+_FORMS = {
+    "channel": _CHANNEL,
+    "slack": _CHANNEL,
+    "email": _EMAIL,
+    "e-mail": _EMAIL,
+    "mail": _EMAIL,
+    "phon": _PHONE,
+}
+
+
 def key_terms(question: str) -> list[str]:
     """The topic words of ``question``, stemmed (generic question words dropped)."""
     out: list[str] = []
     for word in terms(question):
-        s = stem(word)
+        s = _LABEL_OF.get(word) or stem(word)
         if s not in _GENERIC and word not in _GENERIC and len(s) >= 2 and s not in out:
             out.append(s)
     for joined in _compounds(question):
@@ -260,6 +278,66 @@ _KEY_ASKED = 0.3
 _KEY_NAMES = 0.4
 
 
+@functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _key_words(key: str) -> frozenset[str]:
+    """The stems of a ``key: value`` line's key, generic words aside; a key written as one
+    token (``max_resubmits``) stands for its words, so "max resubmits?" asks for it."""
+    found = set(_stems(key)) - _GENERIC
+    for token in re.findall(r"\w+(?:[_.]\w+)+", key.lower()):
+        parts = {stem(p) for p in re.split(r"[_.]", token) if p} - _GENERIC
+        if parts and parts <= found:
+            found.discard(stem(token))
+            found.discard(token)
+    return frozenset(found)
+
+
+def _near(term: str, vocabulary: frozenset[str], *, typos: bool) -> frozenset[str]:
+    """The words of ``vocabulary`` that ``term`` (five letters or more) is a short form of
+    (``approv`` for ``approval``: at most three letters more) or, with ``typos`` (no candidate
+    holds the term), a typo of (one letter off: ``timout``, ``settlment``)."""
+    if len(term) < 5 or not term.isalpha():
+        return frozenset()
+    found = {
+        w
+        for w in vocabulary
+        if w != term
+        and w[:1] == term[:1]
+        and w.isalpha()
+        and (
+            (w.startswith(term) and len(w) - len(term) <= 3)
+            or (typos and abs(len(w) - len(term)) <= 1 and _one_letter_off(term, w))
+        )
+    }
+    return frozenset(found)
+
+
+def _one_letter_off(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by one inserted, dropped, changed or swapped letter."""
+    return difflib.SequenceMatcher(None, a, b).ratio() >= 1 - 1.5 / max(len(a), len(b)) or (
+        len(a) == len(b)
+        and sum(x != y for x, y in zip(a, b, strict=True)) == 2
+        and sorted(a) == sorted(b)
+    )
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _stems_with(text: str, near: frozenset[tuple[str, frozenset[str]]]) -> frozenset[str]:
+    found = _stems(text)
+    return found | {t for t, words in near if not words.isdisjoint(found)}
+
+
+def _held(
+    text: str, near_of: dict[str, frozenset[str]], forms: dict[str, re.Pattern[str]]
+) -> frozenset[str]:
+    """The stems ``text`` holds, with the asked terms it holds as a typo's or short form's
+    correct word (``near_of``) or as a value of the asked form (``forms``)."""
+    near = frozenset((t, w) for t, w in near_of.items() if w)
+    found = _stems_with(text, near) if near else _stems(text)
+    if forms:
+        found = found | {t for t, f in forms.items() if f.search(text)}
+    return found
+
+
 #: What a passage that states the answer in the question's form gains (see `answer_cue`).
 _CUE_BONUS = 0.25
 #: What a topic term (see `rank_passages`) earns wherever its document holds it; the rest of
@@ -342,6 +420,20 @@ def rank_passages(
     if not wanted or not documents:
         return []
     doc_stems = {doc: _stems(f"{title}\n{content}") for doc, title, content in documents}
+    # A term matches the words it is a short form of, and a term no candidate holds the words
+    # it is a typo of.
+    vocabulary = frozenset().union(*doc_stems.values())
+    near_of = {t: _near(t, vocabulary, typos=t not in vocabulary) for t in wanted}
+    for t, near_words in near_of.items():
+        if near_words:
+            doc_stems = {
+                doc: found | {t} if not near_words.isdisjoint(found) else found
+                for doc, found in doc_stems.items()
+            }
+    forms = {t: _FORMS[t] for t in wanted if t in _FORMS}
+    for doc, _title, content in documents:
+        if any(f.search(content) for f in forms.values()):
+            doc_stems[doc] = doc_stems[doc] | {t for t, f in forms.items() if f.search(content)}
     n = catalog_size or len(documents)
     weight = {
         t: (
@@ -356,6 +448,7 @@ def rank_passages(
         t: math.log(1 + n / (1 + sum(t in s for s in doc_stems.values()))) for t in extra
     }
     named = frozenset(value_of) | _joined_parts(frozenset(value_of))
+    named |= {stem(p) for t in value_of if "_" in t for p in t.split("_") if p}
     topic = frozenset(subject)
     ranked: list[Ranked] = []
     for doc, title, content in documents:
@@ -372,9 +465,9 @@ def rank_passages(
             if t in weight
         }
         for passage in passages:
-            own = _stems(passage.text)
+            own = _held(passage.text, near_of, forms)
             joined = _joined_parts(own)
-            near = _stems(passage.heading) | title_stems
+            near = _held(passage.heading, near_of, forms) | _held(title, near_of, forms)
             earned = 0.0
             hits = 0
             held = 0.0  # topic terms the passage itself holds, over their document share
@@ -405,7 +498,7 @@ def rank_passages(
                 score += 0.04 if passage.kind in prefer else 0.0
             if passage.kind == "pair" and total:
                 # A ``key: value`` line whose key names what is asked holds its value.
-                key = _stems(passage.text.split(":", 1)[0]) - _GENERIC
+                key = _key_words(passage.text.split(":", 1)[0])
                 share = sum(weight[t] for t in wanted if t in key) / total
                 if key and key <= named:  # the key is what is asked: "RTO", "max_poll_records"
                     score += _KEY_ASKED
