@@ -283,3 +283,27 @@ def test_typos_short_forms_and_asked_forms_still_find_the_line() -> None:
     assert "#ledger-oncall" in top("who owns the ledger, and what's their slack channel")
     assert "help@ledgerco.example" in top("ledger vendor email")
     assert key_terms("who owns it") == ["owner"]
+
+
+def test_a_why_question_naming_a_postmortem_is_answered_from_it() -> None:
+    ctx = AgentContext(
+        org_id=1,
+        now=datetime(2026, 12, 1, tzinfo=UTC),
+        knowledge=MemoryKnowledge(
+            [
+                (
+                    "Postmortem PM-0042: disk outage",
+                    "# Postmortem PM-0042\n\n## Root cause\nThe ledger-db primary ran out of "
+                    "disk: nothing pruned the WAL archive.\n",
+                ),
+                ("Ledger database failover", FAILOVER),
+            ]
+        ),
+        logs=MemoryLogs([]),
+        public_url="http://sleuth.test",
+        changes=MemoryChanges([]),
+        metrics=MemoryMetrics([]),
+    )
+    result = asyncio.run(RetrievalAgent().answer(ctx, "PM-0042 - root cause?"))
+    assert "ran out of disk" in result.markdown.split("\n\n", 1)[0]
+    assert result.analysis is None or "category" not in result.analysis

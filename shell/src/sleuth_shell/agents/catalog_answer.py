@@ -11,6 +11,7 @@ Y?") is split into its parts, each answered by its own passage and citation. Bel
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from sleuth_core.language import STOPWORDS
@@ -35,7 +36,13 @@ from sleuth_shell.passages import (
 )
 from sleuth_shell.question import Question
 
-__all__ = ["ABSTAIN_BELOW", "PAST_INCIDENT", "answer_from_catalog", "question_parts"]
+__all__ = [
+    "ABSTAIN_BELOW",
+    "PAST_INCIDENT",
+    "answer_from_catalog",
+    "names_a_record",
+    "question_parts",
+]
 
 _CATALOG_CANDIDATES = 10
 #: Documents that tell what happened once (postmortems, incident reviews).
@@ -71,6 +78,25 @@ PAST_INCIDENT = re.compile(
     rf"(?:the|that|our) (?:{_MONTH_WORDS}|\d{{4}}) (?:\w+ )?(?:outage|incident|failure|breach))\b",
     re.IGNORECASE,
 )
+#: An identifier a record is filed under ("PM-0037", "INC-2231").
+_RECORD_ID = re.compile(r"(?<![\w-])[A-Za-z]{2,6}-\d{2,}(?![\w-])")
+
+
+async def names_a_record(run: EmbeddedRun, question: str, known: Sequence[str]) -> bool:
+    """Whether ``question`` names a postmortem or incident review by its identifier ("PM-0037
+    - root cause?"): an identifier (not a service name) that the title of such a record in the
+    catalog holds. One knowledge search when the question holds an identifier; none otherwise."""
+    names = {k.lower() for k in known}
+    ids = [m for m in _RECORD_ID.findall(question) if m.lower() not in names]
+    if not ids:
+        return False
+    hits = await run.search(" ".join(ids), limit=3)
+    return any(
+        _RECORD_TITLE.search(h.title) and any(i.lower() in h.title.lower() for i in ids)
+        for h in hits
+    )
+
+
 #: The least share of a question's key-term weight the best passage (with its runbook) must carry
 #: for the agent to answer from it; below it the answer is "I could not find ...". Calibrated on
 #: the evaluation's tune split (evals/README.md, docs/agents.md): its unanswerable questions reach

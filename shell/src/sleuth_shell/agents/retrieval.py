@@ -11,8 +11,9 @@ by operation:
   (:mod:`~sleuth_shell.agents.log_answer`: counts and distinct messages for exactly the asked
   services and window), and "why" / "root cause" questions, which get the same report as an
   investigation from the root-cause engine (:mod:`~sleuth_shell.agents.rca`); a question about a
-  past incident ("what caused the September outage?") is answered from its postmortem in the
-  catalog. On-call shorthand is written out first (``yday``, ``errs``, ``cmd``, ``~15:05``:
+  past incident ("what caused the September outage?", or one naming a postmortem by its
+  identifier: "PM-0037 - root cause?") is answered from its postmortem in the catalog. On-call
+  shorthand is written out first (``yday``, ``errs``, ``cmd``, ``~15:05``:
   `sleuth_shell.question.expand_shorthand`). Follow-ups without a window or service take them
   from the previous user message.
   ``use_tools=False`` queries nothing and cites nothing: it answers from the conversation alone
@@ -43,7 +44,11 @@ from sleuth_shell.agents.base import (
     ContextMessage,
     SourceRecord,
 )
-from sleuth_shell.agents.catalog_answer import PAST_INCIDENT, answer_from_catalog
+from sleuth_shell.agents.catalog_answer import (
+    PAST_INCIDENT,
+    answer_from_catalog,
+    names_a_record,
+)
 from sleuth_shell.agents.claims import verify
 from sleuth_shell.agents.digest_section import digest_section
 from sleuth_shell.agents.embedded_run import (
@@ -129,12 +134,15 @@ class RetrievalAgent:
             if before.about_logs and asked.intent == "fact" and len(terms(question)) < 4:
                 asked = dataclasses.replace(asked, intent=before.intent)
         search = question if len(terms(question)) >= 4 or not previous else f"{previous} {question}"
-        if PAST_INCIDENT.search(question):
+        if PAST_INCIDENT.search(question) or (
+            asked.about_logs and await names_a_record(run, question, known)
+        ):
             past = await answer_from_catalog(run, search, asked, bool(known))
             if past.sources:
                 return past
+            searched = run.knowledge_searches
             run = EmbeddedRun(ctx, self.costs)
-            run.knowledge_searches = 1
+            run.knowledge_searches = searched
         if asked.intent == "cause":
             found = await self._answer_cause(run, question, window, services)
             if found is not None:
