@@ -307,3 +307,10 @@ def test_a_why_question_naming_a_postmortem_is_answered_from_it() -> None:
     result = asyncio.run(RetrievalAgent().answer(ctx, "PM-0042 - root cause?"))
     assert "ran out of disk" in result.markdown.split("\n\n", 1)[0]
     assert result.analysis is None or "category" not in result.analysis
+
+
+def test_a_hyphenated_question_word_matches_the_words_written_apart() -> None:
+    gates = "# Gates\n\nSwitch on: `gatectl open`\n\nSwitch off early: `gatectl shut`\n"
+    docs = [(1, "Gates", gates)]
+    found = rank_passages(key_terms("gates switch-off command"), docs)
+    assert found[0].passage.text == "Switch off early: `gatectl shut`"

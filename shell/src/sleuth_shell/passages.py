@@ -282,7 +282,7 @@ _KEY_NAMES = 0.4
 def _key_words(key: str) -> frozenset[str]:
     """The stems of a ``key: value`` line's key, generic words aside; a key written as one
     token (``max_resubmits``) stands for its words, so "max resubmits?" asks for it."""
-    found = set(_stems(key)) - _GENERIC
+    found = set(_word_stems(key)) - _GENERIC
     for token in re.findall(r"\w+(?:[_.]\w+)+", key.lower()):
         parts = {stem(p) for p in re.split(r"[_.]", token) if p} - _GENERIC
         if parts and parts <= found:
@@ -373,6 +373,15 @@ def stems_of(text: str) -> frozenset[str]:
 def _stems(text: str) -> frozenset[str]:
     """The stems of ``text``'s terms, their hyphenated parts and its compounds (memoised on the
     text, which is the whole key: no invalidation needed)."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    # Two words written apart match the hyphenated word ("switch off" for "switch-off").
+    pairs = {stem(f"{a}-{b}") for a, b in itertools.pairwise(words) if len(a) > 1 < len(b)}
+    return _word_stems(text) | pairs
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _word_stems(text: str) -> frozenset[str]:
+    """The stems of ``text``'s terms, their hyphenated parts and its compounds."""
     found: set[str] = _compounds(text)
     for word in terms(text):
         found.add(stem(word))
@@ -499,8 +508,12 @@ def rank_passages(
             if passage.kind == "pair" and total:
                 # A ``key: value`` line whose key names what is asked holds its value.
                 key = _key_words(passage.text.split(":", 1)[0])
-                share = sum(weight[t] for t in wanted if t in key) / total
-                if key and key <= named:  # the key is what is asked: "RTO", "max_poll_records"
+                key = key | {t for t, words in near_of.items() if not words.isdisjoint(key)}
+                # A key naming the topic ("free-exit lead time" for "free exit: who approves?")
+                # names the runbook's subject, not what is asked.
+                share = sum(weight[t] for t in wanted if t in key and t not in topic) / total
+                asked_words = named | {w for t in named for w in near_of.get(t, ())}
+                if key and key <= asked_words:  # what is asked: "RTO", "max_poll_records"
                     score += _KEY_ASKED
                 elif share >= _KEY_NAMES:
                     score += _KEY_BONUS * share
