@@ -312,5 +312,6 @@ def test_a_why_question_naming_a_postmortem_is_answered_from_it() -> None:
 def test_a_hyphenated_question_word_matches_the_words_written_apart() -> None:
     gates = "# Gates\n\nSwitch on: `gatectl open`\n\nSwitch off early: `gatectl shut`\n"
     docs = [(1, "Gates", gates)]
-    found = rank_passages(key_terms("gates switch-off command"), docs)
+    question = "gates switch-off command"
+    found = rank_passages(key_terms(question), docs, value_of=asked_value(question))
     assert found[0].passage.text == "Switch off early: `gatectl shut`"

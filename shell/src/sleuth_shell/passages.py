@@ -291,8 +291,19 @@ def _key_words(key: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _near(term: str, vocabulary: frozenset[str], *, typos: bool) -> frozenset[str]:
-    """The words of ``vocabulary`` that ``term`` (five letters or more) is a short form of
+@functools.lru_cache(maxsize=64)
+def _by_initial(vocabulary: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """The alphabetic words of ``vocabulary`` by their first letter (memoised on the set)."""
+    out: dict[str, list[str]] = {}
+    for word in vocabulary:
+        if word.isalpha():
+            out.setdefault(word[0], []).append(word)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _near(term: str, vocabulary: Sequence[str], *, typos: bool) -> frozenset[str]:
+    """The words of ``vocabulary`` (those sharing its first letter) that ``term`` (five letters
+    or more) is a short form of
     (``approv`` for ``approval``: at most three letters more) or, with ``typos`` (no candidate
     holds the term), a typo of (one letter off: ``timout``, ``settlment``)."""
     if len(term) < 5 or not term.isalpha():
@@ -301,10 +312,9 @@ def _near(term: str, vocabulary: frozenset[str], *, typos: bool) -> frozenset[st
         w
         for w in vocabulary
         if w != term
-        and w[:1] == term[:1]
-        and w.isalpha()
+        and -1 <= len(w) - len(term) <= 3
         and (
-            (w.startswith(term) and len(w) - len(term) <= 3)
+            w.startswith(term)
             or (typos and abs(len(w) - len(term)) <= 1 and _one_letter_off(term, w))
         )
     }
@@ -326,15 +336,16 @@ def _stems_with(text: str, near: frozenset[tuple[str, frozenset[str]]]) -> froze
     return found | {t for t, words in near if not words.isdisjoint(found)}
 
 
+@functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
 def _held(
-    text: str, near_of: dict[str, frozenset[str]], forms: dict[str, re.Pattern[str]]
+    text: str, near: frozenset[tuple[str, frozenset[str]]], forms: tuple[str, ...]
 ) -> frozenset[str]:
     """The stems ``text`` holds, with the asked terms it holds as a typo's or short form's
-    correct word (``near_of``) or as a value of the asked form (``forms``)."""
-    near = frozenset((t, w) for t, w in near_of.items() if w)
+    correct word (``near``: term and words) or as a value of an asked form (``forms``, keys of
+    `_FORMS`)."""
     found = _stems_with(text, near) if near else _stems(text)
     if forms:
-        found = found | {t for t, f in forms.items() if f.search(text)}
+        found = found | {t for t in forms if _FORMS[t].search(text)}
     return found
 
 
@@ -432,7 +443,10 @@ def rank_passages(
     # A term matches the words it is a short form of, and a term no candidate holds the words
     # it is a typo of.
     vocabulary = frozenset().union(*doc_stems.values())
-    near_of = {t: _near(t, vocabulary, typos=t not in vocabulary) for t in wanted}
+    by_initial = _by_initial(vocabulary) if any(len(t) >= 5 for t in wanted) else {}
+    near_of = {t: _near(t, by_initial.get(t[:1], ()), typos=t not in vocabulary) for t in wanted}
+    near_pairs = frozenset((t, w) for t, w in near_of.items() if w)
+    form_terms = tuple(t for t in wanted if t in _FORMS)
     for t, near_words in near_of.items():
         if near_words:
             doc_stems = {
@@ -458,6 +472,7 @@ def rank_passages(
     }
     named = frozenset(value_of) | _joined_parts(frozenset(value_of))
     named |= {stem(p) for t in value_of if "_" in t for p in t.split("_") if p}
+    parts_only = {stem(p) for t in value_of if "-" in t for p in t.split("-") if p}
     topic = frozenset(subject)
     ranked: list[Ranked] = []
     for doc, title, content in documents:
@@ -474,9 +489,11 @@ def rank_passages(
             if t in weight
         }
         for passage in passages:
-            own = _held(passage.text, near_of, forms)
+            own = _held(passage.text, near_pairs, form_terms)
             joined = _joined_parts(own)
-            near = _held(passage.heading, near_of, forms) | _held(title, near_of, forms)
+            near = _held(passage.heading, near_pairs, form_terms) | _held(
+                title, near_pairs, form_terms
+            )
             earned = 0.0
             hits = 0
             held = 0.0  # topic terms the passage itself holds, over their document share
@@ -513,7 +530,9 @@ def rank_passages(
                 # names the runbook's subject, not what is asked.
                 share = sum(weight[t] for t in wanted if t in key and t not in topic) / total
                 asked_words = named | {w for t in named for w in near_of.get(t, ())}
-                if key and key <= asked_words:  # what is asked: "RTO", "max_poll_records"
+                # A key made only of a hyphenated word's parts ("Switch on" for "switch-off")
+                # is not what is asked.
+                if key - parts_only and key <= asked_words:  # "RTO", "max_poll_records"
                     score += _KEY_ASKED
                 elif share >= _KEY_NAMES:
                     score += _KEY_BONUS * share
