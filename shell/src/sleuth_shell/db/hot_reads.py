@@ -37,6 +37,10 @@ statement, its bind and result type processing: JSON columns, UTC datetimes) and
 - **An in-memory SQLite database** (which a second connection could not see): the statement runs
   on a pooled ``AsyncConnection`` of the engine (Core, no ORM session).
 
+A write that is one statement on PostgreSQL (a data-modifying CTE: every change of the operation
+in one statement, atomic in autocommit) runs as a :class:`HotWrite`: alone (never batched), one
+round trip on the reader's pool instead of a session's ``BEGIN``, statements and ``COMMIT``.
+
 >>> from sqlalchemy import Column, Integer, MetaData, String, Table, bindparam, select
 >>> things = Table("things", MetaData(), Column("id", Integer), Column("name", String))
 >>> read = HotRead(select(things).where(things.c.id == bindparam("pk")))
@@ -79,6 +83,7 @@ __all__ = [
     "HotRead",
     "HotReader",
     "HotStatements",
+    "HotWrite",
     "dispose_engine",
     "hot_reader_of",
     "hot_statements",
@@ -371,6 +376,33 @@ class HotRead:
             compiled = self._for(reader.dialect)
             raw = reader._inline(compiled.sql, compiled.arguments(params), True)
             return [compiled.row(values) for values in raw]
+        return await reader._run(self, params, many=True)
+
+
+class HotWrite(HotRead):
+    """A prebuilt statement that is a whole write transaction by itself (on PostgreSQL, a
+    ``SELECT`` whose data-modifying CTEs make every change of an operation), run on
+    :class:`HotReader`'s PostgreSQL pool like a hot read: one round trip, in autocommit, so the
+    statement commits as it ends and is atomic on its own (no ``BEGIN``, no ``COMMIT``, no
+    session). Each call runs the statement itself (never in a batch, as concurrent ``first``
+    reads are: a data-modifying CTE must stay at the top level). PostgreSQL only (the SQLite
+    reads are ``query_only``: a write there is a
+    :func:`~sleuth_shell.db.executor.write_transaction`).
+
+    The statement must be safe to run twice: like a read, it is tried once more on a fresh
+    connection when its connection was dropped, and the first try may have committed."""
+
+    async def first(self, reader: HotReader, params: Mapping[str, Any]) -> dict[str, Any] | None:
+        """Run the statement; its first row as a dict keyed by column name, or None."""
+        if not reader.remote:
+            raise ValueError("HotWrite runs on a PostgreSQL reader only")
+        rows = await reader._run(self, params, many=False)
+        return rows[0] if rows else None
+
+    async def all(self, reader: HotReader, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Run the statement; every row, each a dict keyed by column name."""
+        if not reader.remote:
+            raise ValueError("HotWrite runs on a PostgreSQL reader only")
         return await reader._run(self, params, many=True)
 
 

@@ -41,7 +41,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, Protocol
 
-from sqlalchemy import Insert, bindparam, literal_column, select, update
+from sqlalchemy import Insert, Update, bindparam, literal_column, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import encode_global_id
@@ -79,6 +79,7 @@ __all__ = [
     "open_investigations_detailed",
     "stop_investigation",
     "stop_pending_investigations",
+    "stop_pending_statement",
 ]
 
 log = logging.getLogger("sleuth.investigations")
@@ -372,15 +373,23 @@ def _opening_values(opening: Opening) -> dict[str, Any]:
     }
 
 
-#: The stop of an agent's pending investigations (:func:`stop_pending_investigations`).
-_STOP_PENDING = (
-    update(Investigation.__table__)
-    .where(
-        Investigation.__table__.c.alert_responder_id == bindparam("agent_id"),
-        Investigation.__table__.c.status == InvestigationStatus.PENDING,
+def stop_pending_statement(agent_id: Any) -> Update:
+    """The stop of the pending investigations of the agent ``agent_id`` (an expression: a bound
+    parameter, or a scalar subquery of a statement that also pauses the agent): the one definition
+    of the stop."""
+    table = Investigation.__table__
+    return (
+        update(table)
+        .where(
+            table.c.alert_responder_id == agent_id,
+            table.c.status == InvestigationStatus.PENDING,
+        )
+        .values(status=InvestigationStatus.STOPPED)
     )
-    .values(status=InvestigationStatus.STOPPED)
-)
+
+
+#: The stop of an agent's pending investigations (:func:`stop_pending_investigations`).
+_STOP_PENDING = stop_pending_statement(bindparam("agent_id"))
 
 
 async def stop_pending_investigations(target: AsyncSession | Executor, agent_id: int) -> None:
