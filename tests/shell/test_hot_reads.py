@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.db.hot_reads import HotRead, HotReader
-from sleuth_shell.db.models import AlertResponder, ApiKey, Team
+from sleuth_shell.db.models import AlertResponder, ApiKey, Organization, Team
 from tests.shell.conftest import Factory, OrgHandle
 
 _agents, _teams = AlertResponder.__table__, Team.__table__
@@ -442,3 +442,29 @@ def test_closing_the_reader_answers_the_reads_waiting_for_their_batch(
     row, reopened = asyncio.run(go())
     assert isinstance(row, dict) and row["id"] == agent.id
     assert not reopened
+
+
+@pytest.mark.storage
+def test_a_parameter_in_a_subquery_filters_only_its_own_read(
+    migrated_url: str, backend: str, factory: Factory, org: OrgHandle
+) -> None:
+    """A statement whose parameter is inside a subquery (``IN (SELECT ...)``): read together,
+    each organization's read gets its own key, never another organization's (a subquery of the
+    batch that read every set's parameters would match any of them)."""
+    other = factory.org("globex")
+    by_org_name = HotRead(
+        select(ApiKey.id, ApiKey.org_id)
+        .where(
+            ApiKey.org_id.in_(
+                select(Organization.id).where(Organization.name == bindparam("org_name"))
+            )
+        )
+        .order_by(ApiKey.id)
+    )
+    alone, together = asyncio.run(
+        _alone_and_together(
+            migrated_url, by_org_name, [{"org_name": org.name}, {"org_name": other.name}]
+        )
+    )
+    assert [row and row["org_id"] for row in alone] == [org.id, other.id]
+    assert together == alone

@@ -433,6 +433,10 @@ def _batched(statement: Select[Any]) -> tuple[Select[Any], tuple[str, ...]] | No
     names = sorted(name for name, bind in binds.items() if bind.required or not bind.unique)
     if not names or any(binds[name].type._isnull for name in names):
         return None  # nothing to batch, or a parameter of no type (no array type to send it as)
+    if _in_nested_select(statement, set(names)):
+        # A subquery is not correlated to the sets (it would read every set's parameters:
+        # another reader's, another organization's, rows); such a statement is read alone.
+        return None
     keys = (
         func.unnest(
             *(
@@ -455,6 +459,21 @@ def _batched(statement: Select[Any]) -> tuple[Select[Any], tuple[str, ...]] | No
     each = each_set.correlate(keys).limit(1).lateral("batch_row")
     batched = select(keys.c[_BATCH_ORDINAL], *each.c).select_from(keys).join(each, true())
     return batched, tuple(names)
+
+
+def _in_nested_select(statement: Select[Any], names: set[str]) -> bool:
+    """Whether one of the parameters ``names`` is inside a ``SELECT`` nested in ``statement``
+    (a subquery, ``IN (SELECT ...)``, ``EXISTS``)."""
+    from sqlalchemy.sql import visitors
+    from sqlalchemy.sql.elements import BindParameter
+    from sqlalchemy.sql.selectable import SelectBase
+
+    for element in visitors.iterate(statement):
+        if element is not statement and isinstance(element, SelectBase):
+            for inner in visitors.iterate(element):
+                if isinstance(inner, BindParameter) and inner.key in names:
+                    return True
+    return False
 
 
 def _item_type(type_: Any) -> Any:
