@@ -27,9 +27,11 @@ statement, its bind and result type processing: JSON columns, UTC datetimes) and
   that arrived together) are **one round trip**: their parameter sets go as arrays to the
   statement's batched form (``unnest(...) WITH ORDINALITY``, and for each set the statement's
   first row joined ``LATERAL``: each set is filtered by its own parameters, an organization's
-  read never sees another's rows), and each reader gets the row of its set. A read alone runs the
-  statement itself; a batch that fails is read again one set at a time, so a value one reader
-  gave that the statement refuses fails that reader only. The batch starts once every task ready
+  read never sees another's rows), and each reader gets the row of its set. A statement with a
+  list (``IN``) parameter, a parameter of no type or one inside a nested ``SELECT`` (which the
+  ``LATERAL`` would not correlate) is never batched. A read alone runs the statement itself; a
+  batch that fails is read again one set at a time, so a value one reader gave that the
+  statement refuses fails that reader only. The batch starts once every task ready
   in the turn has run, and each read is still its own snapshot taken after it began. Under
   ``wrk -c50`` on two cores the batches were of 1 to 33 reads (about 4 on average): the
   round trip's client work (a send, a receive, the pool's acquire and release) and the server's
