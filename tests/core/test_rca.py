@@ -641,6 +641,30 @@ def test_changes_that_cannot_alter_what_runs_are_ruled_out() -> None:
     )
 
 
+def test_a_change_that_only_renames_a_variable_in_the_stack_function_is_ruled_out() -> None:
+    stack = 'File "orders/pricing.py", line 88, in round_total'
+    sig = replace(signature("orders", FAILURE, ONSET + 0.5), detail=stack)
+    renamed = commit(
+        "4e7a3e01",
+        ONSET - 30,
+        "Name the subtotal in round_total",
+        ("orders/pricing.py",),
+        "@@ -80,3 +80,3 @@ def round_total(value):\n-    subs = sum(lines)\n-    return subs\n"
+        "+    subtotal = sum(lines)\n+    return subtotal\n",
+    )
+    result = analyze(
+        incident(
+            GUILTY,
+            renamed,
+            deploy("deploy-orders-52", ONSET - 10, ("a1b2c3d4", "4e7a3e01")),
+            sigs=(sig,),
+        )
+    )
+    assert result.change_id == "a1b2c3d4"
+    ruled = {s.change.change_id: s.ruled_out for s in result.suspects}
+    assert ruled["4e7a3e01"].startswith("only renames")
+
+
 def test_a_provider_notice_dated_in_iso_8601_is_an_outside_cause() -> None:
     notice = ExternalSignal(
         "Paylane status: Degraded performance",
