@@ -227,8 +227,11 @@ _DATA_ITEM = re.compile(
     r"\b(?:record|offset|message|event|row|entry|document|file|payload|item)s?\b", re.IGNORECASE
 )
 _ID = re.compile(r"\w*\d\w*")
-#: How often the very same message must recur to be one item failing again and again.
+#: How often a message must recur to be more than a handful (rejections, a batch's errors).
 _REPEATS = 10
+#: How often the very same message (its ids and offsets included) must recur to be one item
+#: failing again and again: distinct items never give the same ids five times.
+_SAME_REPEATS = 5
 _NEIGHBOUR = re.compile(r"noisy neighbou?r|cpu steal|steal time|throttl", re.IGNORECASE)
 _POISON = re.compile(
     r"poison|dead.letter|unparseable|malformed|cannot deserializ|failed to deserializ|"
@@ -1467,6 +1470,10 @@ def decide(
             # The surge came from the switch itself (a flag sending its work all at once).
             mechanism, strong_outside = True, False
         overruled = strong_outside and not (mechanism and best.relatedness >= STRONG_AT)
+        if ext_strength >= 2 and best.effective_at > onset:
+            # It went live after the failure's first sign (within the onset's margin only): it
+            # may have joined the failure, but it does not stand against an outside cause.
+            overruled = True
         if ext_category == "data_quality" and ext_strength >= 2:
             # Bad input arrives on its own schedule; a change that broke the handling of good
             # input (its mechanism: parsing, validation) shows with the first records after it
@@ -2680,7 +2687,7 @@ def _external(
         if _POISON.search(full[id(s)])
         or (
             s.same
-            and s.count >= _REPEATS
+            and s.count >= _SAME_REPEATS
             and _DATA_ITEM.search(s.message)
             and _ID.search(s.message)
         )
