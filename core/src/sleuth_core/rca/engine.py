@@ -932,6 +932,9 @@ def find_onsets(evidence: Evidence) -> OnsetStage:
             ratio = float("inf")
         if svc in onsets:
             # A saturation or latency metric that shifted before the errors began (a slow leak).
+            # An error series counts those very errors: it cannot lead them.
+            if _ERROR_METRIC.search(name):
+                continue
             if shift.at < onsets[svc] and (
                 svc not in metric_onset or shift.at < metric_onset[svc][0]
             ):
@@ -1715,8 +1718,33 @@ def _batch_draining(evidence: Evidence, stage: OnsetStage, episode: Episode) -> 
         tail = after[after.index(max(after)) :]
         falling = sum(b <= a for a, b in pairwise(tail))
         if len(tail) >= 2 and tail[-1] < tail[0] and falling >= 0.8 * (len(tail) - 1):
+            if _still_climbing(evidence, stage, episode, series):
+                return ""  # another sign of harm (lag, saturation) has not eased: not a batch
             return f"{series.name} of {series.service}"
     return ""
+
+
+def _still_climbing(
+    evidence: Evidence, stage: OnsetStage, episode: Episode, backlog: MetricPoints
+) -> bool:
+    """Whether another saturation series of the first failing service that rose at the onset
+    (lag, IOPS, connections ...) is still at its peak at the alert (its last point at 80% or
+    more of its highest since the onset): the backlog is not the only sign, and the others have
+    not eased."""
+    until = evidence.until or evidence.alert.fired_at
+    for sh in stage.shifts:
+        other = sh.series
+        if other is backlog or other.service != episode.origin or sh.direction != 1:
+            continue
+        if (
+            not _RESOURCE_METRIC.search(other.name.lower())
+            or abs(sh.at - episode.onset) > _SAME_BUCKET
+        ):
+            continue
+        after = [v for t, v in other.points if episode.onset <= t <= until]
+        if len(after) >= 2 and after[-1] >= 0.8 * max(after) and after[-1] > after[0]:
+            return True
+    return False
 
 
 def _surge_of_its_own(suspect: Suspect, shifts: Sequence[_MetricShift]) -> bool:
