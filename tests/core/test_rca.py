@@ -1188,3 +1188,25 @@ def test_the_very_same_record_failing_again_and_again_is_a_poison_record() -> No
     # The same template with other ids each time is a failing code path, not one record.
     varied = (replace(poison[0], same=False),)
     assert analyze(incident(DECOY, DECOY_SHIP, sigs=varied)).category != "data_quality"
+
+
+def test_a_retuned_setting_alters_what_its_name_says_whatever_the_commit_message() -> None:
+    stale = "StaleRateError: cached rate for BAR older than the quote (cache age 5400s)"
+    ttl = commit(
+        "77a1c0de",
+        ONSET - 30,
+        "CHG-4821",
+        ("internal/rates/bar.go",),
+        "-\tbarTTL = 60 * time.Second\n+\tbarTTL = 6 * time.Hour\n",
+    )
+    result = analyze(
+        incident(
+            ttl,
+            DECOY,
+            deploy("deploy-orders-70", ONSET - 10, ("77a1c0de", "d3c0y000")),
+            sigs=(signature("orders", stale, ONSET + 0.5),),
+        )
+    )
+    suspect = next(s for s in result.suspects if s.change.change_id == "77a1c0de")
+    assert "cache change" in suspect.matched
+    assert result.change_id == "77a1c0de"
