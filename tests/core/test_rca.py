@@ -649,7 +649,7 @@ def test_a_change_that_only_renames_a_variable_in_the_stack_function_is_ruled_ou
         ONSET - 30,
         "Name the subtotal in round_total",
         ("orders/pricing.py",),
-        "@@ -80,3 +80,3 @@ def round_total(value):\n-    subs = sum(lines)\n-    return subs\n"
+        "@@ -80,3 +80,3 @@ def round_total(value):\n-    s = sum(lines)\n-    return s\n"
         "+    subtotal = sum(lines)\n+    return subtotal\n",
     )
     result = analyze(
@@ -1197,7 +1197,7 @@ def test_a_retuned_setting_alters_what_its_name_says_whatever_the_commit_message
         ONSET - 30,
         "CHG-4821",
         ("internal/rates/bar.go",),
-        "-\tbarTTL = 60 * time.Second\n+\tbarTTL = 6 * time.Hour\n",
+        "-\tquoteTTL = 60 * time.Second\n+\tquoteTTL = 6 * time.Hour\n",
     )
     result = analyze(
         incident(

@@ -1163,7 +1163,7 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             done = done | {"null"}
         retuned = retuned_settings(change.diff)
         # The mechanisms of the settings whose value changed, read from their names' words
-        # (``barTTL`` is a TTL; a changed maximum is a limit).
+        # (``quoteTTL`` is a TTL; a changed maximum is a limit).
         keyed = frozenset(m for key in retuned for m in _setting_mechanisms(key))
         done = done | keyed
         common = sorted(done & shown)
@@ -2088,12 +2088,12 @@ _CODE_TOKEN = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'|[A-Za-z_]\w*|\
 def renames_only(diff: str) -> bool:
     """Whether a diff only renames variables it assigns: each removed line has an added line
     that is the same code with one or more names consistently replaced, every replaced name is
-    assigned in the removed lines (``subs = ...``, a local variable, not an attribute, a key or a
+    assigned in the removed lines (``total = ...``, a local variable, not an attribute, a key or a
     string), and no unchanged line still uses an old name. Such a change cannot alter what runs.
 
     >>> renames_only("-  s = items.sum\\n-  return s\\n+  total = items.sum\\n+  return total")
     True
-    >>> renames_only("-  subs = items.sum\\n+  subs = items.total")
+    >>> renames_only("-  total = items.sum\\n+  total = items.count")
     False
     >>> renames_only("-  x = d['account_ref']\\n+  x = d['ref']")
     False
@@ -2187,6 +2187,8 @@ def retuned_settings(diff: str) -> tuple[str, ...]:
 
     >>> retuned_settings("-    timeout_ms: 5000\\n+    timeout_ms: 500\\n+    new_flag: 1")
     ('timeout_ms',)
+    >>> retuned_settings("-  quoteTTL = 60 * time.Second\\n+  quoteTTL = 6 * time.Hour")
+    ('quote_ttl',)
     """
     removed: dict[str, str] = {}
     added: dict[str, str] = {}
@@ -2198,15 +2200,15 @@ def retuned_settings(diff: str) -> tuple[str, ...]:
     return tuple(k for k, v in added.items() if k in removed and removed[k] != v)
 
 
-#: A setting that is a maximum, a minimum or a limit (``MAX_ROOM_TYPE_DAYS``, ``batch_limit``).
+#: A setting that is a maximum, a minimum or a limit (``MAX_BATCH_ROWS``, ``batch_limit``).
 _LIMIT_KEY = re.compile(r"(?:^|[_.])(?:max|min|limit|maximum|minimum)(?:[_.]|$)")
 
 
 def _setting_mechanisms(key: str) -> frozenset[str]:
-    """The mechanisms a setting's name says it governs (``bar_ttl``: cache and timeout), a
+    """The mechanisms a setting's name says it governs (``quote_ttl``: a cache), a
     maximum or minimum counting as a limit.
 
-    >>> sorted(_setting_mechanisms("max_room_type_days")), sorted(_setting_mechanisms("bar_ttl"))
+    >>> sorted(_setting_mechanisms("max_batch_rows")), sorted(_setting_mechanisms("quote_ttl"))
     (['limit'], ['cache'])
     """
     found = altered_mechanisms(key)
