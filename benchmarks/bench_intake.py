@@ -344,8 +344,26 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def written_bytes(pid: int) -> int:
+    """Bytes ``pid`` has caused to be written to storage so far (``write_bytes`` of
+    /proc/<pid>/io: the database's pages, its WAL and journal)."""
+    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+        if line.startswith("write_bytes:"):
+            return int(line.split()[1])
+    return 0
+
+
+def table_bytes(db: Path) -> dict[str, int]:
+    """Bytes of each table and index of the SQLite file ``db`` (its pages, ``dbstat``)."""
+    with sqlite3.connect(db) as conn:
+        sizes = dict(conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name"))
+    conn.close()
+    return sizes
+
+
 def start_profile(base: str, output: str) -> subprocess.Popen[bytes]:
-    """``py-spy record`` of the server (collapsed stacks to ``output``) until SIGINT."""
+    """``py-spy record`` of the server and its worker children (collapsed stacks to
+    ``output``) until SIGINT."""
     py_spy = Path(sys.executable).with_name("py-spy")
     return subprocess.Popen(
         [
@@ -360,6 +378,7 @@ def start_profile(base: str, output: str) -> subprocess.Popen[bytes]:
             "--output",
             output,
             "--nonblocking",
+            "--subprocesses",
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -559,11 +578,15 @@ def run_related(
             pid = server_pid(base)
             server_cpu = cpu_seconds(pid)
             worker_cpu = sum(cpu_seconds(child) for child in children(pid))
+            served = written_bytes(pid)
+            worked = sum(written_bytes(c) for c in children(pid))
             latencies, wall, codes, _alerts = asyncio.run(
                 load(url, bodies, hook["secret"], args.clients, {})
             )
             server_cpu = cpu_seconds(pid) - server_cpu
             worker_cpu = sum(cpu_seconds(child) for child in children(pid)) - worker_cpu
+            served = written_bytes(pid) - served
+            worked = sum(written_bytes(c) for c in children(pid)) - worked
             if profiler is not None:
                 profiler.send_signal(signal.SIGINT)
                 profiler.wait(timeout=60)
@@ -579,6 +602,7 @@ def run_related(
                 conn.execute("SELECT decision, count(*) FROM alert_decisions GROUP BY decision")
             )
         conn.close()
+        sizes = table_bytes(db)
     accepted = codes.count(202)
     latencies.sort()
     print(f"{name}: load average {loadavg[0]:.2f} at start, {loadavg_after[0]:.2f} at end")
@@ -599,6 +623,14 @@ def run_related(
         f" {goal}){ran}"
     )
     print(f"{name}: decisions {json.dumps(decisions, sort_keys=True)}")
+    per_alert = max(accepted, 1)
+    biggest = sorted(sizes.items(), key=lambda kv: -kv[1])[:6]
+    print(
+        f"{name}: written during the load (/proc io): server {served / per_alert / 1024:.1f},"
+        f" worker {worked / per_alert / 1024:.1f} KiB per accepted alert; database"
+        f" {sum(sizes.values()) / per_alert / 1024:.1f} KiB per alert, of which "
+        + ", ".join(f"{table} {size / per_alert / 1024:.1f}" for table, size in biggest)
+    )
     if args.profile:
         top_of_profile(args.profile)
 

@@ -8,11 +8,15 @@ requests, one at a time: the authenticated ``GET /api/v1/alert-responders/{id}``
 ``POST .../enable`` of an ACTIVE agent (as ``bench_http.py`` sends it), ``change`` (a
 ``.../disable`` then an ``.../enable`` of each agent: every request changes the agent) and the
 hello-world's ``GET /``. Prints the CPU time of a request (``time.process_time``), min and median
-over ``--chunks`` chunks of ``--requests`` requests, and the ratio hello / target. ``--profile
-FILE`` runs cProfile over one more chunk of the ``--profile-target`` and prints the top of it.
+over ``--chunks`` chunks of ``--requests`` requests, and the ratio hello / target. With
+``--concurrency N`` the requests of a chunk are sent by N clients at once, each sending its next
+request once its last is answered (as ``wrk``'s connections do): what concurrent requests share
+(the PostgreSQL reads of one turn of the event loop, read in one round trip) shows only then.
+``--profile FILE`` runs cProfile over one more chunk of the ``--profile-target`` and prints the top
+of it.
 
     python benchmarks/http/inproc_get.py [--postgres URL] [--chunks 8] [--requests 300]
-        [--profile FILE] [--profile-target get|write|change|hello]
+        [--concurrency 1] [--profile FILE] [--profile-target get|write|change|hello]
 """
 
 from __future__ import annotations
@@ -138,13 +142,20 @@ async def run(args: argparse.Namespace, database_url: str) -> int:
     work = {target: requests_of(target) for target in targets}
     cpu: dict[str, list[float]] = {target: [] for target in targets}
 
-    async def chunk(target: str) -> float:
-        batch = work[target]
-        start = time.process_time()
+    async def client(target: str, batch: list[tuple[Any, str, str, bytes]]) -> None:
         for application, method, path, key in batch:
             status = await call(application, method, path, key)
             if status != 200:
                 raise RuntimeError(f"{target}: {status} for {method} {path}")
+
+    async def chunk(target: str) -> float:
+        batch = work[target]
+        start = time.process_time()
+        if args.concurrency == 1:
+            await client(target, batch)
+        else:  # like wrk's connections: each client sends its next request once answered
+            n = args.concurrency
+            await asyncio.gather(*(client(target, batch[i::n]) for i in range(n)))
         return (time.process_time() - start) / len(batch) * 1e6
 
     await lifespan(app, "startup")
@@ -186,6 +197,12 @@ def main() -> int:
     parser.add_argument("--orgs", type=int, default=50)
     parser.add_argument("--agents", type=int, default=5)
     parser.add_argument("--no-writes", action="store_true")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=1,
+        help="requests in flight at once (clients that each send the next once answered)",
+    )
     parser.add_argument(
         "--only", choices=("get", "write", "change"), help="measure this and the hello only"
     )

@@ -4,6 +4,7 @@ agent, the list and detail API, grouping, caps, on-request investigation, explai
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import func, select
@@ -11,7 +12,10 @@ from test_webhook_intake import TRIGGERED, make_agent, url
 
 from sleuth_core.ids import decode_global_id
 from sleuth_core.intake import sign_generic
-from sleuth_shell.db.models import Alert, AlertDecision, Investigation
+from sleuth_shell.alerts.service import list_alerts
+from sleuth_shell.db.models import AgentSet, AgentSetMember, Alert, AlertDecision, Investigation
+from sleuth_shell.db.paging import PageRequest
+from sleuth_shell.investigations.queries import load_investigation
 
 
 @pytest.fixture
@@ -268,19 +272,31 @@ def test_decisions_are_written_with_the_alert_in_one_transaction(client, factory
     deliver(client, hook, incident(1))
 
     async def read(session):
-        alerts_ = (await session.execute(select(Alert.id, Alert.title, Alert.quiet_agents))).all()
+        alerts_ = (
+            await session.execute(
+                select(Alert.id, Alert.title, Alert.quiet_set_id, Alert.quiet_except)
+            )
+        ).all()
+        members = (
+            await session.execute(
+                select(AgentSetMember.set_id, AgentSetMember.agent_id).order_by(
+                    AgentSetMember.agent_id
+                )
+            )
+        ).all()
         decided = (
             await session.execute(select(AlertDecision.alert_responder_id, AlertDecision.decision))
         ).all()
-        return alerts_, decided
+        return alerts_, members, decided
 
-    stored, decided = factory.run(read)
-    b_pk = decode_global_id(b, "AlertResponder")
-    # the matched agent's decision is a row; the one that did not match is listed with the alert
-    assert [(title, quiet) for _pk, title, quiet in stored] == [
-        ("Checkout latency high", f",{b_pk},")
-    ]
-    assert decided == [(decode_global_id(a, "AlertResponder"), "matched")]
+    stored, members, decided = factory.run(read)
+    a_pk, b_pk = decode_global_id(a, "AlertResponder"), decode_global_id(b, "AlertResponder")
+    # the matched agent's decision is a row; the one that did not match is quiet: the alert names
+    # the set of subscribed agents (stored once) and the matched one as its exception
+    [(_pk, title, set_id, loud)] = stored
+    assert (title, loud) == ("Checkout latency high", f",{a_pk},")
+    assert members == [(set_id, a_pk), (set_id, b_pk)]
+    assert decided == [(a_pk, "matched")]
     assert decode_global_id(alerts(client, org)["alerts"][0]["id"], "Alert") == stored[0][0]
     assert alerts(client, org, alert_responder_id=b, decision="not_matched")["alerts"]
     assert not alerts(client, org, alert_responder_id=a, decision="not_matched")["alerts"]
@@ -543,3 +559,219 @@ def test_chat_messages_are_in_the_alert_log_and_bounded_alike(client, org):
         headers=org.headers,
     ).json()
     assert (dry["examined"], dry["matched"]) == (3, 2)
+
+
+@pytest.mark.storage
+def test_quiet_agents_are_read_from_the_shared_set_of_subscribers(client, factory, org, hook):
+    every = make_agent(client, org, hook, "every")
+    db = make_agent(client, org, hook, "db", ["postgres"])
+    disks = make_agent(client, org, hook, "disks", ["*disk*"])
+    deliver(client, hook, incident(1))
+    deliver(client, hook, incident(2, title="Disk full"))
+    later = make_agent(client, org, hook, "later", ["nothing-matches-this"])
+    deliver(client, hook, RESOLVED)
+
+    resolved, disk, latency = alerts(client, org)["alerts"]
+    assert {k: d for k, (d, _) in decisions_of(latency).items()} == {
+        every: "matched",
+        db: "not_matched",
+        disks: "not_matched",
+    }
+    assert {k: d for k, (d, _) in decisions_of(disk).items()} == {
+        every: "matched",
+        db: "not_matched",
+        disks: "matched",
+    }
+    assert {k: d for k, (d, _) in decisions_of(resolved).items()} == dict.fromkeys(
+        (every, db, disks, later), "lifecycle"
+    )
+    assert [d["alert_responder_id"] for d in latency["decisions"]] == sorted(
+        [every, db, disks], key=lambda gid: decode_global_id(gid, "AlertResponder")
+    )
+
+    def ids(**params) -> list[str]:
+        return [a["id"] for a in alerts(client, org, **params)["alerts"]]
+
+    # "Why didn't agent X fire": the alerts on which it was quiet, and only those.
+    assert ids(alert_responder_id=db, decision="not_matched") == [disk["id"], latency["id"]]
+    assert ids(alert_responder_id=disks, decision="not_matched") == [latency["id"]]
+    assert ids(alert_responder_id=every, decision="not_matched") == []
+    assert ids(alert_responder_id=later, decision="not_matched") == []
+    assert ids(alert_responder_id=later) == [resolved["id"]]
+    assert ids(alert_responder_id=disks) == [resolved["id"], disk["id"], latency["id"]]
+    assert ids(decision="not_matched") == [disk["id"], latency["id"]]
+    assert ids(alert_responder_id=db, decision="lifecycle") == [resolved["id"]]
+
+    async def stored(session):
+        return (
+            await session.scalar(select(func.count()).select_from(AgentSet)),
+            (await session.execute(select(Alert.quiet_set_id).order_by(Alert.id))).scalars().all(),
+        )
+
+    # The two alerts with the same subscribers share one set; the later agent made a second.
+    sets, referenced = factory.run(stored)
+    assert sets == 2 and referenced[0] == referenced[1] != referenced[2]
+
+
+@pytest.mark.storage
+def test_each_investigation_reads_the_payload_its_alert_holds_once(client, factory, org, hook):
+    from sleuth_shell.alerts.service import prune_alert_log
+    from sleuth_shell.db.models import utcnow
+
+    make_agent(client, org, hook, "every")
+    make_agent(client, org, hook, "latency", ["*latency*"])
+    body = incident(7)
+    started = deliver(client, hook, body)
+    other = deliver(client, hook, incident(8, title="Disk full"))
+    assert len(started) == 2 and len(other) == 1
+
+    def payloads(gids: list[str]) -> list[str]:
+        answers = [client.get(f"/api/v1/investigations/{gid}", headers=org.headers) for gid in gids]
+        assert all(a.status_code == 200 for a in answers)
+        return [a.json()["event_payload"] for a in answers]
+
+    assert payloads(started) == [body.decode()] * 2
+    assert payloads(other) == [incident(8, title="Disk full").decode()]
+    listed = client.get("/api/v1/investigations", headers=org.headers).json()["investigations"]
+    assert sorted(i["event_payload"] for i in listed) == sorted(
+        [body.decode()] * 2 + [incident(8, title="Disk full").decode()]
+    )
+
+    async def rows(session):
+        return (
+            await session.execute(
+                select(Investigation.alert_id, Investigation.event_payload).order_by(
+                    Investigation.id
+                )
+            )
+        ).all()
+
+    first_alert = decode_global_id(alerts(client, org)["alerts"][-1]["id"], "Alert")
+    # Stored once: the investigations reference the alert-log row and hold no copy.
+    assert [tuple(r) for r in factory.run(rows)][:2] == [(first_alert, "")] * 2
+
+    async def prune(session):
+        await prune_alert_log(session, utcnow() + timedelta(seconds=1))
+        await session.commit()
+
+    factory.run(prune)
+    assert alerts(client, org)["alerts"] == []
+    # Pruned from the log, the alerts' payloads stay with the investigations that ran on them.
+    assert payloads(started) == [body.decode()] * 2
+    assert payloads(other) == [incident(8, title="Disk full").decode()]
+    assert [r[0] for r in factory.run(rows)] == [None, None, None]
+
+
+@pytest.mark.storage
+def test_migration_0024_converts_payloads_and_quiet_agents(database_url: str) -> None:
+    """Rows written before 0024: investigations that copied their alert's payload reference it
+    (their copy cleared), one opened before the alert log keeps its own; each alert's quiet
+    agents become a shared set less its exceptions, and read back the same; downgrade restores
+    both."""
+    import asyncio
+
+    from sqlalchemy import text
+    from test_ids_never_reused import _downgrade
+
+    from sleuth_shell.db import create_engine, create_session_factory
+    from sleuth_shell.db.migrate import migrate
+
+    migrate(database_url, "0023")
+    stamp = {"t": datetime(2026, 11, 1, tzinfo=UTC)}
+
+    async def run(*statements: str) -> list[list[tuple[object, ...]]]:
+        engine = create_engine(database_url)
+        out = []
+        try:
+            async with engine.begin() as connection:
+                for statement in statements:
+                    result = await connection.execute(text(statement), stamp)
+                    out.append(list(result.all()) if result.returns_rows else [])
+        finally:
+            await engine.dispose()
+        return out
+
+    alert_columns = (
+        "INSERT INTO alerts (org_id, source_type, source_remote_id, delivery_id, kind, event_type,"
+        " title, service, severity, dedup_key, group_key, match_text, payload, occurred_at,"
+        " received_at, quiet_decision, quiet_agents) VALUES "
+    )
+    asyncio.run(
+        run(
+            "INSERT INTO organizations (name, plan, signing_secret, created_at) "
+            "VALUES ('o', 'free', 's', :t)",
+            alert_columns + "(1, 'PROVIDER_A', 'r', 'd1', 'new_alert', 'e', 'one', '', '', 'k1',"
+            " 'g', 'one', 'P1', :t, :t, 'not_matched', ',11,13,14,'),"
+            " (1, 'PROVIDER_A', 'r', 'd2', 'new_alert', 'e', 'two', '', '', 'k2', 'g', 'two', 'P2',"
+            " :t, :t, 'not_matched', ',11,12,14,'),"
+            " (1, 'PROVIDER_A', 'r', 'd3', 'lifecycle', 'e', 'three', '', '', 'k1', 'g', 'three',"
+            " 'P3', :t, :t, 'lifecycle', ',11,12,13,14,'),"
+            " (1, 'PROVIDER_A', 'r', 'd4', 'new_alert', 'e', 'four', '', '', 'k4', 'g', 'four',"
+            " 'P4', :t, :t, 'not_matched', '')",
+            "INSERT INTO investigations (org_id, name, status, prompt, event_payload, result,"
+            " sources, created_at) VALUES (1, 'one', 'PENDING', 'p', 'P1', '', '[]', :t),"
+            " (1, 'two', 'PENDING', 'p', 'P2', '', '[]', :t),"
+            " (1, 'before the log', 'PENDING', 'p', 'OLD', '', '[]', :t),"
+            " (1, 'four', 'PENDING', 'p', 'P4', '', '[]', :t)",
+            "INSERT INTO alert_decisions (alert_id, org_id, alert_responder_id, decision, reason,"
+            " investigation_id) VALUES (1, 1, 12, 'matched', 'r', 1),"
+            " (2, 1, 13, 'matched', 'r', 2), (4, 1, 11, 'matched', 'r', 4),"
+            " (4, 1, 12, 'grouped', 'r', 1)",
+        )
+    )
+    migrate(database_url)
+
+    async def read():
+        engine = create_engine(database_url)
+        try:
+            async with create_session_factory(engine)() as session:
+                listed, _ = await list_alerts(session, 1, PageRequest(limit=10))
+                found = [await load_investigation(session, 1, pk) for pk in (1, 2, 3, 4)]
+                return (
+                    {s.alert.title: s.decisions for s in listed},
+                    [(f.row.alert_id, f.row.event_payload, f.event_payload) for f in found if f],
+                    await session.scalar(select(func.count()).select_from(AgentSet)),
+                    [
+                        [s.alert.id for s in (await list_alerts(session, 1, page, **w))[0]]
+                        for page, w in (
+                            (PageRequest(limit=10), {"agent_id": 12, "decision": "not_matched"}),
+                            (PageRequest(limit=10), {"agent_id": 14, "decision": "not_matched"}),
+                            (PageRequest(limit=10), {"agent_id": 11}),
+                        )
+                    ],
+                )
+        finally:
+            await engine.dispose()
+
+    decided, investigations, sets, filtered = asyncio.run(read())
+    quiet = "the agent's matching criteria do not match the alert"
+    assert decided["one"] == [
+        (11, "not_matched", quiet, None),
+        (12, "matched", "r", 1),
+        (13, "not_matched", quiet, None),
+        (14, "not_matched", quiet, None),
+    ]
+    assert decided["two"] == [
+        (11, "not_matched", quiet, None),
+        (12, "not_matched", quiet, None),
+        (13, "matched", "r", 2),
+        (14, "not_matched", quiet, None),
+    ]
+    assert [d[:2] for d in decided["three"]] == [(a, "lifecycle") for a in (11, 12, 13, 14)]
+    assert decided["four"] == [(11, "matched", "r", 4), (12, "grouped", "r", 1)]
+    assert sets == 1  # alerts one, two and three had the same subscribers
+    assert investigations == [(1, "", "P1"), (2, "", "P2"), (None, "OLD", "OLD"), (4, "", "P4")]
+    assert filtered == [[2], [2, 1], [4, 3, 2, 1]]
+
+    asyncio.run(_downgrade(database_url, "0023"))
+    back = asyncio.run(
+        run(
+            "SELECT title, quiet_agents FROM alerts ORDER BY id",
+            "SELECT event_payload FROM investigations ORDER BY id",
+        )
+    )
+    assert back == [
+        [("one", ",11,13,14,"), ("two", ",11,12,14,"), ("three", ",11,12,13,14,"), ("four", "")],
+        [("P1",), ("P2",), ("OLD",), ("P4",)],
+    ]
+    migrate(database_url)

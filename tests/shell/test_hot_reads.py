@@ -222,3 +222,113 @@ def test_the_session_pool_pings_a_connection_that_sat_idle(migrated_url: str, ba
     first, second, third, failed = asyncio.run(go())
     assert first != second and third not in (first, second)
     assert failed
+
+
+@pytest.mark.storage
+def test_reads_made_together_each_get_their_own_row(
+    migrated_url: str, backend: str, factory: Factory, org: OrgHandle
+) -> None:
+    """``first`` reads made in the same turn of the event loop (concurrent requests) each get
+    what they would get alone: their organization's row, None for another organization's agent
+    or an unknown one. On PostgreSQL they are one round trip (the reads of a batch)."""
+    other = factory.org("globex")
+    mine, theirs = _agent(factory, org), _agent(factory, other)
+    asks = [
+        {"pk": mine.id, "org_id": org.id},
+        {"pk": theirs.id, "org_id": other.id},
+        {"pk": theirs.id, "org_id": org.id},  # another organization's agent: nothing
+        {"pk": mine.id, "org_id": org.id},  # the same read twice
+        {"pk": theirs.id + 1000, "org_id": other.id},  # no such agent
+    ]
+
+    async def go() -> tuple[list[Any], list[Any], int]:
+        engine = create_engine(migrated_url)
+        reader = HotReader(engine)
+        trips = 0
+        fetch = reader._fetch
+
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            nonlocal trips
+            trips += 1
+            return await fetch(*args, **kwargs)
+
+        reader._fetch = counted  # type: ignore[method-assign]
+        try:
+            alone = [await AGENT_WITH_TEAM.first(reader, ask) for ask in asks]
+            trips = 0
+            together = await asyncio.gather(*(AGENT_WITH_TEAM.first(reader, a) for a in asks))
+            return alone, together, trips
+        finally:
+            await reader.aclose()
+            await engine.dispose()
+
+    alone, together, trips = asyncio.run(go())
+    assert together == alone
+    assert [row and (row["id"], row["org_id"]) for row in together] == [
+        (mine.id, org.id),
+        (theirs.id, other.id),
+        None,
+        (mine.id, org.id),
+        None,
+    ]
+    assert together[0] is not None and together[0]["match_rules"] == mine.match_rules
+    if backend == "postgresql":
+        assert trips == 1
+
+
+@pytest.mark.storage
+def test_a_read_the_database_refuses_fails_alone(
+    migrated_url: str, backend: str, factory: Factory, org: OrgHandle
+) -> None:
+    """PostgreSQL: a reader whose value the statement refuses (an id beyond the column's
+    ``INTEGER``) gets its error, and the others read with it in the same turn their rows."""
+    if backend != "postgresql":
+        pytest.skip("the SQLite reads are not batched (each runs inline)")
+    agent = _agent(factory, org)
+    good = {"pk": agent.id, "org_id": org.id}
+
+    async def go() -> list[Any]:
+        engine = create_engine(migrated_url)
+        reader = HotReader(engine)
+        try:
+            return await asyncio.gather(
+                AGENT_WITH_TEAM.first(reader, good),
+                AGENT_WITH_TEAM.first(reader, {"pk": 2**40, "org_id": org.id}),
+                AGENT_WITH_TEAM.first(reader, good),
+                return_exceptions=True,
+            )
+        finally:
+            await reader.aclose()
+            await engine.dispose()
+
+    first, refused, last = asyncio.run(go())
+    assert isinstance(refused, Exception) and "out of int32 range" in str(refused)
+    assert isinstance(first, dict) and first["id"] == agent.id and last == first
+
+
+@pytest.mark.storage
+def test_a_reader_that_goes_away_leaves_the_others_their_rows(
+    migrated_url: str, backend: str, factory: Factory, org: OrgHandle
+) -> None:
+    """PostgreSQL: a request cancelled while its read waits for its batch (its client left) does
+    not disturb the reads made with it."""
+    if backend != "postgresql":
+        pytest.skip("a SQLite read runs inline: nothing waits")
+    agent = _agent(factory, org)
+    params = {"pk": agent.id, "org_id": org.id}
+
+    async def go() -> list[Any]:
+        engine = create_engine(migrated_url)
+        reader = HotReader(engine)
+        try:
+            reads = [asyncio.ensure_future(AGENT_WITH_TEAM.first(reader, params)) for _ in "abc"]
+            await asyncio.sleep(0)  # each is waiting for its row now
+            reads[1].cancel()
+            return await asyncio.gather(*reads, return_exceptions=True)
+        finally:
+            await reader.aclose()
+            await engine.dispose()
+
+    first, cancelled, last = asyncio.run(go())
+    assert isinstance(first, dict) and first["id"] == agent.id and last == first
+    assert isinstance(cancelled, asyncio.CancelledError)

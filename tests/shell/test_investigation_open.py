@@ -9,10 +9,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from conftest import Factory, OrgHandle
 from sqlalchemy import func, select
+from test_investigations import store_alert
 
 from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.db.models import AlertResponder, Investigation, Job
 from sleuth_shell.investigations import DEFAULT_PROMPT, open_investigation
+from sleuth_shell.investigations.queries import load_investigation
 
 pytestmark = pytest.mark.storage
 
@@ -48,7 +50,7 @@ async def _open(
                 org_id=agent.org_id,
                 agent=agent,
                 name=name,
-                event_payload='{"title": "CPU high"}',
+                alert_id=await store_alert(session, agent.org_id, '{"title": "CPU high"}'),
                 dedup_key=dedup_key,
                 now=now,
             )
@@ -89,7 +91,10 @@ def test_creates_a_pending_row_with_its_job(
     assert row.team_id == org.default_team_id
     assert row.name == long_title.split("\n")[0].strip()[:200]
     assert len(row.name) == 200
-    assert row.event_payload == '{"title": "CPU high"}'
+    # The payload is the alert's, stored once in the alert log: the row only references it.
+    assert row.event_payload == "" and row.alert_id is not None
+    read = factory.run(lambda session: load_investigation(session, org.id, pk))
+    assert read is not None and read.event_payload == '{"title": "CPU high"}'
     assert row.created_at == T0
     [job] = _jobs(factory)
     assert job.payload == {"investigation_id": pk}
@@ -154,7 +159,7 @@ def test_a_rolled_back_opening_leaves_nothing(
                     org_id=org.id,
                     agent=agent,
                     name="x",
-                    event_payload="{}",
+                    alert_id=await store_alert(session, org.id, "{}"),
                     dedup_key="K",
                     now=T0,
                 )

@@ -23,7 +23,7 @@ from sleuth_shell.agents.base import AgentContext, AgentResult
 from sleuth_shell.app import create_app
 from sleuth_shell.config import Settings
 from sleuth_shell.db import create_engine, create_session_factory
-from sleuth_shell.db.models import AlertResponder, Investigation, Organization
+from sleuth_shell.db.models import Alert, AlertResponder, Investigation, Organization
 from sleuth_shell.investigations import DEFAULT_PROMPT, open_investigation, stop_investigation
 from sleuth_shell.notify.signing import verify
 
@@ -116,6 +116,34 @@ def make_agent(
     return gid
 
 
+async def store_alert(
+    session: Any, org_id: int, payload: str, *, title: str = "Checkout 5xx", key: str = "k"
+) -> int:
+    """An alert-log row holding ``payload`` (what an investigation runs on), as the intake
+    stores one; its pk."""
+    now = datetime.now(UTC)
+    alert = Alert(
+        org_id=org_id,
+        source_type="PROVIDER_A",
+        source_remote_id="test",
+        delivery_id=key,
+        kind="new_alert",
+        event_type="incident.triggered",
+        title=title,
+        service="",
+        severity="",
+        dedup_key=key,
+        group_key=title,
+        match_text=title,
+        payload=payload,
+        occurred_at=now,
+        received_at=now,
+    )
+    session.add(alert)
+    await session.flush()
+    return int(alert.id)
+
+
 def open_for(
     settings: Settings,
     agent_gid: str,
@@ -137,7 +165,7 @@ def open_for(
                     org_id=agent.org_id,
                     agent=agent,
                     name=name,
-                    event_payload=PAYLOAD,
+                    alert_id=await store_alert(session, agent.org_id, PAYLOAD, title=name),
                     dedup_key=dedup_key,
                     now=datetime.now(UTC),
                 )
@@ -573,7 +601,7 @@ def test_embedded_agent_investigates_with_the_demo_data(
                     org_id=org.id,
                     agent=agent,
                     name="Checkout 5xx rate high",
-                    event_payload=payload,
+                    alert_id=await store_alert(session, org.id, payload),
                     dedup_key="demo-1",
                     now=now,
                 )

@@ -12,7 +12,13 @@ from rca_memory import MemoryKnowledge
 from sleuth_shell.agents.base import AgentContext, AgentResult
 from sleuth_shell.agents.catalog_answer import question_parts
 from sleuth_shell.agents.retrieval import RetrievalAgent
-from sleuth_shell.passages import asked_value, expected_answer, key_terms, rank_passages
+from sleuth_shell.passages import (
+    answer_cue,
+    asked_value,
+    expected_answer,
+    key_terms,
+    rank_passages,
+)
 
 FAILOVER = """# Ledger database failover
 
@@ -133,3 +139,179 @@ def test_what_was_changed_afterwards_comes_from_that_section() -> None:
     result = ask("What caused the October ledger outage, and what did we change after it?")
     lead = result.markdown.split("\n\n", 1)[0]
     assert "out of disk" in lead and "Disk alerts now page at 70%" in lead
+
+
+def test_terse_questions_split_at_lists_topics_and_commas() -> None:
+    assert question_parts("ledger-db RTO + RPO?") == ["ledger-db RTO", "RPO?"]
+    assert question_parts("Cards pager handle / escalate after") == [
+        "Cards pager handle",
+        "escalate after",
+    ]
+    assert question_parts("ledger-db RTO, rollback command") == [
+        "ledger-db RTO",
+        "rollback command",
+    ]
+    assert question_parts("ledger-db RTO and its rollback command?") == [
+        "ledger-db RTO",
+        "its rollback command?",
+    ]
+    assert question_parts("who approves a freeze exception, when does it end") == [
+        "who approves a freeze exception",
+        "when does it end",
+    ]
+    assert question_parts("Who pages ledger-db and after how long do we escalate?") == [
+        "Who pages ledger-db",
+        "after how long do we escalate?",
+    ]
+    # A topic before the question is written before each part.
+    assert question_parts("ledger-db failover: RTO, rollback command?") == [
+        "ledger-db failover: RTO",
+        "ledger-db failover: rollback command?",
+    ]
+    assert question_parts("Ledger outage - what broke and what did we change?") == [
+        "Ledger outage: what broke",
+        "Ledger outage: what did we change?",
+    ]
+    # A comma after a clause that asks nothing is not a list, and one thing asked stays whole.
+    assert question_parts("If ledger-db fails over, what do we drain first?") == [
+        "If ledger-db fails over, what do we drain first?"
+    ]
+    assert question_parts("For ledger-db, what is the RTO?") == ["For ledger-db, what is the RTO?"]
+    assert question_parts("retention.ms + max_poll_records?") == [
+        "retention.ms",
+        "max_poll_records?",
+    ]
+
+
+def test_a_topic_picks_the_document_and_each_part_its_passage() -> None:
+    result = ask("ledger-db failover: what do we drain + the rollback command?")
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert lead.startswith("Drain the posting queue first: `lgctl queue drain postings`.")
+    assert "rollback command: `lgctl rollback ledger-db`" in lead
+    assert "**ledger-db failover: what do we drain?**" in result.markdown
+
+
+def test_a_later_part_asking_for_another_column_is_answered_by_the_same_row() -> None:
+    lead = ask("Cards pager handle? escalate after?").markdown.split("\n\n", 1)[0]
+    assert "Pager handle: pg-cards; Escalate after: 5 minutes" in lead
+    assert "20 minutes" not in lead
+
+
+def test_what_was_changed_lists_every_change_even_asked_as_one_question() -> None:
+    lead = ask("what did we change after the October ledger outage").markdown.split("\n\n")[0]
+    assert "Disk alerts now page at 70%" in lead
+    assert "Postings older than a year move to cold storage" in lead
+
+
+OUTAGE = """# Postmortem: card outage
+
+Status: final. Duration: 2 hours 5 minutes.
+
+## Summary
+For a while 312 cards were refused at 40 gates; a retry took 30 seconds each time.
+"""
+
+
+def test_how_many_and_how_long_are_answered_in_their_own_words() -> None:
+    docs = [(1, "Postmortem: card outage", OUTAGE)]
+
+    def top(question: str) -> str:
+        return rank_passages(
+            key_terms(question),
+            docs,
+            expects=expected_answer(question),
+            cue=answer_cue(question),
+        )[0].passage.text
+
+    assert top("how many cards were refused in the card outage?").startswith("For a while 312")
+    assert top("how long did the card outage last?").startswith("Status: final. Duration")
+    assert answer_cue("how many gates refused cards?").search("at 40 gates")
+    assert not answer_cue("how many gates refused cards?").search("312 cards were refused")
+
+
+KIOSKS = """# Kiosks: faults
+
+| Fault | Meaning | Field action |
+|---|---|---|
+| K-7 | coin box full | box collection by the cash courier |
+| K-9 | screen dead | replace the screen |
+
+cash courier: Harbor Armored Services (dispatch +1 555 0100)
+collection cutoff: 14:00 local time
+"""
+
+
+def test_who_follows_the_role_a_passage_names_to_the_line_defining_it() -> None:
+    ctx = AgentContext(
+        org_id=1,
+        now=datetime(2026, 12, 1, tzinfo=UTC),
+        knowledge=MemoryKnowledge([("Kiosks: faults", KIOSKS), ("Rota", ROTA)]),
+        logs=MemoryLogs([]),
+        public_url="http://sleuth.test",
+        changes=MemoryChanges([]),
+        metrics=MemoryMetrics([]),
+    )
+    result = asyncio.run(
+        RetrievalAgent().answer(ctx, "kiosk K-7 - what does it mean and who do we call for it?")
+    )
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert "coin box full" in lead and "Harbor Armored Services" in lead
+    assert lead.count("coin box full") == 1  # the row is stated once
+
+
+CONTACTS = """# Ledger contacts
+
+Owner: Ledger team (#ledger-oncall). Vendor support: help@ledgerco.example.
+
+manual replay approval: Ledger on-call lead
+max_replays: 3
+ledger_write_timeout: 45 seconds
+"""
+
+
+def test_typos_short_forms_and_asked_forms_still_find_the_line() -> None:
+    docs = [(1, "Ledger contacts", CONTACTS), *DOCS]
+
+    def top(question: str) -> str:
+        return rank_passages(
+            key_terms(question), docs, value_of=asked_value(question), expects=None
+        )[0].passage.text
+
+    assert top("ledger write timout?") == "ledger_write_timeout: 45 seconds"  # a typo
+    assert top("who approves a ledger replay?") == "manual replay approval: Ledger on-call lead"
+    assert top("ledger max replays?") == "max_replays: 3"  # a key written as one token
+    assert "#ledger-oncall" in top("who owns the ledger, and what's their slack channel")
+    assert "help@ledgerco.example" in top("ledger vendor email")
+    assert key_terms("who owns it") == ["owner"]
+
+
+def test_a_why_question_naming_a_postmortem_is_answered_from_it() -> None:
+    ctx = AgentContext(
+        org_id=1,
+        now=datetime(2026, 12, 1, tzinfo=UTC),
+        knowledge=MemoryKnowledge(
+            [
+                (
+                    "Postmortem PM-0042: disk outage",
+                    "# Postmortem PM-0042\n\n## Root cause\nThe ledger-db primary ran out of "
+                    "disk: nothing pruned the WAL archive.\n",
+                ),
+                ("Ledger database failover", FAILOVER),
+            ]
+        ),
+        logs=MemoryLogs([]),
+        public_url="http://sleuth.test",
+        changes=MemoryChanges([]),
+        metrics=MemoryMetrics([]),
+    )
+    result = asyncio.run(RetrievalAgent().answer(ctx, "PM-0042 - root cause?"))
+    assert "ran out of disk" in result.markdown.split("\n\n", 1)[0]
+    assert result.analysis is None or "category" not in result.analysis
+
+
+def test_a_hyphenated_question_word_matches_the_words_written_apart() -> None:
+    gates = "# Gates\n\nSwitch on: `gatectl open`\n\nSwitch off early: `gatectl shut`\n"
+    docs = [(1, "Gates", gates)]
+    question = "gates switch-off command"
+    found = rank_passages(key_terms(question), docs, value_of=asked_value(question))
+    assert found[0].passage.text == "Switch off early: `gatectl shut`"

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sleuth_shell.question import understand
+from sleuth_shell.question import expand_shorthand, understand
 
 NOW = datetime(2026, 3, 16, 9, 0, tzinfo=UTC)  # a Monday
 
@@ -43,3 +43,31 @@ def test_since_the_deploy_is_flagged_for_the_caller() -> None:
     question = understand("errors in payments-api since the deploy?", NOW, SERVICES)
     assert question.since_deploy and question.window is None
     assert question.services == ["payments-api"] and question.intent == "errors"
+
+
+@pytest.mark.parametrize(
+    ("typed", "written"),
+    [
+        ("ehr-sync errs yday 02:30-03:00 UTC?", "ehr-sync errors yesterday 02:30-03:00 UTC?"),
+        ("why is web failing since ~08:05?", "why is web failing since 08:05?"),
+        ("anything since about 08:05", "anything since 08:05"),
+        ("whats the restart cmd w/ the flag", "what's the restart command with the flag"),
+        ("err count yest b4 noon", "error count yesterday before noon"),
+        # Hyphenated names and words that merely contain a shorthand stay as they are.
+        ("cmd-runner and the msgs-api errors", "cmd-runner and the msgs-api errors"),
+        ("whatsoever yesterday", "whatsoever yesterday"),
+    ],
+)
+def test_shorthand_is_written_out(typed: str, written: str) -> None:
+    assert expand_shorthand(typed) == written
+
+
+def test_shorthand_windows_match_the_written_out_ones() -> None:
+    terse = understand(expand_shorthand("ehr-sync errs yday 02:30-03:00 UTC?"), NOW, SERVICES)
+    plain = understand("ehr-sync errors yesterday 02:30-03:00 UTC?", NOW, SERVICES)
+    assert terse.window == plain.window and terse.window is not None
+    assert (terse.window.start.day, terse.window.start.hour) == (15, 2)
+    assert terse.intent == "errors" and terse.services == ["ehr-sync"]
+    since = understand(expand_shorthand("why is web failing since ~08:05?"), NOW, SERVICES)
+    assert since.window is not None and since.window.label == "since"
+    assert (since.window.start.hour, since.window.start.minute) == (8, 5)

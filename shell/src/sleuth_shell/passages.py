@@ -12,6 +12,7 @@ calibrated on.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import itertools
 import math
@@ -25,6 +26,7 @@ from sleuth_shell.text import split_passages
 __all__ = [
     "Candidate",
     "Ranked",
+    "answer_cue",
     "asked_value",
     "expected_answer",
     "key_terms",
@@ -78,6 +80,36 @@ def expected_answer(question: str) -> re.Pattern[str] | None:
     return None
 
 
+_HOW_MANY = re.compile(r"\bhow\s+many\s+(?:of\s+(?:the\s+)?)?([a-z][\w-]*)", re.IGNORECASE)
+_HOW_LONG = re.compile(r"\bhow\s+long\b(?P<past>\s+(?:did|was|were|had)\b)?", re.IGNORECASE)
+#: Words naming an incident, whose length a "how long" asks for.
+_INCIDENT = re.compile(
+    r"\b(?:outages?|incidents?|stalls?|downtime|disruptions?|degradations?|breach(?:es)?|"
+    r"post-?mortems?)\b",
+    re.IGNORECASE,
+)
+
+
+def answer_cue(question: str) -> re.Pattern[str] | None:
+    """What the passage that answers ``question`` says in so many words, if the question's form
+    tells: "how many riders ...?" is answered by a number followed by that noun ("1,284
+    riders"), "how long did it last?" (or "how long" about an outage or incident) by a labelled
+    duration ("Duration: 58 minutes").
+
+    >>> cue = answer_cue("how many riders got double charged?")
+    >>> bool(cue.search("1,284 riders were charged twice")), bool(cue.search("some riders"))
+    (True, False)
+    >>> bool(answer_cue("How long did the outage last?").search("Duration: 58 minutes."))
+    True
+    """
+    if (m := _HOW_MANY.search(question)) is not None:
+        noun = re.escape(stem(m[1].lower()))
+        return re.compile(rf"\d[\d,.]*\s+(?:[a-z-]+\s+){{0,2}}?{noun}", re.IGNORECASE)
+    if (m := _HOW_LONG.search(question)) is not None and (m["past"] or _INCIDENT.search(question)):
+        return re.compile(r"\bduration\s*:", re.IGNORECASE)
+    return None
+
+
 _VALUE_QUESTION = re.compile(
     r"^\s*(?:(?:what|which)(?:'s|\s+(?:is|are|was|were))\s+(?:the\s+|our\s+|its\s+)?(?P<np>.+)|"
     r"(?P<bare>(?!(?:what|which|who|whom|how|when|where|why|is|are|do|does|did|can|should|must)\b)"
@@ -106,16 +138,33 @@ _GENERIC_WORDS = (
     "long often much many mean means meaning does used use set value values command commands "
     "kept keep retained valid listen happens happen take takes make makes run runs say says "
     "best way ok okay exactly currently current allowed allow maximum minimum max min "
-    "fix fixes solve resolve handle deal troubleshoot expired must need needs also"
+    "fix fixes solve resolve handle deal troubleshoot expired must need needs also get gets got"
 )
 _GENERIC = frozenset(_GENERIC_WORDS.split())
+
+
+#: Verbs whose answer a runbook writes under a noun label ("who owns X?": "Owner: ...").
+_LABEL_OF = {"own": "owner", "owns": "owner", "owned": "owner", "owning": "owner"}
+#: Words that ask for a value of a form rather than name a topic: a passage holding a value of
+#: that form holds them ("their slack channel?": "#partners").
+_CHANNEL = re.compile(r"(?<![\w&])#[a-z][\w-]+", re.IGNORECASE)
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+_PHONE = re.compile(r"\+\d[\d ()-]{6,}\d")
+_FORMS = {
+    "channel": _CHANNEL,
+    "slack": _CHANNEL,
+    "email": _EMAIL,
+    "e-mail": _EMAIL,
+    "mail": _EMAIL,
+    "phon": _PHONE,
+}
 
 
 def key_terms(question: str) -> list[str]:
     """The topic words of ``question``, stemmed (generic question words dropped)."""
     out: list[str] = []
     for word in terms(question):
-        s = stem(word)
+        s = _LABEL_OF.get(word) or stem(word)
         if s not in _GENERIC and word not in _GENERIC and len(s) >= 2 and s not in out:
             out.append(s)
     for joined in _compounds(question):
@@ -229,6 +278,85 @@ _KEY_ASKED = 0.3
 _KEY_NAMES = 0.4
 
 
+@functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _key_words(key: str) -> frozenset[str]:
+    """The stems of a ``key: value`` line's key, generic words aside; a key written as one
+    token (``max_resubmits``) stands for its words, so "max resubmits?" asks for it."""
+    found = set(_word_stems(key)) - _GENERIC
+    for token in re.findall(r"\w+(?:[_.]\w+)+", key.lower()):
+        parts = {stem(p) for p in re.split(r"[_.]", token) if p} - _GENERIC
+        if parts and parts <= found:
+            found.discard(stem(token))
+            found.discard(token)
+    return frozenset(found)
+
+
+@functools.lru_cache(maxsize=64)
+def _by_initial(vocabulary: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """The alphabetic words of ``vocabulary`` by their first letter (memoised on the set)."""
+    out: dict[str, list[str]] = {}
+    for word in vocabulary:
+        if word.isalpha():
+            out.setdefault(word[0], []).append(word)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _near(term: str, vocabulary: Sequence[str], *, typos: bool) -> frozenset[str]:
+    """The words of ``vocabulary`` (those sharing its first letter) that ``term`` (five letters
+    or more) is a short form of
+    (``approv`` for ``approval``: at most three letters more) or, with ``typos`` (no candidate
+    holds the term), a typo of (one letter off: ``timout``, ``settlment``)."""
+    if len(term) < 5 or not term.isalpha():
+        return frozenset()
+    found = {
+        w
+        for w in vocabulary
+        if w != term
+        and -1 <= len(w) - len(term) <= 3
+        and (
+            w.startswith(term)
+            or (typos and abs(len(w) - len(term)) <= 1 and _one_letter_off(term, w))
+        )
+    }
+    return frozenset(found)
+
+
+def _one_letter_off(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by one inserted, dropped, changed or swapped letter."""
+    return difflib.SequenceMatcher(None, a, b).ratio() >= 1 - 1.5 / max(len(a), len(b)) or (
+        len(a) == len(b)
+        and sum(x != y for x, y in zip(a, b, strict=True)) == 2
+        and sorted(a) == sorted(b)
+    )
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _stems_with(text: str, near: frozenset[tuple[str, frozenset[str]]]) -> frozenset[str]:
+    found = _stems(text)
+    return found | {t for t, words in near if not words.isdisjoint(found)}
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _held(
+    text: str, near: frozenset[tuple[str, frozenset[str]]], forms: tuple[str, ...]
+) -> frozenset[str]:
+    """The stems ``text`` holds, with the asked terms it holds as a typo's or short form's
+    correct word (``near``: term and words) or as a value of an asked form (``forms``, keys of
+    `_FORMS`)."""
+    found = _stems_with(text, near) if near else _stems(text)
+    if forms:
+        found = found | {t for t in forms if _FORMS[t].search(text)}
+    return found
+
+
+#: What a passage that states the answer in the question's form gains (see `answer_cue`).
+_CUE_BONUS = 0.25
+#: What a topic term (see `rank_passages`) earns wherever its document holds it; the rest of
+#: its weight counts to the coverage of a passage that holds it, and to its score by how few of
+#: the document's passages hold it (the row naming "E-420" among rows alike).
+_SUBJECT_SHARE = 0.8
+
+
 @dataclass(frozen=True)
 class Ranked:
     """A passage with its score and the share of the question's key-term weight it carries."""
@@ -256,6 +384,15 @@ def stems_of(text: str) -> frozenset[str]:
 def _stems(text: str) -> frozenset[str]:
     """The stems of ``text``'s terms, their hyphenated parts and its compounds (memoised on the
     text, which is the whole key: no invalidation needed)."""
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    # Two words written apart match the hyphenated word ("switch off" for "switch-off").
+    pairs = {stem(f"{a}-{b}") for a, b in itertools.pairwise(words) if len(a) > 1 < len(b)}
+    return _word_stems(text) | pairs
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _word_stems(text: str) -> frozenset[str]:
+    """The stems of ``text``'s terms, their hyphenated parts and its compounds."""
     found: set[str] = _compounds(text)
     for word in terms(text):
         found.add(stem(word))
@@ -274,6 +411,8 @@ def rank_passages(
     expects: re.Pattern[str] | None = None,
     context: Sequence[str] = (),
     value_of: Sequence[str] = (),
+    subject: Sequence[str] = (),
+    cue: re.Pattern[str] | None = None,
 ) -> list[Ranked]:
     """Every fine passage of ``documents`` (``(id, title, markdown)``), best first.
 
@@ -290,11 +429,34 @@ def rank_passages(
     passage gains for the share of the key-term weight its document's title holds.
     ``context`` terms (the subject of an earlier part of the question) add to the score where
     the passage's document holds them, at a quarter of their weight, and never to ``coverage``.
+    A passage matching ``cue`` (see `answer_cue`) gains.
+    ``subject`` terms (a topic written before the question: "records-db failover: who
+    approves?") are asked terms that name the document more than the passage: they earn 0.8 of
+    their weight wherever the document holds them, and a passage holding them the rest only by
+    how few of the document's passages hold it (a table row naming the topic among rows alike),
+    so the rest of the question picks the passage.
     """
     wanted = list(dict.fromkeys(question_terms))
     if not wanted or not documents:
         return []
     doc_stems = {doc: _stems(f"{title}\n{content}") for doc, title, content in documents}
+    # A term matches the words it is a short form of, and a term no candidate holds the words
+    # it is a typo of.
+    vocabulary = frozenset().union(*doc_stems.values())
+    by_initial = _by_initial(vocabulary) if any(len(t) >= 5 for t in wanted) else {}
+    near_of = {t: _near(t, by_initial.get(t[:1], ()), typos=t not in vocabulary) for t in wanted}
+    near_pairs = frozenset((t, w) for t, w in near_of.items() if w)
+    form_terms = tuple(t for t in wanted if t in _FORMS)
+    for t, near_words in near_of.items():
+        if near_words:
+            doc_stems = {
+                doc: found | {t} if not near_words.isdisjoint(found) else found
+                for doc, found in doc_stems.items()
+            }
+    forms = {t: _FORMS[t] for t in wanted if t in _FORMS}
+    for doc, _title, content in documents:
+        if any(f.search(content) for f in forms.values()):
+            doc_stems[doc] = doc_stems[doc] | {t for t, f in forms.items() if f.search(content)}
     n = catalog_size or len(documents)
     weight = {
         t: (
@@ -309,18 +471,41 @@ def rank_passages(
         t: math.log(1 + n / (1 + sum(t in s for s in doc_stems.values()))) for t in extra
     }
     named = frozenset(value_of) | _joined_parts(frozenset(value_of))
+    named |= {stem(p) for t in value_of if "_" in t for p in t.split("_") if p}
+    parts_only = {stem(p) for t in value_of if "-" in t for p in t.split("-") if p}
+    topic = frozenset(subject)
     ranked: list[Ranked] = []
     for doc, title, content in documents:
         title_stems = _stems(title)
         title_share = sum(weight[t] for t in wanted if t in title_stems) / total if total else 0
-        for passage in split_fine(doc, content):
-            own = _stems(passage.text)
+        doc_joined = _joined_parts(doc_stems[doc]) if topic else frozenset()
+        passages = split_fine(doc, content)
+        holds = {p.text: _stems(p.text) | _joined_parts(_stems(p.text)) for p in passages if topic}
+        # How rare each topic term is among the document's passages: a term few passages hold
+        # (a row's "E-420") names them; one that many hold names the document.
+        rarity = {
+            t: 1 - sum(t in h for h in holds.values()) / max(len(holds), 1)
+            for t in topic
+            if t in weight
+        }
+        for passage in passages:
+            own = _held(passage.text, near_pairs, form_terms)
             joined = _joined_parts(own)
-            near = _stems(passage.heading) | title_stems
+            near = _held(passage.heading, near_pairs, form_terms) | _held(
+                title, near_pairs, form_terms
+            )
             earned = 0.0
             hits = 0
+            held = 0.0  # topic terms the passage itself holds, over their document share
+            named_here = 0.0  # the same, each by its rarity among the document's passages
             for t in wanted:
-                if t in own:
+                if t in topic and (t in doc_stems[doc] or t in doc_joined):
+                    earned += _SUBJECT_SHARE * weight[t]
+                    if t in own or t in joined:
+                        held += (1 - _SUBJECT_SHARE) * weight[t]
+                        named_here += (1 - _SUBJECT_SHARE) * weight[t] * rarity[t]
+                        hits += 1
+                elif t in own:
                     earned += weight[t]
                     hits += 1
                 elif t in joined:  # "rollback" for "roll back": half the word's weight
@@ -329,21 +514,30 @@ def rank_passages(
                     earned += 0.6 * weight[t]
                 elif t in doc_stems[doc]:
                     earned += 0.35 * weight[t]
-            coverage = earned / total if total else 0.0
-            score = coverage + sum(
-                0.25 * context_weight[t] for t in extra if t in doc_stems[doc]
-            ) / (total or 1.0)
+            coverage = (earned + held) / total if total else 0.0
+            score = (earned + named_here) / total if total else 0.0
+            score += sum(0.25 * context_weight[t] for t in extra if t in doc_stems[doc]) / (
+                total or 1.0
+            )
             if hits:
                 score += 0.04 if passage.kind != "sentence" else 0.0
                 score += 0.04 if passage.kind in prefer else 0.0
             if passage.kind == "pair" and total:
                 # A ``key: value`` line whose key names what is asked holds its value.
-                key = _stems(passage.text.split(":", 1)[0]) - _GENERIC
-                share = sum(weight[t] for t in wanted if t in key) / total
-                if key and key <= named:  # the key is what is asked: "RTO", "max_poll_records"
+                key = _key_words(passage.text.split(":", 1)[0])
+                key = key | {t for t, words in near_of.items() if not words.isdisjoint(key)}
+                # A key naming the topic ("free-exit lead time" for "free exit: who approves?")
+                # names the runbook's subject, not what is asked.
+                share = sum(weight[t] for t in wanted if t in key and t not in topic) / total
+                asked_words = named | {w for t in named for w in near_of.get(t, ())}
+                # A key made only of a hyphenated word's parts ("Switch on" for "switch-off")
+                # is not what is asked.
+                if key - parts_only and key <= asked_words:  # "RTO", "max_poll_records"
                     score += _KEY_ASKED
                 elif share >= _KEY_NAMES:
                     score += _KEY_BONUS * share
+            if cue is not None and earned and cue.search(passage.text):
+                score += _CUE_BONUS  # it says the answer in the question's own form
             if expects is not None and not expects.search(passage.text):
                 score -= 0.25  # it cannot hold the asked duration, command or number
             score += 0.2 * title_share

@@ -12,6 +12,12 @@ is resolved by the caller). Severity words of an alert ("critical", "warning") a
 filters: a level is asked only when it qualifies what was logged ("critical errors", "warnings in
 the logs", "logged warnings"); "failing over" is a procedure, not a failure.
 
+`expand_shorthand(text)` first writes out what on-call engineers abbreviate when they type fast
+(``yday``/``yest`` for yesterday, ``errs``, ``cmd``, ``msgs``, ``w/``, ``b4``, ``whats``), drops
+the approximation marks before a time (``~15:05``, ``approx 15:05``, "since about 15:05" is
+"since 15:05"); a word joined to another by a hyphen (``yard-svc``) is a name and is left as it
+is.
+
 Pure: the clock is passed in; no I/O.
 """
 
@@ -25,12 +31,57 @@ from typing import Literal
 
 from sleuth_core.language import TimeWindow, match_services, parse_window
 
-__all__ = ["Intent", "Question", "understand"]
+__all__ = ["Intent", "Question", "expand_shorthand", "understand"]
 
 _SINCE_DEPLOY = re.compile(
     r"\bsince\s+(?:the\s+)?(?:last\s+|latest\s+)?(?:deploy(?:ment)?|release|rollout)\b",
     re.IGNORECASE,
 )
+
+#: Shorthand words and what they stand for (whole words only, never part of a hyphenated name).
+_SHORTHAND = {
+    "yday": "yesterday",
+    "yest": "yesterday",
+    "ystday": "yesterday",
+    "errs": "errors",
+    "err": "error",
+    "cmd": "command",
+    "cmds": "commands",
+    "msg": "message",
+    "msgs": "messages",
+    "b4": "before",
+    "w/": "with",
+    "w/o": "without",
+    "whats": "what's",
+    "whos": "who's",
+    "hows": "how's",
+    "wheres": "where's",
+    "whens": "when's",
+}
+_SHORTHAND_WORD = re.compile(
+    r"(?<![\w/-])("
+    + "|".join(re.escape(k) for k in sorted(_SHORTHAND, key=len, reverse=True))
+    + r")(?![\w/-])",
+    re.IGNORECASE,
+)
+#: An approximation mark before a time or number ("~15:05", "approx. 15:05", "ca. 15:05").
+_APPROX = re.compile(r"(?:~|≈|\bapprox(?:\.|imately)?\s*|\bca\.\s*|\bcirca\s+)(?=\d)", re.I)
+_SINCE_ABOUT = re.compile(
+    r"\b(since|from|after|before|until)\s+(?:about|around|roughly|approximately)\s+(?=\d)", re.I
+)
+
+
+def expand_shorthand(text: str) -> str:
+    """``text`` with on-call shorthand written out (see the module doc).
+
+    >>> expand_shorthand("settlement-batch errs yday since ~02:30 w/ the cmd?")
+    'settlement-batch errors yesterday since 02:30 with the command?'
+    >>> expand_shorthand("whats the yard-svc cmd")
+    "what's the yard-svc command"
+    """
+    text = _SHORTHAND_WORD.sub(lambda m: _SHORTHAND[m[1].lower()], text)
+    text = _APPROX.sub("", text)
+    return _SINCE_ABOUT.sub(lambda m: f"{m[1]} ", text)
 
 
 Intent = Literal["fact", "how-to", "errors", "cause", "count"]

@@ -11,8 +11,10 @@ Y?") is split into its parts, each answered by its own passage and citation. Bel
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
+from sleuth_core.language import STOPWORDS
 from sleuth_shell.agents.base import AgentResult
 from sleuth_shell.agents.embedded_run import (
     EmbeddedRun,
@@ -24,6 +26,7 @@ from sleuth_shell.agents.embedded_run import (
 )
 from sleuth_shell.passages import (
     Ranked,
+    answer_cue,
     asked_value,
     expected_answer,
     key_terms,
@@ -33,7 +36,13 @@ from sleuth_shell.passages import (
 )
 from sleuth_shell.question import Question
 
-__all__ = ["ABSTAIN_BELOW", "PAST_INCIDENT", "answer_from_catalog", "question_parts"]
+__all__ = [
+    "ABSTAIN_BELOW",
+    "PAST_INCIDENT",
+    "answer_from_catalog",
+    "names_a_record",
+    "question_parts",
+]
 
 _CATALOG_CANDIDATES = 10
 #: Documents that tell what happened once (postmortems, incident reviews).
@@ -69,23 +78,105 @@ PAST_INCIDENT = re.compile(
     rf"(?:the|that|our) (?:{_MONTH_WORDS}|\d{{4}}) (?:\w+ )?(?:outage|incident|failure|breach))\b",
     re.IGNORECASE,
 )
+#: An identifier a record is filed under ("PM-0037", "INC-2231").
+_RECORD_ID = re.compile(r"(?<![\w-])[A-Za-z]{2,6}-\d{2,}(?![\w-])")
+
+
+async def names_a_record(run: EmbeddedRun, question: str, known: Sequence[str]) -> bool:
+    """Whether ``question`` names a postmortem or incident review by its identifier ("PM-0037
+    - root cause?"): an identifier (not a service name) that the title of such a record in the
+    catalog holds. One knowledge search when the question holds an identifier; none otherwise."""
+    names = {k.lower() for k in known}
+    ids = [m for m in _RECORD_ID.findall(question) if m.lower() not in names]
+    if not ids:
+        return False
+    hits = await run.search(" ".join(ids), limit=3)
+    return any(
+        _RECORD_TITLE.search(h.title) and any(i.lower() in h.title.lower() for i in ids)
+        for h in hits
+    )
+
+
 #: The least share of a question's key-term weight the best passage (with its runbook) must carry
 #: for the agent to answer from it; below it the answer is "I could not find ...". Calibrated on
 #: the evaluation's tune split (evals/README.md, docs/agents.md): its unanswerable questions reach
 #: at most 0.25, its answerable ones at least 0.59; 0.4 sits in that gap.
 ABSTAIN_BELOW = 0.4
-#: Where a question of several parts splits: ", and what/how/who/...", "; ", "? " between parts.
+#: The words a question (or one part of it) starts with.
+_QWORD = (
+    r"(?:what|what's|which|who|who's|whom|whose|how|how's|when|when's|where|where's|why|is|are|"
+    r"do|does|did|should|must|can|could|will|would)\b"
+)
+#: Where a question of several parts splits: "? " between questions, "; ", ", and what/how/...",
+#: "and after how long ...", ", also", ", what/how/..." (a comma before a question word), and a
+#: " + ", " & " or " / " between the things a telegraphic question lists.
 _PART_SPLIT = re.compile(
-    r"\?\s+(?=\S)|;\s+|,?\s+and\s+(?=(?:what|which|who|whom|how|when|where|why|is|are|do|does|"
-    r"should|must|can)\b)|,?\s+also\s+",
+    rf"\?\s+(?=\S)|;\s+|\s+[+&/]\s+|,?\s+and\s+(?=(?:(?:after|before|at|by|for|from|in|on|"
+    rf"to|until|with)\s+)?{_QWORD})|,?\s+also\s+|,\s+(?={_QWORD})",
     re.IGNORECASE,
 )
+#: A comma (or ", and") between two short pieces of a telegraphic question ("booking-db backup
+#: time, retention").
+_LIST_COMMA = re.compile(r",\s+(?:and\s+)?", re.IGNORECASE)
+_LIST_AND = re.compile(r",\s+(?:and\s+)?|\s+and\s+", re.IGNORECASE)
+#: The most words (stopwords aside) of a piece that a list comma separates.
+_LIST_WORDS = 4
+#: A topic before the question: "PM-0031: how many ...", "TVM showing E-420 - what does it mean
+#: ...", "For payments-api, what is ...". It names no question word and is short.
+_TOPIC = re.compile(
+    r"^\s*(?P<topic>[^?:;]{2,80}?)(?::\s+|\s+[-\u2013\u2014]\s+|,\s+)(?P<rest>\S.*)$", re.S
+)
+_TOPIC_WORDS = 7
+
+
+def _split_topic(question: str) -> tuple[str, str]:
+    """``(topic, rest)``: the short subject written before the question proper ("PM-0031: ...",
+    "TVM showing E-420 - what ...", "records-db failover: who approves, max lag?"), or ``("",
+    question)``. A topic asks nothing itself (no question word, no "?"); after a comma it must be
+    followed by a question word ("For payments-api, what is ..."), else the comma lists parts."""
+    m = _TOPIC.match(question)
+    if m is None:
+        return "", question
+    topic, rest = m["topic"].strip(), m["rest"]
+    asks = re.search(rf"(?<![\w'-]){_QWORD}", topic, re.IGNORECASE)
+    if asks or len(topic.split()) > _TOPIC_WORDS or not key_terms(topic):
+        return "", question
+    separator = question[m.end("topic") : m.start("rest")]
+    if separator.strip() == "," and not re.match(_QWORD, rest, re.IGNORECASE):
+        return "", question
+    return topic, rest
+
+
+def _words(text: str) -> int:
+    return sum(w not in STOPWORDS for w in re.findall(r"\w[\w.'-]*", text.lower()))
+
+
+def _pieces(text: str) -> list[str]:
+    pieces = [
+        re.sub(r"^(?:also|and)\s+", "", p.strip(" ,"), flags=re.IGNORECASE)
+        for p in _PART_SPLIT.split(text)
+        if p and p.strip(" ,?")
+    ]
+    out: list[str] = []
+    telegraphic = not re.search(rf"(?<![\w'-]){_QWORD}", text, re.IGNORECASE)
+    for piece in pieces:
+        # A comma between short pieces lists the things a telegraphic question asks, and so
+        # does "and" in a question with no question word at all ("yarddb RPO and window?").
+        lister = _LIST_AND if telegraphic else _LIST_COMMA
+        listed = [c.strip(" ,") for c in lister.split(piece) if c.strip(" ,?")]
+        if len(listed) > 1 and all(_words(c) <= _LIST_WORDS for c in listed):
+            out.extend(listed)
+        else:
+            out.append(piece)
+    return out
 
 
 def question_parts(question: str) -> list[str]:
     """The parts of a question that asks several things: the first with at least two key terms
     (the subject), each later one with at least one (it is read in the first part's context);
-    the whole question when it asks one thing.
+    the whole question when it asks one thing. A topic written before the question ("PM-0031:",
+    "records-db failover:", "TVM showing E-420 -") is the subject of every part and is written
+    before each ("records-db failover: who approves").
 
     >>> question_parts("What is the failover RTO, and what must we pause before failing over?")
     ['What is the failover RTO', 'what must we pause before failing over?']
@@ -93,15 +184,41 @@ def question_parts(question: str) -> list[str]:
     ['Which provider failed in the March outage', 'what did we change?']
     >>> question_parts("How do I roll back and redeploy payments?")
     ['How do I roll back and redeploy payments?']
+    >>> question_parts("records-db failover: who approves, max replica lag?")
+    ['records-db failover: who approves', 'records-db failover: max replica lag?']
+    >>> question_parts("booking-db backup time, retention")
+    ['booking-db backup time', 'retention']
     """
-    parts = [
-        re.sub(r"^also\s+", "", p.strip(" ,"), flags=re.IGNORECASE)
-        for p in _PART_SPLIT.split(question)
-        if p and p.strip(" ,?")
-    ]
-    if len(parts) < 2 or len(key_terms(parts[0])) < 2 or any(not key_terms(p) for p in parts):
+    topic, rest = _split_topic(question)
+    parts = _pieces(rest)
+    if topic:
+        parts = [f"{topic}: {p}" for p in parts]
+    if len(parts) < 2 or not _names_a_subject(parts[0]) or any(not key_terms(p) for p in parts):
         return [question]
     return parts[:4]
+
+
+def _names_a_subject(part: str) -> bool:
+    """Whether ``part`` can stand first: two key terms, or one named key (``retention.ms``)."""
+    found = key_terms(part)
+    return len(found) >= 2 or any(re.search(r"\w[_.]\w", t) for t in found)
+
+
+def _topic_terms(part: str) -> list[str]:
+    """The key terms of the topic written before ``part`` that the rest does not ask itself
+    (they pick the document; the rest, or the shape of what it asks, picks the passage)."""
+    topic, rest = _split_topic(part)
+    if not topic:
+        return []
+    own = set(key_terms(rest))
+    return [t for t in key_terms(topic) if t not in own]
+
+
+def _asked(part: str) -> str:
+    """What ``part`` asks, without the topic written before it (its answer's shape is read
+    from it: "records-db failover: how long" asks for a duration)."""
+    topic, rest = _split_topic(part)
+    return rest if topic else part
 
 
 async def _rank(
@@ -116,9 +233,11 @@ async def _rank(
         documents,
         catalog_size=max(len(documents), _CATALOG_CANDIDATES),
         prefer=prefer,
-        expects=expected_answer(search),
+        expects=expected_answer(_asked(search)),
         context=key_terms(context) if context else (),
         value_of=asked_value(search),
+        subject=_topic_terms(search),
+        cue=answer_cue(search),
     )
     # A question in the present ("what is the timeout?") is answered from what holds now, not
     # from a postmortem's account of the past; a question about a past incident the other way.
@@ -179,7 +298,13 @@ async def answer_from_catalog(
         ):
             lead.append(other)
     lead += _values_for_the_rest(search, lead, ranked, hit)
-    facts = " ".join(sentence(r.passage.text) for r in lead)
+    first = _whole_list(search, best, hit.content)
+    if named := _who_it_names(search, best, hit.content):
+        first = f"{sentence(first)} {sentence(named)}"
+    facts = " ".join(
+        [sentence(first)]
+        + [sentence(r.passage.text) for r in lead[1:] if r.passage.text.rstrip(".") not in first]
+    )
     confidence = "high" if best.coverage >= 0.75 else "medium"
     where = f", section *{inline(best.passage.heading, 120)}*" if best.passage.heading else ""
     out = [f"{facts} {cite}", f"From *{inline(title, 200)}*{where} {cite}:"]
@@ -219,10 +344,17 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
     """Each part of a several-part question answered by its own passage and citation; None when
     a part finds no passage (the whole question is then answered as one). A later part is read
     with the first part as its context ("and what must we pause before rolling it back?" is about
-    the first part's service), which steers the ranking but not the coverage."""
-    found = []
+    the first part's service), which steers the ranking but not the coverage; a later part that
+    asks for another column of the table row answering the part before is answered by that row
+    (`_same_row`)."""
+    found: list[tuple[str, str, Ranked, Any]] = []
     for n, part in enumerate(parts):
-        how_to = bool(re.match(r"\s*(?:how\s+(?:do|to|can|should)|which command)", part, re.I))
+        if found and (same := _same_row(part, found[-1][2])) is not None:
+            found.append((part, part, same, found[-1][3]))
+            continue
+        how_to = bool(
+            re.match(r"\s*(?:how\s+(?:do|to|can|should)|which command)", _asked(part), re.I)
+        )
         ranked, by_id = await _rank(
             run, part, how_to or asked.intent == "how-to", parts[0] if n else ""
         )
@@ -235,28 +367,75 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
     # One passage answering two parts is stated once, with each part's citation.
     stated: dict[str, list[str]] = {}
     for part, best, hit, cite in answers:
-        cites = stated.setdefault(sentence(_whole_list(part, best, hit.content)), [])
+        text = sentence(_whole_list(part, best, hit.content))
+        if named := _who_it_names(part, best, hit.content):
+            # The role's definition follows the passage, or stands alone when an earlier part
+            # already stated that passage.
+            text = sentence(named) if text in stated else f"{text} {sentence(named)}"
+        cites = stated.setdefault(text, [])
         cites += [cite] if cite not in cites else []
     lines = [" ".join(f"{text} {' '.join(cites)}" for text, cites in stated.items())]
     for part, best, hit, cite in answers:
         where = f", section *{inline(best.passage.heading, 120)}*" if best.passage.heading else ""
         title = inline(short_title(hit.title), 200)
+        label = inline(part.rstrip("?"), 200)
+        # A one-word part ("action?") is a label, not a name the answer claims.
+        label = f"**{label}?**" if " " in label.strip() else f"*{label}?*"
         lines.append(
-            f"**{inline(part.rstrip('?'), 200)}?** From *{title}*{where} {cite}:\n\n"
+            f"{label} From *{title}*{where} {cite}:\n\n"
             + quote(excerpt_block(best.passage.block, 500))
         )
     return run.result("\n\n".join(lines))
 
 
+#: A question (or part) asking for a person, team or company.
+_ASKS_WHO = re.compile(
+    r"^\s*(?:who|whom|whose)\b|\b(?:which|what)\s+(?:team|company|vendor|provider|carrier|"
+    r"contractor|person|contact)\b",
+    re.IGNORECASE,
+)
+
+
+def _who_it_names(question: str, best: Ranked, content: str) -> str | None:
+    """For a "who" question whose best passage names a role the runbook defines in a ``key:
+    value`` line ("vault pickup by the armored carrier", defined by "armored carrier: Sentinel
+    Cash Logistics ..."), that line; None otherwise (or when the passage is that line)."""
+    if not _ASKS_WHO.search(_asked(question)) or best.passage.kind == "pair":
+        return None
+    said = best.passage.text.lower()
+    for line in split_fine(best.passage.doc, content):
+        if line.kind != "pair" or line.text == best.passage.text:
+            continue
+        key = line.text.split(":", 1)[0].strip().lower()
+        if len(key) >= 6 and re.search(rf"(?<![\w-]){re.escape(key)}(?![\w-])", said):
+            return line.text
+    return None
+
+
+def _same_row(part: str, before: Ranked) -> Ranked | None:
+    """The table row that answered the part before, when ``part`` asks for another of its
+    columns ("RX-340 meaning? action?", "booking-db backup time, retention"): every key term of
+    ``part`` is in one column header of that row. None otherwise."""
+    if before.passage.kind != "row":
+        return None
+    asked = key_terms(_asked(part))
+    headers = [stems_of(cell.split(":", 1)[0]) for cell in before.passage.text.split("; ")]
+    if asked and any(all(t in h for t in asked) for h in headers):
+        return before
+    return None
+
+
 def _whole_list(question: str, best: Ranked, content: str) -> str:
     """The best passage, or, when it is one item of a list whose heading is what the question
-    asks about ("what did we change afterwards?" under *What we changed afterwards*), every item
-    of that list (bounded)."""
+    asks about ("what did we change afterwards?" under *What we changed afterwards*; any
+    question asking what was changed under a heading of changes, action items or follow-ups),
+    every item of that list (bounded)."""
     passage = best.passage
     if passage.kind != "item":
         return passage.text
     asked = set(key_terms(question))
-    if not asked or len(asked & set(key_terms(passage.heading))) * 2 < len(asked):
+    changes = bool(_ASKS_CHANGE.search(question) and _CHANGE_HEADING.search(passage.heading))
+    if not changes and (not asked or len(asked & set(key_terms(passage.heading))) * 2 < len(asked)):
         return passage.text
     items = [
         c.text

@@ -99,14 +99,16 @@ async def answer_from_logs(
                     f"{level_words.capitalize()} from {describe(scope)}, all stored",
                 )
                 noun = "error" if levels == ERROR_LEVELS else level_words.rstrip("s")
-                parts.append(
-                    f"The last {noun} {who} logged was at {ts(last.last_seen)}: "
+                # In the same paragraph: when the window is empty, when it last happened is the
+                # answer's other half.
+                parts[-1] += (
+                    f" The last {noun} {who} logged was at {ts(last.last_seen)}: "
                     f"{code(last.message)} {ever_cite}."
                 )
             else:
-                parts.append(
-                    f"{who} has logged no {level_words} in the stored logs, which run from "
-                    f"{ts(bounds[0])} to {ts(bounds[1])}."
+                parts[-1] += (
+                    f" {who[0].upper() + who[1:]} has logged no {level_words} in the stored "
+                    f"logs, which run from {ts(bounds[0])} to {ts(bounds[1])}."
                 )
         return run.result("\n\n".join(parts))
     distinct = len(every)

@@ -11,8 +11,11 @@ by operation:
   (:mod:`~sleuth_shell.agents.log_answer`: counts and distinct messages for exactly the asked
   services and window), and "why" / "root cause" questions, which get the same report as an
   investigation from the root-cause engine (:mod:`~sleuth_shell.agents.rca`); a question about a
-  past incident ("what caused the September outage?") is answered from its postmortem in the
-  catalog. Follow-ups without a window or service take them from the previous user message.
+  past incident ("what caused the September outage?", or one naming a postmortem by its
+  identifier: "PM-0037 - root cause?") is answered from its postmortem in the catalog. On-call
+  shorthand is written out first (``yday``, ``errs``, ``cmd``, ``~15:05``:
+  `sleuth_shell.question.expand_shorthand`). Follow-ups without a window or service take them
+  from the previous user message.
   ``use_tools=False`` queries nothing and cites nothing: it answers from the conversation alone
   and says so.
 - ``investigate``: the root-cause engine's report (onset, suspects, verdict and category first,
@@ -41,7 +44,11 @@ from sleuth_shell.agents.base import (
     ContextMessage,
     SourceRecord,
 )
-from sleuth_shell.agents.catalog_answer import PAST_INCIDENT, answer_from_catalog
+from sleuth_shell.agents.catalog_answer import (
+    PAST_INCIDENT,
+    answer_from_catalog,
+    names_a_record,
+)
 from sleuth_shell.agents.claims import verify
 from sleuth_shell.agents.digest_section import digest_section
 from sleuth_shell.agents.embedded_run import (
@@ -57,7 +64,7 @@ from sleuth_shell.agents.embedded_run import (
 from sleuth_shell.agents.log_answer import answer_from_logs
 from sleuth_shell.agents.sources import CostModel
 from sleuth_shell.agents.triage import classify_message
-from sleuth_shell.question import understand
+from sleuth_shell.question import expand_shorthand, understand
 from sleuth_shell.text import extract_alert
 
 __all__ = ["RetrievalAgent"]
@@ -114,7 +121,8 @@ class RetrievalAgent:
         if not use_tools:
             return self._answer_from_conversation(question, history)
         run = EmbeddedRun(ctx, self.costs)
-        previous = _previous_user_message(history)
+        question = expand_shorthand(question)
+        previous = expand_shorthand(_previous_user_message(history))
         known = await run.services()
         asked = understand(question, ctx.now, known)
         window, services = asked.window, list(asked.services)
@@ -126,12 +134,15 @@ class RetrievalAgent:
             if before.about_logs and asked.intent == "fact" and len(terms(question)) < 4:
                 asked = dataclasses.replace(asked, intent=before.intent)
         search = question if len(terms(question)) >= 4 or not previous else f"{previous} {question}"
-        if PAST_INCIDENT.search(question):
+        if PAST_INCIDENT.search(question) or (
+            asked.about_logs and await names_a_record(run, question, known)
+        ):
             past = await answer_from_catalog(run, search, asked, bool(known))
             if past.sources:
                 return past
+            searched = run.knowledge_searches
             run = EmbeddedRun(ctx, self.costs)
-            run.knowledge_searches = 1
+            run.knowledge_searches = searched
         if asked.intent == "cause":
             found = await self._answer_cause(run, question, window, services)
             if found is not None:
@@ -148,7 +159,8 @@ class RetrievalAgent:
         services: Sequence[str],
     ) -> AgentResult | None:
         """A "why" / "root cause" question answered by the root-cause engine, as if an alert on
-        the named service fired at the end of the asked window (or now); None when the
+        the named service fired at the end of the asked window (or now), the analysis starting
+        half a look-back before a "since" time (the asked onset); None when the
         organization has logs and the engine finds no failure to explain (the log answer is given
         instead). Without logs, the engine's report over the changes, metrics, traces and data
         sources is the answer even when it sees no failure."""
@@ -164,6 +176,10 @@ class RetrievalAgent:
             "text": alert["text"],
         }
         start = window.start if window is not None else fired - rca.LOOKBACK
+        if window is not None and window.label == "since":
+            # "failing since 15:05": the asked time is the onset; the analysis starts half a
+            # look-back before it, so the failure has a quiet baseline to stand out against.
+            start = window.start - rca.LOOKBACK / 2
         if window is not None and window.end - window.start > _LONG_WINDOW:
             # A long asked window (a day): the analysis is centred on the first burst of errors
             # in it, half a look-back either side, so the failure has a quiet baseline before it

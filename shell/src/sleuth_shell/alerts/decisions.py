@@ -24,14 +24,15 @@ decided in order, each seeing the investigations the earlier ones opened.
 
 from __future__ import annotations
 
+import hashlib
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import bindparam, case, func, insert, select
+from sqlalchemy import Insert, Integer, bindparam, case, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.errors import InvalidCriteria
@@ -39,8 +40,11 @@ from sleuth_core.ids import encode_global_id
 from sleuth_core.intake import AlertEvent
 from sleuth_core.matching import matches
 from sleuth_shell.billing.budgets import automated_use
+from sleuth_shell.db.dialect import insert_ignore_rows
 from sleuth_shell.db.direct_writes import execute_many
 from sleuth_shell.db.models import (
+    AgentSet,
+    AgentSetMember,
     Alert,
     AlertDecision,
     AlertResponder,
@@ -55,10 +59,12 @@ __all__ = [
     "CandidateAlert",
     "Decided",
     "NewAlert",
+    "agent_sets",
     "decide_and_open",
     "group_key_of",
     "quiet_of",
     "record_alerts",
+    "set_digest",
 ]
 
 #: Seconds an investigation gathers related alerts when the agent sets no ``group_window_seconds``.
@@ -71,33 +77,37 @@ _DAY = timedelta(days=1)
 
 def quiet_of(
     event: AlertEvent, subscribed: Sequence[int], matched: Sequence[int]
-) -> tuple[str, str]:
-    """``(quiet_decision, quiet_agents)`` of an alert: on a new alert, the subscribed agents whose
-    criteria did not match are ``not_matched``; on a lifecycle event every subscribed agent is
-    ``lifecycle``; an event that is no alert (``ignored``) is ``not_matched`` for all. The ids
-    as ``,1,5,`` (``""`` for none), so one column holds what would be a row per agent.
+) -> tuple[str, tuple[int, ...], str]:
+    """``(quiet_decision, subscribers, quiet_except)`` of an alert: on a new alert, the
+    subscribed agents whose criteria did not match are ``not_matched``; on a lifecycle event
+    every subscribed agent is ``lifecycle``; an event that is no alert (``ignored``) is
+    ``not_matched`` for all. The quiet agents are ``subscribers`` (the subscribed ids, sorted:
+    stored once as an :class:`~sleuth_shell.db.models.AgentSet` that every alert with the same
+    subscribers shares) but those of ``quiet_except`` (``,5,9,``, the matched ones); ``()`` and
+    ``""`` when no agent is quiet.
 
     >>> from types import SimpleNamespace
     >>> event = SimpleNamespace(kind="new_alert")
-    >>> quiet_of(event, (1, 5, 7, 9), (5, 9))
-    ('not_matched', ',1,7,')
+    >>> quiet_of(event, (9, 1, 5, 7), (5, 9))
+    ('not_matched', (1, 5, 7, 9), ',5,9,')
     >>> quiet_of(event, (1, 5), (1, 5))
-    ('not_matched', '')
+    ('not_matched', (), '')
+    >>> quiet_of(SimpleNamespace(kind="lifecycle"), (5, 1), ())
+    ('lifecycle', (1, 5), '')
     """
     ordered, texts = _id_texts(tuple(subscribed))
     if event.kind != "new_alert":
         decision = "lifecycle" if event.kind == "lifecycle" else "not_matched"
-        return decision, ("," + ",".join(texts) + ",") if texts else ""
-    # The subscribed ids' texts, without the few matched ones: joined slices between them.
-    found = set(matched)
-    pieces: list[str] = []
-    start = 0
-    for at in sorted({bisect_left(ordered, agent) for agent in found}):
-        if at < len(ordered) and ordered[at] in found:
-            pieces.extend(texts[start:at])
-            start = at + 1
-    pieces.extend(texts[start:])
-    return "not_matched", ("," + ",".join(pieces) + ",") if pieces else ""
+        return decision, ordered, ""
+    # The matched ones among the subscribed (the exceptions), found by bisection.
+    found: list[str] = []
+    for agent in sorted(set(matched)):
+        at = bisect_left(ordered, agent)
+        if at < len(ordered) and ordered[at] == agent:
+            found.append(texts[at])
+    if len(found) == len(ordered):
+        return "not_matched", (), ""
+    return "not_matched", ordered, ("," + ",".join(found) + ",") if found else ""
 
 
 @lru_cache(maxsize=256)
@@ -106,6 +116,77 @@ def _id_texts(ids: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[str, ...]]:
     for every alert it sends (up to thousands of ids), so they are sorted and printed once."""
     ordered = tuple(sorted(set(ids)))
     return ordered, tuple(map(str, ordered))
+
+
+@lru_cache(maxsize=256)
+def set_digest(ordered: tuple[int, ...]) -> str:
+    """The :class:`~sleuth_shell.db.models.AgentSet` digest of sorted ids: SHA-256 of
+    ``1,5,7`` in hex.
+
+    >>> set_digest((1, 5, 7)) == hashlib.sha256(b"1,5,7").hexdigest()
+    True
+    """
+    return hashlib.sha256(",".join(map(str, ordered)).encode()).hexdigest()
+
+
+@lru_cache(maxsize=64)
+def listed(ordered: tuple[int, ...]) -> str:
+    """Sorted ids as ``,1,5,7,`` (``""`` for none): an :class:`~sleuth_shell.db.models.AgentSet`'s
+    ``agent_ids``."""
+    return ("," + ",".join(_id_texts(ordered)[1]) + ",") if ordered else ""
+
+
+@lru_cache(maxsize=4)
+def _sets_insert(dialect: str) -> Insert:
+    """The sets' ``INSERT ... ON CONFLICT (digest) DO NOTHING RETURNING id, digest``."""
+    table = AgentSet.__table__
+    return insert_ignore_rows(dialect, table, conflict_columns=("digest",)).returning(
+        table.c.id, table.c.digest
+    )
+
+
+_SETS_FIND = select(AgentSet.id, AgentSet.digest).where(
+    AgentSet.digest.in_(bindparam("digests", expanding=True))
+)
+_MEMBERS_INSERT = insert(AgentSetMember).values(
+    set_id=bindparam("set_id", type_=Integer()), agent_id=bindparam("agent_id", type_=Integer())
+)
+
+
+async def agent_sets(
+    session: AsyncSession, sets: Iterable[tuple[int, ...]]
+) -> dict[tuple[int, ...], int]:
+    """The :class:`~sleuth_shell.db.models.AgentSet` pk of each of ``sets`` (sorted ids, none
+    empty), inserting (with its members) each that is not stored yet, in ``session``'s
+    transaction. Its first statement is a write (the sets' ``INSERT ... ON CONFLICT DO
+    NOTHING``), so on SQLite it takes the write lock before anything is read; on PostgreSQL a
+    concurrent insert of the same set waits for the first to commit, then finds it."""
+    wanted = {set_digest(ids): ids for ids in sets}
+    if not wanted:
+        return {}
+    dialect = session.get_bind().dialect.name
+    inserted = await session.execute(
+        _sets_insert(dialect),
+        [
+            {"digest": digest, "size": len(wanted[digest]), "agent_ids": listed(wanted[digest])}
+            for digest in sorted(wanted)
+        ],
+    )
+    found = {str(digest): int(pk) for pk, digest in inserted.all()}
+    await execute_many(
+        session,
+        _MEMBERS_INSERT,
+        [
+            {"set_id": pk, "agent_id": agent}
+            for digest, pk in found.items()
+            for agent in wanted[digest]
+        ],
+    )
+    missing = sorted(set(wanted) - set(found))
+    if missing:
+        rows = await session.execute(_SETS_FIND, {"digests": missing})
+        found.update({str(digest): int(pk) for pk, digest in rows.all()})
+    return {wanted[digest]: pk for digest, pk in found.items()}
 
 
 def group_key_of(event: AlertEvent) -> str:
@@ -123,7 +204,6 @@ class CandidateAlert:
     alert_id: int
     org_id: int
     event: AlertEvent
-    payload: str
     subscribed: tuple[int, ...]
     matched: tuple[int, ...]
     now: datetime
@@ -411,7 +491,7 @@ def _decide(
             org_id=alert.org_id,
             agent=agent,
             name=event.title,
-            event_payload=alert.payload,
+            alert_id=alert.alert_id,
             dedup_key=dedup_key,
             now=alert.now,
             group_key=group_key,
@@ -503,10 +583,13 @@ class NewAlert:
     now: datetime
 
 
-def alert_values(alert: NewAlert) -> dict[str, Any]:
-    """The ``alerts`` row of ``alert``: what the adapter read, and its quiet agents."""
+def alert_values(
+    alert: NewAlert, quiet: tuple[str, tuple[int, ...], str], sets: Mapping[tuple[int, ...], int]
+) -> dict[str, Any]:
+    """The ``alerts`` row of ``alert``: what the adapter read, and its quiet agents (``quiet``:
+    :func:`quiet_of`'s answer; ``sets``: the pk of each subscribers' set, :func:`agent_sets`)."""
     event = alert.event
-    quiet_decision, quiet_agents = quiet_of(event, alert.subscribed, alert.matched)
+    quiet_decision, subscribers, quiet_except = quiet
     return {
         "org_id": alert.org_id,
         "subscription_id": alert.subscription_id,
@@ -525,7 +608,8 @@ def alert_values(alert: NewAlert) -> dict[str, Any]:
         "occurred_at": event.occurred_at,
         "received_at": alert.now,
         "quiet_decision": quiet_decision,
-        "quiet_agents": quiet_agents,
+        "quiet_set_id": sets[subscribers] if subscribers else None,
+        "quiet_except": quiet_except,
     }
 
 
@@ -534,13 +618,15 @@ async def record_alerts(session: AsyncSession, alerts: Sequence[NewAlert]) -> li
     investigations of the ``matched`` ones and store the decisions, in ``session``'s transaction
     (the caller commits); each alert's decision rows (:func:`decide_and_open`).
 
-    The alerts are inserted first: on SQLite that write takes the write lock, so the decisions'
-    reads (caps, groups, budgets) see every committed opening and no other writer commits before
-    this transaction does."""
+    The subscribers' sets are written first (:func:`agent_sets`), then the alerts: on SQLite
+    the first write takes the write lock, so the decisions' reads (caps, groups, budgets) see
+    every committed opening and no other writer commits before this transaction does."""
     if not alerts:
         return []
     table = Alert.__table__
-    values = [alert_values(alert) for alert in alerts]
+    quiet = [quiet_of(alert.event, alert.subscribed, alert.matched) for alert in alerts]
+    sets = await agent_sets(session, {ids for _, ids, _ in quiet if ids})
+    values = [alert_values(alert, q, sets) for alert, q in zip(alerts, quiet, strict=True)]
     alert_ids: list[int] = []
     for start in range(0, len(values), _CHUNK):
         inserted = await session.execute(
@@ -553,7 +639,6 @@ async def record_alerts(session: AsyncSession, alerts: Sequence[NewAlert]) -> li
             alert_id=alert_id,
             org_id=alert.org_id,
             event=alert.event,
-            payload=alert.payload,
             subscribed=alert.subscribed,
             matched=alert.matched,
             now=alert.now,

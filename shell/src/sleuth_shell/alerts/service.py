@@ -13,16 +13,19 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, exists, or_, select, update
+from sqlalchemy import and_, bindparam, delete, exists, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.matching import MatchIndex, explain
 from sleuth_shell.billing.budgets import over_budget
 from sleuth_shell.db.models import (
+    AgentSet,
+    AgentSetMember,
     Alert,
     AlertDecision,
     AlertResponder,
     ChatDelivery,
+    Investigation,
     WebhookDelivery,
 )
 from sleuth_shell.db.paging import PageRequest, fetch_page
@@ -77,12 +80,14 @@ class StoredAlert:
     decisions: list[tuple[int, str, str, int | None]]
 
 
-#: The decisions stored with the alert (its ``quiet_agents``), not as rows.
+#: The decisions stored with the alert (its quiet agents), not as rows.
 QUIET = frozenset({"not_matched", "lifecycle"})
 
 
-def _quiet(alert: Alert) -> list[tuple[int, str, str, int | None]]:
-    if not alert.quiet_agents:
+def _quiet(alert: Alert, members: Sequence[int]) -> list[tuple[int, str, str, int | None]]:
+    """The alert's quiet decisions: ``members`` (its ``quiet_set_id``'s agents) but those of
+    ``quiet_except``."""
+    if not members:
         return []
     decision = alert.quiet_decision
     if decision == "lifecycle":
@@ -91,15 +96,28 @@ def _quiet(alert: Alert) -> list[tuple[int, str, str, int | None]]:
         reason = f"not an alert ({alert.event_type or 'ignored event'})"
     else:
         reason = "the agent's matching criteria do not match the alert"
-    return [
-        (int(agent), decision, reason, None) for agent in alert.quiet_agents.strip(",").split(",")
-    ]
+    loud = {int(agent) for agent in alert.quiet_except.strip(",").split(",") if agent}
+    return [(agent, decision, reason, None) for agent in members if agent not in loud]
+
+
+#: The agents of some sets (``,1,5,7,``).
+_MEMBERS = select(AgentSet.id, AgentSet.agent_ids).where(
+    AgentSet.id.in_(bindparam("sets", expanding=True))
+)
 
 
 async def _with_decisions(session: AsyncSession, rows: Sequence[Alert]) -> list[StoredAlert]:
     if not rows:
         return []
-    found: dict[int, list[tuple[int, str, str, int | None]]] = {row.id: _quiet(row) for row in rows}
+    sets = sorted({row.quiet_set_id for row in rows if row.quiet_set_id is not None})
+    members: dict[int, list[int]] = {}
+    if sets:
+        for set_id, agent_ids in (await session.execute(_MEMBERS, {"sets": sets})).all():
+            members[int(set_id)] = [int(agent) for agent in agent_ids.strip(",").split(",")]
+    found: dict[int, list[tuple[int, str, str, int | None]]] = {
+        row.id: _quiet(row, members.get(row.quiet_set_id, ()) if row.quiet_set_id else ())
+        for row in rows
+    }
     decisions = await session.execute(
         select(
             AlertDecision.alert_id,
@@ -123,9 +141,15 @@ def _decided(org_id: int, agent_id: int | None, decision: str | None) -> Any:
     )
     if agent_id is not None:
         row = row.where(AlertDecision.alert_responder_id == agent_id)
-    quiet = Alert.quiet_agents != ""
+    quiet: Any = Alert.quiet_set_id.is_not(None)
     if agent_id is not None:
-        quiet = Alert.quiet_agents.like(f"%,{int(agent_id)},%")
+        # Quiet on the alert: in its subscribers' set, and not one of its exceptions.
+        quiet = and_(
+            Alert.quiet_set_id.in_(
+                select(AgentSetMember.set_id).where(AgentSetMember.agent_id == int(agent_id))
+            ),
+            Alert.quiet_except.not_like(f"%,{int(agent_id)},%"),
+        )
     if decision is None:
         return or_(exists(row), quiet)
     if decision in QUIET:
@@ -278,7 +302,7 @@ async def investigate_alert(
             org_id=org_id,
             agent=agent,
             name=alert.title,
-            event_payload=alert.payload,
+            alert_id=alert.id,
             dedup_key=alert.dedup_key,
             now=now,
             group_key=alert.group_key,
@@ -315,8 +339,24 @@ async def investigate_alert(
 
 async def prune_alert_log(session: AsyncSession, older_than: datetime) -> dict[str, int]:
     """Delete alerts (with their decisions) and webhook and chat delivery records received
-    before ``older_than``; how many rows of each. The caller commits."""
+    before ``older_than``; how many rows of each. The caller commits.
+
+    An investigation keeps the payload it ran on: one that references a pruned alert gets a copy
+    of the alert's payload first (``event_payload``, its ``alert_id`` cleared), so its answer
+    does not change."""
     counts: dict[str, int] = {}
+    pruned = select(Alert.id).where(Alert.received_at < older_than)
+    await session.execute(
+        update(Investigation)
+        .where(Investigation.alert_id.in_(pruned))
+        .values(
+            event_payload=select(Alert.payload)
+            .where(Alert.id == Investigation.alert_id)
+            .scalar_subquery(),
+            alert_id=None,
+        )
+        .execution_options(synchronize_session=False)
+    )
     await session.execute(
         delete(AlertDecision).where(
             AlertDecision.alert_id.in_(select(Alert.id).where(Alert.received_at < older_than))

@@ -23,7 +23,7 @@ import msgspec
 from litestar import Controller, Request, delete, get, post, put
 from litestar.params import FromPath, FromQuery
 from msgspec import UNSET, UnsetType
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import Integer, bindparam, func, literal, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -43,9 +43,9 @@ from sleuth_shell.api.common import (
 from sleuth_shell.api.deps import AppSettings, CurrentPrincipal, DbSession
 from sleuth_shell.auth import provide_principal
 from sleuth_shell.config import Settings
-from sleuth_shell.db.agent_versions import bump_with
+from sleuth_shell.db.agent_versions import bump_ctes, bump_with
 from sleuth_shell.db.executor import write_transaction
-from sleuth_shell.db.hot_reads import HotRead, HotReader, hot_reader_of
+from sleuth_shell.db.hot_reads import HotRead, HotReader, HotWrite, hot_reader_of
 from sleuth_shell.db.models import AlertResponder, Team, WebhookSubscription, utcnow
 from sleuth_shell.domain import (
     ALERT_SOURCE_TYPES,
@@ -59,6 +59,7 @@ from sleuth_shell.investigations import (
     DEFAULT_PROMPT,
     investigation_prompt,
     stop_pending_investigations,
+    stop_pending_statement,
 )
 from sleuth_shell.urls import alert_responder_url
 
@@ -548,6 +549,40 @@ _EXISTS = select(_agents.c.id).where(
 )
 
 
+def _one_statement(status: Literal["ACTIVE", "PAUSED"]) -> HotWrite:
+    """PostgreSQL: the whole status change as one statement, its effects as data-modifying CTEs
+    of the agent's lookup: :data:`_CHANGE_STATUS`, the agent-version bump of a change
+    (:func:`~sleuth_shell.db.agent_versions.bump_ctes`) and for a pause the stop of the agent's
+    pending investigations (:func:`~sleuth_shell.investigations.stop_pending_statement`, of the
+    agent only when it is the organization's). Answers the agent's id (no row: no such agent),
+    the new version (``NULL``: nothing changed) and the investigations stopped; the columns read
+    the CTEs in the two-statement order (status, version, investigations), so the row locks are
+    taken in that order."""
+    changed = _CHANGE_STATUS.cte("changed")
+    recorded, pruned = bump_ctes(changed, bindparam("pk", type_=Integer))
+    columns: list[Any] = [
+        _agents.c.id,
+        select(recorded.c.version).scalar_subquery().label("version"),
+    ]
+    ctes = [changed, recorded, pruned]
+    if status == "PAUSED":
+        stopped = (
+            stop_pending_statement(_EXISTS.scalar_subquery())
+            .returning(literal(1, Integer).label("one"))
+            .cte("stopped")
+        )
+        ctes.append(stopped)
+        columns.append(select(func.count()).select_from(stopped).scalar_subquery().label("stopped"))
+    statement = select(*columns).where(
+        _agents.c.id == bindparam("pk"), _agents.c.org_id == bindparam("org_id")
+    )
+    return HotWrite(statement.add_cte(*ctes))
+
+
+#: :func:`_one_statement` of each status, built once.
+_ONE_STATEMENT = {status: _one_statement(status) for status in ("ACTIVE", "PAUSED")}
+
+
 async def set_alert_responder_status(
     reader: HotReader,
     session_factory: async_sessionmaker[AsyncSession],
@@ -561,18 +596,32 @@ async def set_alert_responder_status(
     ACTIVE, disable and pause set PAUSED and stop the agent's pending investigations. 404 ``Alert
     responder not found``.
 
-    Enabling an agent that is already ACTIVE changes nothing, so it is answered by one read of
-    its status through the hot reader (no session, no transaction: on PostgreSQL one round trip
-    instead of ``BEGIN``, ``SELECT``, ``COMMIT``). Otherwise one write transaction of prebuilt
-    statements (:func:`~sleuth_shell.db.executor.write_transaction`: with ``fast`` on SQLite the
-    direct writer, no session): an ``UPDATE ... RETURNING`` that changes the status (and
-    ``updated_at``) only when it differs; a change bumps the organization's agent version
-    (:func:`sleuth_shell.db.agent_versions.bump_with`, as the ORM hook does for every other agent
-    change); an agent it did not change is looked up (404 when it does not exist). A pause always
-    stops whatever investigation is still pending.
+    The effects, on every database: an ``UPDATE ... RETURNING`` that changes the status (and
+    ``updated_at``) only when it differs; a change bumps the organization's agent version and
+    records the change (:mod:`sleuth_shell.db.agent_versions`, as the ORM hook does for every
+    other agent change); a pause always stops whatever investigation is still pending; an agent
+    that is not the organization's is 404 and changes nothing. Enabling an agent that is already
+    ACTIVE writes nothing.
+
+    - **PostgreSQL:** one statement (:func:`_one_statement`) on the hot reader's pool, in
+      autocommit: one round trip, no session, no ``BEGIN`` or ``COMMIT``. Running it twice is
+      harmless (the status guard: a second run changes nothing), as a :class:`HotWrite` needs.
+    - **Elsewhere (SQLite):** an enable first reads the agent's status through the hot reader (no
+      transaction, no write lock) and answers an ACTIVE agent at once; otherwise one write
+      transaction of the same prebuilt statements
+      (:func:`~sleuth_shell.db.executor.write_transaction`: with ``fast`` the direct writer, no
+      session): the status ``UPDATE``, the bump when it changed
+      (:func:`~sleuth_shell.db.agent_versions.bump_with`), a lookup of the agent when it did not
+      (404), the stop of pending investigations for a pause, the commit.
     """
     pk = decode_id_or_404(alert_id, GLOBAL_TYPE, THING)
     params = {"pk": pk, "org_id": org_id}
+    now = utcnow()
+    if reader.remote:
+        values = {**params, "owner": org_id, "new_status": status, "now": now}
+        if await _ONE_STATEMENT[status].first(reader, values) is None:
+            raise not_found(THING)
+        return
     if status == "ACTIVE":
         row = await _STATUS.first(reader, params)
         if row is None:
@@ -581,7 +630,7 @@ async def set_alert_responder_status(
             return
     async with write_transaction(session_factory, fast=fast) as executor:
         changed = await executor.execute(
-            _CHANGE_STATUS, {"pk": pk, "owner": org_id, "new_status": status, "now": utcnow()}
+            _CHANGE_STATUS, {"pk": pk, "owner": org_id, "new_status": status, "now": now}
         )
         if changed:
             await bump_with(executor, org_id, [pk])

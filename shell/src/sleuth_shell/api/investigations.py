@@ -22,12 +22,11 @@ from sleuth_core.ids import encode_global_id
 from sleuth_shell.api.common import choice_filter, decode_id_or_404, id_filter, parse_page
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.auth import Principal
-from sleuth_shell.db.models import Investigation
 from sleuth_shell.db.paging import InvalidCursor
 from sleuth_shell.errors import bad_request, error_responses, not_found
 from sleuth_shell.investigations import stop_investigation
+from sleuth_shell.investigations.queries import InvestigationRead, load_investigation
 from sleuth_shell.investigations.queries import list_investigations as list_investigations_of
-from sleuth_shell.investigations.queries import load_investigation
 from sleuth_shell.statuses import INVESTIGATION as STATUSES
 
 __all__ = [
@@ -62,20 +61,20 @@ class InvestigationRecord(msgspec.Struct, kw_only=True):
     agent produced one."""
 
 
-def investigation_record(
-    row: Investigation, organization_name: str, team_name: str | None
-) -> InvestigationRecord:
-    """The API shape of an investigation row (``result`` is stored already rendered)."""
+def investigation_record(found: InvestigationRead, organization_name: str) -> InvestigationRecord:
+    """The API shape of an investigation as :mod:`sleuth_shell.investigations.queries` reads it
+    (``result`` is stored already rendered; ``event_payload`` is its alert's)."""
+    row = found.row
     return InvestigationRecord(
         id=encode_global_id(GLOBAL_TYPE, row.id),
         organization_name=organization_name,
-        team_name=team_name,
+        team_name=found.team_name,
         name=row.name,
         status=row.status,
         started_at=row.started_at,
         completed_at=row.completed_at,
         prompt=row.prompt,
-        event_payload=row.event_payload,
+        event_payload=found.event_payload,
         result=row.result,
         analysis=row.analysis,
     )
@@ -92,7 +91,7 @@ async def _record_of(session: AsyncSession, principal: Principal, pk: int) -> In
     found = await load_investigation(session, principal.org_id, pk, fresh=True)
     if found is None:
         raise not_found(THING)
-    return investigation_record(found.row, principal.org_name, found.team_name)
+    return investigation_record(found, principal.org_name)
 
 
 @get(
@@ -121,10 +120,7 @@ async def list_investigations(
     except InvalidCursor:
         raise bad_request(f"Invalid cursor: {cursor}") from None
     return InvestigationList(
-        investigations=[
-            investigation_record(item.row, principal.org_name, item.team_name)
-            for item in found.items
-        ],
+        investigations=[investigation_record(item, principal.org_name) for item in found.items],
         next_cursor=found.next_cursor,
     )
 

@@ -23,7 +23,18 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, Integer, bindparam, delete, event, insert, select
+from sqlalchemy import (
+    CTE,
+    Connection,
+    FromClause,
+    Integer,
+    bindparam,
+    delete,
+    event,
+    insert,
+    literal,
+    select,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, UOWTransaction
 
@@ -32,12 +43,68 @@ from sleuth_shell.db.models import AgentIndexVersion, AlertResponder, AlertRespo
 if TYPE_CHECKING:
     from sleuth_shell.db.executor import Executor
 
-__all__ = ["KEEP_CHANGES", "RELOAD_ALL", "bump", "bump_with"]
+__all__ = ["KEEP_CHANGES", "RELOAD_ALL", "bump", "bump_ctes", "bump_with"]
 
 #: Change rows kept per organization; a cache further behind rebuilds the organization in full.
 KEEP_CHANGES = 1000
 #: The agent id recorded when every agent of the organization must be reloaded.
 RELOAD_ALL = 0
+
+
+def _upsert(dialect_name: str, changed: FromClause | None = None) -> Any:
+    """The version upsert of ``dialect_name`` for organization ``:org_id`` (``RETURNING`` the new
+    version): once, or with ``changed`` (PostgreSQL) once per row of ``changed``."""
+    table = AgentIndexVersion.__table__
+    dialect_insert = postgresql.insert if dialect_name == "postgresql" else sqlite.insert
+    statement: Any = dialect_insert(table)
+    if changed is None:
+        statement = statement.values(org_id=bindparam("org_id"), version=1)
+    else:
+        statement = statement.from_select(
+            ["org_id", "version"],
+            select(bindparam("org_id", type_=Integer), literal(1, Integer)).select_from(changed),
+        )
+    return statement.on_conflict_do_update(
+        index_elements=["org_id"], set_={"version": table.c.version + 1}
+    ).returning(table.c.version)
+
+
+def _record_from(bumped: Any, agent_id: Any) -> Any:
+    """PostgreSQL: the change row of ``agent_id`` (an expression) at the version ``bumped`` (the
+    upsert as a CTE) returns, ``RETURNING`` it."""
+    changes = AlertResponderChange.__table__
+    return (
+        insert(changes)
+        .from_select(
+            ["org_id", "version", "alert_responder_id"],
+            select(bindparam("org_id", type_=Integer), bumped.c.version, agent_id),
+        )
+        .returning(changes.c.version)
+    )
+
+
+def _prune(oldest: Any) -> Any:
+    """The prune of organization ``:org_id``'s change rows up to version ``oldest``."""
+    changes = AlertResponderChange.__table__
+    return delete(changes).where(
+        changes.c.org_id == bindparam("org_id"), changes.c.version <= oldest
+    )
+
+
+def bump_ctes(changed: FromClause, agent_id: Any) -> tuple[CTE, CTE]:
+    """PostgreSQL: :func:`bump` of organization ``:org_id`` for the agent ``agent_id`` (an
+    expression) as data-modifying CTEs of one larger statement, for a statement that makes the
+    change itself (``changed``, e.g. an ``UPDATE ... RETURNING`` as a CTE, with at most one row:
+    the bump happens when it has a row). Returns ``(recorded, pruned)``, to add to the statement:
+    ``recorded`` is the change row (the upsert inside it), with the new ``version`` column;
+    ``pruned`` deletes the rows more than :data:`KEEP_CHANGES` versions older (nothing when
+    ``changed`` is empty). The statement is the whole transaction: its row locks are taken in
+    :func:`bump`'s order (the upsert's version row after whatever ``changed`` locks)."""
+    bumped = _upsert("postgresql", changed).cte("bumped")
+    recorded = _record_from(bumped, agent_id).cte("recorded")
+    newest = select(recorded.c.version).scalar_subquery()
+    pruned = _prune(newest - KEEP_CHANGES).cte("pruned")
+    return recorded, pruned
 
 
 def _statements(dialect_name: str) -> tuple[Any, Any, Any]:
@@ -46,39 +113,17 @@ def _statements(dialect_name: str) -> tuple[Any, Any, Any]:
     change insert takes the version from the upsert as a CTE."""
     found = _STATEMENTS.get(dialect_name)
     if found is None:
-        table = AgentIndexVersion.__table__
-        dialect_insert = postgresql.insert if dialect_name == "postgresql" else sqlite.insert
-        upsert: Any = (
-            dialect_insert(table)
-            .values(org_id=bindparam("org_id"), version=1)
-            .on_conflict_do_update(index_elements=["org_id"], set_={"version": table.c.version + 1})
-            .returning(table.c.version)
-        )
+        upsert = _upsert(dialect_name)
         record: Any = insert(AlertResponderChange.__table__).values(
             org_id=bindparam("org_id"),
             version=bindparam("version"),
             alert_responder_id=bindparam("agent_id"),
         )
-        prune = delete(AlertResponderChange.__table__).where(
-            AlertResponderChange.org_id == bindparam("org_id"),
-            AlertResponderChange.version <= bindparam("oldest"),
-        )
+        prune = _prune(bindparam("oldest"))
         if dialect_name == "postgresql":
             # One statement, one round trip: the change row inserted from the upsert's RETURNING
             # (SQLite has no data-modifying CTE: two statements there, each without a round trip).
-            bumped = upsert.cte("bumped")
-            record = (
-                insert(AlertResponderChange.__table__)
-                .from_select(
-                    ["org_id", "version", "alert_responder_id"],
-                    select(
-                        bindparam("org_id", type_=Integer),
-                        bumped.c.version,
-                        bindparam("agent_id", type_=Integer),
-                    ),
-                )
-                .returning(AlertResponderChange.__table__.c.version)
-            )
+            record = _record_from(upsert.cte("bumped"), bindparam("agent_id", type_=Integer))
             upsert = None
         found = _STATEMENTS[dialect_name] = (upsert, record, prune)
     return found

@@ -17,7 +17,10 @@ dialect, with the engine's bind and result processors: JSON, UTC datetimes) and 
 driver connection of a pooled engine connection: on SQLite the aiosqlite
 :class:`~sleuth_shell.db.sqlite_reads.InlineReadConnection`, so that every statement and the
 commit run on the event loop thread with the process's write lock held as for any other writer
-(first write tried inline, then on aiosqlite's thread when another process writes). Every other
+(first write tried inline, then on aiosqlite's thread when another process writes); once the
+transaction holds the write lock, its further statements go straight to the sqlite3 connection
+(:meth:`~sleuth_shell.db.sqlite_reads.InlineReadConnection.execute_held`: no aiosqlite cursor,
+future or dispatch for a call that runs inline anyway). Every other
 engine (PostgreSQL) gets ``None`` from :func:`direct_writer` and takes the session path.
 
 A transaction that is left without :meth:`DirectTransaction.commit` (an exception, a change of
@@ -32,7 +35,7 @@ group commit.
 from __future__ import annotations
 
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -43,6 +46,7 @@ from sqlalchemy.util import greenlet_spawn
 
 from sleuth_shell.db.commit_totals import CommitTotals
 from sleuth_shell.db.compiled import CompiledStatement
+from sleuth_shell.db.sqlite_reads import InlineReadConnection
 
 __all__ = [
     "DirectTransaction",
@@ -71,14 +75,28 @@ class DirectTransaction:
         (a ``SELECT``'s or a ``RETURNING``'s) as dicts converted like SQLAlchemy's result, else
         ``[]``."""
         compiled = self._writer.compiled(statement)
-        cursor = await self._driver.cursor()
-        try:
-            await cursor.execute(compiled.sql, compiled.arguments(params))
-            if not compiled.names:
-                return []
-            return [compiled.row(values) for values in await cursor.fetchall()]
-        finally:
-            await cursor.close()
+        arguments = compiled.arguments(params)
+        driver = self._driver
+        # Once the transaction holds the write lock (after its first write), on the sqlite3
+        # connection directly (the engines of create_engine connect InlineReadConnections).
+        held = (
+            driver.execute_held(compiled.sql, arguments)
+            if isinstance(driver, InlineReadConnection)
+            else None
+        )
+        rows: Iterable[Any]
+        if held is not None:
+            rows = held
+        else:
+            cursor = await driver.cursor()
+            try:
+                await cursor.execute(compiled.sql, arguments)
+                rows = await cursor.fetchall() if compiled.names else []
+            finally:
+                await cursor.close()
+        if not compiled.names:
+            return []
+        return [compiled.row(values) for values in rows]
 
     async def execute_many(self, statement: Any, rows: Sequence[Mapping[str, Any]]) -> None:
         """Run ``statement`` (a prebuilt Core ``INSERT`` with named bound parameters) once per

@@ -39,6 +39,8 @@ from sleuth_shell.statuses import DIGEST_RUN, INTERACTION, INVESTIGATION, check_
 __all__ = [
     "AdvancedSettings",
     "AgentIndexVersion",
+    "AgentSet",
+    "AgentSetMember",
     "Alert",
     "AlertDecision",
     "AlertResponder",
@@ -311,6 +313,7 @@ class Investigation(Base):
         Index(None, "alert_responder_id", "group_key", "created_at"),
         Index(None, "alert_responder_id", "created_at"),
         Index(None, "team_id", "completed_at"),
+        Index(None, "alert_id"),
         CheckConstraint(check_constraint(INVESTIGATION), name="status"),
         NEVER_REUSE_IDS,
     )
@@ -328,7 +331,14 @@ class Investigation(Base):
         String(16), nullable=False, default=INVESTIGATION.pending.value
     )
     prompt: Mapped[str] = mapped_column(Text, nullable=False)
+    alert_id: Mapped[int | None] = mapped_column(Integer, ForeignKey("alerts.id"), nullable=True)
+    """The alert-log row whose payload this investigation ran on (the alert that opened it);
+    its payload is stored there once, not copied into each investigation. NULL when the
+    investigation holds its payload in ``event_payload``: opened before the alert log, or its
+    alert was pruned (the prune copies the payload here first)."""
     event_payload: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    """The payload of an investigation without ``alert_id`` (``""`` when it has one): read the
+    payload through :mod:`sleuth_shell.investigations.queries`, which takes the alert's."""
     result: Mapped[str] = mapped_column(Text, nullable=False, default="")
     sources: Mapped[list[Any]] = mapped_column(JSON, nullable=False, default=list)
     analysis: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
@@ -972,7 +982,8 @@ class OAuthToken(Base):
 
 class Alert(Base):
     """One alert of an authenticated delivery, as the adapter read it (the alert log). Its
-    decisions are the ``alert_decisions`` rows plus the agents of ``quiet_agents``.
+    decisions are the ``alert_decisions`` rows plus its quiet agents (``quiet_set_id`` less
+    ``quiet_except``).
 
     ``match_text`` is what agents matched (and what explain and dry runs match again);
     ``payload`` is the delivery's body as text. Pruned after ``SLEUTH_ALERT_RETENTION_DAYS``.
@@ -1007,11 +1018,46 @@ class Alert(Base):
     occurred_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
     received_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
     quiet_decision: Mapped[str] = mapped_column(String(16), nullable=False, default="not_matched")
-    """The decision of every agent listed in ``quiet_agents``: ``not_matched`` or ``lifecycle``."""
-    quiet_agents: Mapped[str] = mapped_column(Text, nullable=False, default="")
-    """The subscribed agents whose decision is ``quiet_decision``, as ``,<id>,<id>,`` (empty when
-    none): the common case of an organization with many agents costs one column, not a row per
-    agent (``LIKE '%,<id>,%'`` finds an agent's)."""
+    """The decision of every quiet agent: ``not_matched`` or ``lifecycle``."""
+    quiet_set_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("agent_sets.id"), nullable=True
+    )
+    """The agents subscribed to the alert's source when it arrived (an :class:`AgentSet`, shared
+    by every alert with the same subscribers); its quiet agents are these but those of
+    ``quiet_except``. NULL when no agent is quiet."""
+    quiet_except: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    """The agents of ``quiet_set_id`` that are not quiet (their criteria matched: each has a
+    decision row), as ``,<id>,<id>,`` (empty when none). So 1,000 subscribed agents cost an
+    id and the few matched ones per alert, not a row or a list entry per agent."""
+
+
+class AgentSet(Base):
+    """A set of alert agents (the agents subscribed to a source when an alert arrived), stored
+    once and shared by every alert that names it (``alerts.quiet_set_id``); ``digest`` is the
+    SHA-256 of its sorted ids, so the same set is one row. Its ids are ``agent_ids``
+    (``,<id>,<id>,``, what reading an alert splits) and, to find the sets holding an agent, its
+    :class:`AgentSetMember` rows. Never changed once written."""
+
+    __tablename__ = "agent_sets"
+    __table_args__ = (NEVER_REUSE_IDS,)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    digest: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    size: Mapped[int] = mapped_column(Integer, nullable=False)
+    agent_ids: Mapped[str] = mapped_column(Text, nullable=False)
+
+
+class AgentSetMember(Base):
+    """One agent of an :class:`AgentSet` (indexed by agent: "the alerts on which agent X was
+    quiet" is the alerts of the sets holding X, less those whose ``quiet_except`` names X)."""
+
+    __tablename__ = "agent_set_members"
+    __table_args__ = (Index(None, "agent_id", "set_id"),)
+
+    set_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("agent_sets.id", ondelete="CASCADE"), primary_key=True
+    )
+    agent_id: Mapped[int] = mapped_column(Integer, primary_key=True)
 
 
 class AlertDecision(Base):

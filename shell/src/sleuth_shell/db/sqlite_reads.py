@@ -39,7 +39,7 @@ import os
 import sqlite3
 import weakref
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -204,6 +204,24 @@ class InlineReadConnection(aiosqlite.Connection):
     def _holds_write(self) -> bool:
         """True inside a write transaction this connection began (it holds SQLite's write lock)."""
         return self._write_lock is not None and self._in_transaction()
+
+    def execute_held(self, sql: str, arguments: Sequence[Any]) -> list[Any] | None:
+        """``sql`` straight on the sqlite3 connection, when this connection is in a write
+        transaction it began (its statements cannot wait for a lock, so they would run inline
+        anyway): its rows (``[]`` for none). ``None`` when it is not (nothing run: the caller
+        runs the statement the usual way). Without aiosqlite's cursor, future and dispatch."""
+        if not self._holds_write():
+            return None
+        connection = self._connection
+        assert connection is not None
+        try:
+            cursor = connection.execute(sql, arguments)
+            try:
+                return cursor.fetchall()
+            finally:
+                cursor.close()
+        finally:
+            self._release_if_idle()  # as after any call (an error may have ended the transaction)
 
     def _inline(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> bool:
         owner = getattr(fn, "__self__", None)

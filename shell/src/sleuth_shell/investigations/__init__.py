@@ -14,6 +14,7 @@ from sleuth_shell.investigations.service import (
     open_investigations_detailed,
     stop_investigation,
     stop_pending_investigations,
+    stop_pending_statement,
 )
 
 __all__ = [
@@ -30,4 +31,5 @@ __all__ = [
     "open_investigations_detailed",
     "stop_investigation",
     "stop_pending_investigations",
+    "stop_pending_statement",
 ]

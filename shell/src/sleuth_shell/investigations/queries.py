@@ -8,21 +8,39 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from sleuth_shell.db.models import Investigation, Team
+from sleuth_shell.db.models import Alert, Investigation, Team
 from sleuth_shell.db.paging import PageRequest, fetch_page
 
-__all__ = ["InvestigationPage", "InvestigationRead", "list_investigations", "load_investigation"]
+__all__ = [
+    "PAYLOAD",
+    "InvestigationPage",
+    "InvestigationRead",
+    "list_investigations",
+    "load_investigation",
+]
 
 
 @dataclass(frozen=True, slots=True)
 class InvestigationRead:
-    """An investigation row with its team's name."""
+    """An investigation row with its team's name and the alert payload it runs on
+    (``event_payload``: its alert-log row's, :data:`PAYLOAD`)."""
 
     row: Investigation
     team_name: str | None
+    event_payload: str
+
+
+#: An investigation's alert payload: stored once in its alert-log row (``alert_id``), else (no
+#: alert, or pruned: the prune copied it) in its own ``event_payload``.
+PAYLOAD = func.coalesce(Alert.payload, Investigation.event_payload)
+
+
+def _read(query: Select[Investigation, str]) -> Select[Investigation, str, str]:
+    """``query`` (of an investigation and its team's name) with the alert payload it runs on."""
+    return query.add_columns(PAYLOAD).outerjoin(Alert, Alert.id == Investigation.alert_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +63,7 @@ async def list_investigations(
     ``status`` (or any of several) and of one alert agent; ``page`` says which (a cursor, an
     offset, or the newest).
     Raises :class:`~sleuth_shell.db.paging.InvalidCursor` for a cursor that names no row."""
-    query = (
+    query = _read(
         select(Investigation, Team.name)
         .outerjoin(Team, Team.id == Investigation.team_id)
         .where(Investigation.org_id == org_id)
@@ -60,7 +78,7 @@ async def list_investigations(
         session, query, page, created=Investigation.created_at, key=Investigation.id
     )
     return InvestigationPage(
-        items=[InvestigationRead(row, team) for row, team in found.rows],
+        items=[InvestigationRead(row, team, payload) for row, team, payload in found.rows],
         next_cursor=found.next_cursor,
     )
 
@@ -70,7 +88,7 @@ async def load_investigation(
 ) -> InvestigationRead | None:
     """The organization's investigation ``pk`` with its team's name, or None (``fresh``: read
     the row again even when the session holds it, e.g. after an update in the same session)."""
-    query = (
+    query = _read(
         select(Investigation, Team.name)
         .outerjoin(Team, Team.id == Investigation.team_id)
         .where(Investigation.id == pk, Investigation.org_id == org_id)
@@ -80,5 +98,5 @@ async def load_investigation(
     found = (await session.execute(query)).first()
     if found is None:
         return None
-    row, team_name = found
-    return InvestigationRead(row, team_name)
+    row, team_name, payload = found
+    return InvestigationRead(row, team_name, payload)

@@ -41,7 +41,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, Protocol
 
-from sqlalchemy import Insert, bindparam, literal_column, select, update
+from sqlalchemy import Insert, Update, bindparam, literal_column, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.ids import encode_global_id
@@ -51,6 +51,7 @@ from sleuth_shell.agents.rca import final_analysis, render_numbered
 from sleuth_shell.db.dialect import insert_ignore, insert_ignore_rows
 from sleuth_shell.db.executor import Executor, as_executor
 from sleuth_shell.db.models import AlertResponder, Investigation
+from sleuth_shell.investigations.queries import load_investigation
 from sleuth_shell.jobs import enqueue
 from sleuth_shell.jobs.queue import cancel, enqueue_many
 from sleuth_shell.notify.delivery import enqueue_alt, enqueue_chat, integration_targets
@@ -78,6 +79,7 @@ __all__ = [
     "open_investigations_detailed",
     "stop_investigation",
     "stop_pending_investigations",
+    "stop_pending_statement",
 ]
 
 log = logging.getLogger("sleuth.investigations")
@@ -122,7 +124,8 @@ class Opening:
     org_id: int
     agent: OpeningAgent
     name: str
-    event_payload: str
+    alert_id: int
+    """The alert-log row it runs on (its payload is the investigation's ``event_payload``)."""
     dedup_key: str
     now: datetime
     group_key: str | None = None
@@ -164,7 +167,7 @@ async def open_investigation(
     org_id: int,
     agent: OpeningAgent,
     name: str,
-    event_payload: str,
+    alert_id: int,
     dedup_key: str | None,
     now: datetime,
     group_key: str | None = None,
@@ -172,12 +175,13 @@ async def open_investigation(
     """Open an investigation of ``agent`` for one alert; returns ``(investigation pk, created)``.
 
     Creates the row ``PENDING`` (``name`` cut to its first line and 200 characters, ``prompt`` the
-    agent's runbook prompt or :data:`DEFAULT_PROMPT`, ``team_id`` the agent's team,
-    ``created_at`` = ``now``) and enqueues its ``investigation.run`` job, or, when ``dedup_key`` is
-    given and the same agent opened an investigation with that key less than
-    :data:`DEDUP_WINDOW` before ``now``, returns that one with ``created`` False (whatever its
-    status). Concurrent calls for one ``(agent, dedup_key)`` create exactly one, across
-    processes, on SQLite and PostgreSQL (see the module doc).
+    agent's runbook prompt or :data:`DEFAULT_PROMPT`, ``team_id`` the agent's team, ``alert_id``
+    the alert-log row whose payload it runs on, ``created_at`` = ``now``) and enqueues its
+    ``investigation.run`` job, or, when ``dedup_key`` is given and the same agent opened an
+    investigation with that key less than :data:`DEDUP_WINDOW` before ``now``, returns that one
+    with ``created`` False (whatever its status). Concurrent calls for one
+    ``(agent, dedup_key)`` create exactly one, across processes, on SQLite and PostgreSQL (see
+    the module doc).
 
     Transactions: it writes in ``session``'s transaction and flushes; **the caller commits** (the
     row and its job become visible together) or rolls back (nothing happened). It needs no
@@ -194,7 +198,8 @@ async def open_investigation(
         "name": investigation_name(name),
         "status": InvestigationStatus.PENDING,
         "prompt": investigation_prompt(agent),
-        "event_payload": event_payload,
+        "alert_id": alert_id,
+        "event_payload": "",
         "result": "",
         "sources": [],
         "dedup_key": dedup_key,
@@ -316,7 +321,7 @@ async def open_investigations_detailed(
                 org_id=opening.org_id,
                 agent=opening.agent,
                 name=opening.name,
-                event_payload=opening.event_payload,
+                alert_id=opening.alert_id,
                 dedup_key=opening.dedup_key,
                 now=opening.now,
                 group_key=opening.group_key,
@@ -344,8 +349,9 @@ def _claims_insert(dialect: str) -> Insert:
         insert_ignore_rows(
             dialect, table, conflict_columns=("alert_responder_id", "dedup_key", "dedup_active")
         )
-        # A new investigation has no sources: the JSON text in the statement, not encoded per row.
-        .values(sources=literal_column("'[]'"))
+        # A new investigation has no sources and its payload is its alert's: constants in the
+        # statement, not bound per row.
+        .values(sources=literal_column("'[]'"), event_payload=literal_column("''"))
         .returning(table.c.id, table.c.alert_responder_id, table.c.dedup_key)
     )
 
@@ -358,7 +364,7 @@ def _opening_values(opening: Opening) -> dict[str, Any]:
         "name": investigation_name(opening.name),
         "status": InvestigationStatus.PENDING,
         "prompt": investigation_prompt(opening.agent),
-        "event_payload": opening.event_payload,
+        "alert_id": opening.alert_id,
         "result": "",
         "dedup_key": opening.dedup_key,
         "dedup_active": True,
@@ -367,15 +373,23 @@ def _opening_values(opening: Opening) -> dict[str, Any]:
     }
 
 
-#: The stop of an agent's pending investigations (:func:`stop_pending_investigations`).
-_STOP_PENDING = (
-    update(Investigation.__table__)
-    .where(
-        Investigation.__table__.c.alert_responder_id == bindparam("agent_id"),
-        Investigation.__table__.c.status == InvestigationStatus.PENDING,
+def stop_pending_statement(agent_id: Any) -> Update:
+    """The stop of the pending investigations of the agent ``agent_id`` (an expression: a bound
+    parameter, or a scalar subquery of a statement that also pauses the agent): the one definition
+    of the stop."""
+    table = Investigation.__table__
+    return (
+        update(table)
+        .where(
+            table.c.alert_responder_id == agent_id,
+            table.c.status == InvestigationStatus.PENDING,
+        )
+        .values(status=InvestigationStatus.STOPPED)
     )
-    .values(status=InvestigationStatus.STOPPED)
-)
+
+
+#: The stop of an agent's pending investigations (:func:`stop_pending_investigations`).
+_STOP_PENDING = stop_pending_statement(bindparam("agent_id"))
 
 
 async def stop_pending_investigations(target: AsyncSession | Executor, agent_id: int) -> None:
@@ -452,10 +466,10 @@ def _keyed(
     return _MARKER.sub(rekey, result.markdown), sources
 
 
-def _impact_question(prompt: str, row: Investigation) -> str:
-    """The impact prompt with the alert it is about: its title, service and severity (what the
-    agent searches its stores with)."""
-    alert = extract_alert(row.event_payload)
+def _impact_question(prompt: str, row: Investigation, payload: str) -> str:
+    """The impact prompt with the alert it is about (``payload``): its title, service and
+    severity (what the agent searches its stores with)."""
+    alert = extract_alert(payload)
     lines = [prompt, "", f"The alert: {row.name}"]
     if alert["service"]:
         lines.append(f"Service: {alert['service']}")
@@ -489,17 +503,20 @@ async def _produce(services: Services, row: Investigation) -> InvestigationOutco
         )
         impact_prompt = agent.runbook_impact_prompt if agent is not None else None
         paused = agent is None or agent.status != "ACTIVE"
+        # The alert it runs on, read as every reader of an investigation reads it.
+        read = None if paused else await load_investigation(session, row.org_id, row.id)
+        payload = read.event_payload if read is not None else row.event_payload
     if paused:
         # Paused or deleted between the opening and the start (the pause's own update of the
         # PENDING rows may not have seen this one yet).
         await _stop_started(services, row.id)
         raise RunGone(f"the agent of investigation {row.id} is paused or deleted")
     ctx = services.agent_context(row.org_id)
-    found = await services.agent.investigate(ctx, row.prompt, row.event_payload, title=row.name)
+    found = await services.agent.investigate(ctx, row.prompt, payload, title=row.name)
     markdown, sources = _keyed(found, "")
     credits = float(found.credits)
     if impact_prompt:
-        impact = await services.agent.answer(ctx, _impact_question(impact_prompt, row))
+        impact = await services.agent.answer(ctx, _impact_question(impact_prompt, row, payload))
         impact_markdown, impact_sources = _keyed(impact, "impact-", sources)
         markdown = f"{markdown.rstrip()}\n\n## {IMPACT_HEADING}\n\n{impact_markdown.strip()}"
         sources.update(impact_sources)

@@ -163,7 +163,7 @@ def _investigation_text(found: InvestigationRead, public_url: str, *, include_so
     if row.alert_responder_id is not None:
         agent_gid = encode_global_id(reads.ALERT_RESPONDER_TYPE, row.alert_responder_id)
         facts.append(f"- Alert agent: {agent_gid} ({alert_responder_url(public_url, agent_gid)})")
-    payload = row.event_payload or ""
+    payload = found.event_payload or ""
     note = ""
     if len(payload) > MAX_PAYLOAD_CHARS:
         note = (

@@ -105,13 +105,16 @@ async def investigation_page(
             else None
         )
         covered = await alerts_of_investigation(session, viewer.org_id, inv.id)
-    charts = await investigation_charts(request.app.state.services, viewer.org_id, inv)
+    charts = await investigation_charts(
+        request.app.state.services, viewer.org_id, inv, found.event_payload
+    )
     return page(
         "investigation.html",
         viewer,
         "investigations",
         title=inv.name,
         inv=inv,
+        event_payload=found.event_payload,
         team=found.team_name or "-",
         gid=investigation_id,
         agent=agent,
@@ -137,11 +140,13 @@ def _zero_filled(
     return filled
 
 
-async def investigation_charts(services: Services, org_id: int, inv: Investigation) -> list[Markup]:
-    """The pictures of a finished analysis: the failing services' error counts per 5-minute
-    bucket and their metrics over the look-back the engine read, every change in it as a marker
-    and the onset line; read through the agent's own stores and `sleuth_shell.agents.rca`'s
-    readers. None without an analysis naming a failing service."""
+async def investigation_charts(
+    services: Services, org_id: int, inv: Investigation, event_payload: str
+) -> list[Markup]:
+    """The pictures of a finished analysis (``event_payload``: the alert it ran on): the failing
+    services' error counts per 5-minute bucket and their metrics over the look-back the engine
+    read, every change in it as a marker and the onset line; read through the agent's own stores
+    and `sleuth_shell.agents.rca`'s readers. None without an analysis naming a failing service."""
     analysis: Mapping[str, Any] = inv.analysis if isinstance(inv.analysis, dict) else {}
     failing = [str(s) for s in analysis.get("affected_services") or [] if s]
     if analysis.get("service") and analysis["service"] not in failing:
@@ -150,7 +155,7 @@ async def investigation_charts(services: Services, org_id: int, inv: Investigati
         return []
     onset = parse_timestamp(str(analysis.get("onset") or ""))
     now: datetime = inv.completed_at or inv.started_at or inv.created_at
-    alert_time = extract_alert(inv.event_payload or "")["time"]
+    alert_time = extract_alert(event_payload or "")["time"]
     fired = alert_time if alert_time is not None and alert_time <= now else now
     start, end = rca.look_back(fired, now)
     bounds = await services.logs.time_bounds(org_id)
