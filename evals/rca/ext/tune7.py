@@ -244,7 +244,7 @@ class Inc(ExtIncident):
             )
         ]
 
-    def config(  # type: ignore[override]
+    def config(
         self,
         t: datetime,
         service: str,
@@ -260,7 +260,7 @@ class Inc(ExtIncident):
         self.changes[-1]["url"] = f"https://git.{self.company.domain}/platform-config/commit/{cid}"
         return cid
 
-    def flag(  # type: ignore[override]
+    def flag(
         self,
         t: datetime,
         service: str,
@@ -326,9 +326,9 @@ for _c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ":
 
 def iso6346(owner_serial: str) -> int:
     """The ISO 6346 remainder of a container's first ten characters (10 means check digit 0)."""
-    total = sum(
-        (_ISO_LETTERS[c] if c.isalpha() else int(c)) * 2**i for i, c in enumerate(owner_serial)
-    )
+    total = 0
+    for i, c in enumerate(owner_serial):
+        total += (_ISO_LETTERS[c] if c.isalpha() else int(c)) << i
     return total % 11
 
 
@@ -606,13 +606,21 @@ Christmas Day night skiing at Alder Peak: AP-3 and AP-4, 16:30-21:00 local.""",
         def scans(t: datetime, share: float = share, res: str = res) -> float:
             return 45 * share * (1.0 if t < day_end else (0.027 if res == "alder-peak" else 0.0))
 
-        ratio = (
-            (lambda t: 0.035 if t < onset else 0.29) if res == "alder-peak" else (lambda t: 0.03)
-        )
+        def ratio(t: datetime, res: str = res) -> float:
+            if res != "alder-peak":
+                return 0.03
+            return 0.035 if t < onset else 0.29
+
+        def denied(t: datetime, s: Shape = scans, q: Shape = ratio) -> float:
+            return s(t) * q(t)
+
+        def opened(t: datetime, s: Shape = scans, q: Shape = ratio) -> float:
+            return s(t) * (1 - q(t))
+
         inc.metric(
             "gate_scan_decisions_total",
             "turnstile-gw",
-            counter(lambda t, s=scans, q=ratio: s(t) * q(t), inc.begin),
+            counter(denied, inc.begin),
             labels={"resort": res, "decision": "deny"},
             jitter=0.0,
             digits=0,
@@ -620,7 +628,7 @@ Christmas Day night skiing at Alder Peak: AP-3 and AP-4, 16:30-21:00 local.""",
         inc.metric(
             "gate_scan_decisions_total",
             "turnstile-gw",
-            counter(lambda t, s=scans, q=ratio: s(t) * (1 - q(t)), inc.begin),
+            counter(opened, inc.begin),
             labels={"resort": res, "decision": "open"},
             jitter=0.0,
             digits=0,
@@ -1185,12 +1193,14 @@ switches and call the resort's IT tech. If every site dropped, look at turnstile
             "whitehorn-base": 10.0,
             "whitehorn-summit": 6.0,
         }[site]
+
+        def scans(t: datetime, p: float = per, cut: bool = site == "whitehorn-summit") -> float:
+            return 0.0 if cut and t >= onset else p
+
         inc.metric(
             "turnstile_scans_per_second",
             "turnstile-gw",
-            (lambda t, p=per: 0.0 if t >= onset else p)
-            if site == "whitehorn-summit"
-            else (lambda t, p=per: p),
+            scans,
             labels={"site": site},
             jitter=0.08,
             digits=2,
