@@ -229,17 +229,19 @@ class Inc(ExtIncident):
     def _stray(self, s: Svc) -> tuple[str, str]:
         return self.rng.choice(_STRAYS.get(s.name) or list(self.company.strays))
 
-    def quiet(self, service: str, after: datetime, words: Sequence[str]) -> None:
-        """Drop the healthy chatter of ``service`` from ``after`` on that would say it works
-        (INFO lines holding one of ``words``): call it right after ``noise()``."""
-        stamp = iso(after)
+    def quiet(
+        self, service: str, after: datetime, words: Sequence[str], until: datetime | None = None
+    ) -> None:
+        """Drop the healthy chatter of ``service`` from ``after`` on (until ``until``) that would
+        say it works (INFO lines holding one of ``words``): call it right after ``noise()``."""
+        first, last = iso(after), iso(until or self.now + MINUTE)
         self.logs = [
             r
             for r in self.logs
             if not (
                 r["service"] == service
                 and r["level"] == "INFO"
-                and r["timestamp"] >= stamp
+                and first <= r["timestamp"] < last
                 and any(w in r["message"] for w in words)
             )
         ]
@@ -865,15 +867,17 @@ auto_start:
         ),
         level="WARNING",
     )
-    inc.errors(
-        "plant-scada",
-        onset + 40 * MINUTE,
-        trip,
-        0.15,
-        lambda r: f"PS2 pond level {r.uniform(25, 60):.1f}% and falling, draw exceeds inflow",
-        level="WARNING",
-        unit="PS2",
-    )
+    t = onset + 40 * MINUTE
+    while t < trip:
+        level = 82.0 - 62.2 * (t - onset).total_seconds() / (trip - onset).total_seconds()
+        inc.log(
+            t,
+            "plant-scada",
+            "WARNING",
+            f"PS2 pond level {level:.1f}% and falling, draw exceeds inflow",
+            unit="PS2",
+        )
+        t += 10 * MINUTE
     inc.log(
         trip, "plant-scada", "ERROR", "PS2 pump P2-A trip LOW_SUCTION pond_pct=19.8", unit="PS2"
     )
@@ -2052,6 +2056,9 @@ def check_digit(code: str) -> int:
         author="lena.sorensen",
     )
     onset = ts("2028-02-15T07:00")
+    # the in-gate is closed at night: no lane reads, no gate transactions
+    inc.quiet("gate-ocr", inc.begin, ("read ok", "processed batch", "completed in"), onset)
+    inc.quiet("gate-tas", inc.begin, ("Gate transaction completed", "/api/gate/"), onset)
     tasc = inc.code(
         ts("2028-02-15T06:48"),
         "gate-tas",
