@@ -3300,8 +3300,8 @@ holds its temperature for several hours unplugged.""",
     inc.errors(
         "reefer-monitor",
         onset,
-        now,
-        1.6,
+        onset + 34 * MINUTE,
+        1.9,
         lambda r: (
             f"WARN reefer_monitor::alarms: unit {container(r)} power OFF (RCD lost) block=R2 row={r.randint(1, 14):02d} tier={r.randint(1, 3)} tos_state=LOADING wq=KITTIWAKE-BAY-LOAD-03 supply_c={r.uniform(-18.4, -17.6):.1f} setpoint_c=-18.0"
         ),
@@ -3333,7 +3333,7 @@ holds its temperature for several hours unplugged.""",
         if t < onset:
             return 0.0
         m = (t - onset).total_seconds() / 60
-        return max(0.0, 1.6 * m - max(0.0, m - 18) * 1.0)
+        return max(0.0, min(1.9 * m, 64.0) - max(0.0, m - 18) * 1.0)
 
     inc.metric(
         "reefer_power_loss_alarms_active",
