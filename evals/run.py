@@ -1,10 +1,11 @@
 """The answer-quality evaluation of the embedded ``retrieval`` agent (issue 9, item 7).
 
 Run it with ``make eval`` (or ``python -m evals.run`` from the repository root). It builds a
-throw-away SQLite database with three organizations, the shipped demo (Pebble & Pine, loaded at
+throw-away SQLite database with four organizations, the shipped demo (Pebble & Pine, loaded at
 ``DEMO_NOW``), Kestrel Health (`evals.kestrel`, a second corpus with a different company,
-services and vocabulary) and Tidewater Freight (`evals.tidewater`, a third, written by an
-examiner who never read the agent), asks every question of ``questions_tune.json``,
+services and vocabulary), Tidewater Freight (`evals.tidewater`, a third, written by an
+examiner who never read the agent) and Larkspur Fare Systems (`evals.larkspur`, a fourth, a
+transit-card operator written the same way), asks every question of ``questions_tune.json``,
 ``questions_heldout.json``, ``questions_tune_ext.json`` and ``questions_heldout_ext.json`` and
 prints, per split (each split alone) and per kind of question:
 
@@ -50,7 +51,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evals import kestrel, tidewater
+from evals import kestrel, larkspur, tidewater
 from sleuth_core.language import format_ts
 from sleuth_shell import admin
 from sleuth_shell.agents.base import Agent, AgentContext, AgentResult
@@ -98,7 +99,8 @@ def load_questions(split: str) -> list[dict[str, Any]]:
 
 
 async def load_corpus(session: Any, org_id: int, corpus: Any) -> None:
-    """A written corpus (`evals.kestrel`, `evals.tidewater`): its runbooks and its logs."""
+    """A written corpus (`evals.kestrel`, `evals.tidewater`, `evals.larkspur`): its runbooks and
+    its logs."""
     session.add_all(
         models.KnowledgeDocument(org_id=org_id, title=title, content=content, url=None)
         for title, content in corpus.runbooks()
@@ -114,7 +116,12 @@ class Corpora:
     def __init__(self, services: Services, orgs: dict[str, int]) -> None:
         self.services = services
         self.orgs = orgs
-        self.now = {"demo": DEMO_NOW, "kestrel": kestrel.NOW, "tidewater": tidewater.NOW}
+        self.now = {
+            "demo": DEMO_NOW,
+            "kestrel": kestrel.NOW,
+            "tidewater": tidewater.NOW,
+            "larkspur": larkspur.NOW,
+        }
 
     def context(self, corpus: str) -> AgentContext:
         return self.services.agent_context(self.orgs[corpus], now=self.now[corpus])
@@ -129,14 +136,17 @@ async def build_corpora(directory: Path) -> tuple[Corpora, Any]:
         demo = await admin.create_org(session, "eval-demo")
         other = await admin.create_org(session, "eval-kestrel")
         third = await admin.create_org(session, "eval-tidewater")
-        demo_id, other_id, third_id = demo.id, other.id, third.id
+        fourth = await admin.create_org(session, "eval-larkspur")
+        demo_id, other_id, third_id, fourth_id = demo.id, other.id, third.id, fourth.id
         await load_demo(session, demo_id, now=DEMO_NOW)
     async with sessions() as session:
         await load_corpus(session, other_id, kestrel)
     async with sessions() as session:
         await load_corpus(session, third_id, tidewater)
+    async with sessions() as session:
+        await load_corpus(session, fourth_id, larkspur)
     services = build_services(Settings(public_url=PUBLIC), sessions)
-    orgs = {"demo": demo_id, "kestrel": other_id, "tidewater": third_id}
+    orgs = {"demo": demo_id, "kestrel": other_id, "tidewater": third_id, "larkspur": fourth_id}
     return Corpora(services, orgs), engine
 
 
@@ -427,15 +437,23 @@ def render(split: str, outcomes: Sequence[Outcome], *, verbose: bool = False) ->
     return "\n".join(lines)
 
 
-async def run_all(splits: Sequence[str], agent: Agent | None = None) -> dict[str, list[Outcome]]:
+async def run_all(
+    splits: Sequence[str], agent: Agent | None = None, corpora_only: Sequence[str] = ()
+) -> dict[str, list[Outcome]]:
+    """Each split's outcomes; with ``corpora_only``, only the questions over those corpora (a new
+    batch scored alone)."""
     agent = agent or RetrievalAgent()
+    wanted = {
+        split: [q for q in load_questions(split) if not corpora_only or q["corpus"] in corpora_only]
+        for split in splits
+    }
     with tempfile.TemporaryDirectory() as directory:
         corpora, engine = await build_corpora(Path(directory))
         try:
             return {
-                split: await evaluate(corpora, agent, load_questions(split))
-                for split in splits
-                if load_questions(split)
+                split: await evaluate(corpora, agent, questions)
+                for split, questions in wanted.items()
+                if questions
             }
         finally:
             await corpora.services.aclose()
@@ -450,6 +468,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--show", help="print the answer to the question with this id")
     parser.add_argument(
+        "--corpus",
+        default="",
+        help="score only the questions over these corpora (comma-separated, e.g. larkspur)",
+    )
+    parser.add_argument(
         "--agent",
         default="retrieval",
         help="the agent to score (e.g. openai, configured by SLEUTH_LLM_* as for `sleuth serve`)",
@@ -462,7 +485,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 2
-    results = asyncio.run(run_all(splits, agent))
+    only = [c for c in args.corpus.split(",") if c]
+    results = asyncio.run(run_all(splits, agent, only))
     for split, outcomes in results.items():
         print(render(split, outcomes, verbose=args.verbose))
         for o in outcomes:

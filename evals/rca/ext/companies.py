@@ -16,10 +16,14 @@ and two added by a fourth examiner, tune split only: Basketrun Grocery (online g
 marketplace: carts, store assignment, delivery slots, shopper picking, partner stock feeds; Ruby,
 Elixir, Rust, Node, Python, Go) and Quayside Claims (B2B insurance claims platform: claim intake,
 first notice of loss, policy and bordereaux lookups, OCR, fraud scoring, payouts; C#/.NET, PHP,
-Python, Java, Node); and two added by a seventh examiner, tune split only: Cairnline Mountain
-Resorts (ski resorts: lift-gate scans, season and alliance passes, snowmaking, rentals) and Redhaven
-Port Authority (container port: EDIFACT with shipping lines, truck appointments and gate OCR,
-customs releases, reefers, berths).
+Python, Java, Node); and two added by a seventh examiner, tune split only (`tune7.py`): Cairnline
+Mountain Resorts (ski resorts: lift-gate scans, season and alliance passes, snowmaking, rentals)
+and Redhaven Port Authority (container port: EDIFACT with shipping lines, truck appointments and
+gate OCR, customs releases, reefers, berths); and two added by an eighth examiner, held-out split
+only (`heldout8.py`): Kestrel Regional Air (crew rostering, duty and rest legality, the nightly pairing solve, ACARS
+downlinks, layover hotels; Kotlin, Scala, Python, Go, TypeScript) and Cobblegate City Parking (a
+municipal parking operator: pay-by-phone sessions, resident permits, ANPR enforcement, penalty
+charge notices, bay sensors; Python, PHP, Rust, Java, Kotlin, Go, Elixir).
 """
 
 from __future__ import annotations
@@ -1322,7 +1326,7 @@ QUAYSIDE = Company(
 # --- seventh examiner (tune split only; stories in `ext/tune7.py`) -------------------------------
 
 
-def _gerrit(r: random.Random, text: str) -> str:
+def _cairnline_gerrit(r: random.Random, text: str) -> str:
     """Cairnline: Gerrit-reviewed ``component: subject`` with the Change-Id trailer kept in the
     message the change feed sends."""
     head, _, rest = text.partition(": ")
@@ -1333,7 +1337,7 @@ def _gerrit(r: random.Random, text: str) -> str:
     return f"{area}: {body[0].lower()}{body[1:]}\n\nChange-Id: I{r.getrandbits(160):040x}"
 
 
-def _changelog(r: random.Random, text: str) -> str:
+def _redhaven_changelog(r: random.Random, text: str) -> str:
     """Redhaven: Keep-a-Changelog verbs with the RPA ticket at the end."""
     head, _, rest = text.partition(": ")
     body = rest or text
@@ -1418,7 +1422,7 @@ CAIRNLINE = Company(
         "tara.odonnell",
         "renovate[bot]",
     ),
-    style=_gerrit,
+    style=_cairnline_gerrit,
     strays=[
         ("WARNING", "gate AP-2-G3 reader temperature -31C below rated -30C, scans may slow"),
         (
@@ -1509,7 +1513,7 @@ REDHAVEN = Company(
         "m.halvorsen",
         "dependabot[bot]",
     ),
-    style=_changelog,
+    style=_redhaven_changelog,
     strays=[
         ("WARNING", "COPRAR from line HLX: container HLXU 220193 4 has no VGM yet, load list kept"),
         ("WARNING", "haulier H-2291 arrived 47 min after the slot window, admitted by gate clerk"),
@@ -1537,5 +1541,264 @@ REDHAVEN = Company(
             "INFO reefer_monitor::sink: batch written rows=640",
         ],
         "berth-planner": ['"GET /berths/ HTTP/1.1" 200', "ETA updated from AIS"],
+    },
+)
+
+
+# --- added by an eighth examiner (held-out split only: evals/rca/ext/heldout8.py) -----------------
+
+
+def _gerrit(r: random.Random, text: str) -> str:
+    body = text.split(": ", 1)[-1]
+    low = body.lower()
+    if low.startswith("bump"):
+        area = "deps"
+    elif low.startswith(("docs", "link")):
+        area = "docs"
+    elif low.startswith(("test", "cover")):
+        area = "test"
+    else:
+        area = r.choice(["ops", "build"])
+    return f"{area}: {body[0].lower()}{body[1:]}\n\nChange-Id: I{r.getrandbits(160):040x}"
+
+
+def _gitlab(r: random.Random, text: str) -> str:
+    body = text.split(": ", 1)[-1]
+    if r.random() < 0.3 and not body.lower().startswith("bump"):
+        return f'Resolve "{body[0].upper()}{body[1:]}"'
+    return f"{body[0].upper()}{body[1:]} (!{r.randint(380, 960)})"
+
+
+KESTREL = Company(
+    name="Kestrel Regional Air",
+    domain="kestrelair.example",
+    services=[
+        Svc(
+            "roster-api",
+            "api",
+            (
+                "/v2/rosters/{crewId}",
+                "/v2/trip-trades",
+                "/v2/pairings/{id}",
+                "/v2/publications/{date}",
+            ),
+            topic="rosters",
+            rps=55,
+            p99=320,
+            noun="roster",
+        ),
+        Svc(
+            "legality-engine",
+            "api",
+            ("/check/trip-trade", "/check/pairing", "/check/roster"),
+            topic="legality",
+            rps=70,
+            p99=150,
+            noun="legality check",
+        ),
+        Svc(
+            "pairing-optimizer", "worker", topic="solve.requests", rps=0.2, p99=90000, noun="solve"
+        ),
+        Svc("acars-ingest", "worker", topic="acars.downlinks", rps=14, p99=40, noun="downlink"),
+        Svc(
+            "crew-app-bff",
+            "api",
+            ("/api/me/roster", "/api/trip-trades", "/api/check-in", "/api/me/hotel"),
+            topic="crew-app",
+            rps=30,
+            p99=450,
+            noun="crew request",
+        ),
+        Svc(
+            "layover-hotels",
+            "api",
+            ("/hotels/bookings", "/hotels/rooming-lists/{station}", "/hotels/contracts"),
+            topic="hotels",
+            rps=4,
+            p99=900,
+            noun="booking",
+        ),
+        Svc(
+            "crew-notify", "worker", topic="crew.notifications", rps=6, p99=120, noun="notification"
+        ),
+    ],
+    catalog={
+        "roster-api": "crew rosters, pairings, trip trades and the daily roster publication (Crew Systems; Kotlin, Ktor, Exposed on PostgreSQL crewdb); asks legality-engine before accepting any roster change; logback JSON, exception in `stack_trace`",
+        "legality-engine": "duty and rest legality (14 CFR Part 117 flight duty periods, minimum rest, cumulative limits) and the optional biomathematical fatigue score (Crew Systems; Scala 3, Akka HTTP, 6 pods, 2 vCPU each); logs the throwable in `throwable`",
+        "pairing-optimizer": "nightly pairing and reserve solve per crew base at 02:00 UTC (CP-SAT, OR-Tools), results published by roster-api at 04:30 UTC; solver settings in deploy/pairing-optimizer/values-prod.yaml (Ops Research; Python 3.12)",
+        "acars-ingest": "pulls ACARS downlinks (OOOI out/off/on/in times, load sheets, free text) from the AeroLink datalink gateway (gw.aerolink.example, HTTPS long-poll over the site-to-site VPN `vpn-aerolink`) and writes actual block times to crewdb (Ops Systems; Go 1.23)",
+        "crew-app-bff": "backend for the crew mobile app: roster view, trip trades, check-in, layover hotel (Crew Experience; TypeScript, NestJS); calls roster-api and layover-hotels",
+        "layover-hotels": "layover and disruption hotel rooms for crews through the Roomlane hotel distribution API (api.roomlane.example) and direct contracts; rooming lists per station (Crew Support; Python 3.12, Django)",
+        "crew-notify": "push notifications and SMS to crew (roster changes, hotel confirmations, check-in reminders) (Crew Experience; Go)",
+        "crewdb": "PostgreSQL 15 (primary + 1 replica), max_connections 400",
+        "bases": "crew bases MSP, OMA, DSM, FSD (Central time) and RAP (Mountain time); heavy maintenance at the TUL MRO",
+    },
+    lang={
+        "roster-api": "java",
+        "legality-engine": "java",
+        "pairing-optimizer": "python",
+        "acars-ingest": "go",
+        "crew-app-bff": "node",
+        "layover-hotels": "python",
+        "crew-notify": "go",
+    },
+    authors=("d.halvorsen", "amara.ude", "pkowalski", "r.tanaka", "mferreira", "renovate[bot]"),
+    style=_gerrit,
+    strays=[
+        ("WARNING", "crew 40718 roster view requested for a pairing already flown (cache miss)"),
+        (
+            "WARNING",
+            "ACARS free-text downlink from N418KR had no flight number; matched by tail and time",
+        ),
+        (
+            "ERROR",
+            "payroll export: crew 41102 has 2 open duty periods on 2027-10-31; skipped, ticket opened",
+        ),
+        ("WARNING", "hotel contract MSP-HX-07 rate expires in 12 days"),
+        (
+            "ERROR",
+            "push to device token ending 4f1a rejected by APNs: BadDeviceToken (app uninstalled)",
+        ),
+        ("WARNING", "trip trade TT-88120 withdrawn by crew before legality answered"),
+    ],
+    chatter={
+        "roster-api": [
+            "roster view served crew=40211 days=14",
+            "trip trade TT accepted after legality ok",
+        ],
+        "legality-engine": [
+            "check ok rules=23 elapsed_ms=11",
+            "FDP table loaded: Part 117 Table B (unaugmented)",
+        ],
+        "acars-ingest": [
+            "oooi decoded label=QA tail=N407KR event=OFF",
+            "poll ok cursor advanced downlinks=9",
+        ],
+        "crew-app-bff": [
+            "[Nest] 1  - LOG [RosterController] GET /api/me/roster 200",
+            "[Nest] 1  - LOG [CheckInController] check-in recorded",
+        ],
+        "layover-hotels": [
+            "rooming list sent station=OMA rooms=6",
+            "booking confirmed via roomlane",
+        ],
+        "crew-notify": ["push delivered platform=fcm", "sms delivered carrier=twilio"],
+    },
+)
+
+COBBLEGATE = Company(
+    name="Cobblegate City Parking",
+    domain="cobblegate-parking.example",
+    services=[
+        Svc(
+            "paybyphone-api",
+            "api",
+            (
+                "/v1/sessions",
+                "/v1/sessions/{id}/extend",
+                "/v1/zones/{code}/tariff",
+                "/v1/availability",
+            ),
+            topic="sessions",
+            rps=45,
+            p99=260,
+            noun="session",
+        ),
+        Svc(
+            "permits-portal",
+            "web",
+            (
+                "/permits/apply",
+                "/permits/{id}/renew",
+                "/permits/{id}/vehicles",
+                "/webhooks/payments",
+            ),
+            topic="permits",
+            rps=12,
+            p99=700,
+            noun="permit",
+        ),
+        Svc("anpr-ingest", "worker", topic="anpr.reads", rps=60, p99=25, noun="plate read"),
+        Svc(
+            "pcn-service",
+            "api",
+            ("/pcns", "/pcns/{ref}/evidence", "/pcns/{ref}/challenge", "/pcns/{ref}/pay"),
+            topic="pcns",
+            rps=9,
+            p99=380,
+            noun="pcn",
+        ),
+        Svc(
+            "enforcement-sync",
+            "worker",
+            topic="handheld-uploads.fifo",
+            rps=2,
+            p99=300,
+            noun="upload",
+        ),
+        Svc(
+            "keeper-lookup",
+            "api",
+            ("/keeper/{vrm}", "/keeper/batch"),
+            topic="keeper",
+            rps=3,
+            p99=600,
+            noun="keeper request",
+        ),
+        Svc("bay-sensors", "worker", topic="lora.uplinks", rps=14, p99=30, noun="uplink"),
+    ],
+    catalog={
+        "paybyphone-api": "pay-by-phone parking sessions, extensions and zone tariffs; card payments through Tillpoint (acquirer and gateway) (Parking Services; Python 3.12, FastAPI, SQLAlchemy on PostgreSQL parkdb)",
+        "permits-portal": "residents' and businesses' permits: applications, renewals, vehicles on a permit, Tillpoint payment webhooks (Permits; PHP 8.3, Laravel 11, Horizon queues)",
+        "anpr-ingest": "plate reads from the ANPR cameras of the bus lanes and the controlled zones (Kafka anpr.reads, 12 partitions); matches each plate against valid permits and paid sessions and passes the unmatched to pcn-service (Enforcement; Rust, rdkafka); container limit 2 CPU",
+        "pcn-service": "penalty charge notices: drafting, evidence, online challenges and payments (Enforcement; Java 21, Spring Boot, Tomcat)",
+        "enforcement-sync": "uploads from the civil enforcement officers' handhelds (PCN drafts, photos) from the SQS FIFO queue handheld-uploads.fifo, one message group per patrol beat (Enforcement; Kotlin, Spring Boot)",
+        "keeper-lookup": "registered keeper lookups for PCNs at the Vehicle Records Agency (api.vra.example) (Enforcement; Go)",
+        "bay-sensors": "on-street bay occupancy sensors over LoRaWAN (The Things Stack webhooks), upserted into parkdb bay_occupancy, feeding the availability map (Smart Streets; Elixir, Ecto)",
+        "parkdb": "PostgreSQL 14 (Cloud SQL), tables parking_sessions, bay_occupancy, tariffs; created 2022",
+        "Tillpoint": "card acquirer and payment gateway (api.tillpoint.example); status page status.tillpoint.example",
+    },
+    lang={
+        "paybyphone-api": "python",
+        "permits-portal": "php",
+        "anpr-ingest": "rust",
+        "pcn-service": "java",
+        "enforcement-sync": "java",
+        "keeper-lookup": "go",
+        "bay-sensors": "elixir",
+    },
+    authors=("h.mcallister", "zainab.q", "ewan.b", "t.lindqvist", "oksana.p", "renovate-bot"),
+    style=_gitlab,
+    strays=[
+        (
+            "WARNING",
+            "camera CAM-BL-14 read confidence 0.62 below 0.7 for plate read, sent to manual review",
+        ),
+        ("WARNING", "permit P-220931 renewal reminder bounced (mailbox full)"),
+        (
+            "ERROR",
+            "keeper lookup for VRM with diplomatic prefix refused by VRA: 403 not releasable",
+        ),
+        ("WARNING", "session extension refused: zone CZ-7 maximum stay 2h reached"),
+        ("ERROR", "evidence photo upload retried: S3 SlowDown (attempt 1/5)"),
+        ("WARNING", "sensor 70B3D57ED005A1C2 battery 3.1V below 3.2V"),
+    ],
+    chatter={
+        "paybyphone-api": [
+            'INFO:     10.4.1.22:51244 - "POST /v1/sessions HTTP/1.1" 201 Created',
+            "session started zone=CZ-3 duration=60m",
+        ],
+        "permits-portal": [
+            "[production.INFO] Permit application submitted",
+            "[production.INFO] Horizon: App\\Jobs\\SendRenewalReminder processed",
+        ],
+        "anpr-ingest": [
+            "INFO anpr_ingest::matcher: read matched source=permit",
+            "INFO anpr_ingest::consumer: committed offsets partition=4",
+        ],
+        "pcn-service": ["PCN drafted from ANPR read", "challenge received, case opened"],
+        "enforcement-sync": ["upload processed beat=SOUTH-2", "photo stored in evidence bucket"],
+        "keeper-lookup": ['level=info msg="keeper found" source=vra dur_ms=420'],
+        "bay-sensors": ["[info] uplink decoded fport=2 occupied=true", "[info] occupancy upserted"],
     },
 )

@@ -1,0 +1,116 @@
+"""The evaluation's questions agree with the written corpora they are asked over (no agent runs).
+
+A question whose expected fact is not in its expected source can never pass, and an ``absent``
+string that the asked window holds, or that the service never logs, tests nothing; both are
+mistakes in the question, found here rather than read as the agent's failures.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from evals import larkspur  # noqa: E402
+
+# The corpora checked here, and the splits that ask over them.
+CORPORA: dict[str, Any] = {"larkspur": larkspur}
+SPLITS = ("questions_tune_ext.json", "questions_heldout_ext.json")
+
+
+def _questions() -> list[dict[str, Any]]:
+    out = []
+    for name in SPLITS:
+        data = json.loads((ROOT / "evals" / name).read_text(encoding="utf-8"))
+        out.extend(q for q in data["questions"] if q["corpus"] in CORPORA)
+    return out
+
+
+QUESTIONS = _questions()
+
+
+def _ts(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _line(record: dict[str, Any]) -> str:
+    return f"{record['message']} {json.dumps(record['attributes'])}"
+
+
+def test_the_corpus_is_asked_in_both_splits() -> None:
+    by_split = {
+        name: [
+            q
+            for q in json.loads((ROOT / "evals" / name).read_text(encoding="utf-8"))["questions"]
+            if q["corpus"] == "larkspur"
+        ]
+        for name in SPLITS
+    }
+    assert len(by_split["questions_tune_ext.json"]) == 14
+    assert len(by_split["questions_heldout_ext.json"]) == 16
+    kinds = {q["kind"] for qs in by_split.values() for q in qs}
+    assert kinds == {"fact", "logs", "cause", "abstain"}
+    assert sum(q["kind"] == "abstain" for qs in by_split.values() for q in qs) >= 2
+
+
+@pytest.mark.parametrize("question", QUESTIONS, ids=[q["id"] for q in QUESTIONS])
+def test_expected_facts_are_in_the_expected_source(question: dict[str, Any]) -> None:
+    corpus = CORPORA[question["corpus"]]
+    docs = dict(corpus.runbooks())
+    if "source" in question:
+        assert question["source"] in docs, question["source"]
+        parts = question.get("parts") or [
+            {"facts": question["facts"], "source": question["source"]}
+        ]
+        assert [f for p in parts for f in p["facts"]] == question["facts"]
+        for part in parts:
+            assert part["source"] in docs, part["source"]
+            for fact in part["facts"]:
+                assert fact in docs[part["source"]], (fact, part["source"])
+    if "logs" not in question:
+        return
+    window = question["logs"]
+    start, end = _ts(window["start"]), _ts(window["end"])
+    records = corpus.generate_logs()
+    assert corpus.START <= start < end <= corpus.END
+    inside = [
+        _line(r)
+        for r in records
+        if r["service"] == window["service"] and start <= r["timestamp"] < end
+    ]
+    outside = [
+        _line(r)
+        for r in records
+        if r["service"] == window["service"] and not start <= r["timestamp"] < end
+    ]
+    assert inside, "nothing logged in the asked window"
+    for fact in question["facts"]:
+        if question["kind"] == "logs":  # what the service logged in the window
+            assert any(fact in line for line in inside), fact
+        else:  # a cause: in the window's own records, or in the data around them
+            assert any(fact in _line(r) for r in records), fact
+    for absent in question.get("absent", []):
+        assert not any(absent.lower() in line.lower() for line in inside), absent
+        assert any(absent.lower() in line.lower() for line in outside), absent
+
+
+@pytest.mark.parametrize(
+    "question",
+    [q for q in QUESTIONS if q["kind"] == "abstain"],
+    ids=[q["id"] for q in QUESTIONS if q["kind"] == "abstain"],
+)
+def test_unanswerable_questions_ask_for_what_no_runbook_holds(question: dict[str, Any]) -> None:
+    """The thing asked for (its key word) is in no runbook and no log line of the corpus."""
+    corpus = CORPORA[question["corpus"]]
+    keys = {"wt37": "antenna", "wh32": "APN"}
+    key = keys[question["id"]].lower()
+    assert not any(key in text.lower() for _, text in corpus.runbooks())
+    assert not any(key in _line(r).lower() for r in corpus.generate_logs())
