@@ -1210,3 +1210,103 @@ def test_a_retuned_setting_alters_what_its_name_says_whatever_the_commit_message
     suspect = next(s for s in result.suspects if s.change.change_id == "77a1c0de")
     assert "cache change" in suspect.matched
     assert result.change_id == "77a1c0de"
+
+
+def test_a_commit_that_only_adds_a_timer_is_ruled_out_and_one_retuning_a_timeout_is_not() -> None:
+    timer_diff = (
+        "@@ -4,3 +4,5 @@ fun redeem(pass: Pass): Redemption {\n"
+        "+    val timer = Timer.start(registry)\n"
+        "     val response = http.post(url) { setBody(pass) }\n"
+        '+    timer.stop(registry.timer("partner.redeem", "site", pass.site))\n'
+    )
+    timed = commit("71e3e001", ONSET - 30, "Redeem latency histogram", ("p/Client.kt",), timer_diff)
+    retuned = commit(
+        "71e3e002",
+        ONSET - 30,
+        "Redeem latency histogram",
+        ("p/Client.kt",),
+        timer_diff + "-    TIMEOUT_MS = 4000\n+    TIMEOUT_MS = 400\n",
+    )
+    ruled = {
+        s.change.change_id: s.ruled_out
+        for s in analyze(
+            incident(
+                timed, retuned, deploy("deploy-orders-70", ONSET - 10, ("71e3e001", "71e3e002"))
+            )
+        ).suspects
+    }
+    assert ruled["71e3e001"].startswith("changes only")
+    assert not ruled["71e3e002"].startswith("changes only")
+
+
+def test_an_oom_kill_yields_to_the_change_in_the_stack_not_to_one_sharing_the_backlog_words() -> (
+    None
+):
+    stack = 'Traceback (most recent call last):\n  File "orders/splitter.py", line 40, in segments'
+    oom = replace(
+        signature("orders", "MemoryError: cannot allocate while splitting the batch", ONSET + 0.5),
+        detail=stack,
+    )
+    lag = signature(
+        "orders", "inbound consumer lag: 120 messages waiting on orders.inbound", ONSET + 2
+    )
+    killed = signature(
+        "kubelet", "Container orders in pod orders-5c9d was OOMKilled (exit code 137)", ONSET + 1, 6
+    )
+    located = commit(
+        "5p11t001",
+        ONSET - 300,
+        "Splitter reads the whole batch at once",
+        ("orders/splitter.py",),
+        "@@ -38,3 +38,3 @@ def segments(stream):\n-    return iter_segments(stream)\n"
+        "+    return list(stream.read().split(SEP))\n",
+    )
+    consumers = Change(
+        "cfg-orders-1",
+        "orders",
+        "config",
+        at(ONSET - 30),
+        "orders: 6 inbound consumers on orders.inbound",
+        ("deploy/orders/app.yaml",),
+        "-  inbound_consumers: 4\n+  inbound_consumers: 6\n",
+    )
+    evidence = incident(
+        located,
+        deploy("deploy-orders-71", ONSET - 280, ("5p11t001",)),
+        consumers,
+        sigs=(oom, lag, killed),
+    )
+    result = analyze(evidence)
+    assert result.change_id == "5p11t001"
+    # Without the stack the change is only words, and the kill is the cause.
+    bare = analyze(replace(evidence, signatures=(replace(oom, detail=""), lag, killed)))
+    assert bare.change_id != "5p11t001"
+
+
+@pytest.mark.parametrize(
+    ("monitor", "verdict"),
+    [
+        ("Port xe-0/0/12 (core uplink) on sw-core-01 is down: ifOperStatus down", "external"),
+        ("Port xe-0/0/12 (core uplink) on sw-core-01 answered a poll in 40 ms", "change"),
+    ],
+)
+def test_a_network_link_down_as_connections_are_lost_is_the_platform(
+    monitor: str, verdict: str
+) -> None:
+    sigs = (
+        signature("orders", "broker reconnect failed site=north: keepalive timeout", ONSET + 0.5),
+        signature("netmon", monitor, ONSET, count=1),
+    )
+    settings_change = Change(
+        "cfg-orders-2",
+        "orders",
+        "config",
+        at(ONSET - 45),
+        "north site: broker reconnect keepalive for the new gates",
+        ("deploy/orders/sites.yaml",),
+        "-  north_gates: 19\n+  north_gates: 21\n",
+    )
+    result = analyze(incident(settings_change, sigs=sigs))
+    assert result.verdict == verdict
+    if verdict == "external":
+        assert result.category == "infrastructure"

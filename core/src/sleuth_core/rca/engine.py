@@ -305,6 +305,22 @@ _QUIET_LEVELS = frozenset({"DEBUG", "INFO", "NOTICE", "WARN", "WARNING"})
 _CALLEE_LEAD = timedelta(minutes=30)
 #: How long before the onset a clock can have been drifting (its skew grows until checks fail).
 _CLOCK_LEAD = timedelta(hours=6)
+#: A network monitor's word that a link or a device went down (``ifOperStatus down``, a port
+#: or an uplink "is down", a device unreachable).
+_LINK_DOWN = re.compile(
+    r"\bifOperStatus\W+down\b|\b(?:port|interface|link|uplink)\b[^\n]{0,80}?\bis down\b"
+    r"|\bdevice\b[^\n]{0,80}?\bis (?:down|unreachable)\b",
+    re.IGNORECASE,
+)
+#: A host the failing service cannot reach on the network (no route, unreachable, its
+#: connection lost or not coming back).
+_UNREACHABLE = re.compile(
+    r"no route to host|\bunreachable\b|EHOSTUNREACH|ENETUNREACH|connection (?:lost|reset)"
+    r"|lost connection|reconnect(?:ion)? failed|keepalive timeout|disconnected",
+    re.IGNORECASE,
+)
+#: How far from the onset a link going down still marks it.
+_LINK_WINDOW = timedelta(minutes=10)
 _NODE_NAME = re.compile(r"\b[Nn]ode\s+([\w.-]*\d[\w.-]*)")
 #: Words of a series counting the demand a service receives (requests, calls, hits, visitors,
 #: concurrent users), however its exporter spells the rest (``http_requests_per_second``,
@@ -1461,19 +1477,23 @@ def decide(
         )
     )
     strong_outside = ext_strength >= _STRONG_OUTSIDE
-    if best is not None and best.relatedness >= LIKELY_AT:
-        altered = any(m.endswith(" change") for m in best.matched)
-        located = any(":" in m for m in best.matched)
+    # The best suspect first; when it cannot stand against an outside sign, a later one that
+    # alters the failure's mechanism or its stack's code still can: shared words (a consequence's
+    # queue, a setting's name in a lag warning) do not outweigh what the failing code does.
+    candidates = [s for s in suspects if not s.ruled_out and s.relatedness >= LIKELY_AT]
+    for rank, candidate in enumerate(candidates):
+        altered = any(m.endswith(" change") for m in candidate.matched)
+        located = any(":" in m for m in candidate.matched)
         # A provider failing (its notice, its host down, its certificate): the code calling the
         # provider is in every stack of its failure, so only a change altering the failure's
         # mechanism (a timeout, retries) stands against it.
         provider = ext_category == "dependency_failure" and ext_strength >= 2
         mechanism = altered or (located and not provider)
-        if _surge_of_its_own(best, stage.shifts):
+        if _surge_of_its_own(candidate, stage.shifts):
             # The surge came from the switch itself (a flag sending its work all at once).
             mechanism, strong_outside = True, False
-        overruled = strong_outside and not (mechanism and best.relatedness >= STRONG_AT)
-        if ext_strength >= 2 and best.effective_at > onset:
+        overruled = strong_outside and not (mechanism and candidate.relatedness >= STRONG_AT)
+        if ext_strength >= 2 and candidate.effective_at > onset:
             # It went live after the failure's first sign (within the onset's margin only): it
             # may have joined the failure, but it does not stand against an outside cause.
             overruled = True
@@ -1481,19 +1501,21 @@ def decide(
             # Bad input arrives on its own schedule; a change that broke the handling of good
             # input (its mechanism: parsing, validation) shows with the first records after it
             # shipped, not hours later (unless the records come in the runs of a periodic job).
-            soon = onset - best.effective_at <= _BAD_INPUT_LEAD
+            soon = onset - candidate.effective_at <= _BAD_INPUT_LEAD
             steady = _continuous(evidence, origin, onset, warnings=True)
             overruled = not (mechanism and (soon or not steady))
         drained = _drained(evidence, affected, onset)
-        if drained is not None and _falling_before(drained, best.effective_at, onset):
+        if drained is not None and _falling_before(drained, candidate.effective_at, onset):
             # The resource was running out at the same pace before the change went live.
             overruled = True
-        timed = any(m in _TIME_EVIDENCE for m in best.matched)
+        timed = any(m in _TIME_EVIDENCE for m in candidate.matched)
         # A moderate outside sign is overruled by what a change does (its mechanism, its stack's
         # code) or by time evidence, never by shared words alone (a provider's host name).
+        if rank > 0 and not (ext_strength > 0 and mechanism):
+            continue  # only what a change does stands in for the best suspect
         if not overruled and (ext_strength < 2 or mechanism or timed):
             return _change_verdict(
-                evidence, episode, best, suspects, ext_strength, reasons, hypotheses
+                evidence, episode, candidate, suspects, ext_strength, reasons, hypotheses
             )
     if (
         metric_only
@@ -2057,13 +2079,20 @@ _INERT_FILE = re.compile(
 _INERT_LINE = re.compile(
     r"^\s*(?:$|#|//|/\*|\*|--|<!--|import\b|from\s+\S+\s+import\b|using\b|package\b|"
     r"(?:[\w.]*\b)?(?:log|logger|logging|LOG|LOGGER|console|slog|zap)\s*[.(]\s*\w*\s*\(?|"
-    r"print(?:ln|f)?\s*\()",
+    r"print(?:ln|f)?\s*\()"
+    # Metric instrumentation: a timer started or stopped, a series recorded into a metrics
+    # registry (``Timer.start(registry)``, ``timer.stop(registry.timer(...))``, ``statsd.incr``).
+    r"|^\s*(?:(?:val|var|let|const|final|auto)\s+)?\w*(?:[Tt]imer|[Ss]ample)\w*\s*"
+    r"(?:=\s*(?:[\w.]*\.)?Timer\s*\.\s*start\s*\(|\.\s*(?:stop|record|observe_duration)\s*\()"
+    r"|^\s*(?:[\w.]*\.)?(?:registry|meterRegistry|meter_registry|statsd)\s*\.\s*"
+    r"(?:timer|counter|histogram|gauge|summary|timing|incr|increment)\s*\(",
 )
 
 
 def inert(change: Change) -> bool:
     """Whether a change cannot alter what runs: it touches only tests, docs and monitoring
-    rules, or its diff only adds or removes log statements, comments and imports.
+    rules, or its diff only adds or removes log statements, metric instrumentation (a timer,
+    a series recorded into a metrics registry), comments and imports.
 
     >>> from datetime import UTC, datetime
     >>> t = datetime(2026, 1, 1, tzinfo=UTC)
@@ -2073,6 +2102,8 @@ def inert(change: Change) -> bool:
     True
     >>> inert(Change("c3", "api", "commit", t, "", ("a.py",), "+TIMEOUT = 5"))
     False
+    >>> inert(Change("c4", "api", "commit", t, "", ("a.kt",), "+val timer = Timer.start(registry)"))
+    True
     """
     if change.kind != "commit":
         return False
@@ -2809,6 +2840,25 @@ def _external(
                     2.0,
                     "a container killed at its memory limit (out of memory)",
                     "resource_exhaustion",
+                )
+            )
+        # The network monitor saw a link or a device go down at the onset while the failing
+        # services cannot reach a host: the network failed under them.
+        link_down = [
+            s
+            for s in evidence.signatures
+            if abs(s.first_seen - onset) <= _LINK_WINDOW
+            and _LINK_DOWN.search(f"{s.message}\n{s.detail}")
+        ]
+        unreachable = sum(
+            s.count for s in messages if s not in link_down and _UNREACHABLE.search(full[id(s)])
+        )
+        if link_down and unreachable >= 0.2 * total:
+            found.append(
+                (
+                    2.0,
+                    "a network link down: " + message_template(link_down[0].message)[:120],
+                    "infrastructure",
                 )
             )
         if sum(s.count for s in pressure) >= 2:
