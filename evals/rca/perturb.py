@@ -8,7 +8,9 @@ for commit summaries and alert titles (`wording`); other severity and level word
 another day (`time`); releases that do not list what they ship (`ships`); and another order of
 the records (`order`); a service catalog written as a table and status notices titled by their
 headline alone (`docs`); the alert's service under OpenTelemetry's key (`alert-labels`); metrics
-at half their resolution (`resolution`); a third of the log records sampled away (`sampled`).
+at half their resolution (`resolution`); a third of the log records sampled away (`sampled`);
+commit messages that are a ticket number alone (`summaries`); errors logged as warnings
+(`warn-level`).
 The truth is rewritten with the data (renamed ids stay the truth), so a
 family's score falling below the untouched split's shows where the engine keys on surface words
 rather than on what the data shows. Only the tune splits are ever perturbed (the held-out
@@ -538,6 +540,26 @@ def _resolution(inc: dict[str, Any]) -> dict[str, Any]:
     return inc
 
 
+def _summaries(inc: dict[str, Any]) -> dict[str, Any]:
+    """Commit messages that do not say what they do: every commit's summary is a ticket number
+    alone (``CHG-4821``), reverts aside; the diff and the files still show what it changes."""
+    for change in inc["changes"]["records"]:
+        summary = change.get("summary", "")
+        if change["kind"] != "commit" or re.search(r"\brevert", summary, re.IGNORECASE):
+            continue
+        change["summary"] = f"CHG-{1000 + _digest(change['id']) % 9000}"
+    return inc
+
+
+def _warn_level(inc: dict[str, Any]) -> dict[str, Any]:
+    """Failures logged as warnings: every ERROR record at WARNING (a service that logs handled
+    errors at WARN); fatal and critical records stay."""
+    for record in inc["logs"]["records"]:
+        if record["level"].upper() in ("ERROR", "ERR"):
+            record["level"] = "WARNING"
+    return inc
+
+
 def _sampled(inc: dict[str, Any]) -> dict[str, Any]:
     """Log sampling: two records of every three kept (chosen by a hash, the same every run)."""
     records = inc["logs"]["records"]
@@ -563,6 +585,8 @@ FAMILIES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "alert-labels": _alert_labels,
     "resolution": _resolution,
     "sampled": _sampled,
+    "summaries": _summaries,
+    "warn-level": _warn_level,
 }
 
 

@@ -641,6 +641,30 @@ def test_changes_that_cannot_alter_what_runs_are_ruled_out() -> None:
     )
 
 
+def test_a_change_that_only_renames_a_variable_in_the_stack_function_is_ruled_out() -> None:
+    stack = 'File "orders/pricing.py", line 88, in round_total'
+    sig = replace(signature("orders", FAILURE, ONSET + 0.5), detail=stack)
+    renamed = commit(
+        "4e7a3e01",
+        ONSET - 30,
+        "Name the subtotal in round_total",
+        ("orders/pricing.py",),
+        "@@ -80,3 +80,3 @@ def round_total(value):\n-    s = sum(lines)\n-    return s\n"
+        "+    subtotal = sum(lines)\n+    return subtotal\n",
+    )
+    result = analyze(
+        incident(
+            GUILTY,
+            renamed,
+            deploy("deploy-orders-52", ONSET - 10, ("a1b2c3d4", "4e7a3e01")),
+            sigs=(sig,),
+        )
+    )
+    assert result.change_id == "a1b2c3d4"
+    ruled = {s.change.change_id: s.ruled_out for s in result.suspects}
+    assert ruled["4e7a3e01"].startswith("only renames")
+
+
 def test_a_provider_notice_dated_in_iso_8601_is_an_outside_cause() -> None:
     notice = ExternalSignal(
         "Paylane status: Degraded performance",
@@ -1164,3 +1188,25 @@ def test_the_very_same_record_failing_again_and_again_is_a_poison_record() -> No
     # The same template with other ids each time is a failing code path, not one record.
     varied = (replace(poison[0], same=False),)
     assert analyze(incident(DECOY, DECOY_SHIP, sigs=varied)).category != "data_quality"
+
+
+def test_a_retuned_setting_alters_what_its_name_says_whatever_the_commit_message() -> None:
+    stale = "StaleRateError: cached rate for BAR older than the quote (cache age 5400s)"
+    ttl = commit(
+        "77a1c0de",
+        ONSET - 30,
+        "CHG-4821",
+        ("internal/rates/bar.go",),
+        "-\tquoteTTL = 60 * time.Second\n+\tquoteTTL = 6 * time.Hour\n",
+    )
+    result = analyze(
+        incident(
+            ttl,
+            DECOY,
+            deploy("deploy-orders-70", ONSET - 10, ("77a1c0de", "d3c0y000")),
+            sigs=(signature("orders", stale, ONSET + 0.5),),
+        )
+    )
+    suspect = next(s for s in result.suspects if s.change.change_id == "77a1c0de")
+    assert "cache change" in suspect.matched
+    assert result.change_id == "77a1c0de"

@@ -614,6 +614,34 @@ def test_quiet_agents_are_read_from_the_shared_set_of_subscribers(client, factor
 
 
 @pytest.mark.storage
+def test_an_agent_investigated_on_request_is_no_longer_quiet_on_the_alert(
+    client, factory, org, hook
+):
+    """A quiet agent (``not_matched``) asked to investigate the alert decides ``matched``, once:
+    it is listed with that decision only, and no longer among the alerts it was quiet on."""
+    every = make_agent(client, org, hook, "every")
+    db = make_agent(client, org, hook, "db", ["postgres"])
+    deliver(client, hook, incident(1))
+    (alert,) = alerts(client, org)["alerts"]
+    assert decisions_of(alert)[db][0] == "not_matched"
+    started = client.post(
+        f"/api/v1/alerts/{alert['id']}/investigate",
+        json={"alert_responder_id": db},
+        headers=org.headers,
+    )
+    assert started.status_code == 200, started.text
+    (investigation,) = started.json()["investigation_ids"]
+    after = client.get(f"/api/v1/alerts/{alert['id']}", headers=org.headers).json()
+    assert [(d["alert_responder_id"], d["decision"]) for d in after["decisions"]] == [
+        (every, "matched"),
+        (db, "matched"),
+    ]
+    assert decisions_of(after)[db] == ("matched", investigation)
+    assert alerts(client, org, alert_responder_id=db, decision="not_matched")["alerts"] == []
+    assert [a["id"] for a in alerts(client, org, alert_responder_id=db)["alerts"]] == [alert["id"]]
+
+
+@pytest.mark.storage
 def test_each_investigation_reads_the_payload_its_alert_holds_once(client, factory, org, hook):
     from sleuth_shell.alerts.service import prune_alert_log
     from sleuth_shell.db.models import utcnow

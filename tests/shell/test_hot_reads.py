@@ -9,12 +9,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from sqlalchemy import bindparam, func, select, text, update
+from sqlalchemy import LargeBinary, bindparam, func, select, text, update
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.db.hot_reads import HotRead, HotReader
-from sleuth_shell.db.models import AlertResponder, ApiKey, Team
+from sleuth_shell.db.models import AlertResponder, ApiKey, Organization, Team
 from tests.shell.conftest import Factory, OrgHandle
 
 _agents, _teams = AlertResponder.__table__, Team.__table__
@@ -332,3 +332,139 @@ def test_a_reader_that_goes_away_leaves_the_others_their_rows(
     first, cancelled, last = asyncio.run(go())
     assert isinstance(first, dict) and first["id"] == agent.id and last == first
     assert isinstance(cancelled, asyncio.CancelledError)
+
+
+async def _alone_and_together(
+    url: str, read: HotRead, asks: list[dict[str, Any]]
+) -> tuple[list[Any], list[Any]]:
+    """``read``'s first row for each of ``asks`` read one at a time, then all in one turn of the
+    event loop (one batch on PostgreSQL); an error as its type name."""
+
+    def shown(outcome: Any) -> Any:
+        return type(outcome).__name__ if isinstance(outcome, BaseException) else outcome
+
+    engine = create_engine(url)
+    reader = HotReader(engine)
+    try:
+        alone = []
+        for ask in asks:
+            try:
+                alone.append(await read.first(reader, ask))
+            except Exception as exc:
+                alone.append(exc)
+        together = await asyncio.gather(
+            *(read.first(reader, ask) for ask in asks), return_exceptions=True
+        )
+        return [shown(o) for o in alone], [shown(o) for o in together]
+    finally:
+        await reader.aclose()
+        await engine.dispose()
+
+
+@pytest.mark.storage
+def test_a_batched_read_filters_each_set_by_its_own_values(
+    migrated_url: str, backend: str, factory: Factory, org: OrgHandle
+) -> None:
+    """Reads made together get what each gets alone, whatever the statement's shape: a string
+    longer than its column is compared whole (an array of ``VARCHAR(64)`` would cut it to the
+    stored value), a statement whose only FROM is its parameters computes each reader's own
+    value (not the first reader's), and a named parameter that carries a default is the one
+    each reader gives."""
+    stored = "a" * 64
+    key = factory.add(ApiKey(org_id=org.id, key_hash=stored, prefix="p", admin=False))
+    by_hash = HotRead(select(ApiKey.id).where(ApiKey.key_hash == bindparam("key_hash")))
+    no_table = HotRead(select(func.length(bindparam("blob", type_=LargeBinary)).label("n")))
+    defaulted = HotRead(
+        select(ApiKey.id).where(
+            ApiKey.id == bindparam("pk", -1), ApiKey.org_id == bindparam("org_id")
+        )
+    )
+    cases = [
+        (by_hash, [{"key_hash": stored + "b"}, {"key_hash": stored}]),
+        (no_table, [{"blob": b"abc"}, {"blob": b"\x00\x01"}, {"blob": None}]),
+        (defaulted, [{"pk": key.id, "org_id": org.id}, {"org_id": org.id}]),
+    ]
+    answers = [asyncio.run(_alone_and_together(migrated_url, read, asks)) for read, asks in cases]
+    for alone, together in answers:
+        assert together == alone
+    assert [alone for alone, _ in answers] == [
+        [None, {"id": key.id}],
+        [{"n": 3}, {"n": 2}, {"n": None}],
+        [{"id": key.id}, None],
+    ]
+
+
+@pytest.mark.storage
+def test_a_statement_that_cannot_be_batched_is_read_alone(
+    migrated_url: str, backend: str, factory: Factory, org: OrgHandle
+) -> None:
+    """A parameter of no type (inside a function: no array type to send the sets as) makes the
+    statement one that is not batched: readers made together get their rows, not the batch's
+    failure (each reader's request cancelled)."""
+    stored = "b" * 64
+    key = factory.add(ApiKey(org_id=org.id, key_hash=stored, prefix="p", admin=False))
+    lowered = HotRead(select(ApiKey.id).where(ApiKey.key_hash == func.lower(bindparam("text"))))
+    alone, together = asyncio.run(
+        _alone_and_together(migrated_url, lowered, [{"text": stored.upper()}, {"text": "x"}])
+    )
+    assert alone == [{"id": key.id}, None]
+    assert together == alone
+
+
+@pytest.mark.storage
+def test_closing_the_reader_answers_the_reads_waiting_for_their_batch(
+    migrated_url: str, backend: str, factory: Factory, org: OrgHandle
+) -> None:
+    """PostgreSQL: a read asked in the turn the reader is closed (its batch not started yet) is
+    answered before the pool closes, and opens no pool after it (one nobody would close)."""
+    if backend != "postgresql":
+        pytest.skip("a SQLite read runs inline: nothing waits")
+    agent = _agent(factory, org)
+    params = {"pk": agent.id, "org_id": org.id}
+
+    async def go() -> tuple[Any, bool]:
+        engine = create_engine(migrated_url)
+        reader = HotReader(engine)
+        try:
+            await AGENT_WITH_TEAM.first(reader, params)  # the pool is open
+            while reader._batches:  # that read's batch is over
+                await asyncio.sleep(0)
+            read = asyncio.ensure_future(AGENT_WITH_TEAM.first(reader, params))
+            await asyncio.sleep(0)  # the read waits for its batch, not started yet
+            await reader.aclose()
+            row = await read
+            return row, reader._pool is not None
+        finally:
+            if reader._pool is not None:
+                await reader._pool.close()
+            await engine.dispose()
+
+    row, reopened = asyncio.run(go())
+    assert isinstance(row, dict) and row["id"] == agent.id
+    assert not reopened
+
+
+@pytest.mark.storage
+def test_a_parameter_in_a_subquery_filters_only_its_own_read(
+    migrated_url: str, backend: str, factory: Factory, org: OrgHandle
+) -> None:
+    """A statement whose parameter is inside a subquery (``IN (SELECT ...)``): read together,
+    each organization's read gets its own key, never another organization's (a subquery of the
+    batch that read every set's parameters would match any of them)."""
+    other = factory.org("globex")
+    by_org_name = HotRead(
+        select(ApiKey.id, ApiKey.org_id)
+        .where(
+            ApiKey.org_id.in_(
+                select(Organization.id).where(Organization.name == bindparam("org_name"))
+            )
+        )
+        .order_by(ApiKey.id)
+    )
+    alone, together = asyncio.run(
+        _alone_and_together(
+            migrated_url, by_org_name, [{"org_name": org.name}, {"org_name": other.name}]
+        )
+    )
+    assert [row and row["org_id"] for row in alone] == [org.id, other.id]
+    assert together == alone

@@ -58,6 +58,7 @@ __all__ = [
     "inert",
     "mechanisms",
     "rank_suspects",
+    "renames_only",
     "retuned_settings",
     "stack_frames",
 ]
@@ -226,8 +227,11 @@ _DATA_ITEM = re.compile(
     r"\b(?:record|offset|message|event|row|entry|document|file|payload|item)s?\b", re.IGNORECASE
 )
 _ID = re.compile(r"\w*\d\w*")
-#: How often the very same message must recur to be one item failing again and again.
+#: How often a message must recur to be more than a handful (rejections, a batch's errors).
 _REPEATS = 10
+#: How often the very same message (its ids and offsets included) must recur to be one item
+#: failing again and again: distinct items never give the same ids five times.
+_SAME_REPEATS = 5
 _NEIGHBOUR = re.compile(r"noisy neighbou?r|cpu steal|steal time|throttl", re.IGNORECASE)
 _POISON = re.compile(
     r"poison|dead.letter|unparseable|malformed|cannot deserializ|failed to deserializ|"
@@ -928,6 +932,9 @@ def find_onsets(evidence: Evidence) -> OnsetStage:
             ratio = float("inf")
         if svc in onsets:
             # A saturation or latency metric that shifted before the errors began (a slow leak).
+            # An error series counts those very errors: it cannot lead them.
+            if _ERROR_METRIC.search(name):
+                continue
             if shift.at < onsets[svc] and (
                 svc not in metric_onset or shift.at < metric_onset[svc][0]
             ):
@@ -1155,11 +1162,15 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             # The failure finds a key or field missing that the change removed or renamed.
             done = done | {"null"}
         retuned = retuned_settings(change.diff)
+        # The mechanisms of the settings whose value changed, read from their names' words
+        # (``quoteTTL`` is a TTL; a changed maximum is a limit).
+        keyed = frozenset(m for key in retuned for m in _setting_mechanisms(key))
+        done = done | keyed
         common = sorted(done & shown)
         if common:
             # The change alters the mechanism the failure shows: the strongest kind of match.
             gain = _MECHANISM_GAIN * len(common[:2])
-            if any(altered_mechanisms(key) & shown for key in retuned):
+            if keyed & shown:
                 gain += _RETUNE_GAIN  # a changed value of that very mechanism (timeout 5000 -> 500)
             rel = _gain(rel, gain)
             matched = (*matched, *(f"{m} change" for m in common[:2]))
@@ -1266,6 +1277,8 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             ruled_out = "no deploy in the data shipped it"
         elif inert(change):
             ruled_out = "changes only tests, docs, monitoring rules, logging or comments"
+        elif change.kind == "commit" and renames_only(change.diff):
+            ruled_out = "only renames a variable: it cannot alter what runs"
         elif _REVERT.search(change.summary) and rel < STRONG_AT:
             ruled_out = "a revert or rollback"
         elif rel < 0.2:
@@ -1319,13 +1332,32 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
     return tuple(suspects)
 
 
-def _continuous(evidence: Evidence, service: str, onset: datetime) -> bool:
+def _continuous(
+    evidence: Evidence, service: str, onset: datetime, *, warnings: bool = False
+) -> bool:
     """Whether ``service`` failed steadily from ``onset`` to the alert: errors in at least 60% of
-    its buckets (at least four), not in the bursts of a periodic job."""
+    its buckets (at least four), not in the bursts of a periodic job; a service that logged no
+    error (its failures logged as warnings) by its messages since the onset when ``warnings``
+    (how records arrive; the silence rule counts errors only)."""
     series = next((e for e in evidence.errors if e.service == service), None)
+    fired = evidence.alert.fired_at
+    if series is None and warnings:
+        # A service that logs its failures as warnings has no error counts: its messages since
+        # the onset tell instead (as many lines as 60% of the 5-minute buckets, up to the alert).
+        since = [
+            s
+            for s in evidence.signatures
+            if s.service == service and s.last_seen >= onset and s.first_seen <= fired
+        ]
+        buckets = minutes(fired - onset) / 5
+        return (
+            buckets >= 4
+            and sum(s.count for s in since) >= 0.6 * buckets
+            and max(s.last_seen for s in since) >= fired - timedelta(minutes=10)
+        )
     if series is None:
         return False
-    dense = _dense(series.points, series.bucket_seconds, evidence.alert.fired_at)
+    dense = _dense(series.points, series.bucket_seconds, fired)
     after = [v for t, v in dense if t >= onset - timedelta(seconds=series.bucket_seconds)]
     return len(after) >= 4 and sum(1 for v in after if v > 0) >= 0.6 * len(after)
 
@@ -1441,12 +1473,17 @@ def decide(
             # The surge came from the switch itself (a flag sending its work all at once).
             mechanism, strong_outside = True, False
         overruled = strong_outside and not (mechanism and best.relatedness >= STRONG_AT)
+        if ext_strength >= 2 and best.effective_at > onset:
+            # It went live after the failure's first sign (within the onset's margin only): it
+            # may have joined the failure, but it does not stand against an outside cause.
+            overruled = True
         if ext_category == "data_quality" and ext_strength >= 2:
             # Bad input arrives on its own schedule; a change that broke the handling of good
             # input (its mechanism: parsing, validation) shows with the first records after it
             # shipped, not hours later (unless the records come in the runs of a periodic job).
             soon = onset - best.effective_at <= _BAD_INPUT_LEAD
-            overruled = not (mechanism and (soon or not _continuous(evidence, origin, onset)))
+            steady = _continuous(evidence, origin, onset, warnings=True)
+            overruled = not (mechanism and (soon or not steady))
         drained = _drained(evidence, affected, onset)
         if drained is not None and _falling_before(drained, best.effective_at, onset):
             # The resource was running out at the same pace before the change went live.
@@ -1681,8 +1718,33 @@ def _batch_draining(evidence: Evidence, stage: OnsetStage, episode: Episode) -> 
         tail = after[after.index(max(after)) :]
         falling = sum(b <= a for a, b in pairwise(tail))
         if len(tail) >= 2 and tail[-1] < tail[0] and falling >= 0.8 * (len(tail) - 1):
+            if _still_climbing(evidence, stage, episode, series):
+                return ""  # another sign of harm (lag, saturation) has not eased: not a batch
             return f"{series.name} of {series.service}"
     return ""
+
+
+def _still_climbing(
+    evidence: Evidence, stage: OnsetStage, episode: Episode, backlog: MetricPoints
+) -> bool:
+    """Whether another saturation series of the first failing service that rose at the onset
+    (lag, IOPS, connections ...) is still at its peak at the alert (its last point at 80% or
+    more of its highest since the onset): the backlog is not the only sign, and the others have
+    not eased."""
+    until = evidence.until or evidence.alert.fired_at
+    for sh in stage.shifts:
+        other = sh.series
+        if other is backlog or other.service != episode.origin or sh.direction != 1:
+            continue
+        if (
+            not _RESOURCE_METRIC.search(other.name.lower())
+            or abs(sh.at - episode.onset) > _SAME_BUCKET
+        ):
+            continue
+        after = [v for t, v in other.points if episode.onset <= t <= until]
+        if len(after) >= 2 and after[-1] >= 0.8 * max(after) and after[-1] > after[0]:
+            return True
+    return False
 
 
 def _surge_of_its_own(suspect: Suspect, shifts: Sequence[_MetricShift]) -> bool:
@@ -2020,6 +2082,59 @@ def inert(change: Change) -> bool:
     return bool(lines) and all(_INERT_LINE.match(line) for line in lines)
 
 
+_CODE_TOKEN = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'|[A-Za-z_]\w*|\S")
+
+
+def renames_only(diff: str) -> bool:
+    """Whether a diff only renames variables it assigns: each removed line has an added line
+    that is the same code with one or more names consistently replaced, every replaced name is
+    assigned in the removed lines (``total = ...``, a local variable, not an attribute, a key or a
+    string), and no unchanged line still uses an old name. Such a change cannot alter what runs.
+
+    >>> renames_only("-  s = items.sum\\n-  return s\\n+  total = items.sum\\n+  return total")
+    True
+    >>> renames_only("-  total = items.sum\\n+  total = items.count")
+    False
+    >>> renames_only("-  x = d['account_ref']\\n+  x = d['ref']")
+    False
+    """
+    removed: list[str] = []
+    added: list[str] = []
+    context: list[str] = []
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---", "@@", "diff ", "index ")):
+            continue
+        (removed if line[:1] == "-" else added if line[:1] == "+" else context).append(line[1:])
+    removed = [r for r in removed if r.strip()]
+    added = [a for a in added if a.strip()]
+    if not removed or len(removed) != len(added):
+        return False
+    mapping: dict[str, str] = {}
+    for old, new in zip(removed, added, strict=True):
+        a, b = _CODE_TOKEN.findall(old), _CODE_TOKEN.findall(new)
+        if len(a) != len(b):
+            return False
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            if x == y:
+                continue
+            if not (x.isidentifier() and y.isidentifier()) or (i and a[i - 1] == "."):
+                return False
+            if mapping.setdefault(x, y) != y:
+                return False
+    if not mapping or len(set(mapping.values())) != len(mapping):
+        return False
+    text = "\n".join(removed)
+    assigned = all(
+        re.search(rf"(?<![\w.]){re.escape(name)}\s*(?::=|=(?!=))", text) for name in mapping
+    )
+    still_used = any(
+        re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", line)
+        for name in mapping
+        for line in context
+    )
+    return assigned and not still_used
+
+
 def _removes_what_is_missing(diff: str, signature: Mapping[str, float]) -> bool:
     """Whether a diff removes (and does not add back) an identifier of the failure's
     (``account_ref`` removed, the failure a ``KeyError: 'account_ref'``).
@@ -2072,6 +2187,8 @@ def retuned_settings(diff: str) -> tuple[str, ...]:
 
     >>> retuned_settings("-    timeout_ms: 5000\\n+    timeout_ms: 500\\n+    new_flag: 1")
     ('timeout_ms',)
+    >>> retuned_settings("-  quoteTTL = 60 * time.Second\\n+  quoteTTL = 6 * time.Hour")
+    ('quote_ttl',)
     """
     removed: dict[str, str] = {}
     added: dict[str, str] = {}
@@ -2079,8 +2196,23 @@ def retuned_settings(diff: str) -> tuple[str, ...]:
         if line.startswith(("+++", "---")) or line[:1] not in "+-":
             continue
         for m in _NUMBERED_SETTING.finditer(line[1:]):
-            (removed if line[0] == "-" else added)[m.group(1).lower()] = m.group(2)
+            (removed if line[0] == "-" else added)[_snake(m.group(1))] = m.group(2)
     return tuple(k for k, v in added.items() if k in removed and removed[k] != v)
+
+
+#: A setting that is a maximum, a minimum or a limit (``MAX_BATCH_ROWS``, ``batch_limit``).
+_LIMIT_KEY = re.compile(r"(?:^|[_.])(?:max|min|limit|maximum|minimum)(?:[_.]|$)")
+
+
+def _setting_mechanisms(key: str) -> frozenset[str]:
+    """The mechanisms a setting's name says it governs (``quote_ttl``: a cache), a
+    maximum or minimum counting as a limit.
+
+    >>> sorted(_setting_mechanisms("max_batch_rows")), sorted(_setting_mechanisms("quote_ttl"))
+    (['limit'], ['cache'])
+    """
+    found = altered_mechanisms(key)
+    return found | {"limit"} if _LIMIT_KEY.search(key) else found
 
 
 _DEF = re.compile(
@@ -2585,7 +2717,7 @@ def _external(
         if _POISON.search(full[id(s)])
         or (
             s.same
-            and s.count >= _REPEATS
+            and s.count >= _SAME_REPEATS
             and _DATA_ITEM.search(s.message)
             and _ID.search(s.message)
         )

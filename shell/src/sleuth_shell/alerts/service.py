@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, bindparam, delete, exists, or_, select, update
+from sqlalchemy import and_, bindparam, case, delete, exists, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_core.matching import MatchIndex, explain
@@ -331,6 +331,20 @@ async def investigate_alert(
                     reason="investigated on request",
                     investigation_id=pk,
                 )
+            )
+            # It was quiet on the alert (or not subscribed): its decision is now the row, so
+            # it joins the exceptions (appended in the statement: concurrent requests for
+            # other agents each add theirs).
+            await session.execute(
+                update(Alert)
+                .where(Alert.id == alert.id, Alert.quiet_set_id.is_not(None))
+                .values(
+                    quiet_except=case(
+                        (Alert.quiet_except == "", f",{agent.id},"),
+                        else_=Alert.quiet_except + f"{agent.id},",
+                    )
+                )
+                .execution_options(synchronize_session=False)
             )
         if pk not in ids:
             ids.append(pk)

@@ -27,9 +27,11 @@ statement, its bind and result type processing: JSON columns, UTC datetimes) and
   that arrived together) are **one round trip**: their parameter sets go as arrays to the
   statement's batched form (``unnest(...) WITH ORDINALITY``, and for each set the statement's
   first row joined ``LATERAL``: each set is filtered by its own parameters, an organization's
-  read never sees another's rows), and each reader gets the row of its set. A read alone runs the
-  statement itself; a batch that fails is read again one set at a time, so a value one reader
-  gave that the statement refuses fails that reader only. The batch starts once every task ready
+  read never sees another's rows), and each reader gets the row of its set. A statement with a
+  list (``IN``) parameter, a parameter of no type or one inside a nested ``SELECT`` (which the
+  ``LATERAL`` would not correlate) is never batched. A read alone runs the statement itself; a
+  batch that fails is read again one set at a time, so a value one reader gave that the
+  statement refuses fails that reader only. The batch starts once every task ready
   in the turn has run, and each read is still its own snapshot taken after it began. Under
   ``wrk -c50`` on two cores the batches were of 1 to 33 reads (about 4 on average): the
   round trip's client work (a send, a receive, the pool's acquire and release) and the server's
@@ -51,6 +53,7 @@ round trip on the reader's pool instead of a session's ``BEGIN``, statements and
 from __future__ import annotations
 
 import asyncio
+import copy
 import sqlite3
 import threading
 import weakref
@@ -61,7 +64,7 @@ from functools import lru_cache
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import DateTime, Select, bindparam, select
+from sqlalchemy import DateTime, Select, String, bindparam, select
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import (
@@ -215,17 +218,20 @@ class HotReader:
         statement; when that fails, each reads alone (all at once), so that a value one reader
         gave that the statement refuses fails that reader only."""
         try:
-            batched = read._batched_for(self.dialect) if len(waiting) > 1 else None
-            if batched is not None:
+            rows: list[dict[str, Any] | None] | None = None
+            if len(waiting) > 1:
                 try:
-                    rows = await self._batch_rows(read, batched, waiting)
+                    # In the try: a batched form that fails to compile fails no reader.
+                    batched = read._batched_for(self.dialect)
+                    if batched is not None:
+                        rows = await self._batch_rows(read, batched, waiting)
                 except Exception:
-                    pass  # each reads alone below
-                else:
-                    for (_params, future), row in zip(waiting, rows, strict=True):
-                        if not future.done():
-                            future.set_result(row)
-                    return
+                    rows = None  # each reads alone below
+            if rows is not None:
+                for (_params, future), row in zip(waiting, rows, strict=True):
+                    if not future.done():
+                        future.set_result(row)
+                return
             await asyncio.gather(
                 *(self._read_alone(read, params, future) for params, future in waiting)
             )
@@ -259,8 +265,12 @@ class HotReader:
         batched statement: the parameter sets as arrays, each row led by its set's ordinal."""
         compiled = read._for(self.dialect)
         statement, names = batched
+        defaults = compiled.defaults  # what a reader that does not give a parameter reads with
         arrays = {
-            name + _BATCH_SUFFIX: [params[name] for params, _future in waiting] for name in names
+            name + _BATCH_SUFFIX: [
+                params[name] if name in params else defaults[name] for params, _future in waiting
+            ]
+            for name in names
         }
         rows: list[dict[str, Any] | None] = [None] * len(waiting)
         for record in await self._fetch(statement, arrays):
@@ -271,8 +281,13 @@ class HotReader:
     async def aclose(self) -> None:
         """Close this thread's SQLite connection and the PostgreSQL pool."""
         self.close()
-        while self._batches:
-            await asyncio.gather(*self._batches, return_exceptions=True)
+        # The batches being read, and those asked for in this turn (their start is scheduled):
+        # answered before the pool closes, so none opens a pool after it.
+        while self._batches or self._waiting:
+            if self._batches:
+                await asyncio.gather(*self._batches, return_exceptions=True)
+            else:
+                await asyncio.sleep(0)
         pool, self._pool = self._pool, None
         if pool is not None:
             await pool.close()
@@ -415,13 +430,21 @@ def _batched(statement: Select[Any]) -> tuple[Select[Any], tuple[str, ...]] | No
     visitors.traverse(statement, {}, {"bindparam": found})
     if any(bind.expanding for bind in binds.values()):
         return None
-    # The parameters each reader gives (values the statement carries stay as they are).
-    names = sorted(name for name, bind in binds.items() if bind.required)
-    if not names:
+    # The parameters each reader gives: every named one, a default it carries included (a reader
+    # may give another value); anonymous values of the statement (literals) stay as they are.
+    names = sorted(name for name, bind in binds.items() if bind.required or not bind.unique)
+    if not names or any(binds[name].type._isnull for name in names):
+        return None  # nothing to batch, or a parameter of no type (no array type to send it as)
+    if _in_nested_select(statement, set(names)):
+        # A subquery is not correlated to the sets (it would read every set's parameters:
+        # another reader's, another organization's, rows); such a statement is read alone.
         return None
     keys = (
         func.unnest(
-            *(bindparam(name + _BATCH_SUFFIX, type_=ARRAY(binds[name].type)) for name in names)
+            *(
+                bindparam(name + _BATCH_SUFFIX, type_=ARRAY(_item_type(binds[name].type)))
+                for name in names
+            )
         )
         .table_valued(*names, with_ordinality=_BATCH_ORDINAL)
         .render_derived(name="batch_keys")
@@ -433,9 +456,37 @@ def _batched(statement: Select[Any]) -> tuple[Select[Any], tuple[str, ...]] | No
         return None
 
     each_set = cast(Select[Any], visitors.replacement_traverse(statement, {}, replace))
-    each = each_set.limit(1).lateral("batch_row")
+    # Correlated explicitly: a statement whose only FROM is its parameters would otherwise read
+    # them from an ``unnest`` of its own (every set given the first set's row).
+    each = each_set.correlate(keys).limit(1).lateral("batch_row")
     batched = select(keys.c[_BATCH_ORDINAL], *each.c).select_from(keys).join(each, true())
     return batched, tuple(names)
+
+
+def _in_nested_select(statement: Select[Any], names: set[str]) -> bool:
+    """Whether one of the parameters ``names`` is inside a ``SELECT`` nested in ``statement``
+    (a subquery, ``IN (SELECT ...)``, ``EXISTS``)."""
+    from sqlalchemy.sql import visitors
+    from sqlalchemy.sql.elements import BindParameter
+    from sqlalchemy.sql.selectable import SelectBase
+
+    for element in visitors.iterate(statement):
+        if element is not statement and isinstance(element, SelectBase):
+            for inner in visitors.iterate(element):
+                if isinstance(inner, BindParameter) and inner.key in names:
+                    return True
+    return False
+
+
+def _item_type(type_: Any) -> Any:
+    """``type_`` as the element type of a parameters' array: a string type without its length,
+    as a parameter's own cast is (SQLAlchemy renders ``$1::VARCHAR``); ``VARCHAR(64)[]`` would
+    cut a longer value to 64 characters, which could then equal a stored value."""
+    if isinstance(type_, String) and type_.length is not None:
+        unbounded = copy.copy(type_)
+        unbounded.length = None
+        return unbounded
+    return type_
 
 
 def _gone(connection: asyncpg.Connection) -> bool:
