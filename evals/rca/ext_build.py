@@ -2,10 +2,10 @@
 
 Run ``PYTHONPATH=core/src:shell/src:. python -m evals.rca.ext_build`` from the repository root
 (``--split tune`` or ``--split heldout`` rewrites one split). Deterministic: every incident has its
-own seed. The stories live in `evals.rca.ext.tune` (and `evals.rca.ext.tune5`, a fifth examiner's)
-and `evals.rca.ext.heldout` (and `evals.rca.ext.heldout6` and `evals.rca.ext.heldout8`, a sixth
-and an eighth examiner's; the held-out modules are never opened while tuning the engine); the
-JSON files are the source of truth.
+own seed. The stories live in `evals.rca.ext.tune` (and `evals.rca.ext.tune5` and
+`evals.rca.ext.tune7`, a fifth and a seventh examiner's) and `evals.rca.ext.heldout` (and
+`evals.rca.ext.heldout6` and `evals.rca.ext.heldout8`, a sixth and an eighth examiner's; the
+held-out modules are never opened while tuning the engine); the JSON files are the source of truth.
 """
 
 from __future__ import annotations
@@ -20,7 +20,11 @@ from evals.rca.kit import write
 
 HERE = Path(__file__).parent
 SPLITS = {
-    "tune": ("tune_ext", ("evals.rca.ext.tune", "evals.rca.ext.tune5"), "TUNE"),
+    "tune": (
+        "tune_ext",
+        ("evals.rca.ext.tune", "evals.rca.ext.tune5", "evals.rca.ext.tune7"),
+        "TUNE",
+    ),
     "heldout": (
         "heldout_ext",
         ("evals.rca.ext.heldout", "evals.rca.ext.heldout6", "evals.rca.ext.heldout8"),

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import pathlib
+import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -21,12 +23,13 @@ from conftest import Factory, OrgHandle
 from interaction_helpers import FakeAgent, fakes, run_worker_until
 from litestar import Litestar
 from litestar.testing import TestClient
-from sqlalchemy import text
+from sqlalchemy import Column, Integer, MetaData, Table, bindparam, insert, select, text
 
 from sleuth_shell.app import create_app
 from sleuth_shell.config import Settings
 from sleuth_shell.db import create_engine
-from sleuth_shell.db.direct_writes import DirectTransaction
+from sleuth_shell.db.dialect import SQLITE_BUSY_TIMEOUT_MS
+from sleuth_shell.db.direct_writes import DirectTransaction, engine_direct_writer
 
 pytestmark = pytest.mark.storage
 
@@ -301,3 +304,97 @@ def test_every_request_shape_stores_the_same_on_both_paths(
             history = paths[True].agent.calls[-1]["history"]
             assert paths[False].agent.calls[-1]["history"] == history
             assert [m.role for m in history] == ["user", "assistant", "user"]
+
+
+def test_a_direct_transaction_runs_on_the_parked_connection_only_when_it_is_free(
+    tmp_path: pathlib.Path,
+) -> None:
+    """The writer's parked connection serves one transaction at a time: one opened meanwhile has
+    its own connection and its own snapshot; a connection goes back to the park only when none
+    is there, also after a rollback; disposing of the engine closes it."""
+    path = tmp_path / "parked.db"
+    with sqlite3.connect(path) as setup:
+        setup.execute("PRAGMA journal_mode=WAL")
+        setup.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)")
+    setup.close()
+    table = Table("t", MetaData(), Column("id", Integer, primary_key=True), Column("v", Integer))
+    add = insert(table).values(v=bindparam("v"))
+    values = select(table.c.v).order_by(table.c.id)
+
+    async def go() -> None:
+        engine = create_engine(f"sqlite:///{path}")
+        writer = engine_direct_writer(engine)
+        assert writer is not None
+        pool = engine.sync_engine.pool
+        # Two pooled connections opened beforehand (opening one waits for the write lock).
+        async with engine.connect(), engine.connect():
+            pass
+        async with writer.transaction() as first:
+            await first.execute(add, {"v": 1})
+            async with writer.transaction() as second:
+                assert second._driver is not first._driver
+                assert await second.execute(values, {}) == []  # the first is not committed
+            await first.commit()
+        parked = second._driver
+        assert pool.checkedout() == 1  # one parked, the other returned
+        with pytest.raises(RuntimeError):
+            async with writer.transaction() as third:
+                assert third._driver is parked
+                await third.execute(add, {"v": 2})
+                raise RuntimeError("a change of plan")
+        async with writer.transaction() as fourth:
+            assert fourth._driver is parked  # parked again after the rollback
+            assert await fourth.execute(values, {}) == [{"v": 1}]
+            await fourth.commit()
+        await engine.dispose()
+        assert writer._parked is None
+        assert parked._connection is None  # closed
+
+    asyncio.run(go())
+
+
+def test_the_busy_timeout_stays_zero_from_an_inline_first_write_to_a_call_that_may_wait(
+    tmp_path: pathlib.Path,
+) -> None:
+    """An inline first write sets the connection's busy timeout to 0 (it must fail at once, not
+    sleep on the event loop, when another process writes) and leaves it there: the next
+    transaction that begins with a write sets nothing; a read outside a write transaction gets
+    the normal timeout back first (a thread call too: see test_request_path.py)."""
+    path = tmp_path / "busy.db"
+    with sqlite3.connect(path) as setup:
+        setup.execute("PRAGMA journal_mode=WAL")
+        setup.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)")
+    setup.close()
+    table = Table("t", MetaData(), Column("id", Integer, primary_key=True), Column("v", Integer))
+    add = insert(table).values(v=bindparam("v"))
+    values = select(table.c.v).order_by(table.c.id)
+
+    def busy_timeout(driver: Any) -> int:
+        return int(driver._connection.execute("PRAGMA busy_timeout").fetchone()[0])
+
+    async def go() -> None:
+        engine = create_engine(f"sqlite:///{path}")
+        writer = engine_direct_writer(engine)
+        assert writer is not None
+        try:
+            async with writer.transaction() as first:
+                driver = first._driver
+                assert busy_timeout(driver) == SQLITE_BUSY_TIMEOUT_MS
+                await first.execute(add, {"v": 1})
+                await first.commit()
+            assert busy_timeout(driver) == 0
+            statements: list[str] = []
+            driver._connection.set_trace_callback(statements.append)
+            async with writer.transaction() as second:
+                assert second._driver is driver
+                await second.execute(add, {"v": 2})
+                await second.commit()
+            driver._connection.set_trace_callback(None)
+            assert statements and not [s for s in statements if "PRAGMA" in s], statements
+            async with writer.transaction() as third:
+                assert await third.execute(values, {}) == [{"v": 1}, {"v": 2}]
+            assert busy_timeout(driver) == SQLITE_BUSY_TIMEOUT_MS
+        finally:
+            await engine.dispose()
+
+    asyncio.run(go())

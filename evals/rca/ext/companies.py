@@ -16,8 +16,11 @@ and two added by a fourth examiner, tune split only: Basketrun Grocery (online g
 marketplace: carts, store assignment, delivery slots, shopper picking, partner stock feeds; Ruby,
 Elixir, Rust, Node, Python, Go) and Quayside Claims (B2B insurance claims platform: claim intake,
 first notice of loss, policy and bordereaux lookups, OCR, fraud scoring, payouts; C#/.NET, PHP,
-Python, Java, Node); and two added by an eighth examiner, held-out split only (`heldout8.py`):
-Kestrel Regional Air (crew rostering, duty and rest legality, the nightly pairing solve, ACARS
+Python, Java, Node); and two added by a seventh examiner, tune split only (`tune7.py`): Cairnline
+Mountain Resorts (ski resorts: lift-gate scans, season and alliance passes, snowmaking, rentals)
+and Redhaven Port Authority (container port: EDIFACT with shipping lines, truck appointments and
+gate OCR, customs releases, reefers, berths); and two added by an eighth examiner, held-out split
+only (`heldout8.py`): Kestrel Regional Air (crew rostering, duty and rest legality, the nightly pairing solve, ACARS
 downlinks, layover hotels; Kotlin, Scala, Python, Go, TypeScript) and Cobblegate City Parking (a
 municipal parking operator: pay-by-phone sessions, resident permits, ANPR enforcement, penalty
 charge notices, bay sensors; Python, PHP, Rust, Java, Kotlin, Go, Elixir).
@@ -1318,6 +1321,229 @@ QUAYSIDE = Company(
         "payout-svc": ["payout computed", "bank file line appended"],
     },
 )
+
+
+# --- seventh examiner (tune split only; stories in `ext/tune7.py`) -------------------------------
+
+
+def _cairnline_gerrit(r: random.Random, text: str) -> str:
+    """Cairnline: Gerrit-reviewed ``component: subject`` with the Change-Id trailer kept in the
+    message the change feed sends."""
+    head, _, rest = text.partition(": ")
+    body = rest or text
+    area = head if rest and head not in ("docs", "test", "alerts", "dashboards", "k8s") else "build"
+    if text.lower().startswith(("bump", "chore(deps)")):
+        area = "deps"
+    return f"{area}: {body[0].lower()}{body[1:]}\n\nChange-Id: I{r.getrandbits(160):040x}"
+
+
+def _redhaven_changelog(r: random.Random, text: str) -> str:
+    """Redhaven: Keep-a-Changelog verbs with the RPA ticket at the end."""
+    head, _, rest = text.partition(": ")
+    body = rest or text
+    if text.lower().startswith(("bump", "chore(deps)")):
+        verb = "Changed"
+    elif head in ("docs", "test", "alerts"):
+        verb = "Added"
+    else:
+        verb = r.choice(["Changed", "Changed", "Added"])
+    return f"{verb}: {body[0].lower()}{body[1:]} [RPA-{r.randint(2100, 2480)}]"
+
+
+CAIRNLINE = Company(
+    name="Cairnline Mountain Resorts",
+    domain="cairnline.example",
+    services=[
+        Svc(
+            "pass-api",
+            "api",
+            ("/v3/scans/validate", "/v3/passes/{mediaId}", "/v3/alliance/redeem", "/v3/products"),
+            topic="passes",
+            rps=70,
+            p99=95,
+            noun="pass",
+        ),
+        Svc("turnstile-gw", "worker", topic="gates/+/scan", rps=45, p99=60, noun="gate scan"),
+        Svc(
+            "shop-web",
+            "web",
+            ("/lift-tickets", "/season-passes", "/cart", "/checkout", "/account/reload"),
+            topic="shop",
+            rps=30,
+            p99=700,
+            noun="order",
+        ),
+        Svc("snowmaking-ctl", "worker", topic="snowmaking.cycles", rps=1.5, p99=900, noun="gun"),
+        Svc("plant-scada", "worker", topic="modbus.poll", rps=25, p99=40, noun="register"),
+        Svc(
+            "rental-pos",
+            "api",
+            ("/api/rentals", "/api/rentals/{id}/checkout", "/api/fittings", "/api/dinsettings"),
+            topic="rentals",
+            rps=9,
+            p99=240,
+            noun="rental",
+        ),
+        Svc(
+            "lift-status",
+            "web",
+            ("/live/lifts", "/api/lifts", "/api/runs", "/api/grooming"),
+            topic="liftops",
+            rps=110,
+            p99=70,
+            noun="lift",
+        ),
+    ],
+    catalog={
+        "pass-api": "validates every lift-gate scan (RFID media id -> pass product, blackout dates, alliance partner passes), sells and reloads passes (Ticketing; Kotlin 1.9, Ktor 2, Exposed); PostgreSQL ticketdb; logback JSON with `stack_trace`; calls Summit Alliance for partner-pass redemptions",
+        "turnstile-gw": "gateway between the lift gates (Telemark TX-400 controllers, about 180 across three resorts) and pass-api: gates publish scans over MQTT to the site brokers, turnstile-gw asks pass-api and answers open/deny within 300 ms; gates fall back to an offline allow-list when they lose their broker (Ticketing; Go 1.22, slog JSON)",
+        "shop-web": "online lift tickets, season passes and reloads (Digital; Node 20, Next.js); card payments through the payment gateway",
+        "snowmaking-ctl": "automatic snowmaking: starts and stops fan guns and lances per trail from wet-bulb temperature, pond level and the night window (Mountain Ops; Python 3.12, asyncio, OPC UA to the gun controllers); settings per resort in deploy/snowmaking-ctl/resorts/*.yaml",
+        "plant-scada": "reads pump houses, compressors and ponds over Modbus/TCP and exports metrics; pump stations trip on low suction below 20% pond level (Mountain Ops; Go)",
+        "rental-pos": "ski and board rental shops: fittings, DIN settings, checkout (Retail; C# .NET 8, ASP.NET Core, Npgsql); PostgreSQL rentaldb",
+        "lift-status": "lift and run status board for guests and lift operators (open, hold, wind hold, closed), grooming reports (Mountain Ops; Elixir, Phoenix LiveView)",
+        "Summit Alliance": "partner pass alliance; each alliance pass is redeemed once per day per resort at first scan through api.summitalliance.example; status page https://status.summitalliance.example",
+        "resorts": "Alder Peak, Stoneridge, Whitehorn; all on America/Denver time (UTC-7 in winter); lifts open 08:30-16:00 local, night skiing on Alder Peak lifts AP-3 and AP-4 until 21:00 local",
+    },
+    lang={
+        "pass-api": "kotlin",
+        "turnstile-gw": "go",
+        "shop-web": "node",
+        "snowmaking-ctl": "python",
+        "plant-scada": "go",
+        "rental-pos": "csharp",
+        "lift-status": "elixir",
+    },
+    authors=(
+        "ellie.marchetti",
+        "jonas.reinholt",
+        "pquispe",
+        "sven.haugland",
+        "tara.odonnell",
+        "renovate[bot]",
+    ),
+    style=_cairnline_gerrit,
+    strays=[
+        ("WARNING", "gate AP-2-G3 reader temperature -31C below rated -30C, scans may slow"),
+        (
+            "WARNING",
+            "media id 04:A1:7F:22:9C:51:80 read twice within 2s at gate SR-1-G1, debounced",
+        ),
+        ("ERROR", "receipt printer RP-STONERIDGE-2 offline (paper out)"),
+        ("WARNING", "pass reload for guest G-551923 declined by issuer (do not honor)"),
+        ("ERROR", "webcam snapshot upload failed for cam-wh-summit: 504 from media bucket"),
+        (
+            "WARNING",
+            "grooming report for Whitehorn not published by 07:00 local, using yesterday's",
+        ),
+    ],
+    chatter={
+        "pass-api": [
+            "scan validated decision=ALLOW product=PEAK_SEASON gate=AP-1-G2 took=7ms",
+            "scan validated decision=ALLOW product=DAY_TICKET gate=SR-2-G1 took=5ms",
+        ],
+        "turnstile-gw": [
+            "gate answered site=alder-peak gate=AP-1-G4 decision=open rtt_ms=41",
+            "mqtt broker heartbeat ok site=whitehorn-base clients=38",
+        ],
+        "snowmaking-ctl": ["cycle evaluated trail=lower-bitterroot guns=6", "OPC UA session alive"],
+        "plant-scada": ["poll ok unit=PS2 registers=48", "poll ok unit=CMP1 registers=32"],
+        "rental-pos": [
+            "HTTP POST /api/rentals/{id}/checkout responded 200 in 181.2 ms",
+            "DIN computed skier_type=II",
+        ],
+        "lift-status": [
+            "lift AP-1 status broadcast subscribers=412",
+            "LiveView mounted /live/lifts",
+        ],
+    },
+)
+
+REDHAVEN = Company(
+    name="Redhaven Port Authority",
+    domain="redhavenport.example",
+    services=[
+        Svc("pcs-edi", "worker", topic="edi.inbound", rps=6, p99=450, noun="interchange"),
+        Svc(
+            "gate-tas",
+            "api",
+            ("/api/appointments", "/api/gate/transactions", "/api/slots", "/api/kiosk/checkin"),
+            topic="gate",
+            rps=18,
+            p99=260,
+            noun="appointment",
+        ),
+        Svc("gate-ocr", "worker", topic="gate.lanes.frames", rps=4, p99=850, noun="lane read"),
+        Svc("customs-bridge", "worker", topic="customs.status", rps=2, p99=300, noun="release"),
+        Svc("reefer-monitor", "worker", topic="reefer.readings", rps=35, p99=25, noun="reading"),
+        Svc(
+            "berth-planner",
+            "web",
+            ("/berths/", "/vessels/<imo>/", "/api/eta", "/api/pilotage"),
+            topic="berths",
+            rps=5,
+            p99=420,
+            noun="vessel call",
+        ),
+    ],
+    catalog={
+        "pcs-edi": "port community system EDI hub: EDIFACT BAPLIE, COPRAR, COPARN, CODECO and IFTMIN with shipping lines over AS2 and SFTP, to and from the terminal operating system (Port Systems; Java 17, Spring Boot 3, Apache Camel 4, Smooks EDI cartridge; ActiveMQ Artemis queues); Log4j2, exception in `exception`; heap 768m in a 1Gi container",
+        "gate-tas": "truck appointment system and gate transactions: hauliers book slots, the kiosk checks them in, the gate releases or sends the truck to the trouble lane (Landside; C# .NET 8, ASP.NET Core, Npgsql + EF Core); PostgreSQL portdb",
+        "gate-ocr": "OCR of container numbers, seals and plates at the 8 in-gate lanes; validates the ISO 6346 check digit and posts reads to gate-tas (Landside; Python 3.11, OpenCV, PaddleOCR on the gate GPU nodes)",
+        "customs-bridge": "customs status (holds and releases by container) from CustomsNet, the national customs single window, to the TOS and gate-tas; polls CustomsNet or receives its push notifications, flag customs-bridge.release_feed_mode (Port Systems; Go 1.22)",
+        "reefer-monitor": "reefer container power and temperatures in the reefer blocks over remote container devices, alarms to the reefer crew (Terminal Ops; Rust, tokio); TimescaleDB reeferdb",
+        "berth-planner": "berth schedule, vessel calls and ETAs from AIS, pilotage bookings (Marine; Python 3.12, Django 5); PostgreSQL portdb",
+        "portdb": "PostgreSQL 15 on VM pg-port-01 (primary) and pg-port-02 (streaming replica); data and pg_wal on one 400 GB volume; max_slot_wal_keep_size -1 (unlimited); logical slot dbz_reporting for the Data team's Debezium connector (Kafka Connect, reporting lake)",
+        "TOS": "terminal operating system (vendor product, operated by the terminal): yard, vessel and work queues; exchanges EDI through pcs-edi",
+        "CustomsNet": "national customs single window; REST API and push notifications (callback URLs registered per environment in the CustomsNet trader portal)",
+    },
+    lang={
+        "pcs-edi": "java",
+        "gate-tas": "csharp",
+        "gate-ocr": "python",
+        "customs-bridge": "go",
+        "reefer-monitor": "rust",
+        "berth-planner": "python",
+    },
+    authors=(
+        "aoife.brennan",
+        "k.vandermeer",
+        "lena.sorensen",
+        "gdacosta",
+        "m.halvorsen",
+        "dependabot[bot]",
+    ),
+    style=_redhaven_changelog,
+    strays=[
+        ("WARNING", "COPRAR from line HLX: container HLXU 220193 4 has no VGM yet, load list kept"),
+        ("WARNING", "haulier H-2291 arrived 47 min after the slot window, admitted by gate clerk"),
+        ("ERROR", "AIS: NMEA sentence checksum mismatch from receiver rx-breakwater, dropped"),
+        (
+            "WARNING",
+            "reefer SZLU 918220 1 setpoint -25.0C differs from booking -18.0C, crew notified",
+        ),
+        ("ERROR", "kiosk K-04 card reader timeout, driver asked to retry"),
+        ("WARNING", "pilot booking for IMO 9811000 moved by the pilot station, ETA recomputed"),
+    ],
+    chatter={
+        "pcs-edi": [
+            "Exchange completed route=coprar-in partner=MAE msgs=1 took=212ms",
+            "AS2 MDN received partner=HLX disposition=processed",
+        ],
+        "gate-tas": [
+            "Gate transaction completed lane=3 outcome=RELEASED duration_ms=412",
+            "Appointment booked slot=09:00-10:00 haulier=H-1180",
+        ],
+        "gate-ocr": ["lane 2 read ok container conf=0.97", "lane 5 read ok plate conf=0.99"],
+        "customs-bridge": ["status pushed to TOS count=3", "CustomsNet token refreshed"],
+        "reefer-monitor": [
+            "INFO reefer_monitor::poll: block R1 polled units=212 alarms=0",
+            "INFO reefer_monitor::sink: batch written rows=640",
+        ],
+        "berth-planner": ['"GET /berths/ HTTP/1.1" 200', "ETA updated from AIS"],
+    },
+)
+
 
 # --- added by an eighth examiner (held-out split only: evals/rca/ext/heldout8.py) -----------------
 

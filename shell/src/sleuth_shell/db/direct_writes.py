@@ -40,8 +40,10 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import aiosqlite
+from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.pool import PoolProxiedConnection
 from sqlalchemy.util import greenlet_spawn
 
 from sleuth_shell.db.commit_totals import CommitTotals
@@ -148,11 +150,29 @@ class DirectTransaction:
 
 
 class DirectWriter:
-    """The direct-write path of one SQLite engine (one per engine, see :func:`direct_writer`)."""
+    """The direct-write path of one SQLite engine (one per engine, see :func:`direct_writer`).
+
+    It keeps one pooled connection checked out between its transactions (the parked connection)
+    and runs the next transaction on it when it is free, without the pool's checkout and return
+    (each a greenlet hop, the return also a reset rollback). A transaction that starts while
+    another has it checks a connection out of the pool as before; at its end a connection is
+    parked again when none is, else returned. The parked connection is closed when the engine is
+    disposed. Locking is unchanged: every transaction is still its own SQLite transaction on its
+    own connection, taking the process's write lock at its first write."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self._compiled: dict[Any, CompiledStatement] = {}
+        self._parked: PoolProxiedConnection | None = None
+        self._generation = 0  # engine disposals seen: a connection of an older pool is returned
+        event.listen(engine.sync_engine, "engine_disposed", self._disposed)
+
+    def _disposed(self, _engine: Engine) -> None:
+        # Runs inside AsyncEngine.dispose's greenlet: the close below may await the driver.
+        self._generation += 1
+        parked, self._parked = self._parked, None
+        if parked is not None:
+            parked.invalidate()
 
     def compiled(self, statement: Any) -> CompiledStatement:
         found = self._compiled.get(statement)
@@ -162,10 +182,16 @@ class DirectWriter:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[DirectTransaction]:
-        """A pooled connection's driver connection for one transaction; rolled back when the
-        block is left without a commit."""
-        # A pooled DBAPI connection without a Connection around it (one greenlet hop each way).
-        pooled = await self.engine.raw_connection()
+        """A driver connection for one transaction (the parked one when free, else a pooled one);
+        rolled back when the block is left without a commit."""
+        generation = self._generation
+        pooled = self._parked
+        if pooled is not None:
+            self._parked = None
+        else:
+            # A pooled DBAPI connection without a Connection around it (one greenlet hop).
+            pooled = await self.engine.raw_connection()
+        ended = False
         try:
             driver = pooled.driver_connection
             assert isinstance(driver, aiosqlite.Connection)
@@ -175,9 +201,14 @@ class DirectWriter:
             finally:
                 if transaction.open:
                     await transaction.rollback()
+                ended = True  # committed or rolled back: outside a transaction
         finally:
-            # Back to the pool (its reset on return is a no-op rollback outside a transaction).
-            await greenlet_spawn(pooled.close)
+            if ended and self._parked is None and generation == self._generation:
+                self._parked = pooled
+            else:
+                # Back to the pool (its reset on return is a no-op rollback outside a
+                # transaction, a real one after a failed rollback).
+                await greenlet_spawn(pooled.close)
 
 
 _writers: weakref.WeakKeyDictionary[Engine, DirectWriter | None] = weakref.WeakKeyDictionary()

@@ -185,6 +185,9 @@ class InlineReadConnection(aiosqlite.Connection):
         super().__init__(connector, iter_chunk_size)
         self._lock_key = lock_key
         self._write_lock: WriteLock | None = None
+        # The sqlite3 connection's busy timeout is 0 (not SQLITE_BUSY_TIMEOUT_MS) since its last
+        # inline first write: set back before the next call that could wait for a lock.
+        self._no_wait = False
 
     def _in_transaction(self) -> bool:
         connection = self._connection
@@ -239,8 +242,20 @@ class InlineReadConnection(aiosqlite.Connection):
                 return not owner.in_transaction or self._holds_write()
         return False
 
+    def _wait_when_busy(self) -> None:
+        """The normal busy timeout again, after an inline first write set it to 0."""
+        if self._no_wait and self._connection is not None:
+            self._connection.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+            self._no_wait = False
+
     async def _execute(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         if self._connection is not None and self._running and self._inline(fn, args):
+            if (
+                self._no_wait
+                and getattr(fn, "__name__", "") == "execute"
+                and not self._holds_write()
+            ):
+                self._wait_when_busy()  # a read outside a write transaction may wait
             try:
                 return fn(*args, **kwargs)
             finally:
@@ -274,6 +289,7 @@ class InlineReadConnection(aiosqlite.Connection):
                     pass  # another process keeps writing: wait for it on aiosqlite's thread
                 finally:
                     self._release_if_idle()
+        self._wait_when_busy()  # on aiosqlite's thread, anything may wait
         try:
             return await super()._execute(fn, *args, **kwargs)  # type: ignore[no-untyped-call]
         finally:
@@ -301,15 +317,17 @@ class InlineReadConnection(aiosqlite.Connection):
         :class:`_Busy` (nothing written) when another process holds SQLite's write lock."""
         connection = self._connection
         assert connection is not None
-        connection.execute("PRAGMA busy_timeout = 0")
+        if not self._no_wait:
+            # Left at 0 until a call that may wait (:meth:`_wait_when_busy`): consecutive
+            # transactions of one connection that begin with a write set it once.
+            connection.execute("PRAGMA busy_timeout = 0")
+            self._no_wait = True
         try:
             return fn(*args, **kwargs)
         except sqlite3.OperationalError as exc:
             if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_BUSY:
                 raise _Busy from exc
             raise
-        finally:
-            connection.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
 
     def stop(self) -> asyncio.Future[Any] | None:
         """Stop the thread (closing the connection rolls back): give up the write lock too."""
