@@ -145,7 +145,7 @@ async def load_demo(
     )
     points = await store_metrics(session, org_id, generate_metrics(day_end))
     say(f"metrics: wrote {points} points")
-    await merge_search_index(session)  # the runbooks' search index in one b-tree
+    await merge_search_index(session)  # the runbooks' search index, merged as for any write
     await session.commit()
     say("done")
     return {
