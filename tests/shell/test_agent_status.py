@@ -248,3 +248,41 @@ def test_concurrent_changes_each_get_a_version(migrated_url, org) -> None:
     new = after["changes"][len(before["changes"]) :]
     assert [v for v, _ in new] == list(range(version + 1, version + len(agents) + 1))
     assert sorted(a for _, a in new) == sorted(agents)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_pauses_and_resumes_at_once_each_change_is_bumped_once(migrated_url, org, fast) -> None:
+    """One agent paused and resumed by many requests at the same time, while investigations of it
+    are opened: every change that happened has exactly one version and one change row (no bump
+    without a change, none lost), the status is what the number of changes says, and a last
+    pause leaves no pending investigation behind (whatever was opened meanwhile)."""
+    rounds = 24
+
+    async def go(reader: HotReader, sessions: Sessions) -> tuple[int, Any, Any, Any]:
+        (agent,) = await add_agents(sessions, org, 1)
+        before = await snapshot(sessions, org.id)
+        changes = [
+            set_alert_responder_status(
+                reader, sessions, org.id, gid(agent), "PAUSED" if n % 2 else "ACTIVE", fast=fast
+            )
+            for n in range(rounds)
+        ]
+        openings = [
+            add_investigation(sessions, org, agent, InvestigationStatus.PENDING)
+            for _ in range(rounds // 3)
+        ]
+        await asyncio.gather(*changes, *openings)
+        middle = await snapshot(sessions, org.id)
+        await set_alert_responder_status(reader, sessions, org.id, gid(agent), "PAUSED", fast=fast)
+        return agent, before, middle, await snapshot(sessions, org.id)
+
+    agent, before, middle, after = with_db(migrated_url, go)
+    new = middle["changes"][len(before["changes"]) :]
+    version = before["version"] or 0
+    assert middle["version"] == version + len(new)
+    assert [v for v, _ in new] == list(range(version + 1, version + len(new) + 1))
+    assert {a for _, a in new} <= {agent}
+    # Each change flips the status: from ACTIVE, an odd number of changes leaves it PAUSED.
+    assert middle["agents"][agent][0] == ("PAUSED" if len(new) % 2 else "ACTIVE")
+    assert len(new) >= 1
+    assert InvestigationStatus.PENDING not in after["investigations"].values()

@@ -398,3 +398,37 @@ def test_the_busy_timeout_stays_zero_from_an_inline_first_write_to_a_call_that_m
             await engine.dispose()
 
     asyncio.run(go())
+
+
+def test_a_write_after_the_commit_is_rolled_back_not_parked(tmp_path: pathlib.Path) -> None:
+    """A transaction block that writes again after its commit and is left without another one is
+    rolled back, as a session's would be (the block's contract): its connection is not parked
+    with that transaction open, which the next transaction would otherwise join and commit (and
+    which would hold the process's write lock meanwhile)."""
+    path = tmp_path / "after.db"
+    with sqlite3.connect(path) as setup:
+        setup.execute("PRAGMA journal_mode=WAL")
+        setup.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)")
+    setup.close()
+    table = Table("t", MetaData(), Column("id", Integer, primary_key=True), Column("v", Integer))
+    add = insert(table).values(v=bindparam("v"))
+    values = select(table.c.v).order_by(table.c.id)
+
+    async def go() -> list[dict[str, Any]]:
+        engine = create_engine(f"sqlite:///{path}")
+        writer = engine_direct_writer(engine)
+        assert writer is not None
+        try:
+            async with writer.transaction() as first:
+                await first.execute(add, {"v": 1})
+                await first.commit()
+                await first.execute(add, {"v": 2})  # never committed
+            async with writer.transaction() as second:
+                await second.execute(add, {"v": 3})
+                await second.commit()
+            async with writer.transaction() as third:
+                return await third.execute(values, {})
+        finally:
+            await engine.dispose()
+
+    assert asyncio.run(go()) == [{"v": 1}, {"v": 3}]
