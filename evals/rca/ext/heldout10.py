@@ -294,7 +294,10 @@ decimal comma. Page Lock Operations if more than 3% of POST /bookings fail for 1
             ("uk.ashcombe.lockage.passage.PassageController.create", "PassageController.java", 49),
         ],
     )
-    grow = lambda f: 0.08 + 0.5 * f  # noqa: E731
+
+    def grow(f: float) -> float:
+        return 0.08 + 0.5 * f
+
     inc.errors(
         "lockage-scheduler",
         onset,
@@ -326,7 +329,10 @@ decimal comma. Page Lock Operations if more than 3% of POST /bookings fail for 1
         ),
         level="INFO",
     )
-    frac = lambda t: 0.0 if t < onset else min(1.0, (t - onset) / (now - onset))  # noqa: E731
+
+    def frac(t: datetime) -> float:
+        return 0.0 if t < onset else min(1.0, (t - onset) / (now - onset))
+
     inc.metric(
         "registry_lookups_per_second",
         "lockage-scheduler",
@@ -1474,7 +1480,10 @@ func Width(pages int, caliperUm int) float64 {
         )(r.randrange(96, 600, 8)),
         level="INFO",
     )
-    frac = lambda t: 0.0 if t < onset else min(1.0, (t - onset) / (now - onset))  # noqa: E731
+
+    def frac(t: datetime) -> float:
+        return 0.0 if t < onset else min(1.0, (t - onset) / (now - onset))
+
     inc.metric(
         "binder_cover_misfit_rejects_per_hour",
         "press-queue",
