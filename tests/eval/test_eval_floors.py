@@ -74,7 +74,7 @@ def test_every_question_file_follows_the_format() -> None:
     assert len(evaluation.load_questions("tune-ext")) >= 25
     assert len(evaluation.load_questions("held-out-ext")) >= 12
     for q in questions:
-        assert q["corpus"] in ("demo", "kestrel", "tidewater", "larkspur"), q["id"]
+        assert q["corpus"] in ("demo", "kestrel", "tidewater", "larkspur", "halberd"), q["id"]
         assert q["kind"] in evaluation.KINDS, q["id"]
         assert q["kind"] == "abstain" or "source" in q or "logs" in q, q["id"]
         if "parts" in q:
