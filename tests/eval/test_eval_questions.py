@@ -19,27 +19,29 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from evals import ferncombe, kestrel, larkspur, tidewater  # noqa: E402
+from evals import ferncombe, halberd, kestrel, larkspur, tidewater  # noqa: E402
 from evals.rca.schema import CATEGORIES  # noqa: E402
 
-# The corpora checked here (the Larkspur and Ferncombe questions, and those the tuner wrote over
-# the tune corpora), and the splits that ask over them.
+# The corpora checked here (the Larkspur, Halberd and Ferncombe questions, and those the tuner
+# wrote over the tune corpora), and the splits that ask over them.
 CORPORA: dict[str, Any] = {
     "ferncombe": ferncombe,
+    "halberd": halberd,
     "kestrel": kestrel,
     "larkspur": larkspur,
     "tidewater": tidewater,
 }
+# The corpora written wholly by outside examiners and checked here question by question.
+EXAMINED = ("larkspur", "halberd", "ferncombe")
 SPLITS = ("questions_tune_ext.json", "questions_heldout_ext.json")
-# The examiners' corpora checked whole, and how many questions each split asks over each.
-EXAMINED = {"larkspur": (14, 16), "ferncombe": (16, 16)}
 
 
 def _questions() -> list[dict[str, Any]]:
     out = []
     for name in SPLITS:
         data = json.loads((ROOT / "evals" / name).read_text(encoding="utf-8"))
-        # Every question over an examined corpus, and the questions the tuner wrote.
+        # Every question over an examined corpus, and the questions the tuner wrote over the tune
+        # corpora.
         out.extend(
             q for q in data["questions"] if q["corpus"] in EXAMINED or q.get("author") == "tuner"
         )
@@ -57,8 +59,10 @@ def _line(record: dict[str, Any]) -> str:
     return f"{record['message']} {json.dumps(record['attributes'])}"
 
 
-@pytest.mark.parametrize("corpus", list(EXAMINED))
-def test_the_corpus_is_asked_in_both_splits(corpus: str) -> None:
+@pytest.mark.parametrize(
+    ("corpus", "tune", "held"), [("larkspur", 14, 16), ("halberd", 16, 16), ("ferncombe", 16, 16)]
+)
+def test_the_corpus_is_asked_in_both_splits(corpus: str, tune: int, held: int) -> None:
     by_split = {
         name: [
             q
@@ -67,11 +71,40 @@ def test_the_corpus_is_asked_in_both_splits(corpus: str) -> None:
         ]
         for name in SPLITS
     }
-    assert len(by_split["questions_tune_ext.json"]) == EXAMINED[corpus][0]
-    assert len(by_split["questions_heldout_ext.json"]) == EXAMINED[corpus][1]
-    kinds = {q["kind"] for qs in by_split.values() for q in qs}
-    assert kinds == {"fact", "logs", "cause", "abstain"}
-    assert sum(q["kind"] == "abstain" for qs in by_split.values() for q in qs) >= 2
+    assert len(by_split["questions_tune_ext.json"]) == tune
+    assert len(by_split["questions_heldout_ext.json"]) == held
+    for qs in by_split.values():
+        kinds = {q["kind"] for q in qs}
+        assert kinds == {"fact", "logs", "cause", "abstain"}
+        assert sum(q["kind"] == "abstain" for q in qs) >= 1
+
+
+@pytest.mark.parametrize(
+    ("corpus", "author"), [("halberd", "examinerq3"), ("ferncombe", "examinerq2")]
+)
+def test_examiner_questions_are_unique_and_well_formed(corpus: str, author: str) -> None:
+    """Each split's questions over a corpus one examiner wrote (Halberd, Ferncombe): ids and
+    wording unique across both splits, at least five multi-part fact questions (one with parts
+    answered by different runbooks), a past incident asked of its postmortem, every log window in
+    ISO 8601 with a category on each cause."""
+    every = [
+        q
+        for name in SPLITS
+        for q in json.loads((ROOT / "evals" / name).read_text(encoding="utf-8"))["questions"]
+    ]
+    assert len({q["id"] for q in every}) == len(every)
+    assert len({q["question"] for q in every}) == len(every)
+    for name in SPLITS:
+        data = json.loads((ROOT / "evals" / name).read_text(encoding="utf-8"))["questions"]
+        qs = [q for q in data if q["corpus"] == corpus]
+        assert all(q["author"] == author for q in qs)
+        multi = [q for q in qs if q["kind"] == "fact" and len(q.get("parts", [])) >= 2]
+        assert len(multi) >= 5
+        assert any(len({p["source"] for p in q["parts"]}) > 1 for q in multi)
+        assert any(q.get("source", "").startswith("Postmortem ") for q in qs)
+        for q in qs:
+            if q["kind"] == "cause":
+                assert q["category"] and q["logs"], q["id"]
 
 
 @pytest.mark.parametrize("question", QUESTIONS, ids=[q["id"] for q in QUESTIONS])
@@ -137,6 +170,8 @@ def test_unanswerable_questions_ask_for_what_no_runbook_holds(question: dict[str
         "wt37": "antenna",
         "wh32": "APN",
         "wt50": "escalator",
+        "wt198": "fax",
+        "wh147": "bailiff",
         "wt99": "centrifuge",
         "wh48": "wifi",
     }
