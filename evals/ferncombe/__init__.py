@@ -1,4 +1,4 @@
-"""Ferncombe Blood Network, a written evaluation corpus: a regional blood-bank network.
+"""Ferncombe Blood Network, the evaluation's sixth corpus: a regional blood-bank network.
 
 Written by an examiner who never read the retrieval agent: twelve runbooks and postmortems in the
 network's own vocabulary (donations and DINs, components and shelf life, hubs and their stock
