@@ -64,6 +64,9 @@ def test_question_sets_are_big_enough_and_disjoint() -> None:
         assert question["kind"] == "abstain" or "source" in question or "logs" in question
 
 
+CORPUS_NAMES = ("demo", "kestrel", "tidewater", "larkspur", "halberd", "ferncombe")
+
+
 def test_every_question_file_follows_the_format() -> None:
     """All four splits: unique ids and questions, a known corpus and kind, an expected source or
     log window, and for a multi-part question a part per asked thing, each with facts that the
@@ -74,7 +77,7 @@ def test_every_question_file_follows_the_format() -> None:
     assert len(evaluation.load_questions("tune-ext")) >= 25
     assert len(evaluation.load_questions("held-out-ext")) >= 12
     for q in questions:
-        assert q["corpus"] in ("demo", "kestrel", "tidewater", "larkspur", "halberd"), q["id"]
+        assert q["corpus"] in CORPUS_NAMES, q["id"]
         assert q["kind"] in evaluation.KINDS, q["id"]
         assert q["kind"] == "abstain" or "source" in q or "logs" in q, q["id"]
         if "parts" in q:
