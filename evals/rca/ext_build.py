@@ -4,8 +4,8 @@ Run ``PYTHONPATH=core/src:shell/src:. python -m evals.rca.ext_build`` from the r
 (``--split tune`` or ``--split heldout`` rewrites one split). Deterministic: every incident has its
 own seed. The stories live in `evals.rca.ext.tune` (and `evals.rca.ext.tune5` and
 `evals.rca.ext.tune7`, a fifth and a seventh examiner's) and `evals.rca.ext.heldout` (and
-`evals.rca.ext.heldout6` and `evals.rca.ext.heldout8`, a sixth and an eighth examiner's; the
-held-out modules are never opened while tuning the engine); the JSON files are the source of truth.
+`evals.rca.ext.heldout6`, `evals.rca.ext.heldout8` and `evals.rca.ext.heldout10`, a sixth, an
+eighth and a tenth examiner's; the held-out modules are never opened while tuning the engine); the JSON files are the source of truth.
 """
 
 from __future__ import annotations
@@ -27,7 +27,12 @@ SPLITS = {
     ),
     "heldout": (
         "heldout_ext",
-        ("evals.rca.ext.heldout", "evals.rca.ext.heldout6", "evals.rca.ext.heldout8"),
+        (
+            "evals.rca.ext.heldout",
+            "evals.rca.ext.heldout6",
+            "evals.rca.ext.heldout8",
+            "evals.rca.ext.heldout10",
+        ),
         "HELDOUT",
     ),
 }

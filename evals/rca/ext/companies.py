@@ -23,7 +23,13 @@ gate OCR, customs releases, reefers, berths); and two added by an eighth examine
 only (`heldout8.py`): Kestrel Regional Air (crew rostering, duty and rest legality, the nightly pairing solve, ACARS
 downlinks, layover hotels; Kotlin, Scala, Python, Go, TypeScript) and Cobblegate City Parking (a
 municipal parking operator: pay-by-phone sessions, resident permits, ANPR enforcement, penalty
-charge notices, bay sensors; Python, PHP, Rust, Java, Kotlin, Go, Elixir).
+charge notices, bay sensors; Python, PHP, Rust, Java, Kotlin, Go, Elixir); and two added by a tenth
+examiner, held-out split only (`heldout10.py`): Ashcombe Waterways (an inland waterway operator:
+lock passages and chamber fitting, AIS, gate commands to lock PLCs, pound level gauges, licences
+and tolls, Notices to Skippers; Java, TypeScript, Go, Python, Rust, Ruby, Elixir) and Quillstone
+Press (a print-on-demand book manufacturer: retailer orders, ONIX metadata, PDF preflight,
+imposition and spine widths, press hot folders, carrier labels; C#, Java, Python, Go, Kotlin, PHP,
+Node).
 """
 
 from __future__ import annotations
@@ -1800,5 +1806,227 @@ COBBLEGATE = Company(
         "enforcement-sync": ["upload processed beat=SOUTH-2", "photo stored in evidence bucket"],
         "keeper-lookup": ['level=info msg="keeper found" source=vra dur_ms=420'],
         "bay-sensors": ["[info] uplink decoded fport=2 occupied=true", "[info] occupancy upserted"],
+    },
+)
+
+
+# --- added by a tenth examiner (held-out split only: evals/rca/ext/heldout10.py) ------------------
+
+
+def _signed_off(r: random.Random, text: str) -> str:
+    body = text.split(": ", 1)[-1]
+    who = r.choice(["Ines Corrigan", "Bartek Lis", "Femi Adeyemi", "Hollis Grey"])
+    mail = who.lower().replace(" ", ".")
+    return (
+        f"{body[0].upper()}{body[1:]}\n\nSigned-off-by: {who} <{mail}@ashcombe-waterways.example>"
+    )
+
+
+def _refs(r: random.Random, text: str) -> str:
+    body = text.split(": ", 1)[-1]
+    return f"{body[0].upper()}{body[1:]} (refs #{r.randint(2100, 4800)})"
+
+
+ASHCOMBE = Company(
+    name="Ashcombe Waterways",
+    domain="ashcombe-waterways.example",
+    services=[
+        Svc(
+            "lockage-scheduler",
+            "api",
+            ("/v1/passages", "/v1/locks/{lockId}/queue", "/v1/locks/{lockId}/cycles", "/v1/slots"),
+            topic="passages",
+            rps=18,
+            p99=240,
+            noun="passage",
+        ),
+        Svc(
+            "skipper-portal",
+            "web",
+            ("/bookings", "/bookings/{ref}", "/licences/{eni}", "/notices"),
+            topic="portal",
+            rps=25,
+            p99=520,
+            noun="booking",
+        ),
+        Svc("ais-ingest", "worker", topic="ais.nmea", rps=140, p99=15, noun="AIS sentence"),
+        Svc(
+            "gate-control-bridge",
+            "worker",
+            topic="plc.commands",
+            rps=3,
+            p99=900,
+            noun="gate command",
+        ),
+        Svc(
+            "level-telemetry",
+            "worker",
+            topic="gauges.readings",
+            rps=60,
+            p99=40,
+            noun="gauge reading",
+        ),
+        Svc(
+            "licence-billing",
+            "api",
+            ("/licences", "/licences/{eni}/tolls", "/invoices/{no}"),
+            topic="billing",
+            rps=6,
+            p99=400,
+            noun="licence",
+        ),
+        Svc(
+            "notices-publisher", "worker", topic="notices.outbox", rps=0.5, p99=1200, noun="notice"
+        ),
+    ],
+    catalog={
+        "lockage-scheduler": "lock passage bookings, chamber fitting (vessel length and beam against the chamber) and the lock-keeper queue per lock, cycle timing (Lock Operations; Java 21, Spring Boot, Hibernate on PostgreSQL waterdb); reads hull data through the shared library aw-registry-client; sends gate commands to gate-control-bridge",
+        "skipper-portal": "the skippers' and boat owners' site: passage bookings, licences, Notices to Skippers (Customer Services; TypeScript, Next.js); calls lockage-scheduler and licence-billing",
+        "ais-ingest": "AIS AIVDM sentences from the shore receivers (NMEA over TCP from the base stations), decoded positions of vessels approaching locks, published to the lock queues (Vessel Traffic; Go 1.23)",
+        "gate-control-bridge": "gate, paddle and sluice commands to the lock PLCs through the SCADA Modbus TCP gateway scada-gw-1 (maximum 16 client connections); reports cycle completion (OT Integration; Python 3.11, pymodbus)",
+        "level-telemetry": "pound and reservoir level gauges every 30 s, written to TimescaleDB tsdb-levels (EBS gp2 volume) and checked against the navigation limits (Water Management; Rust, tokio-postgres)",
+        "licence-billing": "boat licences, passage tolls, the nightly toll invoice run (CronJob toll-invoice-run) (Finance Systems; Ruby 3.3, Rails 7.1 on PostgreSQL waterdb)",
+        "notices-publisher": "Notices to Skippers (stoppages, restrictions, water levels) as NtS XML to the national River Information Services gateway (ris-gw.waterways-authority.example) and to skipper-portal (Vessel Traffic; Elixir, Broadway)",
+        "aw-registry-client": "shared Java library (Platform): the national hull registry client (ENI numbers, length, beam, draught); used by lockage-scheduler and licence-billing's JRuby importer",
+        "waterdb": "PostgreSQL 15 primary + replica, tables passages, licences, toll_invoices, lock_queue",
+        "locks": "19 locks on the Ashcombe and Vale navigations; locks 12-15 (Hartsmoor flight) are remote-operated over a radio link",
+    },
+    lang={
+        "lockage-scheduler": "java",
+        "skipper-portal": "node",
+        "ais-ingest": "go",
+        "gate-control-bridge": "python",
+        "level-telemetry": "rust",
+        "licence-billing": "ruby",
+        "notices-publisher": "elixir",
+        "aw-registry-client": "java",
+    },
+    authors=("i.corrigan", "bartek.lis", "f.adeyemi", "hollis.g", "nadia.r", "dependabot[bot]"),
+    style=_signed_off,
+    strays=[
+        ("WARNING", "AIS type 5 from MMSI 244690123 has no ENI in the static data"),
+        ("WARNING", "lock 7 cycle took 24m (target 18m): keeper held the bottom gates"),
+        ("ERROR", "gauge G-VALE-04 reading out of range (-9999.0), dropped"),
+        ("WARNING", "booking ABK-88312 cancelled by skipper less than 1h before the slot"),
+        ("ERROR", "licence renewal email to owner bounced: 550 mailbox unavailable"),
+        ("WARNING", "pound P-11 level 3 cm below the navigation limit for 2 readings"),
+    ],
+    chatter={
+        "lockage-scheduler": [
+            "passage booked lock=L09 direction=UP slot=14:20",
+            "cycle completed lock=L04 duration=16m vessels=2",
+        ],
+        "ais-ingest": [
+            "decoded AIVDM type=1 mmsi=244670512 sog=4.1",
+            "receiver RX-VALE-2 connected",
+        ],
+        "gate-control-bridge": [
+            "command ack lock=L11 gate=TOP_LEFT action=OPEN",
+            "paddle closed lock=L03 side=BOTTOM",
+        ],
+        "level-telemetry": [
+            "INFO level_telemetry::writer: batch written rows=120",
+            "INFO level_telemetry::check: pounds within limits",
+        ],
+        "licence-billing": ["Completed 200 OK in 41ms (Views: 2.1ms | ActiveRecord: 18.7ms)"],
+        "notices-publisher": [
+            "[info] notice NtS-2027-0412 delivered to RIS",
+            "[info] outbox empty",
+        ],
+    },
+)
+
+QUILLSTONE = Company(
+    name="Quillstone Press",
+    domain="quillstone-press.example",
+    services=[
+        Svc(
+            "order-intake",
+            "api",
+            ("/api/orders", "/api/orders/{id}", "/api/edi/orders", "/api/orders/{id}/status"),
+            topic="orders",
+            rps=22,
+            p99=300,
+            noun="order",
+        ),
+        Svc("onix-ingest", "worker", topic="onix.feeds", rps=4, p99=2500, noun="ONIX product"),
+        Svc("preflight", "worker", topic="preflight.jobs", rps=2, p99=40000, noun="preflight job"),
+        Svc("imposition", "worker", topic="impose.jobs", rps=1.5, p99=8000, noun="imposition"),
+        Svc(
+            "press-queue",
+            "api",
+            ("/queue", "/presses/{pressId}/jobs", "/jobs/{id}/done", "/hotfolders/{name}"),
+            topic="press",
+            rps=8,
+            p99=350,
+            noun="press job",
+        ),
+        Svc(
+            "shipping-labels",
+            "api",
+            ("/labels", "/labels/{id}.pdf", "/manifests/{date}"),
+            topic="shipping",
+            rps=9,
+            p99=700,
+            noun="label",
+        ),
+        Svc(
+            "publisher-dashboard",
+            "web",
+            ("/titles", "/titles/{isbn}", "/reports/sales", "/reports/export"),
+            topic="dashboard",
+            rps=12,
+            p99=900,
+            noun="report",
+        ),
+    ],
+    catalog={
+        "order-intake": "print orders from retailers and distributors (EDI and REST), ISBN and title lookup, routing to a print site (Order Management; C# .NET 8, ASP.NET Core, EF Core on SQL Server ordersdb)",
+        "onix-ingest": "ONIX 3.0 title metadata from publishers (trim size, extent, paper, binding) into the title catalogue (Metadata; Java 21)",
+        "preflight": "PDF checks on interiors and covers: fonts embedded, trim and bleed, image resolution, ICC output intent; runs qpdf and Ghostscript as child processes (Prepress; Python 3.12, Celery on RabbitMQ queue preflight.jobs, one message at a time per worker)",
+        "imposition": "lays pages on press sheets, computes the spine width from extent and paper caliper, writes JDF job tickets (Prepress; Go 1.22)",
+        "press-queue": "press scheduling for the four inkjet presses and the perfect binder, drops jobs into the RIP hot folders on the NAS (nas-prepress-01, NFS v4.1 mounted at /mnt/hotfolders) (Production; Kotlin, Spring Boot)",
+        "shipping-labels": "carrier labels and manifests through the ParcelRoute API (api.parcelroute.example, OAuth2 client credentials) (Fulfilment; PHP 8.3, Symfony)",
+        "publisher-dashboard": "publishers' site: titles, print orders, sales reports and exports (Publisher Services; Node, Next.js); reads ordersdb's reporting replica",
+        "ordersdb": "SQL Server 2022, Always On availability group with a readable secondary for reports",
+        "binder": "perfect binder PB-2 reports cover misfits (spine too narrow or too wide by more than 0.3 mm) to press-queue",
+    },
+    lang={
+        "order-intake": "csharp",
+        "onix-ingest": "java",
+        "preflight": "python",
+        "imposition": "go",
+        "press-queue": "java",
+        "shipping-labels": "php",
+        "publisher-dashboard": "node",
+    },
+    authors=("c.obrien", "yuki.m", "p.santos", "gwen.h", "arjun.k", "renovate[bot]"),
+    style=_refs,
+    strays=[
+        ("WARNING", "ONIX product 9781915000112 has no <Extent> of type 00; extent taken from PDF"),
+        ("WARNING", "preflight: image on page 212 is 240 ppi (minimum 300), publisher notified"),
+        ("ERROR", "EDI 850 from distributor GZ-DIST rejected: unknown ship-to GLN 5012345000017"),
+        ("WARNING", "press P3 paused by operator (paper roll change)"),
+        ("ERROR", "label void request for shipment QS-771203 refused: already manifested"),
+        ("WARNING", "report export for publisher 1184 took 38s"),
+    ],
+    chatter={
+        "order-intake": [
+            "order accepted isbn=9781800234561 qty=40 site=BRISTOL",
+            "EDI 855 acknowledgement sent",
+        ],
+        "preflight": [
+            "preflight passed pages=312 fonts=7 intent=FOGRA51",
+            "task preflight.check succeeded in 8.2s",
+        ],
+        "imposition": ['level=info msg="imposed" pages=248 sheets=31 spine_mm=14.5'],
+        "press-queue": [
+            "job scheduled press=P2 copies=120",
+            "hot folder drop ok folder=P2-interior",
+        ],
+        "shipping-labels": [
+            'app.INFO: Label created {"carrier":"parcelroute","service":"NEXTDAY"}'
+        ],
+        "publisher-dashboard": ["GET /titles 200", "export ready report=sales-monthly"],
     },
 )
