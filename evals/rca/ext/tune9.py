@@ -2602,7 +2602,7 @@ weeks of performances), waiting room opens 09:30 BST. Expect 50-70k visitors in 
     )
     inc.outside(
         "boxdb sequence holds_id_seq (int4) reached its maximum 2147483647",
-        "hold-service",
+        "boxdb",
         "resource_exhaustion",
         [batch, hd, rate, chc, chd],
         onset,
@@ -2771,7 +2771,7 @@ the queue is doing its job.""",
         "waiting-room",
         "the announced pantomime on-sale: the queue fills by design and admits at its configured 300 a minute",
         [wrc, wrd, pcfg, tic, tid],
-        sale,
+        opens,
     )
     return inc
 
