@@ -535,7 +535,7 @@ def test_a_transaction_cancelled_while_another_process_writes_is_cancelled_clean
             loop_ran.set()
             try:
                 await task
-            except BaseException as exc:  # noqa: BLE001 - what the task ended with
+            except BaseException as exc:  # what the task ended with
                 ended: BaseException | None = exc
             else:
                 ended = None

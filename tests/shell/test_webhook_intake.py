@@ -221,7 +221,6 @@ def test_a_remote_id_with_a_nul_byte_is_404(client, org):
         assert response.json() == {"detail": "Webhook subscription not found"}
 
 
-
 def test_deliveries_count_against_the_subscription_orgs_plan(
     settings, factory, monkeypatch, org, hook
 ):
