@@ -1,6 +1,7 @@
 """How column values become database values: the JSON text of ``JSON`` columns (``json_text``,
-every engine's serializer, and ``json_value``, its deserializer) and the SQLite text of ``UTCDateTime`` (one ``isoformat``), each
-against what the standard library and SQLAlchemy write."""
+every engine's serializer, and ``json_value``, its deserializer) and the SQLite text of
+``UTCDateTime`` (one ``isoformat``), each against what the standard library and SQLAlchemy
+write and read."""
 
 from __future__ import annotations
 
@@ -116,7 +117,7 @@ STORED_TEXTS = [
     "[NaN, Infinity, -Infinity]",
     '"\\ud800 and \\udfff"',
     '"\\u0000"',
-    " [1, 2.5, \"x\", null, true] ",
+    ' [1, 2.5, "x", null, true] ',
     "[" * 300 + "]" * 300,
 ]
 
