@@ -442,33 +442,3 @@ def test_a_huge_question_is_quoted_by_a_bounded_excerpt(client, org, question: s
     answer = response.json()
     assert answer["question"] == question  # echoed once, as SPEC says
     assert len(answer["content"]) < 2_000, answer["content"][:300]
-
-
-@pytest.mark.anyio
-async def test_a_post_without_a_body_is_not_read() -> None:
-    """An HTTP/1.1 ``POST`` without ``Content-Length`` or ``Transfer-Encoding`` has no body: the
-    check answers without reading it (a ``Content-Length: 0`` likewise)."""
-    from types import SimpleNamespace
-
-    from litestar import Request
-
-    from sleuth_shell.api.body import check_request_body
-
-    async def receive() -> Any:
-        raise AssertionError("the body was read")
-
-    for extra in ([], [(b"content-length", b"0")]):
-        scope: Any = {
-            "type": "http",
-            "http_version": "1.1",
-            "method": "POST",
-            "path": "/api/v1/alert-responders/x/disable",
-            "headers": [(b"host", b"localhost"), *extra],
-            "query_string": b"",
-            "route_handler": SimpleNamespace(resolve_request_max_body_size=lambda: None),
-        }
-        await check_request_body(Request(scope, receive))
-    for extra in ([(b"content-length", b"2")], [(b"transfer-encoding", b"chunked")]):
-        scope = {**scope, "headers": [(b"host", b"localhost"), *extra]}
-        with pytest.raises(AssertionError, match="the body was read"):
-            await check_request_body(Request(scope, receive))

@@ -56,24 +56,11 @@ StrictBody = Annotated[
 ]
 
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
-_HTTP1 = frozenset({"1.0", "1.1"})
-
-
-def _without_body(scope: Any) -> bool:
-    """Whether an HTTP/1 request says it has no body: neither ``Transfer-Encoding`` nor a
-    ``Content-Length`` other than 0 (read from the raw headers, without building Litestar's
-    header mapping as reading the body would). HTTP/2 may send a body without either."""
-    if scope.get("http_version") not in _HTTP1:
-        return False
-    for name, value in scope["headers"]:
-        if name == b"transfer-encoding" or (name == b"content-length" and value.strip() != b"0"):
-            return False
-    return True
 
 
 async def check_request_body(request: Request[Any, Any, Any]) -> None:
     """``before_request`` hook: 400 for a body that is not UTF-8 or nests too deeply."""
-    if request.method not in _BODY_METHODS or _without_body(request.scope):
+    if request.method not in _BODY_METHODS:
         return
     raw = await request.body()  # cached on the request: the handler's decoding reuses it
     if not raw:
