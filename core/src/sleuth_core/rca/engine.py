@@ -1165,6 +1165,7 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
         deploy = _shipping_deploy(change, deploys, origin, scope)
         effective = deploy.timestamp if deploy is not None else change.timestamp
         rel, matched = relatedness(signature, touched[change.change_id], df, len(touched))
+        kinds: set[str] = {"words"} if rel > 0 else set()
         compounds = [
             c for c in compound_hits(touched[change.change_id], failure_words) if c not in matched
         ]
@@ -1172,6 +1173,7 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             # An identifier the change touches whose words the failure spells out separately.
             rel = _gain(rel, _COMPOUND_GAIN * len(compounds[:2]))
             matched = (*matched, *compounds[:2])
+            kinds.add("words")
         done = altered_mechanisms(changed_lines(change.diff)) | altered_mechanisms(change.summary)
         producer = "null" in shown and _removes_what_is_missing(change.diff, signature)
         if producer:
@@ -1190,6 +1192,7 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
                 gain += _RETUNE_GAIN  # a changed value of that very mechanism (timeout 5000 -> 500)
             rel = _gain(rel, gain)
             matched = (*matched, *(f"{m} change" for m in common[:2]))
+            kinds.add("mechanism")
         elif rel > 0 and shown and not done and change.diff and change.kind == "commit":
             # A commit altering no mechanism the failure shows: shared words are weaker evidence
             # (a flag or setting switches behaviour wholesale, so it is not discounted).
@@ -1221,6 +1224,7 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             )
             rel = _gain(rel, _FRAME_GAIN * min(weight, 2))
             matched = (*matched, *located[:2])
+            kinds.add("code")
         if (
             change.kind in ("flag", "config")
             and origin in {change.service}
@@ -1305,6 +1309,8 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
         # it shares: the verdict reads the notes, however many words matched.
         notes = tuple(m for m in matched if " " in m or ":" in m)
         matched = (*notes, *(m for m in matched if m not in notes))
+        if any(m in _TIME_EVIDENCE for m in matched):
+            kinds.add("time")
         suspects.append(
             Suspect(
                 change,
@@ -1314,6 +1320,8 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
                 matched[:8],
                 round(score, 6),
                 ruled_out,
+                frozenset(kinds),
+                frozenset(common),
             )
         )
     starters = [
@@ -1482,17 +1490,20 @@ def decide(
     # queue, a setting's name in a lag warning) do not outweigh what the failing code does.
     candidates = [s for s in suspects if not s.ruled_out and s.relatedness >= LIKELY_AT]
     for rank, candidate in enumerate(candidates):
-        altered = any(m.endswith(" change") for m in candidate.matched)
-        located = any(":" in m for m in candidate.matched)
+        altered = "mechanism" in candidate.kinds
+        located = "code" in candidate.kinds
         # A provider failing (its notice, its host down, its certificate): the code calling the
         # provider is in every stack of its failure, so only a change altering the failure's
         # mechanism (a timeout, retries) stands against it.
         provider = ext_category == "dependency_failure" and ext_strength >= 2
         mechanism = altered or (located and not provider)
-        if _surge_of_its_own(candidate, stage.shifts):
-            # The surge came from the switch itself (a flag sending its work all at once).
-            mechanism, strong_outside = True, False
-        overruled = strong_outside and not (mechanism and candidate.relatedness >= STRONG_AT)
+        outside_strong = strong_outside
+        if _surge_of_its_own(candidate, stage.shifts) or _consequence(candidate, external):
+            # The outside sign is the change's own effect (a flag sending its work all at once,
+            # a buffer raised until the container is killed at its memory limit): it does not
+            # compete with the change, it is how the change failed.
+            mechanism, outside_strong = True, False
+        overruled = outside_strong and not (mechanism and candidate.relatedness >= STRONG_AT)
         if ext_strength >= 2 and candidate.effective_at > onset:
             # It went live after the failure's first sign (within the onset's margin only): it
             # may have joined the failure, but it does not stand against an outside cause.
@@ -1508,7 +1519,7 @@ def decide(
         if drained is not None and _falling_before(drained, candidate.effective_at, onset):
             # The resource was running out at the same pace before the change went live.
             overruled = True
-        timed = any(m in _TIME_EVIDENCE for m in candidate.matched)
+        timed = "time" in candidate.kinds
         # A moderate outside sign is overruled by what a change does (its mechanism, its stack's
         # code) or by time evidence, never by shared words alone (a provider's host name).
         if rank > 0 and not (ext_strength > 0 and mechanism):
@@ -1767,6 +1778,29 @@ def _still_climbing(
         if len(after) >= 2 and after[-1] >= 0.8 * max(after) and after[-1] > after[0]:
             return True
     return False
+
+
+def _consequence(suspect: Suspect, external: tuple[str, float, Category] | None) -> bool:
+    """Whether the strongest outside sign is a resource running out (a container killed at its
+    memory limit, a datastore full, a use at its limit series) that ``suspect`` explains: it
+    alters that very resource (memory for memory, a pool for connections), so the exhaustion is
+    how the change failed, not a cause beside it.
+
+    >>> from datetime import UTC, datetime
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> buffer = Change("c1", "gw", "commit", t, "Raise receive buffer", ("gw.py",), "+buf = 512")
+    >>> suspect = Suspect(buffer, t, "", 0.6, ("memory change",), 0.6, "", alters=frozenset({"memory"}))
+    >>> oom = ("a container killed at its memory limit (out of memory)", 2.0, "resource_exhaustion")
+    >>> _consequence(suspect, oom)
+    True
+    >>> _consequence(replace(suspect, alters=frozenset({"timeout"})), oom)
+    False
+    >>> _consequence(suspect, ("a traffic surge: requests rose 3.0x", 2.5, "resource_exhaustion"))
+    False
+    """
+    if external is None or external[2] != "resource_exhaustion":
+        return False
+    return bool(suspect.alters & (mechanisms(_snake(external[0])) - {"limit"}))
 
 
 def _surge_of_its_own(suspect: Suspect, shifts: Sequence[_MetricShift]) -> bool:
