@@ -10,18 +10,22 @@ from dataclasses import replace
 
 import pytest
 from test_rca import (
+    DECOY,
+    DECOY_SHIP,
     FAILURE,
+    FIRED,
     GUILTY,
     ONSET,
     SHIP,
     at,
     commit,
     deploy,
+    errors,
     incident,
     signature,
 )
 
-from sleuth_core.rca import Change, Evidence, analyze
+from sleuth_core.rca import Change, Evidence, MetricPoints, analyze
 
 STACK = 'Traceback (most recent call last):\n  File "orders/pricing.py", line 88, in round_total'
 ROUNDING = commit(
@@ -134,3 +138,27 @@ def test_an_exhaustion_the_change_itself_explains_does_not_overrule_it(
     if change_id:
         suspect = next(s for s in result.suspects if s.change.change_id == change_id)
         assert suspect.alters == {"memory"}
+
+
+@pytest.mark.parametrize(
+    ("case", "failing", "category"),
+    [
+        ("requests rose and nothing failed: served, not a cause", False, "healthy"),
+        ("requests rose and the service failed: a surge", True, "resource_exhaustion"),
+    ],
+)
+def test_demand_that_rose_while_nothing_failed_is_healthy(
+    case: str, failing: bool, category: str
+) -> None:
+    rps = MetricPoints(
+        "http_requests_per_second",
+        "orders",
+        tuple((at(m), 100.0 if m < ONSET else 400.0) for m in range(0, FIRED + 1, 2)),
+    )
+    # A stray warning naming a cloud region: words in the logs, not a failure.
+    region = signature("web", "slow DNS answer in eu-west-1, retried", 30, count=3)
+    limit = signature("orders", "rejecting request: concurrency limit 512 reached", ONSET + 0.5)
+    series = (errors("orders", ONSET if failing else None), errors("web", None))
+    sigs = (region, limit) if failing else (region,)
+    result = analyze(incident(DECOY, DECOY_SHIP, metrics=(rps,), series=series, sigs=sigs))
+    assert (result.verdict == "external", result.category) == (failing, category), case

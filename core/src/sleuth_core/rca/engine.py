@@ -1797,10 +1797,22 @@ def _consequence(suspect: Suspect, external: tuple[str, float, Category] | None)
     False
     >>> _consequence(suspect, ("a traffic surge: requests rose 3.0x", 2.5, "resource_exhaustion"))
     False
+    >>> full = "a resource running out: hikaricp_connections_active of pay reached hikaricp_connections_max"
+    >>> _consequence(replace(suspect, alters=frozenset({"pool"})), (full, 2.0, "resource_exhaustion"))
+    True
     """
     if external is None or external[2] != "resource_exhaustion":
         return False
-    return bool(suspect.alters & (mechanisms(_snake(external[0])) - {"limit"}))
+    words = set(re.split(r"[^a-z0-9]+", external[0].lower()))
+    ran_out = {m for m, resource in _EXHAUSTED.items() if words & resource}
+    return bool(suspect.alters & ran_out)
+
+
+#: The mechanism a change alters that makes each resource run out, by the words naming it.
+_EXHAUSTED = {
+    "memory": frozenset({"memory", "heap", "oom", "oomkilled", "maxmemory", "rss"}),
+    "pool": frozenset({"connections", "connection", "clients", "pool", "slots"}),
+}
 
 
 def _surge_of_its_own(suspect: Suspect, shifts: Sequence[_MetricShift]) -> bool:
@@ -1923,7 +1935,10 @@ def _change_verdict(
 def _no_episode(evidence: Evidence, stage: OnsetStage) -> Analysis:
     alert = evidence.alert
     external = _external(evidence, stage.shifts, [], {}, {}, None)
-    if external:
+    # With nothing failing, only a sign that is a failure in itself (certificates, DNS, a
+    # provider's notice, a node in trouble) is an outside cause; words in the logs (a region, a
+    # provider's host) and demand that rose and was served are not.
+    if external and external[1] >= 2:
         cause, _strength, category = external
         return Analysis(
             "external",
@@ -3005,7 +3020,8 @@ def _external(
         if onset is not None and abs(shift.at - onset) > timedelta(hours=1):
             continue
         if (
-            _demand(shift.series)
+            onset is not None  # demand that rose while nothing failed was served: no cause
+            and _demand(shift.series)
             and shift.direction == 1
             and shift.ratio >= 1.8
             and shift.series.service not in amplified
