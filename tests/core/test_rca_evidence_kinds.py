@@ -162,3 +162,70 @@ def test_demand_that_rose_while_nothing_failed_is_healthy(
     sigs = (region, limit) if failing else (region,)
     result = analyze(incident(DECOY, DECOY_SHIP, metrics=(rps,), series=series, sigs=sigs))
     assert (result.verdict == "external", result.category) == (failing, category), case
+
+
+@pytest.mark.parametrize(
+    ("message", "verdict"),
+    [
+        # The environment ran out (a sequence at its maximum): the changed function is only
+        # where that surfaced, and the surge stands as the cause.
+        ("SequenceError: nextval reached maximum value of sequence holds_id_seq in insert_hold", "external"),
+        # A fault only the program's logic raises, in the function the commit changed.
+        ("NullPointerException: hold.expires_at is null in insert_hold", "change"),
+    ],
+)
+def test_the_stack_convicts_a_change_against_an_outside_sign_only_for_a_logic_fault(
+    message: str, verdict: str
+) -> None:
+    stack = 'Traceback (most recent call last):\n  File "orders/holds.py", line 40, in insert_hold'
+    rps = MetricPoints(
+        "http_requests_per_second",
+        "orders",
+        tuple((at(m), 100.0 if m < ONSET else 400.0) for m in range(0, FIRED + 1, 2)),
+    )
+    expiry = commit(
+        "h01d0001",
+        ONSET - 60,
+        "Store the hold's expiry",
+        ("orders/holds.py",),
+        "@@ -38,3 +38,3 @@ def insert_hold(hold):\n-    db.execute(INSERT, hold.id)\n+    db.execute(INSERT, hold.id, hold.expires_at)\n",
+    )
+    sig = replace(signature("orders", message, ONSET + 0.5), detail=stack)
+    result = analyze(incident(expiry, deploy("deploy-orders-90", ONSET - 40, ("h01d0001",)), sigs=(sig,), metrics=(rps,)))
+    assert "code" in result.suspects[0].kinds
+    assert result.verdict == verdict
+
+
+@pytest.mark.parametrize(
+    ("service", "web_onset", "verdict"),
+    [
+        # A setting of a service that began failing 20 minutes after the first one: it was hit.
+        ("web", ONSET + 20, "unknown"),
+        # The same setting on a service that began failing with the first one.
+        ("web", ONSET + 1, "change"),
+        # The same words on the first failing service itself.
+        ("orders", ONSET + 20, "change"),
+    ],
+)
+def test_a_change_sharing_only_words_on_a_service_that_failed_later_is_not_the_cause(
+    service: str, web_onset: float, verdict: str
+) -> None:
+    sigs = (
+        signature("orders", "route plan failed for satellite KESTRA-SAR2: no pass window", ONSET + 0.5),
+        signature("web", "map tile for KESTRA-SAR2 pass unavailable", web_onset),
+    )
+    tiles = Change(
+        "cfg-tiles-1",
+        service,
+        "config",
+        at(ONSET - 25),
+        f"{service}: KESTRA-SAR2 pass tiles on",
+        (f"deploy/{service}/tiles.yaml",),
+        "-  kestra_sar2_tiles: false\n+  kestra_sar2_tiles: true\n",
+    )
+    series = (errors("orders", ONSET), errors("web", web_onset))
+    result = analyze(incident(tiles, sigs=sigs, series=series, dependencies=(("orders", "web"),)))
+    assert result.suspects[0].kinds == {"words"}
+    assert (result.verdict, result.change_id) == (
+        (verdict, "cfg-tiles-1") if verdict == "change" else (verdict, None)
+    )

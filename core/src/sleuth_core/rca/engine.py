@@ -1489,14 +1489,23 @@ def decide(
     # alters the failure's mechanism or its stack's code still can: shared words (a consequence's
     # queue, a setting's name in a lag warning) do not outweigh what the failing code does.
     candidates = [s for s in suspects if not s.ruled_out and s.relatedness >= LIKELY_AT]
+    # The stack places a change on the failure's path; it says the change caused the failure
+    # only when the failure is a fault the program's own logic raises (a null dereference, an
+    # index out of range, a panic). A sequence run out, a provider's 503 or a malformed record
+    # surfaces in whatever code handles it, changed or not.
+    logic_fault = _logic_fault(evidence, episode)
     for rank, candidate in enumerate(candidates):
+        if candidate.kinds <= {"words"} and _failed_after_origin(candidate, evidence, episode):
+            # Its service began failing after the first failing one: it was hit by the failure.
+            # Shared words do not make it the first one's cause; what it does would.
+            continue
         altered = "mechanism" in candidate.kinds
         located = "code" in candidate.kinds
         # A provider failing (its notice, its host down, its certificate): the code calling the
         # provider is in every stack of its failure, so only a change altering the failure's
         # mechanism (a timeout, retries) stands against it.
         provider = ext_category == "dependency_failure" and ext_strength >= 2
-        mechanism = altered or (located and not provider)
+        mechanism = altered or (located and not provider and logic_fault)
         outside_strong = strong_outside
         if _surge_of_its_own(candidate, stage.shifts) or _consequence(candidate, external):
             # The outside sign is the change's own effect (a flag sending its work all at once,
@@ -2418,6 +2427,27 @@ def _exception_lines(detail: str) -> str:
         line.strip()
         for line in detail.splitlines()
         if re.match(r"\s*[\w.$]*(?:Error|Exception|Fault)\b\S*:", line)
+    )
+
+
+def _logic_fault(evidence: Evidence, episode: Episode) -> bool:
+    """Whether most of the first failing service's new errors are faults only a program's own
+    logic raises (`_CODE_FAULT`: a null dereference, an index out of range, a panic ...)."""
+    origin = [s for s in _episode_signatures(evidence, episode)[0] if s.service == episode.origin]
+    faults = sum(s.count for s in origin if _CODE_FAULT.search(f"{s.message}\n{s.detail}"))
+    return bool(faults) and faults >= 0.5 * sum(s.count for s in origin)
+
+
+def _failed_after_origin(suspect: Suspect, evidence: Evidence, episode: Episode) -> bool:
+    """Whether ``suspect`` landed only on services that began failing after the first failing
+    one (a bucket or more later), at least one of them failing: the failure reached them."""
+    deploy = next((c for c in evidence.changes if c.change_id == suspect.deploy_id), None)
+    homes = {suspect.change.service} | ({deploy.service} if deploy is not None else set())
+    failed = [h for h in homes if h in episode.onsets]
+    return (
+        episode.origin not in homes
+        and bool(failed)
+        and all(episode.onsets[h] - episode.onset > _SAME_BUCKET for h in failed)
     )
 
 
