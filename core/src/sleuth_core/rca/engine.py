@@ -2430,11 +2430,22 @@ def _exception_lines(detail: str) -> str:
     )
 
 
+#: Memory running out where the program allocates: its stack shows which code took the memory.
+_ALLOCATION_FAULT = re.compile(
+    r"outofmemoryerror|memoryerror|out of memory|cannot allocate|allocation failed", re.IGNORECASE
+)
+
+
 def _logic_fault(evidence: Evidence, episode: Episode) -> bool:
-    """Whether most of the first failing service's new errors are faults only a program's own
-    logic raises (`_CODE_FAULT`: a null dereference, an index out of range, a panic ...)."""
+    """Whether most of the first failing service's new errors are faults the program raises in
+    its own code: those only its logic raises (`_CODE_FAULT`: a null dereference, an index out
+    of range, a panic ...) or memory running out where it allocates."""
     origin = [s for s in _episode_signatures(evidence, episode)[0] if s.service == episode.origin]
-    faults = sum(s.count for s in origin if _CODE_FAULT.search(f"{s.message}\n{s.detail}"))
+    faults = sum(
+        s.count
+        for s in origin
+        if _CODE_FAULT.search(text := f"{s.message}\n{s.detail}") or _ALLOCATION_FAULT.search(text)
+    )
     return bool(faults) and faults >= 0.5 * sum(s.count for s in origin)
 
 
