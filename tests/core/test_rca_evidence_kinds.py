@@ -229,3 +229,35 @@ def test_a_change_sharing_only_words_on_a_service_that_failed_later_is_not_the_c
     assert (result.verdict, result.change_id) == (
         (verdict, "cfg-tiles-1") if verdict == "change" else (verdict, None)
     )
+
+
+@pytest.mark.parametrize(
+    ("monitor", "verdict"),
+    [
+        ("trap pduOutletOff from PDU-B: outlets 9-16 de-energised", "external"),
+        ("trap pduBankOverload from PDU-B: bank 2 current 19.6 A > 16 A, breaker tripped", "external"),
+        ("trap upsOnBattery from UPS-1: input voltage 0 V, load 41%", "external"),
+        ("ping lost: modem-1 (10.62.4.11), 5/5 probes", "external"),
+        ("trap pduOutletOn from PDU-B: outlets 9-16 energised", "change"),
+    ],
+)
+def test_equipment_losing_power_as_connections_are_lost_is_the_platform(
+    monitor: str, verdict: str
+) -> None:
+    sigs = (
+        signature("orders", "modem dial failed: connect: no route to host", ONSET + 0.5),
+        signature("facility", monitor, ONSET, count=1),
+    )
+    settings_change = Change(
+        "cfg-orders-3",
+        "orders",
+        "config",
+        at(ONSET - 45),
+        "modem dial: reconnect to the north site modems",
+        ("deploy/orders/modems.yaml",),
+        "-  north_modems: 1\n+  north_modems: 2\n",
+    )
+    result = analyze(incident(settings_change, sigs=sigs))
+    assert result.verdict == verdict
+    if verdict == "external":
+        assert result.category == "infrastructure"

@@ -309,7 +309,10 @@ _CLOCK_LEAD = timedelta(hours=6)
 #: or an uplink "is down", a device unreachable).
 _LINK_DOWN = re.compile(
     r"\bifOperStatus\W+down\b|\b(?:port|interface|link|uplink)\b[^\n]{0,80}?\bis down\b"
-    r"|\bdevice\b[^\n]{0,80}?\bis (?:down|unreachable)\b",
+    r"|\bdevice\b[^\n]{0,80}?\bis (?:down|unreachable)\b"
+    # Equipment losing power, or no longer answering the monitor's probes.
+    r"|\bbreaker\b[^\n]{0,40}?\btripped\b|\bde-?energi[sz]ed\b|on ?battery\b"
+    r"|\bpower (?:lost|loss|failure|outage|cut)\b|\bping (?:lost|failed)\b",
     re.IGNORECASE,
 )
 #: A host the failing service cannot reach on the network (no route, unreachable, its
