@@ -68,11 +68,48 @@ def kinds_of(evidence: Evidence, change_id: str) -> set[str]:
 @pytest.mark.parametrize(
     ("case", "evidence", "change_id", "kinds"),
     [
-        ("a diff that shrinks the pool the failure exhausts", incident(GUILTY, SHIP), "a1b2c3d4", {"words", "mechanism"}),
-        ("a copy change sharing the failure's words", incident(COPY, deploy("deploy-orders-9", ONSET - 20, ("c0py0001",))), "c0py0001", {"words"}),
-        ("the function the stack names", incident(ROUNDING, deploy("deploy-orders-51", ONSET - 10, ("57ac4f11",)), sigs=(replace(signature("orders", "ValueError: cannot round total", ONSET + 0.5), detail=STACK),)), "57ac4f11", {"words", "code"}),
-        ("a flag switched minutes before the onset", incident(FLAG), "flag-orders.bulk-1", {"words", "time"}),
-        ("a change sharing nothing", incident(replace(COPY, summary="Banner", diff="-TEXT = 'a'\n+TEXT = 'b'\n"), deploy("deploy-orders-9", ONSET - 20, ("c0py0001",))), "c0py0001", set()),
+        (
+            "a diff that shrinks the pool the failure exhausts",
+            incident(GUILTY, SHIP),
+            "a1b2c3d4",
+            {"words", "mechanism"},
+        ),
+        (
+            "a copy change sharing the failure's words",
+            incident(COPY, deploy("deploy-orders-9", ONSET - 20, ("c0py0001",))),
+            "c0py0001",
+            {"words"},
+        ),
+        (
+            "the function the stack names",
+            incident(
+                ROUNDING,
+                deploy("deploy-orders-51", ONSET - 10, ("57ac4f11",)),
+                sigs=(
+                    replace(
+                        signature("orders", "ValueError: cannot round total", ONSET + 0.5),
+                        detail=STACK,
+                    ),
+                ),
+            ),
+            "57ac4f11",
+            {"words", "code"},
+        ),
+        (
+            "a flag switched minutes before the onset",
+            incident(FLAG),
+            "flag-orders.bulk-1",
+            {"words", "time"},
+        ),
+        (
+            "a change sharing nothing",
+            incident(
+                replace(COPY, summary="Banner", diff="-TEXT = 'a'\n+TEXT = 'b'\n"),
+                deploy("deploy-orders-9", ONSET - 20, ("c0py0001",)),
+            ),
+            "c0py0001",
+            set(),
+        ),
     ],
 )
 def test_each_kind_of_evidence_is_named_on_the_suspect(
@@ -84,7 +121,9 @@ def test_each_kind_of_evidence_is_named_on_the_suspect(
 
 
 def test_the_mechanisms_a_suspect_alters_are_those_the_failure_shows() -> None:
-    suspect = next(s for s in analyze(incident(GUILTY, SHIP)).suspects if s.change.change_id == "a1b2c3d4")
+    suspect = next(
+        s for s in analyze(incident(GUILTY, SHIP)).suspects if s.change.change_id == "a1b2c3d4"
+    )
     assert "pool" in suspect.alters
     assert "memory" not in suspect.alters
     assert FAILURE.startswith("PoolTimeoutError")  # the failure shows an exhausted pool
@@ -94,7 +133,9 @@ def test_a_link_shared_with_the_failure_is_words_not_the_stack() -> None:
     """A URL term (it holds a colon) shared by a commit and the errors once read as a stack frame
     matched, so a commit adding a runbook link outweighed a container killed at its memory limit."""
     url = "https://wiki.svc.cluster.local/orders/intake-stalls"
-    stalled = signature("orders", f"IntakeStalled: intake stopped, runbook {url}", ONSET + 0.5, count=40)
+    stalled = signature(
+        "orders", f"IntakeStalled: intake stopped, runbook {url}", ONSET + 0.5, count=40
+    )
     link = commit(
         "11nk0001",
         ONSET - 60,
@@ -102,12 +143,18 @@ def test_a_link_shared_with_the_failure_is_words_not_the_stack() -> None:
         ("orders/intake.py",),
         f"--- a/orders/intake.py\n+++ b/orders/intake.py\n@@ -8 +8 @@\n-RUNBOOK = ''\n+RUNBOOK = '{url}'\n",
     )
-    evidence = incident(link, deploy("deploy-orders-81", ONSET - 40, ("11nk0001",)), sigs=(stalled, KILLED))
+    evidence = incident(
+        link, deploy("deploy-orders-81", ONSET - 40, ("11nk0001",)), sigs=(stalled, KILLED)
+    )
     result = analyze(evidence)
     suspect = next(s for s in result.suspects if s.change.change_id == "11nk0001")
     assert url in suspect.matched
     assert "code" not in suspect.kinds
-    assert (result.verdict, result.change_id, result.category) == ("external", None, "resource_exhaustion")
+    assert (result.verdict, result.change_id, result.category) == (
+        "external",
+        None,
+        "resource_exhaustion",
+    )
 
 
 @pytest.mark.parametrize(
@@ -122,9 +169,13 @@ def test_a_link_shared_with_the_failure_is_words_not_the_stack() -> None:
 def test_an_exhaustion_the_change_itself_explains_does_not_overrule_it(
     diff: str, verdict: str, change_id: str | None
 ) -> None:
-    worker = signature("orders", "intake stopped: process exited while reading a batch", ONSET + 0.5, count=40)
+    worker = signature(
+        "orders", "intake stopped: process exited while reading a batch", ONSET + 0.5, count=40
+    )
     # An outside host in a few messages adds to the outside signs: together they are strong.
-    vendor = signature("orders", "GET https://api.vendor-rates.com/v1/rates answered slowly", ONSET + 0.5, count=3)
+    vendor = signature(
+        "orders", "GET https://api.vendor-rates.com/v1/rates answered slowly", ONSET + 0.5, count=3
+    )
     buffer = commit(
         "b0ff3r01",
         ONSET - 60,
@@ -132,7 +183,9 @@ def test_an_exhaustion_the_change_itself_explains_does_not_overrule_it(
         ("orders/intake.py",),
         f"--- a/orders/intake.py\n+++ b/orders/intake.py\n@@ -8 +8 @@\n{diff}",
     )
-    evidence = incident(buffer, deploy("deploy-orders-80", ONSET - 40, ("b0ff3r01",)), sigs=(worker, KILLED, vendor))
+    evidence = incident(
+        buffer, deploy("deploy-orders-80", ONSET - 40, ("b0ff3r01",)), sigs=(worker, KILLED, vendor)
+    )
     result = analyze(evidence)
     assert (result.verdict, result.change_id) == (verdict, change_id)
     if change_id:
@@ -169,7 +222,10 @@ def test_demand_that_rose_while_nothing_failed_is_healthy(
     [
         # The environment ran out (a sequence at its maximum): the changed function is only
         # where that surfaced, and the surge stands as the cause.
-        ("SequenceError: nextval reached maximum value of sequence holds_id_seq in insert_hold", "external"),
+        (
+            "SequenceError: nextval reached maximum value of sequence holds_id_seq in insert_hold",
+            "external",
+        ),
         # A fault only the program's logic raises, in the function the commit changed.
         ("NullPointerException: hold.expires_at is null in insert_hold", "change"),
     ],
@@ -191,7 +247,14 @@ def test_the_stack_convicts_a_change_against_an_outside_sign_only_for_a_logic_fa
         "@@ -38,3 +38,3 @@ def insert_hold(hold):\n-    db.execute(INSERT, hold.id)\n+    db.execute(INSERT, hold.id, hold.expires_at)\n",
     )
     sig = replace(signature("orders", message, ONSET + 0.5), detail=stack)
-    result = analyze(incident(expiry, deploy("deploy-orders-90", ONSET - 40, ("h01d0001",)), sigs=(sig,), metrics=(rps,)))
+    result = analyze(
+        incident(
+            expiry,
+            deploy("deploy-orders-90", ONSET - 40, ("h01d0001",)),
+            sigs=(sig,),
+            metrics=(rps,),
+        )
+    )
     assert "code" in result.suspects[0].kinds
     assert result.verdict == verdict
 
@@ -211,7 +274,9 @@ def test_a_change_sharing_only_words_on_a_service_that_failed_later_is_not_the_c
     service: str, web_onset: float, verdict: str
 ) -> None:
     sigs = (
-        signature("orders", "route plan failed for satellite KESTRA-SAR2: no pass window", ONSET + 0.5),
+        signature(
+            "orders", "route plan failed for satellite KESTRA-SAR2: no pass window", ONSET + 0.5
+        ),
         signature("web", "map tile for KESTRA-SAR2 pass unavailable", web_onset),
     )
     tiles = Change(
@@ -235,7 +300,10 @@ def test_a_change_sharing_only_words_on_a_service_that_failed_later_is_not_the_c
     ("monitor", "verdict"),
     [
         ("trap pduOutletOff from PDU-B: outlets 9-16 de-energised", "external"),
-        ("trap pduBankOverload from PDU-B: bank 2 current 19.6 A > 16 A, breaker tripped", "external"),
+        (
+            "trap pduBankOverload from PDU-B: bank 2 current 19.6 A > 16 A, breaker tripped",
+            "external",
+        ),
         ("trap upsOnBattery from UPS-1: input voltage 0 V, load 41%", "external"),
         ("ping lost: modem-1 (10.62.4.11), 5/5 probes", "external"),
         ("trap pduOutletOn from PDU-B: outlets 9-16 energised", "change"),

@@ -1801,16 +1801,19 @@ def _consequence(suspect: Suspect, external: tuple[str, float, Category] | None)
     >>> from datetime import UTC, datetime
     >>> t = datetime(2026, 1, 1, tzinfo=UTC)
     >>> buffer = Change("c1", "gw", "commit", t, "Raise receive buffer", ("gw.py",), "+buf = 512")
-    >>> suspect = Suspect(buffer, t, "", 0.6, ("memory change",), 0.6, "", alters=frozenset({"memory"}))
-    >>> oom = ("a container killed at its memory limit (out of memory)", 2.0, "resource_exhaustion")
+    >>> memory = frozenset({"memory"})
+    >>> suspect = Suspect(buffer, t, "", 0.6, ("memory change",), 0.6, "", alters=memory)
+    >>> kill = "a container killed at its memory limit (out of memory)"
+    >>> oom = (kill, 2.0, "resource_exhaustion")
     >>> _consequence(suspect, oom)
     True
     >>> _consequence(replace(suspect, alters=frozenset({"timeout"})), oom)
     False
     >>> _consequence(suspect, ("a traffic surge: requests rose 3.0x", 2.5, "resource_exhaustion"))
     False
-    >>> full = "a resource running out: hikaricp_connections_active of pay reached hikaricp_connections_max"
-    >>> _consequence(replace(suspect, alters=frozenset({"pool"})), (full, 2.0, "resource_exhaustion"))
+    >>> full = "a resource running out: db_connections_active of pay reached db_connections_max"
+    >>> pool = replace(suspect, alters=frozenset({"pool"}))
+    >>> _consequence(pool, (full, 2.0, "resource_exhaustion"))
     True
     """
     if external is None or external[2] != "resource_exhaustion":
