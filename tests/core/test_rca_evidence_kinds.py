@@ -260,43 +260,6 @@ def test_the_stack_convicts_a_change_against_an_outside_sign_only_for_a_logic_fa
 
 
 @pytest.mark.parametrize(
-    ("service", "web_onset", "verdict"),
-    [
-        # A setting of a service that began failing 20 minutes after the first one: it was hit.
-        ("web", ONSET + 20, "unknown"),
-        # The same setting on a service that began failing with the first one.
-        ("web", ONSET + 1, "change"),
-        # The same words on the first failing service itself.
-        ("orders", ONSET + 20, "change"),
-    ],
-)
-def test_a_change_sharing_only_words_on_a_service_that_failed_later_is_not_the_cause(
-    service: str, web_onset: float, verdict: str
-) -> None:
-    sigs = (
-        signature(
-            "orders", "route plan failed for satellite KESTRA-SAR2: no pass window", ONSET + 0.5
-        ),
-        signature("web", "map tile for KESTRA-SAR2 pass unavailable", web_onset),
-    )
-    tiles = Change(
-        "cfg-tiles-1",
-        service,
-        "config",
-        at(ONSET - 25),
-        f"{service}: KESTRA-SAR2 pass tiles on",
-        (f"deploy/{service}/tiles.yaml",),
-        "-  kestra_sar2_tiles: false\n+  kestra_sar2_tiles: true\n",
-    )
-    series = (errors("orders", ONSET), errors("web", web_onset))
-    result = analyze(incident(tiles, sigs=sigs, series=series, dependencies=(("orders", "web"),)))
-    assert result.suspects[0].kinds == {"words"}
-    assert (result.verdict, result.change_id) == (
-        (verdict, "cfg-tiles-1") if verdict == "change" else (verdict, None)
-    )
-
-
-@pytest.mark.parametrize(
     ("monitor", "verdict"),
     [
         ("trap pduOutletOff from PDU-B: outlets 9-16 de-energised", "external"),

@@ -49,10 +49,7 @@ FLOORS: dict[str, dict[str, float]] = {
 CEILINGS: dict[str, dict[str, float]] = {
     "tune": {"innocent": 0.09},
     "held-out": {"innocent": 0.1},
-    # tune-ext wrong abstentions raised to 0.11 by wip/engine7: xt97's innocent blame (a setting
-    # sharing only words, on a service that failed 24 minutes after the first) is now an
-    # abstention (innocent 6% -> 4%, wrong abstentions 8% -> 10% of the 49 change-caused).
-    "tune-ext": {"innocent": 0.07, "wrong_abstain": 0.11},
+    "tune-ext": {"innocent": 0.07, "wrong_abstain": 0.1},
     "held-out-ext": {"innocent": 0.1},
 }
 

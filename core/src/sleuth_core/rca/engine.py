@@ -1498,10 +1498,6 @@ def decide(
     # surfaces in whatever code handles it, changed or not.
     logic_fault = _logic_fault(evidence, episode)
     for rank, candidate in enumerate(candidates):
-        if candidate.kinds <= {"words"} and _failed_after_origin(candidate, evidence, episode):
-            # Its service began failing after the first failing one: it was hit by the failure.
-            # Shared words do not make it the first one's cause; what it does would.
-            continue
         altered = "mechanism" in candidate.kinds
         located = "code" in candidate.kinds
         # A provider failing (its notice, its host down, its certificate): the code calling the
@@ -2453,19 +2449,6 @@ def _logic_fault(evidence: Evidence, episode: Episode) -> bool:
         if _CODE_FAULT.search(text := f"{s.message}\n{s.detail}") or _ALLOCATION_FAULT.search(text)
     )
     return bool(faults) and faults >= 0.5 * sum(s.count for s in origin)
-
-
-def _failed_after_origin(suspect: Suspect, evidence: Evidence, episode: Episode) -> bool:
-    """Whether ``suspect`` landed only on services that began failing after the first failing
-    one (a bucket or more later), at least one of them failing: the failure reached them."""
-    deploy = next((c for c in evidence.changes if c.change_id == suspect.deploy_id), None)
-    homes = {suspect.change.service} | ({deploy.service} if deploy is not None else set())
-    failed = [h for h in homes if h in episode.onsets]
-    return (
-        episode.origin not in homes
-        and bool(failed)
-        and all(episode.onsets[h] - episode.onset > _SAME_BUCKET for h in failed)
-    )
 
 
 def _unexplained_category(evidence: Evidence, episode: Episode, metric_only: bool) -> Category:
