@@ -20,6 +20,9 @@ Time expressions (all UTC; a clock time without a date is its latest occurrence 
 - a date alone: ``on 2026-03-14``, ``Mar 14`` (the whole day);
 - a day and a time: ``yesterday 14:00``, ``Saturday 21:30`` (30 minutes either side);
 - weekday names and parts of days: ``on Saturday``, ``Saturday night``, ``Friday morning``;
+- a clock range written in full, alone or beside a part of the day: ``08:00-08:30Z``,
+  ``this morning 08:00-08:30Z``, ``overnight 01:00-02:00 UTC`` (the range, on its latest day not
+  after ``now``);
 - ``yesterday``, ``today``, ``this morning``, ``tonight``/``overnight``/``last night``;
 - a single instant, ISO (``2026-11-22T09:41:00Z``) or ``at 09:41``: 30 minutes either side; an
   alert that ``fired at 12:30`` (also ``triggered``, ``paged``, ``went off``): the hour before it,
@@ -627,6 +630,17 @@ def parse_window(text: str, now: datetime) -> TimeWindow | None:
                 day + timedelta(hours=first), day + timedelta(hours=last), m[2].lower()
             )
         return TimeWindow(day, min(day + timedelta(days=1), now), "day")
+    if (m := _RANGE.search(text)) is not None and m[2] is not None and m[5] is not None:
+        # A clock range written in full ("08:00-08:30Z", "01:00-02:00 UTC") is the asked window
+        # on its latest day not after now, whatever part of the day is named beside it
+        # ("this morning 08:00-08:30Z", "overnight 01:00-02:00Z").
+        window = _range_on(_day_start(now), m)
+        if window is not None and window.start > now:
+            window = TimeWindow(
+                window.start - timedelta(days=1), window.end - timedelta(days=1), "between"
+            )
+        if window is not None:
+            return window
     if re.search(r"\bthis morning\b", text, re.IGNORECASE):
         today = _day_start(now)
         return TimeWindow(today + timedelta(hours=6), min(now, today + timedelta(hours=12)), "am")

@@ -49,8 +49,16 @@ _WHEN = re.compile(
 )
 #: A version: what "which version / release" is answered by.
 _VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)*\b")
+#: Who answers a "who" question: a team, an owner, an approver, an on-call handle, a role.
+_WHO = re.compile(
+    r"\b(?:teams?|owners?|owned|approv\w*|handles?|contacts?|on-?call|leads?|managers?|"
+    r"supervisors?|engineers?|desk|rotations?|pager|paged?|escalat\w*|duty|vendor|provider|"
+    r"carrier|company|person|responsible|sign(?:s|ed)?[- ]?off)\b|(?<![\w&])[#@][a-z]",
+    re.IGNORECASE,
+)
 _ANSWER_SHAPES = (
-    (re.compile(r"^\s*(?:how\s+(?:long|often|soon))", re.I), _DURATION),
+    (re.compile(r"^\s*(?:who|whom|whose)\b", re.I), _WHO),
+    (re.compile(r"^\s*(?:how\s+(?:long|often|soon|fast|quickly))", re.I), _DURATION),
     (re.compile(r"^\s*(?:when\b|what\s+time|by\s+when|until\s+when)", re.I), _WHEN),
     (re.compile(r"\b(?:which|what)\s+(?:version|release|tag)\b", re.I), _VERSION),
     (
@@ -104,7 +112,13 @@ def answer_cue(question: str) -> re.Pattern[str] | None:
     """
     if (m := _HOW_MANY.search(question)) is not None:
         noun = re.escape(stem(m[1].lower()))
-        return re.compile(rf"\d[\d,.]*\s+(?:[a-z-]+\s+){{0,2}}?{noun}", re.IGNORECASE)
+        # The question's own words after the noun ("how many envelopes got refused?") said
+        # right after the count ("3,912 envelopes were refused") tell that count from others.
+        after = [
+            re.escape(w[:5]) for w in key_terms(question[m.end() :]) if w.isalpha() and len(w) > 2
+        ]
+        verb = rf"(?:\W+\w+){{0,2}}?\W+(?P<verb>(?:{'|'.join(after)})\w*)" if after else ""
+        return re.compile(rf"\d[\d,.]*\s+(?:[a-z-]+\s+){{0,2}}?{noun}\w*(?:{verb})?", re.IGNORECASE)
     if (m := _HOW_LONG.search(question)) is not None and (m["past"] or _INCIDENT.search(question)):
         return re.compile(r"\bduration\s*:", re.IGNORECASE)
     return None
@@ -138,7 +152,8 @@ _GENERIC_WORDS = (
     "long often much many mean means meaning does used use set value values command commands "
     "kept keep retained valid listen happens happen take takes make makes run runs say says "
     "best way ok okay exactly currently current allowed allow maximum minimum max min "
-    "fix fixes solve resolve handle deal troubleshoot expired must need needs also get gets got"
+    "fix fixes solve resolve handle deal troubleshoot expired must need needs also get gets got "
+    "someone somebody something anything anyone fast quickly quick"
 )
 _GENERIC = frozenset(_GENERIC_WORDS.split())
 
@@ -305,20 +320,49 @@ def _near(term: str, vocabulary: Sequence[str], *, typos: bool) -> frozenset[str
     """The words of ``vocabulary`` (those sharing its first letter) that ``term`` (five letters
     or more) is a short form of
     (``approv`` for ``approval``: at most three letters more) or, with ``typos`` (no candidate
-    holds the term), a typo of (one letter off: ``timout``, ``settlment``)."""
-    if len(term) < 5 or not term.isalpha():
+    holds the term), a typo of (one letter off: ``timout``, ``settlment``); and those (for a
+    term of four letters or more) that are the same word with another ending (``paged`` and
+    ``pager``, ``refus`` and ``refusal``: see `_same_root`)."""
+    if len(term) < 4 or not term.isalpha():
         return frozenset()
     found = {
         w
         for w in vocabulary
         if w != term
-        and -1 <= len(w) - len(term) <= 3
         and (
-            w.startswith(term)
-            or (typos and abs(len(w) - len(term)) <= 1 and _one_letter_off(term, w))
+            _same_root(term, w)
+            or (
+                len(term) >= 5
+                and -1 <= len(w) - len(term) <= 3
+                and (
+                    w.startswith(term)
+                    or (typos and abs(len(w) - len(term)) <= 1 and _one_letter_off(term, w))
+                )
+            )
         )
     }
     return frozenset(found)
+
+
+#: Endings a word takes as a noun of a verb's root (what the light stemmer leaves).
+_ENDINGS = frozenset({"", "e", "d", "ed", "r", "er", "ers", "s", "es", "ing", "al", "als"})
+#: Endings of a verb: what the question's word may end with.
+_VERB_ENDINGS = frozenset({"", "e", "d", "ed", "s", "es", "ing"})
+
+
+def _same_root(a: str, b: str) -> bool:
+    """Whether the question's word ``a``, a verb, is the root of ``b``: a shared start of at
+    least four letters, the rest of ``a`` a verb's ending and the rest of ``b`` one of
+    `_ENDINGS` (``paged`` for ``pager``, ``refus`` for ``refusal``); a noun of the question
+    does not match another noun or verb of its root (``scheduler`` is not ``scheduling``)."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    if n < 4 or not b.isalpha():
+        return False
+    return a[n:] in _VERB_ENDINGS and b[n:] in _ENDINGS
 
 
 def _one_letter_off(a: str, b: str) -> bool:
@@ -351,10 +395,31 @@ def _held(
 
 #: What a passage that states the answer in the question's form gains (see `answer_cue`).
 _CUE_BONUS = 0.25
+#: What it gains more when the count is followed by the question's own verb ("3,912 envelopes
+#: were refused" for "how many envelopes got refused?").
+_CUE_VERB = 0.1
 #: What a topic term (see `rank_passages`) earns wherever its document holds it; the rest of
 #: its weight counts to the coverage of a passage that holds it, and to its score by how few of
 #: the document's passages hold it (the row naming "E-420" among rows alike).
 _SUBJECT_SHARE = 0.8
+
+
+#: A word that may abbreviate others (three to five letters).
+_ACRONYM = re.compile(r"^[a-z]{3,5}$")
+
+
+@functools.lru_cache(maxsize=256)
+def _spelled_out(abbreviation: str) -> re.Pattern[str]:
+    """The words ``abbreviation`` stands for: one word per letter, each starting with it."""
+    return re.compile(
+        r"\b" + r"[\s-]+".join(f"({c}[a-z]+)" for c in abbreviation) + r"\b", re.IGNORECASE
+    )
+
+
+def _spells(words: re.Pattern[str], text: str) -> bool:
+    """Whether ``text`` writes out the abbreviation as a name: the words of ``words``, at least
+    two of them capitalized ("Social Security number" for SSN, not "sealed status now")."""
+    return any(sum(w[0].isupper() for w in m.groups()) >= 2 for m in words.finditer(text))
 
 
 @dataclass(frozen=True)
@@ -413,6 +478,7 @@ def rank_passages(
     value_of: Sequence[str] = (),
     subject: Sequence[str] = (),
     cue: re.Pattern[str] | None = None,
+    situation: Sequence[str] = (),
 ) -> list[Ranked]:
     """Every fine passage of ``documents`` (``(id, title, markdown)``), best first.
 
@@ -435,6 +501,8 @@ def rank_passages(
     their weight wherever the document holds them, and a passage holding them the rest only by
     how few of the document's passages hold it (a table row naming the topic among rows alike),
     so the rest of the question picks the passage.
+    ``situation`` terms (those of a condition clause only: "who gets paged *when filing-gateway
+    is refusing envelopes*?") weigh half: they tell the situation, the rest what is asked.
     """
     wanted = list(dict.fromkeys(question_terms))
     if not wanted or not documents:
@@ -443,7 +511,7 @@ def rank_passages(
     # A term matches the words it is a short form of, and a term no candidate holds the words
     # it is a typo of.
     vocabulary = frozenset().union(*doc_stems.values())
-    by_initial = _by_initial(vocabulary) if any(len(t) >= 5 for t in wanted) else {}
+    by_initial = _by_initial(vocabulary) if any(len(t) >= 4 for t in wanted) else {}
     near_of = {t: _near(t, by_initial.get(t[:1], ()), typos=t not in vocabulary) for t in wanted}
     near_pairs = frozenset((t, w) for t, w in near_of.items() if w)
     form_terms = tuple(t for t in wanted if t in _FORMS)
@@ -453,6 +521,13 @@ def rank_passages(
                 doc: found | {t} if not near_words.isdisjoint(found) else found
                 for doc, found in doc_stems.items()
             }
+    # An abbreviation no candidate holds matches the words it abbreviates ("SSN": "Social
+    # Security number").
+    spelled = {t: _spelled_out(t) for t in wanted if t not in vocabulary and _ACRONYM.match(t)}
+    for t, words in spelled.items():
+        for doc, _title, content in documents:
+            if _spells(words, f"{_title}\n{content}"):
+                doc_stems[doc] = doc_stems[doc] | {t}
     forms = {t: _FORMS[t] for t in wanted if t in _FORMS}
     for doc, _title, content in documents:
         if any(f.search(content) for f in forms.values()):
@@ -462,6 +537,7 @@ def rank_passages(
         t: (
             2.0 if re.search(r"\w[_.]\w", t) else 1.0
         )  # a named key (max_poll_records) counts double
+        * (0.5 if t in situation else 1.0)  # a condition's words tell the situation
         * math.log(1 + n / (1 + sum(t in s for s in doc_stems.values())))
         for t in wanted
     }
@@ -494,6 +570,11 @@ def rank_passages(
             near = _held(passage.heading, near_pairs, form_terms) | _held(
                 title, near_pairs, form_terms
             )
+            for t, words in spelled.items():
+                if _spells(words, passage.text):
+                    own = own | {t}
+                elif _spells(words, f"{passage.heading}\n{title}"):
+                    near = near | {t}
             earned = 0.0
             hits = 0
             held = 0.0  # topic terms the passage itself holds, over their document share
@@ -536,8 +617,10 @@ def rank_passages(
                     score += _KEY_ASKED
                 elif share >= _KEY_NAMES:
                     score += _KEY_BONUS * share
-            if cue is not None and earned and cue.search(passage.text):
+            if cue is not None and earned and (said := cue.search(passage.text)):
                 score += _CUE_BONUS  # it says the answer in the question's own form
+                if said.groupdict().get("verb"):
+                    score += _CUE_VERB
             if expects is not None and not expects.search(passage.text):
                 score -= 0.25  # it cannot hold the asked duration, command or number
             score += 0.2 * title_share

@@ -102,7 +102,8 @@ _LEVEL_WORDS = (
     (
         re.compile(
             rf"\bwarnings\b|\bwarning\s+{_LOG_NOUN}\b|\blogged\s+(?:\w+\s+)?warnings?\b|"
-            r"\bwarn(?:s)?\b(?!\w)",
+            r"\bwarn(?:s)?\b(?!\w)|\b(?:is|was|were|been|be|kept|keeps|started)\s+warning\b|"
+            r"\bwarning\s+(?:about|of|that)\b",
             re.IGNORECASE,
         ),
         ("WARNING",),
@@ -112,7 +113,8 @@ _LEVEL_WORDS = (
 )
 _CAUSE = re.compile(
     r"^\s*why\b|\broot[- ]cause\b|\bwhat\s+(?:caused|broke|triggered)\b|\bcause\s+of\b|"
-    r"\breason\s+(?:for|why)\b|\bwhy\s+(?:is|are|was|were|did|does|do)\b",
+    r"\breason\s+(?:for|why)\b|\bwhy\s+(?:is|are|was|were|did|does|do)\b|"
+    r"(?:,|\s[-\u2013\u2014])\s*(?:but\s+|and\s+)?why\s*\??\s*$",
     re.IGNORECASE,
 )
 _COUNT = re.compile(
@@ -126,7 +128,18 @@ _HOW_TO = re.compile(
 _LOGGED = re.compile(
     r"\b(?:log(?:s|ged)?|report(?:ed)?|throw\w*|errors|warnings|exceptions|"
     r"fail(?:ed|ing|ures)(?!\s+over\b(?!\s+and\s+over))|"
-    r"timeouts|timed out|5xx|incidents?|outages?|went wrong|happen\w*|broken|down)\b",
+    r"timeouts|timed out|5xx|incidents?|outages?|went wrong|happen(?:ed|ing)|broken|down)\b",
+    re.IGNORECASE,
+)
+
+#: What only a runbook answers: what a code means, who approves or gets paged, what to do or to
+#: tell someone. Asked about what a service throws, with no time named ("doc-convert throwing
+#: DC-204 - what is it and what reason do we give the filer?"), it is a catalog question.
+_CATALOG_ASK = re.compile(
+    r"\bwhat\s+(?:is|does)\s+(?:it|that|this)\b|\bwhat\s+does\s+[^?]{1,40}?\s+mean\b|"
+    r"\bmeaning\b|\bwho\s+(?:approves|owns|gets|should|do|to|is|has|must)\b|"
+    r"\bhow\s+(?:do|should|can)\s+(?:i|we)\b|\bwhat\s+(?:reason|action|steps?)\b|"
+    r"\bwhat\s+(?:do|should|must)\s+(?:we|i)\s+(?:do|tell|give|say|run)\b",
     re.IGNORECASE,
 )
 
@@ -172,6 +185,8 @@ def understand(
         intent = "count"
     elif _HOW_TO.search(text):
         intent = "how-to"
+    elif window is None and not since_deploy and _CATALOG_ASK.search(text):
+        intent = "fact"
     elif (logged and (named or window is not None or since_deploy)) or (window and named):
         intent = "errors"
     else:

@@ -127,6 +127,9 @@ _TOPIC = re.compile(
     r"^\s*(?P<topic>[^?:;]{2,80}?)(?::\s+|\s+[-\u2013\u2014]\s+|,\s+)(?P<rest>\S.*)$", re.S
 )
 _TOPIC_WORDS = 7
+_STORY_WORDS = 12
+#: The words that ask wherever they stand.
+_WH = r"(?<![\w'-])(?:what|what's|which|who|who's|whom|whose|how|how's|when|where|why)\b"
 
 
 def _split_topic(question: str) -> tuple[str, str]:
@@ -138,10 +141,18 @@ def _split_topic(question: str) -> tuple[str, str]:
     if m is None:
         return "", question
     topic, rest = m["topic"].strip(), m["rest"]
-    asks = re.search(rf"(?<![\w'-]){_QWORD}", topic, re.IGNORECASE)
-    if asks or len(topic.split()) > _TOPIC_WORDS or not key_terms(topic):
-        return "", question
     separator = question[m.end("topic") : m.start("rest")]
+    # A situation told before a dash or colon ("someone's SSN is showing in a public filing -
+    # who approves sealing it?") may be longer and hold a verb, when the rest asks.
+    told = separator.strip() in ("-", "\u2013", "\u2014", ":") and re.match(
+        _QWORD, rest, re.IGNORECASE
+    )
+    asks = re.search(rf"(?<![\w'-]){_QWORD}", topic, re.IGNORECASE)
+    if told:
+        asks = re.match(_QWORD, topic, re.IGNORECASE) or re.search(_WH, topic, re.IGNORECASE)
+    longest = _STORY_WORDS if told else _TOPIC_WORDS
+    if asks or len(topic.split()) > longest or not key_terms(topic):
+        return "", question
     if separator.strip() == "," and not re.match(_QWORD, rest, re.IGNORECASE):
         return "", question
     return topic, rest
@@ -221,6 +232,29 @@ def _asked(part: str) -> str:
     return rest if topic else part
 
 
+#: Where a condition clause starts ("who gets paged when filing-gateway is refusing envelopes").
+_CONDITION = re.compile(r"\s+(?:when(?:ever)?|if|while|once)\s+(?=\S)", re.IGNORECASE)
+_NAME = re.compile(r"\w+(?:[-_.]\w+)+")
+
+
+def _situation_terms(part: str) -> list[str]:
+    """The key terms only a condition clause of ``part`` holds ("who gets paged when
+    filing-gateway is refusing envelopes": ``refus``, ``envelop``), names aside (the service
+    it names is what the question is about); none when the clause before it asks nothing of its
+    own ("what do we do when the hotlist stalls?": the condition is the whole topic)."""
+    asked = _asked(part)
+    m = _CONDITION.search(asked)
+    if m is None:
+        return []
+    main, condition = asked[: m.start()], asked[m.end() :]
+    if not key_terms(main):
+        return []
+    own = set(key_terms(main))
+    for name in _NAME.findall(condition):
+        own |= set(key_terms(name))
+    return [t for t in key_terms(condition) if t not in own]
+
+
 async def _rank(
     run: EmbeddedRun, search: str, how_to: bool, context: str = ""
 ) -> tuple[list[Ranked], dict[int, Any]]:
@@ -238,6 +272,7 @@ async def _rank(
         value_of=asked_value(search),
         subject=_topic_terms(search),
         cue=answer_cue(search),
+        situation=_situation_terms(search),
     )
     # A question in the present ("what is the timeout?") is answered from what holds now, not
     # from a postmortem's account of the past; a question about a past incident the other way.
@@ -356,7 +391,7 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
             re.match(r"\s*(?:how\s+(?:do|to|can|should)|which command)", _asked(part), re.I)
         )
         ranked, by_id = await _rank(
-            run, part, how_to or asked.intent == "how-to", parts[0] if n else ""
+            run, part, how_to or asked.intent == "how-to", _context_for(part, parts[0]) if n else ""
         )
         if not ranked or ranked[0].coverage < ABSTAIN_BELOW:
             return None
@@ -386,6 +421,16 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
             + quote(excerpt_block(best.passage.block, 500))
         )
     return run.result("\n\n".join(lines))
+
+
+def _context_for(part: str, first: str) -> str:
+    """The first part, as the context a later ``part`` is read in ("and what must we pause
+    before rolling it back?"); none when ``part`` names a subject of its own, a hyphenated or
+    dotted name the first part does not ("CLP's rate limit? and who gets paged when
+    filing-gateway is refusing envelopes": the second part is about filing-gateway)."""
+    before = {n.lower() for n in _NAME.findall(first)}
+    own = [n for n in _NAME.findall(_asked(part)) if n.lower() not in before]
+    return "" if own else first
 
 
 #: A question (or part) asking for a person, team or company.
