@@ -56,7 +56,19 @@ _WHO = re.compile(
     r"carrier|company|person|responsible|sign(?:s|ed)?[- ]?off)\b|(?<![\w&])[#@][a-z]",
     re.IGNORECASE,
 )
+#: What a "what should we not do?" question is answered by: a warning against something.
+_DONT = re.compile(
+    r"\b(?:do not|don't|never|must not|mustn't|should not|shouldn't|avoid|not allowed)\b", re.I
+)
 _ANSWER_SHAPES = (
+    (
+        re.compile(
+            r"\bwhat\s+(?:should|must|do|shall)\s+(?:we|i|you)\s+(?:not|never|avoid)\b|"
+            r"\bwhat\s+(?:not\s+to|to\s+avoid)\b|\bwhat\s+(?:shouldn't|mustn't|don't)\s+(?:we|i|you)\b",
+            re.I,
+        ),
+        _DONT,
+    ),
     (re.compile(r"^\s*(?:who|whom|whose)\b", re.I), _WHO),
     (re.compile(r"^\s*(?:how\s+(?:long|often|soon|fast|quickly))", re.I), _DURATION),
     (re.compile(r"^\s*(?:when\b|what\s+time|by\s+when|until\s+when)", re.I), _WHEN),
@@ -153,7 +165,7 @@ _GENERIC_WORDS = (
     "kept keep retained valid listen happens happen take takes make makes run runs say says "
     "best way ok okay exactly currently current allowed allow maximum minimum max min "
     "fix fixes solve resolve handle deal troubleshoot expired must need needs also get gets got "
-    "someone somebody something anything anyone fast quickly quick"
+    "someone somebody something anything anyone fast quickly quick go goes going went gone"
 )
 _GENERIC = frozenset(_GENERIC_WORDS.split())
 
@@ -350,6 +362,35 @@ _ENDINGS = frozenset({"", "e", "d", "ed", "r", "er", "ers", "s", "es", "ing", "a
 _VERB_ENDINGS = frozenset({"", "e", "d", "ed", "s", "es", "ing"})
 
 
+#: Words on-call engineers use for one another, and the short forms they type: a passage
+#: holding one holds the others ("hard cap?": "Never raise a limit above ...", "db creds":
+#: "database credentials").
+_SAME_MEANING = (
+    ("cap", "ceiling", "limit"),
+    ("restart", "bounce", "reboot"),
+    ("rollback", "revert"),
+    ("database", "db"),
+    ("certificate", "cert"),
+    ("configuration", "config", "cfg"),
+    ("credentials", "creds"),
+    ("authentication", "auth"),
+    ("production", "prod"),
+    ("repository", "repo"),
+    ("kubernetes", "k8s"),
+    ("connection", "conn"),
+    ("duplicate", "dup", "dupe"),
+    ("service", "svc"),
+    ("severity", "sev"),
+    ("environment", "env"),
+    ("percent", "pct"),
+)
+_MEANS: dict[str, frozenset[str]] = {}
+for _group in _SAME_MEANING:
+    _stems_of_group = frozenset(stem(w) for w in _group)
+    for _word in _stems_of_group:
+        _MEANS[_word] = _stems_of_group - {_word}
+
+
 def _same_root(a: str, b: str) -> bool:
     """Whether the question's word ``a``, a verb, is the root of ``b``: a shared start of at
     least four letters, the rest of ``a`` a verb's ending and the rest of ``b`` one of
@@ -395,6 +436,8 @@ def _held(
 
 #: What a passage that states the answer in the question's form gains (see `answer_cue`).
 _CUE_BONUS = 0.25
+#: What a passage gains under a section whose heading holds every asked term.
+_SECTION_ASKED = 0.15
 #: What it gains more when the count is followed by the question's own verb ("3,912 envelopes
 #: were refused" for "how many envelopes got refused?").
 _CUE_VERB = 0.1
@@ -512,7 +555,11 @@ def rank_passages(
     # it is a typo of.
     vocabulary = frozenset().union(*doc_stems.values())
     by_initial = _by_initial(vocabulary) if any(len(t) >= 4 for t in wanted) else {}
-    near_of = {t: _near(t, by_initial.get(t[:1], ()), typos=t not in vocabulary) for t in wanted}
+    near_of = {
+        t: _near(t, by_initial.get(t[:1], ()), typos=t not in vocabulary)
+        | (_MEANS.get(t, frozenset()) & vocabulary)
+        for t in wanted
+    }
     near_pairs = frozenset((t, w) for t, w in near_of.items() if w)
     form_terms = tuple(t for t in wanted if t in _FORMS)
     for t, near_words in near_of.items():
@@ -556,6 +603,15 @@ def rank_passages(
         title_share = sum(weight[t] for t in wanted if t in title_stems) / total if total else 0
         doc_joined = _joined_parts(doc_stems[doc]) if topic else frozenset()
         passages = split_fine(doc, content)
+        # A section whose heading (not the title) holds every asked term is about what is asked
+        # ("what happens when an EFSP goes over its rate limit?": *An EFSP is over its rate
+        # limit*).
+        heads = {
+            p.heading: len(wanted) >= 2
+            and p.heading.strip() != title.strip()
+            and all(t in _held(p.heading, near_pairs, form_terms) for t in wanted)
+            for p in passages
+        }
         holds = {p.text: _stems(p.text) | _joined_parts(_stems(p.text)) for p in passages if topic}
         # How rare each topic term is among the document's passages: a term few passages hold
         # (a row's "E-420") names them; one that many hold names the document.
@@ -624,6 +680,8 @@ def rank_passages(
             if expects is not None and not expects.search(passage.text):
                 score -= 0.25  # it cannot hold the asked duration, command or number
             score += 0.2 * title_share
+            if heads.get(passage.heading):
+                score += _SECTION_ASKED  # under the section the question names
             ranked.append(Ranked(passage, score, coverage))
     ranked.sort(key=lambda r: -r.score)
     return ranked

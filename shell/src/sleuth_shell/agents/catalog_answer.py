@@ -164,7 +164,7 @@ def _words(text: str) -> int:
 
 def _pieces(text: str) -> list[str]:
     pieces = [
-        re.sub(r"^(?:also|and)\s+", "", p.strip(" ,"), flags=re.IGNORECASE)
+        re.sub(r"^(?:also\s+|and\s+|[+&/]\s*)", "", p.strip(" ,"), flags=re.IGNORECASE)
         for p in _PART_SPLIT.split(text)
         if p and p.strip(" ,?")
     ]
@@ -482,10 +482,12 @@ def _whole_list(question: str, best: Ranked, content: str) -> str:
     changes = bool(_ASKS_CHANGE.search(question) and _CHANGE_HEADING.search(passage.heading))
     if not changes and (not asked or len(asked & set(key_terms(passage.heading))) * 2 < len(asked)):
         return passage.text
-    items = [
-        c.text
-        for c in split_fine(passage.doc, content)
-        if c.kind == "item" and c.heading == passage.heading
-    ]
+    section = [c for c in split_fine(passage.doc, content) if c.heading == passage.heading]
+    items = [c.text for c in section if c.kind == "item"]
     text = "; ".join(item.rstrip(".") for item in items)
+    # The section's own sentences before its list say what the list is for ("Envelopes over
+    # the limit are held, not refused ..." above the steps), when the heading is what is asked.
+    told = [c.text for c in section if c.kind == "sentence"] if not changes else []
+    if told and len(" ".join(told)) + len(text) <= 600:
+        text = f"{' '.join(told)} {text}"
     return text if len(text) <= 600 else passage.text
