@@ -94,7 +94,8 @@ _LEVEL_WORDS = (
     (re.compile(rf"\b(?:critical|fatal)\s+{_LOG_NOUN}\b", re.IGNORECASE), ("CRITICAL",)),
     (
         re.compile(
-            r"\b(?:errors?|exceptions?|fail(?:ures?|ing|ed)(?!\s+over\b(?!\s+and\s+over))|5xx|5\d\d)\b",
+            r"\b(?:error(?:s|ing)?|exceptions?|fail(?:ures?|ing|ed)(?!\s+over\b(?!\s+and\s+over))|5xxs?|"
+            r"5\d\d(?:s|'s)?)\b",
             re.I,
         ),
         _ERRORS,
@@ -128,7 +129,9 @@ _HOW_TO = re.compile(
 _LOGGED = re.compile(
     r"\b(?:log(?:s|ged)?|report(?:ed)?|throw\w*|errors|warnings|exceptions|"
     r"fail(?:ed|ing|ures)(?!\s+over\b(?!\s+and\s+over))|"
-    r"timeouts|timed out|5xx|incidents?|outages?|went wrong|happen(?:ed|ing)|broken|down)\b",
+    r"timeouts|timed out|5xx|incidents?|outages?|went wrong|happen(?:ed|ing)|broken|down|"
+    r"any(?:thing)?\s+(?:off|weird|wrong|unusual|odd|strange|funny|bad)|"
+    r"(?:any|some)\s+(?:issues|problems|trouble)|complain\w*|acting up|misbehav\w*)\b",
     re.IGNORECASE,
 )
 
