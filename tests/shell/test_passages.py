@@ -433,6 +433,12 @@ def test_a_situation_before_a_dash_is_the_topic_of_every_part() -> None:
 
 
 def test_a_later_part_naming_its_own_service_is_not_read_in_the_first_ones_context() -> None:
+    from sleuth_shell.agents.catalog_answer import _context_for
+
+    first = "card limit cap?"
+    assert _context_for("who gets paged when ledger-api is refusing postings", first) == ""
+    assert _context_for("and what do we bounce afterwards?", first) == first
+    assert _context_for("what about cards-api?", "cards-api limit cap?") == "cards-api limit cap?"
     ctx = AgentContext(
         org_id=1,
         now=datetime(2026, 12, 1, tzinfo=UTC),
