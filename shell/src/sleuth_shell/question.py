@@ -10,7 +10,10 @@ The time window and the service names are read by :mod:`sleuth_core.language`
 (`parse_window`, `match_services`); ``since the deploy`` sets `Question.since_deploy` (the window
 is resolved by the caller). Severity words of an alert ("critical", "warning") are not log-level
 filters: a level is asked only when it qualifies what was logged ("critical errors", "warnings in
-the logs", "logged warnings"); "failing over" is a procedure, not a failure.
+the logs", "logged warnings", "was warning about"); "failing over" is a procedure, not a failure.
+A question ending "..., why?" asks for the cause. "Anything weird / off" or "any problems" about a
+named service asks the logs; a question about what a service throws that asks what only a runbook
+says (what a code means, who approves, what to tell someone), with no time named, is a ``fact``.
 
 `expand_shorthand(text)` first writes out what on-call engineers abbreviate when they type fast
 (``yday``/``yest`` for yesterday, ``errs``, ``cmd``, ``msgs``, ``w/``, ``b4``, ``whats``), drops

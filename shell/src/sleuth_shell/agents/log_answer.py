@@ -2,7 +2,8 @@
 
 `answer_from_logs` counts the asked levels (errors by default) for exactly the asked services and
 window and lists the distinct messages with their counts and first and last times; an empty
-window says so and when the service last logged such lines. "Since the deploy" windows start at
+window says so and when the service last logged such lines, or, when no level was asked and the
+window holds warnings, lists those. "Since the deploy" windows start at
 the last deploy marker in the logs. Causes are never guessed here: "why" questions go to the
 root-cause engine (:mod:`sleuth_shell.agents.rca`), and when it finds no failure to explain the
 answer says that no cause is established.
