@@ -410,6 +410,10 @@ def test_a_count_followed_by_the_asked_verb_wins_over_other_counts_of_the_noun()
 
 def test_synonyms_a_section_named_by_the_question_and_what_not_to_do() -> None:
     docs = [(1, "Card limits", LIMITS), *DOCS]
+    # "outage" is an incident; "several" and "else" ask nothing.
+    assert key_terms("who else gets paged in several regions") == ["paged", "region"]
+    rota = [(1, "Rota", "# Rota\n\nAn incident in two regions pages the CTO: `page cto`.\n")]
+    assert rank_passages(key_terms("outage in two regions?"), rota)[0].coverage == 1.0
     # "bounce" is a restart.
     assert "cardctl restart limit-cache" in ranked_over("how do I bounce the limit cache?", docs)
     # The section whose heading holds every asked term answers "what happens when ...".

@@ -97,6 +97,13 @@ def test_shorthand_windows_match_the_written_out_ones() -> None:
         # "anything weird" about a named service since the deploy asks the logs.
         ("anything weird on payments-api since the deploy?", "errors", None),
         ("payments-api throwing 503s?", "errors", ("ERROR", "CRITICAL")),
+        # Who else is paged and the command for a kind of outage: the runbook.
+        (
+            "sev-1 payments outage at two sites - who else gets paged and what's the command?",
+            "fact",
+            None,
+        ),
+        ("payments fee for a civil complaint?", "fact", None),  # a complaint is no log word
     ],
 )
 def test_outside_phrasing_of_intent_and_levels(

@@ -165,7 +165,8 @@ _GENERIC_WORDS = (
     "kept keep retained valid listen happens happen take takes make makes run runs say says "
     "best way ok okay exactly currently current allowed allow maximum minimum max min "
     "fix fixes solve resolve handle deal troubleshoot expired must need needs also get gets got "
-    "someone somebody something anything anyone fast quickly quick go goes going went gone"
+    "someone somebody something anything anyone fast quickly quick go goes going went gone "
+    "else several multiple various"
 )
 _GENERIC = frozenset(_GENERIC_WORDS.split())
 
@@ -367,6 +368,7 @@ _VERB_ENDINGS = frozenset({"", "e", "d", "ed", "s", "es", "ing"})
 #: "database credentials").
 _SAME_MEANING = (
     ("cap", "ceiling", "limit"),
+    ("outage", "incident", "downtime"),
     ("restart", "bounce", "reboot"),
     ("rollback", "revert"),
     ("database", "db"),

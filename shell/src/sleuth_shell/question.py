@@ -134,7 +134,7 @@ _LOGGED = re.compile(
     r"fail(?:ed|ing|ures)(?!\s+over\b(?!\s+and\s+over))|"
     r"timeouts|timed out|5xx|incidents?|outages?|went wrong|happen(?:ed|ing)|broken|down|"
     r"any(?:thing)?\s+(?:off|weird|wrong|unusual|odd|strange|funny|bad)|"
-    r"(?:any|some)\s+(?:issues|problems|trouble)|complain\w*|acting up|misbehav\w*)\b",
+    r"(?:any|some)\s+(?:issues|problems|trouble)|complain(?:s|ed|ing)|acting up|misbehav\w*)\b",
     re.IGNORECASE,
 )
 
@@ -143,7 +143,8 @@ _LOGGED = re.compile(
 #: DC-204 - what is it and what reason do we give the filer?"), it is a catalog question.
 _CATALOG_ASK = re.compile(
     r"\bwhat\s+(?:is|does)\s+(?:it|that|this)\b|\bwhat\s+does\s+[^?]{1,40}?\s+mean\b|"
-    r"\bmeaning\b|\bwho\s+(?:approves|owns|gets|should|do|to|is|has|must)\b|"
+    r"\bmeaning\b|\bwho(?:'s|\s+else)?\s+(?:approves|owns|gets|should|do|does|to|is|has|must|"
+    r"can|signs|we|on[- ]call)\b|\bwhat(?:'s|\s+is)\s+the\s+(?:command|procedure|steps?|fix)\b|"
     r"\bhow\s+(?:do|should|can)\s+(?:i|we)\b|\bwhat\s+(?:reason|action|steps?)\b|"
     r"\bwhat\s+(?:do|should|must)\s+(?:we|i)\s+(?:do|tell|give|say|run)\b",
     re.IGNORECASE,
