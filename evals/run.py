@@ -1,13 +1,14 @@
 """The answer-quality evaluation of the embedded ``retrieval`` agent (issue 9, item 7).
 
 Run it with ``make eval`` (or ``python -m evals.run`` from the repository root). It builds a
-throw-away SQLite database with five organizations, the shipped demo (Pebble & Pine, loaded at
+throw-away SQLite database with six organizations, the shipped demo (Pebble & Pine, loaded at
 ``DEMO_NOW``), Kestrel Health (`evals.kestrel`, a second corpus with a different company,
 services and vocabulary), Tidewater Freight (`evals.tidewater`, a third, written by an
 examiner who never read the agent), Larkspur Fare Systems (`evals.larkspur`, a fourth, a
-transit-card operator written the same way) and Halberd Court Systems (`evals.halberd`, a fifth,
-a court electronic filing service written the same way), asks every question of
-``questions_tune.json``, ``questions_heldout.json``, ``questions_tune_ext.json`` and
+transit-card operator written the same way), Halberd Court Systems (`evals.halberd`, a fifth, a
+court electronic filing service written the same way) and Ferncombe Blood Network
+(`evals.ferncombe`, a sixth, a regional blood-bank network written the same way), asks every
+question of ``questions_tune.json``, ``questions_heldout.json``, ``questions_tune_ext.json`` and
 ``questions_heldout_ext.json`` and prints, per split (each split alone) and per kind of question:
 
 - ``source``: the right source is cited. For a catalog question the first source the answer cites
@@ -52,7 +53,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evals import halberd, kestrel, larkspur, tidewater
+from evals import ferncombe, halberd, kestrel, larkspur, tidewater
 from sleuth_core.language import format_ts
 from sleuth_shell import admin
 from sleuth_shell.agents.base import Agent, AgentContext, AgentResult
@@ -100,8 +101,8 @@ def load_questions(split: str) -> list[dict[str, Any]]:
 
 
 async def load_corpus(session: Any, org_id: int, corpus: Any) -> None:
-    """A written corpus (`evals.kestrel`, `evals.tidewater`, `evals.larkspur`, `evals.halberd`):
-    its runbooks and its logs."""
+    """A written corpus (`evals.kestrel`, `evals.tidewater`, `evals.larkspur`, `evals.halberd`,
+    `evals.ferncombe`): its runbooks and its logs."""
     session.add_all(
         models.KnowledgeDocument(org_id=org_id, title=title, content=content, url=None)
         for title, content in corpus.runbooks()
@@ -123,6 +124,7 @@ class Corpora:
             "tidewater": tidewater.NOW,
             "larkspur": larkspur.NOW,
             "halberd": halberd.NOW,
+            "ferncombe": ferncombe.NOW,
         }
 
     def context(self, corpus: str) -> AgentContext:
@@ -140,8 +142,9 @@ async def build_corpora(directory: Path) -> tuple[Corpora, Any]:
         third = await admin.create_org(session, "eval-tidewater")
         fourth = await admin.create_org(session, "eval-larkspur")
         fifth = await admin.create_org(session, "eval-halberd")
+        sixth = await admin.create_org(session, "eval-ferncombe")
         demo_id, other_id, third_id, fourth_id = demo.id, other.id, third.id, fourth.id
-        fifth_id = fifth.id
+        fifth_id, sixth_id = fifth.id, sixth.id
         await load_demo(session, demo_id, now=DEMO_NOW)
     async with sessions() as session:
         await load_corpus(session, other_id, kestrel)
@@ -151,6 +154,8 @@ async def build_corpora(directory: Path) -> tuple[Corpora, Any]:
         await load_corpus(session, fourth_id, larkspur)
     async with sessions() as session:
         await load_corpus(session, fifth_id, halberd)
+    async with sessions() as session:
+        await load_corpus(session, sixth_id, ferncombe)
     services = build_services(Settings(public_url=PUBLIC), sessions)
     orgs = {
         "demo": demo_id,
@@ -158,6 +163,7 @@ async def build_corpora(directory: Path) -> tuple[Corpora, Any]:
         "tidewater": third_id,
         "larkspur": fourth_id,
         "halberd": fifth_id,
+        "ferncombe": sixth_id,
     }
     return Corpora(services, orgs), engine
 

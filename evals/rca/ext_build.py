@@ -2,10 +2,11 @@
 
 Run ``PYTHONPATH=core/src:shell/src:. python -m evals.rca.ext_build`` from the repository root
 (``--split tune`` or ``--split heldout`` rewrites one split). Deterministic: every incident has its
-own seed. The stories live in `evals.rca.ext.tune` (and `evals.rca.ext.tune5` and
-`evals.rca.ext.tune7`, a fifth and a seventh examiner's) and `evals.rca.ext.heldout` (and
-`evals.rca.ext.heldout6` and `evals.rca.ext.heldout8`, a sixth and an eighth examiner's; the
-held-out modules are never opened while tuning the engine); the JSON files are the source of truth.
+own seed. The stories live in `evals.rca.ext.tune` (and `evals.rca.ext.tune5`,
+`evals.rca.ext.tune7` and `evals.rca.ext.tune9`, a fifth, a seventh and a ninth examiner's) and
+`evals.rca.ext.heldout` (and `evals.rca.ext.heldout6`, `evals.rca.ext.heldout8` and
+`evals.rca.ext.heldout10`, a sixth, an eighth and a tenth examiner's; the held-out modules are
+never opened while tuning the engine); the JSON files are the source of truth.
 """
 
 from __future__ import annotations
@@ -22,12 +23,22 @@ HERE = Path(__file__).parent
 SPLITS = {
     "tune": (
         "tune_ext",
-        ("evals.rca.ext.tune", "evals.rca.ext.tune5", "evals.rca.ext.tune7"),
+        (
+            "evals.rca.ext.tune",
+            "evals.rca.ext.tune5",
+            "evals.rca.ext.tune7",
+            "evals.rca.ext.tune9",
+        ),
         "TUNE",
     ),
     "heldout": (
         "heldout_ext",
-        ("evals.rca.ext.heldout", "evals.rca.ext.heldout6", "evals.rca.ext.heldout8"),
+        (
+            "evals.rca.ext.heldout",
+            "evals.rca.ext.heldout6",
+            "evals.rca.ext.heldout8",
+            "evals.rca.ext.heldout10",
+        ),
         "HELDOUT",
     ),
 }

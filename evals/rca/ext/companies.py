@@ -23,7 +23,18 @@ gate OCR, customs releases, reefers, berths); and two added by an eighth examine
 only (`heldout8.py`): Kestrel Regional Air (crew rostering, duty and rest legality, the nightly pairing solve, ACARS
 downlinks, layover hotels; Kotlin, Scala, Python, Go, TypeScript) and Cobblegate City Parking (a
 municipal parking operator: pay-by-phone sessions, resident permits, ANPR enforcement, penalty
-charge notices, bay sensors; Python, PHP, Rust, Java, Kotlin, Go, Elixir).
+charge notices, bay sensors; Python, PHP, Rust, Java, Kotlin, Go, Elixir); two added by a
+ninth examiner, tune split only (`tune9.py`): Skerrylight Ground Network (satellite ground
+stations: contact planning, element sets, antenna control, frame sync, payload delivery; Python,
+Go, Rust, Java, Node, Elixir) and Proscenium Box Office (theatre ticketing: seat maps, seat holds,
+checkout, the on-sale waiting room, dynamic pricing, e-tickets, door scanners; Go, Java, Ruby,
+Node, Python, PHP, Elixir); and two added by a tenth
+examiner, held-out split only (`heldout10.py`): Ashcombe Waterways (an inland waterway operator:
+lock passages and chamber fitting, AIS, gate commands to lock PLCs, pound level gauges, licences
+and tolls, Notices to Skippers; Java, TypeScript, Go, Python, Rust, Ruby, Elixir) and Quillstone
+Press (a print-on-demand book manufacturer: retailer orders, ONIX metadata, PDF preflight,
+imposition and spine widths, press hot folders, carrier labels; C#, Java, Python, Go, Kotlin, PHP,
+Node).
 """
 
 from __future__ import annotations
@@ -1800,5 +1811,486 @@ COBBLEGATE = Company(
         "enforcement-sync": ["upload processed beat=SOUTH-2", "photo stored in evidence bucket"],
         "keeper-lookup": ['level=info msg="keeper found" source=vra dur_ms=420'],
         "bay-sensors": ["[info] uplink decoded fport=2 occupied=true", "[info] occupancy upserted"],
+    },
+)
+
+
+# --- added by a tenth examiner (held-out split only: evals/rca/ext/heldout10.py) ------------------
+
+
+def _signed_off(r: random.Random, text: str) -> str:
+    body = text.split(": ", 1)[-1]
+    who = r.choice(["Ines Corrigan", "Bartek Lis", "Femi Adeyemi", "Hollis Grey"])
+    mail = who.lower().replace(" ", ".")
+    return (
+        f"{body[0].upper()}{body[1:]}\n\nSigned-off-by: {who} <{mail}@ashcombe-waterways.example>"
+    )
+
+
+def _refs(r: random.Random, text: str) -> str:
+    body = text.split(": ", 1)[-1]
+    return f"{body[0].upper()}{body[1:]} (refs #{r.randint(2100, 4800)})"
+
+
+ASHCOMBE = Company(
+    name="Ashcombe Waterways",
+    domain="ashcombe-waterways.example",
+    services=[
+        Svc(
+            "lockage-scheduler",
+            "api",
+            ("/v1/passages", "/v1/locks/{lockId}/queue", "/v1/locks/{lockId}/cycles", "/v1/slots"),
+            topic="passages",
+            rps=18,
+            p99=240,
+            noun="passage",
+        ),
+        Svc(
+            "skipper-portal",
+            "web",
+            ("/bookings", "/bookings/{ref}", "/licences/{eni}", "/notices"),
+            topic="portal",
+            rps=25,
+            p99=520,
+            noun="booking",
+        ),
+        Svc("ais-ingest", "worker", topic="ais.nmea", rps=140, p99=15, noun="AIS sentence"),
+        Svc(
+            "gate-control-bridge",
+            "worker",
+            topic="plc.commands",
+            rps=3,
+            p99=900,
+            noun="gate command",
+        ),
+        Svc(
+            "level-telemetry",
+            "worker",
+            topic="gauges.readings",
+            rps=60,
+            p99=40,
+            noun="gauge reading",
+        ),
+        Svc(
+            "licence-billing",
+            "api",
+            ("/licences", "/licences/{eni}/tolls", "/invoices/{no}"),
+            topic="billing",
+            rps=6,
+            p99=400,
+            noun="licence",
+        ),
+        Svc(
+            "notices-publisher", "worker", topic="notices.outbox", rps=0.5, p99=1200, noun="notice"
+        ),
+    ],
+    catalog={
+        "lockage-scheduler": "lock passage bookings, chamber fitting (vessel length and beam against the chamber) and the lock-keeper queue per lock, cycle timing (Lock Operations; Java 21, Spring Boot, Hibernate on PostgreSQL waterdb); reads hull data through the shared library aw-registry-client; sends gate commands to gate-control-bridge",
+        "skipper-portal": "the skippers' and boat owners' site: passage bookings, licences, Notices to Skippers (Customer Services; TypeScript, Next.js); calls lockage-scheduler and licence-billing",
+        "ais-ingest": "AIS AIVDM sentences from the shore receivers (NMEA over TCP from the base stations), decoded positions of vessels approaching locks, published to the lock queues (Vessel Traffic; Go 1.23)",
+        "gate-control-bridge": "gate, paddle and sluice commands to the lock PLCs through the SCADA Modbus TCP gateway scada-gw-1 (maximum 16 client connections); reports cycle completion (OT Integration; Python 3.11, pymodbus)",
+        "level-telemetry": "pound and reservoir level gauges every 30 s, written to TimescaleDB tsdb-levels (EBS gp2 volume) and checked against the navigation limits (Water Management; Rust, tokio-postgres)",
+        "licence-billing": "boat licences, passage tolls, the nightly toll invoice run (CronJob toll-invoice-run) (Finance Systems; Ruby 3.3, Rails 7.1 on PostgreSQL waterdb)",
+        "notices-publisher": "Notices to Skippers (stoppages, restrictions, water levels) as NtS XML to the national River Information Services gateway (ris-gw.waterways-authority.example) and to skipper-portal (Vessel Traffic; Elixir, Broadway)",
+        "aw-registry-client": "shared Java library (Platform): the national hull registry client (ENI numbers, length, beam, draught); used by lockage-scheduler and licence-billing's JRuby importer",
+        "waterdb": "PostgreSQL 15 primary + replica, tables passages, licences, toll_invoices, lock_queue",
+        "locks": "19 locks on the Ashcombe and Vale navigations; locks 12-15 (Hartsmoor flight) are remote-operated over a radio link",
+    },
+    lang={
+        "lockage-scheduler": "java",
+        "skipper-portal": "node",
+        "ais-ingest": "go",
+        "gate-control-bridge": "python",
+        "level-telemetry": "rust",
+        "licence-billing": "ruby",
+        "notices-publisher": "elixir",
+        "aw-registry-client": "java",
+    },
+    authors=("i.corrigan", "bartek.lis", "f.adeyemi", "hollis.g", "nadia.r", "dependabot[bot]"),
+    style=_signed_off,
+    strays=[
+        ("WARNING", "AIS type 5 from MMSI 244690123 has no ENI in the static data"),
+        ("WARNING", "lock 7 cycle took 24m (target 18m): keeper held the bottom gates"),
+        ("ERROR", "gauge G-VALE-04 reading out of range (-9999.0), dropped"),
+        ("WARNING", "booking ABK-88312 cancelled by skipper less than 1h before the slot"),
+        ("ERROR", "licence renewal email to owner bounced: 550 mailbox unavailable"),
+        ("WARNING", "pound P-11 level 3 cm below the navigation limit for 2 readings"),
+    ],
+    chatter={
+        "lockage-scheduler": [
+            "passage booked lock=L09 direction=UP slot=14:20",
+            "cycle completed lock=L04 duration=16m vessels=2",
+        ],
+        "ais-ingest": [
+            "decoded AIVDM type=1 mmsi=244670512 sog=4.1",
+            "receiver RX-VALE-2 connected",
+        ],
+        "gate-control-bridge": [
+            "command ack lock=L11 gate=TOP_LEFT action=OPEN",
+            "paddle closed lock=L03 side=BOTTOM",
+        ],
+        "level-telemetry": [
+            "INFO level_telemetry::writer: batch written rows=120",
+            "INFO level_telemetry::check: pounds within limits",
+        ],
+        "licence-billing": ["Completed 200 OK in 41ms (Views: 2.1ms | ActiveRecord: 18.7ms)"],
+        "notices-publisher": [
+            "[info] notice NtS-2027-0412 delivered to RIS",
+            "[info] outbox empty",
+        ],
+    },
+)
+
+QUILLSTONE = Company(
+    name="Quillstone Press",
+    domain="quillstone-press.example",
+    services=[
+        Svc(
+            "order-intake",
+            "api",
+            ("/api/orders", "/api/orders/{id}", "/api/edi/orders", "/api/orders/{id}/status"),
+            topic="orders",
+            rps=22,
+            p99=300,
+            noun="order",
+        ),
+        Svc("onix-ingest", "worker", topic="onix.feeds", rps=4, p99=2500, noun="ONIX product"),
+        Svc("preflight", "worker", topic="preflight.jobs", rps=2, p99=40000, noun="preflight job"),
+        Svc("imposition", "worker", topic="impose.jobs", rps=1.5, p99=8000, noun="imposition"),
+        Svc(
+            "press-queue",
+            "api",
+            ("/queue", "/presses/{pressId}/jobs", "/jobs/{id}/done", "/hotfolders/{name}"),
+            topic="press",
+            rps=8,
+            p99=350,
+            noun="press job",
+        ),
+        Svc(
+            "shipping-labels",
+            "api",
+            ("/labels", "/labels/{id}.pdf", "/manifests/{date}"),
+            topic="shipping",
+            rps=9,
+            p99=700,
+            noun="label",
+        ),
+        Svc(
+            "publisher-dashboard",
+            "web",
+            ("/titles", "/titles/{isbn}", "/reports/sales", "/reports/export"),
+            topic="dashboard",
+            rps=12,
+            p99=900,
+            noun="report",
+        ),
+    ],
+    catalog={
+        "order-intake": "print orders from retailers and distributors (EDI and REST), ISBN and title lookup, routing to a print site (Order Management; C# .NET 8, ASP.NET Core, EF Core on SQL Server ordersdb)",
+        "onix-ingest": "ONIX 3.0 title metadata from publishers (trim size, extent, paper, binding) into the title catalogue (Metadata; Java 21)",
+        "preflight": "PDF checks on interiors and covers: fonts embedded, trim and bleed, image resolution, ICC output intent; runs qpdf and Ghostscript as child processes (Prepress; Python 3.12, Celery on RabbitMQ queue preflight.jobs, one message at a time per worker)",
+        "imposition": "lays pages on press sheets, computes the spine width from extent and paper caliper, writes JDF job tickets (Prepress; Go 1.22)",
+        "press-queue": "press scheduling for the four inkjet presses and the perfect binder, drops jobs into the RIP hot folders on the NAS (nas-prepress-01, NFS v4.1 mounted at /mnt/hotfolders) (Production; Kotlin, Spring Boot)",
+        "shipping-labels": "carrier labels and manifests through the ParcelRoute API (api.parcelroute.example, OAuth2 client credentials) (Fulfilment; PHP 8.3, Symfony)",
+        "publisher-dashboard": "publishers' site: titles, print orders, sales reports and exports (Publisher Services; Node, Next.js); reads ordersdb's reporting replica",
+        "ordersdb": "SQL Server 2022, Always On availability group with a readable secondary for reports",
+        "binder": "perfect binder PB-2 reports cover misfits (spine too narrow or too wide by more than 0.3 mm) to press-queue",
+    },
+    lang={
+        "order-intake": "csharp",
+        "onix-ingest": "java",
+        "preflight": "python",
+        "imposition": "go",
+        "press-queue": "java",
+        "shipping-labels": "php",
+        "publisher-dashboard": "node",
+    },
+    authors=("c.obrien", "yuki.m", "p.santos", "gwen.h", "arjun.k", "renovate[bot]"),
+    style=_refs,
+    strays=[
+        ("WARNING", "ONIX product 9781915000112 has no <Extent> of type 00; extent taken from PDF"),
+        ("WARNING", "preflight: image on page 212 is 240 ppi (minimum 300), publisher notified"),
+        ("ERROR", "EDI 850 from distributor GZ-DIST rejected: unknown ship-to GLN 5012345000017"),
+        ("WARNING", "press P3 paused by operator (paper roll change)"),
+        ("ERROR", "label void request for shipment QS-771203 refused: already manifested"),
+        ("WARNING", "report export for publisher 1184 took 38s"),
+    ],
+    chatter={
+        "order-intake": [
+            "order accepted isbn=9781800234561 qty=40 site=BRISTOL",
+            "EDI 855 acknowledgement sent",
+        ],
+        "preflight": [
+            "preflight passed pages=312 fonts=7 intent=FOGRA51",
+            "task preflight.check succeeded in 8.2s",
+        ],
+        "imposition": ['level=info msg="imposed" pages=248 sheets=31 spine_mm=14.5'],
+        "press-queue": [
+            "job scheduled press=P2 copies=120",
+            "hot folder drop ok folder=P2-interior",
+        ],
+        "shipping-labels": [
+            'app.INFO: Label created {"carrier":"parcelroute","service":"NEXTDAY"}'
+        ],
+        "publisher-dashboard": ["GET /titles 200", "export ready report=sales-monthly"],
+    },
+)
+
+
+# --- added by a ninth examiner (tune split only: evals/rca/ext/tune9.py) -------------------------
+
+
+def _skerrylight_signed_off(r: random.Random, text: str) -> str:
+    """Skerrylight: a plain imperative subject with a ticket and a DCO trailer (mailing-list
+    habits of the ground-software team)."""
+    body = text.split(": ", 1)[-1]
+    who = r.choice(["Ingrid Solbakken", "Mateo Carrizo", "Yusuf Demir", "Aroha Ngata"])
+    mail = who.lower().replace(" ", ".")
+    return (
+        f"{body[0].upper()}{body[1:]}\n\nTicket: GSN-{r.randint(310, 990)}\n"
+        f"Signed-off-by: {who} <{mail}@skerrylight.example>"
+    )
+
+
+def _closes(r: random.Random, text: str) -> str:
+    """Proscenium: squash-merged subjects with a GitHub closing keyword in the body."""
+    body = text.split(": ", 1)[-1]
+    return f"{body[0].upper()}{body[1:]}\n\nCloses #{r.randint(2100, 4800)}"
+
+
+SKERRYLIGHT = Company(
+    name="Skerrylight Ground Network",
+    domain="skerrylight.example",
+    services=[
+        Svc(
+            "contact-planner",
+            "api",
+            ("/v1/contacts", "/v1/contacts/{id}/pointing", "/v1/passes/predict", "/v1/windows"),
+            topic="planning",
+            rps=8,
+            p99=420,
+            noun="contact",
+        ),
+        Svc(
+            "elements-sync",
+            "worker",
+            topic="elements.refresh",
+            rps=0.5,
+            p99=2500,
+            noun="element set",
+        ),
+        Svc("antenna-ctl", "worker", topic="acu.commands", rps=20, p99=35, noun="track"),
+        Svc("frame-sync", "worker", topic="modem.cadu", rps=300, p99=15, noun="cadu"),
+        Svc(
+            "delivery-api",
+            "api",
+            (
+                "/v2/products",
+                "/v2/products/{id}/deliveries",
+                "/v2/subscriptions",
+                "/v2/webhooks/test",
+            ),
+            topic="delivery",
+            rps=12,
+            p99=650,
+            noun="product",
+        ),
+        Svc(
+            "ops-console",
+            "web",
+            ("/schedule", "/contacts/{id}", "/sites/{site}", "/api/alarms"),
+            topic="ops",
+            rps=6,
+            p99=300,
+            noun="view",
+        ),
+        Svc("tlm-archive", "worker", topic="tlm.housekeeping", rps=80, p99=60, noun="frame batch"),
+    ],
+    catalog={
+        "contact-planner": "books customer satellite contacts (passes) on our antennas and computes each contact's pointing table (azimuth/elevation every second from AOS to LOS) with the shared package skl-astro (SGP4 propagation from the latest element set) (Flight Dynamics; Python 3.12, FastAPI, PostgreSQL plandb); publishes tables to antenna-ctl 10 minutes before AOS",
+        "elements-sync": "pulls the customers' element sets (TLE and CCSDS OMM) from OrbitCat every 30 min and from customers' own uploads, writes them to plandb.elements (Flight Dynamics; Go 1.22)",
+        "antenna-ctl": "runs each contact on a site's antenna control unit (ACU): slews to AOS, program-tracks the pointing table, switches the RF chain, reports carrier lock and Eb/N0 (Ground Segment; Rust, tokio; one instance per site)",
+        "frame-sync": "receives CADUs from the site modems over TCP, frame-synchronises, Reed-Solomon decodes and derandomises, writes VCDUs to the raw bucket and closes each contact with its frame counts (Ground Segment; Go 1.22)",
+        "delivery-api": "assembles customers' payload products (raw and level-0 files per contact) and delivers them to the customers' own S3-compatible buckets (multipart upload) and webhooks (Customer Platform; Java 21, Spring Boot 3, AWS SDK v2)",
+        "ops-console": "the operators' console: schedule, live contacts, site alarms (Customer Platform; TypeScript, Next.js)",
+        "tlm-archive": "stores the customers' housekeeping telemetry in ClickHouse (Ground Segment; Elixir)",
+        "skl-astro": "shared Python package (Flight Dynamics): TLE/OMM parsing, SGP4 propagation, look angles; released to the internal index, pinned by contact-planner",
+        "sites": "Havnoy (HVN, Norway 69.6N, antennas HVN-1..3, 7.3 m S/X band), Puerto Tala (PTA, Chile 52.9S, PTA-1..2), Kerrow Point (KRP, Australia 31.8S, KRP-1); site LAN, modems and ACUs on each site's UPS",
+        "OrbitCat": "public catalogue of element sets (api.orbitcat.example/v3/gp); status page status.orbitcat.example",
+        "customers": "LUMEN-7 and LUMEN-8 (optical, 0.8-1.5 GB per contact, X band), KESTRA-SAR2 (radar, 9-14 GB per contact), AURORA-3 (AIS and weather, S band, small files)",
+    },
+    lang={
+        "contact-planner": "python",
+        "elements-sync": "go",
+        "antenna-ctl": "rust",
+        "frame-sync": "go",
+        "delivery-api": "java",
+        "ops-console": "node",
+        "tlm-archive": "elixir",
+        "skl-astro": "python",
+    },
+    authors=("i.solbakken", "mcarrizo", "yusuf.demir", "aroha.n", "bjorn.lie", "renovate[bot]"),
+    style=_skerrylight_signed_off,
+    strays=[
+        ("WARNING", "ACU HVN-2 azimuth motor current 4.1 A above 3.8 A during slew, within limit"),
+        (
+            "WARNING",
+            "contact c-88102 AOS 6 s late: elevation mask at PTA-1 (terrain) reached later than predicted",
+        ),
+        (
+            "ERROR",
+            "webhook delivery to customer endpoint hooks.lumen.example failed: 502, retry 1/5 in 60s",
+        ),
+        ("WARNING", "element set for AURORA-3 is 26h old (customer upload pending)"),
+        (
+            "WARNING",
+            "modem HVN-2-M1 Eb/N0 8.9 dB below 10 dB at low elevation, frames still decoding",
+        ),
+        ("ERROR", "ClickHouse insert retried: Code: 252 TOO_MANY_PARTS on tlm_hk, backing off 1s"),
+    ],
+    chatter={
+        "contact-planner": [
+            "pointing table published contact=c-88140 site=HVN antenna=HVN-1 points=612",
+            "pass prediction served norad=58211 passes=5",
+        ],
+        "elements-sync": [
+            'level=INFO msg="elements refreshed" source=orbitcat sets=14 newest_epoch_age=3h12m',
+        ],
+        "antenna-ctl": [
+            "INFO antenna_ctl::track: contact c-88131 LOS, carrier lock 97.8% of pass",
+            "INFO antenna_ctl::acu: HVN-3 stowed, wind 6 m/s",
+        ],
+        "frame-sync": [
+            'level=INFO msg="contact closed" contact=c-88127 cadus=1843221 rs_uncorrectable=0',
+        ],
+        "delivery-api": [
+            "Product delivered product=p-51802 customer=lumen bytes=1203847112 parts=18",
+            "Webhook acknowledged customer=aurora event=product.ready",
+        ],
+        "tlm-archive": ["[info] inserted rows=4096 table=tlm_hk"],
+    },
+)
+
+PROSCENIUM = Company(
+    name="Proscenium Box Office",
+    domain="proscenium.example",
+    services=[
+        Svc(
+            "seatmap-api",
+            "api",
+            (
+                "/v1/performances/{id}/seatmap",
+                "/v1/performances/{id}/availability",
+                "/v1/venues/{id}",
+            ),
+            topic="seatmaps",
+            rps=90,
+            p99=140,
+            noun="seat map",
+        ),
+        Svc(
+            "hold-service",
+            "api",
+            ("/holds", "/holds/{id}", "/holds/{id}/extend", "/holds/{id}/confirm"),
+            topic="holds",
+            rps=25,
+            p99=60,
+            noun="hold",
+        ),
+        Svc(
+            "checkout",
+            "web",
+            ("/basket", "/checkout/details", "/checkout/payment", "/orders/{ref}"),
+            topic="orders",
+            rps=18,
+            p99=900,
+            noun="order",
+        ),
+        Svc(
+            "waiting-room",
+            "api",
+            ("/queue/join", "/queue/status", "/queue/admit"),
+            topic="onsale",
+            rps=40,
+            p99=80,
+            noun="queue ticket",
+        ),
+        Svc(
+            "pricing-engine", "worker", topic="pricing.recompute", rps=3, p99=1800, noun="price run"
+        ),
+        Svc("ticket-issuer", "worker", topic="orders.paid", rps=4, p99=1200, noun="e-ticket"),
+        Svc(
+            "door-scan",
+            "api",
+            ("/api/scanners/sync", "/api/scans", "/api/scanners/{id}/heartbeat"),
+            topic="doors",
+            rps=10,
+            p99=90,
+            noun="scan",
+        ),
+    ],
+    catalog={
+        "seatmap-api": "seat maps of each performance with live availability and prices; renders from venue layouts in boxdb and caches the rendered map in Redis (seatmap-cache) (Web; Go 1.22, pgx)",
+        "hold-service": "seat holds while a customer checks out: a hold lasts 10 minutes and can be extended once; Redis keys hold:{id} carry the TTL, PostgreSQL boxdb.holds keeps the record (Ticketing Core; Java 21, Spring Boot 3, Lettuce)",
+        "checkout": "basket, customer details, payment and orders (Ticketing Core; Ruby 3.3, Rails 7.1 on Puma, PostgreSQL boxdb); confirms holds with hold-service; card payments through Paywick",
+        "waiting-room": "virtual queue in front of on-sales: visitors join, get a position and are admitted to seat selection at a fixed rate per performance (Web; Node 20, TypeScript, Fastify, Redis)",
+        "pricing-engine": "dynamic prices per section and price band, recomputed from sales pace for every on-sale performance (Revenue; Python 3.12, RQ workers); writes price bands to boxdb",
+        "ticket-issuer": "e-tickets after payment: PDF, Apple and Google wallet passes with rotating barcodes, emailed through Postvale (Fulfilment; PHP 8.3, Symfony Messenger)",
+        "door-scan": "venue door scanners: scanners sync the barcodes of the night's performances and upload scans (Venue Ops; Elixir, Phoenix)",
+        "boxdb": "PostgreSQL 15 (primary + replica), created 2016 when the house moved off its old box-office system",
+        "Paywick": "card processor and 3-D Secure server (api.paywick.example); status page status.paywick.example",
+        "venues": "the Lyric, the Albany Playhouse, the Corn Exchange and the Riverside Studio; evening performances 19:30 local (Europe/London)",
+    },
+    lang={
+        "seatmap-api": "go",
+        "hold-service": "java",
+        "checkout": "ruby",
+        "waiting-room": "node",
+        "pricing-engine": "python",
+        "ticket-issuer": "php",
+        "door-scan": "elixir",
+    },
+    authors=(
+        "g.ashdown",
+        "priya.kaul",
+        "tobi.adeyemi",
+        "m.szabo",
+        "ffion.price",
+        "dependabot[bot]",
+    ),
+    style=_closes,
+    strays=[
+        ("WARNING", "hold h_8812093 extended twice; second extension refused"),
+        (
+            "WARNING",
+            "seat map for performance 77120 rendered with 3 seats missing a price band (restricted view)",
+        ),
+        ("ERROR", "Postvale: message to customer mailbox rejected 550 5.1.1 user unknown"),
+        ("WARNING", "scanner LYR-DOOR-4 battery at 9%"),
+        ("ERROR", "Paywick: card declined code=05 do_not_honour order=PB-4471921"),
+        (
+            "WARNING",
+            "waiting-room: visitor rejoined with an expired queue token, placed at the back",
+        ),
+    ],
+    chatter={
+        "seatmap-api": [
+            'level=info msg="seatmap served" performance=77102 cache=hit dur_ms=6',
+            'level=info msg="seatmap served" performance=77140 cache=hit dur_ms=4',
+        ],
+        "hold-service": [
+            "Hold created seats=2 performance=77102 ttl=PT10M",
+            "Hold confirmed order=PB-4471880",
+        ],
+        "checkout": [
+            "Completed 200 OK in 212ms (Views: 31.0ms | ActiveRecord: 12.4ms | Allocations: 40211)",
+            'Started POST "/checkout/payment" for 10.8.2.41',
+        ],
+        "waiting-room": ['{"msg":"admitted batch","performance":77140,"admitted":50}'],
+        "pricing-engine": ["price run done performance=77140 bands=6 changed=0"],
+        "ticket-issuer": [
+            "[info] messenger.INFO: Message App\\Message\\IssueTickets handled by App\\Handler\\IssueTicketsHandler"
+        ],
+        "door-scan": ["[info] scanner LYR-DOOR-2 synced barcodes=1380"],
     },
 )

@@ -547,6 +547,8 @@ _CHANGE_STATUS = (
 _EXISTS = select(_agents.c.id).where(
     _agents.c.id == bindparam("pk"), _agents.c.org_id == bindparam("org_id")
 )
+#: The agent row's lock of :func:`delete_alert_responder` (``FOR UPDATE``: nothing on SQLite).
+_LOCK = select(_agents.c.id).where(_agents.c.id == bindparam("pk")).with_for_update()
 
 
 def _one_statement(status: Literal["ACTIVE", "PAUSED"]) -> HotWrite:
@@ -647,6 +649,11 @@ async def delete_alert_responder(session: AsyncSession, org_id: int, alert_id: s
     try:
         agent = await load_alert_responder(session, org_id, alert_id)
     except ApiError:
+        return
+    # The agent row locked before its investigations (PostgreSQL; SQLite has one writer), in the
+    # order a status change takes them: the other order deadlocks with a concurrent pause. A
+    # delete that won the row meanwhile left nothing to do.
+    if await session.scalar(_LOCK, {"pk": agent.id}) is None:
         return
     await stop_pending_investigations(session, agent.id)
     await session.delete(agent)
