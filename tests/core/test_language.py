@@ -254,3 +254,21 @@ def test_a_clock_range_written_in_full_wins_over_the_part_of_the_day() -> None:
         window = parse_window(text, now)
         assert window is not None, text
         assert (format_ts(window.start)[:16], format_ts(window.end)[:16]) == (start, end)
+
+
+def test_a_span_after_or_before_the_one_instant_named() -> None:
+    now = datetime(2026, 9, 16, 12, 0, tzinfo=UTC)
+    after = parse_window(
+        "went off at 2026-09-15T22:00Z - what did it log in the 40 min after that?", now
+    )
+    assert after is not None
+    assert (format_ts(after.start), format_ts(after.end)) == (
+        "2026-09-15T22:00:00Z",
+        "2026-09-15T22:40:00Z",
+    )
+    before = parse_window("paged at 10:30 - what was it logging in the 10 min before?", now)
+    assert before is not None
+    assert (format_ts(before.start), format_ts(before.end)) == (
+        "2026-09-16T10:20:00Z",
+        "2026-09-16T10:30:00Z",
+    )

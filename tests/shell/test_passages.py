@@ -465,3 +465,41 @@ def test_a_later_part_naming_its_own_service_is_not_read_in_the_first_ones_conte
     )
     lead = result.markdown.split("\n\n", 1)[0]
     assert "5,000 USD" in lead and "pg-ledger" in lead
+
+
+ORDERS = """# Hospital orders
+
+Owner: Supply team. The order cutoff for next-morning delivery is 15:30 UTC at every hub.
+
+A STAT order not dispatched after 15 minutes is escalated to the Supply lead by phone, whatever
+the pager says.
+"""
+SUPPLY_ROTA = """# Rota
+
+| Team | Services | Pager handle |
+|---|---|---|
+| Supply | order-router | fbn-supply |
+| Logistics | courier-dispatch | fbn-logistics |
+"""
+
+
+def test_a_later_part_in_words_of_its_own_is_steered_not_decided_by_the_first() -> None:
+    ctx = AgentContext(
+        org_id=1,
+        now=datetime(2026, 12, 1, tzinfo=UTC),
+        knowledge=MemoryKnowledge([("Hospital orders", ORDERS), ("Rota", SUPPLY_ROTA)]),
+        logs=MemoryLogs([]),
+        public_url="http://sleuth.test",
+        changes=MemoryChanges([]),
+        metrics=MemoryMetrics([]),
+    )
+    result = asyncio.run(
+        RetrievalAgent().answer(
+            ctx, "order cutoff for next-morning delivery? and the pager handle for supply"
+        )
+    )
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert "15:30 UTC" in lead and "fbn-supply" in lead
+    # "handle" after a noun names what is asked; as a verb it does not.
+    assert key_terms("the pager handle for supply") == ["pager", "handl", "supply"]
+    assert key_terms("how do I handle a stuck queue") == ["stuck", "queue"]

@@ -24,6 +24,8 @@ Time expressions (all UTC; a clock time without a date is its latest occurrence 
   ``this morning 08:00-08:30Z``, ``overnight 01:00-02:00 UTC`` (the range, on its latest day not
   after ``now``);
 - ``yesterday``, ``today``, ``this morning``, ``tonight``/``overnight``/``last night``;
+- a span beside the one instant named: ``at 22:00Z - what did it log in the 40 min after that?``,
+  ``the 10 minutes before it``;
 - a single instant, ISO (``2026-11-22T09:41:00Z``) or ``at 09:41``: 30 minutes either side; an
   alert that ``fired at 12:30`` (also ``triggered``, ``paged``, ``went off``): the hour before it,
   ending at that instant.
@@ -581,6 +583,8 @@ def _range_on(day: datetime, m: re.Match[str]) -> TimeWindow | None:
 def parse_window(text: str, now: datetime) -> TimeWindow | None:
     """The time window ``text`` names (see the module doc), or None."""
     now = now.astimezone(UTC)
+    if (around := _span_beside(text, now)) is not None:
+        return around
     if (fired := _fired_at(text, now)) is not None:
         return fired
     if (m := _BETWEEN.search(text)) is not None and all(
@@ -656,6 +660,37 @@ def parse_window(text: str, now: datetime) -> TimeWindow | None:
                 window.start - timedelta(days=1), window.end - timedelta(days=1), "between"
             )
     return window
+
+
+#: "in the 40 min after that", "the 10 minutes before it": a span beside an instant.
+_BESIDE = re.compile(
+    r"\b(?:in\s+|during\s+|for\s+)?the\s+(\d+(?:\.\d+)?|half\s+an?|an?)\s*"
+    r"(m|mins?|minutes?|h|hrs?|hours?)\s+(after|following|since|before|prior|leading\s+up)\b",
+    re.IGNORECASE,
+)
+
+
+def _span_beside(text: str, now: datetime) -> TimeWindow | None:
+    """``... at 2026-09-15T22:00Z - what did it log in the 40 min after that?``: the span after
+    (or before) the one instant the text names."""
+    m = _BESIDE.search(text)
+    if m is None:
+        return None
+    instants = [p for p in re.findall(_POINT, text[: m.start()] + " " + text[m.end() :])]
+    if len(instants) != 1 or (point := _point(instants[0], now)) is None:
+        return None
+    amount_text = m[1].lower()
+    amount = (
+        0.5
+        if amount_text.startswith("half")
+        else 1.0
+        if amount_text in ("a", "an")
+        else float(amount_text)
+    )
+    span = timedelta(seconds=amount * _UNITS[m[2].lower()])
+    if m[3].lower() in ("after", "following", "since"):
+        return TimeWindow(point, min(point + span, max(now, point)), "after")
+    return TimeWindow(point - span, point, "before")
 
 
 _FIRED = re.compile(

@@ -188,12 +188,52 @@ _FORMS = {
 }
 
 
+#: Generic words that name what is asked when written as a noun after another noun ("pager
+#: handle", "slack handle"), not as a verb or after a pronoun or modal ("how do I handle it").
+_NOUN_AFTER_NOUN = frozenset({"handle", "handles"})
+_NOT_NOUNS = frozenset(
+    [
+        "to",
+        "i",
+        "we",
+        "you",
+        "they",
+        "do",
+        "does",
+        "did",
+        "should",
+        "can",
+        "could",
+        "would",
+        "must",
+        "how",
+        "who",
+        "will",
+        "not",
+        "the",
+        "a",
+        "an",
+    ]
+)
+
+
+def _named_nouns(question: str) -> set[str]:
+    words = re.findall(r"[a-z][a-z-]*", question.lower())
+    return {
+        b
+        for a, b in itertools.pairwise(words)
+        if b in _NOUN_AFTER_NOUN and a not in _NOT_NOUNS and a not in _GENERIC and len(a) > 2
+    }
+
+
 def key_terms(question: str) -> list[str]:
     """The topic words of ``question``, stemmed (generic question words dropped)."""
     out: list[str] = []
+    nouns = _named_nouns(question)
     for word in terms(question):
         s = _LABEL_OF.get(word) or stem(word)
-        if s not in _GENERIC and word not in _GENERIC and len(s) >= 2 and s not in out:
+        generic = (s in _GENERIC or word in _GENERIC) and word not in nouns
+        if not generic and len(s) >= 2 and s not in out:
             out.append(s)
     for joined in _compounds(question):
         if joined not in out:
@@ -524,6 +564,7 @@ def rank_passages(
     subject: Sequence[str] = (),
     cue: re.Pattern[str] | None = None,
     situation: Sequence[str] = (),
+    context_most: float = math.inf,
 ) -> list[Ranked]:
     """Every fine passage of ``documents`` (``(id, title, markdown)``), best first.
 
@@ -539,7 +580,8 @@ def rank_passages(
     matching ``expects`` (the shape of the answer, see `expected_answer`) lose; and every
     passage gains for the share of the key-term weight its document's title holds.
     ``context`` terms (the subject of an earlier part of the question) add to the score where
-    the passage's document holds them, at a quarter of their weight, and never to ``coverage``.
+    the passage's document holds them, at a quarter of their weight (at most ``context_most``
+    in all), and never to ``coverage``.
     A passage matching ``cue`` (see `answer_cue`) gains.
     ``subject`` terms (a topic written before the question: "records-db failover: who
     approves?") are asked terms that name the document more than the passage: they earn 0.8 of
@@ -655,8 +697,10 @@ def rank_passages(
                     earned += 0.35 * weight[t]
             coverage = (earned + held) / total if total else 0.0
             score = (earned + named_here) / total if total else 0.0
-            score += sum(0.25 * context_weight[t] for t in extra if t in doc_stems[doc]) / (
-                total or 1.0
+            score += min(
+                context_most,
+                sum(0.25 * context_weight[t] for t in extra if t in doc_stems[doc])
+                / (total or 1.0),
             )
             if hits:
                 score += 0.04 if passage.kind != "sentence" else 0.0

@@ -10,6 +10,7 @@ Y?") is split into its parts, each answered by its own passage and citation. Bel
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -255,6 +256,24 @@ def _situation_terms(part: str) -> list[str]:
     return [t for t in key_terms(condition) if t not in own]
 
 
+#: Words by which a later part refers back to the first ("what did we change after *it*?").
+_REFERS_BACK = re.compile(
+    r"\b(?:it|its|it's|their|theirs|them|they|this|that|these|those|there)\b", re.IGNORECASE
+)
+#: The most the first part, as context, adds to a passage's score when a later part asks in
+#: words of its own and does not refer back: it steers, the part's own words decide ("QVI
+#: cutoff? and the pager handle for supply": the rota's row, not a sentence of the orders
+#: runbook that says "Supply" and "pager").
+_CONTEXT_MOST = 0.3
+
+
+def _context_most(part: str) -> float:
+    asked = _asked(part)
+    if _REFERS_BACK.search(asked) or len(key_terms(asked)) < 2:
+        return math.inf
+    return _CONTEXT_MOST
+
+
 async def _rank(
     run: EmbeddedRun, search: str, how_to: bool, context: str = ""
 ) -> tuple[list[Ranked], dict[int, Any]]:
@@ -273,6 +292,7 @@ async def _rank(
         subject=_topic_terms(search),
         cue=answer_cue(search),
         situation=_situation_terms(search),
+        context_most=_context_most(search),
     )
     # A question in the present ("what is the timeout?") is answered from what holds now, not
     # from a postmortem's account of the past; a question about a past incident the other way.
