@@ -166,7 +166,7 @@ _GENERIC_WORDS = (
     "best way ok okay exactly currently current allowed allow maximum minimum max min "
     "fix fixes solve resolve handle deal troubleshoot expired must need needs also get gets got "
     "someone somebody something anything anyone fast quickly quick go goes going went gone "
-    "else several multiple various"
+    "else several multiple various per"
 )
 _GENERIC = frozenset(_GENERIC_WORDS.split())
 
@@ -257,7 +257,14 @@ _OBJECTS = frozenset({"it", "them", "this", "that"})
 
 
 _COMPOUNDS = frozenset(
-    {("roll", "back"), ("fail", "over"), ("dead", "letter"), ("on", "call"), ("back", "up")}
+    {
+        ("roll", "back"),
+        ("fail", "over"),
+        ("dead", "letter"),
+        ("on", "call"),
+        ("back", "up"),
+        ("hold", "back"),
+    }
 )
 
 
@@ -376,8 +383,11 @@ def _near(term: str, vocabulary: Sequence[str], *, typos: bool) -> frozenset[str
     holds the term), a typo of (one letter off: ``timout``, ``settlment``); and those (for a
     term of four letters or more) that are the same word with another ending (``paged`` and
     ``pager``, ``refus`` and ``refusal``: see `_same_root`)."""
-    if len(term) < 4 or not term.isalpha():
+    if len(term) < 3 or not term.isalpha():
         return frozenset()
+    if len(term) < 4:
+        # A word cut short ("neg" for "negative", "temp"), when no candidate holds it as written.
+        return frozenset(w for w in vocabulary if typos and len(w) > 4 and w.startswith(term))
     found = {
         w
         for w in vocabulary
@@ -409,6 +419,7 @@ _VERB_ENDINGS = frozenset({"", "e", "d", "ed", "s", "es", "ing"})
 _SAME_MEANING = (
     ("cap", "ceiling", "limit"),
     ("outage", "incident", "downtime"),
+    ("reserve", "holdback"),
     ("restart", "bounce", "reboot"),
     ("rollback", "revert"),
     ("database", "db"),
@@ -598,7 +609,7 @@ def rank_passages(
     # A term matches the words it is a short form of, and a term no candidate holds the words
     # it is a typo of.
     vocabulary = frozenset().union(*doc_stems.values())
-    by_initial = _by_initial(vocabulary) if any(len(t) >= 4 for t in wanted) else {}
+    by_initial = _by_initial(vocabulary) if any(len(t) >= 3 for t in wanted) else {}
     near_of = {
         t: _near(t, by_initial.get(t[:1], ()), typos=t not in vocabulary)
         | (_MEANS.get(t, frozenset()) & vocabulary)
