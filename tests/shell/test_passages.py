@@ -510,7 +510,7 @@ def test_a_word_cut_short_and_a_phrase_for_a_noun_find_the_line() -> None:
         "# Stock\n\nA negative reserve: 40 units per hub, issued with the duty officer's approval\n"
         "screening hold: 36 hours\n"
     )
-    docs = [(1, "Stock", stock), *DOCS]
+    docs = [(9, "Stock", stock), *DOCS]
     # "neg" is "negative" cut short; "hold back" is a reserve; "per" asks nothing.
     found = rank_passages(key_terms("how many A neg do we hold back per hub"), docs)
     assert found[0].passage.text.startswith("A negative reserve") and found[0].coverage > 0.7
