@@ -514,3 +514,36 @@ def test_a_word_cut_short_and_a_phrase_for_a_noun_find_the_line() -> None:
     # "neg" is "negative" cut short; "hold back" is a reserve; "per" asks nothing.
     found = rank_passages(key_terms("how many A neg do we hold back per hub"), docs)
     assert found[0].passage.text.startswith("A negative reserve") and found[0].coverage > 0.7
+
+
+FRIDGES = """# Fridges
+
+storage range: 2-6 °C
+quarantine after: 30 minutes outside the range
+quarantine approver: hub quality manager
+quarantine command: `fridgectl quarantine --id <FRIDGE>`
+"""
+
+
+def test_a_later_part_naming_nothing_asks_its_shape_of_the_first_parts_subject() -> None:
+    question = "how long out of range before we quarantine, and what's the command"
+    assert question_parts(question) == [
+        "how long out of range before we quarantine",
+        "what's the command",
+    ]
+    ctx = AgentContext(
+        org_id=1,
+        now=datetime(2026, 12, 1, tzinfo=UTC),
+        knowledge=MemoryKnowledge([("Fridges", FRIDGES), ("Rota", ROTA)]),
+        logs=MemoryLogs([]),
+        public_url="http://sleuth.test",
+        changes=MemoryChanges([]),
+        metrics=MemoryMetrics([]),
+    )
+    lead = asyncio.run(RetrievalAgent().answer(ctx, question)).markdown.split("\n\n", 1)[0]
+    assert "30 minutes" in lead and "fridgectl quarantine" in lead
+    # "signs off" is an approval.
+    docs = [(1, "Fridges", FRIDGES), (2, "Rota", ROTA)]
+    assert ranked_over("fridges: who signs off a quarantine?", docs).startswith(
+        "quarantine approver"
+    )

@@ -75,8 +75,9 @@ _ANSWER_SHAPES = (
     (re.compile(r"\b(?:which|what)\s+(?:version|release|tag)\b", re.I), _VERSION),
     (
         re.compile(
-            r"^\s*(?:how\s+(?:do|to|can|should)|which\s+command|what\s+command)|"
-            r"\bwhat\s+(?:must|should|do)\s+(?:we|i|you)\s+(?:pause|stop|run|disable|drain|"
+            r"^\s*(?:how\s+(?:do|to|can|should)|which\s+command|what\s+command|"
+            r"what(?:'s|\s+is)\s+the\s+command)|"
+            r"\bwhat\s+(?:must|should|do)\s+(?:we|i|you)\s+(?:do|pause|stop|run|disable|drain|"
             r"restart|scale|flush|purge|enable)\b",
             re.I,
         ),
@@ -264,6 +265,7 @@ _COMPOUNDS = frozenset(
         ("on", "call"),
         ("back", "up"),
         ("hold", "back"),
+        ("sign", "off"),
     }
 )
 
@@ -420,6 +422,7 @@ _SAME_MEANING = (
     ("cap", "ceiling", "limit"),
     ("outage", "incident", "downtime"),
     ("reserve", "holdback"),
+    ("signoff", "approve", "approver", "approval"),
     ("restart", "bounce", "reboot"),
     ("rollback", "revert"),
     ("database", "db"),

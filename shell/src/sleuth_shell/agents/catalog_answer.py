@@ -205,7 +205,13 @@ def question_parts(question: str) -> list[str]:
     parts = _pieces(rest)
     if topic:
         parts = [f"{topic}: {p}" for p in parts]
-    if len(parts) < 2 or not _names_a_subject(parts[0]) or any(not key_terms(p) for p in parts):
+    # A later part that names nothing may still ask a shape of the first part's subject
+    # ("how long out of range before we quarantine, and what's the command?").
+    if (
+        len(parts) < 2
+        or not _names_a_subject(parts[0])
+        or any(not key_terms(p) and expected_answer(_asked(p)) is None for p in parts)
+    ):
         return [question]
     return parts[:4]
 
@@ -278,6 +284,11 @@ async def _rank(
     run: EmbeddedRun, search: str, how_to: bool, context: str = ""
 ) -> tuple[list[Ranked], dict[int, Any]]:
     wanted = key_terms(search)
+    borrowed = not wanted and bool(context)
+    if borrowed:
+        # A later part that names nothing ("and what's the command?") asks its shape of the
+        # first part's subject: those terms pick the runbook, the shape picks the passage.
+        wanted = key_terms(context)
     hits = await run.search(f"{search} {context}".strip(), limit=_CATALOG_CANDIDATES)
     documents = [(h.id, h.title, h.content) for h in hits]
     prefer = ("code", "item") if how_to else ("pair", "row")
@@ -287,9 +298,9 @@ async def _rank(
         catalog_size=max(len(documents), _CATALOG_CANDIDATES),
         prefer=prefer,
         expects=expected_answer(_asked(search)),
-        context=key_terms(context) if context else (),
+        context=key_terms(context) if context and not borrowed else (),
         value_of=asked_value(search),
-        subject=_topic_terms(search),
+        subject=wanted if borrowed else _topic_terms(search),
         cue=answer_cue(search),
         situation=_situation_terms(search),
         context_most=_context_most(search),
