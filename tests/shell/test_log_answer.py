@@ -59,3 +59,32 @@ def test_every_sentence_of_an_empty_answer_is_cited() -> None:
     assert "has logged no errors in the stored logs" in lead
     for sentence in re.split(r"(?<=\.)\s+(?=\*|[A-Z])", lead):
         assert "[[source:" in sentence, sentence
+
+
+def test_a_why_question_about_an_instant_is_analysed_with_a_baseline_before_it() -> None:
+    quiet = [
+        LogRecord(i, NOW - timedelta(hours=10) + timedelta(minutes=5 * i), "fees", "INFO", "ok")
+        for i in range(110)
+    ]
+    failing = [
+        LogRecord(
+            500 + i,
+            NOW - timedelta(hours=2, minutes=50) + timedelta(minutes=3 * i),
+            "fees",
+            "ERROR",
+            "charge failed: POST https://api.payco.example/v2/charges returned 503",
+        )
+        for i in range(15)
+    ]
+    ctx = AgentContext(
+        org_id=1,
+        now=NOW,
+        knowledge=MemoryKnowledge([]),
+        logs=MemoryLogs(quiet + failing),
+        public_url="http://sleuth.test",
+        changes=MemoryChanges([]),
+        metrics=MemoryMetrics([]),
+    )
+    # 09:30 is 30 minutes into the failure: the engine needs the quiet hours before it.
+    result = asyncio.run(RetrievalAgent().answer(ctx, "fees failing around 09:30 - why?"))
+    assert result.analysis is not None and result.analysis.get("category") == "dependency_failure"

@@ -119,3 +119,8 @@ def test_a_clock_range_beside_a_part_of_the_day_is_the_window() -> None:
     )
     assert asked.window is not None
     assert (asked.window.start.hour, asked.window.end.hour, asked.window.end.minute) == (8, 8, 30)
+
+
+def test_what_is_the_cause_asks_for_the_cause() -> None:
+    asked = understand("web alarming at 08:00, what's the cause?", NOW, SERVICES)
+    assert asked.intent == "cause"

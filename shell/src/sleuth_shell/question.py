@@ -118,6 +118,7 @@ _LEVEL_WORDS = (
 _CAUSE = re.compile(
     r"^\s*why\b|\broot[- ]cause\b|\bwhat\s+(?:caused|broke|triggered)\b|\bcause\s+of\b|"
     r"\breason\s+(?:for|why)\b|\bwhy\s+(?:is|are|was|were|did|does|do)\b|"
+    r"\bwhat(?:'s|\s+is|\s+was)\s+(?:the\s+)?cause\b|"
     r"(?:,|\s[-\u2013\u2014])\s*(?:but\s+|and\s+)?why\s*\??\s*$",
     re.IGNORECASE,
 )
