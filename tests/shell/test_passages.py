@@ -547,3 +547,24 @@ def test_a_later_part_naming_nothing_asks_its_shape_of_the_first_parts_subject()
     assert ranked_over("fridges: who signs off a quarantine?", docs).startswith(
         "quarantine approver"
     )
+
+
+def test_a_comparison_is_two_questions_and_a_later_part_keeps_the_first_ones_row() -> None:
+    assert question_parts("search removal time for a seal vs a strike?") == [
+        "search removal time for a seal",
+        "search removal time for a strike?",
+    ]
+    assert question_parts("approver for sealing versus striking?") == [
+        "approver for sealing",
+        "approver for striking?",
+    ]
+    codes = (
+        "# Codes\n\n| Code | Meaning | What to do |\n|---|---|---|\n"
+        '| X-204 | encrypted file | reject with reason "password" |\n'
+        '| X-309 | page too large | reject with reason "page size" |\n'
+    )
+    docs = [(9, "Codes", codes), *DOCS]
+    found = rank_passages(
+        key_terms("the reason we give the filer?"), docs, context=key_terms("X-309 meaning")
+    )
+    assert "X-309" in found[0].passage.text

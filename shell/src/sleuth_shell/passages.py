@@ -492,6 +492,8 @@ def _held(
 
 #: What a passage that states the answer in the question's form gains (see `answer_cue`).
 _CUE_BONUS = 0.25
+#: What a passage holding every context term itself gains (less for fewer).
+_CONTEXT_HERE = 0.1
 #: What a passage gains under a section whose heading holds every asked term.
 _SECTION_ASKED = 0.15
 #: What it gains more when the count is followed by the question's own verb ("3,912 envelopes
@@ -716,6 +718,10 @@ def rank_passages(
                 sum(0.25 * context_weight[t] for t in extra if t in doc_stems[doc])
                 / (total or 1.0),
             )
+            if extra and hits:
+                # Among passages alike, the one naming the earlier part's subject ("DC-309
+                # meaning and the reason we give?": DC-309's row, not another code's).
+                score += _CONTEXT_HERE * sum(t in own for t in extra) / len(extra)
             if hits:
                 score += 0.04 if passage.kind != "sentence" else 0.0
                 score += 0.04 if passage.kind in prefer else 0.0

@@ -183,6 +183,23 @@ def _pieces(text: str) -> list[str]:
     return out
 
 
+_VERSUS = re.compile(r"\s+(?:vs\.?|versus)\s+(?P<other>[^?;,]+?)\s*(?P<end>\?|$)", re.I)
+
+
+def _compared(text: str) -> str:
+    """``text`` with a comparison written out as two questions: "search removal time for a seal
+    vs a strike?" asks "search removal time for a seal? search removal time for a strike?" (the
+    other subject takes the place of as many last words of the first)."""
+    m = _VERSUS.search(text)
+    if m is None:
+        return text
+    first, other = text[: m.start()], m["other"].strip()
+    words, n = first.split(), len(other.split())
+    if n > 3 or n >= len(words) or re.search(_WH, other, re.IGNORECASE):
+        return text
+    return f"{first}? {' '.join(words[:-n])} {other}{m['end'] or ''}"
+
+
 def question_parts(question: str) -> list[str]:
     """The parts of a question that asks several things: the first with at least two key terms
     (the subject), each later one with at least one (it is read in the first part's context);
@@ -202,7 +219,7 @@ def question_parts(question: str) -> list[str]:
     ['booking-db backup time', 'retention']
     """
     topic, rest = _split_topic(question)
-    parts = _pieces(rest)
+    parts = _pieces(_compared(rest))
     if topic:
         parts = [f"{topic}: {p}" for p in parts]
     # A later part that names nothing may still ask a shape of the first part's subject
