@@ -560,7 +560,7 @@ def test_a_comparison_is_two_questions_and_a_later_part_keeps_the_first_ones_row
     ]
     codes = (
         "# Codes\n\n| Code | Meaning | What to do |\n|---|---|---|\n"
-        '| X-204 | encrypted file | reject with reason "password" |\n'
+        '| X-204 | encrypted document | reject with reason "password" |\n'
         '| X-309 | page too large | reject with reason "page size" |\n'
     )
     docs = [(9, "Codes", codes), *DOCS]
