@@ -568,3 +568,9 @@ def test_a_comparison_is_two_questions_and_a_later_part_keeps_the_first_ones_row
         key_terms("the reason we give the filer?"), docs, context=key_terms("X-309 meaning")
     )
     assert "X-309" in found[0].passage.text
+
+
+def test_after_how_long_asks_for_a_duration() -> None:
+    shape = expected_answer("after how long do we switch to the fallback?")
+    assert shape is not None and shape.search("after 15 minutes of failures")
+    assert not shape.search("Approval: duty manager")

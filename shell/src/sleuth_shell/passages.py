@@ -70,7 +70,12 @@ _ANSWER_SHAPES = (
         _DONT,
     ),
     (re.compile(r"^\s*(?:who|whom|whose)\b", re.I), _WHO),
-    (re.compile(r"^\s*(?:how\s+(?:long|often|soon|fast|quickly))", re.I), _DURATION),
+    (
+        re.compile(
+            r"^\s*(?:(?:after|within|in|for)\s+)?how\s+(?:long|often|soon|fast|quickly)", re.I
+        ),
+        _DURATION,
+    ),
     (re.compile(r"^\s*(?:when\b|what\s+time|by\s+when|until\s+when)", re.I), _WHEN),
     (re.compile(r"\b(?:which|what)\s+(?:version|release|tag)\b", re.I), _VERSION),
     (
