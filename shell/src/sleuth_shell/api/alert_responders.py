@@ -792,7 +792,7 @@ class AlertResponderController(Controller):
         through :class:`~sleuth_shell.db.hot_reads.HotRead`.
         """
         principal = provide_principal(request)
-        settings: Settings = request.app.state.settings
+        settings: Settings = request.app.state["settings"]
         pk = decode_id_or_404(alert_id, GLOBAL_TYPE, THING)
         row = await _GET_ONE.first(
             hot_reader_of(request.app), {"pk": pk, "org_id": principal.org_id}
@@ -822,7 +822,7 @@ class AlertResponderController(Controller):
         """Change the given fields of an alert agent (the principal and settings from the
         request, as in :meth:`enable`)."""
         principal = provide_principal(request)
-        settings: Settings = request.app.state.settings
+        settings: Settings = request.app.state["settings"]
         agent = await update_alert_responder(
             db_session, principal.org_id, principal.org_name, settings.public_url, alert_id, data
         )
@@ -879,11 +879,11 @@ async def _set_status(
     app = request.app
     await set_alert_responder_status(
         hot_reader_of(app),
-        app.state.session_factory,
+        app.state["session_factory"],
         provide_principal(request).org_id,
         alert_id,
         status,
-        fast=app.state.settings.fast_path,
+        fast=app.state["settings"].fast_path,
     )
 
 

@@ -723,6 +723,6 @@ def hot_statements(sessions: async_sessionmaker[AsyncSession]) -> HotStatements:
 
 def hot_reader_of(app: Any) -> HotReader:
     """The :class:`HotReader` of a Sleuth Litestar application (``app.state.hot_reader``)."""
-    reader = app.state.hot_reader
+    reader = app.state["hot_reader"]  # item access: a dict lookup, not State's __getattr__
     assert isinstance(reader, HotReader)
     return reader
