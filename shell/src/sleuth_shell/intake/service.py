@@ -172,8 +172,9 @@ async def receive_alert(
     the index must first catch up with the organization's agent version); the delivery's alerts
     are then written by ``batcher`` together with other requests' deliveries
     (:mod:`sleuth_shell.intake.batch`), or, without one, alone in a session of ``sessions``;
-    either way in one transaction, committed before this returns. A transaction that loses a race (a unique claim,
-    SQLite's lock, a parallel record) is retried, and the retry finds what the winner recorded.
+    either way in one transaction, committed before this returns. A transaction that loses a
+    race (a unique claim, SQLite's lock, a parallel record) is retried, and the retry finds what
+    the winner recorded.
     """
     events = parse_alerts(sub.type, body, received_at=now, headers=headers)
     text = body.decode("utf-8", errors="replace")  # JSON may come as UTF-16/32
