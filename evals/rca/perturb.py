@@ -561,10 +561,13 @@ def _warn_level(inc: dict[str, Any]) -> dict[str, Any]:
 
 
 def _sampled(inc: dict[str, Any]) -> dict[str, Any]:
-    """Log sampling: two records of every three kept (chosen by a hash, the same every run)."""
+    """Log sampling: two records of every three kept (chosen by a hash, the same every run); an
+    incident left with under 100 records, or with none of its few error records, is not
+    sampled (the file format asks for both)."""
     records = inc["logs"]["records"]
     kept = [r for r in records if _digest(r["timestamp"] + r["message"]) % 3]
-    inc["logs"]["records"] = kept if len(kept) >= 100 else records
+    errors_kept = any(r["level"] in ("ERROR", "CRITICAL") for r in kept)
+    inc["logs"]["records"] = kept if len(kept) >= 100 and errors_kept else records
     return inc
 
 

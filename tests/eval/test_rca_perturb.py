@@ -3,9 +3,11 @@ incident of the same story, the same every run: fast, no database."""
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,12 +18,19 @@ if str(ROOT) not in sys.path:
 from evals.rca import schema  # noqa: E402
 from evals.rca.perturb import FAMILIES, perturb  # noqa: E402
 
-TUNE = schema.load("tune")[:4] + schema.load("tune-ext")[::6]
+
+@functools.cache
+def _tune() -> list[dict[str, Any]]:
+    """``schema.load("tune")[:4] + schema.load("tune-ext")[::6]``, reading only those files, once
+    per test process and not at collection (every xdist worker collects every module)."""
+    paths = sorted(schema.SPLITS["tune"].glob("*.json"))[:4]
+    paths += sorted(schema.SPLITS["tune-ext"].glob("*.json"))[::6]
+    return [json.loads(path.read_text(encoding="utf-8")) for path in paths]
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_a_perturbed_incident_follows_the_format_and_keeps_its_truth(family: str) -> None:
-    for incident in TUNE:
+    for incident in _tune():
         before = json.dumps(incident, sort_keys=True)
         changed = perturb(incident, family)
         assert json.dumps(incident, sort_keys=True) == before  # the input is left alone
@@ -40,7 +49,8 @@ def test_a_perturbed_incident_follows_the_format_and_keeps_its_truth(family: str
 
 
 def test_rename_leaves_no_service_name_and_time_moves_every_timestamp() -> None:
-    incident = schema.load("tune-ext")[0]
+    first = sorted(schema.SPLITS["tune-ext"].glob("*.json"))[0]  # schema.load("tune-ext")[0]
+    incident = json.loads(first.read_text(encoding="utf-8"))
     renamed = json.dumps(perturb(incident, "rename"))
     services = {r["service"] for r in incident["logs"]["records"]}
     assert all(f'"{s}"' not in renamed for s in services)

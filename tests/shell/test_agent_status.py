@@ -248,3 +248,88 @@ def test_concurrent_changes_each_get_a_version(migrated_url, org) -> None:
     new = after["changes"][len(before["changes"]) :]
     assert [v for v, _ in new] == list(range(version + 1, version + len(agents) + 1))
     assert sorted(a for _, a in new) == sorted(agents)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_pauses_and_resumes_at_once_each_change_is_bumped_once(migrated_url, org, fast) -> None:
+    """One agent paused and resumed by many requests at the same time, while investigations of it
+    are opened: every change that happened has exactly one version and one change row (no bump
+    without a change, none lost), the status is what the number of changes says, and a last
+    pause leaves no pending investigation behind (whatever was opened meanwhile)."""
+    rounds = 24
+
+    async def go(reader: HotReader, sessions: Sessions) -> tuple[int, Any, Any, Any]:
+        (agent,) = await add_agents(sessions, org, 1)
+        before = await snapshot(sessions, org.id)
+        changes = [
+            set_alert_responder_status(
+                reader, sessions, org.id, gid(agent), "PAUSED" if n % 2 else "ACTIVE", fast=fast
+            )
+            for n in range(rounds)
+        ]
+        openings = [
+            add_investigation(sessions, org, agent, InvestigationStatus.PENDING)
+            for _ in range(rounds // 3)
+        ]
+        await asyncio.gather(*changes, *openings)
+        middle = await snapshot(sessions, org.id)
+        await set_alert_responder_status(reader, sessions, org.id, gid(agent), "PAUSED", fast=fast)
+        return agent, before, middle, await snapshot(sessions, org.id)
+
+    agent, before, middle, after = with_db(migrated_url, go)
+    new = middle["changes"][len(before["changes"]) :]
+    version = before["version"] or 0
+    assert middle["version"] == version + len(new)
+    assert [v for v, _ in new] == list(range(version + 1, version + len(new) + 1))
+    assert {a for _, a in new} <= {agent}
+    # Each change flips the status: from ACTIVE, an odd number of changes leaves it PAUSED.
+    assert middle["agents"][agent][0] == ("PAUSED" if len(new) % 2 else "ACTIVE")
+    assert len(new) >= 1
+    assert InvestigationStatus.PENDING not in after["investigations"].values()
+
+
+def test_a_pause_racing_a_delete_of_the_agent_never_deadlocks(
+    migrated_url, org, backend, monkeypatch
+) -> None:
+    """PostgreSQL: a delete that has stopped the agent's pending investigations (its first write)
+    and a pause that has changed the agent's status (its first) each wait for the other's row
+    locks unless both lock the agent row first: the pause would then wait for the
+    investigations, the delete for the agent row, and the server would abort one with a
+    deadlock error (a 500). Both succeed, and the agent is gone."""
+    if backend != "postgresql":
+        pytest.skip("SQLite has one writer at a time: the two never interleave")
+    from sleuth_shell.api import alert_responders
+
+    stop = alert_responders.stop_pending_investigations
+
+    async def go(reader: HotReader, sessions: Sessions) -> tuple[list[Any], Any]:
+        (agent,) = await add_agents(sessions, org, 1)
+        await add_investigation(sessions, org, agent, InvestigationStatus.PENDING)
+        pausing: list[asyncio.Task[None]] = []
+
+        async def stop_then_let_the_pause_in(target: Any, agent_id: int) -> None:
+            await stop(target, agent_id)
+            pausing.append(
+                asyncio.create_task(
+                    set_alert_responder_status(
+                        reader, sessions, org.id, gid(agent), "PAUSED", fast=True
+                    )
+                )
+            )
+            await asyncio.sleep(0.3)  # the pause runs up to its first lock wait
+
+        monkeypatch.setattr(
+            alert_responders, "stop_pending_investigations", stop_then_let_the_pause_in
+        )
+
+        async def delete() -> None:
+            async with sessions() as session:
+                await alert_responders.delete_alert_responder(session, org.id, gid(agent))
+
+        outcomes = await asyncio.gather(delete(), return_exceptions=True)
+        outcomes += await asyncio.gather(*pausing, return_exceptions=True)
+        return outcomes, await snapshot(sessions, org.id)
+
+    outcomes, after = with_db(migrated_url, go)
+    assert outcomes == [None, None]
+    assert after["agents"] == {}

@@ -258,6 +258,14 @@ def test_unknown_or_non_chat_subscription_is_404(
         assert detail(response, 404) == "Webhook subscription not found"
 
 
+def test_a_remote_id_with_a_nul_byte_is_404(client: TestClient[Litestar], org: OrgHandle) -> None:
+    """A NUL byte names no subscription (PostgreSQL text cannot hold one: the lookup itself would
+    fail, a 500)."""
+    body = fixture("url_verification.json")
+    response = client.post("/api/v1/webhooks/CHAT/wh%00x", content=body, headers=signed(body, "x"))
+    assert detail(response, 404) == "Webhook subscription not found"
+
+
 def test_body_that_is_not_an_event_envelope_is_400(
     client: TestClient[Litestar], factory: Factory, org: OrgHandle
 ) -> None:

@@ -1,6 +1,7 @@
 """How column values become database values: the JSON text of ``JSON`` columns (``json_text``,
-every engine's serializer) and the SQLite text of ``UTCDateTime`` (one ``isoformat``), each
-against what the standard library and SQLAlchemy write."""
+every engine's serializer, and ``json_value``, its deserializer) and the SQLite text of
+``UTCDateTime`` (one ``isoformat``), each against what the standard library and SQLAlchemy
+write and read."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.sqlite import DATETIME
 
 from sleuth_shell.db import create_engine
-from sleuth_shell.db.engine import json_text
+from sleuth_shell.db.engine import json_text, json_value
 from sleuth_shell.db.models import UTCDateTime
 
 VALUES = [
@@ -103,6 +104,38 @@ def test_engines_write_json_columns_with_json_text(backend: str, tmp_path) -> No
     url = f"sqlite:///{tmp_path / 'x.db'}" if backend == "sqlite" else "postgresql://u@h/d"
     engine = create_engine(url)
     assert engine.dialect._json_serializer is json_text  # type: ignore[attr-defined]
+    assert engine.dialect._json_deserializer is json_value  # type: ignore[attr-defined]
+
+
+STORED_TEXTS = [
+    *(json.dumps(value) for value in VALUES),
+    *(json_text(value) for value in VALUES),
+    '{"a": 1, "a": 2}',
+    "[12345678901234567890123456789, -12345678901234567890123, 18446744073709551616]",
+    "[-0, -0.0, 1e-400, 5e-324, 1.7976931348623157e308, 0.30000000000000004, 1e2]",
+    "[1E400, -1e400]",
+    "[NaN, Infinity, -Infinity]",
+    '"\\ud800 and \\udfff"',
+    '"\\u0000"',
+    ' [1, 2.5, "x", null, true] ',
+    "[" * 300 + "]" * 300,
+]
+
+
+@pytest.mark.parametrize("text", STORED_TEXTS, ids=range(len(STORED_TEXTS)))
+def test_json_value_reads_what_json_loads_reads(text: str) -> None:
+    expected = json.loads(text)
+    got = json_value(text)
+    assert _same(got, expected)
+    assert repr(got) == repr(expected)  # the same types too (int, float, str, list, dict)
+
+
+@pytest.mark.parametrize("text", ["", "[1,", "{'a': 1}", "[" * 1000 + "]" * 1000, "nul"])
+def test_json_value_refuses_what_json_loads_refuses(text: str) -> None:
+    with pytest.raises((ValueError, RecursionError)) as expected:
+        json.loads(text)
+    with pytest.raises(expected.type):
+        json_value(text)
 
 
 DATETIMES = [

@@ -15,6 +15,7 @@ import asyncio
 import json
 import pathlib
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -398,3 +399,157 @@ def test_the_busy_timeout_stays_zero_from_an_inline_first_write_to_a_call_that_m
             await engine.dispose()
 
     asyncio.run(go())
+
+
+def test_a_write_after_the_commit_is_rolled_back_not_parked(tmp_path: pathlib.Path) -> None:
+    """A transaction block that writes again after its commit and is left without another one is
+    rolled back, as a session's would be (the block's contract): its connection is not parked
+    with that transaction open, which the next transaction would otherwise join and commit (and
+    which would hold the process's write lock meanwhile)."""
+    path = tmp_path / "after.db"
+    with sqlite3.connect(path) as setup:
+        setup.execute("PRAGMA journal_mode=WAL")
+        setup.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)")
+    setup.close()
+    table = Table("t", MetaData(), Column("id", Integer, primary_key=True), Column("v", Integer))
+    add = insert(table).values(v=bindparam("v"))
+    values = select(table.c.v).order_by(table.c.id)
+
+    async def go() -> list[dict[str, Any]]:
+        engine = create_engine(f"sqlite:///{path}")
+        writer = engine_direct_writer(engine)
+        assert writer is not None
+        try:
+            async with writer.transaction() as first:
+                await first.execute(add, {"v": 1})
+                await first.commit()
+                await first.execute(add, {"v": 2})  # never committed
+            async with writer.transaction() as second:
+                await second.execute(add, {"v": 3})
+                await second.commit()
+            async with writer.transaction() as third:
+                return await third.execute(values, {})
+        finally:
+            await engine.dispose()
+
+    assert asyncio.run(go()) == [{"v": 1}, {"v": 3}]
+
+
+def test_a_cancelled_transaction_writes_nothing_and_frees_the_write_lock(
+    tmp_path: pathlib.Path,
+) -> None:
+    """Cancelled while it waits for the write lock, or while it holds it (after a write, before
+    its commit): each transaction is rolled back, the lock goes to the next writer at once and
+    the connections are parked or returned (none left checked out but the parked one)."""
+    path = tmp_path / "cancel.db"
+    with sqlite3.connect(path) as setup:
+        setup.execute("PRAGMA journal_mode=WAL")
+        setup.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)")
+    setup.close()
+    table = Table("t", MetaData(), Column("id", Integer, primary_key=True), Column("v", Integer))
+    add = insert(table).values(v=bindparam("v"))
+    values = select(table.c.v).order_by(table.c.id)
+
+    async def go() -> tuple[list[dict[str, Any]], int]:
+        engine = create_engine(f"sqlite:///{path}")
+        writer = engine_direct_writer(engine)
+        assert writer is not None
+        wrote, never = asyncio.Event(), asyncio.Event()
+
+        async def write(v: int, *, hold: bool) -> None:
+            async with writer.transaction() as tx:
+                await tx.execute(add, {"v": v})
+                if hold:
+                    wrote.set()
+                    await never.wait()  # cancelled here, holding the write lock
+                await tx.commit()
+
+        try:
+            holder = asyncio.create_task(write(1, hold=True))
+            await wrote.wait()
+            waiter = asyncio.create_task(write(2, hold=False))
+            await asyncio.sleep(0.05)  # waiting for the write lock
+            assert not waiter.done()
+            waiter.cancel()
+            holder.cancel()
+            for task in (waiter, holder):
+                with pytest.raises(asyncio.CancelledError):
+                    await task
+            # The lock is free: this commits without waiting for WRITE_LOCK_TIMEOUT.
+            await asyncio.wait_for(write(3, hold=False), 2)
+            async with writer.transaction() as tx:
+                found = await tx.execute(values, {})
+            return found, engine.sync_engine.pool.checkedout()
+        finally:
+            await engine.dispose()
+
+    found, checked_out = asyncio.run(go())
+    assert found == [{"v": 3}]
+    assert checked_out == 1  # the parked connection only
+
+
+def test_a_transaction_cancelled_while_another_process_writes_is_cancelled_cleanly(
+    tmp_path: pathlib.Path,
+) -> None:
+    """A first write that waits on aiosqlite's thread for another process's write lock, then is
+    cancelled (a worker's shutdown): the task ends cancelled (not with ``Recursive use of
+    cursors``: its cursor's close and its rollback wait for the statement on the thread instead
+    of running inline beside it), the event loop keeps running meanwhile (the rollback does not
+    block it until the other process commits), and nothing of it is stored."""
+    path = tmp_path / "busy_cancel.db"
+    with sqlite3.connect(path) as setup:
+        setup.execute("PRAGMA journal_mode=WAL")
+        setup.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)")
+    setup.close()
+    table = Table("t", MetaData(), Column("id", Integer, primary_key=True), Column("v", Integer))
+    add = insert(table).values(v=bindparam("v"))
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")  # another process's write transaction
+    other.execute("INSERT INTO t (v) VALUES (100)")
+    loop_ran = threading.Event()
+    seen: list[bool] = []
+
+    def other_commits() -> None:
+        # Commits once the event loop has run on after the cancel (or gives up waiting).
+        seen.append(loop_ran.wait(5))
+        other.execute("COMMIT")
+
+    async def go() -> BaseException | None:
+        engine = create_engine(f"sqlite:///{path}")
+        writer = engine_direct_writer(engine)
+        assert writer is not None
+
+        async def write(v: int) -> None:
+            async with writer.transaction() as tx:
+                await tx.execute(add, {"v": v})
+                await tx.commit()
+
+        committer = threading.Thread(target=other_commits)
+        try:
+            task = asyncio.create_task(write(2))
+            await asyncio.sleep(0.3)  # past the inline tries: waiting on aiosqlite's thread
+            assert not task.done()
+            committer.start()
+            task.cancel()
+            await asyncio.sleep(0.05)  # runs only if the cancel did not block the loop
+            loop_ran.set()
+            try:
+                await task
+            except BaseException as exc:  # what the task ended with
+                ended: BaseException | None = exc
+            else:
+                ended = None
+            await write(3)
+            return ended
+        finally:
+            loop_ran.set()
+            await asyncio.to_thread(committer.join)
+            await engine.dispose()
+
+    ended = asyncio.run(go())
+    other.close()
+    assert isinstance(ended, asyncio.CancelledError), repr(ended)
+    assert seen == [True]
+    with sqlite3.connect(path) as check:
+        assert [v for (v,) in check.execute("SELECT v FROM t ORDER BY id")] == [100, 3]
+    check.close()

@@ -468,3 +468,28 @@ def test_a_parameter_in_a_subquery_filters_only_its_own_read(
     )
     assert [row and row["org_id"] for row in alone] == [org.id, other.id]
     assert together == alone
+
+
+def test_a_statement_is_compiled_for_the_dialect_it_runs_on_not_one_gone_before() -> None:
+    """The compiled forms are kept per dialect object: a new dialect that happens to get the
+    address (``id``) of one already garbage-collected (engines made and disposed in turn, as the
+    tests do with both back ends) gets its own compilation, never the other's SQL."""
+    import gc
+
+    from sqlalchemy.dialects import postgresql, sqlite
+
+    read = HotRead(select(ApiKey.id).where(ApiKey.org_id == bindparam("org_id")))
+    wrong = []
+    for n in range(20):
+        dialect = postgresql.asyncpg.dialect() if n % 2 else sqlite.aiosqlite.dialect()
+        positional = "$1" in read._for(dialect).sql
+        batched = read._batched_for(dialect)
+        if (
+            positional != (dialect.name == "postgresql")
+            or batched is None
+            or ("$1" in batched[0].sql) != positional
+        ):
+            wrong.append(n)
+        del dialect, batched
+        gc.collect(1)  # the dialect freed now: its id is free for the next one
+    assert wrong == []

@@ -211,6 +211,16 @@ def test_not_found_and_bad_bodies(client, factory, org, hook):
     assert count(factory, WebhookDelivery) == 0
 
 
+@pytest.mark.storage
+def test_a_remote_id_with_a_nul_byte_is_404(client, org):
+    """A NUL byte names no subscription (PostgreSQL text cannot hold one: the lookup itself would
+    fail, a 500), alone or read in one batch with other deliveries' lookups."""
+    for type_ in ("PROVIDER_A", "GENERIC"):
+        response = client.post(f"/api/v1/webhooks/{type_}/wh%00x", content=TRIGGERED)
+        assert response.status_code == 404, type_
+        assert response.json() == {"detail": "Webhook subscription not found"}
+
+
 def test_deliveries_count_against_the_subscription_orgs_plan(
     settings, factory, monkeypatch, org, hook
 ):

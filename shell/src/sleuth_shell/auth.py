@@ -315,9 +315,9 @@ async def resolve_principal(scope: Scope) -> None:
             return
     principal = None
     if key:
-        state = scope["litestar_app"].state
+        state = scope["litestar_app"].state  # item access: see gate.GateMiddleware.handle
         principal = await authenticate(
-            state.hot_reader, state.session_factory, key, getattr(state, "principal_cache", None)
+            state["hot_reader"], state["session_factory"], key, state.get("principal_cache")
         )
     scope[_SCOPE_KEY] = _AuthState(principal=principal, presented=bool(key))  # type: ignore[literal-required]
 

@@ -240,8 +240,9 @@ class RateLimiter:
         return state
 
     def _window(self, app: Litestar) -> tuple[int, int, int]:
-        window = int(app.state.settings.rate_limit_window)
-        clock: Callable[[], float] = getattr(app.state, "clock", time.time)
+        state = app.state  # item access: see GateMiddleware.handle
+        window = int(state["settings"].rate_limit_window)
+        clock: Callable[[], float] = state.get("clock", time.time)
         now = int(clock())
         return window, now, now - now % window
 

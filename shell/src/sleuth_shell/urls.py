@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from urllib.parse import quote
 
 __all__ = [
@@ -14,7 +15,14 @@ __all__ = [
 ]
 
 
+#: How many distinct links the process keeps built (a link is ~100 bytes).
+URL_CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=URL_CACHE_SIZE)
 def _join(public_url: str, *parts: str) -> str:
+    # A pure function of its strings, memoised: the hottest read (an agent's GET) builds its
+    # agent's link on every request, and ``quote`` costs more than the lookup.
     return public_url.rstrip("/") + "".join("/" + quote(part, safe="=") for part in parts)
 
 

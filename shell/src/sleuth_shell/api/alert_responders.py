@@ -547,6 +547,8 @@ _CHANGE_STATUS = (
 _EXISTS = select(_agents.c.id).where(
     _agents.c.id == bindparam("pk"), _agents.c.org_id == bindparam("org_id")
 )
+#: The agent row's lock of :func:`delete_alert_responder` (``FOR UPDATE``: nothing on SQLite).
+_LOCK = select(_agents.c.id).where(_agents.c.id == bindparam("pk")).with_for_update()
 
 
 def _one_statement(status: Literal["ACTIVE", "PAUSED"]) -> HotWrite:
@@ -647,6 +649,11 @@ async def delete_alert_responder(session: AsyncSession, org_id: int, alert_id: s
     try:
         agent = await load_alert_responder(session, org_id, alert_id)
     except ApiError:
+        return
+    # The agent row locked before its investigations (PostgreSQL; SQLite has one writer), in the
+    # order a status change takes them: the other order deadlocks with a concurrent pause. A
+    # delete that won the row meanwhile left nothing to do.
+    if await session.scalar(_LOCK, {"pk": agent.id}) is None:
         return
     await stop_pending_investigations(session, agent.id)
     await session.delete(agent)
@@ -785,7 +792,7 @@ class AlertResponderController(Controller):
         through :class:`~sleuth_shell.db.hot_reads.HotRead`.
         """
         principal = provide_principal(request)
-        settings: Settings = request.app.state.settings
+        settings: Settings = request.app.state["settings"]
         pk = decode_id_or_404(alert_id, GLOBAL_TYPE, THING)
         row = await _GET_ONE.first(
             hot_reader_of(request.app), {"pk": pk, "org_id": principal.org_id}
@@ -815,7 +822,7 @@ class AlertResponderController(Controller):
         """Change the given fields of an alert agent (the principal and settings from the
         request, as in :meth:`enable`)."""
         principal = provide_principal(request)
-        settings: Settings = request.app.state.settings
+        settings: Settings = request.app.state["settings"]
         agent = await update_alert_responder(
             db_session, principal.org_id, principal.org_name, settings.public_url, alert_id, data
         )
@@ -872,11 +879,11 @@ async def _set_status(
     app = request.app
     await set_alert_responder_status(
         hot_reader_of(app),
-        app.state.session_factory,
+        app.state["session_factory"],
         provide_principal(request).org_id,
         alert_id,
         status,
-        fast=app.state.settings.fast_path,
+        fast=app.state["settings"].fast_path,
     )
 
 

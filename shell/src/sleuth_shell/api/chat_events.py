@@ -128,7 +128,10 @@ async def post_chat_event(
 async def _chat_subscription(
     db_session: DbSession, remote_id: str
 ) -> tuple[WebhookSubscription, str]:
-    """The ``CHAT`` subscription and its organization's plan; 404 otherwise."""
+    """The ``CHAT`` subscription and its organization's plan; 404 otherwise (also for an ID with
+    a NUL byte, which names none: PostgreSQL text cannot hold it and would refuse the lookup)."""
+    if "\x00" in remote_id:
+        raise not_found("Webhook subscription")
     found = (
         await db_session.execute(
             select(WebhookSubscription, Organization.plan)

@@ -201,7 +201,10 @@ class DirectWriter:
             finally:
                 if transaction.open:
                     await transaction.rollback()
-                ended = True  # committed or rolled back: outside a transaction
+                # Outside a transaction (committed or rolled back), unless the block wrote again
+                # after its commit: that transaction goes back to the pool, whose reset rolls it
+                # back (parked, the next transaction would join it and commit it).
+                ended = not driver.in_transaction
         finally:
             if ended and self._parked is None and generation == self._generation:
                 self._parked = pooled

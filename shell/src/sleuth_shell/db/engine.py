@@ -23,6 +23,7 @@ __all__ = [
     "create_engine",
     "create_session_factory",
     "json_text",
+    "json_value",
     "ping_when_idle",
 ]
 
@@ -66,6 +67,26 @@ def json_text(value: Any) -> str:
     return text.decode()
 
 
+def json_value(text: str | bytes) -> Any:
+    """The value of a ``JSON`` column's stored text: what ``json.loads`` reads, read by msgspec
+    (about a tenth of the time; an agent read carries three JSON columns).
+
+    msgspec reads every JSON text to the value ``json.loads`` reads (integers of any size, the
+    last of duplicate keys, the same floats) or refuses it; what it refuses (``NaN``,
+    ``Infinity``, a number too large for a float, a lone surrogate escape, which ``json.dumps``
+    writes or ``json.loads`` reads) is read by ``json.loads``.
+
+    >>> json_value('{"rules": [], "n": 12345678901234567890}')
+    {'rules': [], 'n': 12345678901234567890}
+    >>> json_value('{"x": NaN}')
+    {'x': nan}
+    """
+    try:
+        return _JSON_READ.decode(text)
+    except msgspec.MsgspecError:
+        return json.loads(text)
+
+
 def create_engine(url: str | URL, *, echo: bool = False) -> AsyncEngine:
     """Create the async engine for ``url`` (``sqlite:///...`` or ``postgresql://...``).
 
@@ -99,6 +120,7 @@ def create_engine(url: str | URL, *, echo: bool = False) -> AsyncEngine:
             pool_size=POOL_SIZE + POOL_OVERFLOW,
             max_overflow=0,
             json_serializer=json_text,
+            json_deserializer=json_value,
         )
     else:
         engine = _create_async_engine(
@@ -107,6 +129,7 @@ def create_engine(url: str | URL, *, echo: bool = False) -> AsyncEngine:
             pool_size=POOL_SIZE,
             max_overflow=POOL_OVERFLOW,
             json_serializer=json_text,
+            json_deserializer=json_value,
         )
         ping_when_idle(engine)
     install_connection_setup(engine)

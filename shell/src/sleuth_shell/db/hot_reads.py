@@ -340,26 +340,34 @@ class HotRead:
         self.parameters: tuple[str, ...] = tuple(
             sorted(statement.compile().construct_params(_check=False).keys())
         )
-        self._compiled: dict[int, CompiledStatement] = {}
-        self._batched: dict[int, tuple[CompiledStatement, tuple[str, ...]] | None] = {}
+        # By the dialect's id, with a weak reference to the dialect: a new dialect that gets the
+        # id of one already collected (engines made and disposed in turn) is compiled afresh.
+        self._compiled: dict[int, tuple[weakref.ref[Dialect], CompiledStatement]] = {}
+        self._batched: dict[
+            int, tuple[weakref.ref[Dialect], tuple[CompiledStatement, tuple[str, ...]] | None]
+        ] = {}
 
     def _batched_for(self, dialect: Dialect) -> tuple[CompiledStatement, tuple[str, ...]] | None:
         """The statement for many parameter sets at once (:func:`_batched`) compiled for
         ``dialect``, and the names of the parameters it takes as arrays; None for a statement
         without parameters or with a list (``IN``) one."""
-        key = id(dialect)
-        if key not in self._batched:
+        found = self._batched.get(id(dialect))
+        if found is None or found[0]() is not dialect:
             built = _batched(self.statement)
-            self._batched[key] = (
-                None if built is None else (CompiledStatement(built[0], dialect), built[1])
+            found = self._batched[id(dialect)] = (
+                weakref.ref(dialect),
+                None if built is None else (CompiledStatement(built[0], dialect), built[1]),
             )
-        return self._batched[key]
+        return found[1]
 
     def _for(self, dialect: Dialect) -> CompiledStatement:
-        compiled = self._compiled.get(id(dialect))
-        if compiled is None:
-            compiled = self._compiled[id(dialect)] = CompiledStatement(self.statement, dialect)
-        return compiled
+        found = self._compiled.get(id(dialect))
+        if found is None or found[0]() is not dialect:
+            found = self._compiled[id(dialect)] = (
+                weakref.ref(dialect),
+                CompiledStatement(self.statement, dialect),
+            )
+        return found[1]
 
     async def first(self, reader: HotReader, params: Mapping[str, Any]) -> dict[str, Any] | None:
         """The first row as a dict keyed by column name, or None."""
@@ -715,6 +723,6 @@ def hot_statements(sessions: async_sessionmaker[AsyncSession]) -> HotStatements:
 
 def hot_reader_of(app: Any) -> HotReader:
     """The :class:`HotReader` of a Sleuth Litestar application (``app.state.hot_reader``)."""
-    reader = app.state.hot_reader
+    reader = app.state["hot_reader"]  # item access: a dict lookup, not State's __getattr__
     assert isinstance(reader, HotReader)
     return reader

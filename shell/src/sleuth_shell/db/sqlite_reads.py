@@ -19,7 +19,11 @@ mode readers never block the writer) and run inline too: a write transaction cos
 (each hand-over waited for the GIL behind the busy event loop, which made
 the write lock's hold time, and so the job throughput, several times longer; see
 docs/performance.md). A ``SELECT`` that must wait (a WAL checkpoint restart, rare and short) is the
-one exception, accepted for the common case.
+one exception, accepted for the common case. Nothing runs inline while a call still runs on
+aiosqlite's thread (a first write waiting there for another process, whose caller may have been
+cancelled meanwhile): the call queues behind it on the thread, as aiosqlite would run it, instead of
+sharing the sqlite3 connection with it (a cursor closed under its running statement, a rollback
+blocking the event loop until that statement ends).
 
 Writers of one process take turns through an asyncio lock per database file (:func:`write_lock`,
 a :class:`WriteLock`: writers marked urgent with :func:`urgent_writes` alternate with the others),
@@ -188,6 +192,11 @@ class InlineReadConnection(aiosqlite.Connection):
         # The sqlite3 connection's busy timeout is 0 (not SQLITE_BUSY_TIMEOUT_MS) since its last
         # inline first write: set back before the next call that could wait for a lock.
         self._no_wait = False
+        # Calls handed to aiosqlite's thread (counted on the loop) and finished there (counted on
+        # the thread): while they differ, a call is still running there (also one whose caller
+        # was cancelled meanwhile) and nothing runs inline beside it (see :meth:`_thread_idle`).
+        self._queued = 0
+        self._finished = 0
 
     def _in_transaction(self) -> bool:
         connection = self._connection
@@ -204,6 +213,13 @@ class InlineReadConnection(aiosqlite.Connection):
             if lock.locked():
                 lock.release()
 
+    def _thread_idle(self) -> bool:
+        """Whether no call runs (or waits to run) on aiosqlite's thread. A call the loop ran
+        inline beside one would share its sqlite3 connection: a cursor's ``close`` while its
+        ``execute`` waits for another process's write lock fails (``Recursive use of cursors``),
+        a ``rollback`` blocks the event loop until that statement ends (up to the busy timeout)."""
+        return self._queued == self._finished
+
     def _holds_write(self) -> bool:
         """True inside a write transaction this connection began (it holds SQLite's write lock)."""
         return self._write_lock is not None and self._in_transaction()
@@ -213,7 +229,7 @@ class InlineReadConnection(aiosqlite.Connection):
         transaction it began (its statements cannot wait for a lock, so they would run inline
         anyway): its rows (``[]`` for none). ``None`` when it is not (nothing run: the caller
         runs the statement the usual way). Without aiosqlite's cursor, future and dispatch."""
-        if not self._holds_write():
+        if not self._holds_write() or not self._thread_idle():
             return None
         connection = self._connection
         assert connection is not None
@@ -249,7 +265,12 @@ class InlineReadConnection(aiosqlite.Connection):
             self._no_wait = False
 
     async def _execute(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        if self._connection is not None and self._running and self._inline(fn, args):
+        if (
+            self._connection is not None
+            and self._running
+            and self._thread_idle()
+            and self._inline(fn, args)
+        ):
             if (
                 self._no_wait
                 and getattr(fn, "__name__", "") == "execute"
@@ -279,6 +300,7 @@ class InlineReadConnection(aiosqlite.Connection):
             self._write_lock = lock
             if (
                 self._running
+                and self._thread_idle()
                 and isinstance(getattr(fn, "__self__", None), sqlite3.Cursor)
                 and args
                 and _is_dml(args[0])
@@ -289,9 +311,23 @@ class InlineReadConnection(aiosqlite.Connection):
                     pass  # another process keeps writing: wait for it on aiosqlite's thread
                 finally:
                     self._release_if_idle()
-        self._wait_when_busy()  # on aiosqlite's thread, anything may wait
+        # On aiosqlite's thread, anything may wait: the normal busy timeout first (there, after
+        # any call still running on it).
+        wait = self._no_wait
+        self._no_wait = False
+        self._queued += 1
+
+        def on_thread() -> Any:
+            try:
+                connection = self._connection
+                if wait and connection is not None:
+                    connection.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+                return fn(*args, **kwargs)
+            finally:
+                self._finished += 1
+
         try:
-            return await super()._execute(fn, *args, **kwargs)  # type: ignore[no-untyped-call]
+            return await super()._execute(on_thread)  # type: ignore[no-untyped-call]
         finally:
             self._release_if_idle()
 

@@ -100,7 +100,11 @@ async def find_subscription(reader: HotReader, type_: str, remote_id: str) -> Su
     ``Webhook subscription not found``). One indexed query on
     the hot-read path (:mod:`sleuth_shell.db.hot_reads`: no ORM session), read afresh for every
     delivery, so a changed secret or agent version is seen by the next alert."""
-    if (type_ not in INTAKE_TYPES and type_ not in CHANGE_SOURCE_TYPES) or len(remote_id) > 64:
+    if (
+        (type_ not in INTAKE_TYPES and type_ not in CHANGE_SOURCE_TYPES)
+        or len(remote_id) > 64
+        or "\x00" in remote_id  # names none (PostgreSQL text cannot hold it: refused there)
+    ):
         return None
     row = await _SUBSCRIPTION.first(reader, {"remote_id": remote_id})
     if row is None or row["type"] != type_:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
-import aiohttp
+if TYPE_CHECKING:
+    import aiohttp
 
 __all__ = ["AiohttpPoster", "DeliveryNetworkError", "HttpPoster", "PostResult"]
 
@@ -84,6 +85,8 @@ class AiohttpPoster:
 
     def _get_session(self) -> aiohttp.ClientSession:
         if self._session is None:
+            import aiohttp  # on first use: it is a tenth of ``sleuth serve``'s imports
+
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(
                     limit=MAX_CONNECTIONS, keepalive_timeout=KEEPALIVE_SECONDS
@@ -104,6 +107,8 @@ class AiohttpPoster:
         connect_to: str | None = None,
     ) -> PostResult:
         """POST ``content``; see :class:`HttpPoster`."""
+        import aiohttp
+
         send_headers = dict(headers)
         target = url
         server_hostname: str | None = None
