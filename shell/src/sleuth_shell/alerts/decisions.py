@@ -35,9 +35,9 @@ from typing import Any
 
 from sqlalchemy import (
     ARRAY,
+    ColumnElement,
     Insert,
     Integer,
-    Select,
     String,
     and_,
     bindparam,
@@ -300,7 +300,7 @@ _AGENTS_LOCKED = _AGENTS.with_for_update()
 
 
 @lru_cache(maxsize=4)
-def _pair_reads(dialect: str) -> tuple[Select[Any], Select[Any]]:
+def _pair_reads(dialect: str) -> tuple[Any, Any]:
     """The decisions' two reads by ``(agent, key)`` pair, for ``dialect``, built once: the claims
     held on the pairs' dedup keys, and the investigations of the pairs' group keys created after
     ``since`` (oldest first). The pairs come as one parameter (:func:`_pair_params`: two arrays
@@ -317,7 +317,8 @@ def _pair_reads(dialect: str) -> tuple[Select[Any], Select[Any]]:
             .table_valued("agent", "key")
             .render_derived(name="pairs")
         )
-        agent, key = pairs.c.agent, pairs.c.key
+        agent: ColumnElement[Any] = pairs.c.agent
+        key: ColumnElement[Any] = pairs.c.key
     else:
         pairs = func.json_each(bindparam("pairs", type_=String())).table_valued("value")
         agent = func.json_extract(pairs.c.value, "$[0]")
