@@ -178,7 +178,8 @@ _EXHAUSTION = re.compile(
     r"disk (?:is )?full|quota|saturat|queue (?:is )?full|backlog|pool (?:is )?full|"
     r"replication lag|throttl|watermark|low on (?:disk|memory|space)|free space|wraparound|"
     r"inodes?\b|outofmemory|memoryerror|cannot allocate memory|file descriptors|"
-    r"not accepting (?:commands|connections|writes)|connection limit|max_connections",
+    r"not accepting (?:commands|connections|writes)|connection limit|max_connections|"
+    r"\b(?:disk|volume|filesystem|storage)\s+(?:usage\s+|used\s+)?(?:at\s+)?(?:9\d|100)(?:\.\d+)?\s*%",
     re.IGNORECASE,
 )
 
@@ -198,7 +199,8 @@ _BAD_INPUT = re.compile(
     r"could not parse|cannot parse|invalid (?:date|format|"
     r"character|encoding|utf-?8|byte sequence)|schema (?:violation|mismatch|validation fail)|"
     r"malformed|unparseable|unexpected (?:end of input|character|column count)|wrong format|"
-    r"\binput\b[^\n.]{0,20}\bis (?:invalid|malformed|corrupt)|invalid input",
+    r"\binput\b[^\n.]{0,20}\bis (?:invalid|malformed|corrupt)|invalid input|"
+    r"\bfails? (?:the |its )?(?:format|validation|schema)\b",
     re.IGNORECASE,
 )
 #: A datastore full at its memory limit with eviction off: it refuses writes until it is freed.
