@@ -85,3 +85,17 @@ def test_a_section_left_empty_loses_its_heading() -> None:
 )
 def test_withhold_instructions(text: str, expected: str) -> None:
     assert withhold_instructions(text) == expected
+
+
+def test_a_citation_after_the_full_stop_cites_the_sentence_before_it() -> None:
+    texts = {
+        1: "Pager handle: pg-ledger; escalate after 15 minutes",
+        2: "booking line: +1 555 0142",
+    }
+    markdown = (
+        "Pager handle: pg-ledger; escalate after 15 minutes. [[source:1]] Booking line: "
+        "+1 555 0142. [[source:2]]"
+    )
+    check = check_claims(markdown, texts)
+    assert check.dropped == 0 and "555 0142" in check.markdown
+    assert check.markdown.count("[[source:") == 2

@@ -242,3 +242,33 @@ TEXT_SERVICES = ["auth-api", "checkout-api", "deploy-bot", "orders-worker", "pay
 )
 def test_services_with_generic_suffixes(text: str, expected: list[str]) -> None:
     assert match_services(text, TEXT_SERVICES) == expected
+
+
+def test_a_clock_range_written_in_full_wins_over_the_part_of_the_day() -> None:
+    now = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+    for text, start, end in (
+        ("this morning 08:00-08:30Z", "2026-11-22T08:00", "2026-11-22T08:30"),
+        ("overnight 01:00-02:00Z, why?", "2026-11-22T01:00", "2026-11-22T02:00"),
+        ("errors 13:00-14:00 UTC", "2026-11-21T13:00", "2026-11-21T14:00"),  # latest past day
+    ):
+        window = parse_window(text, now)
+        assert window is not None, text
+        assert (format_ts(window.start)[:16], format_ts(window.end)[:16]) == (start, end)
+
+
+def test_a_span_after_or_before_the_one_instant_named() -> None:
+    now = datetime(2026, 9, 16, 12, 0, tzinfo=UTC)
+    after = parse_window(
+        "went off at 2026-09-15T22:00Z - what did it log in the 40 min after that?", now
+    )
+    assert after is not None
+    assert (format_ts(after.start), format_ts(after.end)) == (
+        "2026-09-15T22:00:00Z",
+        "2026-09-15T22:40:00Z",
+    )
+    before = parse_window("paged at 10:30 - what was it logging in the 10 min before?", now)
+    assert before is not None
+    assert (format_ts(before.start), format_ts(before.end)) == (
+        "2026-09-16T10:20:00Z",
+        "2026-09-16T10:30:00Z",
+    )

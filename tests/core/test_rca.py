@@ -1310,3 +1310,16 @@ def test_a_network_link_down_as_connections_are_lost_is_the_platform(
     assert result.verdict == verdict
     if verdict == "external":
         assert result.category == "infrastructure"
+
+
+def test_a_disk_nearly_full_and_a_value_failing_its_format_are_named() -> None:
+    full = signature(
+        "orders", "order writes blocked: node-2 disk 96% used, index read-only", ONSET + 0.5
+    )
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=(full,)))
+    assert result.category == "resource_exhaustion"
+    bad = signature(
+        "orders", "export of order 7731 rejected: postcode 0X1 fails format NNNNN", ONSET + 0.5
+    )
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=(bad,)))
+    assert result.category == "data_quality"

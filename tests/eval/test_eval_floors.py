@@ -22,29 +22,30 @@ from evals import run as evaluation  # noqa: E402
 FLOORS: dict[str, dict[str, float]] = {
     "tune": {"source": 0.95, "facts": 0.95, "lead": 0.85, "abstain": 0.95, "support": 0.95},
     "held-out": {"source": 0.9, "facts": 0.85, "lead": 0.85, "abstain": 0.9, "support": 0.9},
-    # Lowered when 32 fresh outside questions (Ferncombe, Halberd; examiners who never read the
-    # agent) joined the split untouched: 94/90/87/98/97/88 (source/facts/lead/abstain/support/
-    # parts) on the 115.
+    # 32 fresh outside questions (Ferncombe, Halberd) joined the split at 94/90/87/98/97/88
+    # (source/facts/lead/abstain/support/parts) on the 115; after wip/answers6
+    # 100/100/97/100/100/100.
     "tune-ext": {
-        "source": 0.9,
-        "facts": 0.85,
-        "lead": 0.8,
+        "source": 0.95,
+        "facts": 0.95,
+        "lead": 0.9,
         "abstain": 0.95,
-        "support": 0.95,
-        "parts": 0.85,
+        "support": 0.98,
+        "parts": 0.95,
     },
     # Lowered when the Larkspur questions (written by an examiner who never read the agent) were
     # added and scored untouched: held-out-ext facts 80%, lead 77%, parts 71%; after wip/answers5
     # facts 77%, lead 73%, parts 65% (11 of 17), evals/README.md.
-    # Lowered again when the Ferncombe and Halberd held-out questions (32) joined untouched:
-    # 88/73/67/95/97/61 on the 64.
+    # The Ferncombe and Halberd held-out questions (32) joined untouched at 88/73/67/95/97/61 on
+    # the 64; after wip/answers6 (tuned on the two corpora's tune questions only)
+    # 95/85/85/97/100/77.
     "held-out-ext": {
-        "source": 0.85,
-        "facts": 0.7,
-        "lead": 0.6,
+        "source": 0.9,
+        "facts": 0.8,
+        "lead": 0.8,
         "abstain": 0.9,
-        "support": 0.9,
-        "parts": 0.55,
+        "support": 0.95,
+        "parts": 0.7,
     },
 }
 

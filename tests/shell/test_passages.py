@@ -315,3 +315,262 @@ def test_a_hyphenated_question_word_matches_the_words_written_apart() -> None:
     question = "gates switch-off command"
     found = rank_passages(key_terms(question), docs, value_of=asked_value(question))
     assert found[0].passage.text == "Switch off early: `gatectl shut`"
+
+
+PRIVACY = """# Pulling a leaked record
+
+Owner: Ledger team. When a statement exposes protected data (a Social Security number, a card
+number), the statement is pulled from the portal.
+
+approver: Ledger duty manager
+deadline: pulled within 3 hours of the report
+command: `lgctl statement pull --id <id>`
+"""
+LEDGER_PM = """# Postmortem PM-0090: ledger refusals
+
+## Summary
+ledger-api refused postings for an hour: 12,000 postings queued at the peak and 3,100 postings
+were refused in all.
+
+## Timeline (UTC)
+- 2026-10-01T10:00:00Z ledger-api refuses postings with 503.
+"""
+LEDGER_ROTA = """# Ledger rota
+
+| Team | Services | Pager handle |
+|---|---|---|
+| Ledger | ledger-api, ledger-db | pg-ledger |
+| Cards | cards-api | pg-cards |
+"""
+LIMITS = """# Card limits
+
+Cards over their daily limit are declined by cards-api.
+
+## A card is over its limit
+A card over its limit is held for review, not closed.
+
+1. Check it: `cardctl show <card>`.
+2. Never raise a limit above 5,000 USD: the bank refuses it.
+3. Bounce the limit cache afterwards: `cardctl restart limit-cache`.
+"""
+
+
+def ranked_over(question: str, docs: list[tuple[int, str, str]], *, situation: bool = False) -> str:
+    from sleuth_shell.agents.catalog_answer import _situation_terms
+
+    return rank_passages(
+        key_terms(question),
+        docs,
+        expects=expected_answer(question),
+        value_of=asked_value(question),
+        cue=answer_cue(question),
+        situation=_situation_terms(question) if situation else (),
+    )[0].passage.text
+
+
+def test_an_abbreviation_no_runbook_holds_matches_the_words_it_stands_for() -> None:
+    docs = [(1, "Pulling a leaked record", PRIVACY), *DOCS]
+    # "SSN" is written nowhere; "Social Security number" is.
+    question = "SSN showing on a statement: who approves pulling it?"
+    assert ranked_over(question, docs) == "approver: Ledger duty manager"
+    found = rank_passages(key_terms("SSN exposure?"), docs)
+    assert found[0].passage.doc == 1 and found[0].coverage > 0.4
+    # Lowercase words that merely start with those letters are no name.
+    assert rank_passages(key_terms("SSN?"), [(2, "x", "some service now")])[0].coverage == 0
+
+
+def test_a_verb_matches_the_noun_of_its_root_but_not_a_noun_another() -> None:
+    docs = [(1, "Ledger rota", LEDGER_ROTA), (2, "Card limits", LIMITS)]
+    # "paged" is the root of the "Pager handle" column.
+    assert "pg-cards" in ranked_over("who gets paged for cards-api?", docs)
+    # A noun of the question does not match another form of its root.
+    scheduling = [(1, "Jobs", "# Jobs\n\nRestart the scheduling pods: `jobctl restart`.\n")]
+    hit = rank_passages(key_terms("restart the MRI scheduler"), scheduling)[0]
+    assert hit.coverage < 0.4
+
+
+def test_who_is_answered_by_a_role_and_a_condition_only_tells_the_situation() -> None:
+    docs = [(1, "Ledger rota", LEDGER_ROTA), (2, "Postmortem PM-0090: ledger refusals", LEDGER_PM)]
+    question = "who gets paged when ledger-api is refusing postings?"
+    assert "pg-ledger" in ranked_over(question, docs, situation=True)
+    # Without the condition weighing half and the answer's form, the postmortem's account of
+    # the refusals wins.
+    plain = rank_passages(key_terms(question), docs)[0].passage.text
+    assert "pg-ledger" not in plain
+
+
+def test_a_count_followed_by_the_asked_verb_wins_over_other_counts_of_the_noun() -> None:
+    docs = [(1, "Postmortem PM-0090: ledger refusals", LEDGER_PM)]
+    assert "3,100 postings were refused" in ranked_over("how many postings got refused?", docs)
+    cue = answer_cue("how many postings got refused?")
+    assert cue is not None
+    said = cue.search("3,100 postings were refused")
+    assert said is not None and said["verb"] == "refused"
+
+
+def test_synonyms_a_section_named_by_the_question_and_what_not_to_do() -> None:
+    docs = [(1, "Card limits", LIMITS), *DOCS]
+    # "outage" is an incident; "several" and "else" ask nothing.
+    assert key_terms("who else gets paged in several regions") == ["paged", "region"]
+    rota = [(1, "Rota", "# Rota\n\nAn incident in two regions pages the CTO: `page cto`.\n")]
+    assert rank_passages(key_terms("outage in two regions?"), rota)[0].coverage == 1.0
+    # "bounce" is a restart.
+    assert "cardctl restart limit-cache" in ranked_over("how do I bounce the limit cache?", docs)
+    # The section whose heading holds every asked term answers "what happens when ...".
+    what = ranked_over("what happens when a card goes over its limit?", docs)
+    assert what.startswith(("Check it", "Never raise", "Bounce", "A card over its limit"))
+    # "what should we not do" is answered by a warning against something.
+    assert ranked_over("card limits: what should we never do?", docs).startswith("Never raise")
+
+
+def test_a_situation_before_a_dash_is_the_topic_of_every_part() -> None:
+    assert question_parts(
+        "a card number is showing on a statement - who approves pulling it and how fast?"
+    ) == [
+        "a card number is showing on a statement: who approves pulling it",
+        "a card number is showing on a statement: how fast?",
+    ]
+    assert question_parts("reminder deadline? + backlog threshold") == [
+        "reminder deadline",
+        "backlog threshold",
+    ]
+
+
+def test_a_later_part_naming_its_own_service_is_not_read_in_the_first_ones_context() -> None:
+    from sleuth_shell.agents.catalog_answer import _context_for
+
+    first = "card limit cap?"
+    assert _context_for("who gets paged when ledger-api is refusing postings", first) == ""
+    assert _context_for("and what do we bounce afterwards?", first) == first
+    assert _context_for("what about cards-api?", "cards-api limit cap?") == "cards-api limit cap?"
+    ctx = AgentContext(
+        org_id=1,
+        now=datetime(2026, 12, 1, tzinfo=UTC),
+        knowledge=MemoryKnowledge(
+            [
+                ("Card limits", LIMITS),
+                ("Ledger rota", LEDGER_ROTA),
+                ("Postmortem PM-0090: ledger refusals", LEDGER_PM),
+            ]
+        ),
+        logs=MemoryLogs([]),
+        public_url="http://sleuth.test",
+        changes=MemoryChanges([]),
+        metrics=MemoryMetrics([]),
+    )
+    result = asyncio.run(
+        RetrievalAgent().answer(
+            ctx, "card limit cap? and who gets paged when ledger-api is refusing postings"
+        )
+    )
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert "5,000 USD" in lead and "pg-ledger" in lead
+
+
+ORDERS = """# Hospital orders
+
+Owner: Supply team. The order cutoff for next-morning delivery is 15:30 UTC at every hub.
+
+A STAT order not dispatched after 15 minutes is escalated to the Supply lead by phone, whatever
+the pager says.
+"""
+SUPPLY_ROTA = """# Rota
+
+| Team | Services | Pager handle |
+|---|---|---|
+| Supply | order-router | fbn-supply |
+| Logistics | courier-dispatch | fbn-logistics |
+"""
+
+
+def test_a_later_part_in_words_of_its_own_is_steered_not_decided_by_the_first() -> None:
+    ctx = AgentContext(
+        org_id=1,
+        now=datetime(2026, 12, 1, tzinfo=UTC),
+        knowledge=MemoryKnowledge([("Hospital orders", ORDERS), ("Rota", SUPPLY_ROTA)]),
+        logs=MemoryLogs([]),
+        public_url="http://sleuth.test",
+        changes=MemoryChanges([]),
+        metrics=MemoryMetrics([]),
+    )
+    result = asyncio.run(
+        RetrievalAgent().answer(
+            ctx, "order cutoff for next-morning delivery? and the pager handle for supply"
+        )
+    )
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert "15:30 UTC" in lead and "fbn-supply" in lead
+    # "handle" after a noun names what is asked; as a verb it does not.
+    assert key_terms("the pager handle for supply") == ["pager", "handl", "supply"]
+    assert key_terms("how do I handle a stuck queue") == ["stuck", "queue"]
+
+
+def test_a_word_cut_short_and_a_phrase_for_a_noun_find_the_line() -> None:
+    stock = (
+        "# Stock\n\nA negative reserve: 40 units per hub, issued with the duty officer's approval\n"
+        "screening hold: 36 hours\n"
+    )
+    docs = [(9, "Stock", stock), *DOCS]
+    # "neg" is "negative" cut short; "hold back" is a reserve; "per" asks nothing.
+    found = rank_passages(key_terms("how many A neg do we hold back per hub"), docs)
+    assert found[0].passage.text.startswith("A negative reserve") and found[0].coverage > 0.7
+
+
+FRIDGES = """# Fridges
+
+storage range: 2-6 °C
+quarantine after: 30 minutes outside the range
+quarantine approver: hub quality manager
+quarantine command: `fridgectl quarantine --id <FRIDGE>`
+"""
+
+
+def test_a_later_part_naming_nothing_asks_its_shape_of_the_first_parts_subject() -> None:
+    question = "how long out of range before we quarantine, and what's the command"
+    assert question_parts(question) == [
+        "how long out of range before we quarantine",
+        "what's the command",
+    ]
+    ctx = AgentContext(
+        org_id=1,
+        now=datetime(2026, 12, 1, tzinfo=UTC),
+        knowledge=MemoryKnowledge([("Fridges", FRIDGES), ("Rota", ROTA)]),
+        logs=MemoryLogs([]),
+        public_url="http://sleuth.test",
+        changes=MemoryChanges([]),
+        metrics=MemoryMetrics([]),
+    )
+    lead = asyncio.run(RetrievalAgent().answer(ctx, question)).markdown.split("\n\n", 1)[0]
+    assert "30 minutes" in lead and "fridgectl quarantine" in lead
+    # "signs off" is an approval.
+    docs = [(1, "Fridges", FRIDGES), (2, "Rota", ROTA)]
+    assert ranked_over("fridges: who signs off a quarantine?", docs).startswith(
+        "quarantine approver"
+    )
+
+
+def test_a_comparison_is_two_questions_and_a_later_part_keeps_the_first_ones_row() -> None:
+    assert question_parts("search removal time for a seal vs a strike?") == [
+        "search removal time for a seal",
+        "search removal time for a strike?",
+    ]
+    assert question_parts("approver for sealing versus striking?") == [
+        "approver for sealing",
+        "approver for striking?",
+    ]
+    codes = (
+        "# Codes\n\n| Code | Meaning | What to do |\n|---|---|---|\n"
+        '| X-204 | encrypted document | reject with reason "password" |\n'
+        '| X-309 | page too large | reject with reason "page size" |\n'
+    )
+    docs = [(9, "Codes", codes), *DOCS]
+    found = rank_passages(
+        key_terms("the reason we give the filer?"), docs, context=key_terms("X-309 meaning")
+    )
+    assert "X-309" in found[0].passage.text
+
+
+def test_after_how_long_asks_for_a_duration() -> None:
+    shape = expected_answer("after how long do we switch to the fallback?")
+    assert shape is not None and shape.search("after 15 minutes of failures")
+    assert not shape.search("Approval: duty manager")

@@ -71,3 +71,56 @@ def test_shorthand_windows_match_the_written_out_ones() -> None:
     since = understand(expand_shorthand("why is web failing since ~08:05?"), NOW, SERVICES)
     assert since.window is not None and since.window.label == "since"
     assert (since.window.start.hour, since.window.start.minute) == (8, 5)
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "levels"),
+    [
+        # "..., why?" at the end asks for the cause as much as "why" first does.
+        ("ehr-sync kept erroring overnight 01:00-02:00Z, why?", "cause", ("ERROR", "CRITICAL")),
+        # A code a service throws, asked what it means and what to tell someone: the runbook.
+        ("ehr-sync throwing RX-204 - what is it and what do we tell the patient", "fact", None),
+        ("web throwing errors - who approves a rollback?", "fact", ("ERROR", "CRITICAL")),
+        # "how fast does it need to happen" asks for a deadline, not what happened.
+        (
+            "a record is showing on the web - who approves pulling it and how fast does it need to "
+            "happen?",
+            "fact",
+            None,
+        ),
+        # A warning asked as a verb is the level asked.
+        (
+            "booking-svc was warning about something 08:00-08:30Z, what was it?",
+            "errors",
+            ("WARNING",),
+        ),
+        # "anything weird" about a named service since the deploy asks the logs.
+        ("anything weird on payments-api since the deploy?", "errors", None),
+        ("payments-api throwing 503s?", "errors", ("ERROR", "CRITICAL")),
+        # Who else is paged and the command for a kind of outage: the runbook.
+        (
+            "sev-1 payments outage at two sites - who else gets paged and what's the command?",
+            "fact",
+            None,
+        ),
+        ("payments fee for a civil complaint?", "fact", None),  # a complaint is no log word
+    ],
+)
+def test_outside_phrasing_of_intent_and_levels(
+    text: str, intent: str, levels: tuple[str, ...] | None
+) -> None:
+    question = understand(text, NOW, SERVICES)
+    assert (question.intent, question.levels) == (intent, levels)
+
+
+def test_a_clock_range_beside_a_part_of_the_day_is_the_window() -> None:
+    asked = understand(
+        "booking-svc was warning about something this morning 08:00-08:30Z", NOW, SERVICES
+    )
+    assert asked.window is not None
+    assert (asked.window.start.hour, asked.window.end.hour, asked.window.end.minute) == (8, 8, 30)
+
+
+def test_what_is_the_cause_asks_for_the_cause() -> None:
+    asked = understand("web alarming at 08:00, what's the cause?", NOW, SERVICES)
+    assert asked.intent == "cause"

@@ -168,7 +168,7 @@ def check_claims(markdown: str, texts: Mapping[int, str | None]) -> ClaimCheck:
         if stripped.startswith(">") or stripped.startswith("|"):
             pieces = [line]
         else:
-            pieces = _SENTENCE.split(line)
+            pieces = _attach_markers(_SENTENCE.split(line))
         kept: list[str] = []
         for piece in pieces:
             own = tuple(sorted({int(n) for n in _MARKER.findall(piece)}))
@@ -208,6 +208,25 @@ def check_claims(markdown: str, texts: Mapping[int, str | None]) -> ClaimCheck:
         if kept:
             out_lines.append(" ".join(kept) if len(pieces) > 1 else kept[0])
     return ClaimCheck(_tidy("\n".join(out_lines)), claims, supported, dropped)
+
+
+_LEADING_MARKERS = re.compile(r"^(?:\[\[source:\d+\]\]\s*)+")
+
+
+def _attach_markers(pieces: list[str]) -> list[str]:
+    """The sentences of a line with the citations written right after a sentence's full stop
+    ("... 15 minutes. [[source:1]] The fallback line ... [[source:2]]") given back to that
+    sentence: they cite it, not the sentence that follows."""
+    out: list[str] = []
+    for piece in pieces:
+        m = _LEADING_MARKERS.match(piece)
+        if out and m is not None:
+            out[-1] = f"{out[-1]} {m.group(0).strip()}"
+            piece = piece[m.end() :]
+            if not piece.strip():
+                continue
+        out.append(piece)
+    return out
 
 
 def _tidy(markdown: str) -> str:

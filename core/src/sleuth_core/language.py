@@ -20,7 +20,12 @@ Time expressions (all UTC; a clock time without a date is its latest occurrence 
 - a date alone: ``on 2026-03-14``, ``Mar 14`` (the whole day);
 - a day and a time: ``yesterday 14:00``, ``Saturday 21:30`` (30 minutes either side);
 - weekday names and parts of days: ``on Saturday``, ``Saturday night``, ``Friday morning``;
+- a clock range written in full, alone or beside a part of the day: ``08:00-08:30Z``,
+  ``this morning 08:00-08:30Z``, ``overnight 01:00-02:00 UTC`` (the range, on its latest day not
+  after ``now``);
 - ``yesterday``, ``today``, ``this morning``, ``tonight``/``overnight``/``last night``;
+- a span beside the one instant named: ``at 22:00Z - what did it log in the 40 min after that?``,
+  ``the 10 minutes before it``;
 - a single instant, ISO (``2026-11-22T09:41:00Z``) or ``at 09:41``: 30 minutes either side; an
   alert that ``fired at 12:30`` (also ``triggered``, ``paged``, ``went off``): the hour before it,
   ending at that instant.
@@ -578,6 +583,8 @@ def _range_on(day: datetime, m: re.Match[str]) -> TimeWindow | None:
 def parse_window(text: str, now: datetime) -> TimeWindow | None:
     """The time window ``text`` names (see the module doc), or None."""
     now = now.astimezone(UTC)
+    if (around := _span_beside(text, now)) is not None:
+        return around
     if (fired := _fired_at(text, now)) is not None:
         return fired
     if (m := _BETWEEN.search(text)) is not None and all(
@@ -627,6 +634,17 @@ def parse_window(text: str, now: datetime) -> TimeWindow | None:
                 day + timedelta(hours=first), day + timedelta(hours=last), m[2].lower()
             )
         return TimeWindow(day, min(day + timedelta(days=1), now), "day")
+    if (m := _RANGE.search(text)) is not None and m[2] is not None and m[5] is not None:
+        # A clock range written in full ("08:00-08:30Z", "01:00-02:00 UTC") is the asked window
+        # on its latest day not after now, whatever part of the day is named beside it
+        # ("this morning 08:00-08:30Z", "overnight 01:00-02:00Z").
+        window = _range_on(_day_start(now), m)
+        if window is not None and window.start > now:
+            window = TimeWindow(
+                window.start - timedelta(days=1), window.end - timedelta(days=1), "between"
+            )
+        if window is not None:
+            return window
     if re.search(r"\bthis morning\b", text, re.IGNORECASE):
         today = _day_start(now)
         return TimeWindow(today + timedelta(hours=6), min(now, today + timedelta(hours=12)), "am")
@@ -642,6 +660,37 @@ def parse_window(text: str, now: datetime) -> TimeWindow | None:
                 window.start - timedelta(days=1), window.end - timedelta(days=1), "between"
             )
     return window
+
+
+#: "in the 40 min after that", "the 10 minutes before it": a span beside an instant.
+_BESIDE = re.compile(
+    r"\b(?:in\s+|during\s+|for\s+)?the\s+(\d+(?:\.\d+)?|half\s+an?|an?)\s*"
+    r"(m|mins?|minutes?|h|hrs?|hours?)\s+(after|following|since|before|prior|leading\s+up)\b",
+    re.IGNORECASE,
+)
+
+
+def _span_beside(text: str, now: datetime) -> TimeWindow | None:
+    """``... at 2026-09-15T22:00Z - what did it log in the 40 min after that?``: the span after
+    (or before) the one instant the text names."""
+    m = _BESIDE.search(text)
+    if m is None:
+        return None
+    instants = [p for p in re.findall(_POINT, text[: m.start()] + " " + text[m.end() :])]
+    if len(instants) != 1 or (point := _point(instants[0], now)) is None:
+        return None
+    amount_text = m[1].lower()
+    amount = (
+        0.5
+        if amount_text.startswith("half")
+        else 1.0
+        if amount_text in ("a", "an")
+        else float(amount_text)
+    )
+    span = timedelta(seconds=amount * _UNITS[m[2].lower()])
+    if m[3].lower() in ("after", "following", "since"):
+        return TimeWindow(point, min(point + span, max(now, point)), "after")
+    return TimeWindow(point - span, point, "before")
 
 
 _FIRED = re.compile(

@@ -43,8 +43,11 @@ from litestar.status_codes import (
     HTTP_413_REQUEST_ENTITY_TOO_LARGE,
     HTTP_500_INTERNAL_SERVER_ERROR,
     HTTP_502_BAD_GATEWAY,
+    HTTP_503_SERVICE_UNAVAILABLE,
 )
 from litestar.types import ExceptionHandlersMap
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from sleuth_core.errors import (
     CoreError,
@@ -66,11 +69,13 @@ __all__ = [
     "NOT_JSON",
     "NOT_UTF8",
     "OTLP_PREFIX",
+    "RETRY_AFTER_SECONDS",
     "TOO_DEEP",
     "ApiError",
     "ErrorBody",
     "bad_request",
     "conflict",
+    "database_unavailable",
     "document_default_errors",
     "error_response",
     "error_responses",
@@ -134,6 +139,40 @@ _DEFAULT_DETAILS = {
     413: "Request body too large",
     500: "Internal server error",
 }
+
+#: ``Retry-After`` (seconds) of a 503: the database could not serve the request now.
+RETRY_AFTER_SECONDS = 5
+#: The detail of that 503 on the REST API.
+DATABASE_BUSY = "The database is busy; retry in a few seconds"
+#: SQLSTATE classes of a database that cannot serve now rather than a wrong statement:
+#: connection exception, transaction rollback (serialization failure, deadlock), insufficient
+#: resources (too many connections), operator intervention (shutting down, query canceled).
+_TRANSIENT_SQLSTATE_CLASSES = frozenset({"08", "40", "53", "57"})
+
+
+def database_unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database cannot serve now, so a retry later may succeed: a
+    SQLite write lock held past the busy timeout, no pooled connection free in time, a lost or
+    refused PostgreSQL connection, a deadlock or serialization failure. A wrong statement
+    (``no such table``, a syntax error) is not: that stays a 500.
+
+    >>> from sqlalchemy.exc import OperationalError
+    >>> database_unavailable(OperationalError("INSERT", {}, Exception("database is locked")))
+    True
+    >>> database_unavailable(OperationalError("SELECT", {}, Exception("no such table: x")))
+    False
+    """
+    if isinstance(exc, PoolTimeout):
+        return True
+    if not isinstance(exc, DBAPIError):
+        return False
+    if exc.connection_invalidated:
+        return True
+    sqlstate = str(getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None) or "")
+    if sqlstate[:2] in _TRANSIENT_SQLSTATE_CLASSES:
+        return True
+    message = str(exc.orig).lower()
+    return "database is locked" in message or "database is busy" in message
 
 
 class ApiError(HTTPException):
@@ -224,7 +263,12 @@ def _validation_detail(request: Request[Any, Any, Any], exc: ValidationException
     return "Invalid request body"
 
 
-_HEADINGS = {403: "Not allowed", 404: "Not found", 500: "Something went wrong"}
+_HEADINGS = {
+    403: "Not allowed",
+    404: "Not found",
+    500: "Something went wrong",
+    503: "Busy for a moment",
+}
 
 
 def _wants_html(request: Request[Any, Any, Any]) -> bool:
@@ -333,6 +377,16 @@ def _not_unicode(request: Request[Any, Any, Any], exc: UnicodeError) -> Response
 
 
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    if database_unavailable(exc):
+        logger.warning("refused %s %s for now (503): %s", request.method, request.url.path, exc)
+        return _browser_error(
+            request,
+            error_response(
+                HTTP_503_SERVICE_UNAVAILABLE,
+                DATABASE_BUSY,
+                {"Retry-After": str(RETRY_AFTER_SECONDS)},
+            ),
+        )
     logger.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return _browser_error(
         request, error_response(HTTP_500_INTERNAL_SERVER_ERROR, _DEFAULT_DETAILS[500])

@@ -49,14 +49,40 @@ _WHEN = re.compile(
 )
 #: A version: what "which version / release" is answered by.
 _VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)*\b")
+#: Who answers a "who" question: a team, an owner, an approver, an on-call handle, a role.
+_WHO = re.compile(
+    r"\b(?:teams?|owners?|owned|approv\w*|handles?|contacts?|on-?call|leads?|managers?|"
+    r"supervisors?|engineers?|desk|rotations?|pager|paged?|escalat\w*|duty|vendor|provider|"
+    r"carrier|company|person|responsible|sign(?:s|ed)?[- ]?off)\b|(?<![\w&])[#@][a-z]",
+    re.IGNORECASE,
+)
+#: What a "what should we not do?" question is answered by: a warning against something.
+_DONT = re.compile(
+    r"\b(?:do not|don't|never|must not|mustn't|should not|shouldn't|avoid|not allowed)\b", re.I
+)
 _ANSWER_SHAPES = (
-    (re.compile(r"^\s*(?:how\s+(?:long|often|soon))", re.I), _DURATION),
+    (
+        re.compile(
+            r"\bwhat\s+(?:should|must|do|shall)\s+(?:we|i|you)\s+(?:not|never|avoid)\b|"
+            r"\bwhat\s+(?:not\s+to|to\s+avoid)\b|\bwhat\s+(?:shouldn't|mustn't|don't)\s+(?:we|i|you)\b",
+            re.I,
+        ),
+        _DONT,
+    ),
+    (re.compile(r"^\s*(?:who|whom|whose)\b", re.I), _WHO),
+    (
+        re.compile(
+            r"^\s*(?:(?:after|within|in|for)\s+)?how\s+(?:long|often|soon|fast|quickly)", re.I
+        ),
+        _DURATION,
+    ),
     (re.compile(r"^\s*(?:when\b|what\s+time|by\s+when|until\s+when)", re.I), _WHEN),
     (re.compile(r"\b(?:which|what)\s+(?:version|release|tag)\b", re.I), _VERSION),
     (
         re.compile(
-            r"^\s*(?:how\s+(?:do|to|can|should)|which\s+command|what\s+command)|"
-            r"\bwhat\s+(?:must|should|do)\s+(?:we|i|you)\s+(?:pause|stop|run|disable|drain|"
+            r"^\s*(?:how\s+(?:do|to|can|should)|which\s+command|what\s+command|"
+            r"what(?:'s|\s+is)\s+the\s+command)|"
+            r"\bwhat\s+(?:must|should|do)\s+(?:we|i|you)\s+(?:do|pause|stop|run|disable|drain|"
             r"restart|scale|flush|purge|enable)\b",
             re.I,
         ),
@@ -104,7 +130,13 @@ def answer_cue(question: str) -> re.Pattern[str] | None:
     """
     if (m := _HOW_MANY.search(question)) is not None:
         noun = re.escape(stem(m[1].lower()))
-        return re.compile(rf"\d[\d,.]*\s+(?:[a-z-]+\s+){{0,2}}?{noun}", re.IGNORECASE)
+        # The question's own words after the noun ("how many envelopes got refused?") said
+        # right after the count ("3,912 envelopes were refused") tell that count from others.
+        after = [
+            re.escape(w[:5]) for w in key_terms(question[m.end() :]) if w.isalpha() and len(w) > 2
+        ]
+        verb = rf"(?:\W+\w+){{0,2}}?\W+(?P<verb>(?:{'|'.join(after)})\w*)" if after else ""
+        return re.compile(rf"\d[\d,.]*\s+(?:[a-z-]+\s+){{0,2}}?{noun}\w*(?:{verb})?", re.IGNORECASE)
     if (m := _HOW_LONG.search(question)) is not None and (m["past"] or _INCIDENT.search(question)):
         return re.compile(r"\bduration\s*:", re.IGNORECASE)
     return None
@@ -138,7 +170,9 @@ _GENERIC_WORDS = (
     "long often much many mean means meaning does used use set value values command commands "
     "kept keep retained valid listen happens happen take takes make makes run runs say says "
     "best way ok okay exactly currently current allowed allow maximum minimum max min "
-    "fix fixes solve resolve handle deal troubleshoot expired must need needs also get gets got"
+    "fix fixes solve resolve handle deal troubleshoot expired must need needs also get gets got "
+    "someone somebody something anything anyone fast quickly quick go goes going went gone "
+    "else several multiple various per"
 )
 _GENERIC = frozenset(_GENERIC_WORDS.split())
 
@@ -160,12 +194,52 @@ _FORMS = {
 }
 
 
+#: Generic words that name what is asked when written as a noun after another noun ("pager
+#: handle", "slack handle"), not as a verb or after a pronoun or modal ("how do I handle it").
+_NOUN_AFTER_NOUN = frozenset({"handle", "handles"})
+_NOT_NOUNS = frozenset(
+    [
+        "to",
+        "i",
+        "we",
+        "you",
+        "they",
+        "do",
+        "does",
+        "did",
+        "should",
+        "can",
+        "could",
+        "would",
+        "must",
+        "how",
+        "who",
+        "will",
+        "not",
+        "the",
+        "a",
+        "an",
+    ]
+)
+
+
+def _named_nouns(question: str) -> set[str]:
+    words = re.findall(r"[a-z][a-z-]*", question.lower())
+    return {
+        b
+        for a, b in itertools.pairwise(words)
+        if b in _NOUN_AFTER_NOUN and a not in _NOT_NOUNS and a not in _GENERIC and len(a) > 2
+    }
+
+
 def key_terms(question: str) -> list[str]:
     """The topic words of ``question``, stemmed (generic question words dropped)."""
     out: list[str] = []
+    nouns = _named_nouns(question)
     for word in terms(question):
         s = _LABEL_OF.get(word) or stem(word)
-        if s not in _GENERIC and word not in _GENERIC and len(s) >= 2 and s not in out:
+        generic = (s in _GENERIC or word in _GENERIC) and word not in nouns
+        if not generic and len(s) >= 2 and s not in out:
             out.append(s)
     for joined in _compounds(question):
         if joined not in out:
@@ -189,7 +263,15 @@ _OBJECTS = frozenset({"it", "them", "this", "that"})
 
 
 _COMPOUNDS = frozenset(
-    {("roll", "back"), ("fail", "over"), ("dead", "letter"), ("on", "call"), ("back", "up")}
+    {
+        ("roll", "back"),
+        ("fail", "over"),
+        ("dead", "letter"),
+        ("on", "call"),
+        ("back", "up"),
+        ("hold", "back"),
+        ("sign", "off"),
+    }
 )
 
 
@@ -305,20 +387,84 @@ def _near(term: str, vocabulary: Sequence[str], *, typos: bool) -> frozenset[str
     """The words of ``vocabulary`` (those sharing its first letter) that ``term`` (five letters
     or more) is a short form of
     (``approv`` for ``approval``: at most three letters more) or, with ``typos`` (no candidate
-    holds the term), a typo of (one letter off: ``timout``, ``settlment``)."""
-    if len(term) < 5 or not term.isalpha():
+    holds the term), a typo of (one letter off: ``timout``, ``settlment``); and those (for a
+    term of four letters or more) that are the same word with another ending (``paged`` and
+    ``pager``, ``refus`` and ``refusal``: see `_same_root`)."""
+    if len(term) < 3 or not term.isalpha():
         return frozenset()
+    if len(term) < 4:
+        # A word cut short ("neg" for "negative", "temp"), when no candidate holds it as written.
+        return frozenset(w for w in vocabulary if typos and len(w) > 4 and w.startswith(term))
     found = {
         w
         for w in vocabulary
         if w != term
-        and -1 <= len(w) - len(term) <= 3
         and (
-            w.startswith(term)
-            or (typos and abs(len(w) - len(term)) <= 1 and _one_letter_off(term, w))
+            _same_root(term, w)
+            or (
+                len(term) >= 5
+                and -1 <= len(w) - len(term) <= 3
+                and (
+                    w.startswith(term)
+                    or (typos and abs(len(w) - len(term)) <= 1 and _one_letter_off(term, w))
+                )
+            )
         )
     }
     return frozenset(found)
+
+
+#: Endings a word takes as a noun of a verb's root (what the light stemmer leaves).
+_ENDINGS = frozenset({"", "e", "d", "ed", "r", "er", "ers", "s", "es", "ing", "al", "als"})
+#: Endings of a verb: what the question's word may end with.
+_VERB_ENDINGS = frozenset({"", "e", "d", "ed", "s", "es", "ing"})
+
+
+#: Words on-call engineers use for one another, and the short forms they type: a passage
+#: holding one holds the others ("hard cap?": "Never raise a limit above ...", "db creds":
+#: "database credentials").
+_SAME_MEANING = (
+    ("cap", "ceiling", "limit"),
+    ("outage", "incident", "downtime"),
+    ("reserve", "holdback"),
+    ("signoff", "approve", "approver", "approval"),
+    ("restart", "bounce", "reboot"),
+    ("rollback", "revert"),
+    ("database", "db"),
+    ("certificate", "cert"),
+    ("configuration", "config", "cfg"),
+    ("credentials", "creds"),
+    ("authentication", "auth"),
+    ("production", "prod"),
+    ("repository", "repo"),
+    ("kubernetes", "k8s"),
+    ("connection", "conn"),
+    ("duplicate", "dup", "dupe"),
+    ("service", "svc"),
+    ("severity", "sev"),
+    ("environment", "env"),
+    ("percent", "pct"),
+)
+_MEANS: dict[str, frozenset[str]] = {}
+for _group in _SAME_MEANING:
+    _stems_of_group = frozenset(stem(w) for w in _group)
+    for _word in _stems_of_group:
+        _MEANS[_word] = _stems_of_group - {_word}
+
+
+def _same_root(a: str, b: str) -> bool:
+    """Whether the question's word ``a``, a verb, is the root of ``b``: a shared start of at
+    least four letters, the rest of ``a`` a verb's ending and the rest of ``b`` one of
+    `_ENDINGS` (``paged`` for ``pager``, ``refus`` for ``refusal``); a noun of the question
+    does not match another noun or verb of its root (``scheduler`` is not ``scheduling``)."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    if n < 4 or not b.isalpha():
+        return False
+    return a[n:] in _VERB_ENDINGS and b[n:] in _ENDINGS
 
 
 def _one_letter_off(a: str, b: str) -> bool:
@@ -351,10 +497,35 @@ def _held(
 
 #: What a passage that states the answer in the question's form gains (see `answer_cue`).
 _CUE_BONUS = 0.25
+#: What a passage holding every context term itself gains (less for fewer).
+_CONTEXT_HERE = 0.1
+#: What a passage gains under a section whose heading holds every asked term.
+_SECTION_ASKED = 0.15
+#: What it gains more when the count is followed by the question's own verb ("3,912 envelopes
+#: were refused" for "how many envelopes got refused?").
+_CUE_VERB = 0.1
 #: What a topic term (see `rank_passages`) earns wherever its document holds it; the rest of
 #: its weight counts to the coverage of a passage that holds it, and to its score by how few of
 #: the document's passages hold it (the row naming "E-420" among rows alike).
 _SUBJECT_SHARE = 0.8
+
+
+#: A word that may abbreviate others (three to five letters).
+_ACRONYM = re.compile(r"^[a-z]{3,5}$")
+
+
+@functools.lru_cache(maxsize=256)
+def _spelled_out(abbreviation: str) -> re.Pattern[str]:
+    """The words ``abbreviation`` stands for: one word per letter, each starting with it."""
+    return re.compile(
+        r"\b" + r"[\s-]+".join(f"({c}[a-z]+)" for c in abbreviation) + r"\b", re.IGNORECASE
+    )
+
+
+def _spells(words: re.Pattern[str], text: str) -> bool:
+    """Whether ``text`` writes out the abbreviation as a name: the words of ``words``, at least
+    two of them capitalized ("Social Security number" for SSN, not "sealed status now")."""
+    return any(sum(w[0].isupper() for w in m.groups()) >= 2 for m in words.finditer(text))
 
 
 @dataclass(frozen=True)
@@ -413,6 +584,8 @@ def rank_passages(
     value_of: Sequence[str] = (),
     subject: Sequence[str] = (),
     cue: re.Pattern[str] | None = None,
+    situation: Sequence[str] = (),
+    context_most: float = math.inf,
 ) -> list[Ranked]:
     """Every fine passage of ``documents`` (``(id, title, markdown)``), best first.
 
@@ -428,13 +601,16 @@ def rank_passages(
     matching ``expects`` (the shape of the answer, see `expected_answer`) lose; and every
     passage gains for the share of the key-term weight its document's title holds.
     ``context`` terms (the subject of an earlier part of the question) add to the score where
-    the passage's document holds them, at a quarter of their weight, and never to ``coverage``.
+    the passage's document holds them, at a quarter of their weight (at most ``context_most``
+    in all), and never to ``coverage``.
     A passage matching ``cue`` (see `answer_cue`) gains.
     ``subject`` terms (a topic written before the question: "records-db failover: who
     approves?") are asked terms that name the document more than the passage: they earn 0.8 of
     their weight wherever the document holds them, and a passage holding them the rest only by
     how few of the document's passages hold it (a table row naming the topic among rows alike),
     so the rest of the question picks the passage.
+    ``situation`` terms (those of a condition clause only: "who gets paged *when filing-gateway
+    is refusing envelopes*?") weigh half: they tell the situation, the rest what is asked.
     """
     wanted = list(dict.fromkeys(question_terms))
     if not wanted or not documents:
@@ -443,8 +619,12 @@ def rank_passages(
     # A term matches the words it is a short form of, and a term no candidate holds the words
     # it is a typo of.
     vocabulary = frozenset().union(*doc_stems.values())
-    by_initial = _by_initial(vocabulary) if any(len(t) >= 5 for t in wanted) else {}
-    near_of = {t: _near(t, by_initial.get(t[:1], ()), typos=t not in vocabulary) for t in wanted}
+    by_initial = _by_initial(vocabulary) if any(len(t) >= 3 for t in wanted) else {}
+    near_of = {
+        t: _near(t, by_initial.get(t[:1], ()), typos=t not in vocabulary)
+        | (_MEANS.get(t, frozenset()) & vocabulary)
+        for t in wanted
+    }
     near_pairs = frozenset((t, w) for t, w in near_of.items() if w)
     form_terms = tuple(t for t in wanted if t in _FORMS)
     for t, near_words in near_of.items():
@@ -453,6 +633,13 @@ def rank_passages(
                 doc: found | {t} if not near_words.isdisjoint(found) else found
                 for doc, found in doc_stems.items()
             }
+    # An abbreviation no candidate holds matches the words it abbreviates ("SSN": "Social
+    # Security number").
+    spelled = {t: _spelled_out(t) for t in wanted if t not in vocabulary and _ACRONYM.match(t)}
+    for t, words in spelled.items():
+        for doc, _title, content in documents:
+            if _spells(words, f"{_title}\n{content}"):
+                doc_stems[doc] = doc_stems[doc] | {t}
     forms = {t: _FORMS[t] for t in wanted if t in _FORMS}
     for doc, _title, content in documents:
         if any(f.search(content) for f in forms.values()):
@@ -462,6 +649,7 @@ def rank_passages(
         t: (
             2.0 if re.search(r"\w[_.]\w", t) else 1.0
         )  # a named key (max_poll_records) counts double
+        * (0.5 if t in situation else 1.0)  # a condition's words tell the situation
         * math.log(1 + n / (1 + sum(t in s for s in doc_stems.values())))
         for t in wanted
     }
@@ -480,6 +668,15 @@ def rank_passages(
         title_share = sum(weight[t] for t in wanted if t in title_stems) / total if total else 0
         doc_joined = _joined_parts(doc_stems[doc]) if topic else frozenset()
         passages = split_fine(doc, content)
+        # A section whose heading (not the title) holds every asked term is about what is asked
+        # ("what happens when an EFSP goes over its rate limit?": *An EFSP is over its rate
+        # limit*).
+        heads = {
+            p.heading: len(wanted) >= 2
+            and p.heading.strip() != title.strip()
+            and all(t in _held(p.heading, near_pairs, form_terms) for t in wanted)
+            for p in passages
+        }
         holds = {p.text: _stems(p.text) | _joined_parts(_stems(p.text)) for p in passages if topic}
         # How rare each topic term is among the document's passages: a term few passages hold
         # (a row's "E-420") names them; one that many hold names the document.
@@ -494,6 +691,11 @@ def rank_passages(
             near = _held(passage.heading, near_pairs, form_terms) | _held(
                 title, near_pairs, form_terms
             )
+            for t, words in spelled.items():
+                if _spells(words, passage.text):
+                    own = own | {t}
+                elif _spells(words, f"{passage.heading}\n{title}"):
+                    near = near | {t}
             earned = 0.0
             hits = 0
             held = 0.0  # topic terms the passage itself holds, over their document share
@@ -516,9 +718,15 @@ def rank_passages(
                     earned += 0.35 * weight[t]
             coverage = (earned + held) / total if total else 0.0
             score = (earned + named_here) / total if total else 0.0
-            score += sum(0.25 * context_weight[t] for t in extra if t in doc_stems[doc]) / (
-                total or 1.0
+            score += min(
+                context_most,
+                sum(0.25 * context_weight[t] for t in extra if t in doc_stems[doc])
+                / (total or 1.0),
             )
+            if extra and hits:
+                # Among passages alike, the one naming the earlier part's subject ("DC-309
+                # meaning and the reason we give?": DC-309's row, not another code's).
+                score += _CONTEXT_HERE * sum(t in own for t in extra) / len(extra)
             if hits:
                 score += 0.04 if passage.kind != "sentence" else 0.0
                 score += 0.04 if passage.kind in prefer else 0.0
@@ -536,11 +744,15 @@ def rank_passages(
                     score += _KEY_ASKED
                 elif share >= _KEY_NAMES:
                     score += _KEY_BONUS * share
-            if cue is not None and earned and cue.search(passage.text):
+            if cue is not None and earned and (said := cue.search(passage.text)):
                 score += _CUE_BONUS  # it says the answer in the question's own form
+                if said.groupdict().get("verb"):
+                    score += _CUE_VERB
             if expects is not None and not expects.search(passage.text):
                 score -= 0.25  # it cannot hold the asked duration, command or number
             score += 0.2 * title_share
+            if heads.get(passage.heading):
+                score += _SECTION_ASKED  # under the section the question names
             ranked.append(Ranked(passage, score, coverage))
     ranked.sort(key=lambda r: -r.score)
     return ranked

@@ -10,7 +10,10 @@ The time window and the service names are read by :mod:`sleuth_core.language`
 (`parse_window`, `match_services`); ``since the deploy`` sets `Question.since_deploy` (the window
 is resolved by the caller). Severity words of an alert ("critical", "warning") are not log-level
 filters: a level is asked only when it qualifies what was logged ("critical errors", "warnings in
-the logs", "logged warnings"); "failing over" is a procedure, not a failure.
+the logs", "logged warnings", "was warning about"); "failing over" is a procedure, not a failure.
+A question ending "..., why?" asks for the cause. "Anything weird / off" or "any problems" about a
+named service asks the logs; a question about what a service throws that asks what only a runbook
+says (what a code means, who approves, what to tell someone), with no time named, is a ``fact``.
 
 `expand_shorthand(text)` first writes out what on-call engineers abbreviate when they type fast
 (``yday``/``yest`` for yesterday, ``errs``, ``cmd``, ``msgs``, ``w/``, ``b4``, ``whats``), drops
@@ -94,7 +97,8 @@ _LEVEL_WORDS = (
     (re.compile(rf"\b(?:critical|fatal)\s+{_LOG_NOUN}\b", re.IGNORECASE), ("CRITICAL",)),
     (
         re.compile(
-            r"\b(?:errors?|exceptions?|fail(?:ures?|ing|ed)(?!\s+over\b(?!\s+and\s+over))|5xx|5\d\d)\b",
+            r"\b(?:error(?:s|ing)?|exceptions?|fail(?:ures?|ing|ed)(?!\s+over\b(?!\s+and\s+over))|5xxs?|"
+            r"5\d\d(?:s|'s)?)\b",
             re.I,
         ),
         _ERRORS,
@@ -102,7 +106,8 @@ _LEVEL_WORDS = (
     (
         re.compile(
             rf"\bwarnings\b|\bwarning\s+{_LOG_NOUN}\b|\blogged\s+(?:\w+\s+)?warnings?\b|"
-            r"\bwarn(?:s)?\b(?!\w)",
+            r"\bwarn(?:s)?\b(?!\w)|\b(?:is|was|were|been|be|kept|keeps|started)\s+warning\b|"
+            r"\bwarning\s+(?:about|of|that)\b",
             re.IGNORECASE,
         ),
         ("WARNING",),
@@ -112,7 +117,9 @@ _LEVEL_WORDS = (
 )
 _CAUSE = re.compile(
     r"^\s*why\b|\broot[- ]cause\b|\bwhat\s+(?:caused|broke|triggered)\b|\bcause\s+of\b|"
-    r"\breason\s+(?:for|why)\b|\bwhy\s+(?:is|are|was|were|did|does|do)\b",
+    r"\breason\s+(?:for|why)\b|\bwhy\s+(?:is|are|was|were|did|does|do)\b|"
+    r"\bwhat(?:'s|\s+is|\s+was)\s+(?:the\s+)?cause\b|"
+    r"(?:,|\s[-\u2013\u2014])\s*(?:but\s+|and\s+)?why\s*\??\s*$",
     re.IGNORECASE,
 )
 _COUNT = re.compile(
@@ -126,7 +133,21 @@ _HOW_TO = re.compile(
 _LOGGED = re.compile(
     r"\b(?:log(?:s|ged)?|report(?:ed)?|throw\w*|errors|warnings|exceptions|"
     r"fail(?:ed|ing|ures)(?!\s+over\b(?!\s+and\s+over))|"
-    r"timeouts|timed out|5xx|incidents?|outages?|went wrong|happen\w*|broken|down)\b",
+    r"timeouts|timed out|5xx|incidents?|outages?|went wrong|happen(?:ed|ing)|broken|down|"
+    r"any(?:thing)?\s+(?:off|weird|wrong|unusual|odd|strange|funny|bad)|"
+    r"(?:any|some)\s+(?:issues|problems|trouble)|complain(?:s|ed|ing)|acting up|misbehav\w*)\b",
+    re.IGNORECASE,
+)
+
+#: What only a runbook answers: what a code means, who approves or gets paged, what to do or to
+#: tell someone. Asked about what a service throws, with no time named ("doc-convert throwing
+#: DC-204 - what is it and what reason do we give the filer?"), it is a catalog question.
+_CATALOG_ASK = re.compile(
+    r"\bwhat\s+(?:is|does)\s+(?:it|that|this)\b|\bwhat\s+does\s+[^?]{1,40}?\s+mean\b|"
+    r"\bmeaning\b|\bwho(?:'s|\s+else)?\s+(?:approves|owns|gets|should|do|does|to|is|has|must|"
+    r"can|signs|we|on[- ]call)\b|\bwhat(?:'s|\s+is)\s+the\s+(?:command|procedure|steps?|fix)\b|"
+    r"\bhow\s+(?:do|should|can)\s+(?:i|we)\b|\bwhat\s+(?:reason|action|steps?)\b|"
+    r"\bwhat\s+(?:do|should|must)\s+(?:we|i)\s+(?:do|tell|give|say|run)\b",
     re.IGNORECASE,
 )
 
@@ -172,6 +193,8 @@ def understand(
         intent = "count"
     elif _HOW_TO.search(text):
         intent = "how-to"
+    elif window is None and not since_deploy and _CATALOG_ASK.search(text):
+        intent = "fact"
     elif (logged and (named or window is not None or since_deploy)) or (window and named):
         intent = "errors"
     else:

@@ -178,7 +178,8 @@ _EXHAUSTION = re.compile(
     r"disk (?:is )?full|quota|saturat|queue (?:is )?full|backlog|pool (?:is )?full|"
     r"replication lag|throttl|watermark|low on (?:disk|memory|space)|free space|wraparound|"
     r"inodes?\b|outofmemory|memoryerror|cannot allocate memory|file descriptors|"
-    r"not accepting (?:commands|connections|writes)|connection limit|max_connections",
+    r"not accepting (?:commands|connections|writes)|connection limit|max_connections|"
+    r"\b(?:disk|volume|filesystem|storage)\s+(?:usage\s+|used\s+)?(?:at\s+)?(?:9\d|100)(?:\.\d+)?\s*%",
     re.IGNORECASE,
 )
 
@@ -198,7 +199,8 @@ _BAD_INPUT = re.compile(
     r"could not parse|cannot parse|invalid (?:date|format|"
     r"character|encoding|utf-?8|byte sequence)|schema (?:violation|mismatch|validation fail)|"
     r"malformed|unparseable|unexpected (?:end of input|character|column count)|wrong format|"
-    r"\binput\b[^\n.]{0,20}\bis (?:invalid|malformed|corrupt)|invalid input",
+    r"\binput\b[^\n.]{0,20}\bis (?:invalid|malformed|corrupt)|invalid input|"
+    r"\bfails? (?:the |its )?(?:format|validation|schema)\b",
     re.IGNORECASE,
 )
 #: A datastore full at its memory limit with eviction off: it refuses writes until it is freed.
@@ -309,7 +311,10 @@ _CLOCK_LEAD = timedelta(hours=6)
 #: or an uplink "is down", a device unreachable).
 _LINK_DOWN = re.compile(
     r"\bifOperStatus\W+down\b|\b(?:port|interface|link|uplink)\b[^\n]{0,80}?\bis down\b"
-    r"|\bdevice\b[^\n]{0,80}?\bis (?:down|unreachable)\b",
+    r"|\bdevice\b[^\n]{0,80}?\bis (?:down|unreachable)\b"
+    # Equipment losing power, or no longer answering the monitor's probes.
+    r"|\bbreaker\b[^\n]{0,40}?\btripped\b|\bde-?energi[sz]ed\b|on ?battery\b"
+    r"|\bpower (?:lost|loss|failure|outage|cut)\b|\bping (?:lost|failed)\b",
     re.IGNORECASE,
 )
 #: A host the failing service cannot reach on the network (no route, unreachable, its
@@ -1165,6 +1170,7 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
         deploy = _shipping_deploy(change, deploys, origin, scope)
         effective = deploy.timestamp if deploy is not None else change.timestamp
         rel, matched = relatedness(signature, touched[change.change_id], df, len(touched))
+        kinds: set[str] = {"words"} if rel > 0 else set()
         compounds = [
             c for c in compound_hits(touched[change.change_id], failure_words) if c not in matched
         ]
@@ -1172,6 +1178,7 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             # An identifier the change touches whose words the failure spells out separately.
             rel = _gain(rel, _COMPOUND_GAIN * len(compounds[:2]))
             matched = (*matched, *compounds[:2])
+            kinds.add("words")
         done = altered_mechanisms(changed_lines(change.diff)) | altered_mechanisms(change.summary)
         producer = "null" in shown and _removes_what_is_missing(change.diff, signature)
         if producer:
@@ -1190,6 +1197,7 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
                 gain += _RETUNE_GAIN  # a changed value of that very mechanism (timeout 5000 -> 500)
             rel = _gain(rel, gain)
             matched = (*matched, *(f"{m} change" for m in common[:2]))
+            kinds.add("mechanism")
         elif rel > 0 and shown and not done and change.diff and change.kind == "commit":
             # A commit altering no mechanism the failure shows: shared words are weaker evidence
             # (a flag or setting switches behaviour wholesale, so it is not discounted).
@@ -1221,6 +1229,7 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
             )
             rel = _gain(rel, _FRAME_GAIN * min(weight, 2))
             matched = (*matched, *located[:2])
+            kinds.add("code")
         if (
             change.kind in ("flag", "config")
             and origin in {change.service}
@@ -1305,6 +1314,8 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
         # it shares: the verdict reads the notes, however many words matched.
         notes = tuple(m for m in matched if " " in m or ":" in m)
         matched = (*notes, *(m for m in matched if m not in notes))
+        if any(m in _TIME_EVIDENCE for m in matched):
+            kinds.add("time")
         suspects.append(
             Suspect(
                 change,
@@ -1314,6 +1325,8 @@ def rank_suspects(evidence: Evidence, stage: OnsetStage, episode: Episode) -> tu
                 matched[:8],
                 round(score, 6),
                 ruled_out,
+                frozenset(kinds),
+                frozenset(common),
             )
         )
     starters = [
@@ -1481,18 +1494,26 @@ def decide(
     # alters the failure's mechanism or its stack's code still can: shared words (a consequence's
     # queue, a setting's name in a lag warning) do not outweigh what the failing code does.
     candidates = [s for s in suspects if not s.ruled_out and s.relatedness >= LIKELY_AT]
+    # The stack places a change on the failure's path; it says the change caused the failure
+    # only when the failure is a fault the program's own logic raises (a null dereference, an
+    # index out of range, a panic). A sequence run out, a provider's 503 or a malformed record
+    # surfaces in whatever code handles it, changed or not.
+    logic_fault = _logic_fault(evidence, episode)
     for rank, candidate in enumerate(candidates):
-        altered = any(m.endswith(" change") for m in candidate.matched)
-        located = any(":" in m for m in candidate.matched)
+        altered = "mechanism" in candidate.kinds
+        located = "code" in candidate.kinds
         # A provider failing (its notice, its host down, its certificate): the code calling the
         # provider is in every stack of its failure, so only a change altering the failure's
         # mechanism (a timeout, retries) stands against it.
         provider = ext_category == "dependency_failure" and ext_strength >= 2
-        mechanism = altered or (located and not provider)
-        if _surge_of_its_own(candidate, stage.shifts):
-            # The surge came from the switch itself (a flag sending its work all at once).
-            mechanism, strong_outside = True, False
-        overruled = strong_outside and not (mechanism and candidate.relatedness >= STRONG_AT)
+        mechanism = altered or (located and not provider and logic_fault)
+        outside_strong = strong_outside
+        if _surge_of_its_own(candidate, stage.shifts) or _consequence(candidate, external):
+            # The outside sign is the change's own effect (a flag sending its work all at once,
+            # a buffer raised until the container is killed at its memory limit): it does not
+            # compete with the change, it is how the change failed.
+            mechanism, outside_strong = True, False
+        overruled = outside_strong and not (mechanism and candidate.relatedness >= STRONG_AT)
         if ext_strength >= 2 and candidate.effective_at > onset:
             # It went live after the failure's first sign (within the onset's margin only): it
             # may have joined the failure, but it does not stand against an outside cause.
@@ -1508,7 +1529,7 @@ def decide(
         if drained is not None and _falling_before(drained, candidate.effective_at, onset):
             # The resource was running out at the same pace before the change went live.
             overruled = True
-        timed = any(m in _TIME_EVIDENCE for m in candidate.matched)
+        timed = "time" in candidate.kinds
         # A moderate outside sign is overruled by what a change does (its mechanism, its stack's
         # code) or by time evidence, never by shared words alone (a provider's host name).
         if rank > 0 and not (ext_strength > 0 and mechanism):
@@ -1769,6 +1790,44 @@ def _still_climbing(
     return False
 
 
+def _consequence(suspect: Suspect, external: tuple[str, float, Category] | None) -> bool:
+    """Whether the strongest outside sign is a resource running out (a container killed at its
+    memory limit, a datastore full, a use at its limit series) that ``suspect`` explains: it
+    alters that very resource (memory for memory, a pool for connections), so the exhaustion is
+    how the change failed, not a cause beside it.
+
+    >>> from datetime import UTC, datetime
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> buffer = Change("c1", "gw", "commit", t, "Raise receive buffer", ("gw.py",), "+buf = 512")
+    >>> memory = frozenset({"memory"})
+    >>> suspect = Suspect(buffer, t, "", 0.6, ("memory change",), 0.6, "", alters=memory)
+    >>> kill = "a container killed at its memory limit (out of memory)"
+    >>> oom = (kill, 2.0, "resource_exhaustion")
+    >>> _consequence(suspect, oom)
+    True
+    >>> _consequence(replace(suspect, alters=frozenset({"timeout"})), oom)
+    False
+    >>> _consequence(suspect, ("a traffic surge: requests rose 3.0x", 2.5, "resource_exhaustion"))
+    False
+    >>> full = "a resource running out: db_connections_active of pay reached db_connections_max"
+    >>> pool = replace(suspect, alters=frozenset({"pool"}))
+    >>> _consequence(pool, (full, 2.0, "resource_exhaustion"))
+    True
+    """
+    if external is None or external[2] != "resource_exhaustion":
+        return False
+    words = set(re.split(r"[^a-z0-9]+", external[0].lower()))
+    ran_out = {m for m, resource in _EXHAUSTED.items() if words & resource}
+    return bool(suspect.alters & ran_out)
+
+
+#: The mechanism a change alters that makes each resource run out, by the words naming it.
+_EXHAUSTED = {
+    "memory": frozenset({"memory", "heap", "oom", "oomkilled", "maxmemory", "rss"}),
+    "pool": frozenset({"connections", "connection", "clients", "pool", "slots"}),
+}
+
+
 def _surge_of_its_own(suspect: Suspect, shifts: Sequence[_MetricShift]) -> bool:
     """Whether a flag or setting switched minutes before the onset, one that changes how much
     work its service sends at once (`_FANOUT`: batching, all at once, in parallel), is followed
@@ -1889,7 +1948,10 @@ def _change_verdict(
 def _no_episode(evidence: Evidence, stage: OnsetStage) -> Analysis:
     alert = evidence.alert
     external = _external(evidence, stage.shifts, [], {}, {}, None)
-    if external:
+    # With nothing failing, only a sign that is a failure in itself (certificates, DNS, a
+    # provider's notice, a node in trouble) is an outside cause; words in the logs (a region, a
+    # provider's host) and demand that rose and was served are not.
+    if external and external[1] >= 2:
         cause, _strength, category = external
         return Analysis(
             "external",
@@ -2370,6 +2432,25 @@ def _exception_lines(detail: str) -> str:
         for line in detail.splitlines()
         if re.match(r"\s*[\w.$]*(?:Error|Exception|Fault)\b\S*:", line)
     )
+
+
+#: Memory running out where the program allocates: its stack shows which code took the memory.
+_ALLOCATION_FAULT = re.compile(
+    r"outofmemoryerror|memoryerror|out of memory|cannot allocate|allocation failed", re.IGNORECASE
+)
+
+
+def _logic_fault(evidence: Evidence, episode: Episode) -> bool:
+    """Whether most of the first failing service's new errors are faults the program raises in
+    its own code: those only its logic raises (`_CODE_FAULT`: a null dereference, an index out
+    of range, a panic ...) or memory running out where it allocates."""
+    origin = [s for s in _episode_signatures(evidence, episode)[0] if s.service == episode.origin]
+    faults = sum(
+        s.count
+        for s in origin
+        if _CODE_FAULT.search(text := f"{s.message}\n{s.detail}") or _ALLOCATION_FAULT.search(text)
+    )
+    return bool(faults) and faults >= 0.5 * sum(s.count for s in origin)
 
 
 def _unexplained_category(evidence: Evidence, episode: Episode, metric_only: bool) -> Category:
@@ -2971,7 +3052,8 @@ def _external(
         if onset is not None and abs(shift.at - onset) > timedelta(hours=1):
             continue
         if (
-            _demand(shift.series)
+            onset is not None  # demand that rose while nothing failed was served: no cause
+            and _demand(shift.series)
             and shift.direction == 1
             and shift.ratio >= 1.8
             and shift.series.service not in amplified

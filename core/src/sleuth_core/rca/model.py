@@ -173,7 +173,12 @@ class Suspect:
     ``deploy_id`` the deploy that shipped it ("" when none did), ``relatedness`` in ``[0, 1]``
     how much of the failure's signature its files, diff and summary touch, ``matched`` those
     terms, ``score`` the ranking value, and ``ruled_out`` why it is not the cause ("" if it is
-    still a suspect).
+    still a suspect). ``kinds`` names the kinds of evidence that tie it to the failure, each
+    read separately: ``words`` (terms shared with the failure), ``mechanism`` (it alters a
+    mechanism the failure shows), ``code`` (the failure's stack runs through what it changed)
+    and ``time`` (when it went live is itself the evidence: a switch minutes before the onset, a
+    rollback that stopped the errors, a build-up that began as it shipped). ``alters`` names
+    the mechanisms the failure shows that it alters (``timeout``, ``pool``, ``memory`` ...).
     """
 
     change: Change
@@ -183,6 +188,8 @@ class Suspect:
     matched: tuple[str, ...]
     score: float
     ruled_out: str = ""
+    kinds: frozenset[str] = frozenset()
+    alters: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ Y?") is split into its parts, each answered by its own passage and citation. Bel
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -127,6 +128,9 @@ _TOPIC = re.compile(
     r"^\s*(?P<topic>[^?:;]{2,80}?)(?::\s+|\s+[-\u2013\u2014]\s+|,\s+)(?P<rest>\S.*)$", re.S
 )
 _TOPIC_WORDS = 7
+_STORY_WORDS = 12
+#: The words that ask wherever they stand.
+_WH = r"(?<![\w'-])(?:what|what's|which|who|who's|whom|whose|how|how's|when|where|why)\b"
 
 
 def _split_topic(question: str) -> tuple[str, str]:
@@ -138,10 +142,18 @@ def _split_topic(question: str) -> tuple[str, str]:
     if m is None:
         return "", question
     topic, rest = m["topic"].strip(), m["rest"]
-    asks = re.search(rf"(?<![\w'-]){_QWORD}", topic, re.IGNORECASE)
-    if asks or len(topic.split()) > _TOPIC_WORDS or not key_terms(topic):
-        return "", question
     separator = question[m.end("topic") : m.start("rest")]
+    # A situation told before a dash or colon ("someone's SSN is showing in a public filing -
+    # who approves sealing it?") may be longer and hold a verb, when the rest asks.
+    told = separator.strip() in ("-", "\u2013", "\u2014", ":") and re.match(
+        _QWORD, rest, re.IGNORECASE
+    )
+    asks = re.search(rf"(?<![\w'-]){_QWORD}", topic, re.IGNORECASE)
+    if told:
+        asks = re.match(_QWORD, topic, re.IGNORECASE) or re.search(_WH, topic, re.IGNORECASE)
+    longest = _STORY_WORDS if told else _TOPIC_WORDS
+    if asks or len(topic.split()) > longest or not key_terms(topic):
+        return "", question
     if separator.strip() == "," and not re.match(_QWORD, rest, re.IGNORECASE):
         return "", question
     return topic, rest
@@ -153,7 +165,7 @@ def _words(text: str) -> int:
 
 def _pieces(text: str) -> list[str]:
     pieces = [
-        re.sub(r"^(?:also|and)\s+", "", p.strip(" ,"), flags=re.IGNORECASE)
+        re.sub(r"^(?:also\s+|and\s+|[+&/]\s*)", "", p.strip(" ,"), flags=re.IGNORECASE)
         for p in _PART_SPLIT.split(text)
         if p and p.strip(" ,?")
     ]
@@ -169,6 +181,23 @@ def _pieces(text: str) -> list[str]:
         else:
             out.append(piece)
     return out
+
+
+_VERSUS = re.compile(r"\s+(?:vs\.?|versus)\s+(?P<other>[^?;,]+?)\s*(?P<end>\?|$)", re.I)
+
+
+def _compared(text: str) -> str:
+    """``text`` with a comparison written out as two questions: "search removal time for a seal
+    vs a strike?" asks "search removal time for a seal? search removal time for a strike?" (the
+    other subject takes the place of as many last words of the first)."""
+    m = _VERSUS.search(text)
+    if m is None:
+        return text
+    first, other = text[: m.start()], m["other"].strip()
+    words, n = first.split(), len(other.split())
+    if n > 3 or n >= len(words) or re.search(_WH, other, re.IGNORECASE):
+        return text
+    return f"{first}? {' '.join(words[:-n])} {other}{m['end'] or ''}"
 
 
 def question_parts(question: str) -> list[str]:
@@ -190,10 +219,16 @@ def question_parts(question: str) -> list[str]:
     ['booking-db backup time', 'retention']
     """
     topic, rest = _split_topic(question)
-    parts = _pieces(rest)
+    parts = _pieces(_compared(rest))
     if topic:
         parts = [f"{topic}: {p}" for p in parts]
-    if len(parts) < 2 or not _names_a_subject(parts[0]) or any(not key_terms(p) for p in parts):
+    # A later part that names nothing may still ask a shape of the first part's subject
+    # ("how long out of range before we quarantine, and what's the command?").
+    if (
+        len(parts) < 2
+        or not _names_a_subject(parts[0])
+        or any(not key_terms(p) and expected_answer(_asked(p)) is None for p in parts)
+    ):
         return [question]
     return parts[:4]
 
@@ -221,10 +256,56 @@ def _asked(part: str) -> str:
     return rest if topic else part
 
 
+#: Where a condition clause starts ("who gets paged when filing-gateway is refusing envelopes").
+_CONDITION = re.compile(r"\s+(?:when(?:ever)?|if|while|once)\s+(?=\S)", re.IGNORECASE)
+_NAME = re.compile(r"\w+(?:[-_.]\w+)+")
+
+
+def _situation_terms(part: str) -> list[str]:
+    """The key terms only a condition clause of ``part`` holds ("who gets paged when
+    filing-gateway is refusing envelopes": ``refus``, ``envelop``), names aside (the service
+    it names is what the question is about); none when the clause before it asks nothing of its
+    own ("what do we do when the hotlist stalls?": the condition is the whole topic)."""
+    asked = _asked(part)
+    m = _CONDITION.search(asked)
+    if m is None:
+        return []
+    main, condition = asked[: m.start()], asked[m.end() :]
+    if not key_terms(main):
+        return []
+    own = set(key_terms(main))
+    for name in _NAME.findall(condition):
+        own |= set(key_terms(name))
+    return [t for t in key_terms(condition) if t not in own]
+
+
+#: Words by which a later part refers back to the first ("what did we change after *it*?").
+_REFERS_BACK = re.compile(
+    r"\b(?:it|its|it's|their|theirs|them|they|this|that|these|those|there)\b", re.IGNORECASE
+)
+#: The most the first part, as context, adds to a passage's score when a later part asks in
+#: words of its own and does not refer back: it steers, the part's own words decide ("QVI
+#: cutoff? and the pager handle for supply": the rota's row, not a sentence of the orders
+#: runbook that says "Supply" and "pager").
+_CONTEXT_MOST = 0.3
+
+
+def _context_most(part: str) -> float:
+    asked = _asked(part)
+    if _REFERS_BACK.search(asked) or len(key_terms(asked)) < 2:
+        return math.inf
+    return _CONTEXT_MOST
+
+
 async def _rank(
     run: EmbeddedRun, search: str, how_to: bool, context: str = ""
 ) -> tuple[list[Ranked], dict[int, Any]]:
     wanted = key_terms(search)
+    borrowed = not wanted and bool(context)
+    if borrowed:
+        # A later part that names nothing ("and what's the command?") asks its shape of the
+        # first part's subject: those terms pick the runbook, the shape picks the passage.
+        wanted = key_terms(context)
     hits = await run.search(f"{search} {context}".strip(), limit=_CATALOG_CANDIDATES)
     documents = [(h.id, h.title, h.content) for h in hits]
     prefer = ("code", "item") if how_to else ("pair", "row")
@@ -234,10 +315,12 @@ async def _rank(
         catalog_size=max(len(documents), _CATALOG_CANDIDATES),
         prefer=prefer,
         expects=expected_answer(_asked(search)),
-        context=key_terms(context) if context else (),
+        context=key_terms(context) if context and not borrowed else (),
         value_of=asked_value(search),
-        subject=_topic_terms(search),
+        subject=wanted if borrowed else _topic_terms(search),
         cue=answer_cue(search),
+        situation=_situation_terms(search),
+        context_most=_context_most(search),
     )
     # A question in the present ("what is the timeout?") is answered from what holds now, not
     # from a postmortem's account of the past; a question about a past incident the other way.
@@ -356,7 +439,7 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
             re.match(r"\s*(?:how\s+(?:do|to|can|should)|which command)", _asked(part), re.I)
         )
         ranked, by_id = await _rank(
-            run, part, how_to or asked.intent == "how-to", parts[0] if n else ""
+            run, part, how_to or asked.intent == "how-to", _context_for(part, parts[0]) if n else ""
         )
         if not ranked or ranked[0].coverage < ABSTAIN_BELOW:
             return None
@@ -386,6 +469,16 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
             + quote(excerpt_block(best.passage.block, 500))
         )
     return run.result("\n\n".join(lines))
+
+
+def _context_for(part: str, first: str) -> str:
+    """The first part, as the context a later ``part`` is read in ("and what must we pause
+    before rolling it back?"); none when ``part`` names a subject of its own, a hyphenated or
+    dotted name the first part does not ("CLP's rate limit? and who gets paged when
+    filing-gateway is refusing envelopes": the second part is about filing-gateway)."""
+    before = {n.lower() for n in _NAME.findall(first)}
+    own = [n for n in _NAME.findall(_asked(part)) if n.lower() not in before]
+    return "" if own else first
 
 
 #: A question (or part) asking for a person, team or company.
@@ -437,10 +530,12 @@ def _whole_list(question: str, best: Ranked, content: str) -> str:
     changes = bool(_ASKS_CHANGE.search(question) and _CHANGE_HEADING.search(passage.heading))
     if not changes and (not asked or len(asked & set(key_terms(passage.heading))) * 2 < len(asked)):
         return passage.text
-    items = [
-        c.text
-        for c in split_fine(passage.doc, content)
-        if c.kind == "item" and c.heading == passage.heading
-    ]
+    section = [c for c in split_fine(passage.doc, content) if c.heading == passage.heading]
+    items = [c.text for c in section if c.kind == "item"]
     text = "; ".join(item.rstrip(".") for item in items)
+    # The section's own sentences before its list say what the list is for ("Envelopes over
+    # the limit are held, not refused ..." above the steps), when the heading is what is asked.
+    told = [c.text for c in section if c.kind == "sentence"] if not changes else []
+    if told and len(" ".join(told)) + len(text) <= 600:
+        text = f"{' '.join(told)} {text}"
     return text if len(text) <= 600 else passage.text

@@ -2,7 +2,8 @@
 
 `answer_from_logs` counts the asked levels (errors by default) for exactly the asked services and
 window and lists the distinct messages with their counts and first and last times; an empty
-window says so and when the service last logged such lines. "Since the deploy" windows start at
+window says so and when the service last logged such lines, or, when no level was asked and the
+window holds warnings, lists those. "Since the deploy" windows start at
 the last deploy marker in the logs. Causes are never guessed here: "why" questions go to the
 root-cause engine (:mod:`sleuth_shell.agents.rca`), and when it finds no failure to explain the
 answer says that no cause is established.
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from sleuth_core.language import TimeWindow
-from sleuth_shell.agents.base import AgentResult
+from sleuth_shell.agents.base import AgentResult, LogMessageCount
 from sleuth_shell.agents.embedded_run import (
     ERROR_LEVELS,
     EmbeddedRun,
@@ -36,6 +37,7 @@ DEFAULT_LOOKBACK = timedelta(hours=24)
 #: Distinct messages counted (the claim check reads as many back) and listed.
 _DISTINCT = 200
 _LISTED = 8
+_WARNINGS = ("WARNING",)
 
 
 async def answer_from_logs(
@@ -78,6 +80,22 @@ async def answer_from_logs(
     )
     if no_cause and not top:
         parts.append(no_cause.strip())
+    if not top and asked.levels is None:
+        # No errors where none were asked for by level ("anything off in the past half
+        # hour?"): what the window holds of warnings is the answer, said first.
+        warned = await run.top(window, scope, _WARNINGS, limit=_DISTINCT)
+        if warned:
+            none_cite = cite
+            cite = run.cite_logs(window, scope, _WARNINGS, f"Warnings from {describe(scope)}")
+            total = sum(m.count for m in warned)
+            first = (
+                f"{who} logged no {level_words} {span} {none_cite}, but "
+                f"{plural(total, 'warning')} ({plural(len(warned), 'distinct message')}) "
+                f"{cite}: " + "; ".join(_listed(m, scope) for m in warned[:3]) + "."
+            )
+            parts.append(first[0].upper() + first[1:] if first[0] != "*" else first)
+            parts.append(_listing(warned[:_LISTED], cite))
+            return run.result("\n\n".join(parts))
     if not top:
         counts = totals(await run.counts(window, scope))
         lines = sum(sum(row.values()) for row in counts.values())
@@ -106,26 +124,39 @@ async def answer_from_logs(
                     f"{code(last.message)} {ever_cite}."
                 )
             else:
+                ever_cite = run.cite_logs(
+                    ever,
+                    scope,
+                    levels,
+                    f"{level_words.capitalize()} from {describe(scope)}, all stored",
+                )
                 parts[-1] += (
                     f" {who[0].upper() + who[1:]} has logged no {level_words} in the stored "
-                    f"logs, which run from {ts(bounds[0])} to {ts(bounds[1])}."
+                    f"logs, which run from {ts(bounds[0])} to {ts(bounds[1])} {ever_cite}."
                 )
         return run.result("\n\n".join(parts))
     distinct = len(every)
     summary = no_cause + (
         f"{span[0].upper()}{span[1:]}, {who} logged {plural(total, level_words.rstrip('s'))}"
         f" ({plural(distinct, 'distinct message')}) {cite}: "
-        + "; ".join(
-            f"{code(m.message)} {plural(m.count, 'time')}"
-            + ("" if scope and len(scope) == 1 else f" from **{inline(m.service, 100)}**")
-            for m in top[:3]
-        )
+        + "; ".join(_listed(m, scope) for m in top[:3])
         + "."
     )
+    return run.result("\n\n".join([*parts, summary, _listing(top, cite)]))
+
+
+def _listed(m: LogMessageCount, scope: Sequence[str] | None) -> str:
+    """One distinct message in the first sentence: its text and count (and service)."""
+    return f"{code(m.message)} {plural(m.count, 'time')}" + (
+        "" if scope and len(scope) == 1 else f" from **{inline(m.service, 100)}**"
+    )
+
+
+def _listing(top: Sequence[LogMessageCount], cite: str) -> str:
+    """The distinct messages, each with its count and first and last time."""
     items = [
         f"- **{inline(m.service, 100)}** {m.level} {code(m.message)}: "
         f"{plural(m.count, 'time')}, first {ts(m.first_seen)}, last {ts(m.last_seen)}"
         for m in top
     ]
-    listing = f"**Distinct messages** {cite}\n\n" + "\n".join(items)
-    return run.result("\n\n".join([*parts, summary, listing]))
+    return f"**Distinct messages** {cite}\n\n" + "\n".join(items)

@@ -176,9 +176,10 @@ class RetrievalAgent:
             "text": alert["text"],
         }
         start = window.start if window is not None else fired - rca.LOOKBACK
-        if window is not None and window.label == "since":
-            # "failing since 15:05": the asked time is the onset; the analysis starts half a
-            # look-back before it, so the failure has a quiet baseline to stand out against.
+        if window is not None and window.label in ("since", "between", "at"):
+            # "failing since 15:05", "kept erroring 01:00-02:00" or "failing around 03:30": the
+            # asked time is when it failed; the analysis starts half a look-back before it, so
+            # the failure has a quiet baseline to stand out against.
             start = window.start - rca.LOOKBACK / 2
         if window is not None and window.end - window.start > _LONG_WINDOW:
             # A long asked window (a day): the analysis is centred on the first burst of errors

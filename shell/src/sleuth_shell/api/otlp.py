@@ -27,13 +27,11 @@ from typing import Any
 from litestar import Request, Response, Router, post
 from litestar.exceptions import HTTPException
 from litestar.handlers import HTTPRouteHandler
-from sqlalchemy.exc import OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from sleuth_shell.api.deps import CurrentPrincipal, DbSession
 from sleuth_shell.db.models import utcnow
-from sleuth_shell.errors import otlp_status_response
+from sleuth_shell.errors import RETRY_AFTER_SECONDS, database_unavailable, otlp_status_response
 from sleuth_shell.gate import API_KEY_REQUIRED
 from sleuth_shell.observability import ingest, metric_ingest, otlp, traces
 from sleuth_shell.observability.otlp import OtlpError
@@ -41,9 +39,6 @@ from sleuth_shell.observability.otlp import OtlpError
 __all__ = ["RETRY_AFTER_SECONDS", "otlp_router"]
 
 log = logging.getLogger("sleuth.otlp")
-
-#: ``Retry-After`` of a 503 (the database could not take the write now).
-RETRY_AFTER_SECONDS = 5
 
 #: Messages replacing the framework's own (the 401 and 429 keep the gate's).
 _MESSAGES = {413: f"Request body too large: over {otlp.MAX_BODY_BYTES} bytes"}
@@ -61,7 +56,7 @@ def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response
 
 
 def _unexpected(request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
-    if isinstance(exc, OperationalError | PoolTimeout):
+    if database_unavailable(exc):
         log.warning("OTLP write refused for now (503): %s", exc)
         return _otlp_error(request, OtlpError(503, "The service cannot store telemetry now"))
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)

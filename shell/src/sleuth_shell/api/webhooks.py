@@ -134,8 +134,7 @@ async def receive_webhook(
     ``X-Hub-Signature-256``; GITLAB: ``X-Gitlab-Token``) answers with the change records its
     delivery stored."""
     # No injected dependencies (each costs Litestar a task): the subscription comes from the
-    # hot-read path, and a session is opened only if the agent index must catch up or the
-    # delivery is written without the batcher.
+    # hot-read path, and receive_alert opens a session only if the agent index must catch up.
     state = request.app.state
     settings: Settings = state.settings
     address = request.client.host if request.client else "unknown"
@@ -169,16 +168,15 @@ async def receive_webhook(
             status_code=HTTP_202_ACCEPTED,
             headers=window.headers(),
         )
-    async with state.session_factory() as session:
-        answers = await receive_alert(
-            session,
-            agent_index_of(state),
-            sub,
-            body,
-            headers,
-            now=utcnow(),
-            batcher=delivery_batcher_of(state),
-        )
+    answers = await receive_alert(
+        state.session_factory,
+        agent_index_of(state),
+        sub,
+        body,
+        headers,
+        now=utcnow(),
+        batcher=delivery_batcher_of(state),
+    )
     outcomes = [
         AlertOutcome(
             title=answer.event.title,

@@ -116,18 +116,22 @@ class AgentIndexCache:
         """Ids of ``org_id``'s ACTIVE agents subscribed to ``source`` whose rules match
         ``text``, ascending; the cache is first brought up to ``version`` (the organization's
         current agent version, read with the subscription)."""
-        found = await self.route(session, org_id, version, source, text)
-        org = self._orgs[org_id]
+        org = await self.refresh(session, org_id, version)
+        found = self.route(org_id, source, text)
         return [agent for agent in found.matched if org.status_of.get(agent) == "ACTIVE"]
 
-    async def route(
-        self, session: AsyncSession, org_id: int, version: int, source: Source, text: str | None
-    ) -> Routing:
+    def behind(self, org_id: int, version: int) -> bool:
+        """Whether ``org_id``'s agents must be read (:meth:`refresh`) before :meth:`route` answers
+        for ``version``: the only time the intake needs a database session for matching."""
+        org = self._orgs.get(org_id)
+        return org is None or org.version < version
+
+    def route(self, org_id: int, source: Source, text: str | None) -> Routing:
         """The agents subscribed to ``source`` and those of them (ACTIVE or PAUSED) whose rules
-        match ``text`` (none when ``text`` is None: an event nobody matches), after bringing the
-        cache up to ``version``."""
-        org = await self.refresh(session, org_id, version)
-        index = org.indexes.get(source)
+        match ``text`` (none when ``text`` is None: an event nobody matches), as the cache has
+        them (:meth:`refresh` brings it up to a version first)."""
+        org = self._orgs.get(org_id)
+        index = org.indexes.get(source) if org is not None else None
         if index is None:
             return Routing()
         subscribed = tuple(sorted(index))

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import bindparam, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from sleuth_core.intake import (
     AlertEvent,
@@ -158,7 +158,7 @@ class AlertAnswer:
 
 
 async def receive_alert(
-    session: AsyncSession,
+    sessions: async_sessionmaker[AsyncSession],
     cache: AgentIndexCache,
     sub: Subscription,
     body: bytes,
@@ -172,24 +172,25 @@ async def receive_alert(
 
     Raises :class:`~sleuth_core.errors.InvalidAlertPayload` (400) for a body that is not JSON
     (:func:`~sleuth_core.intake.parse_alerts`: any other shape is read as generic JSON). Each
-    new alert is matched against the cached index (reads through ``session``); the delivery's
-    alerts are then written by ``batcher`` together with other requests' deliveries
-    (:mod:`sleuth_shell.intake.batch`), or, without one, alone in ``session``; either way in one
-    transaction, committed before this returns. A transaction that loses a race (a unique claim,
-    SQLite's lock, a parallel record) is retried, and the retry finds what the winner recorded.
+    new alert is matched against the cached index (a session of ``sessions`` is opened only when
+    the index must first catch up with the organization's agent version); the delivery's alerts
+    are then written by ``batcher`` together with other requests' deliveries
+    (:mod:`sleuth_shell.intake.batch`), or, without one, alone in a session of ``sessions``;
+    either way in one transaction, committed before this returns. A transaction that loses a
+    race (a unique claim, SQLite's lock, a parallel record) is retried, and the retry finds what
+    the winner recorded.
     """
     events = parse_alerts(sub.type, body, received_at=now, headers=headers)
     text = body.decode("utf-8", errors="replace")  # JSON may come as UTF-16/32
     source = (sub.type, sub.remote_id)
     alerts: list[DeliveredAlert] = []
     subscribed: tuple[int, ...] = ()
+    if cache.behind(sub.org_id, sub.agents_version):
+        async with sessions() as session:
+            await cache.refresh(session, sub.org_id, sub.agents_version)
     for event in events:
-        routing = await cache.route(
-            session,
-            sub.org_id,
-            sub.agents_version,
-            source,
-            event.match_text if event.kind == "new_alert" else None,
+        routing = cache.route(
+            sub.org_id, source, event.match_text if event.kind == "new_alert" else None
         )
         subscribed = routing.subscribed
         alerts.append(
@@ -208,12 +209,9 @@ async def receive_alert(
         source=source,
     )
     if batcher is None:
-        answers = await write_alone(session, delivery)
+        async with sessions() as session:
+            answers = await write_alone(session, delivery)
     else:
-        # Hand the connection back to the pool while the batch is written: every waiting
-        # request would otherwise hold one, and the batch would have to open one beyond the
-        # pool's size.
-        await session.close()
         answers = await batcher.submit(delivery)
     return [
         AlertAnswer(event=event, investigation_ids=ids)
