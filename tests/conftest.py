@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+from signature_memo import memoized_signatures
 
 # Property tests are about correctness, never speed: no per-example deadline (a loaded CI
 # machine must not fail them), and in CI a fixed derivation of examples so a run is repeatable.
@@ -94,6 +95,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Run every ``storage``-marked test once per back end."""
     if metafunc.definition.get_closest_marker("storage") and "backend" in metafunc.fixturenames:
         metafunc.parametrize("backend", _BACKENDS, indirect=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def parse_handler_signatures_once() -> Iterator[None]:
+    """Each route handler's signature is parsed once per process, not once per app the tests
+    build (tests/signature_memo.py)."""
+    with memoized_signatures():
+        yield
 
 
 @pytest.fixture(autouse=True)
