@@ -676,7 +676,7 @@ def _span_beside(text: str, now: datetime) -> TimeWindow | None:
     m = _BESIDE.search(text)
     if m is None:
         return None
-    instants = [p for p in re.findall(_POINT, text[: m.start()] + " " + text[m.end() :])]
+    instants = re.findall(_POINT, text[: m.start()] + " " + text[m.end() :])
     if len(instants) != 1 or (point := _point(instants[0], now)) is None:
         return None
     amount_text = m[1].lower()

@@ -323,32 +323,18 @@ def _pair_reads(dialect: str) -> tuple[Any, Any]:
         pairs = func.json_each(bindparam("pairs", type_=String())).table_valued("value")
         agent = func.json_extract(pairs.c.value, "$[0]")
         key = func.json_extract(pairs.c.value, "$[1]")
-    held = (
-        select(
-            Investigation.id,
-            Investigation.alert_responder_id,
-            Investigation.dedup_key,
-            Investigation.created_at,
+
+    def by_pair(column: Any) -> Any:
+        """The investigations whose agent and ``column`` are one of the pairs."""
+        return select(
+            Investigation.id, Investigation.alert_responder_id, column, Investigation.created_at
+        ).join_from(
+            pairs, Investigation, and_(Investigation.alert_responder_id == agent, column == key)
         )
-        .join_from(
-            pairs,
-            Investigation,
-            and_(Investigation.alert_responder_id == agent, Investigation.dedup_key == key),
-        )
-        .where(Investigation.dedup_active.is_(True))
-    )
+
+    held = by_pair(Investigation.dedup_key).where(Investigation.dedup_active.is_(True))
     grouped = (
-        select(
-            Investigation.id,
-            Investigation.alert_responder_id,
-            Investigation.group_key,
-            Investigation.created_at,
-        )
-        .join_from(
-            pairs,
-            Investigation,
-            and_(Investigation.alert_responder_id == agent, Investigation.group_key == key),
-        )
+        by_pair(Investigation.group_key)
         .where(Investigation.created_at > bindparam("since"))
         .order_by(Investigation.created_at, Investigation.id)
     )

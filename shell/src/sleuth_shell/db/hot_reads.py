@@ -62,7 +62,7 @@ from collections.abc import Callable, Hashable, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from sqlalchemy import DateTime, Select, String, bindparam, select
 from sqlalchemy.dialects import sqlite
@@ -99,6 +99,21 @@ _Waiting = tuple[Mapping[str, Any], "asyncio.Future[dict[str, Any] | None]"]
 #: Most connections the PostgreSQL hot-read pool opens (kept open while in use: a read takes one
 #: for one round trip, so a few serve many concurrent requests).
 HOT_POOL_SIZE = 16
+
+
+_V = TypeVar("_V")
+#: A value per dialect: by the dialect's id, with a weak reference to the dialect.
+_PerDialect = dict[int, tuple["weakref.ref[Dialect]", _V]]
+
+
+def _per_dialect(cache: _PerDialect[_V], dialect: Dialect, build: Callable[[], _V]) -> _V:
+    """``cache``'s value for ``dialect``, built on first use. Keyed by the dialect's id and checked
+    against a weak reference to it: a new dialect given the id of one already collected (engines
+    made and disposed in turn) gets a value of its own, not the other back end's."""
+    found = cache.get(id(dialect))
+    if found is None or found[0]() is not dialect:
+        found = cache[id(dialect)] = (weakref.ref(dialect), build())
+    return found[1]
 
 
 class HotReader:
@@ -340,34 +355,25 @@ class HotRead:
         self.parameters: tuple[str, ...] = tuple(
             sorted(statement.compile().construct_params(_check=False).keys())
         )
-        # By the dialect's id, with a weak reference to the dialect: a new dialect that gets the
-        # id of one already collected (engines made and disposed in turn) is compiled afresh.
-        self._compiled: dict[int, tuple[weakref.ref[Dialect], CompiledStatement]] = {}
-        self._batched: dict[
-            int, tuple[weakref.ref[Dialect], tuple[CompiledStatement, tuple[str, ...]] | None]
-        ] = {}
+        # Compiled forms per dialect (:func:`_per_dialect`).
+        self._compiled: _PerDialect[CompiledStatement] = {}
+        self._batched: _PerDialect[tuple[CompiledStatement, tuple[str, ...]] | None] = {}
 
     def _batched_for(self, dialect: Dialect) -> tuple[CompiledStatement, tuple[str, ...]] | None:
         """The statement for many parameter sets at once (:func:`_batched`) compiled for
         ``dialect``, and the names of the parameters it takes as arrays; None for a statement
         without parameters or with a list (``IN``) one."""
-        found = self._batched.get(id(dialect))
-        if found is None or found[0]() is not dialect:
+
+        def build() -> tuple[CompiledStatement, tuple[str, ...]] | None:
             built = _batched(self.statement)
-            found = self._batched[id(dialect)] = (
-                weakref.ref(dialect),
-                None if built is None else (CompiledStatement(built[0], dialect), built[1]),
-            )
-        return found[1]
+            return None if built is None else (CompiledStatement(built[0], dialect), built[1])
+
+        return _per_dialect(self._batched, dialect, build)
 
     def _for(self, dialect: Dialect) -> CompiledStatement:
-        found = self._compiled.get(id(dialect))
-        if found is None or found[0]() is not dialect:
-            found = self._compiled[id(dialect)] = (
-                weakref.ref(dialect),
-                CompiledStatement(self.statement, dialect),
-            )
-        return found[1]
+        return _per_dialect(
+            self._compiled, dialect, lambda: CompiledStatement(self.statement, dialect)
+        )
 
     async def first(self, reader: HotReader, params: Mapping[str, Any]) -> dict[str, Any] | None:
         """The first row as a dict keyed by column name, or None."""
