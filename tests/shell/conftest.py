@@ -31,6 +31,11 @@ from sleuth_shell.statuses import InteractionStatus, InvestigationStatus
 T = TypeVar("T")
 PUBLIC_URL = "http://sleuth.test"
 
+#: A Unix time for the ``clock`` of apps whose test counts requests in one rate-limit window: a
+#: clock that never moves cannot cross a window's end between two requests (the system clock did,
+#: once, between 13:41:59.998 and 13:42:00.001 in CI).
+FIXED_NOW = 1_800_000_030.0
+
 
 @dataclass
 class OrgHandle:

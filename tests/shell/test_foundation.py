@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from conftest import FIXED_NOW
 from litestar import Litestar, get
 from litestar.testing import TestClient
 
@@ -99,7 +100,8 @@ def test_rate_limit_per_org(settings: Settings, factory) -> None:
 
 def test_unauthenticated_requests_are_limited_by_address(settings: Settings) -> None:
     app = create_app(
-        settings.model_copy(update={"rate_limits": {"free": 2, "team": 5, "enterprise": 9}})
+        settings.model_copy(update={"rate_limits": {"free": 2, "team": 5, "enterprise": 9}}),
+        clock=lambda: FIXED_NOW,
     )
     with TestClient(app=app) as client:
         statuses = [client.get("/api/v1/webhook-subscriptions").status_code for _ in range(3)]

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from conftest import PUBLIC_URL, Factory, OrgHandle
+from conftest import FIXED_NOW, PUBLIC_URL, Factory, OrgHandle
 from interaction_helpers import (
     CREDITS,
     EXPECTED_CONTENT,
@@ -237,7 +237,8 @@ def test_rate_limit_applies_per_organization(
         rate_limits={"free": 2, "team": 100},
     )
     busy, other = factory.org("busy"), factory.org("other")
-    with TestClient(app=create_app(settings, **fakes(agent))) as client:
+    app = create_app(settings, clock=lambda: FIXED_NOW, **fakes(agent))
+    with TestClient(app=app) as client:
         for remaining in ("1", "0"):
             response = rpc(client, "tools/list", headers=bearer(busy.key))
             assert response.status_code == 200

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from conftest import PUBLIC_URL, Factory
+from conftest import FIXED_NOW, PUBLIC_URL, Factory
 from interaction_helpers import FakeAgent, fakes
 from litestar import Litestar
 from litestar.testing import TestClient
@@ -125,7 +125,8 @@ def test_a_refused_rate_limit_is_readable_by_the_page(migrated_url: str, factory
         rate_limits={"free": 1, "team": 100},
     )
     busy = factory.org("busy")
-    with TestClient(app=create_app(settings, **fakes(FakeAgent()))) as client:
+    app = create_app(settings, clock=lambda: FIXED_NOW, **fakes(FakeAgent()))
+    with TestClient(app=app) as client:
         assert rpc(client, "tools/list", headers={**ORIGIN, **bearer(busy.key)}).status_code == 200
         refused = rpc(client, "tools/list", headers={**ORIGIN, **bearer(busy.key)})
         assert refused.status_code == 429

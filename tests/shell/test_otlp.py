@@ -13,6 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from conftest import FIXED_NOW
 from google.rpc import error_details_pb2, status_pb2
 from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
 from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2
@@ -620,7 +621,7 @@ def test_rate_limit_is_429_status_with_retry_after(migrated_url, factory) -> Non
     )
     busy = factory.org("busy")
     body = logs_request(1).SerializeToString()
-    with TestClient(app=create_app(settings)) as client:
+    with TestClient(app=create_app(settings, clock=lambda: FIXED_NOW)) as client:
         assert (
             client.post("/otlp/v1/logs", content=body, headers={**PB, **busy.headers}).status_code
             == 200

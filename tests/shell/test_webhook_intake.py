@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import FIXED_NOW
 from sqlalchemy import func, select
 
 from sleuth_core.ids import decode_global_id, encode_global_id
@@ -229,7 +230,7 @@ def test_deliveries_count_against_the_subscription_orgs_plan(
     from sleuth_shell.app import create_app
 
     limited = settings.model_copy(update={"rate_limits": {"free": 3}})
-    with TestClient(create_app(limited)) as client:
+    with TestClient(create_app(limited, clock=lambda: FIXED_NOW)) as client:
         codes = []
         headers = []
         for _ in range(4):
