@@ -62,6 +62,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "storage: the storage suite, run against SQLite and (when configured) PostgreSQL",
     )
+    config.addinivalue_line(
+        "markers",
+        "shared_app: the module's tests share one app and migrated database per back end, "
+        "each test with its own organizations (tests/shell/conftest.py, SharedApps)",
+    )
     # pytest-xdist registers it too; this keeps --strict-markers happy when xdist is off.
     config.addinivalue_line(
         "markers", "xdist_group(name): run these tests on one xdist worker (--dist loadgroup)"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import sqlite3
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
@@ -29,6 +30,8 @@ from sleuth_shell.db.models import (
 from sleuth_shell.statuses import InteractionStatus, InvestigationStatus
 
 T = TypeVar("T")
+#: Where the app keeps its rate limiter (``sleuth_shell.ratelimit.rate_limiter_of``).
+RATE_LIMITER_STATE = "rate_limiter"
 PUBLIC_URL = "http://sleuth.test"
 
 #: A Unix time for the ``clock`` of apps whose test counts requests in one rate-limit window: a
@@ -54,11 +57,16 @@ class OrgHandle:
 
 
 class Factory:
-    """Creates rows directly in the test database (through the same code the CLI uses)."""
+    """Creates rows directly in the test database (through the same code the CLI uses).
 
-    def __init__(self, url: str) -> None:
+    With ``names`` (a module's shared database, :class:`SharedApps`) every organization's name
+    ends in the next of those numbers (``acme-7``), so tests sharing the database never meet.
+    """
+
+    def __init__(self, url: str, *, names: Iterator[int] | None = None) -> None:
         self.url = url
         self._count = 0
+        self._names = names
 
     def run(self, action: Callable[[AsyncSession], Awaitable[T]]) -> T:
         """Run ``action(session)`` on a fresh engine and return its result."""
@@ -79,6 +87,8 @@ class Factory:
         """A new organization (with its Default team) and an API key for it."""
         self._count += 1
         name = name or f"org-{self._count}"
+        if self._names is not None:
+            name = f"{name}-{next(self._names)}"
 
         async def go(session: AsyncSession) -> OrgHandle:
             org = await admin.create_org(session, name, plan)
@@ -171,17 +181,101 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+class SharedApps:
+    """One app and migrated database per back end, shared by the tests of a ``shared_app`` module.
+
+    Building an app costs a test 0.2-0.4 s of CPU (Litestar registers every route handler anew;
+    docs/performance.md), while the product isolates tenants by organization, not by database:
+    the tests of a module marked ``shared_app`` use one app, one running client (lifespan hooks
+    run once) and one migrated database per back end, and each makes its own organizations
+    (:class:`Factory` gives them names no other test of the module uses). Per test the client
+    forgets its cookies and the app its rate-limit counters, as a new app would.
+    """
+
+    def __init__(self, request: pytest.FixtureRequest, directory: Path) -> None:
+        self._request = request
+        self._directory = directory
+        self._apps: dict[str, tuple[str, Litestar, TestClient[Litestar]]] = {}
+        self._postgres: list[str] = []
+        self.names = itertools.count(1)
+        """Numbers that make the module's organization names unique."""
+
+    def get(self, backend: str) -> tuple[str, Litestar, TestClient[Litestar]]:
+        """``(database URL, app, running client)`` of ``backend``, made on first use."""
+        if backend not in self._apps:
+            url = self._database(backend)
+            app = create_app(
+                Settings(
+                    database_url=url,
+                    public_url=PUBLIC_URL,
+                    allow_private_urls=True,
+                    workers_inline=False,
+                )
+            )
+            client = TestClient(app=app, raise_server_exceptions=False)
+            client.__enter__()
+            self._apps[backend] = (url, app, client)
+        return self._apps[backend]
+
+    def _database(self, backend: str) -> str:
+        if backend == "sqlite":
+            template: Path = self._request.getfixturevalue("sqlite_template")
+            target = self._directory / "shared.db"
+            with sqlite3.connect(template) as source, sqlite3.connect(target) as copy:
+                source.backup(copy)
+            source.close()
+            copy.close()
+            return f"sqlite:///{target}"
+        databases = self._request.getfixturevalue("postgres_databases")
+        name = databases.take(self._request.getfixturevalue("postgres_template"))
+        self._postgres.append(name)
+        return f"{databases.base}/{name}"
+
+    def close(self) -> None:
+        for _url, _app, client in self._apps.values():
+            client.__exit__(None, None, None)
+        if self._postgres:
+            databases = self._request.getfixturevalue("postgres_databases")
+            for name in self._postgres:
+                databases.give_back(name)
+
+
+@pytest.fixture(scope="module")
+def shared_apps(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SharedApps]:
+    """The apps of a ``shared_app`` module (see :class:`SharedApps`)."""
+    apps = SharedApps(request, tmp_path_factory.mktemp("shared"))
+    try:
+        yield apps
+    finally:
+        apps.close()
+
+
+def _shared(request: pytest.FixtureRequest) -> SharedApps | None:
+    if request.node.get_closest_marker("shared_app") is None:
+        return None
+    apps: SharedApps = request.getfixturevalue("shared_apps")
+    return apps
+
+
 @pytest.fixture
-def migrated_url(database_url: str, backend: str, sqlite_template: Path) -> str:
+def migrated_url(backend: str, request: pytest.FixtureRequest) -> str:
     """The test database, with every migration applied.
 
     On SQLite a copy of the once-migrated template (the SQLite backup API, so the copy is
     consistent whatever the template's journal mode); on PostgreSQL ``database_url`` already
-    made it a copy of the once-migrated template database (tests/conftest.py).
+    made it a copy of the once-migrated template database (tests/conftest.py). In a
+    ``shared_app`` module, the module's database of this back end (:class:`SharedApps`).
     """
+    shared = _shared(request)
+    if shared is not None:
+        return shared.get(backend)[0]
+    database_url: str = request.getfixturevalue("database_url")
     if backend == "sqlite":
+        template: Path = request.getfixturevalue("sqlite_template")
         target = database_url.removeprefix("sqlite:///")
-        with sqlite3.connect(sqlite_template) as source, sqlite3.connect(target) as copy:
+        with sqlite3.connect(template) as source, sqlite3.connect(target) as copy:
             source.backup(copy)
         source.close()
         copy.close()
@@ -200,22 +294,37 @@ def settings(migrated_url: str) -> Settings:
 
 
 @pytest.fixture
-def app(settings: Settings) -> Litestar:
-    """The application under test."""
+def app(settings: Settings, backend: str, request: pytest.FixtureRequest) -> Litestar:
+    """The application under test (in a ``shared_app`` module, the module's)."""
+    shared = _shared(request)
+    if shared is not None:
+        return shared.get(backend)[1]
     return create_app(settings)
 
 
 @pytest.fixture
-def client(app: Litestar) -> Iterator[TestClient[Litestar]]:
-    """A test client for :func:`app` (lifespan hooks run)."""
+def client(
+    app: Litestar, backend: str, request: pytest.FixtureRequest
+) -> Iterator[TestClient[Litestar]]:
+    """A test client for :func:`app` (lifespan hooks run); in a ``shared_app`` module the
+    module's running client, without the previous test's cookies and rate-limit counts."""
+    shared = _shared(request)
+    if shared is not None:
+        test_client = shared.get(backend)[2]
+        test_client.cookies.clear()
+        app.state.pop(RATE_LIMITER_STATE, None)
+        yield test_client
+        return
     with TestClient(app=app, raise_server_exceptions=False) as test_client:
         yield test_client
 
 
 @pytest.fixture
-def factory(migrated_url: str) -> Factory:
-    """Row factories for the test database."""
-    return Factory(migrated_url)
+def factory(migrated_url: str, request: pytest.FixtureRequest) -> Factory:
+    """Row factories for the test database (in a ``shared_app`` module, organization names no
+    other test of the module uses)."""
+    shared = _shared(request)
+    return Factory(migrated_url, names=shared.names if shared is not None else None)
 
 
 @pytest.fixture
