@@ -23,6 +23,10 @@ from sleuth_shell.db import create_engine, create_session_factory
 from sleuth_shell.db.models import ChangeRow, LogRecord, MetricPoint, MetricSeriesRow
 from sleuth_shell.observability.metric_store import SqlMetricStore
 
+# One app and database per back end for the module, an organization per test
+# (tests/shell/conftest.py, SharedApps).
+pytestmark = pytest.mark.shared_app
+
 T0 = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
 PUBLIC = "http://sleuth.test"
 
@@ -64,12 +68,23 @@ def run_store(url: str, action):
     return asyncio.run(go())
 
 
-def counts(url: str) -> tuple[int, int, int]:
+def counts(url: str, org_id: int) -> tuple[int, int, int]:
+    """The organization's change rows, metric series and metric points."""
+
     async def action(sessions):
         out = []
         async with sessions() as session:
-            for model in (ChangeRow, MetricSeriesRow, MetricPoint):
-                out.append(int(await session.scalar(select(func.count()).select_from(model)) or 0))
+            for query in (
+                select(func.count()).select_from(ChangeRow).where(ChangeRow.org_id == org_id),
+                select(func.count())
+                .select_from(MetricSeriesRow)
+                .where(MetricSeriesRow.org_id == org_id),
+                select(func.count())
+                .select_from(MetricPoint)
+                .join(MetricSeriesRow, MetricPoint.series_id == MetricSeriesRow.id)
+                .where(MetricSeriesRow.org_id == org_id),
+            ):
+                out.append(int(await session.scalar(query) or 0))
         return tuple(out)
 
     return run_store(url, action)
@@ -132,7 +147,7 @@ def counts(url: str) -> tuple[int, int, int]:
 def test_change_validation_writes_nothing(client, org, migrated_url, body, detail) -> None:
     response = client.post("/api/v1/changes", json=body, headers=org.headers)
     assert (response.status_code, response.json()) == (400, {"detail": detail})
-    assert counts(migrated_url)[0] == 0
+    assert counts(migrated_url, org.id)[0] == 0
 
 
 def test_endpoints_need_a_key_and_pages_a_sign_in(client) -> None:
@@ -244,7 +259,7 @@ def test_ingest_list_filters_and_upsert(client, org, migrated_url) -> None:
     before = next(c for c in listed if c["id"] == "c1")
     assert c1["summary"] == "amended" and c1["files"] == [] and c1["diff"] == ""
     assert c1["timestamp"] == "2026-11-20T12:01:00Z" and c1["link"] == before["link"]
-    assert counts(migrated_url)[0] == 4
+    assert counts(migrated_url, org.id)[0] == 4
 
 
 @pytest.mark.storage
@@ -356,7 +371,7 @@ def series(**overrides):
 def test_metric_validation_writes_nothing(client, org, migrated_url, body, detail) -> None:
     response = client.post("/api/v1/observability/metrics", json=body, headers=org.headers)
     assert (response.status_code, response.json()) == (400, {"detail": detail})
-    assert counts(migrated_url)[1:] == (0, 0)
+    assert counts(migrated_url, org.id)[1:] == (0, 0)
 
 
 def test_non_finite_json_numbers_are_refused(client, org) -> None:
@@ -391,7 +406,7 @@ def test_metrics_ingest_overwrite_and_query(client, org, migrated_url) -> None:
     # Same series and time again: the value is overwritten, nothing added.
     again = post_metrics(client, org, [series(points=[[iso(T0), 0.03]])])
     assert again.json() == {"ingested": 1}
-    assert counts(migrated_url)[1:] == (4, 5)
+    assert counts(migrated_url, org.id)[1:] == (4, 5)
 
     def query(**params):
         params.setdefault("start", iso(T0 - timedelta(hours=1)))
