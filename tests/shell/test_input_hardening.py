@@ -16,6 +16,10 @@ from litestar.testing import TestClient
 from sleuth_shell.domain import API_KEY_HEADER
 from sleuth_shell.errors import MAX_JSON_DEPTH, exception_handlers
 
+# One app and database per back end for the module, an organization per test
+# (tests/shell/conftest.py, SharedApps).
+pytestmark = pytest.mark.shared_app
+
 SHELL_SRC = Path(__file__).resolve().parents[2] / "shell" / "src" / "sleuth_shell"
 
 DEEP = 1000
