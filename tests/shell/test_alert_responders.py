@@ -7,6 +7,10 @@ import pytest
 from sleuth_core.ids import decode_global_id, encode_global_id
 from sleuth_shell.api.alert_responders import DEFAULT_PROMPT
 
+# One app and database per back end for the module, an organization per test
+# (tests/shell/conftest.py, SharedApps).
+pytestmark = pytest.mark.shared_app
+
 BASE = "/api/v1/alert-responders"
 
 
@@ -61,7 +65,7 @@ def test_create_webhook_agent_and_read_it(client, org, hook) -> None:
     assert record == {
         "id": created["id"],
         "url": created["url"],
-        "organization_name": "acme",
+        "organization_name": org.name,
         "team_name": "Default",
         "name": "db errors",
         "runbook": None,
