@@ -11,6 +11,10 @@ from litestar.testing import TestClient
 
 from sleuth_shell.billing import FEATURE_DIGEST, FEATURE_INTERACTION, record_usage
 
+# One app and database per back end for the module, an organization per test
+# (tests/shell/conftest.py, SharedApps).
+pytestmark = pytest.mark.shared_app
+
 Factory = Any  # tests/shell/conftest.py Factory
 OrgHandle = Any  # tests/shell/conftest.py OrgHandle
 
