@@ -9,6 +9,10 @@ import pytest
 from sleuth_core.ids import decode_global_id, encode_global_id
 from sleuth_shell.db.models import Investigation
 
+# One app and database per back end for the module, an organization per test
+# (tests/shell/conftest.py, SharedApps).
+pytestmark = pytest.mark.shared_app
+
 BASE = "/api/v1/digests"
 SECTIONS = [
     {"section": "Incidents", "prompt": "Summarise yesterday's incidents."},
@@ -46,7 +50,7 @@ def test_create_and_get(client, org) -> None:
     assert created["url"] == f"http://sleuth.test/digests/{created['id']}"
     record = client.get(f"{BASE}/{created['id']}", headers=org.headers).json()
     assert record == {
-        "organization_name": "acme",
+        "organization_name": org.name,
         "team_name": "Default",
         "id": created["id"],
         "name": "Morning",
@@ -183,7 +187,7 @@ def test_investigation_record(client, factory, org) -> None:
     record = response.json()
     assert record == {
         "id": gid,
-        "organization_name": "acme",
+        "organization_name": org.name,
         "team_name": "Default",
         "name": "DB down",
         "status": "COMPLETED",
