@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+# One app and database per back end for the module, an organization per test
+# (tests/shell/conftest.py, SharedApps).
+pytestmark = pytest.mark.shared_app
+
 PATH = "/api/v1/settings/advanced"
 
 DOCUMENT = {
