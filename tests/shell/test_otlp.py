@@ -39,7 +39,9 @@ def _fixtures() -> Path:
 PB = {"Content-Type": "application/x-protobuf"}
 JS = {"Content-Type": "application/json"}
 
-pytestmark = pytest.mark.storage
+# One app and database per back end for the module, an organization per test
+# (tests/shell/conftest.py, SharedApps).
+pytestmark = [pytest.mark.storage, pytest.mark.shared_app]
 
 
 def fixture(name: str) -> bytes:
@@ -75,9 +77,17 @@ def logs_request(n=3, service="checkout", trace_id=b"\x01" * 16):
     )
 
 
-def count(factory, model) -> int:
+def count(factory, model, org=None) -> int:
+    """Rows of ``model``: the organization's, or every organization's without ``org``."""
+    query = select(func.count()).select_from(model)
+    if org is not None and model is MetricPoint:
+        query = query.join(MetricSeriesRow, MetricPoint.series_id == MetricSeriesRow.id)
+        query = query.where(MetricSeriesRow.org_id == org.id)
+    elif org is not None:
+        query = query.where(model.org_id == org.id)
+
     async def go(session):
-        return (await session.execute(select(func.count()).select_from(model))).scalar_one()
+        return (await session.execute(query)).scalar_one()
 
     return factory.run(go)
 
@@ -102,7 +112,8 @@ def test_protobuf_logs_are_stored_with_their_ids(client, org, factory) -> None:
     assert not answer.HasField("partial_success")
 
     async def go(session):
-        return (await session.scalars(select(LogRecord).order_by(LogRecord.id))).all()
+        mine = select(LogRecord).where(LogRecord.org_id == org.id)
+        return (await session.scalars(mine.order_by(LogRecord.id))).all()
 
     rows = factory.run(go)
     assert [(r.service, r.level, r.message) for r in rows] == [
@@ -128,9 +139,15 @@ def test_json_fixtures_are_stored(client, org, factory) -> None:
         assert response.json() == {}, name
 
     async def go(session):
-        logs = (await session.scalars(select(LogRecord).order_by(LogRecord.id))).all()
-        spans = (await session.scalars(select(SpanRow))).all()
-        series = (await session.scalars(select(MetricSeriesRow))).all()
+        logs = (
+            await session.scalars(
+                select(LogRecord).where(LogRecord.org_id == org.id).order_by(LogRecord.id)
+            )
+        ).all()
+        spans = (await session.scalars(select(SpanRow).where(SpanRow.org_id == org.id))).all()
+        series = (
+            await session.scalars(select(MetricSeriesRow).where(MetricSeriesRow.org_id == org.id))
+        ).all()
         return logs, spans, series
 
     logs, spans, series = factory.run(go)
@@ -175,7 +192,7 @@ def test_gzip_and_bearer_auth(client, org, factory) -> None:
         headers={**PB, "Content-Encoding": "gzip", "Authorization": f"Bearer {key}"},
     )
     assert response.status_code == 200, response.content
-    assert count(factory, LogRecord) == 2
+    assert count(factory, LogRecord, org) == 2
 
 
 BAD_BODIES = [
@@ -213,9 +230,9 @@ def test_bad_bodies_get_a_status_and_write_nothing(client, org, factory) -> None
             wanted = "application/json" if json_request else "application/x-protobuf"
             assert response.headers["content-type"].startswith(wanted)
             assert needle in status_of(response).message, (path, status_of(response).message)
-    assert count(factory, LogRecord) == 0
-    assert count(factory, SpanRow) == 0
-    assert count(factory, MetricSeriesRow) == 0
+    assert count(factory, LogRecord, org) == 0
+    assert count(factory, SpanRow, org) == 0
+    assert count(factory, MetricSeriesRow, org) == 0
 
 
 def test_a_bad_json_id_names_the_field(client, org) -> None:
@@ -240,11 +257,12 @@ def test_oversize_bodies_are_413(client, org, factory) -> None:
     response = client.post("/otlp/v1/logs", content=huge, headers={**PB, **org.headers})
     assert response.status_code == 413
     assert status_of(response).message
-    assert count(factory, LogRecord) == 0
+    assert count(factory, LogRecord, org) == 0
 
 
 def test_wrong_auth_is_401_status(client, org, factory) -> None:
     body = logs_request().SerializeToString()
+    before = count(factory, LogRecord)
     for headers in ({}, {"X-Service-Org-Api-Key": "nope"}, {"Authorization": "Bearer nope"}):
         response = client.post("/otlp/v1/logs", content=body, headers={**PB, **headers})
         assert response.status_code == 401
@@ -255,7 +273,7 @@ def test_wrong_auth_is_401_status(client, org, factory) -> None:
     )
     assert response.status_code == 401
     assert "API key" in response.json()["message"]
-    assert count(factory, LogRecord) == 0
+    assert count(factory, LogRecord) == before  # nothing stored for any organization
 
 
 def test_partial_success_names_rejected_spans(client, org, factory) -> None:
@@ -296,7 +314,7 @@ def test_partial_success_names_rejected_spans(client, org, factory) -> None:
     assert (
         "resourceSpans[0].scopeSpans[0].spans[1]: traceId" in answer.partial_success.error_message
     )
-    assert count(factory, SpanRow) == 1
+    assert count(factory, SpanRow, org) == 1
 
     listed = client.get(
         "/api/v1/observability/traces",
@@ -339,7 +357,7 @@ def test_partial_success_of_logs_and_metrics_counts_in_their_own_member(
     answer = logs_service_pb2.ExportLogsServiceResponse.FromString(response.content)
     assert answer.partial_success.rejected_log_records == 1
     assert "logRecords[1]: spanId must be 8 bytes" in answer.partial_success.error_message
-    assert count(factory, LogRecord) == 1
+    assert count(factory, LogRecord, org) == 1
 
     points = [
         metrics_pb2.NumberDataPoint(time_unix_nano=1_764_000_000_000_000_000, as_double=0.5),
@@ -369,7 +387,7 @@ def test_partial_success_of_logs_and_metrics_counts_in_their_own_member(
     answer = metrics_service_pb2.ExportMetricsServiceResponse.FromString(response.content)
     assert answer.partial_success.rejected_data_points == 1
     assert "timeUnixNano is required" in answer.partial_success.error_message
-    assert count(factory, MetricPoint) == 2
+    assert count(factory, MetricPoint, org) == 2
 
     whole = client.post(
         "/otlp/v1/logs",
@@ -630,7 +648,7 @@ def test_rate_limit_is_429_status_with_retry_after(migrated_url, factory) -> Non
         assert refused.status_code == 429
         assert int(refused.headers["retry-after"]) >= 1
         assert status_of(refused).message == "Rate limit exceeded"
-    assert count(factory, LogRecord) == 1
+    assert count(factory, LogRecord, busy) == 1
 
 
 def test_a_database_that_cannot_write_is_503_with_retry_after(client, org, monkeypatch) -> None:
@@ -665,13 +683,13 @@ def test_one_transaction_per_request(client, org, factory, monkeypatch) -> None:
     )
     assert response.status_code == 500
     assert response.json()["message"] == "Internal server error"
-    assert count(factory, MetricSeriesRow) == 0
+    assert count(factory, MetricSeriesRow, org) == 0
     monkeypatch.setattr(metric_ingest, "upsert_rows", real)
     response = client.post(
         "/otlp/v1/metrics", content=fixture("metrics.json"), headers={**JS, **org.headers}
     )
     assert response.status_code == 200
-    assert count(factory, MetricPoint) > 0
+    assert count(factory, MetricPoint, org) > 0
 
 
 def test_trace_page_draws_a_waterfall_with_a_text_equivalent(client, org) -> None:
@@ -765,7 +783,7 @@ def test_log_ingest_is_all_or_nothing(migrated_url, factory, org) -> None:
             await engine.dispose()
 
     asyncio.run(go())
-    assert count(factory, LogRecord) == 2
+    assert count(factory, LogRecord, org) == 2
 
 
 def test_other_methods_and_paths_answer_a_status(client, org) -> None:
