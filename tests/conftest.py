@@ -67,6 +67,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "shared_app: the module's tests share one app and migrated database per back end, "
         "each test with its own organizations (tests/shell/conftest.py, SharedApps)",
     )
+    config.addinivalue_line(
+        "markers",
+        "own_app: in a shared_app module, this test gets its own app and migrated database",
+    )
     # pytest-xdist registers it too; this keeps --strict-markers happy when xdist is off.
     config.addinivalue_line(
         "markers", "xdist_group(name): run these tests on one xdist worker (--dist loadgroup)"

@@ -253,7 +253,9 @@ def shared_apps(
 
 
 def _shared(request: pytest.FixtureRequest) -> SharedApps | None:
-    if request.node.get_closest_marker("shared_app") is None:
+    """The module's :class:`SharedApps`, unless the test has its own app (``own_app``)."""
+    marks = request.node
+    if marks.get_closest_marker("shared_app") is None or marks.get_closest_marker("own_app"):
         return None
     apps: SharedApps = request.getfixturevalue("shared_apps")
     return apps
