@@ -31,6 +31,10 @@ from sleuth_shell.statuses import (
 )
 from sleuth_shell.web.render import ago, cite_links, markdown_html, safe_url, schedule_words, ts
 
+# One app and database per back end for the module, an organization per test
+# (tests/shell/conftest.py, SharedApps).
+pytestmark = pytest.mark.shared_app
+
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 XSS = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 
@@ -71,7 +75,7 @@ def test_session_cookie_is_opaque_and_stored_hashed(client, factory, org):
     sign_in(client, org.key)
     cookie = client.cookies.get("sleuth_session")
     assert cookie and org.key not in cookie
-    rows = factory.run(lambda s: _all(s, WebSession))
+    rows = factory.run(lambda s: _sessions(s, org))
     assert len(rows) == 1
     assert rows[0].token_hash != cookie and len(rows[0].token_hash) == 64
     assert rows[0].expires_at > datetime.now(UTC) + timedelta(hours=11)
@@ -79,6 +83,11 @@ def test_session_cookie_is_opaque_and_stored_hashed(client, factory, org):
 
 async def _all(session, model):
     return (await session.scalars(select(model))).all()
+
+
+async def _sessions(session, org):
+    """The organization's web sessions."""
+    return (await session.scalars(select(WebSession).where(WebSession.org_id == org.id))).all()
 
 
 def test_session_cookie_is_signed_and_tampering_signs_out(client, org):
@@ -113,6 +122,7 @@ def test_unsigned_session_id_from_the_database_opens_nothing(client, factory, or
     assert client.get("/", follow_redirects=False).status_code == 303
 
 
+@pytest.mark.own_app  # the database's signing secret: a database of its own
 def test_generated_secret_is_kept_in_the_database_and_shared(settings, factory, org):
     """Unset SLEUTH_SECRET_KEY: the first app generates the secret, a second node (another app on
     the same database) accepts its cookies; a new secret row signs everyone out."""
@@ -142,6 +152,7 @@ def test_generated_secret_is_kept_in_the_database_and_shared(settings, factory, 
         assert third.get("/", follow_redirects=False).status_code == 303
 
 
+@pytest.mark.own_app
 def test_configured_secret_rotation_signs_everyone_out(settings, org):
     from litestar.testing import TestClient
 
@@ -170,7 +181,7 @@ def test_sign_out_ends_the_session_even_for_a_kept_cookie(client, factory, org):
     assert (
         client.post("/logout", data={"csrf_token": csrf}, follow_redirects=False).status_code == 303
     )
-    assert factory.run(lambda s: _all(s, WebSession)) == []
+    assert factory.run(lambda s: _sessions(s, org)) == []
     client.cookies.set("sleuth_session", cookie)
     assert client.get("/", follow_redirects=False).status_code == 303
 
@@ -180,7 +191,9 @@ def test_expired_sessions_and_revoked_keys_open_nothing(client, factory, org):
 
     async def expire(session):
         await session.execute(
-            update(WebSession).values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
+            update(WebSession)
+            .where(WebSession.org_id == org.id)
+            .values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
         )
         await session.commit()
 
