@@ -15,6 +15,10 @@ from sleuth_shell.cli import main
 from sleuth_shell.db import create_engine
 from sleuth_shell.db.models import KnowledgeDocument, LogRecord
 
+# One app and database per back end for the module, an organization per test
+# (tests/shell/conftest.py, SharedApps).
+pytestmark = pytest.mark.shared_app
+
 NOW = datetime.now(UTC).replace(microsecond=0)
 
 
