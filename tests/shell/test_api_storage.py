@@ -7,7 +7,9 @@ import pytest
 
 from sleuth_core.ids import decode_global_id, encode_global_id
 
-pytestmark = pytest.mark.storage
+# One app and database per back end for the module, an organization per test
+# (tests/shell/conftest.py, SharedApps).
+pytestmark = [pytest.mark.storage, pytest.mark.shared_app]
 
 BASE = "/api/v1/alert-responders"
 
