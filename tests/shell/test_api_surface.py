@@ -11,6 +11,10 @@ import pytest
 from sleuth_core.ids import encode_global_id
 from sleuth_shell.db.models import Interaction
 
+# One app and database per back end for the module, an organization per test
+# (tests/shell/conftest.py, SharedApps).
+pytestmark = pytest.mark.shared_app
+
 DIGESTS = "/api/v1/digests"
 INTERACTIONS = "/api/v1/interactions"
 AGENTS = "/api/v1/alert-responders"
