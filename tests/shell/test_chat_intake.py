@@ -47,7 +47,9 @@ def _fixtures_dir() -> Path:
 
 
 FIXTURES = _fixtures_dir()
-pytestmark = pytest.mark.storage
+# One app and database per back end for the module, an organization per test
+# (tests/shell/conftest.py, SharedApps); the tests that drain the job queue have their own.
+pytestmark = [pytest.mark.storage, pytest.mark.shared_app]
 
 AGENTS = "/api/v1/alert-responders"
 EVENTS = "/api/v1/chat/events"
@@ -188,10 +190,12 @@ def test_bad_or_stale_signature_is_401_and_changes_nothing(
 ) -> None:
     hook = chat_hook(factory, org)
     chat_agent(client, org, "C06NRA6JLER", ["*"])
+    deliveries, investigations = fetch(settings, ChatDelivery), fetch(settings, Investigation)
     response = deliver(client, hook, fixture("message_user.json"), **kwargs)
     assert detail(response, 401) == "Invalid webhook token"
-    assert fetch(settings, ChatDelivery) == []
-    assert fetch(settings, Investigation) == []
+    # Nothing new for any organization.
+    assert [d.id for d in fetch(settings, ChatDelivery)] == [d.id for d in deliveries]
+    assert [i.id for i in fetch(settings, Investigation)] == [i.id for i in investigations]
 
 
 def test_missing_signature_headers_are_401(
@@ -333,7 +337,7 @@ def test_each_slack_fixture_counts_or_not(
     body = response.json()
     assert set(body) == {"investigation_ids", "replies"}
     assert len(body["investigation_ids"]) == (1 if counts else 0)
-    [delivery] = fetch(settings, ChatDelivery)
+    [delivery] = fetch(settings, ChatDelivery, ChatDelivery.org_id == org.id)
     assert delivery.event_id == json.loads(fixture(name))["event_id"]
     assert delivery.kind == ("message" if counts else "ignored")
     if counts:
@@ -342,7 +346,7 @@ def test_each_slack_fixture_counts_or_not(
         assert row.status == "PENDING"
     else:
         assert delivery.reason in {"subtype message_changed", "own message"}
-        assert fetch(settings, Investigation) == []
+        assert fetch(settings, Investigation, Investigation.org_id == org.id) == []
 
 
 def test_investigation_name_is_the_first_line(
@@ -371,8 +375,8 @@ def test_retries_are_recognised_by_event_id(
     third = deliver(client, hook, json.dumps(changed).encode())
     assert again.status_code == third.status_code == 202
     assert again.json() == third.json() == first.json()
-    assert len(fetch(settings, Investigation)) == 1
-    assert len(fetch(settings, ChatDelivery)) == 1
+    assert len(fetch(settings, Investigation, Investigation.org_id == org.id)) == 1
+    assert len(fetch(settings, ChatDelivery, ChatDelivery.org_id == org.id)) == 1
 
 
 def test_the_same_message_delivered_twice_opens_one_investigation(
@@ -388,7 +392,7 @@ def test_the_same_message_delivered_twice_opens_one_investigation(
     mention["event"]["type"] = "app_mention"
     second = deliver(client, hook, json.dumps(mention).encode()).json()
     assert second == first  # answered from the first delivery's record: one run, one reply
-    assert len(fetch(settings, ChatDelivery)) == 1
+    assert len(fetch(settings, ChatDelivery, ChatDelivery.org_id == org.id)) == 1
 
 
 # --- POST /chat/events: chat alert agents -----------------------------------------------------
@@ -518,6 +522,7 @@ TRIGGERS = {
 TIP = tip_text(["C0FEEDBACK", "C0REQUESTS"])
 
 
+@pytest.mark.own_app  # drains the database's whole job queue
 @pytest.mark.parametrize(
     ("channel", "text", "outcome"),
     [
@@ -561,6 +566,7 @@ def test_each_trigger_outcome_lands_in_the_outbox_in_the_thread(
         assert usage == expected
 
 
+@pytest.mark.own_app  # drains the database's whole job queue
 def test_no_tip_without_ext_channels_and_no_trigger_elsewhere(
     client: TestClient[Litestar], org: OrgHandle, settings: Settings
 ) -> None:
@@ -577,6 +583,7 @@ def test_no_tip_without_ext_channels_and_no_trigger_elsewhere(
     assert message["thread_ts"] == "1.5"
 
 
+@pytest.mark.own_app  # drains the database's whole job queue
 def test_platform_delivery_runs_triggers_too(
     client: TestClient[Litestar], factory: Factory, org: OrgHandle, settings: Settings
 ) -> None:
@@ -633,6 +640,7 @@ class StandInWebApi:
         self.server.server_close()
 
 
+@pytest.mark.own_app  # drains the database's whole job queue
 def test_with_a_bot_token_the_reply_goes_to_the_web_api_in_the_thread(
     client: TestClient[Litestar], org: OrgHandle, settings: Settings
 ) -> None:
@@ -669,5 +677,5 @@ def test_nul_characters_and_long_ids_in_a_signed_delivery_are_no_500(
     envelope["event"]["ts"] = "1719209506.8\u00001"
     response = deliver(client, hook, json.dumps(envelope).encode())
     assert response.status_code == 202, response.text
-    [row] = fetch(settings, Investigation)
+    [row] = fetch(settings, Investigation, Investigation.org_id == org.id)
     assert "\x00" not in row.name and len(row.dedup_key or "") <= 255
