@@ -8,6 +8,7 @@ import html
 import re
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import select
 from test_alert_log import deliver, incident
 from test_web import sign_in
@@ -23,6 +24,10 @@ from sleuth_shell.db.models import (
     TeamBudget,
     WebhookSubscription,
 )
+
+# One app and database per back end for the module, an organization per test
+# (tests/shell/conftest.py, SharedApps).
+pytestmark = pytest.mark.shared_app
 
 
 def _form(hook, **changes):
@@ -46,8 +51,10 @@ def _form(hook, **changes):
     return form
 
 
-async def _agents(session):
-    return (await session.scalars(select(AlertResponder).order_by(AlertResponder.id))).all()
+async def _agents(session, org):
+    """The organization's rows, oldest first."""
+    rows = select(AlertResponder).where(AlertResponder.org_id == org.id).order_by(AlertResponder.id)
+    return (await session.scalars(rows)).all()
 
 
 def test_agent_form_creates_an_agent_as_the_api_does(client, factory, org):
@@ -63,7 +70,7 @@ def test_agent_form_creates_an_agent_as_the_api_does(client, factory, org):
         follow_redirects=False,
     )
     assert response.status_code == 303, response.text
-    (agent,) = factory.run(_agents)
+    (agent,) = factory.run(lambda s: _agents(s, org))
     assert response.headers["location"] == "/alert-responders/" + encode_global_id(
         "AlertResponder", agent.id
     )
@@ -120,7 +127,7 @@ def test_agent_form_shows_the_apis_error_texts_and_keeps_the_input(client, facto
     )
     assert page.status_code == api.status_code == 400
     assert api.json()["detail"] in html.unescape(page.text)
-    assert factory.run(_agents) == []
+    assert factory.run(lambda s: _agents(s, org)) == []
 
 
 def test_agent_form_refuses_a_missing_or_wrong_csrf_token(client, factory, org):
@@ -129,14 +136,14 @@ def test_agent_form_refuses_a_missing_or_wrong_csrf_token(client, factory, org):
     for token in (None, "forged"):
         data = _form(hook) if token is None else {**_form(hook), "csrf_token": token}
         assert client.post("/alert-responders/new", data=data).status_code == 403
-    assert factory.run(_agents) == []
+    assert factory.run(lambda s: _agents(s, org)) == []
 
 
 def test_agent_form_edits_an_agent_and_clears_what_is_emptied(client, factory, org):
     hook = factory.webhook(org, "PROVIDER_A", "pager")
     token = sign_in(client, org.key)
     client.post("/alert-responders/new", data={**_form(hook), "csrf_token": token})
-    (agent,) = factory.run(_agents)
+    (agent,) = factory.run(lambda s: _agents(s, org))
     gid = encode_global_id("AlertResponder", agent.id)
     edit = client.get(f"/alert-responders/{gid}/edit")
     assert edit.status_code == 200 and "*latency*" in edit.text and 'value="600"' in edit.text
@@ -157,7 +164,7 @@ def test_agent_form_edits_an_agent_and_clears_what_is_emptied(client, factory, o
         follow_redirects=False,
     )
     assert response.status_code == 303, response.text
-    (agent,) = factory.run(_agents)
+    (agent,) = factory.run(lambda s: _agents(s, org))
     assert agent.name == "Disk alerts"
     assert agent.match_rules["conditions"][0]["value"] == "disk"
     assert not agent.runbook_active and agent.runbook_prompt is None
@@ -168,7 +175,7 @@ def test_agent_form_edits_an_agent_and_clears_what_is_emptied(client, factory, o
         data={**changed, "sources": "", "name": "Renamed", "csrf_token": token},
     )
     assert refused.status_code == 400 and "webhook_sources must not be empty" in refused.text
-    assert factory.run(_agents)[0].name == "Disk alerts"
+    assert factory.run(lambda s: _agents(s, org))[0].name == "Disk alerts"
     missing = encode_global_id("AlertResponder", 99999)
     assert client.get(f"/alert-responders/{missing}/edit").status_code == 404
 
@@ -186,7 +193,7 @@ def test_agent_form_preview_shows_the_matching_alerts_highlighted(client, factor
     assert "Matches 2 of the 3 newest stored alerts" in response.text
     assert response.text.count("<mark>Disk full</mark>") >= 2
     assert "Checkout slow" not in response.text
-    assert factory.run(_agents) == []  # a preview saves nothing
+    assert factory.run(lambda s: _agents(s, org)) == []  # a preview saves nothing
     bad = client.post(
         "/alert-responders/new",
         data={**_form(hook, text_matches="", action="preview"), "csrf_token": token},
@@ -214,8 +221,10 @@ def _digest_form(**changes):
     return form
 
 
-async def _digests(session):
-    return (await session.scalars(select(Digest).order_by(Digest.id))).all()
+async def _digests(session, org):
+    """The organization's rows, oldest first."""
+    rows = select(Digest).where(Digest.org_id == org.id).order_by(Digest.id)
+    return (await session.scalars(rows)).all()
 
 
 def test_digest_form_creates_edits_and_shows_the_next_five_fire_times(client, factory, org):
@@ -242,7 +251,7 @@ def test_digest_form_creates_edits_and_shows_the_next_five_fire_times(client, fa
         "/digests/new", data={**_digest_form(), "csrf_token": token}, follow_redirects=False
     )
     assert created.status_code == 303, created.text
-    (digest,) = factory.run(_digests)
+    (digest,) = factory.run(lambda s: _digests(s, org))
     assert digest.sections == [{"section": "Errors", "prompt": "Errors overnight in payments-api"}]
     gid = encode_global_id("Digest", digest.id)
     assert created.headers["location"] == f"/digests/{gid}"
@@ -261,7 +270,7 @@ def test_digest_form_creates_edits_and_shows_the_next_five_fire_times(client, fa
         f"/digests/{gid}/edit", data={**changed, "csrf_token": token}, follow_redirects=False
     )
     assert saved.status_code == 303, saved.text
-    (digest,) = factory.run(_digests)
+    (digest,) = factory.run(lambda s: _digests(s, org))
     assert digest.name == "Evening report" and digest.schedule == "0 18 * * *"
     assert [s["section"] for s in digest.sections] == ["Errors", "Deploys"]
 
@@ -291,11 +300,13 @@ def test_digest_form_shows_the_apis_error_texts_and_checks_csrf(client, factory,
     assert client.post("/digests/new", data=_digest_form()).status_code == 403
     forged = client.post("/digests/new", data={**_digest_form(), "csrf_token": "forged"})
     assert forged.status_code == 403
-    assert factory.run(_digests) == []
+    assert factory.run(lambda s: _digests(s, org)) == []
 
 
-async def _suppressions(session):
-    return (await session.scalars(select(Suppression).order_by(Suppression.id))).all()
+async def _suppressions(session, org):
+    """The organization's rows, oldest first."""
+    rows = select(Suppression).where(Suppression.org_id == org.id).order_by(Suppression.id)
+    return (await session.scalars(rows)).all()
 
 
 def test_suppression_form_adds_refuses_with_the_apis_text_and_ends(client, factory, org):
@@ -304,7 +315,7 @@ def test_suppression_form_adds_refuses_with_the_apis_text_and_ends(client, facto
     form = {"text_matches": "*disk*", "expires_at": until, "reason": "Maintenance"}
     added = client.post("/suppressions", data={**form, "csrf_token": token}, follow_redirects=False)
     assert added.status_code == 303, added.text
-    (row,) = factory.run(_suppressions)
+    (row,) = factory.run(lambda s: _suppressions(s, org))
     assert row.text_matches == ["*disk*"] and row.reason == "Maintenance"
     listed = client.get("/api/v1/suppressions", headers=org.headers).json()["suppressions"]
     assert [s["reason"] for s in listed] == ["Maintenance"]
@@ -332,7 +343,7 @@ def test_suppression_form_adds_refuses_with_the_apis_text_and_ends(client, facto
         f"/suppressions/{gid}/end", data={"csrf_token": token}, follow_redirects=False
     )
     assert ended.status_code == 303
-    assert factory.run(_suppressions) == []
+    assert factory.run(lambda s: _suppressions(s, org)) == []
 
 
 def test_billing_page_charts_credits_per_team_and_month_with_a_table(client, factory, org):
@@ -409,7 +420,7 @@ def test_webhook_subscription_form_is_admin_only_and_shows_the_secret_once(clien
         data={"type": "PROVIDER_A", "name": "Pager", "csrf_token": token},
     )
     assert added.status_code == 200, added.text
-    (row,) = factory.run(lambda s: _all_webhooks(s))
+    (row,) = factory.run(lambda s: _webhooks(s, admin_org))
     assert row.name == "Pager" and row.type == "PROVIDER_A"
     assert row.secret in added.text and f"/api/v1/webhooks/PROVIDER_A/{row.remote_id}" in added.text
     listing = client.get("/webhook-subscriptions").text
@@ -431,11 +442,13 @@ def test_webhook_subscription_form_is_admin_only_and_shows_the_secret_once(clien
         "/webhook-subscriptions", data={"type": "GENERIC", "name": "z", "csrf_token": user_token}
     )
     assert denied.status_code == 403
-    assert len(factory.run(lambda s: _all_webhooks(s))) == 1
+    assert len(factory.run(lambda s: _webhooks(s, admin_org))) == 1
 
 
-async def _all_webhooks(session):
-    return (await session.scalars(select(WebhookSubscription))).all()
+async def _webhooks(session, org):
+    """The organization's webhook subscriptions, oldest first."""
+    rows = select(WebhookSubscription).where(WebhookSubscription.org_id == org.id)
+    return (await session.scalars(rows.order_by(WebhookSubscription.id))).all()
 
 
 async def _user_key(session, org_name):
@@ -584,10 +597,10 @@ def test_agent_and_digest_forms_delete_as_the_api_does(client, factory, org):
     agent_url = created.headers["location"]
     assert "Delete this agent" in client.get(f"{agent_url}/edit").text
     assert client.post(f"{agent_url}/delete", data={}).status_code == 403  # no CSRF token
-    assert len(factory.run(_agents)) == 1
+    assert len(factory.run(lambda s: _agents(s, org))) == 1
     deleted = client.post(f"{agent_url}/delete", data={"csrf_token": token}, follow_redirects=False)
     assert deleted.status_code == 303 and deleted.headers["location"].endswith("=deleted")
-    assert factory.run(_agents) == []
+    assert factory.run(lambda s: _agents(s, org)) == []
     assert client.get(agent_url, headers=org.headers).status_code == 404
     # An ID that names nothing is already deleted, as in the API.
     again = client.post(f"{agent_url}/delete", data={"csrf_token": token}, follow_redirects=False)
@@ -599,7 +612,7 @@ def test_agent_and_digest_forms_delete_as_the_api_does(client, factory, org):
     assert "Delete this digest" in client.get(f"{digest_url}/edit").text
     assert client.post(f"{digest_url}/delete", data={}).status_code == 403
     gone = client.post(f"{digest_url}/delete", data={"csrf_token": token}, follow_redirects=False)
-    assert gone.status_code == 303 and factory.run(_digests) == []
+    assert gone.status_code == 303 and factory.run(lambda s: _digests(s, org)) == []
     assert "Digest deleted." in client.get("/digests?notice=deleted").text
 
 
@@ -624,7 +637,7 @@ def test_webhook_subscription_edit_and_delete_are_admin_only_with_the_operations
         follow_redirects=False,
     )
     assert saved.status_code == 303, saved.text
-    (row,) = factory.run(_all_webhooks)
+    (row,) = factory.run(lambda s: _webhooks(s, admin_org))
     assert (row.name, row.service, row.provider_secret) == ("Monorepo", "checkout", None)
     assert row.secret == hook.secret and row.remote_id == hook.remote_id  # the URL stays
     secret = client.post(
@@ -638,7 +651,7 @@ def test_webhook_subscription_edit_and_delete_are_admin_only_with_the_operations
         follow_redirects=False,
     )
     assert secret.status_code == 303
-    (row,) = factory.run(_all_webhooks)
+    (row,) = factory.run(lambda s: _webhooks(s, admin_org))
     assert (row.service, row.provider_secret) == (None, "gh-s3cret")
     for changes, message in [
         ({"name": " "}, "Webhook name must not be empty"),
@@ -667,12 +680,14 @@ def test_webhook_subscription_edit_and_delete_are_admin_only_with_the_operations
     assert f'href="{url}/edit"' not in client.get("/webhook-subscriptions").text
     assert client.get(f"{url}/edit").status_code == 403
     denied = client.post(f"{url}/delete", data={"csrf_token": user_token})
-    assert denied.status_code == 403 and len(factory.run(_all_webhooks)) == 2
+    assert denied.status_code == 403 and len(factory.run(lambda s: _webhooks(s, admin_org))) == 2
     client.cookies.clear()
     token = sign_in(client, admin_org.key)
     deleted = client.post(f"{url}/delete", data={"csrf_token": token}, follow_redirects=False)
     assert deleted.status_code == 303
-    assert [r.remote_id for r in factory.run(_all_webhooks)] == [pager.remote_id]
+    assert [r.remote_id for r in factory.run(lambda s: _webhooks(s, admin_org))] == [
+        pager.remote_id
+    ]
 
 
 def test_integration_edit_and_delete_are_admin_only_and_agents_stop_notifying_it(client, factory):
@@ -712,7 +727,7 @@ def test_integration_edit_and_delete_are_admin_only_and_agents_stop_notifying_it
         follow_redirects=False,
     )
     assert agent.status_code == 303, agent.text
-    assert factory.run(_agents)[0].notification_integration_ids == [chat.id]
+    assert factory.run(lambda s: _agents(s, admin_org))[0].notification_integration_ids == [chat.id]
     user_key = factory.run(lambda s: _user_key(s, admin_org.name))
     client.cookies.clear()
     user_token = sign_in(client, user_key)
@@ -731,7 +746,7 @@ def test_integration_edit_and_delete_are_admin_only_and_agents_stop_notifying_it
     assert deleted.status_code == 303
     listed = client.get("/api/v1/notification-integrations", headers=admin_org.headers).json()
     assert listed["notification_integrations"] == []
-    assert factory.run(_agents)[0].notification_integration_ids is None
+    assert factory.run(lambda s: _agents(s, admin_org))[0].notification_integration_ids is None
 
 
 def test_data_source_edit_and_delete_as_the_api_does(client, factory):
