@@ -11,7 +11,9 @@ imported) and on the signature namespace, and returns a frozen ``ParsedSignature
 never modifies, so :func:`memoized_from_fn` returns the first result for the same function (or
 method of the same function: a controller's handlers are bound to a new instance in every app)
 and a namespace holding the same objects. The cache holds the function and the namespace's values,
-so an ``id`` in a key is never reused by another object.
+so an ``id`` in a key is never reused by another object. Functions defined inside a function
+(``<locals>``, the closures an app makes for itself) are parsed each time and never held: they
+are new in every app, and holding one would keep its app alive.
 """
 
 from __future__ import annotations
@@ -37,6 +39,11 @@ def memoized_from_fn(
     # A controller's handler is a method bound to the controller each app makes: its parse is its
     # function's without the first parameter, whatever the instance.
     function = fn.__func__ if isinstance(fn, MethodType) else fn
+    if "<locals>" in function.__qualname__:
+        # A function made by a call (the OPTIONS, OpenAPI and OTLP handlers each app makes) is new
+        # in every app, so it is never met again; kept here, its closure would keep its app (and
+        # the app's routes, about 20,000 objects) alive for the rest of the run.
+        return _parse(fn, signature_namespace)
     names = tuple(sorted((name, id(value)) for name, value in signature_namespace.items()))
     key = (function, isinstance(fn, MethodType), names)
     hit = _cache.get(key)

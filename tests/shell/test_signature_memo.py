@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 from litestar import Litestar
 from litestar.handlers import HTTPRouteHandler
 from litestar.utils.signature import ParsedSignature
@@ -39,3 +42,21 @@ def test_a_different_namespace_is_parsed_again() -> None:
     assert as_int.parameters["value"].annotation is int
     assert as_str.parameters["value"].annotation is str
     assert as_str.return_type.annotation is str
+
+
+def test_an_app_is_not_kept_alive_by_the_memo(settings: Settings) -> None:
+    """The closures an app makes for itself (OPTIONS, OpenAPI, OTLP handlers) are not held by the
+    memo: a test process that builds hundreds of apps frees each once its test is done."""
+    marker = _Marker()
+    first = create_app(settings)
+    first.state.marker = marker
+    alive = weakref.ref(marker)
+    del first, marker
+    # A module-level handler's ``owner`` is the last app that registered it: build another.
+    create_app(settings)
+    gc.collect()
+    assert alive() is None
+
+
+class _Marker:
+    """Something only the first app's state refers to."""
