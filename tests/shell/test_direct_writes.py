@@ -12,10 +12,12 @@ PostgreSQL both settings take the session path; the comparison runs there too.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import pathlib
 import sqlite3
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -553,3 +555,29 @@ def test_a_transaction_cancelled_while_another_process_writes_is_cancelled_clean
     with sqlite3.connect(path) as check:
         assert [v for (v,) in check.execute("SELECT v FROM t ORDER BY id")] == [100, 3]
     check.close()
+
+
+def test_a_disposed_engine_is_freed_with_its_writer_and_reader(tmp_path: pathlib.Path) -> None:
+    """The per-engine writer and hot reader refer to their engine, so the registries' weak keys
+    alone never let the pair go: disposal forgets both (a process that makes engine after engine
+    frees each one's pool, compiled statements and caches)."""
+    from sleuth_shell.db.hot_reads import dispose_engine, shared_reader
+
+    async def go(with_reader: bool) -> weakref.ref[Any]:
+        engine = create_engine(f"sqlite:///{tmp_path / 'freed.db'}")
+        writer = engine_direct_writer(engine)
+        assert writer is not None and engine_direct_writer(engine) is writer
+        if with_reader:
+            shared_reader(engine)
+            await dispose_engine(engine)
+        else:
+            await engine.dispose()
+        again = engine_direct_writer(engine)  # the engine is usable again, with a new writer
+        assert again is not None and again is not writer
+        await engine.dispose()
+        return weakref.ref(engine.sync_engine)
+
+    for with_reader in (True, False):
+        freed = asyncio.run(go(with_reader))
+        gc.collect()
+        assert freed() is None, with_reader

@@ -167,8 +167,14 @@ class DirectWriter:
         self._generation = 0  # engine disposals seen: a connection of an older pool is returned
         event.listen(engine.sync_engine, "engine_disposed", self._disposed)
 
-    def _disposed(self, _engine: Engine) -> None:
+    def _disposed(self, engine: Engine) -> None:
         # Runs inside AsyncEngine.dispose's greenlet: the close below may await the driver.
+        # Forgotten by :func:`engine_direct_writer` (the next use of the engine makes a new writer):
+        # this writer refers to its engine, so the weak key alone would never let the pair go (a
+        # process that makes and disposes engine after engine, as the test suite does, would keep
+        # every one with its compiled statements).
+        if _writers.get(engine) is self:
+            del _writers[engine]
         self._generation += 1
         parked, self._parked = self._parked, None
         if parked is not None:

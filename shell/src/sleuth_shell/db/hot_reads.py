@@ -559,8 +559,13 @@ def shared_reader(engine: AsyncEngine) -> HotReader:
 
 async def dispose_engine(engine: AsyncEngine) -> None:
     """Close ``engine``'s :func:`shared_reader`, if it has one (the stores' reads on PostgreSQL
-    open its pool), then dispose of ``engine``: how every owner of an engine closes it."""
-    reader = _shared.get(engine)
+    open its pool), then dispose of ``engine``: how every owner of an engine closes it.
+
+    The reader is also forgotten: it refers to its engine, so the weak key alone would never let
+    the pair go (a process that makes and disposes engine after engine, as the test suite does,
+    would keep every one with its compiled statements). A later :func:`shared_reader` of the
+    same engine makes a new reader."""
+    reader = _shared.pop(engine, None)
     if reader is not None:
         await reader.aclose()
     await engine.dispose()
