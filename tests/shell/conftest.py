@@ -195,16 +195,23 @@ class SharedApps:
     def __init__(self, request: pytest.FixtureRequest, directory: Path) -> None:
         self._request = request
         self._directory = directory
-        self._apps: dict[str, tuple[str, Litestar, TestClient[Litestar]]] = {}
+        self._databases: dict[str, str] = {}
+        self._apps: dict[tuple[str, str], tuple[str, Litestar, TestClient[Litestar]]] = {}
         self._postgres: list[str] = []
         self.names = itertools.count(1)
         """Numbers that make the module's organization names unique."""
 
-    def get(self, backend: str) -> tuple[str, Litestar, TestClient[Litestar]]:
-        """``(database URL, app, running client)`` of ``backend``, made on first use."""
-        if backend not in self._apps:
-            url = self._database(backend)
-            app = create_app(
+    def get(
+        self,
+        backend: str,
+        name: str = "app",
+        build: Callable[[Settings], Litestar] = create_app,
+    ) -> tuple[str, Litestar, TestClient[Litestar]]:
+        """``(database URL, app, running client)`` of ``backend``, made on first use. A module may
+        share other apps on the same database (``name``, ``build``: e.g. one with stand-ins)."""
+        if (backend, name) not in self._apps:
+            url = self.url(backend)
+            app = build(
                 Settings(
                     database_url=url,
                     public_url=PUBLIC_URL,
@@ -214,8 +221,14 @@ class SharedApps:
             )
             client = TestClient(app=app, raise_server_exceptions=False)
             client.__enter__()
-            self._apps[backend] = (url, app, client)
-        return self._apps[backend]
+            self._apps[backend, name] = (url, app, client)
+        return self._apps[backend, name]
+
+    def url(self, backend: str) -> str:
+        """The module's migrated database of ``backend``, made on first use."""
+        if backend not in self._databases:
+            self._databases[backend] = self._database(backend)
+        return self._databases[backend]
 
     def _database(self, backend: str) -> str:
         if backend == "sqlite":
@@ -272,7 +285,7 @@ def migrated_url(backend: str, request: pytest.FixtureRequest) -> str:
     """
     shared = _shared(request)
     if shared is not None:
-        return shared.get(backend)[0]
+        return shared.url(backend)
     database_url: str = request.getfixturevalue("database_url")
     if backend == "sqlite":
         template: Path = request.getfixturevalue("sqlite_template")
@@ -310,15 +323,30 @@ def client(
 ) -> Iterator[TestClient[Litestar]]:
     """A test client for :func:`app` (lifespan hooks run); in a ``shared_app`` module the
     module's running client, without the previous test's cookies and rate-limit counts."""
-    shared = _shared(request)
-    if shared is not None:
-        test_client = shared.get(backend)[2]
-        test_client.cookies.clear()
-        app.state.pop(RATE_LIMITER_STATE, None)
+    test_client = shared_client(request, backend)
+    if test_client is not None:
         yield test_client
         return
     with TestClient(app=app, raise_server_exceptions=False) as test_client:
         yield test_client
+
+
+def shared_client(
+    request: pytest.FixtureRequest,
+    backend: str,
+    name: str = "app",
+    build: Callable[[Settings], Litestar] = create_app,
+) -> TestClient[Litestar] | None:
+    """In a ``shared_app`` test, the module's running client of app ``name`` (see
+    :meth:`SharedApps.get`), without the previous test's cookies and rate-limit counts; else
+    ``None``."""
+    shared = _shared(request)
+    if shared is None:
+        return None
+    test_client = shared.get(backend, name, build)[2]
+    test_client.cookies.clear()
+    test_client.app.state.pop(RATE_LIMITER_STATE, None)
+    return test_client
 
 
 @pytest.fixture
