@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from callback_receiver import CallbackReceiver
-from conftest import PUBLIC_URL, Factory, OrgHandle
+from conftest import PUBLIC_URL, Factory, OrgHandle, shared_client
 from interaction_helpers import (
     CREDITS,
     EXPECTED_CONTENT,
@@ -45,8 +45,17 @@ def _wire(settings: Settings, agent: FakeAgent) -> Litestar:
 
 
 @pytest.fixture
-def ix_client(settings: Settings, agent: FakeAgent) -> Iterator[TestClient[Litestar]]:
-    """A client of an app whose agent is the fake (loopback URLs allowed, no inline worker)."""
+def ix_client(
+    settings: Settings, agent: FakeAgent, backend: str, request: pytest.FixtureRequest
+) -> Iterator[TestClient[Litestar]]:
+    """A client of an app whose agent is the fake (loopback URLs allowed, no inline worker).
+
+    A ``shared_app`` test (a request refused before any agent runs) gets the module's app with a
+    fake agent of its own, on the module's database (tests/shell/conftest.py, SharedApps)."""
+    shared = shared_client(request, backend, "fake agent", lambda s: _wire(s, FakeAgent()))
+    if shared is not None:
+        yield shared
+        return
     app = _wire(settings, agent)
     with TestClient(app=app, raise_server_exceptions=False) as client:
         yield client
@@ -186,7 +195,7 @@ def test_sync_agent_failure_is_500_and_failed(settings: Settings, org: OrgHandle
         response = post(client, org, {"question": "q"})
         assert response.status_code == 500
         assert response.json() == {"detail": "The agent could not answer: model unreachable"}
-        [row] = [r for r in _all_interactions(settings)]
+        [row] = [r for r in _all_interactions(settings, org)]
         got = client.get(f"{URL}/{row.id}", headers=org.headers).json()
     assert got == {
         "interaction_id": row.id,
@@ -197,12 +206,13 @@ def test_sync_agent_failure_is_500_and_failed(settings: Settings, org: OrgHandle
     assert usage(settings) == []
 
 
-def _all_interactions(settings: Settings) -> list[Any]:
+def _all_interactions(settings: Settings, org: OrgHandle) -> list[Any]:
+    """The organization's interactions."""
     from interaction_helpers import fetch
 
     from sleuth_shell.db.models import Interaction
 
-    return fetch(settings, Interaction)
+    return fetch(settings, Interaction, Interaction.org_id == org.id)
 
 
 # --- background and scheduled -------------------------------------------------------------------
@@ -709,6 +719,7 @@ def _materialize(body: Any) -> Any:
     return body
 
 
+@pytest.mark.shared_app
 @pytest.mark.parametrize(
     ("case", "body", "detail"), INVALID_BODIES, ids=[c[0] for c in INVALID_BODIES]
 )
@@ -723,9 +734,10 @@ def test_invalid_requests(
     response = post(ix_client, org, _materialize(body))
     assert response.status_code == 400, response.text
     assert response.json() == {"detail": detail}
-    assert _all_interactions(settings) == []
+    assert _all_interactions(settings, org) == []
 
 
+@pytest.mark.shared_app
 @pytest.mark.parametrize("raw", [b"{", b"", b"\xff\xfe", b"question=q"])
 def test_unparseable_body_is_invalid_payload(
     ix_client: TestClient[Litestar], org: OrgHandle, raw: bytes
