@@ -20,6 +20,10 @@ from sleuth_core.intake import sign_github
 from sleuth_shell import admin
 from sleuth_shell.db.models import ChangeRow, WebhookDelivery
 
+# One app and database per back end for the module, an organization per test
+# (tests/shell/conftest.py, SharedApps).
+pytestmark = pytest.mark.shared_app
+
 
 def _changes_dir() -> Path:
     for parent in Path(__file__).resolve().parents:
@@ -47,8 +51,10 @@ def github(hook, name: str, event: str, delivery: str, secret: str | None = None
     return body, headers
 
 
-def count(factory, model) -> int:
-    return int(factory.run(lambda s: s.scalar(select(func.count()).select_from(model))))
+def count(factory, model, org) -> int:
+    """The organization's rows of ``model``."""
+    query = select(func.count()).select_from(model).where(model.org_id == org.id)
+    return int(factory.run(lambda s: s.scalar(query)))
 
 
 def changes(client, org, **params):
@@ -81,7 +87,7 @@ def test_github_push_pull_request_and_deployment(client, factory, org):
     # the same delivery again: the same answer, nothing new written
     again = client.post(url(hook), content=body, headers=headers)
     assert again.status_code == 202 and again.json() == response.json()
-    assert count(factory, WebhookDelivery) == 1 and count(factory, ChangeRow) == 1
+    assert count(factory, WebhookDelivery, org) == 1 and count(factory, ChangeRow, org) == 1
 
     # a merged pull request whose merge commit is that commit (GitHub's closed sample, merged:
     # a derived body, as no genuine merged delivery is public): the push's files are kept
@@ -135,7 +141,7 @@ def test_events_that_are_no_change_are_acknowledged_and_store_nothing(
     response = client.post(url(hook), content=body, headers=headers)
     assert response.status_code == 202, response.text
     assert response.json()["change_ids"] == [] and response.json()["event"] == event
-    assert count(factory, ChangeRow) == 0
+    assert count(factory, ChangeRow, org) == 0
 
 
 def test_a_ping_is_acknowledged(client, factory, org):
@@ -148,7 +154,7 @@ def test_a_ping_is_acknowledged(client, factory, org):
     }
     response = client.post(url(hook), content=body, headers=headers)
     assert response.status_code == 202
-    assert response.json()["change_ids"] == [] and count(factory, ChangeRow) == 0
+    assert response.json()["change_ids"] == [] and count(factory, ChangeRow, org) == 0
 
 
 def test_forged_unsigned_and_malformed_deliveries(client, factory, org):
@@ -168,7 +174,7 @@ def test_forged_unsigned_and_malformed_deliveries(client, factory, org):
     )
     bearer = {**unsigned, "Authorization": f"Bearer {hook.secret}"}
     assert client.post(url(hook), content=body, headers=bearer).status_code == 401
-    assert count(factory, WebhookDelivery) == 0 and count(factory, ChangeRow) == 0
+    assert count(factory, WebhookDelivery, org) == 0 and count(factory, ChangeRow, org) == 0
 
     bad = b'{"ref": '
     response = client.post(
@@ -177,7 +183,7 @@ def test_forged_unsigned_and_malformed_deliveries(client, factory, org):
         headers={**unsigned, "X-Hub-Signature-256": sign_github(bad, hook.secret)},
     )
     assert response.status_code == 400 and set(response.json()) == {"detail"}
-    assert count(factory, WebhookDelivery) == 0 and count(factory, ChangeRow) == 0
+    assert count(factory, WebhookDelivery, org) == 0 and count(factory, ChangeRow, org) == 0
 
 
 def test_gitlab_push_merge_and_deployment_on_the_subscription_service(client, factory, org):
@@ -210,7 +216,7 @@ def test_gitlab_push_merge_and_deployment_on_the_subscription_service(client, fa
     [deploy] = changes(client, org, kind="deploy")
     assert deploy["ships"] == ["58793660b22d6ceacbdc23b28a0562bca339702c"]
     assert deploy["attributes"]["environment"] == "production"
-    assert count(factory, WebhookDelivery) == 5
+    assert count(factory, WebhookDelivery, org) == 5
 
 
 def test_add_webhook_service_is_for_change_sources_only(factory, org):
