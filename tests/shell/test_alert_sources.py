@@ -17,6 +17,10 @@ from sleuth_core.intake import sign_github, sign_grafana
 from sleuth_shell.db.models import Investigation, WebhookDelivery
 from sleuth_shell.domain import ALERT_SOURCE_TYPES, CHANGE_SOURCE_TYPES
 
+# One app and database per back end for the module, an organization per test
+# (tests/shell/conftest.py, SharedApps).
+pytestmark = pytest.mark.shared_app
+
 TWO = (FIXTURES / "alertmanager/firing_two_alerts.json").read_bytes()
 THREE = (FIXTURES / "grafana/firing_three_alerts.json").read_bytes()
 
@@ -25,8 +29,10 @@ def bearer(hook) -> dict[str, str]:
     return {"Authorization": f"Bearer {hook.secret}"}
 
 
-def count(factory, model) -> int:
-    return int(factory.run(lambda s: s.scalar(select(func.count()).select_from(model))))
+def count(factory, model, org) -> int:
+    """The organization's rows of ``model``."""
+    query = select(func.count()).select_from(model).where(model.org_id == org.id)
+    return int(factory.run(lambda s: s.scalar(query)))
 
 
 def test_the_source_types_accepted_by_agents_are_the_intake_types():
@@ -63,8 +69,8 @@ def test_an_alertmanager_group_is_one_alert_per_entry(client, factory, org):
     assert sorted(answer["investigation_ids"]) == sorted(
         set(first["investigation_ids"] + second["investigation_ids"])
     )
-    assert count(factory, Investigation) == 3
-    assert count(factory, WebhookDelivery) == 2
+    assert count(factory, Investigation, org) == 3
+    assert count(factory, WebhookDelivery, org) == 2
     # each investigation holds its own alert (the group with only that entry)
     got = client.get(f"/api/v1/investigations/{first['investigation_ids'][0]}", headers=org.headers)
     payload = json.loads(got.json()["event_payload"])
@@ -74,7 +80,7 @@ def test_an_alertmanager_group_is_one_alert_per_entry(client, factory, org):
     # Alertmanager sends the group again (repeat interval): same answer, nothing new
     again = client.post(url(hook), content=TWO, headers=bearer(hook))
     assert again.json() == answer
-    assert count(factory, Investigation) == 3 and count(factory, WebhookDelivery) == 2
+    assert count(factory, Investigation, org) == 3 and count(factory, WebhookDelivery, org) == 2
 
 
 def test_a_resolved_alert_is_a_lifecycle_event(client, factory, org):
@@ -90,7 +96,7 @@ def test_a_resolved_alert_is_a_lifecycle_event(client, factory, org):
     )
     answer = client.post(url(hook), content=resolved, headers=bearer(hook)).json()
     assert answer["investigation_ids"] == [] and answer["alerts"][0]["kind"] == "lifecycle"
-    assert count(factory, Investigation) == 1 and count(factory, WebhookDelivery) == 2
+    assert count(factory, Investigation, org) == 1 and count(factory, WebhookDelivery, org) == 2
 
 
 def test_credentials(client, factory, org):
@@ -104,7 +110,7 @@ def test_credentials(client, factory, org):
         response = client.post(target, content=TWO, headers=headers)
         assert response.status_code == 401, headers
         assert response.json() == {"detail": "Invalid webhook token"}
-    assert count(factory, WebhookDelivery) == 0
+    assert count(factory, WebhookDelivery, org) == 0
     assert client.post(f"{url(hook)}?token={hook.secret}", content=TWO).status_code == 202
     assert (
         client.post(url(hook), content=TWO, headers={"X-Webhook-Token": hook.secret}).status_code
@@ -135,7 +141,7 @@ def test_grafana_hmac_signature_with_a_provider_secret(client, factory, org):
     forged = {"X-Grafana-Alerting-Signature": sign_grafana(THREE, "other")}
     for headers in (stale, forged, {}):
         assert client.post(url(hook), content=THREE, headers=headers).status_code == 401
-    assert count(factory, WebhookDelivery) == 0
+    assert count(factory, WebhookDelivery, org) == 0
     response = client.post(url(hook), content=THREE, headers=plain)
     assert response.status_code == 202, response.text
     assert len(response.json()["alerts"]) == 3
@@ -168,7 +174,7 @@ def test_any_json_is_an_alert(client, factory, org, type_, body, title):
     [alert] = response.json()["alerts"]
     assert alert["title"] == title and alert["dedup_key"].startswith("GENERIC:")
     assert len(response.json()["investigation_ids"]) == 1
-    assert count(factory, Investigation) == 1
+    assert count(factory, Investigation, org) == 1
 
 
 def test_change_sources_are_no_alert_agent_sources(client, factory, org):
