@@ -11,6 +11,10 @@ from sleuth_core.ids import encode_global_id
 from sleuth_shell.db.models import AlertResponder, Digest, DigestRun, Interaction, Investigation
 from sleuth_shell.web.guard import safe_next
 
+# One app and database per back end for the module, an organization per test
+# (tests/shell/conftest.py, SharedApps).
+pytestmark = pytest.mark.shared_app
+
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 
 
