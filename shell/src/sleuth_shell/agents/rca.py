@@ -242,11 +242,13 @@ async def gather(
     known: Sequence[str] = (),
     expression: str | None = None,
     window_start: datetime | None = None,
+    onset: datetime | None = None,
 ) -> Gathered:
     """Read what the engine needs for an alert that fired at ``fired`` (see the module doc), or
     for a question about the window ``window_start``..``fired`` (then only that window is read
     for the onset, and the report speaks of the window, not of an alert); ``expression`` is the
-    alert's own query, read from the data sources too."""
+    alert's own query, read from the data sources too; ``onset`` is when the alert or question
+    says the failure began (`sleuth_core.language.stated_onset`), if it says so."""
     asked = window_start is not None
     start, end = look_back(fired, ctx.now)
     if window_start is not None:
@@ -261,7 +263,7 @@ async def gather(
     try:
         await asyncio.sleep(0)  # the pull sends its first request before the stores are read
         gathered = await _gather_stores(
-            ctx, pulling, title, service, fired, text, known, start, end, asked
+            ctx, pulling, title, service, fired, text, known, start, end, asked, onset
         )
         traced = await tracing
     finally:
@@ -289,6 +291,7 @@ async def _gather_stores(
     start: datetime,
     end: datetime,
     asked: bool,
+    onset: datetime | None = None,
 ) -> Gathered:
     """`gather`'s reading of the stores, ``pulling`` (the data sources' pull) awaited where its
     series are needed."""
@@ -404,7 +407,7 @@ async def _gather_stores(
             signals.append(ExternalSignal(hit.title, hit.content, None, ref))
     searches += 1
     evidence = Evidence(
-        alert=Alert(title, service, fired, text, asked),
+        alert=Alert(title, service, fired, text, asked, onset),
         errors=tuple(series),
         signatures=tuple(signatures),
         metrics=tuple(metric_points),
