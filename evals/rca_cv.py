@@ -1,0 +1,228 @@
+"""Leave-one-batch-out check of the root-cause engine's verdict weights (`evals/rca/README.md`).
+
+Run it as ``PYTHONPATH=core/src:shell/src:. python -m evals.rca_cv`` from the repository root.
+Each incident of the tune splits (``tune`` and ``tune-ext``; never a held-out split) is read once
+through the API as `evals.rca_run` reads it, and the engine's input (`sleuth_core.rca.Evidence`)
+kept, so every setting below is scored on the very same evidence. A setting is the engine's
+`WEIGHTS` (``None``: the tiered rule). ``tune-ext`` is cut into its examiners' batches (the
+folds); for each fold, the setting that scores best on the other batches and on ``tune`` is
+chosen and scored on the fold it was not chosen on. The cross-validated figure sums those
+held-out folds; the fitted figure (chosen and scored on everything) is printed beside it.
+
+The score a setting is chosen by, per incident: 1 for the culprit named (change-caused) or a
+correct abstention (no change at fault), minus 1 for an innocent change blamed, plus a half for
+the right category.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import pickle
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from evals import rca_run
+from sleuth_core.rca import Evidence, engine
+from sleuth_shell.agents import rca as rca_agent
+from sleuth_shell.investigations import DEFAULT_PROMPT
+from sleuth_shell.services import Services
+
+#: The examiners' batches of ``tune-ext`` (first and last incident number, inclusive).
+FOLDS: tuple[tuple[str, int, int], ...] = (
+    ("xt01-14", 1, 14),
+    ("xt15-36", 15, 36),
+    ("xt37-48", 37, 48),
+    ("xt49-60", 49, 60),
+    ("xt61-72", 61, 72),
+    ("xt73-84", 73, 84),
+    ("xt85-96", 85, 96),
+    ("xt97-108", 97, 108),
+)
+CACHE = Path("/tmp/sleuth-rca-cv-evidence.pickle")
+
+Record = tuple[str, dict[str, Any], Evidence]  # (split, incident, evidence)
+
+
+def fold_of(split: str, incident_id: str) -> str:
+    """The batch an incident belongs to ("tune" for the first split, always trained on)."""
+    if split != "tune-ext":
+        return split
+    number = int(incident_id[2:].split("-", 1)[0])
+    return next(name for name, first, last in FOLDS if first <= number <= last)
+
+
+async def _capture(splits: Sequence[str]) -> list[Record]:
+    if any(not s.startswith("tune") for s in splits):
+        raise SystemExit("only the tune splits are read here")
+    seen: list[Evidence] = []
+    original = rca_agent.run_engine
+
+    def recording(gathered: rca_agent.Gathered) -> Any:
+        seen.append(gathered.evidence)
+        return original(gathered)
+
+    async def investigate(services: Services, org_id: int, incident: dict[str, Any]) -> Any:
+        outcome = rca_run.Outcome(incident)
+        ctx = services.agent_context(org_id, now=rca_run.parse(incident["now"]))
+        alert = incident["alert"]
+        seen.clear()
+        result = await services.agent.investigate(
+            ctx, DEFAULT_PROMPT, json.dumps(alert["payload"]), title=alert["title"]
+        )
+        outcome.analysis = result.analysis
+        outcome.sources = {"evidence": seen[0]}
+        return outcome
+
+    rca_agent.run_engine = recording  # type: ignore[assignment]
+    rca_run.investigate = investigate  # type: ignore[assignment]
+    try:
+        run = await rca_run.run_all(splits)
+    finally:
+        rca_agent.run_engine = original  # type: ignore[assignment]
+    return [
+        (split, outcome.incident, outcome.sources["evidence"])
+        for split, outcomes in run.outcomes.items()
+        for outcome in outcomes
+    ]
+
+
+def analysis_of(evidence: Evidence) -> dict[str, Any]:
+    result = engine.analyze(evidence)
+    return {
+        "verdict": result.verdict,
+        "change_id": result.change_id,
+        "category": result.category,
+        "service": result.service,
+    }
+
+
+def marks(records: Sequence[Record]) -> list[dict[str, bool | None]]:
+    return [rca_run.verdicts(incident, analysis_of(ev)) for _, incident, ev in records]
+
+
+def objective(scored: Iterable[dict[str, bool | None]]) -> float:
+    total = 0.0
+    for m in scored:
+        total += 1.0 if (m["culprit"] or m["abstain"]) else 0.0
+        total -= 1.0 if m["innocent"] else 0.0
+        total += 0.5 if m["category"] else 0.0
+    return total
+
+
+def figures(scored: Sequence[dict[str, bool | None]]) -> str:
+    def pct(metric: str) -> str:
+        share = rca_run.share([m[metric] for m in scored])
+        return "    -" if share is None else f"{share * 100:4.0f}%"
+
+    return " ".join(pct(m) for m in ("culprit", "innocent", "wrong_abstain", "abstain", "category"))
+
+
+Setting = tuple[float, float, float, float, float] | None
+
+
+def with_setting(setting: Setting, run: Callable[[], Any]) -> Any:
+    saved = engine.WEIGHTS
+    engine.WEIGHTS = setting
+    try:
+        return run()
+    finally:
+        engine.WEIGHTS = saved
+
+
+def _memoized(records: Sequence[Record]) -> None:
+    """The stages before the verdict do not read `WEIGHTS`: computed once per incident."""
+    cache: dict[tuple[str, int], Any] = {}
+
+    def memo(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapped(*args: Any) -> Any:
+            key = (name, id(args[0]), *(id(a) for a in args[1:]))
+            if key not in cache:
+                cache[key] = (args, fn(*args))  # the args are kept so their ids stay unique
+            return cache[key][1]
+
+        return wrapped
+
+    engine.find_onsets = memo("onsets", engine.find_onsets)  # type: ignore[assignment]
+    engine.find_episode = memo("episode", engine.find_episode)  # type: ignore[assignment]
+    engine.rank_suspects = memo("suspects", engine.rank_suspects)  # type: ignore[assignment]
+    engine._external = memo("external", engine._external)  # type: ignore[attr-defined]
+    engine._hypotheses = memo("hypotheses", engine._hypotheses)  # type: ignore[attr-defined]
+    for name in ("_logic_fault", "_drained", "_batch_draining", "_scheduled_work"):
+        setattr(engine, name, memo(name, getattr(engine, name)))
+
+
+def grid() -> list[Setting]:
+    thresholds = (0.45, 0.5, 0.55, 0.6)
+    mechanism = (0.3, 0.45, 0.6, 0.8)
+    timing = (0.0, 0.15, 0.3, 0.45)
+    outside = (0.3, 0.45, 0.6)
+    landed = (0.0, 0.15)
+    return [None, *itertools.product(thresholds, mechanism, timing, outside, landed)]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--recapture", action="store_true", help="read the incidents again")
+    parser.add_argument("--rescore", action="store_true", help="the engine changed: score again")
+    parser.add_argument("--margin", action="store_true", help="name the widest margin")
+    parser.add_argument("--top", type=int, default=0, help="list the best settings per batch")
+    args = parser.parse_args(argv)
+    if args.recapture or not CACHE.exists():
+        records = asyncio.run(_capture(["tune", "tune-ext"]))
+        CACHE.write_bytes(pickle.dumps(records))
+    records = pickle.loads(CACHE.read_bytes())
+    engine.BY_MARGIN = args.margin
+    _memoized(records)
+    folds = {fold_of(split, inc["id"]) for split, inc, _ in records}
+    started = time.perf_counter()
+    per_setting: dict[Setting, list[dict[str, bool | None]]] = {}
+    scored = CACHE.with_suffix(".margin" if args.margin else ".marks")
+    if scored.exists() and not args.recapture and not args.rescore:
+        per_setting = pickle.loads(scored.read_bytes())
+    for setting in grid():
+        if setting not in per_setting:
+            per_setting[setting] = with_setting(setting, lambda: marks(records))
+    scored.write_bytes(pickle.dumps(per_setting))
+    print(f"{len(per_setting)} settings scored in {time.perf_counter() - started:.0f} s")
+    names = [fold_of(split, inc["id"]) for split, inc, _ in records]
+
+    def score_on(setting: Setting, keep: Callable[[str], bool]) -> float:
+        return objective(m for m, f in zip(per_setting[setting], names, strict=True) if keep(f))
+
+    header = "                          culprit innocent wrong.abs abstain category"
+    print(header)
+    cv: list[dict[str, bool | None]] = []
+    tiered: list[dict[str, bool | None]] = []
+    for fold, _, _ in FOLDS:
+        if fold not in folds:
+            continue
+        best = max(per_setting, key=lambda s: (score_on(s, lambda f, k=fold: f != k), s is None))
+        held = [m for m, f in zip(per_setting[best], names, strict=True) if f == fold]
+        base = [m for m, f in zip(per_setting[None], names, strict=True) if f == fold]
+        cv += held
+        tiered += base
+        print(f"{fold:9} tiered          {figures(base)}")
+        print(f"{fold:9} chosen {best!s:28} {figures(held)}")
+    print(f"cross-validated (tune-ext) {figures(cv)}  objective {objective(cv):.1f}")
+    print(f"tiered rule     (tune-ext) {figures(tiered)}  objective {objective(tiered):.1f}")
+    fitted = max(per_setting, key=lambda s: (score_on(s, lambda f: True), s is None))
+    print(f"fitted on all: {fitted}  objective {score_on(fitted, lambda f: True):.1f}")
+    print(f"tiered on all: objective {score_on(None, lambda f: True):.1f}")
+    if args.top:
+        ranked = sorted(per_setting, key=lambda s: -score_on(s, lambda f: True))[: args.top]
+        order = ["tune", *(name for name, _, _ in FOLDS)]
+        print("setting                        all " + " ".join(f"{f[2:]:>7}" for f in order))
+        for setting in ranked:
+            cells = " ".join(f"{score_on(setting, lambda f, o=o: f == o):7.1f}" for o in order)
+            print(f"{setting!s:28} {score_on(setting, lambda f: True):5.1f} {cells}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
