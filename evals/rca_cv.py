@@ -3,11 +3,14 @@
 Run it as ``PYTHONPATH=core/src:shell/src:. python -m evals.rca_cv`` from the repository root.
 Each incident of the tune splits (``tune`` and ``tune-ext``; never a held-out split) is read once
 through the API as `evals.rca_run` reads it, and the engine's input (`sleuth_core.rca.Evidence`)
-kept, so every setting below is scored on the very same evidence. A setting is the engine's
-`WEIGHTS` (``None``: the tiered rule). ``tune-ext`` is cut into its examiners' batches (the
-folds); for each fold, the setting that scores best on the other batches and on ``tune`` is
-chosen and scored on the fold it was not chosen on. The cross-validated figure sums those
-held-out folds; the fitted figure (chosen and scored on everything) is printed beside it.
+kept, so every setting below is scored on the very same evidence. A setting overrides some of
+the engine's weights and cut-offs (module constants of `sleuth_core.rca.engine`: the least
+relatedness for a verdict, the gains of a mechanism, a stack frame or time, the strength from
+which an outside sign is strong ...); the empty setting is the engine as it is. ``tune-ext`` is
+cut into its examiners' batches (the folds); for each fold, the setting that scores best on the
+other batches and on ``tune`` is chosen (the engine as it is on a tie) and scored on the fold it
+was not chosen on. The cross-validated figure sums those held-out folds; the fitted figure
+(chosen and scored on everything) is printed beside it.
 
 The score a setting is chosen by, per incident: 1 for the culprit named (change-caused) or a
 correct abstention (no change at fault), minus 1 for an innocent change blamed, plus a half for
@@ -18,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import itertools
 import json
 import pickle
 import sys
@@ -123,66 +125,63 @@ def figures(scored: Sequence[dict[str, bool | None]]) -> str:
     return " ".join(pct(m) for m in ("culprit", "innocent", "wrong_abstain", "abstain", "category"))
 
 
-Setting = tuple[float, float, float, float, float] | None
+Setting = tuple[tuple[str, float], ...]
 
 
 def with_setting(setting: Setting, run: Callable[[], Any]) -> Any:
-    saved = engine.WEIGHTS
-    engine.WEIGHTS = setting
+    saved = {name: getattr(engine, name) for name, _ in setting}
+    for name, value in setting:
+        setattr(engine, name, value)
     try:
         return run()
     finally:
-        engine.WEIGHTS = saved
+        for name, value in saved.items():
+            setattr(engine, name, value)
 
 
-def _memoized(records: Sequence[Record]) -> None:
-    """The stages before the verdict do not read `WEIGHTS`: computed once per incident."""
-    cache: dict[tuple[str, int], Any] = {}
-
-    def memo(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        def wrapped(*args: Any) -> Any:
-            key = (name, id(args[0]), *(id(a) for a in args[1:]))
-            if key not in cache:
-                cache[key] = (args, fn(*args))  # the args are kept so their ids stay unique
-            return cache[key][1]
-
-        return wrapped
-
-    engine.find_onsets = memo("onsets", engine.find_onsets)  # type: ignore[assignment]
-    engine.find_episode = memo("episode", engine.find_episode)  # type: ignore[assignment]
-    engine.rank_suspects = memo("suspects", engine.rank_suspects)  # type: ignore[assignment]
-    engine._external = memo("external", engine._external)  # type: ignore[attr-defined]
-    engine._hypotheses = memo("hypotheses", engine._hypotheses)  # type: ignore[attr-defined]
-    for name in ("_logic_fault", "_drained", "_batch_draining", "_scheduled_work"):
-        setattr(engine, name, memo(name, getattr(engine, name)))
+#: The constants swept (each alone, at these multiples of its value).
+SWEPT = (
+    "LIKELY_AT",
+    "STRONG_AT",
+    "_STRONG_OUTSIDE",
+    "_SURFACE_ONLY",
+    "_MECHANISM_GAIN",
+    "_RETUNE_GAIN",
+    "_FRAME_GAIN",
+    "_PROXIMITY_GAIN",
+    "_QUIET_SHARE",
+    "_OPAQUE_GAIN",
+    "_CONFIG_GAIN",
+)
+MULTIPLES = (0.6, 0.8, 0.9, 1.1, 1.25, 1.5)
 
 
 def grid() -> list[Setting]:
-    thresholds = (0.45, 0.5, 0.55, 0.6)
-    mechanism = (0.3, 0.45, 0.6, 0.8)
-    timing = (0.0, 0.15, 0.3, 0.45)
-    outside = (0.3, 0.45, 0.6)
-    landed = (0.0, 0.15)
-    return [None, *itertools.product(thresholds, mechanism, timing, outside, landed)]
+    settings: list[Setting] = [()]
+    for name in SWEPT:
+        value = getattr(engine, name)
+        for k in MULTIPLES:
+            changed = round(value * k, 4)
+            if name in ("LIKELY_AT", "STRONG_AT", "_SURFACE_ONLY", "_QUIET_SHARE"):
+                changed = min(changed, 0.95)
+            settings.append(((name, changed),))
+    return settings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--recapture", action="store_true", help="read the incidents again")
     parser.add_argument("--rescore", action="store_true", help="the engine changed: score again")
-    parser.add_argument("--margin", action="store_true", help="name the widest margin")
     parser.add_argument("--top", type=int, default=0, help="list the best settings per batch")
     args = parser.parse_args(argv)
     if args.recapture or not CACHE.exists():
         records = asyncio.run(_capture(["tune", "tune-ext"]))
         CACHE.write_bytes(pickle.dumps(records))
     records = pickle.loads(CACHE.read_bytes())
-    engine.BY_MARGIN = args.margin
-    _memoized(records)
     folds = {fold_of(split, inc["id"]) for split, inc, _ in records}
     started = time.perf_counter()
     per_setting: dict[Setting, list[dict[str, bool | None]]] = {}
-    scored = CACHE.with_suffix(".margin" if args.margin else ".marks")
+    scored = CACHE.with_suffix(".marks")
     if scored.exists() and not args.recapture and not args.rescore:
         per_setting = pickle.loads(scored.read_bytes())
     for setting in grid():
@@ -202,25 +201,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     for fold, _, _ in FOLDS:
         if fold not in folds:
             continue
-        best = max(per_setting, key=lambda s: (score_on(s, lambda f, k=fold: f != k), s is None))
+        best = max(per_setting, key=lambda s: (score_on(s, lambda f, k=fold: f != k), not s))
         held = [m for m, f in zip(per_setting[best], names, strict=True) if f == fold]
-        base = [m for m, f in zip(per_setting[None], names, strict=True) if f == fold]
+        base = [m for m, f in zip(per_setting[()], names, strict=True) if f == fold]
         cv += held
         tiered += base
-        print(f"{fold:9} tiered          {figures(base)}")
-        print(f"{fold:9} chosen {best!s:28} {figures(held)}")
+        print(f"{fold:9} as it is        {figures(base)}")
+        chosen = ", ".join(f"{n}={v}" for n, v in best) or "as it is"
+        print(f"{fold:9} chosen {chosen:28} {figures(held)}")
     print(f"cross-validated (tune-ext) {figures(cv)}  objective {objective(cv):.1f}")
-    print(f"tiered rule     (tune-ext) {figures(tiered)}  objective {objective(tiered):.1f}")
-    fitted = max(per_setting, key=lambda s: (score_on(s, lambda f: True), s is None))
+    print(f"engine as it is (tune-ext) {figures(tiered)}  objective {objective(tiered):.1f}")
+    fitted = max(per_setting, key=lambda s: (score_on(s, lambda f: True), not s))
     print(f"fitted on all: {fitted}  objective {score_on(fitted, lambda f: True):.1f}")
-    print(f"tiered on all: objective {score_on(None, lambda f: True):.1f}")
+    print(f"as it is on all: objective {score_on((), lambda f: True):.1f}")
     if args.top:
         ranked = sorted(per_setting, key=lambda s: -score_on(s, lambda f: True))[: args.top]
         order = ["tune", *(name for name, _, _ in FOLDS)]
         print("setting                        all " + " ".join(f"{f[2:]:>7}" for f in order))
         for setting in ranked:
             cells = " ".join(f"{score_on(setting, lambda f, o=o: f == o):7.1f}" for o in order)
-            print(f"{setting!s:28} {score_on(setting, lambda f: True):5.1f} {cells}")
+            name = ", ".join(f"{n}={v}" for n, v in setting) or "as it is"
+            print(f"{name:28} {score_on(setting, lambda f: True):5.1f} {cells}")
     return 0
 
 

@@ -67,15 +67,6 @@ __all__ = [
 LIKELY_AT = 0.5
 #: Relatedness from which a change verdict, on the failing service, is CONFIRMED.
 STRONG_AT = 0.65
-#: Weighed form of the verdict (experimental): ``(threshold, mechanism, time, outside,
-#: landed)``; a suspect stands when relatedness + mechanism x [alters the failure's mechanism or
-#: its stack's code] + time x [time evidence] + landed x [it reached a failing service] reaches
-#: threshold + outside x (outside strength above 1). None: the tiered rule.
-WEIGHTS: tuple[float, float, float, float, float] | None = None
-#: Under `WEIGHTS`, the standing suspect with the widest margin is named (else the first).
-BY_MARGIN = False
-#: Least relatedness for a suspect to be weighed at all under `WEIGHTS`.
-_WEIGHED_FLOOR = 0.25
 #: How long after the onset a change is still taken as "at the onset" when the onset is exact.
 _SLACK = timedelta(seconds=30)
 #: A related change this close before the onset, on a failing service, gains relatedness.
@@ -1537,14 +1528,12 @@ def decide(
     # The best suspect first; when it cannot stand against an outside sign, a later one that
     # alters the failure's mechanism or its stack's code still can: shared words (a consequence's
     # queue, a setting's name in a lag warning) do not outweigh what the failing code does.
-    floor = LIKELY_AT if WEIGHTS is None else min(_WEIGHED_FLOOR, WEIGHTS[0])
-    candidates = [s for s in suspects if not s.ruled_out and s.relatedness >= floor]
+    candidates = [s for s in suspects if not s.ruled_out and s.relatedness >= LIKELY_AT]
     # The stack places a change on the failure's path; it says the change caused the failure
     # only when the failure is a fault the program's own logic raises (a null dereference, an
     # index out of range, a panic). A sequence run out, a provider's 503 or a malformed record
     # surfaces in whatever code handles it, changed or not.
     logic_fault = _logic_fault(evidence, episode)
-    standing: list[tuple[float, int, Suspect]] = []
     for rank, candidate in enumerate(candidates):
         altered = "mechanism" in candidate.kinds
         located = "code" in candidate.kinds
@@ -1554,25 +1543,12 @@ def decide(
         provider = ext_category == "dependency_failure" and ext_strength >= 2
         mechanism = altered or (located and not provider and logic_fault)
         outside_strong = strong_outside
-        outside = ext_strength
         if _surge_of_its_own(candidate, stage.shifts) or _consequence(candidate, external):
             # The outside sign is the change's own effect (a flag sending its work all at once,
             # a buffer raised until the container is killed at its memory limit): it does not
             # compete with the change, it is how the change failed.
-            mechanism, outside_strong, outside = True, False, 0.0
-        timed = "time" in candidate.kinds
-        if WEIGHTS is None:
-            overruled = outside_strong and not (mechanism and candidate.relatedness >= STRONG_AT)
-        else:
-            threshold, w_mechanism, w_time, w_outside, w_landed = WEIGHTS
-            landed = candidate.change.service in affected or any(
-                c.change_id == candidate.deploy_id and c.service in affected
-                for c in evidence.changes
-            )
-            support = (
-                candidate.relatedness + w_mechanism * mechanism + w_time * timed + w_landed * landed
-            )
-            overruled = support < threshold + w_outside * max(0.0, outside - 1.0)
+            mechanism, outside_strong = True, False
+        overruled = outside_strong and not (mechanism and candidate.relatedness >= STRONG_AT)
         if ext_strength >= 2 and candidate.effective_at > onset:
             # It went live after the failure's first sign (within the onset's margin only): it
             # may have joined the failure, but it does not stand against an outside cause.
@@ -1588,30 +1564,15 @@ def decide(
         if drained is not None and _falling_before(drained, candidate.effective_at, onset):
             # The resource was running out at the same pace before the change went live.
             overruled = True
+        timed = "time" in candidate.kinds
         # A moderate outside sign is overruled by what a change does (its mechanism, its stack's
         # code) or by time evidence, never by shared words alone (a provider's host name).
         if rank > 0 and not (ext_strength > 0 and mechanism):
             continue  # only what a change does stands in for the best suspect
-        moderate = ext_strength < 2 or mechanism or timed or WEIGHTS is not None
-        if not overruled and moderate:
-            if WEIGHTS is not None and BY_MARGIN:
-                standing.append(
-                    (support - threshold - w_outside * max(0.0, outside - 1.0), -rank, candidate)
-                )
-                continue
+        if not overruled and (ext_strength < 2 or mechanism or timed):
             return _change_verdict(
                 evidence, episode, candidate, suspects, ext_strength, reasons, hypotheses
             )
-    if standing:
-        return _change_verdict(
-            evidence,
-            episode,
-            max(standing, key=lambda x: x[:2])[2],
-            suspects,
-            ext_strength,
-            reasons,
-            hypotheses,
-        )
     if (
         metric_only
         and basis is not None
