@@ -225,7 +225,11 @@ def test_why_question_names_the_deploy_first(demo: Demo) -> None:
     lead = result.markdown.split("\n\n", 1)[0]
     assert lead.startswith("**Root cause: commit `f41c9a7e2b65`**")
     assert "shipped by deploy `payments-api@v2.14.0` (payments-api v2.14.0)" in lead
-    assert "**payments-api** began failing at §2026-11-22T09:33:30Z§" in lead
+    # The pool warnings start the failure; its errors are dated by their own first record.
+    assert (
+        "**payments-api** began failing at §2026-11-22T09:33:30Z§; `DB connection pool exhausted"
+        " (20/20 in use, waited 5000ms)` from §2026-11-22T09:42:36Z§, then **checkout-api**"
+    ) in lead
 
 
 def test_empty_window_says_when_the_service_last_logged_errors(demo: Demo) -> None:
