@@ -1022,8 +1022,11 @@ def _knowledge(hit: KnowledgeHit, public_url: str, at: datetime) -> SourceRecord
     )
 
 
-def analysis_dict(analysis: Analysis, evidence: Sequence[int]) -> dict[str, Any]:
-    """The structured result (``AgentResult.analysis``)."""
+def analysis_dict(
+    analysis: Analysis, evidence: Sequence[int], gathered: Gathered
+) -> dict[str, Any]:
+    """The structured result (``AgentResult.analysis``); ``window`` is the look-back read, what
+    the investigation page charts."""
     return {
         "verdict": analysis.verdict,
         "change_id": analysis.change_id,
@@ -1040,6 +1043,7 @@ def analysis_dict(analysis: Analysis, evidence: Sequence[int]) -> dict[str, Any]
             if not h.supported
         ],
         "onset": format_ts(analysis.onset) if analysis.onset else None,
+        "window": {"start": format_ts(gathered.start), "end": format_ts(gathered.end)},
         "evidence": list(evidence),
     }
 
