@@ -154,7 +154,8 @@ async def investigation_charts(
     if not failing:
         return []
     onset = parse_timestamp(str(analysis.get("onset") or ""))
-    window = analysis.get("window") if isinstance(analysis.get("window"), dict) else {}
+    recorded = analysis.get("window")
+    window: Mapping[str, Any] = recorded if isinstance(recorded, dict) else {}
     read = (
         parse_timestamp(str(window.get("start") or "")),
         parse_timestamp(str(window.get("end") or "")),
