@@ -1,13 +1,14 @@
 """The answer-quality evaluation of the embedded ``retrieval`` agent (issue 9, item 7).
 
 Run it with ``make eval`` (or ``python -m evals.run`` from the repository root). It builds a
-throw-away SQLite database with six organizations, the shipped demo (Pebble & Pine, loaded at
+throw-away SQLite database with seven organizations, the shipped demo (Pebble & Pine, loaded at
 ``DEMO_NOW``), Kestrel Health (`evals.kestrel`, a second corpus with a different company,
 services and vocabulary), Tidewater Freight (`evals.tidewater`, a third, written by an
 examiner who never read the agent), Larkspur Fare Systems (`evals.larkspur`, a fourth, a
 transit-card operator written the same way), Halberd Court Systems (`evals.halberd`, a fifth, a
-court electronic filing service written the same way) and Ferncombe Blood Network
-(`evals.ferncombe`, a sixth, a regional blood-bank network written the same way), asks every
+court electronic filing service written the same way), Ferncombe Blood Network
+(`evals.ferncombe`, a sixth, a regional blood-bank network written the same way) and Brackenmoor
+Heat (`evals.brackenmoor`, a seventh, a district heating utility written the same way), asks every
 question of ``questions_tune.json``, ``questions_heldout.json``, ``questions_tune_ext.json`` and
 ``questions_heldout_ext.json`` and prints, per split (each split alone) and per kind of question:
 
@@ -53,7 +54,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evals import ferncombe, halberd, kestrel, larkspur, tidewater
+from evals import brackenmoor, ferncombe, halberd, kestrel, larkspur, tidewater
 from sleuth_core.language import format_ts
 from sleuth_shell import admin
 from sleuth_shell.agents.base import Agent, AgentContext, AgentResult
@@ -102,7 +103,7 @@ def load_questions(split: str) -> list[dict[str, Any]]:
 
 async def load_corpus(session: Any, org_id: int, corpus: Any) -> None:
     """A written corpus (`evals.kestrel`, `evals.tidewater`, `evals.larkspur`, `evals.halberd`,
-    `evals.ferncombe`): its runbooks and its logs."""
+    `evals.ferncombe`, `evals.brackenmoor`): its runbooks and its logs."""
     session.add_all(
         models.KnowledgeDocument(org_id=org_id, title=title, content=content, url=None)
         for title, content in corpus.runbooks()
@@ -125,6 +126,7 @@ class Corpora:
             "larkspur": larkspur.NOW,
             "halberd": halberd.NOW,
             "ferncombe": ferncombe.NOW,
+            "brackenmoor": brackenmoor.NOW,
         }
 
     def context(self, corpus: str) -> AgentContext:
@@ -143,8 +145,9 @@ async def build_corpora(directory: Path) -> tuple[Corpora, Any]:
         fourth = await admin.create_org(session, "eval-larkspur")
         fifth = await admin.create_org(session, "eval-halberd")
         sixth = await admin.create_org(session, "eval-ferncombe")
+        seventh = await admin.create_org(session, "eval-brackenmoor")
         demo_id, other_id, third_id, fourth_id = demo.id, other.id, third.id, fourth.id
-        fifth_id, sixth_id = fifth.id, sixth.id
+        fifth_id, sixth_id, seventh_id = fifth.id, sixth.id, seventh.id
         await load_demo(session, demo_id, now=DEMO_NOW)
     async with sessions() as session:
         await load_corpus(session, other_id, kestrel)
@@ -156,6 +159,8 @@ async def build_corpora(directory: Path) -> tuple[Corpora, Any]:
         await load_corpus(session, fifth_id, halberd)
     async with sessions() as session:
         await load_corpus(session, sixth_id, ferncombe)
+    async with sessions() as session:
+        await load_corpus(session, seventh_id, brackenmoor)
     services = build_services(Settings(public_url=PUBLIC), sessions)
     orgs = {
         "demo": demo_id,
@@ -164,6 +169,7 @@ async def build_corpora(directory: Path) -> tuple[Corpora, Any]:
         "larkspur": fourth_id,
         "halberd": fifth_id,
         "ferncombe": sixth_id,
+        "brackenmoor": seventh_id,
     }
     return Corpora(services, orgs), engine
 

@@ -70,7 +70,7 @@ def test_question_sets_are_big_enough_and_disjoint() -> None:
         assert question["kind"] == "abstain" or "source" in question or "logs" in question
 
 
-CORPUS_NAMES = ("demo", "kestrel", "tidewater", "larkspur", "halberd", "ferncombe")
+CORPUS_NAMES = ("demo", "kestrel", "tidewater", "larkspur", "halberd", "ferncombe", "brackenmoor")
 
 
 def test_every_question_file_follows_the_format() -> None:
