@@ -25,7 +25,11 @@ question of ``questions_tune.json``, ``questions_heldout.json``, ``questions_tun
   timestamp lies in the cited log query's window.
 - ``parts``: for a multi-part question (a ``parts`` list, each part with its ``facts`` and
   optionally its ``source``), every part is answered: its facts appear and its runbook is cited
-  somewhere in the answer.
+  somewhere in the answer. A part the corpus does not answer has ``missing`` instead (the words
+  that name what it asks, e.g. ``["warehouse", "on call"]``): it is answered when one line of the
+  answer says it "could not find" it and names every one of those words, and the question's
+  ``abstain`` check then asks that the answer still cite a runbook for the other parts (it must
+  not abstain as a whole).
 - ``category``: for a question with a ``category`` (the failure category of a "why" question),
   the answer's ``analysis.category`` is that category (no analysis, or none stated: wrong).
 
@@ -350,6 +354,21 @@ def _overlaps(source: dict[str, Any], expected: dict[str, str]) -> bool:
     return start < _parse_ts(expected["end"]) and end > _parse_ts(expected["start"])
 
 
+def _says_not_found(text: str, words: Sequence[str]) -> bool:
+    r"""Whether one line of the (lowercased) answer says it could not find something and names
+    every one of ``words``.
+
+    >>> _says_not_found("the limit is 500.\ni could not find who is on call for the warehouse.",
+    ...                 ["warehouse", "on call"])
+    True
+    >>> _says_not_found("i could not find it.\nthe warehouse is on call.", ["warehouse"])
+    False
+    """
+    return any(
+        ABSTAIN in line and all(w.lower() in line for w in words) for line in text.splitlines()
+    )
+
+
 async def score(corpora: Corpora, question: dict[str, Any], outcome: Outcome) -> None:
     result = outcome.result
     text = result.markdown.lower()
@@ -357,13 +376,18 @@ async def score(corpora: Corpora, question: dict[str, Any], outcome: Outcome) ->
     cited = [result.sources[n] for n in dict.fromkeys(order) if n in result.sources]
     abstained = ABSTAIN in text
     verdicts = outcome.verdicts
+    partial = any("missing" in part for part in question.get("parts", []))
     if question["kind"] == "abstain":
         lookup = RetrievalAgent().costs.charge(1, 0)
         knowledge = [s for s in cited if s["type"] == "knowledge"]
         verdicts["abstain"] = abstained and not knowledge and result.credits <= lookup + 1e-9
         verdicts["source"] = verdicts["facts"] = verdicts["lead"] = None
     else:
-        verdicts["abstain"] = not abstained
+        # With a part the corpus does not answer, saying so is right; abstaining on the whole
+        # question (no runbook cited for the parts it does answer) is not.
+        verdicts["abstain"] = (
+            any(s["type"] == "knowledge" for s in cited) if partial else not abstained
+        )
         if "source" in question:
             first = next((s for s in cited), None)
             title = first["display_text"].removeprefix("Runbook: ") if first else None
@@ -391,8 +415,12 @@ async def score(corpora: Corpora, question: dict[str, Any], outcome: Outcome) ->
         unanswered = [
             n
             for n, part in enumerate(question["parts"], 1)
-            if any(f.lower() not in text for f in part["facts"])
-            or ("source" in part and part["source"] not in titles)
+            if (
+                not _says_not_found(text, part["missing"])
+                if "missing" in part
+                else any(f.lower() not in text for f in part["facts"])
+                or ("source" in part and part["source"] not in titles)
+            )
         ]
         verdicts["parts"] = not unanswered
         if unanswered:

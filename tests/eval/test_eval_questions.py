@@ -112,7 +112,7 @@ def test_examiner_questions_are_unique_and_well_formed(corpus: str, author: str)
         assert all(q["author"] == author for q in qs)
         multi = [q for q in qs if q["kind"] == "fact" and len(q.get("parts", [])) >= 2]
         assert len(multi) >= 5
-        assert any(len({p["source"] for p in q["parts"]}) > 1 for q in multi)
+        assert any(len({p.get("source") for p in q["parts"]} - {None}) > 1 for q in multi)
         assert any(q.get("source", "").startswith("Postmortem ") for q in qs)
         for q in qs:
             if q["kind"] == "cause":
@@ -128,8 +128,10 @@ def test_expected_facts_are_in_the_expected_source(question: dict[str, Any]) -> 
         parts = question.get("parts") or [
             {"facts": question["facts"], "source": question["source"]}
         ]
-        assert [f for p in parts for f in p["facts"]] == question["facts"]
+        assert [f for p in parts for f in p.get("facts", [])] == question["facts"]
         for part in parts:
+            if "missing" in part:  # a part the corpus does not answer
+                continue
             assert part["source"] in docs, part["source"]
             for fact in part["facts"]:
                 assert fact in docs[part["source"]], (fact, part["source"])
