@@ -70,7 +70,7 @@ def test_question_sets_are_big_enough_and_disjoint() -> None:
         assert question["kind"] == "abstain" or "source" in question or "logs" in question
 
 
-CORPUS_NAMES = ("demo", "kestrel", "tidewater", "larkspur", "halberd", "ferncombe")
+CORPUS_NAMES = ("demo", "kestrel", "tidewater", "larkspur", "halberd", "ferncombe", "brackenmoor")
 
 
 def test_every_question_file_follows_the_format() -> None:
@@ -89,7 +89,12 @@ def test_every_question_file_follows_the_format() -> None:
         if "parts" in q:
             assert len(q["parts"]) >= 2, q["id"]
             for part in q["parts"]:
+                if "missing" in part:  # a part the corpus does not answer: what names it
+                    assert part["missing"] and "facts" not in part, q["id"]
+                    assert all(w.lower() in q["question"].lower() for w in part["missing"])
+                    continue
                 assert part["facts"] and set(part["facts"]) <= set(q["facts"]), q["id"]
+            assert any("missing" not in part for part in q["parts"]), q["id"]
 
 
 @pytest.mark.parametrize("split", list(FLOORS))
@@ -101,3 +106,12 @@ def test_scores_stay_above_their_floors(
     for metric, floor in FLOORS[split].items():
         value = scores[metric]
         assert value is not None and value >= floor, f"{metric} below {floor}\n{report}"
+
+
+def test_a_part_the_corpus_does_not_answer_is_answered_by_saying_so_by_name() -> None:
+    says = evaluation._says_not_found
+    answer = "the limit is 500 [1].\ni could not find who is on call for the warehouse."
+    assert says(answer, ["warehouse", "on call"])
+    assert not says(answer, ["warehouse", "pager"])  # a word of the part not named
+    # Not-found and the part's words on different lines: not a statement about that part.
+    assert not says("i could not find the runbook.\nthe warehouse is on call.", ["warehouse"])
