@@ -490,13 +490,21 @@ def render(split: str, outcomes: Sequence[Outcome], *, verbose: bool = False) ->
 
 
 async def run_all(
-    splits: Sequence[str], agent: Agent | None = None, corpora_only: Sequence[str] = ()
+    splits: Sequence[str],
+    agent: Agent | None = None,
+    corpora_only: Sequence[str] = (),
+    authors_only: Sequence[str] = (),
 ) -> dict[str, list[Outcome]]:
-    """Each split's outcomes; with ``corpora_only``, only the questions over those corpora (a new
-    batch scored alone)."""
+    """Each split's outcomes; with ``corpora_only`` or ``authors_only``, only the questions over
+    those corpora or by those authors (a new batch scored alone)."""
     agent = agent or RetrievalAgent()
     wanted = {
-        split: [q for q in load_questions(split) if not corpora_only or q["corpus"] in corpora_only]
+        split: [
+            q
+            for q in load_questions(split)
+            if (not corpora_only or q["corpus"] in corpora_only)
+            and (not authors_only or q.get("author") in authors_only)
+        ]
         for split in splits
     }
     with tempfile.TemporaryDirectory() as directory:
@@ -525,6 +533,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="score only the questions over these corpora (comma-separated, e.g. larkspur)",
     )
     parser.add_argument(
+        "--author",
+        default="",
+        help="score only the questions by these authors (comma-separated, e.g. examinerq5)",
+    )
+    parser.add_argument(
         "--agent",
         default="retrieval",
         help="the agent to score (e.g. openai, configured by SLEUTH_LLM_* as for `sleuth serve`)",
@@ -538,7 +551,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"Error: {exc}", file=sys.stderr)
         return 2
     only = [c for c in args.corpus.split(",") if c]
-    results = asyncio.run(run_all(splits, agent, only))
+    authors = [a for a in args.author.split(",") if a]
+    results = asyncio.run(run_all(splits, agent, only, authors))
     for split, outcomes in results.items():
         print(render(split, outcomes, verbose=args.verbose))
         for o in outcomes:
