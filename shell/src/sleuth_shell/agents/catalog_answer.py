@@ -29,6 +29,7 @@ from sleuth_shell.passages import (
     Ranked,
     answer_cue,
     asked_value,
+    asked_words,
     expected_answer,
     key_terms,
     rank_passages,
@@ -355,7 +356,7 @@ async def answer_from_catalog(
     ranked, by_id = await _rank(run, search, asked.intent == "how-to")
     best = ranked[0] if ranked else None
     if best is None or best.coverage < ABSTAIN_BELOW:
-        wanted = key_terms(search)
+        wanted = asked_words(search)
         quoted = [f'"{inline(w, 40)}"' for w in wanted[:6]]  # a bounded excerpt
         searched = ", ".join(quoted) or f'"{inline(search, 80)}"'
         logs_note = (
