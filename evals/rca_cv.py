@@ -45,6 +45,7 @@ FOLDS: tuple[tuple[str, int, int], ...] = (
     ("xt73-84", 73, 84),
     ("xt85-96", 85, 96),
     ("xt97-108", 97, 108),
+    ("xt109-120", 109, 120),
 )
 CACHE = Path("/tmp/sleuth-rca-cv-evidence.pickle")
 
@@ -206,9 +207,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         base = [m for m, f in zip(per_setting[()], names, strict=True) if f == fold]
         cv += held
         tiered += base
-        print(f"{fold:9} as it is        {figures(base)}")
+        print(f"{fold:10} as it is        {figures(base)}")
         chosen = ", ".join(f"{n}={v}" for n, v in best) or "as it is"
-        print(f"{fold:9} chosen {chosen:28} {figures(held)}")
+        print(f"{fold:10} chosen {chosen:28} {figures(held)}")
     print(f"cross-validated (tune-ext) {figures(cv)}  objective {objective(cv):.1f}")
     print(f"engine as it is (tune-ext) {figures(tiered)}  objective {objective(tiered):.1f}")
     fitted = max(per_setting, key=lambda s: (score_on(s, lambda f: True), not s))
