@@ -398,3 +398,13 @@ def test_source_titles_are_not_doubled(title: str, shown: str) -> None:
     from sleuth_shell.agents.sources import display_title
 
     assert display_title(title) == shown
+
+
+def test_why_question_takes_the_onset_it_states(demo: Demo) -> None:
+    # "since ~09:50": the pool warnings from 09:33 came before the failure asked about, which
+    # begins with the first message new since a quarter of an hour before the stated time.
+    result = answer(demo, "Why is checkout failing since ~09:50?")
+    assert_well_formed(result)
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert lead.startswith("**Root cause: commit `f41c9a7e2b65`**")
+    assert "**payments-api** began failing at §2026-11-22T09:4" in lead, lead
