@@ -157,7 +157,15 @@ SWEPT = (
 MULTIPLES = (0.6, 0.8, 0.9, 1.1, 1.25, 1.5)
 
 
-def grid() -> list[Setting]:
+#: With ``--pairs``: the least relatedness for a verdict and the share of relatedness a change
+#: tied by words alone keeps, moved together (words weighing less, the cut-off lower).
+PAIRS = (("LIKELY_AT", (0.4, 0.45, 0.5)), ("_SURFACE_ONLY", (0.45, 0.6, 0.75)))
+
+
+def grid(pairs: bool = False) -> list[Setting]:
+    if pairs:
+        (a, avalues), (b, bvalues) = PAIRS
+        return [()] + [((a, x), (b, y)) for x in avalues for y in bvalues if (x, y) != (0.5, 0.75)]
     settings: list[Setting] = [()]
     for name in SWEPT:
         value = getattr(engine, name)
@@ -173,6 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--recapture", action="store_true", help="read the incidents again")
     parser.add_argument("--rescore", action="store_true", help="the engine changed: score again")
+    parser.add_argument("--pairs", action="store_true", help="sweep two constants together")
     parser.add_argument("--top", type=int, default=0, help="list the best settings per batch")
     args = parser.parse_args(argv)
     if args.recapture or not CACHE.exists():
@@ -182,10 +191,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     folds = {fold_of(split, inc["id"]) for split, inc, _ in records}
     started = time.perf_counter()
     per_setting: dict[Setting, list[dict[str, bool | None]]] = {}
-    scored = CACHE.with_suffix(".marks")
+    scored = CACHE.with_suffix(".pairs" if args.pairs else ".marks")
     if scored.exists() and not args.recapture and not args.rescore:
         per_setting = pickle.loads(scored.read_bytes())
-    for setting in grid():
+    for setting in grid(args.pairs):
         if setting not in per_setting:
             per_setting[setting] = with_setting(setting, lambda: marks(records))
     scored.write_bytes(pickle.dumps(per_setting))
