@@ -162,14 +162,7 @@ MULTIPLES = (0.6, 0.8, 0.9, 1.1, 1.25, 1.5)
 PAIRS = (("LIKELY_AT", (0.4, 0.45, 0.5)), ("_SURFACE_ONLY", (0.45, 0.6, 0.75)))
 
 
-def grid(pairs: bool = False, contrast: bool = False) -> list[Setting]:
-    if contrast:
-        return [()] + [
-            (("CONTRAST", (least, ratio, words)),)  # type: ignore[misc]
-            for least in (0.2, 0.25, 0.3, 0.35, 0.4, 0.45)
-            for ratio in (1.25, 1.5, 2.0, 3.0)
-            for words in (False, True)
-        ]
+def grid(pairs: bool = False) -> list[Setting]:
     if pairs:
         (a, avalues), (b, bvalues) = PAIRS
         return [()] + [((a, x), (b, y)) for x in avalues for y in bvalues if (x, y) != (0.5, 0.75)]
@@ -188,7 +181,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--recapture", action="store_true", help="read the incidents again")
     parser.add_argument("--rescore", action="store_true", help="the engine changed: score again")
-    parser.add_argument("--contrast", action="store_true", help="the contrast rule")
     parser.add_argument("--pairs", action="store_true", help="sweep two constants together")
     parser.add_argument("--top", type=int, default=0, help="list the best settings per batch")
     args = parser.parse_args(argv)
@@ -199,12 +191,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     folds = {fold_of(split, inc["id"]) for split, inc, _ in records}
     started = time.perf_counter()
     per_setting: dict[Setting, list[dict[str, bool | None]]] = {}
-    scored = CACHE.with_suffix(
-        ".contrast" if args.contrast else ".pairs" if args.pairs else ".marks"
-    )
+    scored = CACHE.with_suffix(".pairs" if args.pairs else ".marks")
     if scored.exists() and not args.recapture and not args.rescore:
         per_setting = pickle.loads(scored.read_bytes())
-    for setting in grid(args.pairs, args.contrast):
+    for setting in grid(args.pairs):
         if setting not in per_setting:
             per_setting[setting] = with_setting(setting, lambda: marks(records))
     scored.write_bytes(pickle.dumps(per_setting))

@@ -67,9 +67,6 @@ __all__ = [
 LIKELY_AT = 0.5
 #: Relatedness from which a change verdict, on the failing service, is CONFIRMED.
 STRONG_AT = 0.65
-#: Experimental: with nothing outside, the best suspect under `LIKELY_AT` is named when it
-#: reaches ``least`` and ``ratio`` times every other (``beyond_words``: tied by more than words).
-CONTRAST: tuple[float, float, bool] | None = None
 #: How long after the onset a change is still taken as "at the onset" when the onset is exact.
 _SLACK = timedelta(seconds=30)
 #: A related change this close before the onset, on a failing service, gains relatedness.
@@ -1575,18 +1572,6 @@ def decide(
         if not overruled and (ext_strength < 2 or mechanism or timed):
             return _change_verdict(
                 evidence, episode, candidate, suspects, ext_strength, reasons, hypotheses
-            )
-    if CONTRAST is not None and ext_strength == 0 and best is not None and not candidates:
-        least, ratio, beyond_words = CONTRAST
-        live = [s for s in suspects if not s.ruled_out]
-        runner_up = max((s.relatedness for s in live if s is not best), default=0.0)
-        if (
-            best.relatedness >= least
-            and best.relatedness >= ratio * runner_up
-            and (not beyond_words or bool(best.kinds - {"words"}))
-        ):
-            return _change_verdict(
-                evidence, episode, best, suspects, ext_strength, reasons, hypotheses
             )
     if (
         metric_only
