@@ -18,7 +18,8 @@ question of ``questions_tune.json``, ``questions_heldout.json``, ``questions_tun
   the question's ``absent`` strings (what a misread time window would bring in) does.
 - ``lead``: the expected facts already appear in the answer's first paragraph (the fact first).
 - ``abstain``: an unanswerable question gets "I could not find", no knowledge citation and no
-  more credits than a lookup (run + one search); an answerable one does not get "I could not find".
+  more credits than a lookup (run + one search); an answerable one gets neither "I could not
+  find" nor "I found nothing on" (a part of a several-part question said not found).
 - ``support``: every citation supports its sentence (`check_support`): each code span, bold
   name, number and quoted line of a sentence appears in a source the sentence cites, and each
   timestamp lies in the cited log query's window.
@@ -76,6 +77,8 @@ PUBLIC = "http://sleuth.eval"
 KINDS = ("fact", "logs", "cause", "abstain")
 METRICS = ("source", "facts", "lead", "abstain", "support", "parts", "category")
 ABSTAIN = "i could not find"
+#: What an answer says of one part of a several-part question that no passage answers.
+PART_NOT_FOUND = "i found nothing on"
 
 
 @dataclass
@@ -357,7 +360,9 @@ async def score(corpora: Corpora, question: dict[str, Any], outcome: Outcome) ->
         verdicts["abstain"] = abstained and not knowledge and result.credits <= lookup + 1e-9
         verdicts["source"] = verdicts["facts"] = verdicts["lead"] = None
     else:
-        verdicts["abstain"] = not abstained
+        verdicts["abstain"] = not abstained and PART_NOT_FOUND not in text
+        if PART_NOT_FOUND in text:
+            outcome.problems.append("a part said not found")
         if "source" in question:
             first = next((s for s in cited), None)
             title = first["display_text"].removeprefix("Runbook: ") if first else None

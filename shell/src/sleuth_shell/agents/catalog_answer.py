@@ -425,15 +425,17 @@ def _values_for_the_rest(
 
 async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> AgentResult | None:
     """Each part of a several-part question answered by its own passage and citation; None when
-    a part finds no passage (the whole question is then answered as one). A later part is read
-    with the first part as its context ("and what must we pause before rolling it back?" is about
-    the first part's service), which steers the ranking but not the coverage; a later part that
-    asks for another column of the table row answering the part before is answered by that row
-    (`_same_row`)."""
-    found: list[tuple[str, str, Ranked, Any]] = []
+    no part finds a passage (the whole question is then answered as one). A part that finds none
+    while others do is named in the answer's first paragraph as not found (`_not_found`), never
+    left out in silence. A later part is read with the first part as its context ("and what must
+    we pause before rolling it back?" is about the first part's service), which steers the
+    ranking but not the coverage; a later part that asks for another column of the table row
+    answering the part before is answered by that row (`_same_row`)."""
+    found: list[tuple[str, Ranked, Any]] = []
+    missing: list[str] = []
     for n, part in enumerate(parts):
-        if found and (same := _same_row(part, found[-1][2])) is not None:
-            found.append((part, part, same, found[-1][3]))
+        if found and (same := _same_row(part, found[-1][1])) is not None:
+            found.append((part, same, found[-1][2]))
             continue
         how_to = bool(
             re.match(r"\s*(?:how\s+(?:do|to|can|should)|which command)", _asked(part), re.I)
@@ -442,11 +444,12 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
             run, part, how_to or asked.intent == "how-to", _context_for(part, parts[0]) if n else ""
         )
         if not ranked or ranked[0].coverage < ABSTAIN_BELOW:
-            return None
-        found.append((part, part, ranked[0], by_id[ranked[0].passage.doc]))
-    answers = [
-        (part, best, hit, run.cite_document(hit, search)) for part, search, best, hit in found
-    ]
+            missing.append(part)
+            continue
+        found.append((part, ranked[0], by_id[ranked[0].passage.doc]))
+    if not found:
+        return None
+    answers = [(part, best, hit, run.cite_document(hit, part)) for part, best, hit in found]
     # One passage answering two parts is stated once, with each part's citation.
     stated: dict[str, list[str]] = {}
     for part, best, hit, cite in answers:
@@ -457,7 +460,8 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
             text = sentence(named) if text in stated else f"{text} {sentence(named)}"
         cites = stated.setdefault(text, [])
         cites += [cite] if cite not in cites else []
-    lines = [" ".join(f"{text} {' '.join(cites)}" for text, cites in stated.items())]
+    lead = [f"{text} {' '.join(cites)}" for text, cites in stated.items()]
+    lines = [" ".join(lead + [_not_found(part) for part in missing])]
     for part, best, hit, cite in answers:
         where = f", section *{inline(best.passage.heading, 120)}*" if best.passage.heading else ""
         title = inline(short_title(hit.title), 200)
@@ -469,6 +473,22 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
             + quote(excerpt_block(best.passage.block, 500))
         )
     return run.result("\n\n".join(lines))
+
+
+def _not_found(part: str) -> str:
+    """The sentence saying that no passage answers ``part`` ("I found nothing on *what is the
+    Kafka retention* in the knowledge catalog: ..."). It repeats the question's words, not a
+    source's, so it holds no claim (`sleuth_core.claims.claims_of`): no code span, quote or bold
+    name, and no number (which the claim check would look up in the sources cited before it)."""
+    words = re.sub(r"[`*\"_\[\]§]", " ", part).rstrip(" ?")
+    words = re.sub(r"(?<![\w])\d+(?:[.,:]\d+)*(?![\w])", " ", words)
+    label = inline(words, 160).strip(" ,;:-") or "one part of the question"
+    if re.match(_QWORD, label, re.IGNORECASE):
+        label = label[0].lower() + label[1:]  # mid-sentence
+    return (
+        f"I found nothing on *{label}* in the knowledge catalog: no runbook passage answers that "
+        "part of the question."
+    )
 
 
 def _context_for(part: str, first: str) -> str:
