@@ -602,3 +602,66 @@ def test_after_how_long_asks_for_a_duration() -> None:
     shape = expected_answer("after how long do we switch to the fallback?")
     assert shape is not None and shape.search("after 15 minutes of failures")
     assert not shape.search("Approval: duty manager")
+
+
+QUEUE = """# Mail queue backlog
+
+Owner: Messaging team (#messaging). `mail-worker` drains the queue `mail.out` and sends
+e-mail through the relay.
+
+Backlog alert threshold: 2000 messages
+Maintenance announcement: at least 72 hours before, on the status page
+
+## Symptoms
+- `mail-worker` logs `provider returned 429`: we exceed the provider's rate limit.
+
+## Mitigation
+- Every purge of `mail.out` is a reportable event: file the purge form within 24 hours.
+- Check the queue depth first: `mqctl depth mail.out` (a purge under 30 seconds of backlog is
+  never needed).
+"""
+
+
+def ask_over(docs: list[tuple[str, str]], question: str) -> AgentResult:
+    ctx = AgentContext(
+        org_id=1,
+        now=datetime(2026, 12, 1, tzinfo=UTC),
+        knowledge=MemoryKnowledge(docs),
+        logs=MemoryLogs([]),
+        public_url="http://sleuth.test",
+        changes=MemoryChanges([]),
+        metrics=MemoryMetrics([]),
+    )
+    return asyncio.run(RetrievalAgent().answer(ctx, question))
+
+
+def test_who_owns_x_is_answered_by_the_owner_line_of_xs_runbook() -> None:
+    # The owner line does not repeat the service's name; lines that do (a symptom) hold no owner.
+    docs = [(title, content) for _, title, content in DOCS] + [("Mail queue backlog", QUEUE)]
+    lead = ask_over(docs, "who owns mail-worker, and what's the backlog alert threshold?")
+    first = lead.markdown.split("\n\n", 1)[0]
+    assert "Owner: Messaging team (#messaging)" in first and "2000 messages" in first
+
+
+def test_a_later_part_is_read_with_the_shared_topic_and_a_bare_one_with_the_part_before() -> None:
+    docs = [(title, content) for _, title, content in DOCS] + [("Mail queue backlog", QUEUE)]
+    # A topic before every part is the context each holds: the first part's own ask (the
+    # threshold) does not pull the second one's passage; "by when?" asks about "what must be
+    # filed", the part right before it, not the first.
+    question = "mail.out purge: backlog threshold, and what must be filed and by when?"
+    first = ask_over(docs, question).markdown.split("\n\n", 1)[0]
+    assert "2000 messages" in first and "file the purge form within 24 hours" in first
+    # "whose" is a question word, not a term; "notice" is an announcement.
+    assert key_terms("whose approval does a freeze need") == ["approval", "freez"]
+    found = rank_passages(key_terms("how much notice for maintenance"), [(1, "Mail", QUEUE)])
+    assert found[0].passage.text.startswith("Maintenance announcement")
+
+
+def test_a_typo_is_a_letter_next_to_the_right_one_not_another_word() -> None:
+    docs = [(1, "Ledger contacts", CONTACTS)]
+    assert rank_passages(key_terms("ledger write tineout"), docs)[0].passage.text == (
+        "ledger_write_timeout: 45 seconds"
+    )
+    # "retention" (stem "retent") is not a typo of "recent", one letter off on distant keys.
+    recent = [(1, "Deploys", "# Deploys\n\nRoll back a recent deploy first.\n")]
+    assert rank_passages(key_terms("retention"), recent)[0].coverage == 0.0

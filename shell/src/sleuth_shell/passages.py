@@ -172,7 +172,7 @@ _GENERIC_WORDS = (
     "best way ok okay exactly currently current allowed allow maximum minimum max min "
     "fix fixes solve resolve handle deal troubleshoot expired must need needs also get gets got "
     "someone somebody something anything anyone fast quickly quick go goes going went gone "
-    "else several multiple various per"
+    "else several multiple various per whose"
 )
 _GENERIC = frozenset(_GENERIC_WORDS.split())
 
@@ -444,6 +444,7 @@ _SAME_MEANING = (
     ("severity", "sev"),
     ("environment", "env"),
     ("percent", "pct"),
+    ("notice", "announce", "announcement"),
 )
 _MEANS: dict[str, frozenset[str]] = {}
 for _group in _SAME_MEANING:
@@ -467,13 +468,31 @@ def _same_root(a: str, b: str) -> bool:
     return a[n:] in _VERB_ENDINGS and b[n:] in _ENDINGS
 
 
-def _one_letter_off(a: str, b: str) -> bool:
-    """Whether ``a`` and ``b`` differ by one inserted, dropped, changed or swapped letter."""
-    return difflib.SequenceMatcher(None, a, b).ratio() >= 1 - 1.5 / max(len(a), len(b)) or (
-        len(a) == len(b)
-        and sum(x != y for x, y in zip(a, b, strict=True)) == 2
-        and sorted(a) == sorted(b)
+_KEY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+#: The keys next to each letter on a keyboard (same row and the rows above and below).
+_NEIGHBOURS: dict[str, frozenset[str]] = {
+    ch: frozenset(
+        other
+        for r in range(max(row - 1, 0), min(row + 2, len(_KEY_ROWS)))
+        for other in _KEY_ROWS[r][max(col - 1, 0) : col + 2]
+        if other != ch
     )
+    for row, keys in enumerate(_KEY_ROWS)
+    for col, ch in enumerate(keys)
+}
+
+
+def _one_letter_off(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by one inserted, dropped or swapped letter, or one letter
+    changed into a key next to it (``tineout``); a letter changed into a distant key makes
+    another word, not a typo (``retent``, of "retention", is not ``recent``)."""
+    if len(a) == len(b):
+        diff = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+        if len(diff) == 1:
+            x, y = diff[0]
+            return y in _NEIGHBOURS.get(x, frozenset())
+        return len(diff) == 2 and sorted(a) == sorted(b)
+    return difflib.SequenceMatcher(None, a, b).ratio() >= 1 - 1.5 / max(len(a), len(b))
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE_SIZE)

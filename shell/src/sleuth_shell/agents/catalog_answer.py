@@ -239,12 +239,21 @@ def _names_a_subject(part: str) -> bool:
     return len(found) >= 2 or any(re.search(r"\w[_.]\w", t) for t in found)
 
 
+#: "Who owns X?": what is owned names the document, the ``Owner:`` label the passage.
+_WHO_OWNS = re.compile(
+    r"^\s*who(?:'s|\s+is)?\s+(?:owns?|owning|the\s+owner\s+of)\s+(?P<what>\S.*)$", re.I
+)
+
+
 def _topic_terms(part: str) -> list[str]:
     """The key terms of the topic written before ``part`` that the rest does not ask itself
-    (they pick the document; the rest, or the shape of what it asks, picks the passage)."""
+    (they pick the document; the rest, or the shape of what it asks, picks the passage); for
+    "who owns X?", the terms of X (the owner is written once in X's runbook, often in a line
+    that does not repeat X's name: "Owner: Patient Messaging team.")."""
     topic, rest = _split_topic(part)
     if not topic:
-        return []
+        owns = _WHO_OWNS.match(part)
+        return key_terms(owns["what"]) if owns else []
     own = set(key_terms(rest))
     return [t for t in key_terms(topic) if t not in own]
 
@@ -301,11 +310,12 @@ async def _rank(
     run: EmbeddedRun, search: str, how_to: bool, context: str = ""
 ) -> tuple[list[Ranked], dict[int, Any]]:
     wanted = key_terms(search)
-    borrowed = not wanted and bool(context)
+    borrowed = not key_terms(_asked(search)) and bool(context)
     if borrowed:
-        # A later part that names nothing ("and what's the command?") asks its shape of the
-        # first part's subject: those terms pick the runbook, the shape picks the passage.
-        wanted = key_terms(context)
+        # A later part that names nothing ("and what's the command?", "records-db failover: by
+        # when?") asks its shape of the part before: those terms pick the runbook and the
+        # passage among those of that shape.
+        wanted = list(dict.fromkeys(key_terms(context) + wanted))
     hits = await run.search(f"{search} {context}".strip(), limit=_CATALOG_CANDIDATES)
     documents = [(h.id, h.title, h.content) for h in hits]
     prefer = ("code", "item") if how_to else ("pair", "row")
@@ -440,9 +450,12 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
         how_to = bool(
             re.match(r"\s*(?:how\s+(?:do|to|can|should)|which command)", _asked(part), re.I)
         )
-        ranked, by_id = await _rank(
-            run, part, how_to or asked.intent == "how-to", _context_for(part, parts[0]) if n else ""
-        )
+        context = ""
+        if n:
+            # A part naming nothing of its own asks about the part right before it.
+            bare = not key_terms(_asked(part))
+            context = parts[n - 1] if bare else _context_for(part, parts[0])
+        ranked, by_id = await _rank(run, part, how_to or asked.intent == "how-to", context)
         if not ranked or ranked[0].coverage < ABSTAIN_BELOW:
             missing.append(part)
             continue
@@ -498,6 +511,12 @@ def _context_for(part: str, first: str) -> str:
     filing-gateway is refusing envelopes": the second part is about filing-gateway)."""
     before = {n.lower() for n in _NAME.findall(first)}
     own = [n for n in _NAME.findall(_asked(part)) if n.lower() not in before]
+    topic = _split_topic(part)[0]
+    if topic and topic == _split_topic(first)[0]:
+        # A topic written before every part ("records-db failover: max lag, and what must be
+        # filed afterwards?") is the context each part already holds; the first part's own ask
+        # (the lag) is not what a later one is about.
+        return ""
     return "" if own else first
 
 
