@@ -152,6 +152,14 @@ def test_a_part_the_catalog_does_not_hold_is_said_not_found_and_the_others_answe
     assert result.analysis is not None and result.analysis["claims"]["dropped"] == 0
 
 
+def test_a_part_too_short_to_stand_alone_is_read_in_the_whole_question() -> None:
+    # "which service cannot deploy during it?" finds nothing alone; read in the whole question,
+    # the freeze's line answers it (the same line as the first part: stated once, both cited).
+    result = ask("when does the year-end freeze end, and which service cannot deploy during it?")
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert "no deploys to ledger-api" in lead and "I found nothing" not in result.markdown
+
+
 def test_a_question_no_part_of_which_the_catalog_holds_is_not_answered() -> None:
     result = ask("Which Kafka topic holds the audit trail, and who signs the vendor contract?")
     assert result.markdown.startswith("I could not find anything about")

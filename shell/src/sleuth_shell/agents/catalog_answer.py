@@ -359,7 +359,7 @@ async def answer_from_catalog(
     """The fact first (the best passage across the catalog), then its supporting block."""
     parts = question_parts(search)
     if len(parts) > 1:
-        answered = await _answer_parts(run, parts, asked)
+        answered = await _answer_parts(run, search, parts, asked)
         if answered is not None:
             return answered
     ranked, by_id = await _rank(run, search, asked.intent == "how-to")
@@ -433,19 +433,23 @@ def _values_for_the_rest(
     return added
 
 
-async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> AgentResult | None:
+async def _answer_parts(
+    run: EmbeddedRun, question: str, parts: list[str], asked: Question
+) -> AgentResult | None:
     """Each part of a several-part question answered by its own passage and citation; None when
     no part finds a passage (the whole question is then answered as one). A part that finds none
     while others do is named in the answer's first paragraph as not found (`_not_found`), never
     left out in silence. A later part is read with the first part as its context ("and what must
     we pause before rolling it back?" is about the first part's service), which steers the
     ranking but not the coverage; a later part that asks for another column of the table row
-    answering the part before is answered by that row (`_same_row`)."""
-    found: list[tuple[str, Ranked, Any]] = []
-    missing: list[str] = []
+    answering the part before is answered by that row (`_same_row`). A part too short to find
+    a passage alone is read in the whole question (`_in_the_whole`) before it is said not
+    found."""
+    slots: list[tuple[str, Ranked | None, Any]] = []
     for n, part in enumerate(parts):
-        if found and (same := _same_row(part, found[-1][1])) is not None:
-            found.append((part, same, found[-1][2]))
+        last = next(((b, hit) for _, b, hit in reversed(slots) if b is not None), None)
+        if last is not None and (same := _same_row(part, last[0])) is not None:
+            slots.append((part, same, last[1]))
             continue
         how_to = bool(
             re.match(r"\s*(?:how\s+(?:do|to|can|should)|which command)", _asked(part), re.I)
@@ -457,11 +461,18 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
             context = parts[n - 1] if bare else _context_for(part, parts[0])
         ranked, by_id = await _rank(run, part, how_to or asked.intent == "how-to", context)
         if not ranked or ranked[0].coverage < ABSTAIN_BELOW:
-            missing.append(part)
+            slots.append((part, None, None))
             continue
-        found.append((part, ranked[0], by_id[ranked[0].passage.doc]))
-    if not found:
+        slots.append((part, ranked[0], by_id[ranked[0].passage.doc]))
+    if all(best is None for _, best, _ in slots):
         return None
+    if any(best is None for _, best, _ in slots):
+        whole, whole_by_id = await _rank(run, question, asked.intent == "how-to")
+        for i, (part, best, _) in enumerate(slots):
+            if best is None and (rescued := _in_the_whole(part, whole)) is not None:
+                slots[i] = (part, rescued, whole_by_id[rescued.passage.doc])
+    found = [(part, best, hit) for part, best, hit in slots if best is not None]
+    missing = [part for part, best, _ in slots if best is None]
     answers = [(part, best, hit, run.cite_document(hit, part)) for part, best, hit in found]
     # One passage answering two parts is stated once, with each part's citation.
     stated: dict[str, list[str]] = {}
@@ -486,6 +497,22 @@ async def _answer_parts(run: EmbeddedRun, parts: list[str], asked: Question) -> 
             + quote(excerpt_block(best.passage.block, 500))
         )
     return run.result("\n\n".join(lines))
+
+
+def _in_the_whole(part: str, whole: list[Ranked]) -> Ranked | None:
+    """For a ``part`` that finds no passage alone ("which service cannot deploy during it?"),
+    the best passage of the whole question that answers it: above the abstention threshold,
+    holding one of the part's own key terms and of the shape the part asks for (it may be the
+    passage answering another part: "no deploys to ledger-api" answers both "when does the
+    freeze end" and that); None when there is none (the part is then said not found)."""
+    own = set(key_terms(_asked(part)))
+    shape = expected_answer(_asked(part))
+    for r in whole[:_CATALOG_CANDIDATES]:
+        if r.coverage < ABSTAIN_BELOW or not own & stems_of(r.passage.text):
+            continue
+        if shape is None or shape.search(r.passage.text):
+            return r
+    return None
 
 
 def _not_found(part: str) -> str:
