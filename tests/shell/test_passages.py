@@ -673,3 +673,33 @@ def test_a_typo_is_a_letter_next_to_the_right_one_not_another_word() -> None:
     # "retention" (stem "retent") is not a typo of "recent", one letter off on distant keys.
     recent = [(1, "Deploys", "# Deploys\n\nRoll back a recent deploy first.\n")]
     assert rank_passages(key_terms("retention"), recent)[0].coverage == 0.0
+
+
+LEVELS = """# Stock levels
+
+| Level | Units on hand | What we do |
+|---|---|---|
+| Green | 6 days of supply or more | nothing |
+| Amber | under 6 days of supply | transfer from another hub |
+| Red | under 2 days of supply | appeal for donors |
+
+minimum stock: 2 days of supply at the smallest hub
+"""
+
+
+def test_a_question_asked_again_for_another_value_is_two_and_each_finds_its_row() -> None:
+    # ", and under 2 days?" asks the first question again for another value; the value the
+    # question states picks the row that states it (numbers are no key terms).
+    question = "what do we do when units drop under 6 days of supply, and under 2 days?"
+    assert question_parts(question) == [
+        "what do we do when units drop under 6 days of supply",
+        "what do we do when units drop under 2 days?",
+    ]
+    docs = [(title, content) for _, title, content in DOCS] + [("Stock levels", LEVELS)]
+    lead = ask_over(docs, question).markdown.split("\n\n", 1)[0]
+    assert "transfer from another hub" in lead and "appeal for donors" in lead
+    # A comparison whose other side ends as the first does names both in full.
+    assert question_parts("fridge alarm delay vs incubator alarm delay?") == [
+        "fridge alarm delay",
+        "incubator alarm delay?",
+    ]

@@ -32,6 +32,7 @@ __all__ = [
     "key_terms",
     "rank_passages",
     "split_fine",
+    "stated_values",
     "stems_of",
 ]
 
@@ -140,6 +141,48 @@ def answer_cue(question: str) -> re.Pattern[str] | None:
     if (m := _HOW_LONG.search(question)) is not None and (m["past"] or _INCIDENT.search(question)):
         return re.compile(r"\bduration\s*:", re.IGNORECASE)
     return None
+
+
+_STATED = re.compile(
+    r"(?:\b(?P<than>under|over|above|below|less\s+than|more\s+than|at\s+least|at\s+most|"
+    r"within|after|past)\s+)?(?<![\w.:/-])(?P<number>\d+(?:[.,]\d+)?)(?![\w.,:-])"
+    r"(?:\s*(?P<unit>%|°\s*[CF]|[a-z]+(?![\w-])))?",
+    re.I,
+)
+
+
+def stated_values(question: str) -> list[re.Pattern[str]]:
+    """The values ``question`` states (a number with the word after it: "under 2 days",
+    "above 40 %"), each as the pattern a passage stating the same value matches; the number
+    alone when no unit follows it. Numbers are no key terms, yet one the question states picks
+    the row or line that states it among lines alike ("... under 6 days of supply, and under 2
+    days?": the Amber row, then the Red one).
+
+    >>> values = stated_values("what do we do when red cells drop under 2 days?")
+    >>> [bool(v.search("Red cells on hand: under 2 days of supply")) for v in values]
+    [True, True]
+    >>> [bool(v.search("Minimum stock: 2 days of supply")) for v in values]
+    [True, False]
+    """
+    out = []
+    for m in _STATED.finditer(question):
+        number, unit, than = m["number"], m["unit"], m["than"]
+        if unit and unit.lower() not in STOP_UNITS:
+            word = re.escape(unit.lower().rstrip("s"))
+            ending = r"s?\b" if unit.isalpha() else ""
+            value = rf"(?<![\w.]){re.escape(number)}\s*{word}{ending}"
+        else:
+            value = rf"(?<![\w.]){re.escape(number)}(?![\w.])"
+        out.append(re.compile(value, re.IGNORECASE))
+        if than:
+            # "under 6 days" said in the question's words counts twice.
+            than_words = r"\s+".join(map(re.escape, than.split()))
+            out.append(re.compile(rf"\b{than_words}\s+{value}", re.IGNORECASE))
+    return out
+
+
+#: Words after a number that are no unit of it ("2 and 3", "5 of them").
+STOP_UNITS = frozenset({"and", "or", "of", "to", "the", "a", "an", "in", "on", "at", "for"})
 
 
 _VALUE_QUESTION = re.compile(
@@ -516,6 +559,8 @@ def _held(
 
 #: What a passage that states the answer in the question's form gains (see `answer_cue`).
 _CUE_BONUS = 0.25
+#: What a passage stating every value the question states gains (less for fewer).
+_VALUE_STATED = 0.2
 #: What a passage holding every context term itself gains (less for fewer).
 _CONTEXT_HERE = 0.1
 #: What a passage gains under a section whose heading holds every asked term.
@@ -605,6 +650,7 @@ def rank_passages(
     cue: re.Pattern[str] | None = None,
     situation: Sequence[str] = (),
     context_most: float = math.inf,
+    values: Sequence[re.Pattern[str]] = (),
 ) -> list[Ranked]:
     """Every fine passage of ``documents`` (``(id, title, markdown)``), best first.
 
@@ -630,6 +676,8 @@ def rank_passages(
     so the rest of the question picks the passage.
     ``situation`` terms (those of a condition clause only: "who gets paged *when filing-gateway
     is refusing envelopes*?") weigh half: they tell the situation, the rest what is asked.
+    A passage that holds asked terms and states the ``values`` the question states (see
+    `stated_values`) gains, by the share of them it states.
     """
     wanted = list(dict.fromkeys(question_terms))
     if not wanted or not documents:
@@ -767,6 +815,10 @@ def rank_passages(
                 score += _CUE_BONUS  # it says the answer in the question's own form
                 if said.groupdict().get("verb"):
                     score += _CUE_VERB
+            if values and hits:
+                score += (
+                    _VALUE_STATED * sum(bool(v.search(passage.text)) for v in values) / len(values)
+                )
             if expects is not None and not expects.search(passage.text):
                 score -= 0.25  # it cannot hold the asked duration, command or number
             score += 0.2 * title_share

@@ -33,6 +33,7 @@ from sleuth_shell.passages import (
     key_terms,
     rank_passages,
     split_fine,
+    stated_values,
     stems_of,
 )
 from sleuth_shell.question import Question
@@ -189,15 +190,44 @@ _VERSUS = re.compile(r"\s+(?:vs\.?|versus)\s+(?P<other>[^?;,]+?)\s*(?P<end>\?|$)
 def _compared(text: str) -> str:
     """``text`` with a comparison written out as two questions: "search removal time for a seal
     vs a strike?" asks "search removal time for a seal? search removal time for a strike?" (the
-    other subject takes the place of as many last words of the first)."""
+    other subject takes the place of as many last words of the first); "fridge alarm delay vs
+    incubator alarm delay?", whose other side ends as the first does, names both in full."""
     m = _VERSUS.search(text)
     if m is None:
         return text
     first, other = text[: m.start()], m["other"].strip()
     words, n = first.split(), len(other.split())
+    if 1 < n <= 6 and words and other.split()[-1].lower() == words[-1].lower():
+        return f"{first}? {other}{m['end'] or ''}"
     if n > 3 or n >= len(words) or re.search(_WH, other, re.IGNORECASE):
         return text
     return f"{first}? {' '.join(words[:-n])} {other}{m['end'] or ''}"
+
+
+_PREPOSITION = (
+    r"(?:under|over|above|below|beyond|past|for|at|in|on|after|before|within|with|without|from|"
+    r"to|by|during)"
+)
+#: ", and under 2 days?": the same question asked again for another value or subject.
+_ELIDED = re.compile(
+    rf",?\s+and\s+(?:then\s+)?(?P<other>(?P<prep>{_PREPOSITION})\s+[^?;,]+?)\s*(?P<end>\?|$)",
+    re.IGNORECASE,
+)
+
+
+def _elided(text: str) -> str:
+    """``text`` with a question asked again in a few words written out in full: "what do we do
+    when red cells drop under 6 days of supply, and under 2 days?" asks "... drop under 6 days
+    of supply? what do we do when red cells drop under 2 days?" (the other side takes the place
+    of the first's words from its last use of the same preposition on)."""
+    m = _ELIDED.search(text)
+    if m is None or len(m["other"].split()) > 5 or re.search(_WH, m["other"], re.IGNORECASE):
+        return text
+    first = text[: m.start()]
+    at = [p.start() for p in re.finditer(rf"\b{re.escape(m['prep'])}\b", first, re.IGNORECASE)]
+    if not at or not key_terms(first[: at[-1]]):
+        return text
+    return f"{first}? {first[: at[-1]]}{m['other']}{m['end'] or ''}"
 
 
 def question_parts(question: str) -> list[str]:
@@ -219,7 +249,7 @@ def question_parts(question: str) -> list[str]:
     ['booking-db backup time', 'retention']
     """
     topic, rest = _split_topic(question)
-    parts = _pieces(_compared(rest))
+    parts = _pieces(_compared(_elided(rest)))
     if topic:
         parts = [f"{topic}: {p}" for p in parts]
     # A later part that names nothing may still ask a shape of the first part's subject
@@ -329,6 +359,7 @@ async def _rank(
         value_of=asked_value(search),
         subject=wanted if borrowed else _topic_terms(search),
         cue=answer_cue(search),
+        values=stated_values(_asked(search)),
         situation=_situation_terms(search),
         context_most=_context_most(search),
     )
