@@ -703,3 +703,33 @@ def test_a_question_asked_again_for_another_value_is_two_and_each_finds_its_row(
         "fridge alarm delay",
         "incubator alarm delay?",
     ]
+
+
+def test_more_ways_of_joining_parts_and_asking_for_a_value() -> None:
+    assert question_parts("ledger-db RTO as well as the rollback command?") == [
+        "ledger-db RTO",
+        "the rollback command?",
+    ]
+    assert question_parts("ledger-db RTO along with its RPO") == ["ledger-db RTO", "its RPO"]
+    # A piece with no question word lists its things with "and" even when another piece asks.
+    assert question_parts(
+        "cards pager handle and escalation time, then who approves a freeze?"
+    ) == [
+        "cards pager handle",
+        "escalation time",
+        "who approves a freeze?",
+    ]
+    # "how big" asks a size, "who do I call" a phone number, "can it hold" names nothing.
+    assert key_terms("how big can an envelope be") == ["size", "envelop"]
+    assert key_terms("how many documents can it hold?") == ["document"]
+    assert key_terms("who do I call at the desk") == ["phon", "desk"]
+    gateway = (
+        "# Gateway\n\nmax_envelope_size: 150 MB\nenvelope_timeout: 45s\n\n"
+        "desk hotline: +1 312 555 0147\ndesk after hours: page gw-duty\n"
+    )
+    docs = [(1, "Gateway", gateway)]
+    question = "how big can an envelope be"
+    assert rank_passages(key_terms(question), docs)[0].passage.text.startswith("max_envelope_size")
+    question = "who do I call at the desk"
+    found = rank_passages(key_terms(question), docs, expects=expected_answer(question))
+    assert found[0].passage.text.startswith("desk hotline")

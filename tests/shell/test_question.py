@@ -104,6 +104,8 @@ def test_shorthand_windows_match_the_written_out_ones() -> None:
             None,
         ),
         ("payments fee for a civil complaint?", "fact", None),  # a complaint is no log word
+        # What severity a kind of outage is: the runbook's definition, not the logs.
+        ("what SEV is a payments-api outage at two sites?", "fact", None),
     ],
 )
 def test_outside_phrasing_of_intent_and_levels(

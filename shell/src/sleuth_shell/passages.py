@@ -54,7 +54,8 @@ _VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)*\b")
 _WHO = re.compile(
     r"\b(?:teams?|owners?|owned|approv\w*|handles?|contacts?|on-?call|leads?|managers?|"
     r"supervisors?|engineers?|desk|rotations?|pager|paged?|escalat\w*|duty|vendor|provider|"
-    r"carrier|company|person|responsible|sign(?:s|ed)?[- ]?off)\b|(?<![\w&])[#@][a-z]",
+    r"carrier|company|person|responsible|sign(?:s|ed)?[- ]?off)\b|(?<![\w&])[#@][a-z]|"
+    r"\+\d[\d ()-]{6,}\d",  # a number to call is a contact
     re.IGNORECASE,
 )
 #: What a "what should we not do?" question is answered by: a warning against something.
@@ -275,8 +276,31 @@ def _named_nouns(question: str) -> set[str]:
     }
 
 
+#: Phrases that ask for a value by another word than the runbook's label: "how big" asks a
+#: size, "who do I call" a phone number, and "how many X can it hold" the most X (the verb of
+#: capacity names nothing).
+_ASKED_AS = (
+    (re.compile(r"\bhow\s+(?:big|large)\b", re.I), "size"),
+    (
+        re.compile(r"\bwho\s+(?:do|should|can|must)\s+(?:i|we|you)\s+(?:call|phone|ring)\b", re.I),
+        "who phone",
+    ),
+    (
+        re.compile(
+            r"\b(?:can|could|does|do|will|may)\s+(?:it|they|one|each)\s+"
+            r"(?:hold|take|carry|fit|contain|store)\b(?!\s+(?:back|off|on|up|over|out)\b)",
+            re.I,
+        ),
+        "",
+    ),
+)
+
+
 def key_terms(question: str) -> list[str]:
-    """The topic words of ``question``, stemmed (generic question words dropped)."""
+    """The topic words of ``question``, stemmed (generic question words dropped; a phrase that
+    asks by another word than a runbook's label read as that label, see `_ASKED_AS`)."""
+    for phrase, label in _ASKED_AS:
+        question = phrase.sub(label, question)
     out: list[str] = []
     nouns = _named_nouns(question)
     for word in terms(question):

@@ -13,7 +13,8 @@ filters: a level is asked only when it qualifies what was logged ("critical erro
 the logs", "logged warnings", "was warning about"); "failing over" is a procedure, not a failure.
 A question ending "..., why?" asks for the cause. "Anything weird / off" or "any problems" about a
 named service asks the logs; a question about what a service throws that asks what only a runbook
-says (what a code means, who approves, what to tell someone), with no time named, is a ``fact``.
+says (what a code means, who approves, what to tell someone, what severity an outage is), with no
+time named, is a ``fact``.
 
 `expand_shorthand(text)` first writes out what on-call engineers abbreviate when they type fast
 (``yday``/``yest`` for yesterday, ``errs``, ``cmd``, ``msgs``, ``w/``, ``b4``, ``whats``), drops
@@ -140,14 +141,16 @@ _LOGGED = re.compile(
 )
 
 #: What only a runbook answers: what a code means, who approves or gets paged, what to do or to
-#: tell someone. Asked about what a service throws, with no time named ("doc-convert throwing
-#: DC-204 - what is it and what reason do we give the filer?"), it is a catalog question.
+#: tell someone, what severity a kind of outage is. Asked about what a service throws, with no
+#: time named ("doc-convert throwing DC-204 - what is it and what reason do we give the
+#: filer?"), it is a catalog question.
 _CATALOG_ASK = re.compile(
     r"\bwhat\s+(?:is|does)\s+(?:it|that|this)\b|\bwhat\s+does\s+[^?]{1,40}?\s+mean\b|"
     r"\bmeaning\b|\bwho(?:'s|\s+else)?\s+(?:approves|owns|gets|should|do|does|to|is|has|must|"
     r"can|signs|we|on[- ]call)\b|\bwhat(?:'s|\s+is)\s+the\s+(?:command|procedure|steps?|fix)\b|"
     r"\bhow\s+(?:do|should|can)\s+(?:i|we)\b|\bwhat\s+(?:reason|action|steps?)\b|"
-    r"\bwhat\s+(?:do|should|must)\s+(?:we|i)\s+(?:do|tell|give|say|run)\b",
+    r"\bwhat\s+(?:do|should|must)\s+(?:we|i)\s+(?:do|tell|give|say|run)\b|"
+    r"\b(?:what|which)\s+(?:sev|severity|priority)\b",
     re.IGNORECASE,
 )
 

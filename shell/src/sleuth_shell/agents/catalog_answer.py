@@ -110,11 +110,13 @@ _QWORD = (
     r"do|does|did|should|must|can|could|will|would)\b"
 )
 #: Where a question of several parts splits: "? " between questions, "; ", ", and what/how/...",
-#: "and after how long ...", ", also", ", what/how/..." (a comma before a question word), and a
-#: " + ", " & " or " / " between the things a telegraphic question lists.
+#: "and after how long ...", ", also", ", what/how/..." (a comma before a question word),
+#: ", then what/how/...", and a " + ", " & ", " / ", "plus", "as well as", "along with" or
+#: "together with" between the things a question lists.
 _PART_SPLIT = re.compile(
     rf"\?\s+(?=\S)|;\s+|\s+[+&/]\s+|,?\s+and\s+(?=(?:(?:after|before|at|by|for|from|in|on|"
-    rf"to|until|with)\s+)?{_QWORD})|,?\s+also\s+|,\s+(?={_QWORD})",
+    rf"to|until|with)\s+)?{_QWORD})|,?\s+also\s+|,\s+(?={_QWORD})|"
+    rf",?\s+(?:as\s+well\s+as|along\s+with|together\s+with|plus)\s+|,?\s+then\s+(?={_QWORD})",
     re.IGNORECASE,
 )
 #: A comma (or ", and") between two short pieces of a telegraphic question ("booking-db backup
@@ -171,10 +173,11 @@ def _pieces(text: str) -> list[str]:
         if p and p.strip(" ,?")
     ]
     out: list[str] = []
-    telegraphic = not re.search(rf"(?<![\w'-]){_QWORD}", text, re.IGNORECASE)
     for piece in pieces:
         # A comma between short pieces lists the things a telegraphic question asks, and so
-        # does "and" in a question with no question word at all ("yarddb RPO and window?").
+        # does "and" in a piece with no question word at all ("yarddb RPO and window?",
+        # "platform on-call handle and escalation time, then what ...").
+        telegraphic = not re.search(rf"(?<![\w'-]){_QWORD}", piece, re.IGNORECASE)
         lister = _LIST_AND if telegraphic else _LIST_COMMA
         listed = [c.strip(" ,") for c in lister.split(piece) if c.strip(" ,?")]
         if len(listed) > 1 and all(_words(c) <= _LIST_WORDS for c in listed):
