@@ -733,3 +733,35 @@ def test_more_ways_of_joining_parts_and_asking_for_a_value() -> None:
     question = "who do I call at the desk"
     found = rank_passages(key_terms(question), docs, expects=expected_answer(question))
     assert found[0].passage.text.startswith("desk hotline")
+
+
+OUTAGE_PM = """# Postmortem PM-0101: March ledger outage
+
+## Summary
+ledger-api v2.4.0 cut the posting timeout; we rolled back to v2.3.9 after an hour.
+
+## What we changed afterwards
+- The rollback procedure now drains the posting queue before rolling back.
+- The posting timeout is now a reviewed setting (`posting_timeout: 5s`).
+"""
+
+
+def test_a_part_asking_what_holds_now_is_answered_from_the_runbook_not_the_record() -> None:
+    rollbacks = (
+        "# Ledger rollbacks\n\nBefore rolling back, drain the posting queue: `lgctl drain`.\n"
+    )
+    docs = [(title, content) for _, title, content in DOCS] + [
+        ("Postmortem PM-0101: March ledger outage", OUTAGE_PM),
+        ("Ledger rollbacks", rollbacks),
+    ]
+    question = (
+        "which version did the March ledger outage roll back to, and what do we drain before "
+        "rolling back now?"
+    )
+    lead = ask_over(docs, question).markdown.split("\n\n", 1)[0]
+    assert "v2.3.9" in lead and "`lgctl drain`" in lead
+    # A part of one word referring back asks about the part right before it, not the first.
+    assert question_parts("PM-0101: how long, what was cut, and what was it supposed to be?")[
+        2
+    ] == ("PM-0101: what was it supposed to be?")
+    assert key_terms("what was it supposed to be") == []

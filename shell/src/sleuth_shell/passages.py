@@ -216,7 +216,7 @@ _GENERIC_WORDS = (
     "best way ok okay exactly currently current allowed allow maximum minimum max min "
     "fix fixes solve resolve handle deal troubleshoot expired must need needs also get gets got "
     "someone somebody something anything anyone fast quickly quick go goes going went gone "
-    "else several multiple various per whose"
+    "else several multiple various per whose supposed"
 )
 _GENERIC = frozenset(_GENERIC_WORDS.split())
 

@@ -321,6 +321,8 @@ def _situation_terms(part: str) -> list[str]:
     return [t for t in key_terms(condition) if t not in own]
 
 
+#: Words that ask about the present ("what do we pause before rolling back now?").
+_NOW = re.compile(r"\b(?:now|nowadays|currently|these\s+days|today)\b", re.IGNORECASE)
 #: Words by which a later part refers back to the first ("what did we change after *it*?").
 _REFERS_BACK = re.compile(
     r"\b(?:it|its|it's|their|theirs|them|they|this|that|these|those|there)\b", re.IGNORECASE
@@ -369,6 +371,7 @@ async def _rank(
     # A question in the present ("what is the timeout?") is answered from what holds now, not
     # from a postmortem's account of the past; a question about a past incident the other way.
     past = bool(PAST_INCIDENT.search(search))
+    now = not past and bool(_NOW.search(_asked(search)))
     asks_cause = bool(_ASKS_CAUSE.search(search))
     asks_change = bool(_ASKS_CHANGE.search(search))
     titles = {h.id: h.title for h in hits}
@@ -376,7 +379,8 @@ async def _rank(
     def adjusted(r: Ranked) -> float:
         score = r.score
         if _RECORD_TITLE.search(titles[r.passage.doc]):
-            score += _RECORD_SHIFT if past else -_RECORD_SHIFT
+            # "... now?" asks what holds now: a record of the past weighs less still.
+            score += _RECORD_SHIFT if past else -_RECORD_SHIFT * (2 if now else 1)
         if asks_cause and _CAUSE_HEADING.search(r.passage.heading):
             score += _RECORD_SHIFT  # "what caused X?" is answered by X's root cause or summary
         if asks_change and _CHANGE_HEADING.search(r.passage.heading):
@@ -490,8 +494,10 @@ async def _answer_parts(
         )
         context = ""
         if n:
-            # A part naming nothing of its own asks about the part right before it.
-            bare = not key_terms(_asked(part))
+            # A part naming nothing of its own, or one word and a word referring back ("what
+            # was it supposed to be?"), asks about the part right before it.
+            own = key_terms(_asked(part))
+            bare = not own or (len(own) < 2 and bool(_REFERS_BACK.search(_asked(part))))
             context = parts[n - 1] if bare else _context_for(part, parts[0])
         ranked, by_id = await _rank(run, part, how_to or asked.intent == "how-to", context)
         if not ranked or ranked[0].coverage < ABSTAIN_BELOW:
@@ -572,6 +578,10 @@ def _context_for(part: str, first: str) -> str:
     filing-gateway is refusing envelopes": the second part is about filing-gateway)."""
     before = {n.lower() for n in _NAME.findall(first)}
     own = [n for n in _NAME.findall(_asked(part)) if n.lower() not in before]
+    if _NOW.search(_asked(part)) and PAST_INCIDENT.search(first):
+        # "..., and what do we pause before rolling back now?" after a past incident: what
+        # holds now, not what the incident's record says.
+        return ""
     topic = _split_topic(part)[0]
     if topic and topic == _split_topic(first)[0]:
         # A topic written before every part ("records-db failover: max lag, and what must be
