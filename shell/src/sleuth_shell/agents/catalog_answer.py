@@ -4,8 +4,10 @@
 (`sleuth_shell.passages`: sentences, list items, table rows, ``key: value`` lines, code lines) and
 answers with the best one as the first sentence, then the quoted block it comes from and a
 confidence label. A question of several parts ("what is X set to, and what must we pause before
-Y?") is split into its parts, each answered by its own passage and citation. Below the calibrated
-``ABSTAIN_BELOW`` evidence the answer is "I could not find ..." with no citation.
+Y?") is split into its parts, each answered by its own passage and citation; a part that no
+passage answers is named in the first paragraph ("I found nothing on *...* in the knowledge
+catalog"). Below the calibrated ``ABSTAIN_BELOW`` evidence the answer is "I could not find ..."
+with no citation.
 """
 
 from __future__ import annotations
