@@ -28,6 +28,7 @@ __all__ = [
     "Ranked",
     "answer_cue",
     "asked_value",
+    "asked_words",
     "expected_answer",
     "key_terms",
     "rank_passages",
@@ -301,16 +302,33 @@ def key_terms(question: str) -> list[str]:
     asks by another word than a runbook's label read as that label, see `_ASKED_AS`)."""
     for phrase, label in _ASKED_AS:
         question = phrase.sub(label, question)
-    out: list[str] = []
+    out = list(_topic_words(question))
+    for joined in _compounds(question):
+        if joined not in out:
+            out.append(joined)
+    return out
+
+
+def asked_words(question: str) -> list[str]:
+    """The topic words of ``question`` as its asker wrote them (lowercased), one per key term:
+    what an answer names when it says what it looked for (a stem such as ``warehous`` is the
+    search's, not the asker's word).
+
+    >>> asked_words("Who approves a warehouse refund?")
+    ['approves', 'warehouse', 'refund']
+    """
+    return list(_topic_words(question).values())
+
+
+def _topic_words(question: str) -> dict[str, str]:
+    """Each topic word's key term (its label or stem) mapped to the first word written for it."""
+    out: dict[str, str] = {}
     nouns = _named_nouns(question)
     for word in terms(question):
         s = _LABEL_OF.get(word) or stem(word)
         generic = (s in _GENERIC or word in _GENERIC) and word not in nouns
         if not generic and len(s) >= 2 and s not in out:
-            out.append(s)
-    for joined in _compounds(question):
-        if joined not in out:
-            out.append(joined)
+            out[s] = word
     return out
 
 

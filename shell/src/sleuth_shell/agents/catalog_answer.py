@@ -5,9 +5,9 @@
 answers with the best one as the first sentence, then the quoted block it comes from and a
 confidence label. A question of several parts ("what is X set to, and what must we pause before
 Y?") is split into its parts, each answered by its own passage and citation; a part that no
-passage answers is named in the first paragraph ("I found nothing on *...* in the knowledge
-catalog"). Below the calibrated ``ABSTAIN_BELOW`` evidence the answer is "I could not find ..."
-with no citation.
+passage answers is named in the first paragraph ("I could not find anything on *...* in the
+knowledge catalog"). Below the calibrated ``ABSTAIN_BELOW`` evidence the whole answer is "I could
+not find ..." with no citation.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from sleuth_shell.passages import (
     Ranked,
     answer_cue,
     asked_value,
+    asked_words,
     expected_answer,
     key_terms,
     rank_passages,
@@ -405,7 +406,7 @@ async def answer_from_catalog(
     ranked, by_id = await _rank(run, search, asked.intent == "how-to")
     best = ranked[0] if ranked else None
     if best is None or best.coverage < ABSTAIN_BELOW:
-        wanted = key_terms(search)
+        wanted = asked_words(search)
         quoted = [f'"{inline(w, 40)}"' for w in wanted[:6]]  # a bounded excerpt
         searched = ", ".join(quoted) or f'"{inline(search, 80)}"'
         logs_note = (
@@ -558,18 +559,18 @@ def _in_the_whole(part: str, whole: list[Ranked]) -> Ranked | None:
 
 
 def _not_found(part: str) -> str:
-    """The sentence saying that no passage answers ``part`` ("I found nothing on *what is the
-    Kafka retention* in the knowledge catalog: ..."). It repeats the question's words, not a
-    source's, so it holds no claim (`sleuth_core.claims.claims_of`): no code span, quote or bold
-    name, and no number (which the claim check would look up in the sources cited before it)."""
+    """The sentence saying that no passage answers ``part`` ("I could not find anything on
+    *what is the Kafka retention* in the knowledge catalog: ..."), naming it in the asker's
+    words. It holds no claim (`sleuth_core.claims.claims_of`): no code span, quote or bold name,
+    and no number (which the claim check would look up in the sources cited before it)."""
     words = re.sub(r"[`*\"_\[\]§]", " ", part).rstrip(" ?")
     words = re.sub(r"(?<![\w])\d+(?:[.,:]\d+)*(?![\w])", " ", words)
     label = inline(words, 160).strip(" ,;:-") or "one part of the question"
     if re.match(_QWORD, label, re.IGNORECASE):
         label = label[0].lower() + label[1:]  # mid-sentence
     return (
-        f"I found nothing on *{label}* in the knowledge catalog: no runbook passage answers that "
-        "part of the question."
+        f"I could not find anything on *{label}* in the knowledge catalog: no runbook passage "
+        "answers that part of the question."
     )
 
 

@@ -56,6 +56,7 @@ from sleuth_shell.agents.sources import (
     knowledge_source,
     log_source,
     metric_source,
+    subject_line,
 )
 from sleuth_shell.agents.trace_evidence import (
     SPAN_SERIES,
@@ -587,7 +588,7 @@ def report(
     first_failure = _first_failure(ev, origin, analysis.onset) if origin else None
     onset_text = (
         f"**{inline(origin, 100)}** began failing at {ts(analysis.onset)}"
-        + (f" with {code(first_failure.message, 160)}" if first_failure is not None else "")
+        + _first_failure_text(first_failure, analysis.onset)
         if origin and analysis.onset
         else ""
     )
@@ -601,7 +602,8 @@ def report(
         cc = use(change_cite(analysis.change_id))
         deploy = analysis.deploy_id
         dc = use(change_cite(deploy)) if deploy else ""
-        summary = f" ({code(record.summary, 160)})" if record and record.summary else ""
+        subject = subject_line(record.summary) if record else ""
+        summary = f" ({code(subject, 160)})" if subject else ""
         deploy_record = gathered.records.get(deploy) if deploy else None
         version = _version(deploy_record) if deploy_record else ""
         named = (
@@ -851,6 +853,21 @@ def _first_failure(
     return max(found, key=lambda s: (s.count, -s.first_seen.timestamp()), default=None)
 
 
+def _first_failure_text(first: ErrorSignature | None, onset: datetime) -> str:
+    """How the headline names the origin's most frequent error: "with" it when it began at the
+    onset, else with its own first time (warnings or a metric can start a failure minutes
+    before its errors do; the headline must not date the errors to the warnings' time)."""
+    if first is None:
+        return ""
+    if first.first_seen - onset <= _SAME_MOMENT:
+        return f" with {code(first.message, 160)}"
+    return f"; {code(first.message, 160)} from {ts(first.first_seen)}"
+
+
+#: How far apart an onset and an error's first record may be for the two to be "the same time".
+_SAME_MOMENT = timedelta(minutes=1)
+
+
 def errors_text(gathered: Gathered, services: Sequence[str] | None) -> str:
     """What a citation of the gathered errors of ``services`` vouches for: each distinct
     message with its service, level, stack detail and count, and each service's total."""
@@ -867,9 +884,10 @@ def errors_text(gathered: Gathered, services: Sequence[str] | None) -> str:
 
 
 def _summary_of(change: Change, gathered: Gathered) -> str:
-    """What a change record says of itself (the stored summary, not the engine's reading)."""
+    """What a change record says of itself: its stored summary's subject line (not the
+    engine's reading)."""
     record = gathered.records.get(change.change_id)
-    return record.summary if record is not None else change.summary
+    return subject_line(record.summary if record is not None else change.summary)
 
 
 def _version(record: ChangeRecord) -> str:
@@ -1004,8 +1022,11 @@ def _knowledge(hit: KnowledgeHit, public_url: str, at: datetime) -> SourceRecord
     )
 
 
-def analysis_dict(analysis: Analysis, evidence: Sequence[int]) -> dict[str, Any]:
-    """The structured result (``AgentResult.analysis``)."""
+def analysis_dict(
+    analysis: Analysis, evidence: Sequence[int], gathered: Gathered
+) -> dict[str, Any]:
+    """The structured result (``AgentResult.analysis``); ``window`` is the look-back read, what
+    the investigation page charts."""
     return {
         "verdict": analysis.verdict,
         "change_id": analysis.change_id,
@@ -1022,6 +1043,7 @@ def analysis_dict(analysis: Analysis, evidence: Sequence[int]) -> dict[str, Any]
             if not h.supported
         ],
         "onset": format_ts(analysis.onset) if analysis.onset else None,
+        "window": {"start": format_ts(gathered.start), "end": format_ts(gathered.end)},
         "evidence": list(evidence),
     }
 

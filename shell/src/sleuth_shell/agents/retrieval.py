@@ -341,7 +341,9 @@ class RetrievalAgent:
                 "## Runbook\n\n" + runbook_block(run, hits[0], search, terms(search), act=True)
             )
         result = run.result("\n\n".join(parts))
-        result = dataclasses.replace(result, analysis=rca.analysis_dict(analysis, evidence))
+        result = dataclasses.replace(
+            result, analysis=rca.analysis_dict(analysis, evidence, gathered)
+        )
         return await verify(ctx, result, gathered.texts)
 
     @staticmethod
