@@ -763,3 +763,37 @@ def test_a_part_asking_what_holds_now_is_answered_from_the_runbook_not_the_recor
         2
     ] == ("PM-0101: what was it supposed to be?")
     assert key_terms("what was it supposed to be") == []
+
+
+FEES = """# Card fees and Paylane
+
+Owner: Intake team. `fee-service` charges each filing fee through our processor, Paylane.
+
+processor: Paylane
+charge_timeout: 8s
+
+| Filing | Fee |
+|---|---|
+| Motion | 60.00 USD |
+| Appeal | 505.00 USD |
+"""
+
+
+def test_a_part_asking_for_a_thing_no_runbook_names_is_not_answered_by_its_subject() -> None:
+    # Paylane's runbook names Paylane, not a merchant id: the part is said not found, in the
+    # asker's words, rather than answered with a line about Paylane.
+    docs = [(title, content) for _, title, content in DOCS] + [("Card fees and Paylane", FEES)]
+    result = ask_over(docs, "appeal fee, and what's our paylane merchant id?")
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert "505.00 USD" in lead
+    assert "I could not find anything on *what's our paylane merchant id*" in lead
+    assert "processor, Paylane" not in lead
+
+
+def test_a_situation_the_catalog_does_not_word_weighs_nothing() -> None:
+    # "v2.4.0 looks bad" is the asker's situation: no runbook holds it, so it does not drown
+    # what the parts ask; the note for a part names no number.
+    question = "ledger-api v2.4.0 looks bad: cards pager handle, and who signs the vendor contract?"
+    lead = ask_over([(t, c) for _, t, c in DOCS], question).markdown.split("\n\n", 1)[0]
+    assert "pg-cards" in lead
+    assert "*ledger-api looks bad: who signs the vendor contract*" in lead

@@ -30,6 +30,7 @@ __all__ = [
     "asked_value",
     "asked_words",
     "expected_answer",
+    "holds_term",
     "key_terms",
     "rank_passages",
     "split_fine",
@@ -650,6 +651,26 @@ def _joined_parts(stems: frozenset[str]) -> frozenset[str]:
     return frozenset(
         part for a, b in _COMPOUNDS if stem(a + b) in stems for part in (stem(a), stem(b))
     )
+
+
+def holds_term(term: str, text: str) -> bool:
+    """Whether ``text`` holds the key term ``term`` as `rank_passages` matches it: the word, a
+    word it is a short form, typo or root of, a word of the same meaning, a value of the form it
+    asks for (``channel``: ``#partners``) or the words an abbreviation stands for.
+
+    >>> holds_term("approv", "Approval: the duty officer"), holds_term("channel", "#ops")
+    (True, True)
+    >>> holds_term("passphras", "the carrier rotated its certificate")
+    False
+    """
+    found = _stems(text)
+    if term in found or (_MEANS.get(term, frozenset()) & found):
+        return True
+    if _near(term, _by_initial(found).get(term[:1], ()), typos=True):
+        return True
+    if term in _FORMS and _FORMS[term].search(text):
+        return True
+    return bool(_ACRONYM.match(term)) and _spells(_spelled_out(term), text)
 
 
 def stems_of(text: str) -> frozenset[str]:

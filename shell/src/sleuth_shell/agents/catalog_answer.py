@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sleuth_core.language import STOPWORDS
+from sleuth_core.language import STOPWORDS, stem
 from sleuth_shell.agents.base import AgentResult
 from sleuth_shell.agents.embedded_run import (
     EmbeddedRun,
@@ -33,6 +33,7 @@ from sleuth_shell.passages import (
     asked_value,
     asked_words,
     expected_answer,
+    holds_term,
     key_terms,
     rank_passages,
     split_fine,
@@ -356,6 +357,13 @@ async def _rank(
         wanted = list(dict.fromkeys(key_terms(context) + wanted))
     hits = await run.search(f"{search} {context}".strip(), limit=_CATALOG_CANDIDATES)
     documents = [(h.id, h.title, h.content) for h in hits]
+    topic = [] if borrowed else _topic_terms(search)
+    # The words of a situation told before the question that no candidate holds ("dispatch-api
+    # v4.40.0 *looks bad*: ...") are the asker's, and tell no runbook: they weigh nothing.
+    unheld = {t for t in topic if not any(holds_term(t, f"{d[1]}\n{d[2]}") for d in documents)}
+    if unheld and len(unheld) < len(wanted):
+        wanted = [t for t in wanted if t not in unheld]
+        topic = [t for t in topic if t not in unheld]
     prefer = ("code", "item") if how_to else ("pair", "row")
     ranked = rank_passages(
         wanted,
@@ -365,7 +373,7 @@ async def _rank(
         expects=expected_answer(_asked(search)),
         context=key_terms(context) if context and not borrowed else (),
         value_of=asked_value(search),
-        subject=wanted if borrowed else _topic_terms(search),
+        subject=wanted if borrowed else topic,
         cue=answer_cue(search),
         values=stated_values(_asked(search)),
         situation=_situation_terms(search),
@@ -503,7 +511,11 @@ async def _answer_parts(
             bare = not own or (len(own) < 2 and bool(_REFERS_BACK.search(_asked(part))))
             context = parts[n - 1] if bare else _context_for(part, parts[0])
         ranked, by_id = await _rank(run, part, how_to or asked.intent == "how-to", context)
-        if not ranked or ranked[0].coverage < ABSTAIN_BELOW:
+        if (
+            not ranked
+            or ranked[0].coverage < ABSTAIN_BELOW
+            or _asks_what_none_holds(part, ranked[0], list(by_id.values()))
+        ):
             slots.append((part, None, None))
             continue
         slots.append((part, ranked[0], by_id[ranked[0].passage.doc]))
@@ -512,7 +524,8 @@ async def _answer_parts(
     if any(best is None for _, best, _ in slots):
         whole, whole_by_id = await _rank(run, question, asked.intent == "how-to")
         for i, (part, best, _) in enumerate(slots):
-            if best is None and (rescued := _in_the_whole(part, whole)) is not None:
+            rescued = _in_the_whole(part, whole, list(whole_by_id.values())) if not best else None
+            if rescued is not None:
                 slots[i] = (part, rescued, whole_by_id[rescued.passage.doc])
     found = [(part, best, hit) for part, best, hit in slots if best is not None]
     missing = [part for part, best, _ in slots if best is None]
@@ -542,7 +555,127 @@ async def _answer_parts(
     return run.result("\n\n".join(lines))
 
 
-def _in_the_whole(part: str, whole: list[Ranked]) -> Ranked | None:
+_DETERMINER = re.compile(r"\b(?:the|our|their|its|your|his|her|a|an)\s+", re.IGNORECASE)
+#: "what firmware are ...", "whose approval does ...": the noun right after it is what is asked.
+_WHAT_NOUN = re.compile(
+    r"^\s*(?:what|which|whose)\s+(?!(?:is|are|was|were|do|does|did|can|should|must)\b)"
+    r"(?P<head>[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are|was|were|do|does|did|can|should|must)\b",
+    re.IGNORECASE,
+)
+#: The object of the question's verb ("where do we keep *the* cert passphrase"), not of a
+#: preposition ("who do I call *at the* clerk's office": where, not what, is asked).
+_OBJECT = re.compile(
+    r"(?<!\bon)(?<!\bof)(?<!\bfor)(?<!\bin)(?<!\bat)(?<!\bto)(?<!\bfrom)(?<!\bwith)(?<!\bby)"
+    r"(?<!\bduring)(?<!\bunder)(?<!\bover)\s+(?:the|our|their|its|your|his|her|a|an)\s+",
+    re.IGNORECASE,
+)
+#: A verb telling what happened or is happening.
+_TELLS = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|got|gets|keeps?|kept)\b|\b[a-z]{3,}(?:ed|ing)\b", re.I
+)
+#: Words naming the kind of value asked ("warn level", "alert threshold", "storage temp"), not a
+#: thing: a runbook states the value, not the word.
+_VALUE_KIND = frozenset(
+    stem(w)
+    for w in [
+        "level",
+        "threshold",
+        "limit",
+        "value",
+        "setting",
+        "amount",
+        "number",
+        "count",
+        "time",
+        "date",
+        "day",
+        "version",
+        "release",
+        "size",
+        "rate",
+        "duration",
+        "period",
+        "temp",
+        "temperature",
+        "percent",
+        "percentage",
+        "speed",
+        "capacity",
+        "length",
+        "frequency",
+        "interval",
+        "target",
+        "minimum",
+        "maximum",
+        "min",
+        "max",
+    ]
+)
+_WHAT_IS = re.compile(r"^\s*(?:what|which)(?:'s|\s+(?:is|are|was|were))\s+(?P<head>.+)$", re.I)
+#: Where the words naming the asked thing end: a relative clause, or a preposition before its
+#: subject ("the replication factor *on telemetry.pings*").
+_RELATIVE = re.compile(r"\s+(?:that|which|we|we're|they|you|i)\b.*$", re.IGNORECASE)
+_PREPOSITION_AFTER = re.compile(
+    r"\s+(?:on|of|for|in|at|to|from|with|by|per|during|when|if|before|after|under|over)\s+.*$",
+    re.IGNORECASE,
+)
+
+
+def _asked_head(part: str) -> str:
+    """The words naming the thing ``part`` asks for, its subject aside: "what's the replication
+    factor on telemetry.pings?": "replication factor"; "where do we keep the cert passphrase":
+    "cert passphrase"; "what firmware are the TVMs running": "firmware"; a telegraphic part is
+    all thing ("notice of appeal fee"); empty for a question asking no thing ("who do we page?",
+    "how long?").
+
+    >>> _asked_head("who holds the service contract on the fridges")
+    'service contract'
+    """
+    asked = _asked(part).strip().rstrip(" ?")
+    if (m := _WHAT_NOUN.match(asked)) is not None:
+        return m["head"]
+    if not re.search(_WH, asked, re.IGNORECASE):
+        # A telegraphic part names the thing, unless it tells what happened ("lawyer filed a
+        # motion in the wrong case", "pushes timing out"): a situation asks no thing.
+        return "" if _TELLS.search(asked) else _RELATIVE.sub("", asked)
+    if (m := _WHAT_IS.match(asked)) is not None:
+        head = m["head"]
+    elif (d := _OBJECT.search(asked)) is not None:
+        head = asked[d.end() :]
+    else:
+        return ""
+    head = head[d.end() :] if (d := _DETERMINER.match(head)) is not None else head
+    return _PREPOSITION_AFTER.sub("", _RELATIVE.sub("", head))
+
+
+def _asks_what_none_holds(part: str, best: Ranked, hits: Sequence[Any]) -> bool:
+    """Whether ``part`` asks for a thing no candidate runbook names, so that its best passage
+    (found by the part's subject: "tallyport", "telemetry.pings", a topic) cannot answer it:
+    a word of the asked thing (`_asked_head`) that no candidate holds, and the passage holding
+    less than half the weight of the asked thing's words ("whats our tallyport merchant id?":
+    the runbook of Tallyport names no merchant id). Words of the runbook's title, of a name
+    (``telemetry.pings``) and of a topic written before the part are its subject, not the
+    thing asked."""
+    head = [t for t in key_terms(_asked_head(part)) if t not in _VALUE_KIND]
+    if not head:
+        return False
+    title = stems_of(next((h.title for h in hits if h.id == best.passage.doc), ""))
+    subject = set(_topic_terms(part)) | title
+    for name in _NAME.findall(part):
+        subject |= set(key_terms(name))
+    asked = [t for t in head if t not in subject]
+    if not asked:
+        return False
+    df = {t: sum(holds_term(t, f"{h.title}\n{h.content}") for h in hits) for t in asked}
+    if all(df.values()):
+        return False  # every asked word is somewhere: the ranking decides
+    weight = {t: math.log(1 + max(len(hits), 1) / (1 + df[t])) for t in asked}
+    here = f"{best.passage.heading}\n{best.passage.text}"
+    shown = sum(w for t, w in weight.items() if holds_term(t, here))
+    return shown < 0.5 * sum(weight.values())
+
+
+def _in_the_whole(part: str, whole: list[Ranked], hits: Sequence[Any]) -> Ranked | None:
     """For a ``part`` that finds no passage alone ("which service cannot deploy during it?"),
     the best passage of the whole question that answers it: above the abstention threshold,
     holding one of the part's own key terms and of the shape the part asks for (it may be the
@@ -553,7 +686,9 @@ def _in_the_whole(part: str, whole: list[Ranked]) -> Ranked | None:
     for r in whole[:_CATALOG_CANDIDATES]:
         if r.coverage < ABSTAIN_BELOW or not own & stems_of(r.passage.text):
             continue
-        if shape is None or shape.search(r.passage.text):
+        if (shape is None or shape.search(r.passage.text)) and not _asks_what_none_holds(
+            part, r, hits
+        ):
             return r
     return None
 
@@ -564,7 +699,7 @@ def _not_found(part: str) -> str:
     words. It holds no claim (`sleuth_core.claims.claims_of`): no code span, quote or bold name,
     and no number (which the claim check would look up in the sources cited before it)."""
     words = re.sub(r"[`*\"_\[\]§]", " ", part).rstrip(" ?")
-    words = re.sub(r"(?<![\w])\d+(?:[.,:]\d+)*(?![\w])", " ", words)
+    words = re.sub(r"[^\s]*\d[^\s]*", " ", words)  # a token holding a number is left out whole
     label = inline(words, 160).strip(" ,;:-") or "one part of the question"
     if re.match(_QWORD, label, re.IGNORECASE):
         label = label[0].lower() + label[1:]  # mid-sentence
