@@ -797,3 +797,34 @@ def test_a_situation_the_catalog_does_not_word_weighs_nothing() -> None:
     lead = ask_over([(t, c) for _, t, c in DOCS], question).markdown.split("\n\n", 1)[0]
     assert "pg-cards" in lead
     assert "*ledger-api looks bad: who signs the vendor contract*" in lead
+
+
+SETTLEMENT = """# Card settlement
+
+late file deadline: 06:00 UTC (after it the day settles late)
+
+## The file did not go
+1. Resubmit the file: `settlectl resubmit`.
+2. If the acquirer is still down at the late file deadline, call their settlement desk:
+   +1 617 555 0199.
+"""
+ONCALL = """# On-call
+
+| Team | Services | Pager handle |
+|---|---|---|
+| Payments | settle-batch | pg-payments |
+| Ledger | ledger-api | pg-ledger |
+"""
+
+
+def test_a_topic_steers_but_a_part_is_answered_by_a_passage_holding_its_own_words() -> None:
+    # The situation told first is every part's topic; a part whose best passage holds none of
+    # what it asks (the deadline's line for "pager handle for payments") is ranked again in the
+    # topic's context, and the rota's row answers it.
+    docs = [("Card settlement", SETTLEMENT), ("On-call", ONCALL)]
+    question = (
+        "acquirer still down at the late file deadline - settlement desk number? and pager "
+        "handle for payments"
+    )
+    lead = ask_over(docs, question).markdown.split("\n\n", 1)[0]
+    assert "+1 617 555 0199" in lead and "pg-payments" in lead

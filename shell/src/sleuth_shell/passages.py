@@ -32,6 +32,7 @@ __all__ = [
     "expected_answer",
     "holds_term",
     "key_terms",
+    "known_stems",
     "rank_passages",
     "split_fine",
     "stated_values",
@@ -653,10 +654,11 @@ def _joined_parts(stems: frozenset[str]) -> frozenset[str]:
     )
 
 
-def holds_term(term: str, text: str) -> bool:
+def holds_term(term: str, text: str, known: frozenset[str] | None = None) -> bool:
     """Whether ``text`` holds the key term ``term`` as `rank_passages` matches it: the word, a
     word it is a short form, typo or root of, a word of the same meaning, a value of the form it
-    asks for (``channel``: ``#partners``) or the words an abbreviation stands for.
+    asks for (``channel``: ``#partners``) or, when ``known`` (the stems of every candidate) is
+    given and does not hold the term, the words an abbreviation stands for.
 
     >>> holds_term("approv", "Approval: the duty officer"), holds_term("channel", "#ops")
     (True, True)
@@ -670,7 +672,14 @@ def holds_term(term: str, text: str) -> bool:
         return True
     if term in _FORMS and _FORMS[term].search(text):
         return True
-    return bool(_ACRONYM.match(term)) and _spells(_spelled_out(term), text)
+    if known is None or term in known or not _ACRONYM.match(term):
+        return False
+    return _spells(_spelled_out(term), text)
+
+
+def known_stems(texts: Sequence[str]) -> frozenset[str]:
+    """The stems every one of ``texts`` holds, together (the vocabulary of the candidates)."""
+    return frozenset().union(*(_stems(t) for t in texts)) if texts else frozenset()
 
 
 def stems_of(text: str) -> frozenset[str]:

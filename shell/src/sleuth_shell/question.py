@@ -155,6 +155,68 @@ _CATALOG_ASK = re.compile(
 )
 
 
+#: A situation told first ("quillpay still down at the deadline - ...", "TVM throwing E-101,
+#: ...") and what is asked about it.
+_TOLD = re.compile(
+    r"^(?P<told>[^?:;]{3,120}?)(?:\s+[-\u2013\u2014]\s+|:\s+|,\s+)(?P<asked>\S.*)$", re.S
+)
+_ASKS = re.compile(
+    r"\?|\b(?:what|what's|which|who|who's|whom|whose|how|when|where)\b", re.IGNORECASE
+)
+_REFERS = re.compile(r"\b(?:it|its|they|them|their|this|that|these|those|one|ones)\b", re.I)
+_WORD = re.compile(r"[a-z][a-z-]{2,}", re.IGNORECASE)
+_ASK_WORDS = frozenset(
+    [
+        "what",
+        "what's",
+        "which",
+        "who",
+        "who's",
+        "whom",
+        "whose",
+        "how",
+        "when",
+        "where",
+        "are",
+        "is",
+        "was",
+        "were",
+        "the",
+        "a",
+        "an",
+        "and",
+        "for",
+        "of",
+        "on",
+        "in",
+        "at",
+        "to",
+        "do",
+        "does",
+        "did",
+        "we",
+        "our",
+        "they",
+        "it",
+        "its",
+    ]
+)
+
+
+def _asks_the_catalog_about_a_situation(text: str) -> bool:
+    """Whether ``text`` tells a situation first and then asks, in words of its own, for what a
+    runbook says ("quillpay still down at the deadline - settlement desk number? and pager
+    handle for payments"): what is asked names nothing that was logged and does not refer back
+    to it ("orders-worker throwing errors, what are they?" asks the logs)."""
+    m = _TOLD.match(text.strip())
+    if m is None:
+        return False
+    asked = m["asked"]
+    if not _ASKS.search(asked) or _LOGGED.search(asked) or _REFERS.search(asked):
+        return False
+    return any(w.lower() not in _ASK_WORDS for w in _WORD.findall(asked))
+
+
 @dataclass(frozen=True)
 class Question:
     """What a question asks (see the module doc)."""
@@ -196,7 +258,11 @@ def understand(
         intent = "count"
     elif _HOW_TO.search(text):
         intent = "how-to"
-    elif window is None and not since_deploy and _CATALOG_ASK.search(text):
+    elif (
+        window is None
+        and not since_deploy
+        and (_CATALOG_ASK.search(text) or _asks_the_catalog_about_a_situation(text))
+    ):
         intent = "fact"
     elif (logged and (named or window is not None or since_deploy)) or (window and named):
         intent = "errors"

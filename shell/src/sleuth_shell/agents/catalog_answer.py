@@ -35,6 +35,7 @@ from sleuth_shell.passages import (
     expected_answer,
     holds_term,
     key_terms,
+    known_stems,
     rank_passages,
     split_fine,
     stated_values,
@@ -152,8 +153,12 @@ def _split_topic(question: str) -> tuple[str, str]:
     separator = question[m.end("topic") : m.start("rest")]
     # A situation told before a dash or colon ("someone's SSN is showing in a public filing -
     # who approves sealing it?") may be longer and hold a verb, when the rest asks.
-    told = separator.strip() in ("-", "\u2013", "\u2014", ":") and re.match(
-        _QWORD, rest, re.IGNORECASE
+    # ... or a short telegraphic question ("quillpay still down at the deadline - settlement
+    # desk number? and ...").
+    first_ask = re.match(r"(?P<ask>[^?]{1,60})(?:\?|$)", rest)
+    told = separator.strip() in ("-", "\u2013", "\u2014", ":") and bool(
+        re.match(_QWORD, rest, re.IGNORECASE)
+        or (first_ask and len(first_ask["ask"].split()) <= _LIST_WORDS + 1)
     )
     asks = re.search(rf"(?<![\w'-]){_QWORD}", topic, re.IGNORECASE)
     if told:
@@ -360,7 +365,9 @@ async def _rank(
     topic = [] if borrowed else _topic_terms(search)
     # The words of a situation told before the question that no candidate holds ("dispatch-api
     # v4.40.0 *looks bad*: ...") are the asker's, and tell no runbook: they weigh nothing.
-    unheld = {t for t in topic if not any(holds_term(t, f"{d[1]}\n{d[2]}") for d in documents)}
+    texts = [f"{d[1]}\n{d[2]}" for d in documents]
+    known = known_stems(texts)
+    unheld = {t for t in topic if not any(holds_term(t, text, known) for text in texts)}
     if unheld and len(unheld) < len(wanted):
         wanted = [t for t in wanted if t not in unheld]
         topic = [t for t in topic if t not in unheld]
@@ -511,6 +518,20 @@ async def _answer_parts(
             bare = not own or (len(own) < 2 and bool(_REFERS_BACK.search(_asked(part))))
             context = parts[n - 1] if bare else _context_for(part, parts[0])
         ranked, by_id = await _rank(run, part, how_to or asked.intent == "how-to", context)
+        topic, own_ask = _split_topic(part)
+        if topic and ranked and not _holds_what_is_asked(part, ranked[0]):
+            # The topic steers; it does not answer a part whose own words the passage lacks
+            # ("quillpay down at the deadline - ..., and pager handle for payments?": the rota's
+            # row, not the deadline's line): the part is ranked again in the topic's context.
+            alone, alone_by_id = await _rank(
+                run, own_ask, how_to or asked.intent == "how-to", topic
+            )
+            if (
+                alone
+                and alone[0].coverage >= ABSTAIN_BELOW
+                and _holds_what_is_asked(part, alone[0])
+            ):
+                ranked, by_id = alone, alone_by_id
         if (
             not ranked
             or ranked[0].coverage < ABSTAIN_BELOW
@@ -648,6 +669,13 @@ def _asked_head(part: str) -> str:
     return _PREPOSITION_AFTER.sub("", _RELATIVE.sub("", head))
 
 
+def _holds_what_is_asked(part: str, best: Ranked) -> bool:
+    """Whether ``best`` itself (not its heading or title) holds more than half the words of the
+    thing ``part`` asks for (`_asked_head`), or the part asks no thing."""
+    head = [t for t in key_terms(_asked_head(part)) if t not in _VALUE_KIND]
+    return not head or 2 * sum(holds_term(t, best.passage.text) for t in head) > len(head)
+
+
 def _asks_what_none_holds(part: str, best: Ranked, hits: Sequence[Any]) -> bool:
     """Whether ``part`` asks for a thing no candidate runbook names, so that its best passage
     (found by the part's subject: "tallyport", "telemetry.pings", a topic) cannot answer it:
@@ -666,12 +694,14 @@ def _asks_what_none_holds(part: str, best: Ranked, hits: Sequence[Any]) -> bool:
     asked = [t for t in head if t not in subject]
     if not asked:
         return False
-    df = {t: sum(holds_term(t, f"{h.title}\n{h.content}") for h in hits) for t in asked}
+    texts = [f"{h.title}\n{h.content}" for h in hits]
+    known = known_stems(texts)
+    df = {t: sum(holds_term(t, text, known) for text in texts) for t in asked}
     if all(df.values()):
         return False  # every asked word is somewhere: the ranking decides
     weight = {t: math.log(1 + max(len(hits), 1) / (1 + df[t])) for t in asked}
     here = f"{best.passage.heading}\n{best.passage.text}"
-    shown = sum(w for t, w in weight.items() if holds_term(t, here))
+    shown = sum(w for t, w in weight.items() if holds_term(t, here, known))
     return shown < 0.5 * sum(weight.values())
 
 
