@@ -828,3 +828,33 @@ def test_a_topic_steers_but_a_part_is_answered_by_a_passage_holding_its_own_word
     )
     lead = ask_over(docs, question).markdown.split("\n\n", 1)[0]
     assert "+1 617 555 0199" in lead and "pg-payments" in lead
+
+
+FORECAST = """# Forecast feed and the supply curve
+
+provider: Skyhollow Weather
+forecast_endpoint: https://api.skyhollow.example/v3/forecast
+backup provider: Northwind Met
+
+| Outdoor temperature | Supply temperature |
+|---|---|
+| 5C | 80C |
+| -5C | 96C |
+
+## Skyhollow is down
+If fetches have failed for an hour, switch to Northwind Met: `fcctl source --use backup`.
+"""
+
+
+def test_whose_thing_a_command_to_and_a_stated_value_below_zero() -> None:
+    docs = [("Forecast feed and the supply curve", FORECAST)]
+    # "northwind's api endpoint": the endpoint the runbook gives is Skyhollow's, so that part
+    # is not found; "cmd to switch" asks a command.
+    question = "skyhollow down: cmd to switch to northwind, and whats northwind's api endpoint"
+    lead = ask_over(docs, question).markdown.split("\n\n", 1)[0]
+    assert "`fcctl source --use backup`" in lead
+    assert "I could not find anything on *skyhollow down: what's northwind's api endpoint*" in lead
+    assert "api.skyhollow.example" not in lead
+    # "-5C" is the value the row states ("temp" is "temperature").
+    lead = ask_over(docs, "supply temp at -5C outside per the curve?").markdown.split("\n\n")[0]
+    assert "96C" in lead

@@ -86,7 +86,7 @@ _ANSWER_SHAPES = (
     (
         re.compile(
             r"^\s*(?:how\s+(?:do|to|can|should)|which\s+command|what\s+command|"
-            r"what(?:'s|\s+is)\s+the\s+command)|"
+            r"what(?:'s|\s+is)\s+the\s+command|(?:the\s+)?(?:command|cmd)\s+(?:to|for)\b)|"
             r"\bwhat\s+(?:must|should|do)\s+(?:we|i|you)\s+(?:do|pause|stop|run|disable|drain|"
             r"restart|scale|flush|purge|enable)\b",
             re.I,
@@ -149,7 +149,7 @@ def answer_cue(question: str) -> re.Pattern[str] | None:
 
 _STATED = re.compile(
     r"(?:\b(?P<than>under|over|above|below|less\s+than|more\s+than|at\s+least|at\s+most|"
-    r"within|after|past)\s+)?(?<![\w.:/-])(?P<number>\d+(?:[.,]\d+)?)(?![\w.,:-])"
+    r"within|after|past)\s+)?(?<![\w.:/-])(?P<number>(?:(?<![\w.])-)?\d+(?:[.,]\d+)?)(?![\d.,:-])"
     r"(?:\s*(?P<unit>%|°\s*[CF]|[a-z]+(?![\w-])))?",
     re.I,
 )
@@ -532,6 +532,7 @@ _SAME_MEANING = (
     ("environment", "env"),
     ("percent", "pct"),
     ("notice", "announce", "announcement"),
+    ("temperature", "temp"),
 )
 _MEANS: dict[str, frozenset[str]] = {}
 for _group in _SAME_MEANING:

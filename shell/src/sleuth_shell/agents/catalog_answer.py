@@ -522,10 +522,8 @@ async def _answer_parts(
         if topic and ranked and not _holds_what_is_asked(part, ranked[0]):
             # The topic steers; it does not answer a part whose own words the passage lacks
             # ("quillpay down at the deadline - ..., and pager handle for payments?": the rota's
-            # row, not the deadline's line): the part is ranked again in the topic's context.
-            alone, alone_by_id = await _rank(
-                run, own_ask, how_to or asked.intent == "how-to", topic
-            )
+            # row, not the deadline's line): the part is ranked again on its own words.
+            alone, alone_by_id = await _rank(run, own_ask, how_to or asked.intent == "how-to")
             if (
                 alone
                 and alone[0].coverage >= ABSTAIN_BELOW
@@ -645,9 +643,9 @@ _PREPOSITION_AFTER = re.compile(
 def _asked_head(part: str) -> str:
     """The words naming the thing ``part`` asks for, its subject aside: "what's the replication
     factor on telemetry.pings?": "replication factor"; "where do we keep the cert passphrase":
-    "cert passphrase"; "what firmware are the TVMs running": "firmware"; a telegraphic part is
-    all thing ("notice of appeal fee"); empty for a question asking no thing ("who do we page?",
-    "how long?").
+    "cert passphrase"; "what firmware are the TVMs running": "firmware"; a telegraphic part
+    names it before any preposition ("min haemoglobin for a donor": "min haemoglobin"); empty
+    for a question asking no thing ("who do we page?", "how long before we quarantine it?").
 
     >>> _asked_head("who holds the service contract on the fridges")
     'service contract'
@@ -658,9 +656,11 @@ def _asked_head(part: str) -> str:
     if not re.search(_WH, asked, re.IGNORECASE):
         # A telegraphic part names the thing, unless it tells what happened ("lawyer filed a
         # motion in the wrong case", "pushes timing out"): a situation asks no thing.
-        return "" if _TELLS.search(asked) else _RELATIVE.sub("", asked)
+        return "" if _TELLS.search(asked) else _PREPOSITION_AFTER.sub("", _RELATIVE.sub("", asked))
     if (m := _WHAT_IS.match(asked)) is not None:
         head = m["head"]
+    elif re.match(r"\s*(?:how|when)\b", asked, re.IGNORECASE):
+        return ""  # a quantity, manner or time is asked, not a thing
     elif (d := _OBJECT.search(asked)) is not None:
         head = asked[d.end() :]
     else:
@@ -673,6 +673,9 @@ def _holds_what_is_asked(part: str, best: Ranked) -> bool:
     """Whether ``best`` itself (not its heading or title) holds more than half the words of the
     thing ``part`` asks for (`_asked_head`), or the part asks no thing."""
     head = [t for t in key_terms(_asked_head(part)) if t not in _VALUE_KIND]
+    if not _asked_head(part) and _ASKS_WHO.search(_asked(part)):
+        # "who gets paged for scada-bridge?" asks a person by the words of its own.
+        head = [t for t in key_terms(_asked(part)) if t not in _VALUE_KIND]
     return not head or 2 * sum(holds_term(t, best.passage.text) for t in head) > len(head)
 
 
@@ -687,7 +690,13 @@ def _asks_what_none_holds(part: str, best: Ranked, hits: Sequence[Any]) -> bool:
     head = [t for t in key_terms(_asked_head(part)) if t not in _VALUE_KIND]
     if not head:
         return False
-    title = stems_of(next((h.title for h in hits if h.id == best.passage.doc), ""))
+    title_text = next((h.title for h in hits if h.id == best.passage.doc), "")
+    # Whose thing is asked ("northwind's api endpoint"): a passage naming neither that owner
+    # nor under its title tells another's.
+    owners = [t for n in re.findall(r"([\w.-]+)'s\b", _asked_head(part)) for t in key_terms(n)]
+    if owners and not any(holds_term(t, f"{title_text}\n{best.passage.text}") for t in owners):
+        return True
+    title = stems_of(title_text)
     subject = set(_topic_terms(part)) | title
     for name in _NAME.findall(part):
         subject |= set(key_terms(name))
@@ -716,8 +725,10 @@ def _in_the_whole(part: str, whole: list[Ranked], hits: Sequence[Any]) -> Ranked
     for r in whole[:_CATALOG_CANDIDATES]:
         if r.coverage < ABSTAIN_BELOW or not own & stems_of(r.passage.text):
             continue
-        if (shape is None or shape.search(r.passage.text)) and not _asks_what_none_holds(
-            part, r, hits
+        if (
+            (shape is None or shape.search(r.passage.text))
+            and _holds_what_is_asked(part, r)
+            and not _asks_what_none_holds(part, r, hits)
         ):
             return r
     return None
