@@ -199,7 +199,7 @@ _VALUE_QUESTION = re.compile(
 
 def asked_value(question: str) -> list[str]:
     """The key terms of what a value question asks for ("what is the booking-db RTO?", or a
-    bare "yarddb RPO?"); none for other questions ("what must we pause?").
+    bare "ordersdb RPO?"); none for other questions ("what must we pause?").
 
     >>> asked_value("What is the booking-db RTO?")
     ['booking-db', 'book', 'db', 'rto']

@@ -184,7 +184,7 @@ def _pieces(text: str) -> list[str]:
     out: list[str] = []
     for piece in pieces:
         # A comma between short pieces lists the things a telegraphic question asks, and so
-        # does "and" in a piece with no question word at all ("yarddb RPO and window?",
+        # does "and" in a piece with no question word at all ("ordersdb RPO and window?",
         # "platform on-call handle and escalation time, then what ...").
         telegraphic = not re.search(rf"(?<![\w'-]){_QWORD}", piece, re.IGNORECASE)
         lister = _LIST_AND if telegraphic else _LIST_COMMA
@@ -471,7 +471,7 @@ def _values_for_the_rest(
     search: str, lead: list[Ranked], ranked: list[Ranked], hit: Any
 ) -> list[Ranked]:
     """The ``key: value`` lines and table rows of the answering document that hold asked terms
-    the lead does not ("yarddb RPO and maintenance window?": the window's line leads, the RPO's
+    the lead does not ("ordersdb RPO and maintenance window?": the window's line leads, the RPO's
     line joins it), at most two; terms of the document's title name its subject, not a value."""
     held = set(stems_of(hit.title))
     for r in lead:
@@ -581,7 +581,7 @@ _WHAT_NOUN = re.compile(
     r"(?P<head>[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are|was|were|do|does|did|can|should|must)\b",
     re.IGNORECASE,
 )
-#: The object of the question's verb ("where do we keep *the* cert passphrase"), not of a
+#: The object of the question's verb ("where do we keep *the* signing key passphrase"), not of a
 #: preposition ("who do I call *at the* clerk's office": where, not what, is asked).
 _OBJECT = re.compile(
     r"(?<!\bon)(?<!\bof)(?<!\bfor)(?<!\bin)(?<!\bat)(?<!\bto)(?<!\bfrom)(?<!\bwith)(?<!\bby)"
@@ -632,7 +632,7 @@ _VALUE_KIND = frozenset(
 )
 _WHAT_IS = re.compile(r"^\s*(?:what|which)(?:'s|\s+(?:is|are|was|were))\s+(?P<head>.+)$", re.I)
 #: Where the words naming the asked thing end: a relative clause, or a preposition before its
-#: subject ("the replication factor *on telemetry.pings*").
+#: subject ("the replication factor *on events.clicks*").
 _RELATIVE = re.compile(r"\s+(?:that|which|we|we're|they|you|i)\b.*$", re.IGNORECASE)
 _PREPOSITION_AFTER = re.compile(
     r"\s+(?:on|of|for|in|at|to|from|with|by|per|during|when|if|before|after|under|over)\s+.*$",
@@ -642,10 +642,10 @@ _PREPOSITION_AFTER = re.compile(
 
 def _asked_head(part: str) -> str:
     """The words naming the thing ``part`` asks for, its subject aside: "what's the replication
-    factor on telemetry.pings?": "replication factor"; "where do we keep the cert passphrase":
-    "cert passphrase"; "what firmware are the TVMs running": "firmware"; a telegraphic part
-    names it before any preposition ("min haemoglobin for a donor": "min haemoglobin"); empty
-    for a question asking no thing ("who do we page?", "how long before we quarantine it?").
+    factor on events.clicks?": "replication factor"; "where do we keep the signing key
+    passphrase": "signing key passphrase"; "what firmware are the kiosks running": "firmware"; a
+    telegraphic part names it before any preposition ("min haemoglobin for a donor": "min
+    haemoglobin"); empty for a question asking no thing ("who do we page?", "how long before we quarantine it?").
 
     >>> _asked_head("who holds the service contract on the fridges")
     'service contract'
@@ -681,18 +681,18 @@ def _holds_what_is_asked(part: str, best: Ranked) -> bool:
 
 def _asks_what_none_holds(part: str, best: Ranked, hits: Sequence[Any]) -> bool:
     """Whether ``part`` asks for a thing no candidate runbook names, so that its best passage
-    (found by the part's subject: "tallyport", "telemetry.pings", a topic) cannot answer it:
+    (found by the part's subject: "acmepay", "events.clicks", a topic) cannot answer it:
     a word of the asked thing (`_asked_head`) that no candidate holds, and the passage holding
-    less than half the weight of the asked thing's words ("whats our tallyport merchant id?":
-    the runbook of Tallyport names no merchant id). Words of the runbook's title, of a name
-    (``telemetry.pings``) and of a topic written before the part are its subject, not the
+    less than half the weight of the asked thing's words ("whats our acmepay merchant id?":
+    the runbook of AcmePay names no merchant id). Words of the runbook's title, of a name
+    (``events.clicks``) and of a topic written before the part are its subject, not the
     thing asked."""
     head = [t for t in key_terms(_asked_head(part)) if t not in _VALUE_KIND]
     if not head:
         return False
     title_text = next((h.title for h in hits if h.id == best.passage.doc), "")
-    # Whose thing is asked ("northwind's api endpoint"): a passage naming neither that owner
-    # nor under its title tells another's.
+    # Whose thing is asked ("the backup vendor's api endpoint"): a passage naming neither that
+    # owner nor under its title tells another's.
     owners = [t for n in re.findall(r"([\w.-]+)'s\b", _asked_head(part)) for t in key_terms(n)]
     if owners and not any(holds_term(t, f"{title_text}\n{best.passage.text}") for t in owners):
         return True
