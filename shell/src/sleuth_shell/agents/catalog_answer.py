@@ -645,7 +645,8 @@ def _asked_head(part: str) -> str:
     factor on events.clicks?": "replication factor"; "where do we keep the signing key
     passphrase": "signing key passphrase"; "what firmware are the kiosks running": "firmware"; a
     telegraphic part names it before any preposition ("min haemoglobin for a donor": "min
-    haemoglobin"); empty for a question asking no thing ("who do we page?", "how long before we quarantine it?").
+    haemoglobin"); empty for a question asking no thing ("who do we page?", "how long before we
+    quarantine it?").
 
     >>> _asked_head("who holds the service contract on the fridges")
     'service contract'
