@@ -26,14 +26,16 @@ FLOORS: dict[str, dict[str, float]] = {
     # (source/facts/lead/abstain/support/parts) on the 115; after wip/answers6
     # 100/100/97/100/100/100. Brackenmoor's 16 (examinerq4, untouched 87/87/87/94/100/88) and
     # examinerq5's 12 multi-part questions, 7 with a part the corpus does not answer (untouched
-    # 67/50/50/75/100/8), joined: 96/94/92/97/100/86 on the 143.
+    # 67/50/50/75/100/8), joined: 96/94/92/97/100/86 on the 143. The tuner's 62 multi-part
+    # questions of wip/answers7 joined (205: main's agent 95/91/88/98/100/85); after
+    # wip/answers7 99/99/98/100/100/99.
     "tune-ext": {
         "source": 0.95,
-        "facts": 0.9,
+        "facts": 0.95,
         "lead": 0.9,
         "abstain": 0.95,
         "support": 0.98,
-        "parts": 0.85,
+        "parts": 0.95,
     },
     # Lowered when the Larkspur questions (written by an examiner who never read the agent) were
     # added and scored untouched: held-out-ext facts 80%, lead 77%, parts 71%; after wip/answers5
@@ -41,14 +43,15 @@ FLOORS: dict[str, dict[str, float]] = {
     # The Ferncombe and Halberd held-out questions (32) joined untouched at 88/73/67/95/97/61 on
     # the 64; after wip/answers6 (tuned on the two corpora's tune questions only)
     # 95/85/85/97/100/77. Brackenmoor's 16 (untouched 87/80/80/94/100/67) and examinerq5's 12
-    # (untouched 92/83/83/92/100/25) joined: 93/84/84/96/100/63 on the 92.
+    # (untouched 92/83/83/92/100/25) joined: 93/84/84/96/100/63 on the 92; after wip/answers7
+    # (a part not found said so; tuned on tune and tune-ext only) 95/86/83/96/100/78.
     "held-out-ext": {
         "source": 0.9,
         "facts": 0.8,
         "lead": 0.8,
         "abstain": 0.9,
         "support": 0.95,
-        "parts": 0.6,
+        "parts": 0.7,
     },
 }
 

@@ -249,6 +249,19 @@ def test_unanswerable_question_abstains_without_citations(demo: Demo) -> None:
     assert result.sources == {} and result.credits == pytest.approx(1.25)
 
 
+def test_a_part_the_catalog_does_not_hold_is_named_as_not_found(demo: Demo) -> None:
+    # Two parts, the second in no runbook: the first is answered and cited, and the answer's
+    # first paragraph says which part it found nothing on (not silence, not a whole abstention).
+    result = answer(demo, "What is the Redis maxmemory, and who approves a data center evacuation?")
+    assert_well_formed(result)
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert "`maxmemory 8gb`" in lead and "[[source:1]]" in lead
+    assert "I could not find anything on *who approves a data center evacuation*" in lead
+    assert [s["display_text"] for s in result.sources.values()] == [
+        "Runbook: Cache: Redis evictions and hit-rate drop"
+    ]
+
+
 def test_catalog_answer_states_the_fact_first_without_log_noise(demo: Demo) -> None:
     result = answer(demo, "How long does a payments-api rollback take?")
     assert_well_formed(result)
