@@ -1,6 +1,6 @@
 """What every written evaluation corpus (`evals.kestrel`, `evals.tidewater`, `evals.larkspur`,
-`evals.halberd`, `evals.ferncombe`) builds its data with: its runbooks read from a folder, log
-records on fixed time grids."""
+`evals.halberd`, `evals.ferncombe`, `evals.brackenmoor`) builds its data with: its runbooks read
+from a folder, log records on fixed time grids."""
 
 from __future__ import annotations
 

@@ -1,13 +1,14 @@
 """The answer-quality evaluation of the embedded ``retrieval`` agent (issue 9, item 7).
 
 Run it with ``make eval`` (or ``python -m evals.run`` from the repository root). It builds a
-throw-away SQLite database with six organizations, the shipped demo (Pebble & Pine, loaded at
+throw-away SQLite database with seven organizations, the shipped demo (Pebble & Pine, loaded at
 ``DEMO_NOW``), Kestrel Health (`evals.kestrel`, a second corpus with a different company,
 services and vocabulary), Tidewater Freight (`evals.tidewater`, a third, written by an
 examiner who never read the agent), Larkspur Fare Systems (`evals.larkspur`, a fourth, a
 transit-card operator written the same way), Halberd Court Systems (`evals.halberd`, a fifth, a
-court electronic filing service written the same way) and Ferncombe Blood Network
-(`evals.ferncombe`, a sixth, a regional blood-bank network written the same way), asks every
+court electronic filing service written the same way), Ferncombe Blood Network
+(`evals.ferncombe`, a sixth, a regional blood-bank network written the same way) and Brackenmoor
+Heat (`evals.brackenmoor`, a seventh, a district heating utility written the same way), asks every
 question of ``questions_tune.json``, ``questions_heldout.json``, ``questions_tune_ext.json`` and
 ``questions_heldout_ext.json`` and prints, per split (each split alone) and per kind of question:
 
@@ -24,7 +25,11 @@ question of ``questions_tune.json``, ``questions_heldout.json``, ``questions_tun
   timestamp lies in the cited log query's window.
 - ``parts``: for a multi-part question (a ``parts`` list, each part with its ``facts`` and
   optionally its ``source``), every part is answered: its facts appear and its runbook is cited
-  somewhere in the answer.
+  somewhere in the answer. A part the corpus does not answer has ``missing`` instead (the words
+  that name what it asks, e.g. ``["warehouse", "on call"]``): it is answered when one line of the
+  answer says it "could not find" it and names every one of those words, and the question's
+  ``abstain`` check then asks that the answer still cite a runbook for the other parts (it must
+  not abstain as a whole).
 - ``category``: for a question with a ``category`` (the failure category of a "why" question),
   the answer's ``analysis.category`` is that category (no analysis, or none stated: wrong).
 
@@ -53,7 +58,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evals import ferncombe, halberd, kestrel, larkspur, tidewater
+from evals import brackenmoor, ferncombe, halberd, kestrel, larkspur, tidewater
 from sleuth_core.language import format_ts
 from sleuth_shell import admin
 from sleuth_shell.agents.base import Agent, AgentContext, AgentResult
@@ -102,7 +107,7 @@ def load_questions(split: str) -> list[dict[str, Any]]:
 
 async def load_corpus(session: Any, org_id: int, corpus: Any) -> None:
     """A written corpus (`evals.kestrel`, `evals.tidewater`, `evals.larkspur`, `evals.halberd`,
-    `evals.ferncombe`): its runbooks and its logs."""
+    `evals.ferncombe`, `evals.brackenmoor`): its runbooks and its logs."""
     session.add_all(
         models.KnowledgeDocument(org_id=org_id, title=title, content=content, url=None)
         for title, content in corpus.runbooks()
@@ -125,6 +130,7 @@ class Corpora:
             "larkspur": larkspur.NOW,
             "halberd": halberd.NOW,
             "ferncombe": ferncombe.NOW,
+            "brackenmoor": brackenmoor.NOW,
         }
 
     def context(self, corpus: str) -> AgentContext:
@@ -143,8 +149,9 @@ async def build_corpora(directory: Path) -> tuple[Corpora, Any]:
         fourth = await admin.create_org(session, "eval-larkspur")
         fifth = await admin.create_org(session, "eval-halberd")
         sixth = await admin.create_org(session, "eval-ferncombe")
+        seventh = await admin.create_org(session, "eval-brackenmoor")
         demo_id, other_id, third_id, fourth_id = demo.id, other.id, third.id, fourth.id
-        fifth_id, sixth_id = fifth.id, sixth.id
+        fifth_id, sixth_id, seventh_id = fifth.id, sixth.id, seventh.id
         await load_demo(session, demo_id, now=DEMO_NOW)
     async with sessions() as session:
         await load_corpus(session, other_id, kestrel)
@@ -156,6 +163,8 @@ async def build_corpora(directory: Path) -> tuple[Corpora, Any]:
         await load_corpus(session, fifth_id, halberd)
     async with sessions() as session:
         await load_corpus(session, sixth_id, ferncombe)
+    async with sessions() as session:
+        await load_corpus(session, seventh_id, brackenmoor)
     services = build_services(Settings(public_url=PUBLIC), sessions)
     orgs = {
         "demo": demo_id,
@@ -164,6 +173,7 @@ async def build_corpora(directory: Path) -> tuple[Corpora, Any]:
         "larkspur": fourth_id,
         "halberd": fifth_id,
         "ferncombe": sixth_id,
+        "brackenmoor": seventh_id,
     }
     return Corpora(services, orgs), engine
 
@@ -344,6 +354,21 @@ def _overlaps(source: dict[str, Any], expected: dict[str, str]) -> bool:
     return start < _parse_ts(expected["end"]) and end > _parse_ts(expected["start"])
 
 
+def _says_not_found(text: str, words: Sequence[str]) -> bool:
+    r"""Whether one line of the (lowercased) answer says it could not find something and names
+    every one of ``words``.
+
+    >>> _says_not_found("the limit is 500.\ni could not find who is on call for the warehouse.",
+    ...                 ["warehouse", "on call"])
+    True
+    >>> _says_not_found("i could not find it.\nthe warehouse is on call.", ["warehouse"])
+    False
+    """
+    return any(
+        ABSTAIN in line and all(w.lower() in line for w in words) for line in text.splitlines()
+    )
+
+
 async def score(corpora: Corpora, question: dict[str, Any], outcome: Outcome) -> None:
     result = outcome.result
     text = result.markdown.lower()
@@ -351,13 +376,18 @@ async def score(corpora: Corpora, question: dict[str, Any], outcome: Outcome) ->
     cited = [result.sources[n] for n in dict.fromkeys(order) if n in result.sources]
     abstained = ABSTAIN in text
     verdicts = outcome.verdicts
+    partial = any("missing" in part for part in question.get("parts", []))
     if question["kind"] == "abstain":
         lookup = RetrievalAgent().costs.charge(1, 0)
         knowledge = [s for s in cited if s["type"] == "knowledge"]
         verdicts["abstain"] = abstained and not knowledge and result.credits <= lookup + 1e-9
         verdicts["source"] = verdicts["facts"] = verdicts["lead"] = None
     else:
-        verdicts["abstain"] = not abstained
+        # With a part the corpus does not answer, saying so is right; abstaining on the whole
+        # question (no runbook cited for the parts it does answer) is not.
+        verdicts["abstain"] = (
+            any(s["type"] == "knowledge" for s in cited) if partial else not abstained
+        )
         if "source" in question:
             first = next((s for s in cited), None)
             title = first["display_text"].removeprefix("Runbook: ") if first else None
@@ -385,8 +415,12 @@ async def score(corpora: Corpora, question: dict[str, Any], outcome: Outcome) ->
         unanswered = [
             n
             for n, part in enumerate(question["parts"], 1)
-            if any(f.lower() not in text for f in part["facts"])
-            or ("source" in part and part["source"] not in titles)
+            if (
+                not _says_not_found(text, part["missing"])
+                if "missing" in part
+                else any(f.lower() not in text for f in part["facts"])
+                or ("source" in part and part["source"] not in titles)
+            )
         ]
         verdicts["parts"] = not unanswered
         if unanswered:
@@ -456,13 +490,21 @@ def render(split: str, outcomes: Sequence[Outcome], *, verbose: bool = False) ->
 
 
 async def run_all(
-    splits: Sequence[str], agent: Agent | None = None, corpora_only: Sequence[str] = ()
+    splits: Sequence[str],
+    agent: Agent | None = None,
+    corpora_only: Sequence[str] = (),
+    authors_only: Sequence[str] = (),
 ) -> dict[str, list[Outcome]]:
-    """Each split's outcomes; with ``corpora_only``, only the questions over those corpora (a new
-    batch scored alone)."""
+    """Each split's outcomes; with ``corpora_only`` or ``authors_only``, only the questions over
+    those corpora or by those authors (a new batch scored alone)."""
     agent = agent or RetrievalAgent()
     wanted = {
-        split: [q for q in load_questions(split) if not corpora_only or q["corpus"] in corpora_only]
+        split: [
+            q
+            for q in load_questions(split)
+            if (not corpora_only or q["corpus"] in corpora_only)
+            and (not authors_only or q.get("author") in authors_only)
+        ]
         for split in splits
     }
     with tempfile.TemporaryDirectory() as directory:
@@ -491,6 +533,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="score only the questions over these corpora (comma-separated, e.g. larkspur)",
     )
     parser.add_argument(
+        "--author",
+        default="",
+        help="score only the questions by these authors (comma-separated, e.g. examinerq5)",
+    )
+    parser.add_argument(
         "--agent",
         default="retrieval",
         help="the agent to score (e.g. openai, configured by SLEUTH_LLM_* as for `sleuth serve`)",
@@ -504,7 +551,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"Error: {exc}", file=sys.stderr)
         return 2
     only = [c for c in args.corpus.split(",") if c]
-    results = asyncio.run(run_all(splits, agent, only))
+    authors = [a for a in args.author.split(",") if a]
+    results = asyncio.run(run_all(splits, agent, only, authors))
     for split, outcomes in results.items():
         print(render(split, outcomes, verbose=args.verbose))
         for o in outcomes:

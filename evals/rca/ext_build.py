@@ -3,10 +3,11 @@
 Run ``PYTHONPATH=core/src:shell/src:. python -m evals.rca.ext_build`` from the repository root
 (``--split tune`` or ``--split heldout`` rewrites one split). Deterministic: every incident has its
 own seed. The stories live in `evals.rca.ext.tune` (and `evals.rca.ext.tune5`,
-`evals.rca.ext.tune7` and `evals.rca.ext.tune9`, a fifth, a seventh and a ninth examiner's) and
-`evals.rca.ext.heldout` (and `evals.rca.ext.heldout6`, `evals.rca.ext.heldout8` and
-`evals.rca.ext.heldout10`, a sixth, an eighth and a tenth examiner's; the held-out modules are
-never opened while tuning the engine); the JSON files are the source of truth.
+`evals.rca.ext.tune7`, `evals.rca.ext.tune9` and `evals.rca.ext.tune11`, a fifth, a seventh, a
+ninth and an eleventh examiner's) and `evals.rca.ext.heldout` (and `evals.rca.ext.heldout6`,
+`evals.rca.ext.heldout8`, `evals.rca.ext.heldout10` and `evals.rca.ext.heldout11`, a sixth, an
+eighth, a tenth and an eleventh examiner's; the held-out modules are never opened while tuning the
+engine); the JSON files are the source of truth.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ SPLITS = {
             "evals.rca.ext.tune5",
             "evals.rca.ext.tune7",
             "evals.rca.ext.tune9",
+            "evals.rca.ext.tune11",
         ),
         "TUNE",
     ),
@@ -38,6 +40,7 @@ SPLITS = {
             "evals.rca.ext.heldout6",
             "evals.rca.ext.heldout8",
             "evals.rca.ext.heldout10",
+            "evals.rca.ext.heldout11",
         ),
         "HELDOUT",
     ),

@@ -12,6 +12,7 @@ from sleuth_core.language import (
     parse_instant,
     parse_timestamp,
     parse_window,
+    stated_onset,
     stem,
     terms,
 )
@@ -168,6 +169,23 @@ def test_windows(text: str, start: str, end: str) -> None:
 )
 def test_no_window_in_questions(text: str) -> None:
     assert parse_window(text, NOW) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "onset"),
+    [
+        ("why is topup-api failing captures since ~15:05 today?", "2026-03-15T15:05"),
+        ("errors started around 08:10", "2026-03-16T08:10"),
+        ("5xx since about 07:30Z", "2026-03-16T07:30"),
+        ("checkout began failing at 2026-03-14T22:40Z", "2026-03-14T22:40"),
+        ("why is it failing since yesterday?", None),
+        ("what changed in the last hour?", None),
+        ("it fired at 08:30", None),
+    ],
+)
+def test_stated_onset(text: str, onset: str | None) -> None:
+    found = stated_onset(text, NOW)
+    assert found == (at(onset) if onset else None), text
 
 
 SERVICES = ["booking-svc", "deploy-bot", "ehr-sync", "payments-api", "video-gateway", "web"]

@@ -132,6 +132,26 @@ def test_onset_is_the_first_new_error_not_the_alert() -> None:
     assert result.service == "orders" and result.affected_services == ("orders",)
 
 
+def test_a_stated_onset_sets_aside_an_older_failure_and_precursor_warnings() -> None:
+    # "failing since ~09:30": web's failure hours earlier and orders' own earlier warnings are not
+    # the failure asked about; the deploy minutes before the stated onset is in scope.
+    precursor = signature("orders", "slow response from orders db", 6 * 60, count=40)
+    failure = signature("orders", FAILURE, ONSET + 2)
+    old = signature("web", "template render error", 5 * 60, count=200)
+    evidence = incident(
+        GUILTY,
+        replace(SHIP, timestamp=at(ONSET - 5)),
+        sigs=(precursor, failure, old),
+        series=(errors("orders", 6 * 60, level=8.0), errors("web", 5 * 60)),
+    )
+    unstated = analyze(evidence)
+    assert unstated.onset is not None and unstated.onset < at(ONSET - 5)
+    stated = analyze(replace(evidence, alert=replace(evidence.alert, onset=at(ONSET))))
+    assert stated.onset == at(ONSET + 2)
+    assert stated.affected_services == ("orders",)
+    assert stated.change_id == "a1b2c3d4"
+
+
 def test_slow_leak_onset_is_where_the_saturation_metric_starts_climbing() -> None:
     leak_start = 4 * 60
     memory = MetricPoints(

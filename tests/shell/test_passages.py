@@ -130,6 +130,40 @@ def test_each_part_is_answered_with_its_own_citation() -> None:
     assert result.analysis is not None and result.analysis["claims"]["dropped"] == 0
 
 
+def test_a_part_the_catalog_does_not_hold_is_said_not_found_and_the_others_answered() -> None:
+    # The second part asks about something no runbook holds: the first is answered with its
+    # citation, and the first paragraph says plainly which part was not found.
+    result = ask("What is the ledger-db RTO, and which Kafka topic holds the audit trail?")
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert "RTO: 15 minutes" in lead and "[[source:1]]" in lead
+    missing = "I could not find anything on *which Kafka topic holds the audit trail*"
+    assert f"{missing} in the knowledge catalog" in lead
+    assert result.markdown.count("I could not find") == 1  # the question is answered, in part
+    assert len(result.sources) == 1
+    assert result.analysis is not None and result.analysis["claims"]["dropped"] == 0
+    # The same with the missing part first, and one holding a number (the claim check would
+    # drop a sentence stating a number no cited source holds: the note leaves it out).
+    result = ask("Which Kafka topic keeps 90 days of audit trail, and who approves a freeze?")
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert "Freeze approver: CFO office" in lead
+    assert "I could not find anything on *which Kafka topic keeps days of audit trail*" in lead
+    assert result.analysis is not None and result.analysis["claims"]["dropped"] == 0
+
+
+def test_a_part_too_short_to_stand_alone_is_read_in_the_whole_question() -> None:
+    # "which service cannot deploy during it?" finds nothing alone; read in the whole question,
+    # the freeze's line answers it (the same line as the first part: stated once, both cited).
+    result = ask("when does the year-end freeze end, and which service cannot deploy during it?")
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert "no deploys to ledger-api" in lead and "I could not find" not in result.markdown
+
+
+def test_a_question_no_part_of_which_the_catalog_holds_is_not_answered() -> None:
+    result = ask("Which Kafka topic holds the audit trail, and who signs the vendor contract?")
+    assert result.markdown.startswith("I could not find anything about")
+    assert not result.sources
+
+
 def test_a_telegraphic_question_gets_every_asked_value() -> None:
     lead = ask("ledger-db RTO and RPO?").markdown.split("\n\n", 1)[0]
     assert "RTO: 15 minutes" in lead and "RPO: zero" in lead
@@ -574,3 +608,253 @@ def test_after_how_long_asks_for_a_duration() -> None:
     shape = expected_answer("after how long do we switch to the fallback?")
     assert shape is not None and shape.search("after 15 minutes of failures")
     assert not shape.search("Approval: duty manager")
+
+
+QUEUE = """# Mail queue backlog
+
+Owner: Messaging team (#messaging). `mail-worker` drains the queue `mail.out` and sends
+e-mail through the relay.
+
+Backlog alert threshold: 2000 messages
+Maintenance announcement: at least 72 hours before, on the status page
+
+## Symptoms
+- `mail-worker` logs `provider returned 429`: we exceed the provider's rate limit.
+
+## Mitigation
+- Every purge of `mail.out` is a reportable event: file the purge form within 24 hours.
+- Check the queue depth first: `mqctl depth mail.out` (a purge under 30 seconds of backlog is
+  never needed).
+"""
+
+
+def ask_over(docs: list[tuple[str, str]], question: str) -> AgentResult:
+    ctx = AgentContext(
+        org_id=1,
+        now=datetime(2026, 12, 1, tzinfo=UTC),
+        knowledge=MemoryKnowledge(docs),
+        logs=MemoryLogs([]),
+        public_url="http://sleuth.test",
+        changes=MemoryChanges([]),
+        metrics=MemoryMetrics([]),
+    )
+    return asyncio.run(RetrievalAgent().answer(ctx, question))
+
+
+def test_who_owns_x_is_answered_by_the_owner_line_of_xs_runbook() -> None:
+    # The owner line does not repeat the service's name; lines that do (a symptom) hold no owner.
+    docs = [(title, content) for _, title, content in DOCS] + [("Mail queue backlog", QUEUE)]
+    lead = ask_over(docs, "who owns mail-worker, and what's the backlog alert threshold?")
+    first = lead.markdown.split("\n\n", 1)[0]
+    assert "Owner: Messaging team (#messaging)" in first and "2000 messages" in first
+
+
+def test_a_later_part_is_read_with_the_shared_topic_and_a_bare_one_with_the_part_before() -> None:
+    docs = [(title, content) for _, title, content in DOCS] + [("Mail queue backlog", QUEUE)]
+    # A topic before every part is the context each holds: the first part's own ask (the
+    # threshold) does not pull the second one's passage; "by when?" asks about "what must be
+    # filed", the part right before it, not the first.
+    question = "mail.out purge: backlog threshold, and what must be filed and by when?"
+    first = ask_over(docs, question).markdown.split("\n\n", 1)[0]
+    assert "2000 messages" in first and "file the purge form within 24 hours" in first
+    # "whose" is a question word, not a term; "notice" is an announcement.
+    assert key_terms("whose approval does a freeze need") == ["approval", "freez"]
+    found = rank_passages(key_terms("how much notice for maintenance"), [(1, "Mail", QUEUE)])
+    assert found[0].passage.text.startswith("Maintenance announcement")
+
+
+def test_a_typo_is_a_letter_next_to_the_right_one_not_another_word() -> None:
+    docs = [(1, "Ledger contacts", CONTACTS)]
+    assert rank_passages(key_terms("ledger write tineout"), docs)[0].passage.text == (
+        "ledger_write_timeout: 45 seconds"
+    )
+    # "retention" (stem "retent") is not a typo of "recent", one letter off on distant keys.
+    recent = [(1, "Deploys", "# Deploys\n\nRoll back a recent deploy first.\n")]
+    assert rank_passages(key_terms("retention"), recent)[0].coverage == 0.0
+
+
+LEVELS = """# Stock levels
+
+| Level | Units on hand | What we do |
+|---|---|---|
+| Green | 6 days of supply or more | nothing |
+| Amber | under 6 days of supply | transfer from another hub |
+| Red | under 2 days of supply | appeal for donors |
+
+minimum stock: 2 days of supply at the smallest hub
+"""
+
+
+def test_a_question_asked_again_for_another_value_is_two_and_each_finds_its_row() -> None:
+    # ", and under 2 days?" asks the first question again for another value; the value the
+    # question states picks the row that states it (numbers are no key terms).
+    question = "what do we do when units drop under 6 days of supply, and under 2 days?"
+    assert question_parts(question) == [
+        "what do we do when units drop under 6 days of supply",
+        "what do we do when units drop under 2 days?",
+    ]
+    docs = [(title, content) for _, title, content in DOCS] + [("Stock levels", LEVELS)]
+    lead = ask_over(docs, question).markdown.split("\n\n", 1)[0]
+    assert "transfer from another hub" in lead and "appeal for donors" in lead
+    # A comparison whose other side ends as the first does names both in full.
+    assert question_parts("fridge alarm delay vs incubator alarm delay?") == [
+        "fridge alarm delay",
+        "incubator alarm delay?",
+    ]
+
+
+def test_more_ways_of_joining_parts_and_asking_for_a_value() -> None:
+    assert question_parts("ledger-db RTO as well as the rollback command?") == [
+        "ledger-db RTO",
+        "the rollback command?",
+    ]
+    assert question_parts("ledger-db RTO along with its RPO") == ["ledger-db RTO", "its RPO"]
+    # A piece with no question word lists its things with "and" even when another piece asks.
+    assert question_parts(
+        "cards pager handle and escalation time, then who approves a freeze?"
+    ) == [
+        "cards pager handle",
+        "escalation time",
+        "who approves a freeze?",
+    ]
+    # "how big" asks a size, "who do I call" a phone number, "can it hold" names nothing.
+    assert key_terms("how big can an envelope be") == ["size", "envelop"]
+    assert key_terms("how many documents can it hold?") == ["document"]
+    assert key_terms("who do I call at the desk") == ["phon", "desk"]
+    gateway = (
+        "# Gateway\n\nmax_envelope_size: 150 MB\nenvelope_timeout: 45s\n\n"
+        "desk hotline: +1 312 555 0147\ndesk after hours: page gw-duty\n"
+    )
+    docs = [(1, "Gateway", gateway)]
+    question = "how big can an envelope be"
+    assert rank_passages(key_terms(question), docs)[0].passage.text.startswith("max_envelope_size")
+    question = "who do I call at the desk"
+    found = rank_passages(key_terms(question), docs, expects=expected_answer(question))
+    assert found[0].passage.text.startswith("desk hotline")
+
+
+OUTAGE_PM = """# Postmortem PM-0101: March ledger outage
+
+## Summary
+ledger-api v2.4.0 cut the posting timeout; we rolled back to v2.3.9 after an hour.
+
+## What we changed afterwards
+- The rollback procedure now drains the posting queue before rolling back.
+- The posting timeout is now a reviewed setting (`posting_timeout: 5s`).
+"""
+
+
+def test_a_part_asking_what_holds_now_is_answered_from_the_runbook_not_the_record() -> None:
+    rollbacks = (
+        "# Ledger rollbacks\n\nBefore rolling back, drain the posting queue: `lgctl drain`.\n"
+    )
+    docs = [(title, content) for _, title, content in DOCS] + [
+        ("Postmortem PM-0101: March ledger outage", OUTAGE_PM),
+        ("Ledger rollbacks", rollbacks),
+    ]
+    question = (
+        "which version did the March ledger outage roll back to, and what do we drain before "
+        "rolling back now?"
+    )
+    lead = ask_over(docs, question).markdown.split("\n\n", 1)[0]
+    assert "v2.3.9" in lead and "`lgctl drain`" in lead
+    # A part of one word referring back asks about the part right before it, not the first.
+    assert question_parts("PM-0101: how long, what was cut, and what was it supposed to be?")[
+        2
+    ] == ("PM-0101: what was it supposed to be?")
+    assert key_terms("what was it supposed to be") == []
+
+
+FEES = """# Card fees and Paylane
+
+Owner: Intake team. `fee-service` charges each filing fee through our processor, Paylane.
+
+processor: Paylane
+charge_timeout: 8s
+
+| Filing | Fee |
+|---|---|
+| Motion | 60.00 USD |
+| Appeal | 505.00 USD |
+"""
+
+
+def test_a_part_asking_for_a_thing_no_runbook_names_is_not_answered_by_its_subject() -> None:
+    # Paylane's runbook names Paylane, not a merchant id: the part is said not found, in the
+    # asker's words, rather than answered with a line about Paylane.
+    docs = [(title, content) for _, title, content in DOCS] + [("Card fees and Paylane", FEES)]
+    result = ask_over(docs, "appeal fee, and what's our paylane merchant id?")
+    lead = result.markdown.split("\n\n", 1)[0]
+    assert "505.00 USD" in lead
+    assert "I could not find anything on *what's our paylane merchant id*" in lead
+    assert "processor, Paylane" not in lead
+
+
+def test_a_situation_the_catalog_does_not_word_weighs_nothing() -> None:
+    # "v2.4.0 looks bad" is the asker's situation: no runbook holds it, so it does not drown
+    # what the parts ask; the note for a part names no number.
+    question = "ledger-api v2.4.0 looks bad: cards pager handle, and who signs the vendor contract?"
+    lead = ask_over([(t, c) for _, t, c in DOCS], question).markdown.split("\n\n", 1)[0]
+    assert "pg-cards" in lead
+    assert "*ledger-api looks bad: who signs the vendor contract*" in lead
+
+
+SETTLEMENT = """# Card settlement
+
+late file deadline: 06:00 UTC (after it the day settles late)
+
+## The file did not go
+1. Resubmit the file: `settlectl resubmit`.
+2. If the acquirer is still down at the late file deadline, call their settlement desk:
+   +1 617 555 0199.
+"""
+ONCALL = """# On-call
+
+| Team | Services | Pager handle |
+|---|---|---|
+| Payments | settle-batch | pg-payments |
+| Ledger | ledger-api | pg-ledger |
+"""
+
+
+def test_a_topic_steers_but_a_part_is_answered_by_a_passage_holding_its_own_words() -> None:
+    # The situation told first is every part's topic; a part whose best passage holds none of
+    # what it asks (the deadline's line for "pager handle for payments") is ranked again in the
+    # topic's context, and the rota's row answers it.
+    docs = [("Card settlement", SETTLEMENT), ("On-call", ONCALL)]
+    question = (
+        "acquirer still down at the late file deadline - settlement desk number? and pager "
+        "handle for payments"
+    )
+    lead = ask_over(docs, question).markdown.split("\n\n", 1)[0]
+    assert "+1 617 555 0199" in lead and "pg-payments" in lead
+
+
+FORECAST = """# Forecast feed and the supply curve
+
+provider: Skyhollow Weather
+forecast_endpoint: https://api.skyhollow.example/v3/forecast
+backup provider: Northwind Met
+
+| Outdoor temperature | Supply temperature |
+|---|---|
+| 5C | 80C |
+| -5C | 96C |
+
+## Skyhollow is down
+If fetches have failed for an hour, switch to Northwind Met: `fcctl source --use backup`.
+"""
+
+
+def test_whose_thing_a_command_to_and_a_stated_value_below_zero() -> None:
+    docs = [("Forecast feed and the supply curve", FORECAST)]
+    # "northwind's api endpoint": the endpoint the runbook gives is Skyhollow's, so that part
+    # is not found; "cmd to switch" asks a command.
+    question = "skyhollow down: cmd to switch to northwind, and whats northwind's api endpoint"
+    lead = ask_over(docs, question).markdown.split("\n\n", 1)[0]
+    assert "`fcctl source --use backup`" in lead
+    assert "I could not find anything on *skyhollow down: what's northwind's api endpoint*" in lead
+    assert "api.skyhollow.example" not in lead
+    # "-5C" is the value the row states ("temp" is "temperature").
+    lead = ask_over(docs, "supply temp at -5C outside per the curve?").markdown.split("\n\n")[0]
+    assert "96C" in lead

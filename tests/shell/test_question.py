@@ -104,6 +104,12 @@ def test_shorthand_windows_match_the_written_out_ones() -> None:
             None,
         ),
         ("payments fee for a civil complaint?", "fact", None),  # a complaint is no log word
+        # What severity a kind of outage is: the runbook's definition, not the logs.
+        ("what SEV is a payments-api outage at two sites?", "fact", None),
+        # A situation told first, then what a runbook says about it: the catalog; asked about
+        # what was logged, or referring back to it, the logs.
+        ("payments-api still down at noon - vendor desk number? and pager handle", "fact", None),
+        ("payments-api throwing 503s, what are they?", "errors", ("ERROR", "CRITICAL")),
     ],
 )
 def test_outside_phrasing_of_intent_and_levels(

@@ -650,3 +650,33 @@ def test_investigation_page_shows_the_verdict(client, factory, org):
     assert "Also affected</dt><dd>checkout" in page and "[1] [2]" in page
     other = client.get(f"/investigations/{encode_global_id('Investigation', plain.id)}").text
     assert "Verdict" not in other
+
+
+def test_investigation_charts_span_the_window_the_analysis_read(client, factory, org):
+    """The charts cover the look-back the analysis read (recorded in ``analysis.window``), not one
+    worked out again from the alert: an instruction such as "the last 6 hours" can move the
+    analysis away from the payload's own (old) time."""
+    analysis = {
+        "verdict": "change",
+        "change_id": "c0ffee12",
+        "service": "orders",
+        "affected_services": ["orders"],
+        "confidence": "LIKELY",
+        "onset": "2026-05-06T13:35:00Z",
+        "window": {"start": "2026-05-06T01:40:00Z", "end": "2026-05-06T13:45:00Z"},
+        "evidence": [1],
+    }
+    inv = factory.add(
+        Investigation(
+            org_id=org.id,
+            team_id=org.default_team_id,
+            name="Orders errors",
+            status="COMPLETED",
+            prompt="p",
+            result="It was c0ffee12 [1].",
+            analysis=analysis,
+        )
+    )
+    sign_in(client, org.key)
+    page = client.get(f"/investigations/{encode_global_id('Investigation', inv.id)}").text
+    assert "from 2026-05-06 01:40 UTC to 2026-05-06 13:45 UTC" in page

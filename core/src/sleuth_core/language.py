@@ -63,6 +63,7 @@ __all__ = [
     "parse_iso",
     "parse_timestamp",
     "parse_window",
+    "stated_onset",
     "stem",
     "terms",
 ]
@@ -660,6 +661,36 @@ def parse_window(text: str, now: datetime) -> TimeWindow | None:
                 window.start - timedelta(days=1), window.end - timedelta(days=1), "between"
             )
     return window
+
+
+#: "failing since ~15:05", "errors started around 14:10", "began failing at 09:32Z": when the
+#: text says the failure began (an approximate time: "~", "about", "around" may precede it).
+_STATED_ONSET = re.compile(
+    rf"\b(?:since|started|starting|began|begun|beginning|broke|breaking)\s+"
+    rf"(?:[a-z]+ing(?:\s+out)?\s+)?"  # "began failing at", "started timing out around"
+    rf"(?:(?:at|around|about|approx(?:imately)?\.?|roughly|circa|ca\.)\s*|~\s*)*({_POINT})",
+    re.IGNORECASE,
+)
+
+
+def stated_onset(text: str, now: datetime) -> datetime | None:
+    """When ``text`` says the failure began ("since ~15:05", "started around 14:10"), at or
+    before ``now``; None when it states no such time (a day word alone, "since yesterday", is
+    not an onset).
+
+    >>> from datetime import UTC, datetime
+    >>> now = datetime(2026, 10, 7, 15, 40, tzinfo=UTC)
+    >>> stated_onset("why is topup-api failing since ~15:05 today?", now).isoformat()
+    '2026-10-07T15:05:00+00:00'
+    >>> stated_onset("why is it failing since yesterday?", now) is None
+    True
+    """
+    now = now.astimezone(UTC)
+    for m in _STATED_ONSET.finditer(text):
+        point = _point(m[1], now)
+        if point is not None and point <= now:
+            return point
+    return None
 
 
 #: "in the 40 min after that", "the 10 minutes before it": a span beside an instant.

@@ -2294,3 +2294,423 @@ PROSCENIUM = Company(
         "door-scan": ["[info] scanner LYR-DOOR-2 synced barcodes=1380"],
     },
 )
+
+
+# --- the eleventh examiner's companies ------------------------------------------------------------
+
+
+def _clinic_area(r: random.Random, text: str) -> str:
+    """Pawmeadow: ``(area) Subject`` with a ticket in the body."""
+    body = text.split(": ", 1)[-1]
+    area = r.choice(["clinic-ops", "platform", "records", "client-comms"])
+    return f"({area}) {body[0].upper()}{body[1:]}\n\nTicket: PMV-{r.randint(1200, 3900)}"
+
+
+def _linenfold_hash(r: random.Random, text: str) -> str:
+    """Linenfold: a lower-case subject ending in the work item, as their Azure-less board
+    exports it: ``subject -- #1234``."""
+    body = text.split(": ", 1)[-1]
+    return f"{body[0].lower()}{body[1:]} -- #{r.randint(400, 1900)}"
+
+
+def _liftwright_ticket(r: random.Random, text: str) -> str:
+    """Liftwright: ``LW#123: Subject`` (their tracker's short keys)."""
+    body = text.split(": ", 1)[-1]
+    return f"LW#{r.randint(100, 990)}: {body[0].upper()}{body[1:]}"
+
+
+def _ketterbrook_mr(r: random.Random, text: str) -> str:
+    """Ketterbrook: GitLab squash subjects with the merge request in the body."""
+    body = text.split(": ", 1)[-1]
+    return (
+        f"{body[0].upper()}{body[1:]}\n\nSee merge request brewing/platform!{r.randint(200, 900)}"
+    )
+
+
+PAWMEADOW = Company(
+    name="Pawmeadow Veterinary Group",
+    domain="pawmeadow.example",
+    services=[
+        Svc(
+            "appointments-api",
+            "api",
+            ("/api/v2/slots", "/api/v2/bookings", "/api/v2/bookings/{id}", "/api/v2/clinics"),
+            topic="bookings",
+            rps=35,
+            p99=220,
+            noun="booking",
+        ),
+        Svc(
+            "patient-records",
+            "api",
+            ("/records/patients/{id}", "/records/patients/{id}/history", "/records/visits"),
+            topic="visits",
+            rps=28,
+            p99=260,
+            noun="patient",
+        ),
+        Svc("lab-results-ingest", "worker", topic="lab.oru", rps=2.5, p99=400, noun="result"),
+        Svc(
+            "pharmacy-dispense",
+            "web",
+            ("/dispensing/new", "/dispensing/{id}", "/register/controlled", "/stock/{sku}"),
+            topic="dispensing",
+            rps=6,
+            p99=500,
+            noun="dispensing",
+        ),
+        Svc("reminders-worker", "worker", topic="reminders.due", rps=4, p99=900, noun="reminder"),
+        Svc(
+            "clinic-pos",
+            "web",
+            ("/pos/invoices", "/pos/invoices/{id}/pay", "/pos/claims", "/pos/estimates"),
+            topic="invoices",
+            rps=9,
+            p99=700,
+            noun="invoice",
+        ),
+        Svc("imaging-bridge", "worker", topic="dicom.studies", rps=0.8, p99=3000, noun="study"),
+    ],
+    catalog={
+        "appointments-api": "online and front-desk booking of consultations, vaccinations and surgery slots for the 41 clinics (Client Experience; C# .NET 8, EF Core, SQL Server pmdb-bookings)",
+        "patient-records": "the clinical record: patients (animals), owners, visits, weights, vaccinations, lab results (Clinical Systems; Java 21, Spring Boot, PostgreSQL pmdb)",
+        "lab-results-ingest": "receives HL7 v2.5 ORU^R01 lab results over MLLP from Corralis Diagnostics (the reference lab) and the in-clinic analysers, acknowledges each with an ACK, files the results into patient-records (Clinical Systems; Go 1.22)",
+        "pharmacy-dispense": "dispensing of medicines at the clinic counter and the controlled-drug register (Schedule 2/3 balances must match stock to the 0.01 ml); uses the shared pm-units gem for dose arithmetic (Clinical Systems; Ruby 3.3, Rails 7.1)",
+        "reminders-worker": "vaccination, flea/worm and check-up reminders to owners by SMS through Chirrup (api.chirrup.example, bulk endpoint) and by email (Client Experience; Node 20, TypeScript, BullMQ on Redis)",
+        "clinic-pos": "invoices, payments and direct pet-insurance claims to Furlong Pet Insurance (claims.furlong.example, mutual TLS) (Finance; PHP 8.3, Laravel)",
+        "imaging-bridge": "forwards radiographs and ultrasound studies from the clinics' modalities to the central PACS over DICOMweb STOW-RS (Clinical Systems; Rust, tokio, reqwest)",
+        "pm-units": "shared Ruby gem: dose and volume arithmetic (mg/kg, ml, tablets) used by pharmacy-dispense and patient-records' dosing calculator",
+        "Corralis Diagnostics": "reference laboratory; results over MLLP to mllp.corralis.example:2575; status page status.corralis.example",
+        "clinics": "41 clinics in the UK (Europe/London), open 08:00-19:00, two 24-hour emergency hospitals (Bristol, Leeds)",
+    },
+    lang={
+        "appointments-api": "csharp",
+        "patient-records": "java",
+        "lab-results-ingest": "go",
+        "pharmacy-dispense": "ruby",
+        "reminders-worker": "node",
+        "clinic-pos": "php",
+        "imaging-bridge": "rust",
+    },
+    authors=(
+        "r.mahoney",
+        "anjali.desai",
+        "tom.brennan",
+        "eilidh.macrae",
+        "kwame.boateng",
+        "dependabot[bot]",
+    ),
+    style=_clinic_area,
+    strays=[
+        ("WARNING", "booking b-559120 double-submitted from the owner app; second request ignored"),
+        ("WARNING", "patient weight 0.0 kg ignored for patient P-228190 (nurse typo?)"),
+        (
+            "ERROR",
+            "Chirrup: message to +44 7700 900412 rejected: number is a landline (code 21614)",
+        ),
+        ("WARNING", "analyser CLN-BRS-VETSCAN-2 sent a result for an unknown accession A-77120"),
+        ("ERROR", "clinic-pos: card terminal BRS-T3 timed out waiting for customer PIN"),
+        (
+            "WARNING",
+            "DICOM study 1.2.826.0.1.3680043.8.498.10221 has no patient id tag, parked for review",
+        ),
+    ],
+    chatter={
+        "appointments-api": [
+            "Booking created clinic=BRS-02 slot=2028-04-11T10:20 type=vaccination",
+            "Slots served clinic=LDS-01 date=2028-04-11 free=17",
+        ],
+        "patient-records": ["Visit closed visit=V-9912033 clinician=vs-0412 items=4"],
+        "lab-results-ingest": [
+            'level=INFO msg="ORU^R01 filed" sender=CORRALIS control_id=CRL48812091 obx=14 ack=AA',
+            'level=INFO msg="ORU^R01 filed" sender=VETSCAN-BRS-2 control_id=VS0091221 obx=9 ack=AA',
+        ],
+        "pharmacy-dispense": [
+            "Completed 200 OK in 184ms (Views: 22.4ms | ActiveRecord: 41.0ms | Allocations: 31002)",
+            "Dispensing D-4410291 recorded sku=MELOX-1.5-10ML qty=2.4ml",
+        ],
+        "reminders-worker": [
+            '{"level":30,"msg":"reminder batch sent","channel":"sms","recipients":100,"accepted":100}'
+        ],
+        "clinic-pos": [
+            "[2028-04-11] production.INFO: Invoice INV-3312091 paid by card amount=84.20"
+        ],
+        "imaging-bridge": [
+            "INFO imaging_bridge::stow: stored study 1.2.826.0.1.3680043.8.498.11872 instances=6 in 2.1s"
+        ],
+    },
+)
+
+LINENFOLD = Company(
+    name="Linenfold Laundry Services",
+    domain="linenfold.example",
+    services=[
+        Svc("rfid-gateway", "worker", topic="rfid.reads", rps=60, p99=40, noun="tag read"),
+        Svc("tunnel-control", "worker", topic="tunnel.batches", rps=1.5, p99=600, noun="batch"),
+        Svc(
+            "route-planner",
+            "api",
+            ("/routes/today", "/routes/{id}/stops", "/routes/optimise", "/vans/{reg}"),
+            topic="routes",
+            rps=8,
+            p99=900,
+            noun="route",
+        ),
+        Svc(
+            "customer-portal",
+            "web",
+            ("/orders", "/orders/{id}", "/par-levels", "/invoices"),
+            topic="orders",
+            rps=12,
+            p99=450,
+            noun="order",
+        ),
+        Svc("par-levels", "worker", topic="cart.counts", rps=3, p99=300, noun="cart"),
+        Svc("billing-run", "worker", topic="billing.items", rps=2, p99=2000, noun="invoice line"),
+        Svc("chem-dosing", "worker", topic="dosing.events", rps=1, p99=80, noun="dose"),
+    ],
+    catalog={
+        "rfid-gateway": "UHF RFID portals at the soil dock and clean dock of both plants (Leeds, Wakefield): reads every tagged item in a cart, de-duplicates reads, decodes SGTIN-96 EPCs and publishes cart counts (Plant Systems; Go, Kafka)",
+        "tunnel-control": "tunnel washer batch control: picks the wash recipe per batch (hospital thermal disinfection, hotel, kitchen) and writes it to the tunnel PLC over OPC UA (Plant Systems; Python 3.12, asyncua); runs on the plant's edge servers",
+        "route-planner": "daily delivery routes and van loads for 120 customers (hospitals, hotels, care homes) (Logistics; Java 21, Spring Boot, OptaPlanner, Caffeine caches)",
+        "customer-portal": "customer orders, par levels, invoices (Customer; Node 20, Next.js)",
+        "par-levels": "compares clean cart counts to each ward's or hotel floor's par level and raises top-up orders (Customer; Elixir, Broadway on Kafka cart.counts)",
+        "billing-run": "per-item billing from soil counts (items in) and clean counts (items out) (Finance; C# .NET 8, nightly and hourly runs)",
+        "chem-dosing": "detergent and disinfectant dosing pumps per tunnel (Plant Systems; Rust)",
+        "linendb": "PostgreSQL 16 (primary + replica) shared by route-planner, customer-portal, par-levels and billing-run",
+        "plants": "Leeds (2 tunnels) and Wakefield (1 tunnel); edge servers lf-lds-edge-01/02 and lf-wkf-edge-01 run k3s",
+    },
+    lang={
+        "rfid-gateway": "go",
+        "tunnel-control": "python",
+        "route-planner": "java",
+        "customer-portal": "node",
+        "par-levels": "elixir",
+        "billing-run": "csharp",
+        "chem-dosing": "rust",
+    },
+    authors=("dave.hirst", "sunita.patel", "gareth.lowe", "beata.nowak", "renovate[bot]"),
+    style=_linenfold_hash,
+    strays=[
+        ("WARNING", "portal LDS-SOIL-2 antenna 3 return loss high (-6.1 dB), check cable"),
+        ("WARNING", "cart C-10442 read with 4 foreign tags (other laundry's EPC prefix), ignored"),
+        ("ERROR", "van YX71 KLM telematics ping missing for 11 min"),
+        ("WARNING", "tunnel T2 compartment 7 temperature 1.2 C below setpoint for 40 s"),
+        ("WARNING", "par level for ward W-12 (St Aidan's) not set for item type DRAWSHEET"),
+    ],
+    chatter={
+        "rfid-gateway": [
+            'level=info msg="cart counted" portal=LDS-SOIL-1 cart=C-10318 items=212 reads=1840 dur=4.1s',
+            'level=info msg="cart counted" portal=WKF-CLEAN-1 cart=C-20977 items=176 reads=1412 dur=3.7s',
+        ],
+        "tunnel-control": [
+            "batch B-7731201 loaded tunnel=LDS-T1 recipe=HOSP-THERMAL-71 weight_kg=48.2"
+        ],
+        "route-planner": ["Route R-LDS-07 optimised stops=14 distance_km=88.4 in 1.9s"],
+        "par-levels": [
+            "[info] cart C-20977 counted for St Aidan's ward W-04: 176 items, par 180, top-up 4"
+        ],
+        "billing-run": ["info: Billing.Run[0] hourly run finished lines=4412 customers=37"],
+        "chem-dosing": [
+            "INFO chem_dosing: LDS-T1 dosed alkali 410 ml disinfectant 95 ml batch=B-7731188"
+        ],
+    },
+)
+
+LIFTWRIGHT = Company(
+    name="Liftwright Elevator Services",
+    domain="liftwright.example",
+    services=[
+        Svc("telemetry-ingest", "worker", topic="controller.frames", rps=140, p99=30, noun="frame"),
+        Svc(
+            "entrapment-line",
+            "api",
+            ("/v1/alarms", "/v1/alarms/{id}/ack", "/v1/calls/route"),
+            topic="alarms",
+            rps=3,
+            p99=250,
+            noun="alarm",
+        ),
+        Svc(
+            "dispatch",
+            "api",
+            ("/jobs", "/jobs/{id}/assign", "/technicians/{id}/location", "/jobs/{id}/eta"),
+            topic="jobs",
+            rps=20,
+            p99=300,
+            noun="job",
+        ),
+        Svc(
+            "work-orders",
+            "web",
+            ("/work_orders", "/work_orders/{id}", "/inspections/{id}/report"),
+            topic="work_orders",
+            rps=7,
+            p99=600,
+            noun="work order",
+        ),
+        Svc(
+            "parts-stock",
+            "api",
+            ("/api/parts", "/api/parts/{sku}/reserve"),
+            topic="parts",
+            rps=5,
+            p99=200,
+            noun="part",
+        ),
+        Svc(
+            "owner-portal",
+            "web",
+            ("/buildings", "/buildings/{id}/lifts", "/reports/uptime"),
+            topic="owners",
+            rps=10,
+            p99=500,
+            noun="building",
+        ),
+        Svc("firmware-rollout", "worker", topic="firmware.waves", rps=0.5, p99=5000, noun="wave"),
+    ],
+    catalog={
+        "telemetry-ingest": "status frames from 9,300 lift controllers (door cycles, trips, faults, heartbeats every 60 s) over MQTT via an IoT SIM APN, into Kafka controller.frames and TimescaleDB (Connected Lifts; Go)",
+        "entrapment-line": "entrapment alarms: a controller's alarm button or a stuck-car fault opens an alarm, routes the call to the 24/7 rescue desk or the building's own out-of-hours contact, and tracks the rescue (Rescue; Java 21, Spring Boot)",
+        "dispatch": "assigns breakdown and rescue jobs to the nearest qualified technician from their van's location (Field Service; Python 3.12, FastAPI, SQLAlchemy, PostgreSQL lwdb)",
+        "work-orders": "maintenance visits, LOLER thorough-examination reports, repair quotes (Field Service; Ruby 3.3, Rails 7.1)",
+        "parts-stock": "van and depot stock of spare parts, reservations for jobs (Supply; C# .NET 8)",
+        "owner-portal": "building owners' view of their lifts, uptime and reports (Customer; Node 20, Next.js)",
+        "firmware-rollout": "controller firmware updates in waves by model and hardware revision (Connected Lifts; Rust)",
+        "Tellicore IoT": "the IoT SIM and private APN carrier of the controllers' modems (status.tellicore.example)",
+        "controllers": "models KX-300 (hardware revs B, C, D) and KX-500; a controller that loses its uplink buffers frames for 6 hours",
+    },
+    lang={
+        "telemetry-ingest": "go",
+        "entrapment-line": "java",
+        "dispatch": "python",
+        "work-orders": "ruby",
+        "parts-stock": "csharp",
+        "owner-portal": "node",
+        "firmware-rollout": "rust",
+    },
+    authors=(
+        "c.oyelaran",
+        "helga.sorensen",
+        "pete.marsh",
+        "yuki.tan",
+        "ines.carvalho",
+        "renovate[bot]",
+    ),
+    style=_liftwright_ticket,
+    strays=[
+        (
+            "WARNING",
+            "controller KX3-118204 reports door cycle count going backwards (counter reset?)",
+        ),
+        ("WARNING", "technician T-0442 location stale for 9 min (van in underground car park)"),
+        (
+            "ERROR",
+            "LOLER report WO-88120 PDF render failed: font 'LiftwrightSans' missing, fell back to Helvetica",
+        ),
+        ("WARNING", "alarm A-551203 acknowledged by building contact without rescue outcome"),
+        ("WARNING", "frame from KX5-220871 with clock skew 74 s, timestamp corrected"),
+    ],
+    chatter={
+        "telemetry-ingest": [
+            'level=INFO msg="frames flushed" partition=7 frames=4210 lag=12',
+            'level=INFO msg="heartbeats" online=9214 offline=86',
+        ],
+        "entrapment-line": ["Alarm A-551240 closed outcome=RELEASED_BY_TECH duration=PT24M"],
+        "dispatch": ["INFO dispatch.assign: job J-772013 assigned to T-0318 eta_min=27"],
+        "work-orders": ['Started GET "/work_orders/WO-88133" for 10.40.3.12'],
+        "firmware-rollout": [
+            "INFO firmware_rollout: wave W-2028-14 KX-500 4.9.2 progress 312/1200"
+        ],
+    },
+)
+
+KETTERBROOK = Company(
+    name="Ketterbrook Brewing Co.",
+    domain="ketterbrook.example",
+    services=[
+        Svc("brewlog", "worker", topic="tank.readings", rps=12, p99=90, noun="reading"),
+        Svc(
+            "keg-tracker",
+            "api",
+            ("/v1/kegs/{id}/scan", "/v1/kegs/{id}", "/v1/customers/{id}/kegs"),
+            topic="kegs",
+            rps=15,
+            p99=120,
+            noun="keg",
+        ),
+        Svc(
+            "taproom-pos",
+            "web",
+            ("/pos/tabs", "/pos/tabs/{id}/close", "/pos/menu", "/pos/stock"),
+            topic="tabs",
+            rps=14,
+            p99=350,
+            noun="tab",
+        ),
+        Svc(
+            "trade-orders",
+            "api",
+            ("/trade/orders", "/trade/orders/{id}", "/trade/pricelist", "/trade/accounts/{id}"),
+            topic="trade.orders",
+            rps=9,
+            p99=400,
+            noun="trade order",
+        ),
+        Svc("duty-returns", "worker", topic="duty.movements", rps=0.6, p99=2500, noun="duty line"),
+        Svc(
+            "webshop",
+            "web",
+            ("/shop", "/shop/products/{slug}", "/cart", "/checkout", "/checkout/complete"),
+            topic="web.orders",
+            rps=30,
+            p99=600,
+            noun="web order",
+        ),
+        Svc("canning-line", "worker", topic="line.events", rps=5, p99=50, noun="can run"),
+    ],
+    catalog={
+        "brewlog": "fermentation tank readings (temperature, gravity, pressure) every 30 s and glycol setpoints for the 18 fermenters (Brewing; Python 3.12)",
+        "keg-tracker": "QR scans of the 14,000 kegs as they leave full and come back empty from pubs and distributors (Trade; Go, PostgreSQL kbdb)",
+        "taproom-pos": "tabs, menu and stock of the three taprooms (Hospitality; PHP 8.3, Laravel, MySQL 8 taproomdb)",
+        "trade-orders": "orders from pubs, bottle shops and wholesalers, price lists per account (Trade; Java 21, Spring Boot, Hibernate, PostgreSQL kbdb)",
+        "duty-returns": "alcohol duty per movement out of bond, monthly return to HMRC (Finance; C# .NET 8)",
+        "webshop": "online shop and limited releases (Direct; Node 20, Next.js, Stripe-like payments via Paydock)",
+        "canning-line": "the canning line's fill, seam and date-code events (Packaging; Elixir)",
+        "kbdb": "PostgreSQL 15 shared by keg-tracker and trade-orders",
+        "hosting": "AWS eu-west-2 (London), EKS across eu-west-2a/b/c; the taproom tills talk to taproom-pos over the internet",
+    },
+    lang={
+        "brewlog": "python",
+        "keg-tracker": "go",
+        "taproom-pos": "php",
+        "trade-orders": "java",
+        "duty-returns": "csharp",
+        "webshop": "node",
+        "canning-line": "elixir",
+    },
+    authors=("morag.fife", "olu.bankole", "sam.whitlock", "kasia.lis", "dependabot[bot]"),
+    style=_ketterbrook_mr,
+    strays=[
+        ("WARNING", "FV-07 gravity probe reading 0.998 outside plausible range, ignored"),
+        ("WARNING", "keg KB-30-08812 scanned full twice without an empty scan in between"),
+        (
+            "ERROR",
+            "taproom-pos: receipt printer TR2-PRN-1 offline (ECONNREFUSED 192.168.20.31:9100)",
+        ),
+        ("WARNING", "trade account TA-1042 over credit limit, order held for approval"),
+        ("WARNING", "canning line seam check C-14 borderline 1.12 mm (limit 1.15)"),
+    ],
+    chatter={
+        "brewlog": ["INFO brewlog.ingest: FV-11 temp=18.9C sg=1.014 psi=11.2"],
+        "keg-tracker": [
+            'level=INFO msg="keg scanned" keg=KB-50-02217 state=empty location=TA-0381'
+        ],
+        "taproom-pos": [
+            "[2028-05-06] production.INFO: tab closed tab=T-88213 taproom=ARCHES total=42.50"
+        ],
+        "trade-orders": ["Order TO-551202 accepted account=TA-0381 lines=6 total=1184.00"],
+        "webshop": ['{"level":"info","msg":"order completed","order":"W-771203","items":3}'],
+        "canning-line": ["[info] run CR-2291 filled 4410 cans IPA 440ml rejects=3"],
+    },
+)

@@ -28,10 +28,14 @@ __all__ = [
     "Ranked",
     "answer_cue",
     "asked_value",
+    "asked_words",
     "expected_answer",
+    "holds_term",
     "key_terms",
+    "known_stems",
     "rank_passages",
     "split_fine",
+    "stated_values",
     "stems_of",
 ]
 
@@ -53,7 +57,8 @@ _VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)*\b")
 _WHO = re.compile(
     r"\b(?:teams?|owners?|owned|approv\w*|handles?|contacts?|on-?call|leads?|managers?|"
     r"supervisors?|engineers?|desk|rotations?|pager|paged?|escalat\w*|duty|vendor|provider|"
-    r"carrier|company|person|responsible|sign(?:s|ed)?[- ]?off)\b|(?<![\w&])[#@][a-z]",
+    r"carrier|company|person|responsible|sign(?:s|ed)?[- ]?off)\b|(?<![\w&])[#@][a-z]|"
+    r"\+\d[\d ()-]{6,}\d",  # a number to call is a contact
     re.IGNORECASE,
 )
 #: What a "what should we not do?" question is answered by: a warning against something.
@@ -81,7 +86,7 @@ _ANSWER_SHAPES = (
     (
         re.compile(
             r"^\s*(?:how\s+(?:do|to|can|should)|which\s+command|what\s+command|"
-            r"what(?:'s|\s+is)\s+the\s+command)|"
+            r"what(?:'s|\s+is)\s+the\s+command|(?:the\s+)?(?:command|cmd)\s+(?:to|for)\b)|"
             r"\bwhat\s+(?:must|should|do)\s+(?:we|i|you)\s+(?:do|pause|stop|run|disable|drain|"
             r"restart|scale|flush|purge|enable)\b",
             re.I,
@@ -142,6 +147,48 @@ def answer_cue(question: str) -> re.Pattern[str] | None:
     return None
 
 
+_STATED = re.compile(
+    r"(?:\b(?P<than>under|over|above|below|less\s+than|more\s+than|at\s+least|at\s+most|"
+    r"within|after|past)\s+)?(?<![\w.:/-])(?P<number>(?:(?<![\w.])-)?\d+(?:[.,]\d+)?)(?![\d.,:-])"
+    r"(?:\s*(?P<unit>%|°\s*[CF]|[a-z]+(?![\w-])))?",
+    re.I,
+)
+
+
+def stated_values(question: str) -> list[re.Pattern[str]]:
+    """The values ``question`` states (a number with the word after it: "under 2 days",
+    "above 40 %"), each as the pattern a passage stating the same value matches; the number
+    alone when no unit follows it. Numbers are no key terms, yet one the question states picks
+    the row or line that states it among lines alike ("... under 6 days of supply, and under 2
+    days?": the Amber row, then the Red one).
+
+    >>> values = stated_values("what do we do when red cells drop under 2 days?")
+    >>> [bool(v.search("Red cells on hand: under 2 days of supply")) for v in values]
+    [True, True]
+    >>> [bool(v.search("Minimum stock: 2 days of supply")) for v in values]
+    [True, False]
+    """
+    out = []
+    for m in _STATED.finditer(question):
+        number, unit, than = m["number"], m["unit"], m["than"]
+        if unit and unit.lower() not in STOP_UNITS:
+            word = re.escape(unit.lower().rstrip("s"))
+            ending = r"s?\b" if unit.isalpha() else ""
+            value = rf"(?<![\w.]){re.escape(number)}\s*{word}{ending}"
+        else:
+            value = rf"(?<![\w.]){re.escape(number)}(?![\w.])"
+        out.append(re.compile(value, re.IGNORECASE))
+        if than:
+            # "under 6 days" said in the question's words counts twice.
+            than_words = r"\s+".join(map(re.escape, than.split()))
+            out.append(re.compile(rf"\b{than_words}\s+{value}", re.IGNORECASE))
+    return out
+
+
+#: Words after a number that are no unit of it ("2 and 3", "5 of them").
+STOP_UNITS = frozenset({"and", "or", "of", "to", "the", "a", "an", "in", "on", "at", "for"})
+
+
 _VALUE_QUESTION = re.compile(
     r"^\s*(?:(?:what|which)(?:'s|\s+(?:is|are|was|were))\s+(?:the\s+|our\s+|its\s+)?(?P<np>.+)|"
     r"(?P<bare>(?!(?:what|which|who|whom|how|when|where|why|is|are|do|does|did|can|should|must)\b)"
@@ -152,7 +199,7 @@ _VALUE_QUESTION = re.compile(
 
 def asked_value(question: str) -> list[str]:
     """The key terms of what a value question asks for ("what is the booking-db RTO?", or a
-    bare "yarddb RPO?"); none for other questions ("what must we pause?").
+    bare "ordersdb RPO?"); none for other questions ("what must we pause?").
 
     >>> asked_value("What is the booking-db RTO?")
     ['booking-db', 'book', 'db', 'rto']
@@ -172,7 +219,7 @@ _GENERIC_WORDS = (
     "best way ok okay exactly currently current allowed allow maximum minimum max min "
     "fix fixes solve resolve handle deal troubleshoot expired must need needs also get gets got "
     "someone somebody something anything anyone fast quickly quick go goes going went gone "
-    "else several multiple various per"
+    "else several multiple various per whose supposed"
 )
 _GENERIC = frozenset(_GENERIC_WORDS.split())
 
@@ -232,18 +279,58 @@ def _named_nouns(question: str) -> set[str]:
     }
 
 
+#: Phrases that ask for a value by another word than the runbook's label: "how big" asks a
+#: size, "who do I call" a phone number, and "how many X can it hold" the most X (the verb of
+#: capacity names nothing).
+_ASKED_AS = (
+    (re.compile(r"\bhow\s+(?:big|large)\b", re.I), "size"),
+    (
+        re.compile(r"\bwho\s+(?:do|should|can|must)\s+(?:i|we|you)\s+(?:call|phone|ring)\b", re.I),
+        "who phone",
+    ),
+    (
+        re.compile(
+            r"\b(?:can|could|does|do|will|may)\s+(?:it|they|one|each)\s+"
+            r"(?:hold|take|carry|fit|contain|store)\b(?!\s+(?:back|off|on|up|over|out)\b)",
+            re.I,
+        ),
+        "",
+    ),
+)
+
+
 def key_terms(question: str) -> list[str]:
-    """The topic words of ``question``, stemmed (generic question words dropped)."""
-    out: list[str] = []
+    """The topic words of ``question``, stemmed (generic question words dropped; a phrase that
+    asks by another word than a runbook's label read as that label, see `_ASKED_AS`)."""
+    for phrase, label in _ASKED_AS:
+        question = phrase.sub(label, question)
+    out = list(_topic_words(question))
+    for joined in _compounds(question):
+        if joined not in out:
+            out.append(joined)
+    return out
+
+
+def asked_words(question: str) -> list[str]:
+    """The topic words of ``question`` as its asker wrote them (lowercased), one per key term:
+    what an answer names when it says what it looked for (a stem such as ``warehous`` is the
+    search's, not the asker's word).
+
+    >>> asked_words("Who approves a warehouse refund?")
+    ['approves', 'warehouse', 'refund']
+    """
+    return list(_topic_words(question).values())
+
+
+def _topic_words(question: str) -> dict[str, str]:
+    """Each topic word's key term (its label or stem) mapped to the first word written for it."""
+    out: dict[str, str] = {}
     nouns = _named_nouns(question)
     for word in terms(question):
         s = _LABEL_OF.get(word) or stem(word)
         generic = (s in _GENERIC or word in _GENERIC) and word not in nouns
         if not generic and len(s) >= 2 and s not in out:
-            out.append(s)
-    for joined in _compounds(question):
-        if joined not in out:
-            out.append(joined)
+            out[s] = word
     return out
 
 
@@ -444,6 +531,8 @@ _SAME_MEANING = (
     ("severity", "sev"),
     ("environment", "env"),
     ("percent", "pct"),
+    ("notice", "announce", "announcement"),
+    ("temperature", "temp"),
 )
 _MEANS: dict[str, frozenset[str]] = {}
 for _group in _SAME_MEANING:
@@ -467,13 +556,31 @@ def _same_root(a: str, b: str) -> bool:
     return a[n:] in _VERB_ENDINGS and b[n:] in _ENDINGS
 
 
-def _one_letter_off(a: str, b: str) -> bool:
-    """Whether ``a`` and ``b`` differ by one inserted, dropped, changed or swapped letter."""
-    return difflib.SequenceMatcher(None, a, b).ratio() >= 1 - 1.5 / max(len(a), len(b)) or (
-        len(a) == len(b)
-        and sum(x != y for x, y in zip(a, b, strict=True)) == 2
-        and sorted(a) == sorted(b)
+_KEY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+#: The keys next to each letter on a keyboard (same row and the rows above and below).
+_NEIGHBOURS: dict[str, frozenset[str]] = {
+    ch: frozenset(
+        other
+        for r in range(max(row - 1, 0), min(row + 2, len(_KEY_ROWS)))
+        for other in _KEY_ROWS[r][max(col - 1, 0) : col + 2]
+        if other != ch
     )
+    for row, keys in enumerate(_KEY_ROWS)
+    for col, ch in enumerate(keys)
+}
+
+
+def _one_letter_off(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by one inserted, dropped or swapped letter, or one letter
+    changed into a key next to it (``tineout``); a letter changed into a distant key makes
+    another word, not a typo (``retent``, of "retention", is not ``recent``)."""
+    if len(a) == len(b):
+        diff = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+        if len(diff) == 1:
+            x, y = diff[0]
+            return y in _NEIGHBOURS.get(x, frozenset())
+        return len(diff) == 2 and sorted(a) == sorted(b)
+    return difflib.SequenceMatcher(None, a, b).ratio() >= 1 - 1.5 / max(len(a), len(b))
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
@@ -497,6 +604,8 @@ def _held(
 
 #: What a passage that states the answer in the question's form gains (see `answer_cue`).
 _CUE_BONUS = 0.25
+#: What a passage stating every value the question states gains (less for fewer).
+_VALUE_STATED = 0.2
 #: What a passage holding every context term itself gains (less for fewer).
 _CONTEXT_HERE = 0.1
 #: What a passage gains under a section whose heading holds every asked term.
@@ -546,6 +655,34 @@ def _joined_parts(stems: frozenset[str]) -> frozenset[str]:
     )
 
 
+def holds_term(term: str, text: str, known: frozenset[str] | None = None) -> bool:
+    """Whether ``text`` holds the key term ``term`` as `rank_passages` matches it: the word, a
+    word it is a short form, typo or root of, a word of the same meaning, a value of the form it
+    asks for (``channel``: ``#partners``) or, when ``known`` (the stems of every candidate) is
+    given and does not hold the term, the words an abbreviation stands for.
+
+    >>> holds_term("approv", "Approval: the duty officer"), holds_term("channel", "#ops")
+    (True, True)
+    >>> holds_term("passphras", "the carrier rotated its certificate")
+    False
+    """
+    found = _stems(text)
+    if term in found or (_MEANS.get(term, frozenset()) & found):
+        return True
+    if _near(term, _by_initial(found).get(term[:1], ()), typos=True):
+        return True
+    if term in _FORMS and _FORMS[term].search(text):
+        return True
+    if known is None or term in known or not _ACRONYM.match(term):
+        return False
+    return _spells(_spelled_out(term), text)
+
+
+def known_stems(texts: Sequence[str]) -> frozenset[str]:
+    """The stems every one of ``texts`` holds, together (the vocabulary of the candidates)."""
+    return frozenset().union(*(_stems(t) for t in texts)) if texts else frozenset()
+
+
 def stems_of(text: str) -> frozenset[str]:
     """The stems a passage or title holds, as `rank_passages` matches key terms against them."""
     return _stems(text)
@@ -586,6 +723,7 @@ def rank_passages(
     cue: re.Pattern[str] | None = None,
     situation: Sequence[str] = (),
     context_most: float = math.inf,
+    values: Sequence[re.Pattern[str]] = (),
 ) -> list[Ranked]:
     """Every fine passage of ``documents`` (``(id, title, markdown)``), best first.
 
@@ -611,6 +749,8 @@ def rank_passages(
     so the rest of the question picks the passage.
     ``situation`` terms (those of a condition clause only: "who gets paged *when filing-gateway
     is refusing envelopes*?") weigh half: they tell the situation, the rest what is asked.
+    A passage that holds asked terms and states the ``values`` the question states (see
+    `stated_values`) gains, by the share of them it states.
     """
     wanted = list(dict.fromkeys(question_terms))
     if not wanted or not documents:
@@ -748,6 +888,10 @@ def rank_passages(
                 score += _CUE_BONUS  # it says the answer in the question's own form
                 if said.groupdict().get("verb"):
                     score += _CUE_VERB
+            if values and hits:
+                score += (
+                    _VALUE_STATED * sum(bool(v.search(passage.text)) for v in values) / len(values)
+                )
             if expects is not None and not expects.search(passage.text):
                 score -= 0.25  # it cannot hold the asked duration, command or number
             score += 0.2 * title_share

@@ -13,7 +13,8 @@ filters: a level is asked only when it qualifies what was logged ("critical erro
 the logs", "logged warnings", "was warning about"); "failing over" is a procedure, not a failure.
 A question ending "..., why?" asks for the cause. "Anything weird / off" or "any problems" about a
 named service asks the logs; a question about what a service throws that asks what only a runbook
-says (what a code means, who approves, what to tell someone), with no time named, is a ``fact``.
+says (what a code means, who approves, what to tell someone, what severity an outage is), with no
+time named, is a ``fact``.
 
 `expand_shorthand(text)` first writes out what on-call engineers abbreviate when they type fast
 (``yday``/``yest`` for yesterday, ``errs``, ``cmd``, ``msgs``, ``w/``, ``b4``, ``whats``), drops
@@ -140,16 +141,80 @@ _LOGGED = re.compile(
 )
 
 #: What only a runbook answers: what a code means, who approves or gets paged, what to do or to
-#: tell someone. Asked about what a service throws, with no time named ("doc-convert throwing
-#: DC-204 - what is it and what reason do we give the filer?"), it is a catalog question.
+#: tell someone, what severity a kind of outage is. Asked about what a service throws, with no
+#: time named ("doc-convert throwing DC-204 - what is it and what reason do we give the
+#: filer?"), it is a catalog question.
 _CATALOG_ASK = re.compile(
     r"\bwhat\s+(?:is|does)\s+(?:it|that|this)\b|\bwhat\s+does\s+[^?]{1,40}?\s+mean\b|"
     r"\bmeaning\b|\bwho(?:'s|\s+else)?\s+(?:approves|owns|gets|should|do|does|to|is|has|must|"
     r"can|signs|we|on[- ]call)\b|\bwhat(?:'s|\s+is)\s+the\s+(?:command|procedure|steps?|fix)\b|"
     r"\bhow\s+(?:do|should|can)\s+(?:i|we)\b|\bwhat\s+(?:reason|action|steps?)\b|"
-    r"\bwhat\s+(?:do|should|must)\s+(?:we|i)\s+(?:do|tell|give|say|run)\b",
+    r"\bwhat\s+(?:do|should|must)\s+(?:we|i)\s+(?:do|tell|give|say|run)\b|"
+    r"\b(?:what|which)\s+(?:sev|severity|priority)\b",
     re.IGNORECASE,
 )
+
+
+#: A situation told first ("quillpay still down at the deadline - ...", "TVM throwing E-101,
+#: ...") and what is asked about it.
+_TOLD = re.compile(
+    r"^(?P<told>[^?:;]{3,120}?)(?:\s+[-\u2013\u2014]\s+|:\s+|,\s+)(?P<asked>\S.*)$", re.S
+)
+_ASKS = re.compile(
+    r"\?|\b(?:what|what's|which|who|who's|whom|whose|how|when|where)\b", re.IGNORECASE
+)
+_REFERS = re.compile(r"\b(?:it|its|they|them|their|this|that|these|those|one|ones)\b", re.I)
+_WORD = re.compile(r"[a-z][a-z-]{2,}", re.IGNORECASE)
+_ASK_WORDS = frozenset(
+    [
+        "what",
+        "what's",
+        "which",
+        "who",
+        "who's",
+        "whom",
+        "whose",
+        "how",
+        "when",
+        "where",
+        "are",
+        "is",
+        "was",
+        "were",
+        "the",
+        "a",
+        "an",
+        "and",
+        "for",
+        "of",
+        "on",
+        "in",
+        "at",
+        "to",
+        "do",
+        "does",
+        "did",
+        "we",
+        "our",
+        "they",
+        "it",
+        "its",
+    ]
+)
+
+
+def _asks_the_catalog_about_a_situation(text: str) -> bool:
+    """Whether ``text`` tells a situation first and then asks, in words of its own, for what a
+    runbook says ("quillpay still down at the deadline - settlement desk number? and pager
+    handle for payments"): what is asked names nothing that was logged and does not refer back
+    to it ("orders-worker throwing errors, what are they?" asks the logs)."""
+    m = _TOLD.match(text.strip())
+    if m is None:
+        return False
+    asked = m["asked"]
+    if not _ASKS.search(asked) or _LOGGED.search(asked) or _REFERS.search(asked):
+        return False
+    return any(w.lower() not in _ASK_WORDS for w in _WORD.findall(asked))
 
 
 @dataclass(frozen=True)
@@ -193,7 +258,11 @@ def understand(
         intent = "count"
     elif _HOW_TO.search(text):
         intent = "how-to"
-    elif window is None and not since_deploy and _CATALOG_ASK.search(text):
+    elif (
+        window is None
+        and not since_deploy
+        and (_CATALOG_ASK.search(text) or _asks_the_catalog_about_a_situation(text))
+    ):
         intent = "fact"
     elif (logged and (named or window is not None or since_deploy)) or (window and named):
         intent = "errors"

@@ -305,6 +305,9 @@ _TIME_VALIDITY = re.compile(
 _QUIET_LEVELS = frozenset({"DEBUG", "INFO", "NOTICE", "WARN", "WARNING"})
 #: How long before a caller's onset a called service's few new errors still mark its own.
 _CALLEE_LEAD = timedelta(minutes=30)
+#: How far before an onset the alert or question states ("since ~15:05") the failure it names may
+#: have begun: a stated time is approximate.
+_STATED_MARGIN = timedelta(minutes=15)
 #: How long before the onset a clock can have been drifting (its skew grows until checks fail).
 _CLOCK_LEAD = timedelta(hours=6)
 #: A network monitor's word that a link or a device went down (``ifOperStatus down``, a port
@@ -703,6 +706,37 @@ def _service_onsets(evidence: Evidence) -> tuple[dict[str, datetime], dict[str, 
     return onsets, slack
 
 
+def _from_stated_onset(
+    evidence: Evidence, onsets: dict[str, datetime], slack: dict[str, timedelta]
+) -> None:
+    """With an onset the alert or question states, the failure asked about is the one that began
+    then (``onsets`` and ``slack`` are updated in place). A service whose errors began well
+    before it (precursor warnings, an older failure of the look-back) fails, for this failure,
+    from the first of its messages new since shortly before the stated onset; the service asked
+    about with none fails from the stated onset (its errors rose then, in messages it logged
+    before); any other service with none was failing before and is not this failure."""
+    stated = evidence.alert.onset
+    if stated is None:
+        return
+    floor = stated - _STATED_MARGIN
+    fired = evidence.alert.fired_at
+    for service, at in sorted(onsets.items()):
+        if at >= floor:
+            continue
+        new = [
+            s.first_seen
+            for s in evidence.signatures
+            if s.service == service and floor <= s.first_seen <= fired
+        ]
+        if new:
+            onsets[service], slack[service] = min(new), _SLACK
+        elif service == evidence.alert.service:
+            onsets[service], slack[service] = stated, _STATED_MARGIN
+        else:
+            del onsets[service]
+            slack.pop(service, None)
+
+
 def _episode(
     onsets: Mapping[str, datetime],
     error_onsets: Mapping[str, datetime],
@@ -907,6 +941,7 @@ def find_onsets(evidence: Evidence) -> OnsetStage:
         if s
     )
     onsets, slack = _service_onsets(evidence)
+    _from_stated_onset(evidence, onsets, slack)
     error_onsets = dict(onsets)
     shifts = _metric_shifts(evidence.metrics, fired)
     calls: dict[str, set[str]] = {}

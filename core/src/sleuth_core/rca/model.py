@@ -49,13 +49,16 @@ class Alert:
     """The alert under investigation: its title, the service it names (or ""), when it fired and
     its free text (description, labels). ``asked`` marks a question about the time up to
     ``fired_at`` rather than an alert: a failure that ended before then is still the one asked
-    about, not a stale alert."""
+    about, not a stale alert. ``onset`` is when the alert or question says the failure began
+    ("failing since ~15:05"), None when it says nothing: the failure asked about is the one
+    that began then, not an older one of the look-back."""
 
     title: str
     service: str
     fired_at: datetime
     text: str = ""
     asked: bool = False
+    onset: datetime | None = None
 
 
 @dataclass(frozen=True)

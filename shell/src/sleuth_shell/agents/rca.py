@@ -56,6 +56,7 @@ from sleuth_shell.agents.sources import (
     knowledge_source,
     log_source,
     metric_source,
+    subject_line,
 )
 from sleuth_shell.agents.trace_evidence import (
     SPAN_SERIES,
@@ -242,11 +243,13 @@ async def gather(
     known: Sequence[str] = (),
     expression: str | None = None,
     window_start: datetime | None = None,
+    onset: datetime | None = None,
 ) -> Gathered:
     """Read what the engine needs for an alert that fired at ``fired`` (see the module doc), or
     for a question about the window ``window_start``..``fired`` (then only that window is read
     for the onset, and the report speaks of the window, not of an alert); ``expression`` is the
-    alert's own query, read from the data sources too."""
+    alert's own query, read from the data sources too; ``onset`` is when the alert or question
+    says the failure began (`sleuth_core.language.stated_onset`), if it says so."""
     asked = window_start is not None
     start, end = look_back(fired, ctx.now)
     if window_start is not None:
@@ -261,7 +264,7 @@ async def gather(
     try:
         await asyncio.sleep(0)  # the pull sends its first request before the stores are read
         gathered = await _gather_stores(
-            ctx, pulling, title, service, fired, text, known, start, end, asked
+            ctx, pulling, title, service, fired, text, known, start, end, asked, onset
         )
         traced = await tracing
     finally:
@@ -289,6 +292,7 @@ async def _gather_stores(
     start: datetime,
     end: datetime,
     asked: bool,
+    onset: datetime | None = None,
 ) -> Gathered:
     """`gather`'s reading of the stores, ``pulling`` (the data sources' pull) awaited where its
     series are needed."""
@@ -404,7 +408,7 @@ async def _gather_stores(
             signals.append(ExternalSignal(hit.title, hit.content, None, ref))
     searches += 1
     evidence = Evidence(
-        alert=Alert(title, service, fired, text, asked),
+        alert=Alert(title, service, fired, text, asked, onset),
         errors=tuple(series),
         signatures=tuple(signatures),
         metrics=tuple(metric_points),
@@ -587,7 +591,7 @@ def report(
     first_failure = _first_failure(ev, origin, analysis.onset) if origin else None
     onset_text = (
         f"**{inline(origin, 100)}** began failing at {ts(analysis.onset)}"
-        + (f" with {code(first_failure.message, 160)}" if first_failure is not None else "")
+        + _first_failure_text(first_failure, analysis.onset)
         if origin and analysis.onset
         else ""
     )
@@ -601,7 +605,8 @@ def report(
         cc = use(change_cite(analysis.change_id))
         deploy = analysis.deploy_id
         dc = use(change_cite(deploy)) if deploy else ""
-        summary = f" ({code(record.summary, 160)})" if record and record.summary else ""
+        subject = subject_line(record.summary) if record else ""
+        summary = f" ({code(subject, 160)})" if subject else ""
         deploy_record = gathered.records.get(deploy) if deploy else None
         version = _version(deploy_record) if deploy_record else ""
         named = (
@@ -851,6 +856,21 @@ def _first_failure(
     return max(found, key=lambda s: (s.count, -s.first_seen.timestamp()), default=None)
 
 
+def _first_failure_text(first: ErrorSignature | None, onset: datetime) -> str:
+    """How the headline names the origin's most frequent error: "with" it when it began at the
+    onset, else with its own first time (warnings or a metric can start a failure minutes
+    before its errors do; the headline must not date the errors to the warnings' time)."""
+    if first is None:
+        return ""
+    if first.first_seen - onset <= _SAME_MOMENT:
+        return f" with {code(first.message, 160)}"
+    return f"; {code(first.message, 160)} from {ts(first.first_seen)}"
+
+
+#: How far apart an onset and an error's first record may be for the two to be "the same time".
+_SAME_MOMENT = timedelta(minutes=1)
+
+
 def errors_text(gathered: Gathered, services: Sequence[str] | None) -> str:
     """What a citation of the gathered errors of ``services`` vouches for: each distinct
     message with its service, level, stack detail and count, and each service's total."""
@@ -867,9 +887,10 @@ def errors_text(gathered: Gathered, services: Sequence[str] | None) -> str:
 
 
 def _summary_of(change: Change, gathered: Gathered) -> str:
-    """What a change record says of itself (the stored summary, not the engine's reading)."""
+    """What a change record says of itself: its stored summary's subject line (not the
+    engine's reading)."""
     record = gathered.records.get(change.change_id)
-    return record.summary if record is not None else change.summary
+    return subject_line(record.summary if record is not None else change.summary)
 
 
 def _version(record: ChangeRecord) -> str:
@@ -1004,8 +1025,11 @@ def _knowledge(hit: KnowledgeHit, public_url: str, at: datetime) -> SourceRecord
     )
 
 
-def analysis_dict(analysis: Analysis, evidence: Sequence[int]) -> dict[str, Any]:
-    """The structured result (``AgentResult.analysis``)."""
+def analysis_dict(
+    analysis: Analysis, evidence: Sequence[int], gathered: Gathered
+) -> dict[str, Any]:
+    """The structured result (``AgentResult.analysis``); ``window`` is the look-back read, what
+    the investigation page charts."""
     return {
         "verdict": analysis.verdict,
         "change_id": analysis.change_id,
@@ -1022,6 +1046,7 @@ def analysis_dict(analysis: Analysis, evidence: Sequence[int]) -> dict[str, Any]
             if not h.supported
         ],
         "onset": format_ts(analysis.onset) if analysis.onset else None,
+        "window": {"start": format_ts(gathered.start), "end": format_ts(gathered.end)},
         "evidence": list(evidence),
     }
 

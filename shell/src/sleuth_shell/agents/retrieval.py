@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sleuth_core.language import TimeWindow, match_services, parse_window, terms
+from sleuth_core.language import TimeWindow, match_services, parse_window, stated_onset, terms
 from sleuth_shell.agents import rca, trace_evidence
 from sleuth_shell.agents.base import (
     AgentContext,
@@ -176,12 +176,19 @@ class RetrievalAgent:
             "text": alert["text"],
         }
         start = window.start if window is not None else fired - rca.LOOKBACK
-        if window is not None and window.label in ("since", "between", "at"):
+        onset = stated_onset(question, fired)
+        if onset is not None:
+            # "failing since ~15:05" (whatever day word is beside it): the failure asked about
+            # began then; the analysis is centred on it, half a look-back either side, and the
+            # engine takes it as the failure's onset.
+            start = onset - rca.LOOKBACK / 2
+            fired = min(fired, onset + rca.LOOKBACK / 2)
+        elif window is not None and window.label in ("since", "between", "at"):
             # "failing since 15:05", "kept erroring 01:00-02:00" or "failing around 03:30": the
             # asked time is when it failed; the analysis starts half a look-back before it, so
             # the failure has a quiet baseline to stand out against.
             start = window.start - rca.LOOKBACK / 2
-        if window is not None and window.end - window.start > _LONG_WINDOW:
+        if onset is None and window is not None and window.end - window.start > _LONG_WINDOW:
             # A long asked window (a day): the analysis is centred on the first burst of errors
             # in it, half a look-back either side, so the failure has a quiet baseline before it
             # even when it began early in the window.
@@ -199,6 +206,7 @@ class RetrievalAgent:
             summary=False,
             need_failure=bool(known),
             window_start=start,
+            onset=onset,
         )
 
     def _answer_from_conversation(
@@ -252,7 +260,11 @@ class RetrievalAgent:
         mentioned = match_services(
             " ".join(filter(None, [title, alert["service"] or "", alert["text"]])), known
         )
-        result = await self._investigate_with_engine(run, title, alert, fired, mentioned)
+        # An alert that says when the failure began ("errors since ~14:10"): its onset.
+        onset = stated_onset(" ".join(filter(None, [title, alert["text"]])), fired)
+        result = await self._investigate_with_engine(
+            run, title, alert, fired, mentioned, onset=onset
+        )
         assert result is not None  # without need_failure the engine always reports
         return result
 
@@ -267,6 +279,7 @@ class RetrievalAgent:
         summary: bool = True,
         need_failure: bool = False,
         window_start: datetime | None = None,
+        onset: datetime | None = None,
     ) -> AgentResult | None:
         """The root-cause engine's report (`sleuth_shell.agents.rca`), verdict first; with
         ``need_failure``, None when the engine sees no failure."""
@@ -283,6 +296,7 @@ class RetrievalAgent:
             known=await run.services(),
             expression=alert.get("expression"),
             window_start=window_start,
+            onset=onset,
         )
         traced = gathered.traced or trace_evidence.TraceFindings(gathered.start, gathered.end)
         run.log_queries += gathered.queries
@@ -341,7 +355,9 @@ class RetrievalAgent:
                 "## Runbook\n\n" + runbook_block(run, hits[0], search, terms(search), act=True)
             )
         result = run.result("\n\n".join(parts))
-        result = dataclasses.replace(result, analysis=rca.analysis_dict(analysis, evidence))
+        result = dataclasses.replace(
+            result, analysis=rca.analysis_dict(analysis, evidence, gathered)
+        )
         return await verify(ctx, result, gathered.texts)
 
     @staticmethod

@@ -56,6 +56,7 @@ __all__ = [
     "log_source",
     "metric_query_json",
     "metric_source",
+    "subject_line",
 ]
 
 
@@ -197,10 +198,21 @@ def log_source(
 _KIND_LABELS = {"deploy": "Deploy", "commit": "Commit", "flag": "Flag change", "config": "Config"}
 
 
+def subject_line(summary: str) -> str:
+    """A change summary's first line: a commit message's subject, without its body.
+
+    >>> subject_line("refunds: one transaction per request\\n\\nThe ledger entry commits too.")
+    'refunds: one transaction per request'
+    >>> subject_line("")
+    ''
+    """
+    return summary.strip().splitlines()[0] if summary.strip() else ""
+
+
 def change_source(source_id: int, *, change: ChangeRecord, public_url: str) -> SourceRecord:
     """The source record citing one change record (its page is ``/changes/{change.id}``)."""
     label = _KIND_LABELS.get(change.kind, change.kind.title())
-    summary = change.summary.strip().splitlines()[0] if change.summary.strip() else ""
+    summary = subject_line(change.summary)
     return {
         "log_type_name": "Change records",
         "query": _dump(
