@@ -16,6 +16,11 @@ SQLite a copy of a file migrated once per test process, on PostgreSQL a database
 migrations build, without running them again for every test). The PostgreSQL databases are made
 one test ahead and dropped after the test, both on a background thread, so a test does not wait
 for PostgreSQL's file copies and checkpoints; a failed drop fails the run at the end.
+
+A module marked ``shared_app`` (``pytestmark = pytest.mark.shared_app``) shares one app, running
+client and migrated database per back end between its tests instead, each test making its own
+organizations (tests/shell/conftest.py, ``SharedApps``); a test of such a module that needs its
+own database is marked ``own_app``.
 """
 
 from __future__ import annotations
