@@ -26,6 +26,7 @@ own database is marked ``own_app``.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import threading
 import uuid
@@ -37,6 +38,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 from signature_memo import memoized_signatures
+
+from sleuth_shell.gc_tuning import OLDER_THRESHOLDS, YOUNG_THRESHOLD
 
 # Property tests are about correctness, never speed: no per-example deadline (a loaded CI
 # machine must not fail them), and in CI a fixed derivation of examples so a run is repeatable.
@@ -63,6 +66,11 @@ _BACKENDS = [
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # The serving processes' collector thresholds (sleuth_shell.gc_tuning): with the interpreter's
+    # defaults a young pass runs every 700 container allocations, and the passes over the older
+    # generations, which walk the whole heap of a long test process, took a quarter of its CPU.
+    # Cycles are still collected (less often); nothing is frozen.
+    gc.set_threshold(YOUNG_THRESHOLD, *OLDER_THRESHOLDS)
     config.addinivalue_line(
         "markers",
         "storage: the storage suite, run against SQLite and (when configured) PostgreSQL",

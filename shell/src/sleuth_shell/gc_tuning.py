@@ -22,8 +22,9 @@ most :data:`YOUNG_THRESHOLD` more container objects alive between passes (a few 
 Measured effect: docs/performance.md (sync interactions, "Fifth round"); decision:
 docs/decisions.md ("The serving processes' garbage collector").
 
-The settings are the process's own; tests and embedders that build the app themselves keep the
-interpreter's defaults.
+The settings are the process's own; embedders that build the app themselves keep the
+interpreter's defaults. The test processes use the same thresholds, without the freeze
+(tests/conftest.py).
 
 >>> import gc
 >>> before = gc.get_threshold()
