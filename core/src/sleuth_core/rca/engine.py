@@ -1676,7 +1676,7 @@ def decide(
         )
     else:
         reasons.append("No change before the onset touches what the failure shows.")
-    category = _unexplained_category(evidence, episode, metric_only)
+    category = _unexplained_category(evidence, episode, metric_only, suspects)
     return Analysis(
         "unknown",
         "INCONCLUSIVE",
@@ -1908,6 +1908,8 @@ def _recovered_at(evidence: Evidence, episode: Episode, *, later: bool) -> datet
     if not failing:
         return None
     last = max(s.last_seen for s in failing)
+    if _errors_go_on(evidence, episode, last):
+        return None
     quiet = evidence.alert.fired_at - last
     if quiet >= _RECOVERED_QUIET and quiet > last - episode.onset:
         return last
@@ -1919,6 +1921,27 @@ def _recovered_at(evidence: Evidence, episode: Episode, *, later: bool) -> datet
         if quiet >= _RECOVERED_QUIET and quiet > last - episode.onset:
             return last
     return None
+
+
+def _errors_go_on(evidence: Evidence, episode: Episode, last: datetime) -> bool:
+    """Whether a failing service still logs errors well above its rate before the onset after
+    ``last`` (when its new messages stopped): a message it already logged now and then before
+    the onset (a provider's error that began at night, at low traffic) is the failure too, and
+    while it goes on the failure has not ended."""
+    for series in evidence.errors:
+        if series.service not in episode.affected:
+            continue
+        before = [v for t, v in series.points if t < episode.onset]
+        after = [v for t, v in series.points if last < t <= evidence.alert.fired_at]
+        if not after:
+            continue
+        span = (episode.onset - series.points[0][0]).total_seconds() / series.bucket_seconds
+        base = sum(before) / max(span, 1.0)
+        late = (evidence.alert.fired_at - last).total_seconds() / series.bucket_seconds
+        rate = sum(after) / max(late, 1.0)
+        if sum(after) >= _MIN_ERRORS and rate > 3 * base:
+            return True
+    return False
 
 
 def _error_services(evidence: Evidence, episode: Episode) -> set[str]:
@@ -2488,7 +2511,9 @@ def _logic_fault(evidence: Evidence, episode: Episode) -> bool:
     return bool(faults) and faults >= 0.5 * sum(s.count for s in origin)
 
 
-def _unexplained_category(evidence: Evidence, episode: Episode, metric_only: bool) -> Category:
+def _unexplained_category(
+    evidence: Evidence, episode: Episode, metric_only: bool, suspects: Sequence[Suspect] = ()
+) -> Category:
     """The category of a failure no change and no outside sign explains, from the kind of
     evidence it shows: settings that are missing or invalid (``configuration_error``), a
     resource that ran out or a failure seen only in a saturation metric
@@ -2506,6 +2531,21 @@ def _unexplained_category(evidence: Evidence, episode: Episode, metric_only: boo
     faults = sum(s.count for s in origin if _CODE_FAULT.search(f"{s.message}\n{s.detail}"))
     if faults and faults >= 0.5 * sum(s.count for s in origin):
         return "code_defect"
+    # Nothing outside moved, and the failing service changed minutes before it began: which
+    # change is not settled, but what kind of failure it is follows from what went live then.
+    deployed = {c.change_id: c.service for c in evidence.changes if c.kind == "deploy"}
+    live = [
+        s
+        for s in suspects
+        if not s.ruled_out
+        and s.change.kind != "deploy"
+        and deployed.get(s.deploy_id, s.change.service) in episode.affected
+        and timedelta(0) <= episode.onset - s.effective_at <= _PROXIMITY
+    ]
+    kinds = {_change_category(s.change) for s in live}
+    if kinds:
+        # A release that ships code and values together: the code is what most often breaks.
+        return "code_defect" if "code_defect" in kinds else "configuration_error"
     return "unknown"
 
 
@@ -2843,7 +2883,10 @@ def _external(
     tls_sigs = [s for s in messages if _TLS.search(full[id(s)])]
     tls = sum(s.count for s in tls_sigs)
     if tls and tls >= 0.2 * total:
-        peers = sorted({h for s in tls_sigs for h in _outside_hosts(s.message)})
+        # The party is named in the message or, as often, only in the exception it carries.
+        peers = sorted({h for s in tls_sigs for h in _outside_hosts(s.message)}) or sorted(
+            {h for s in tls_sigs for h in _outside_hosts(full[id(s)])}
+        )
         peer = f" from {peers[0]}" if peers else ""
         # Another party's certificate is its failure; the platform's own is infrastructure.
         found.append(
