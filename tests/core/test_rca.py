@@ -1389,3 +1389,22 @@ def test_an_unexplained_failure_right_after_a_release_takes_the_release_category
         incident(tweak, deploy("deploy-orders-44", ONSET - 60, ("t0ta1500",)), sigs=sigs)
     )
     assert (late.verdict, late.category) == ("unknown", "unknown")
+
+
+@pytest.mark.parametrize(
+    ("message", "same", "category"),
+    [
+        # One item rejected again and again, ids and values included: bad input.
+        ("import of batch 7 rejected: reading 1842.2 below previous 1843.1", True, "data_quality"),
+        # The same words for different items are not one item.
+        ("import of batch 7 rejected: reading 1842.2 below previous 1843.1", False, "unknown"),
+        # A device not answering, again and again, is not bad input.
+        ("poll of unit 14 timed out after 10s", True, "unknown"),
+    ],
+)
+def test_an_unexplained_failure_reads_its_category_from_what_its_errors_say(
+    message: str, same: bool, category: str
+) -> None:
+    sig = replace(signature("orders", message, ONSET + 0.5, count=10), same=same)
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=(sig,)))
+    assert (result.verdict, result.change_id, result.category) == ("unknown", None, category)

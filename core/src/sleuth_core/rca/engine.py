@@ -2511,6 +2511,30 @@ def _logic_fault(evidence: Evidence, episode: Episode) -> bool:
     return bool(faults) and faults >= 0.5 * sum(s.count for s in origin)
 
 
+def _bad_input(sig: ErrorSignature) -> bool:
+    """Whether one error message shows input rejected: for its shape or values, or the very same
+    item (ids and values included) failing again and again without a party failing to answer.
+    `_unexplained_category` reads it when no sign was strong enough for a cause.
+
+    >>> from datetime import UTC
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> same = "import of batch 7 rejected: 38 units with a date 40 years ahead"
+    >>> _bad_input(ErrorSignature("inv", same, 10, t, t, same=True))
+    True
+    >>> _bad_input(ErrorSignature("poll", "poll of unit 14 timed out", 18, t, t, same=True))
+    False
+    """
+    text = f"{sig.message}\n{sig.detail}"
+    if _BAD_INPUT.search(text) or _POISON.search(text):
+        return True
+    return (
+        sig.same
+        and sig.count >= _SAME_REPEATS
+        and bool(_ID.search(sig.message))
+        and not _UNAVAILABLE.search(text)
+    )
+
+
 def _unexplained_category(
     evidence: Evidence, episode: Episode, metric_only: bool, suspects: Sequence[Suspect] = ()
 ) -> Category:
@@ -2518,7 +2542,9 @@ def _unexplained_category(
     evidence it shows: settings that are missing or invalid (``configuration_error``), a
     resource that ran out or a failure seen only in a saturation metric
     (``resource_exhaustion``), a fault only the program's own logic raises (``code_defect``);
-    else ``unknown``."""
+    then what went live on the failing services minutes before the onset (a release's code,
+    ``code_defect``, or only values, ``configuration_error``); then input rejected by most of its
+    errors (``data_quality``, `_bad_input`); else ``unknown``."""
     new_sigs, _old = _episode_signatures(evidence, episode)
     origin = [s for s in new_sigs if s.service == episode.origin]
     text = " ".join(s.message for s in origin)
@@ -2529,7 +2555,8 @@ def _unexplained_category(
     if metric_only or _EXHAUSTION.search(f"{text} {carried}"):
         return "resource_exhaustion"
     faults = sum(s.count for s in origin if _CODE_FAULT.search(f"{s.message}\n{s.detail}"))
-    if faults and faults >= 0.5 * sum(s.count for s in origin):
+    total = sum(s.count for s in origin)
+    if faults and faults >= 0.5 * total:
         return "code_defect"
     # Nothing outside moved, and the failing service changed minutes before it began: which
     # change is not settled, but what kind of failure it is follows from what went live then.
@@ -2545,7 +2572,13 @@ def _unexplained_category(
     kinds = {_change_category(s.change) for s in live}
     if kinds:
         # A release that ships code and values together: the code is what most often breaks.
+        # Input rejected from the first minutes after it is more likely its handling broken.
         return "code_defect" if "code_defect" in kinds else "configuration_error"
+    # Most of its errors reject input (its shape or values, or one item again and again), when
+    # no single sign was strong enough to name bad input the cause.
+    rejected = sum(s.count for s in origin if _bad_input(s))
+    if rejected and rejected >= 0.5 * total:
+        return "data_quality"
     return "unknown"
 
 
