@@ -133,7 +133,7 @@ _LIST_WORDS = 4
 #: A topic before the question: "PM-0031: how many ...", "TVM showing E-420 - what does it mean
 #: ...", "For payments-api, what is ...". It names no question word and is short.
 _TOPIC = re.compile(
-    r"^\s*(?P<topic>[^?:;]{2,80}?)(?::\s+|\s+[-\u2013\u2014]\s+|,\s+)(?P<rest>\S.*)$", re.S
+    r"^\s*(?P<topic>\S[^?:;]{1,79}?)(?::\s+|\s+[-\u2013\u2014]\s+|,\s+)(?P<rest>\S.*)$", re.S
 )
 _TOPIC_WORDS = 7
 _STORY_WORDS = 12
@@ -222,7 +222,7 @@ _PREPOSITION = (
 )
 #: ", and under 2 days?": the same question asked again for another value or subject.
 _ELIDED = re.compile(
-    rf",?\s+and\s+(?:then\s+)?(?P<other>(?P<prep>{_PREPOSITION})\s+[^?;,]+?)\s*(?P<end>\?|$)",
+    rf",?\s+and\s+(?:then\s+)?(?P<other>(?P<prep>{_PREPOSITION})\s+[^?;,]{{1,80}}?)\s*(?P<end>\?|$)",
     re.IGNORECASE,
 )
 
@@ -741,7 +741,9 @@ def _not_found(part: str) -> str:
     words. It holds no claim (`sleuth_core.claims.claims_of`): no code span, quote or bold name,
     and no number (which the claim check would look up in the sources cited before it)."""
     words = re.sub(r"[`*\"_\[\]§]", " ", part).rstrip(" ?")
-    words = re.sub(r"[^\s]*\d[^\s]*", " ", words)  # a token holding a number is left out whole
+    # A token holding a number is left out whole (one pass over the tokens: a regex for it
+    # retries from every position of a long token).
+    words = " ".join(t for t in words.split() if not any(c.isdigit() for c in t))
     label = inline(words, 160).strip(" ,;:-") or "one part of the question"
     if re.match(_QWORD, label, re.IGNORECASE):
         label = label[0].lower() + label[1:]  # mid-sentence
