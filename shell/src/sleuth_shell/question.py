@@ -165,7 +165,7 @@ _CATALOG_ASK = re.compile(
 )
 
 
-#: A situation told first ("quillpay still down at the deadline - ...", "TVM throwing E-101,
+#: A situation told first ("acmepay still down at the deadline - ...", "kiosk throwing E-17,
 #: ...") and what is asked about it.
 _TOLD = re.compile(
     r"^(?P<told>[^?:;]{3,120}?)(?:\s+[-\u2013\u2014]\s+|:\s+|,\s+)(?P<asked>\S.*)$", re.S
@@ -215,7 +215,7 @@ _ASK_WORDS = frozenset(
 
 def _asks_the_catalog_about_a_situation(text: str) -> bool:
     """Whether ``text`` tells a situation first and then asks, in words of its own, for what a
-    runbook says ("quillpay still down at the deadline - settlement desk number? and pager
+    runbook says ("acmepay still down at the deadline - settlement desk number? and pager
     handle for payments"): what is asked names nothing that was logged and does not refer back
     to it ("orders-worker throwing errors, what are they?" asks the logs)."""
     m = _TOLD.match(text.strip())
