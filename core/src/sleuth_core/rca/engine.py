@@ -18,6 +18,7 @@ from functools import lru_cache
 from itertools import compress, pairwise, repeat
 from operator import ge, itemgetter
 
+from sleuth_core.language import EARLIEST_INSTANT
 from sleuth_core.rca.model import (
     Alert,
     Analysis,
@@ -716,7 +717,7 @@ def _from_stated_onset(
     about with none fails from the stated onset (its errors rose then, in messages it logged
     before); any other service with none was failing before and is not this failure."""
     stated = evidence.alert.onset
-    if stated is None:
+    if stated is None or stated < EARLIEST_INSTANT:  # no onset, or none an alert can mean
         return
     floor = stated - _STATED_MARGIN
     fired = evidence.alert.fired_at
