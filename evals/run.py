@@ -26,8 +26,8 @@ question of ``questions_tune.json``, ``questions_heldout.json``, ``questions_tun
 - ``parts``: for a multi-part question (a ``parts`` list, each part with its ``facts`` and
   optionally its ``source``), every part is answered: its facts appear and its runbook is cited
   somewhere in the answer. A part the corpus does not answer has ``missing`` instead (the words
-  that name what it asks, e.g. ``["warehouse", "on call"]``): it is answered when one line of the
-  answer says it "could not find" it and names every one of those words, and the question's
+  that name what it asks, e.g. ``["warehouse", "on call"]``): it is answered when one sentence
+  of the answer says it "could not find" it and names every one of those words, and the question's
   ``abstain`` check then asks that the answer still cite a runbook for the other parts (it must
   not abstain as a whole).
 - ``category``: for a question with a ``category`` (the failure category of a "why" question),
@@ -355,17 +355,22 @@ def _overlaps(source: dict[str, Any], expected: dict[str, str]) -> bool:
 
 
 def _says_not_found(text: str, words: Sequence[str]) -> bool:
-    r"""Whether one line of the (lowercased) answer says it could not find something and names
-    every one of ``words``.
+    r"""Whether one sentence of the (lowercased) answer says it could not find something and
+    names every one of ``words``, as whole words.
 
     >>> _says_not_found("the limit is 500.\ni could not find who is on call for the warehouse.",
     ...                 ["warehouse", "on call"])
     True
     >>> _says_not_found("i could not find it.\nthe warehouse is on call.", ["warehouse"])
     False
+    >>> _says_not_found("the warehouse rota is kept by ops [1]. i could not find anything on "
+    ...                 "*who approves a refund*.", ["warehouse", "rota"])
+    False
     """
     return any(
-        ABSTAIN in line and all(w.lower() in line for w in words) for line in text.splitlines()
+        ABSTAIN in sentence
+        and all(re.search(rf"\b{re.escape(w.lower())}\b", sentence) for w in words)
+        for sentence in re.split(r"(?<=[.!?])\s+|\n", text)
     )
 
 

@@ -174,13 +174,15 @@ def test_no_window_in_questions(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "onset"),
     [
-        ("why is topup-api failing captures since ~15:05 today?", "2026-03-15T15:05"),
+        ("why is orders-api failing captures since ~15:05 today?", "2026-03-15T15:05"),
         ("errors started around 08:10", "2026-03-16T08:10"),
         ("5xx since about 07:30Z", "2026-03-16T07:30"),
         ("checkout began failing at 2026-03-14T22:40Z", "2026-03-14T22:40"),
         ("why is it failing since yesterday?", None),
         ("what changed in the last hour?", None),
         ("it fired at 08:30", None),
+        ("why is it failing since 2026-03-15?", None),  # a date alone: no time of day
+        ("errors since 0001-01-01T00:05Z", None),  # before any instant an alert can mean
     ],
 )
 def test_stated_onset(text: str, onset: str | None) -> None:

@@ -1189,8 +1189,11 @@ def test_a_failure_quiet_since_well_before_the_investigation_is_healthy_unless_e
     blip = (
         signature("orders", "checkout failed: upstream reset", ONSET, count=40, last=ONSET + 4),
     )
+    # The error counts say the same as the messages: 40 errors in the bucket of the onset only.
+    rate = errors("orders", ONSET)
+    rate = replace(rate, points=tuple((t, v if t <= at(ONSET) else 0.0) for t, v in rate.points))
     evidence = replace(
-        incident(DECOY, DECOY_SHIP, sigs=blip, series=(errors("orders", ONSET),)),
+        incident(DECOY, DECOY_SHIP, sigs=blip, series=(rate,)),
         alert=Alert("Orders error rate high", "orders", at(ONSET + 5)),
     )
     later = replace(evidence, until=at(ONSET + 65))
@@ -1343,3 +1346,65 @@ def test_a_disk_nearly_full_and_a_value_failing_its_format_are_named() -> None:
     )
     result = analyze(incident(DECOY, DECOY_SHIP, sigs=(bad,)))
     assert result.category == "data_quality"
+
+
+def test_a_failure_whose_old_message_goes_on_has_not_ended() -> None:
+    # A provider's certificate expired at night: its error came now and then at low traffic,
+    # then at every request from the onset. Two stray new messages stop early; the failure
+    # does not, and the certificate error is the cause (the provider's, named in the exception).
+    stack = (
+        "RequestException: cURL error 60: SSL certificate problem: certificate has expired "
+        "for https://claims.insurer.example/v2/claims"
+    )
+    sigs = (
+        replace(
+            signature("orders", "claim submission failed", ONSET - 300, count=120),
+            detail=stack,
+        ),
+        signature("orders", "receipt printer out of paper", ONSET + 1, count=1, last=ONSET + 1),
+        signature("orders", "courier webhook 410 Gone", ONSET + 4, count=1, last=ONSET + 4),
+    )
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=sigs))
+    assert (result.verdict, result.category) == ("external", "dependency_failure")
+    assert "claims.insurer.example" in result.external_cause
+
+
+def test_an_unexplained_failure_right_after_a_release_takes_the_release_category() -> None:
+    # No change ties to the failure strongly enough to name it, nothing outside moved, and a
+    # release reached the failing service minutes before the onset: a code defect.
+    tweak = commit(
+        "t0ta1500",
+        ONSET - 30,
+        "Sum register totals per line",
+        ("orders/totals.py",),
+        "--- a/orders/totals.py\n+++ b/orders/totals.py\n@@ -1 +1 @@\n"
+        "-    return sum(line.total for line in lines)\n"
+        "+    return sum(line.total // line.units for line in lines)\n",
+    )
+    sigs = (signature("orders", "order totals mismatch for register 31", ONSET + 0.5),)
+    soon = analyze(incident(tweak, deploy("deploy-orders-44", ONSET - 5, ("t0ta1500",)), sigs=sigs))
+    assert (soon.verdict, soon.change_id, soon.category) == ("unknown", None, "code_defect")
+    # The same release an hour before the onset says nothing about what kind of failure it is.
+    late = analyze(
+        incident(tweak, deploy("deploy-orders-44", ONSET - 60, ("t0ta1500",)), sigs=sigs)
+    )
+    assert (late.verdict, late.category) == ("unknown", "unknown")
+
+
+@pytest.mark.parametrize(
+    ("message", "same", "category"),
+    [
+        # One item rejected again and again, ids and values included: bad input.
+        ("import of batch 7 rejected: reading 1842.2 below previous 1843.1", True, "data_quality"),
+        # The same words for different items are not one item.
+        ("import of batch 7 rejected: reading 1842.2 below previous 1843.1", False, "unknown"),
+        # A device not answering, again and again, is not bad input.
+        ("poll of unit 14 timed out after 10s", True, "unknown"),
+    ],
+)
+def test_an_unexplained_failure_reads_its_category_from_what_its_errors_say(
+    message: str, same: bool, category: str
+) -> None:
+    sig = replace(signature("orders", message, ONSET + 0.5, count=10), same=same)
+    result = analyze(incident(DECOY, DECOY_SHIP, sigs=(sig,)))
+    assert (result.verdict, result.change_id, result.category) == ("unknown", None, category)

@@ -130,3 +130,24 @@ def test_a_clock_range_beside_a_part_of_the_day_is_the_window() -> None:
 def test_what_is_the_cause_asks_for_the_cause() -> None:
     asked = understand("web alarming at 08:00, what's the cause?", NOW, SERVICES)
     assert asked.intent == "cause"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "payments-api down - which deploy?",
+        "payments-api down - who deployed last?",
+        "payments-api errors spiking, which service is the culprit?",
+    ],
+)
+def test_a_situation_then_which_change_or_service_asks_the_data(text: str) -> None:
+    """Told a situation and asked which change or service is behind it: the logs and changes
+    answer, not a runbook (a situation then a runbook's fact goes to the catalog)."""
+    assert understand(expand_shorthand(text), NOW, ["payments-api"]).intent == "errors"
+    told = "payments still down at the deadline - settlement desk number?"
+    assert understand(expand_shorthand(told), NOW, ["payments-api"]).intent == "fact"
+
+
+def test_white_space_is_tidied_before_a_question_is_read() -> None:
+    padded = " " * 10_000 + "what is the orders-api\t\tretry limit?" + "\n" * 50
+    assert expand_shorthand(padded) == "what is the orders-api retry limit?"

@@ -675,20 +675,25 @@ _STATED_ONSET = re.compile(
 
 def stated_onset(text: str, now: datetime) -> datetime | None:
     """When ``text`` says the failure began ("since ~15:05", "started around 14:10"), at or
-    before ``now``; None when it states no such time (a day word alone, "since yesterday", is
-    not an onset).
+    before ``now``; None when it states no such time: a day alone ("since yesterday", "since
+    2026-10-06") is not an onset, only a time of day is, and an instant outside the range
+    `parse_instant` accepts is none.
 
     >>> from datetime import UTC, datetime
     >>> now = datetime(2026, 10, 7, 15, 40, tzinfo=UTC)
-    >>> stated_onset("why is topup-api failing since ~15:05 today?", now).isoformat()
+    >>> stated_onset("why is orders-api failing since ~15:05 today?", now).isoformat()
     '2026-10-07T15:05:00+00:00'
     >>> stated_onset("why is it failing since yesterday?", now) is None
+    True
+    >>> stated_onset("why is it failing since 2026-10-06?", now) is None
     True
     """
     now = now.astimezone(UTC)
     for m in _STATED_ONSET.finditer(text):
+        if ":" not in m[1]:  # a date without a time of day
+            continue
         point = _point(m[1], now)
-        if point is not None and point <= now:
+        if point is not None and EARLIEST_INSTANT <= point <= now:
             return point
     return None
 

@@ -159,13 +159,13 @@ def stated_values(question: str) -> list[re.Pattern[str]]:
     """The values ``question`` states (a number with the word after it: "under 2 days",
     "above 40 %"), each as the pattern a passage stating the same value matches; the number
     alone when no unit follows it. Numbers are no key terms, yet one the question states picks
-    the row or line that states it among lines alike ("... under 6 days of supply, and under 2
+    the row or line that states it among lines alike ("... over 6 hours behind, and over 2
     days?": the Amber row, then the Red one).
 
-    >>> values = stated_values("what do we do when red cells drop under 2 days?")
-    >>> [bool(v.search("Red cells on hand: under 2 days of supply")) for v in values]
+    >>> values = stated_values("what do we do when the backups fall under 2 days?")
+    >>> [bool(v.search("Backups kept: under 2 days of history")) for v in values]
     [True, True]
-    >>> [bool(v.search("Minimum stock: 2 days of supply")) for v in values]
+    >>> [bool(v.search("Minimum retention: 2 days of history")) for v in values]
     [True, False]
     """
     out = []

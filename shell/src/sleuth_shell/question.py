@@ -75,14 +75,24 @@ _SINCE_ABOUT = re.compile(
 )
 
 
+_SPACES = re.compile(r"[^\S\n]+")
+_LINE_BREAKS = re.compile(r" ?\n[\s]*")
+
+
 def expand_shorthand(text: str) -> str:
-    """``text`` with on-call shorthand written out (see the module doc).
+    r"""``text`` with on-call shorthand written out (see the module doc), and its white space
+    tidied: stripped, each run of spaces one space, each line break one ``\n`` (the readings
+    after this one split on white space, and a run of thousands of spaces would make them
+    retry at each of its positions).
 
     >>> expand_shorthand("settlement-batch errs yday since ~02:30 w/ the cmd?")
     'settlement-batch errors yesterday since 02:30 with the command?'
     >>> expand_shorthand("whats the yard-svc cmd")
     "what's the yard-svc command"
+    >>> expand_shorthand("   what  is the\t retry limit? \n\n  and who approves?  ")
+    'what is the retry limit?\nand who approves?'
     """
+    text = _LINE_BREAKS.sub("\n", _SPACES.sub(" ", text)).strip()
     text = _SHORTHAND_WORD.sub(lambda m: _SHORTHAND[m[1].lower()], text)
     text = _APPROX.sub("", text)
     return _SINCE_ABOUT.sub(lambda m: f"{m[1]} ", text)
@@ -155,7 +165,7 @@ _CATALOG_ASK = re.compile(
 )
 
 
-#: A situation told first ("quillpay still down at the deadline - ...", "TVM throwing E-101,
+#: A situation told first ("acmepay still down at the deadline - ...", "kiosk throwing E-17,
 #: ...") and what is asked about it.
 _TOLD = re.compile(
     r"^(?P<told>[^?:;]{3,120}?)(?:\s+[-\u2013\u2014]\s+|:\s+|,\s+)(?P<asked>\S.*)$", re.S
@@ -205,16 +215,30 @@ _ASK_WORDS = frozenset(
 
 def _asks_the_catalog_about_a_situation(text: str) -> bool:
     """Whether ``text`` tells a situation first and then asks, in words of its own, for what a
-    runbook says ("quillpay still down at the deadline - settlement desk number? and pager
+    runbook says ("acmepay still down at the deadline - settlement desk number? and pager
     handle for payments"): what is asked names nothing that was logged and does not refer back
     to it ("orders-worker throwing errors, what are they?" asks the logs)."""
     m = _TOLD.match(text.strip())
     if m is None:
         return False
     asked = m["asked"]
-    if not _ASKS.search(asked) or _LOGGED.search(asked) or _REFERS.search(asked):
+    if (
+        not _ASKS.search(asked)
+        or _LOGGED.search(asked)
+        or _REFERS.search(asked)
+        or _ASKS_WHAT_HAPPENED.search(asked)
+    ):
         return False
     return any(w.lower() not in _ASK_WORDS for w in _WORD.findall(asked))
+
+
+#: What the data answers, not a runbook: which change, deploy or service is behind it
+#: ("payments-api down - which deploy?", "errors spiking, which service is the culprit?").
+_ASKS_WHAT_HAPPENED = re.compile(
+    r"\b(?:deploy\w*|releas\w*|commit\w*|chang\w*|roll(?:ed|out)\w*|ship\w*|culprit|caus\w*|"
+    r"why|broke|service)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)

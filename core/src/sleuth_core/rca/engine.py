@@ -18,6 +18,7 @@ from functools import lru_cache
 from itertools import compress, pairwise, repeat
 from operator import ge, itemgetter
 
+from sleuth_core.language import EARLIEST_INSTANT
 from sleuth_core.rca.model import (
     Alert,
     Analysis,
@@ -716,7 +717,7 @@ def _from_stated_onset(
     about with none fails from the stated onset (its errors rose then, in messages it logged
     before); any other service with none was failing before and is not this failure."""
     stated = evidence.alert.onset
-    if stated is None:
+    if stated is None or stated < EARLIEST_INSTANT:  # no onset, or none an alert can mean
         return
     floor = stated - _STATED_MARGIN
     fired = evidence.alert.fired_at
@@ -1676,7 +1677,7 @@ def decide(
         )
     else:
         reasons.append("No change before the onset touches what the failure shows.")
-    category = _unexplained_category(evidence, episode, metric_only)
+    category = _unexplained_category(evidence, episode, metric_only, suspects)
     return Analysis(
         "unknown",
         "INCONCLUSIVE",
@@ -1908,6 +1909,8 @@ def _recovered_at(evidence: Evidence, episode: Episode, *, later: bool) -> datet
     if not failing:
         return None
     last = max(s.last_seen for s in failing)
+    if _errors_go_on(evidence, episode, last):
+        return None
     quiet = evidence.alert.fired_at - last
     if quiet >= _RECOVERED_QUIET and quiet > last - episode.onset:
         return last
@@ -1919,6 +1922,27 @@ def _recovered_at(evidence: Evidence, episode: Episode, *, later: bool) -> datet
         if quiet >= _RECOVERED_QUIET and quiet > last - episode.onset:
             return last
     return None
+
+
+def _errors_go_on(evidence: Evidence, episode: Episode, last: datetime) -> bool:
+    """Whether a failing service still logs errors well above its rate before the onset after
+    ``last`` (when its new messages stopped): a message it already logged now and then before
+    the onset (a provider's error that began at night, at low traffic) is the failure too, and
+    while it goes on the failure has not ended."""
+    for series in evidence.errors:
+        if series.service not in episode.affected:
+            continue
+        before = [v for t, v in series.points if t < episode.onset]
+        after = [v for t, v in series.points if last < t <= evidence.alert.fired_at]
+        if not after:
+            continue
+        span = (episode.onset - series.points[0][0]).total_seconds() / series.bucket_seconds
+        base = sum(before) / max(span, 1.0)
+        late = (evidence.alert.fired_at - last).total_seconds() / series.bucket_seconds
+        rate = sum(after) / max(late, 1.0)
+        if sum(after) >= _MIN_ERRORS and rate > 3 * base:
+            return True
+    return False
 
 
 def _error_services(evidence: Evidence, episode: Episode) -> set[str]:
@@ -2488,12 +2512,40 @@ def _logic_fault(evidence: Evidence, episode: Episode) -> bool:
     return bool(faults) and faults >= 0.5 * sum(s.count for s in origin)
 
 
-def _unexplained_category(evidence: Evidence, episode: Episode, metric_only: bool) -> Category:
+def _bad_input(sig: ErrorSignature) -> bool:
+    """Whether one error message shows input rejected: for its shape or values, or the very same
+    item (ids and values included) failing again and again without a party failing to answer.
+    `_unexplained_category` reads it when no sign was strong enough for a cause.
+
+    >>> from datetime import UTC
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> same = "import of batch 7 rejected: 38 units with a date 40 years ahead"
+    >>> _bad_input(ErrorSignature("inv", same, 10, t, t, same=True))
+    True
+    >>> _bad_input(ErrorSignature("poll", "poll of unit 14 timed out", 18, t, t, same=True))
+    False
+    """
+    text = f"{sig.message}\n{sig.detail}"
+    if _BAD_INPUT.search(text) or _POISON.search(text):
+        return True
+    return (
+        sig.same
+        and sig.count >= _SAME_REPEATS
+        and bool(_ID.search(sig.message))
+        and not _UNAVAILABLE.search(text)
+    )
+
+
+def _unexplained_category(
+    evidence: Evidence, episode: Episode, metric_only: bool, suspects: Sequence[Suspect] = ()
+) -> Category:
     """The category of a failure no change and no outside sign explains, from the kind of
     evidence it shows: settings that are missing or invalid (``configuration_error``), a
     resource that ran out or a failure seen only in a saturation metric
     (``resource_exhaustion``), a fault only the program's own logic raises (``code_defect``);
-    else ``unknown``."""
+    then what went live on the failing services minutes before the onset (a release's code,
+    ``code_defect``, or only values, ``configuration_error``); then input rejected by most of its
+    errors (``data_quality``, `_bad_input`); else ``unknown``."""
     new_sigs, _old = _episode_signatures(evidence, episode)
     origin = [s for s in new_sigs if s.service == episode.origin]
     text = " ".join(s.message for s in origin)
@@ -2504,8 +2556,30 @@ def _unexplained_category(evidence: Evidence, episode: Episode, metric_only: boo
     if metric_only or _EXHAUSTION.search(f"{text} {carried}"):
         return "resource_exhaustion"
     faults = sum(s.count for s in origin if _CODE_FAULT.search(f"{s.message}\n{s.detail}"))
-    if faults and faults >= 0.5 * sum(s.count for s in origin):
+    total = sum(s.count for s in origin)
+    if faults and faults >= 0.5 * total:
         return "code_defect"
+    # Nothing outside moved, and the failing service changed minutes before it began: which
+    # change is not settled, but what kind of failure it is follows from what went live then.
+    deployed = {c.change_id: c.service for c in evidence.changes if c.kind == "deploy"}
+    live = [
+        s
+        for s in suspects
+        if not s.ruled_out
+        and s.change.kind != "deploy"
+        and deployed.get(s.deploy_id, s.change.service) in episode.affected
+        and timedelta(0) <= episode.onset - s.effective_at <= _PROXIMITY
+    ]
+    kinds = {_change_category(s.change) for s in live}
+    if kinds:
+        # A release that ships code and values together: the code is what most often breaks.
+        # Input rejected from the first minutes after it is more likely its handling broken.
+        return "code_defect" if "code_defect" in kinds else "configuration_error"
+    # Most of its errors reject input (its shape or values, or one item again and again), when
+    # no single sign was strong enough to name bad input the cause.
+    rejected = sum(s.count for s in origin if _bad_input(s))
+    if rejected and rejected >= 0.5 * total:
+        return "data_quality"
     return "unknown"
 
 
@@ -2843,7 +2917,10 @@ def _external(
     tls_sigs = [s for s in messages if _TLS.search(full[id(s)])]
     tls = sum(s.count for s in tls_sigs)
     if tls and tls >= 0.2 * total:
-        peers = sorted({h for s in tls_sigs for h in _outside_hosts(s.message)})
+        # The party is named in the message or, as often, only in the exception it carries.
+        peers = sorted({h for s in tls_sigs for h in _outside_hosts(s.message)}) or sorted(
+            {h for s in tls_sigs for h in _outside_hosts(full[id(s)])}
+        )
         peer = f" from {peers[0]}" if peers else ""
         # Another party's certificate is its failure; the platform's own is infrastructure.
         found.append(

@@ -130,10 +130,10 @@ _LIST_COMMA = re.compile(r",\s+(?:and\s+)?", re.IGNORECASE)
 _LIST_AND = re.compile(r",\s+(?:and\s+)?|\s+and\s+", re.IGNORECASE)
 #: The most words (stopwords aside) of a piece that a list comma separates.
 _LIST_WORDS = 4
-#: A topic before the question: "PM-0031: how many ...", "TVM showing E-420 - what does it mean
+#: A topic before the question: "PM-0031: how many ...", "kiosk showing E-42 - what does it mean
 #: ...", "For payments-api, what is ...". It names no question word and is short.
 _TOPIC = re.compile(
-    r"^\s*(?P<topic>[^?:;]{2,80}?)(?::\s+|\s+[-\u2013\u2014]\s+|,\s+)(?P<rest>\S.*)$", re.S
+    r"^\s*(?P<topic>\S[^?:;]{1,79}?)(?::\s+|\s+[-\u2013\u2014]\s+|,\s+)(?P<rest>\S.*)$", re.S
 )
 _TOPIC_WORDS = 7
 _STORY_WORDS = 12
@@ -143,7 +143,7 @@ _WH = r"(?<![\w'-])(?:what|what's|which|who|who's|whom|whose|how|how's|when|wher
 
 def _split_topic(question: str) -> tuple[str, str]:
     """``(topic, rest)``: the short subject written before the question proper ("PM-0031: ...",
-    "TVM showing E-420 - what ...", "records-db failover: who approves, max lag?"), or ``("",
+    "kiosk showing E-42 - what ...", "records-db failover: who approves, max lag?"), or ``("",
     question)``. A topic asks nothing itself (no question word, no "?"); after a comma it must be
     followed by a question word ("For payments-api, what is ..."), else the comma lists parts."""
     m = _TOPIC.match(question)
@@ -153,7 +153,7 @@ def _split_topic(question: str) -> tuple[str, str]:
     separator = question[m.end("topic") : m.start("rest")]
     # A situation told before a dash or colon ("someone's SSN is showing in a public filing -
     # who approves sealing it?") may be longer and hold a verb, when the rest asks.
-    # ... or a short telegraphic question ("quillpay still down at the deadline - settlement
+    # ... or a short telegraphic question ("acmepay still down at the deadline - settlement
     # desk number? and ...").
     first_ask = re.match(r"(?P<ask>[^?]{1,60})(?:\?|$)", rest)
     told = separator.strip() in ("-", "\u2013", "\u2014", ":") and bool(
@@ -202,8 +202,8 @@ _VERSUS = re.compile(r"\s+(?:vs\.?|versus)\s+(?P<other>[^?;,]+?)\s*(?P<end>\?|$)
 def _compared(text: str) -> str:
     """``text`` with a comparison written out as two questions: "search removal time for a seal
     vs a strike?" asks "search removal time for a seal? search removal time for a strike?" (the
-    other subject takes the place of as many last words of the first); "fridge alarm delay vs
-    incubator alarm delay?", whose other side ends as the first does, names both in full."""
+    other subject takes the place of as many last words of the first); "staging deploy window vs
+    prod deploy window?", whose other side ends as the first does, names both in full."""
     m = _VERSUS.search(text)
     if m is None:
         return text
@@ -222,16 +222,16 @@ _PREPOSITION = (
 )
 #: ", and under 2 days?": the same question asked again for another value or subject.
 _ELIDED = re.compile(
-    rf",?\s+and\s+(?:then\s+)?(?P<other>(?P<prep>{_PREPOSITION})\s+[^?;,]+?)\s*(?P<end>\?|$)",
+    rf",?\s+and\s+(?:then\s+)?(?P<other>(?P<prep>{_PREPOSITION})\s+[^?;,]{{1,80}}?)\s*(?P<end>\?|$)",
     re.IGNORECASE,
 )
 
 
 def _elided(text: str) -> str:
     """``text`` with a question asked again in a few words written out in full: "what do we do
-    when red cells drop under 6 days of supply, and under 2 days?" asks "... drop under 6 days
-    of supply? what do we do when red cells drop under 2 days?" (the other side takes the place
-    of the first's words from its last use of the same preposition on)."""
+    when the backups fall under 6 days of history, and under 2 days?" asks "... fall under 6
+    days of history? what do we do when the backups fall under 2 days?" (the other side takes
+    the place of the first's words from its last use of the same preposition on)."""
     m = _ELIDED.search(text)
     if m is None or len(m["other"].split()) > 5 or re.search(_WH, m["other"], re.IGNORECASE):
         return text
@@ -246,7 +246,7 @@ def question_parts(question: str) -> list[str]:
     """The parts of a question that asks several things: the first with at least two key terms
     (the subject), each later one with at least one (it is read in the first part's context);
     the whole question when it asks one thing. A topic written before the question ("PM-0031:",
-    "records-db failover:", "TVM showing E-420 -") is the subject of every part and is written
+    "records-db failover:", "kiosk showing E-42 -") is the subject of every part and is written
     before each ("records-db failover: who approves").
 
     >>> question_parts("What is the failover RTO, and what must we pause before failing over?")
@@ -291,7 +291,7 @@ def _topic_terms(part: str) -> list[str]:
     """The key terms of the topic written before ``part`` that the rest does not ask itself
     (they pick the document; the rest, or the shape of what it asks, picks the passage); for
     "who owns X?", the terms of X (the owner is written once in X's runbook, often in a line
-    that does not repeat X's name: "Owner: Patient Messaging team.")."""
+    that does not repeat X's name: "Owner: Storage team.")."""
     topic, rest = _split_topic(part)
     if not topic:
         owns = _WHO_OWNS.match(part)
@@ -363,7 +363,7 @@ async def _rank(
     hits = await run.search(f"{search} {context}".strip(), limit=_CATALOG_CANDIDATES)
     documents = [(h.id, h.title, h.content) for h in hits]
     topic = [] if borrowed else _topic_terms(search)
-    # The words of a situation told before the question that no candidate holds ("dispatch-api
+    # The words of a situation told before the question that no candidate holds ("orders-api
     # v4.40.0 *looks bad*: ...") are the asker's, and tell no runbook: they weigh nothing.
     texts = [f"{d[1]}\n{d[2]}" for d in documents]
     known = known_stems(texts)
@@ -521,7 +521,7 @@ async def _answer_parts(
         topic, own_ask = _split_topic(part)
         if topic and ranked and not _holds_what_is_asked(part, ranked[0]):
             # The topic steers; it does not answer a part whose own words the passage lacks
-            # ("quillpay down at the deadline - ..., and pager handle for payments?": the rota's
+            # ("acmepay down at the deadline - ..., and pager handle for payments?": the rota's
             # row, not the deadline's line): the part is ranked again on its own words.
             alone, alone_by_id = await _rank(run, own_ask, how_to or asked.intent == "how-to")
             if (
@@ -582,7 +582,7 @@ _WHAT_NOUN = re.compile(
     re.IGNORECASE,
 )
 #: The object of the question's verb ("where do we keep *the* signing key passphrase"), not of a
-#: preposition ("who do I call *at the* clerk's office": where, not what, is asked).
+#: preposition ("who do I call *at the* vendor's support desk": where, not what, is asked).
 _OBJECT = re.compile(
     r"(?<!\bon)(?<!\bof)(?<!\bfor)(?<!\bin)(?<!\bat)(?<!\bto)(?<!\bfrom)(?<!\bwith)(?<!\bby)"
     r"(?<!\bduring)(?<!\bunder)(?<!\bover)\s+(?:the|our|their|its|your|his|her|a|an)\s+",
@@ -644,19 +644,19 @@ def _asked_head(part: str) -> str:
     """The words naming the thing ``part`` asks for, its subject aside: "what's the replication
     factor on events.clicks?": "replication factor"; "where do we keep the signing key
     passphrase": "signing key passphrase"; "what firmware are the kiosks running": "firmware"; a
-    telegraphic part names it before any preposition ("min haemoglobin for a donor": "min
-    haemoglobin"); empty for a question asking no thing ("who do we page?", "how long before we
+    telegraphic part names it before any preposition ("min free disk for a node": "min
+    free disk"); empty for a question asking no thing ("who do we page?", "how long before we
     quarantine it?").
 
-    >>> _asked_head("who holds the service contract on the fridges")
+    >>> _asked_head("who holds the service contract on the printers")
     'service contract'
     """
     asked = _asked(part).strip().rstrip(" ?")
     if (m := _WHAT_NOUN.match(asked)) is not None:
         return m["head"]
     if not re.search(_WH, asked, re.IGNORECASE):
-        # A telegraphic part names the thing, unless it tells what happened ("lawyer filed a
-        # motion in the wrong case", "pushes timing out"): a situation asks no thing.
+        # A telegraphic part names the thing, unless it tells what happened ("customer paid
+        # twice for one order", "pushes timing out"): a situation asks no thing.
         return "" if _TELLS.search(asked) else _PREPOSITION_AFTER.sub("", _RELATIVE.sub("", asked))
     if (m := _WHAT_IS.match(asked)) is not None:
         head = m["head"]
@@ -675,7 +675,7 @@ def _holds_what_is_asked(part: str, best: Ranked) -> bool:
     thing ``part`` asks for (`_asked_head`), or the part asks no thing."""
     head = [t for t in key_terms(_asked_head(part)) if t not in _VALUE_KIND]
     if not _asked_head(part) and _ASKS_WHO.search(_asked(part)):
-        # "who gets paged for scada-bridge?" asks a person by the words of its own.
+        # "who gets paged for metrics-bridge?" asks a person by the words of its own.
         head = [t for t in key_terms(_asked(part)) if t not in _VALUE_KIND]
     return not head or 2 * sum(holds_term(t, best.passage.text) for t in head) > len(head)
 
@@ -741,7 +741,9 @@ def _not_found(part: str) -> str:
     words. It holds no claim (`sleuth_core.claims.claims_of`): no code span, quote or bold name,
     and no number (which the claim check would look up in the sources cited before it)."""
     words = re.sub(r"[`*\"_\[\]§]", " ", part).rstrip(" ?")
-    words = re.sub(r"[^\s]*\d[^\s]*", " ", words)  # a token holding a number is left out whole
+    # A token holding a number is left out whole (one pass over the tokens: a regex for it
+    # retries from every position of a long token).
+    words = " ".join(t for t in words.split() if not any(c.isdigit() for c in t))
     label = inline(words, 160).strip(" ,;:-") or "one part of the question"
     if re.match(_QWORD, label, re.IGNORECASE):
         label = label[0].lower() + label[1:]  # mid-sentence

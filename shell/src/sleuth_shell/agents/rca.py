@@ -845,7 +845,8 @@ def category_phrase(category: str) -> str:
 def _first_failure(
     evidence: Evidence, service: str, onset: datetime | None
 ) -> ErrorSignature | None:
-    """The most frequent error message ``service`` logged from its onset, if any."""
+    """The most frequent error message ``service`` began logging at or after its onset, else
+    the most frequent it still logged then (one that began earlier), if any."""
     if onset is None:
         return None
     found = [
@@ -853,18 +854,21 @@ def _first_failure(
         for s in evidence.signatures
         if s.service == service and s.last_seen >= onset and s.count >= 2
     ]
-    return max(found, key=lambda s: (s.count, -s.first_seen.timestamp()), default=None)
+    began = [s for s in found if s.first_seen >= onset - _SAME_MOMENT]
+    return max(began or found, key=lambda s: (s.count, -s.first_seen.timestamp()), default=None)
 
 
 def _first_failure_text(first: ErrorSignature | None, onset: datetime) -> str:
-    """How the headline names the origin's most frequent error: "with" it when it began at the
-    onset, else with its own first time (warnings or a metric can start a failure minutes
-    before its errors do; the headline must not date the errors to the warnings' time)."""
+    """How the headline names the origin's error (`_first_failure`): "with" it when it began at
+    the onset, else with its own first time (warnings or a metric can start a failure minutes
+    before its errors do, and an error logged since long before is not what began then)."""
     if first is None:
         return ""
-    if first.first_seen - onset <= _SAME_MOMENT:
+    if abs(first.first_seen - onset) <= _SAME_MOMENT:
         return f" with {code(first.message, 160)}"
-    return f"; {code(first.message, 160)} from {ts(first.first_seen)}"
+    if first.first_seen > onset:
+        return f"; {code(first.message, 160)} from {ts(first.first_seen)}"
+    return f"; {code(first.message, 160)} logged since {ts(first.first_seen)}"
 
 
 #: How far apart an onset and an error's first record may be for the two to be "the same time".
