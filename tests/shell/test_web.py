@@ -615,6 +615,21 @@ def test_citation_markers_link_to_their_sources():
     assert "<code>code [1]</code>" in str(html)
 
 
+def _completed(factory, org, analysis: dict[str, object]) -> Investigation:
+    """A completed investigation of ``org`` with this ``analysis``."""
+    return factory.add(
+        Investigation(
+            org_id=org.id,
+            team_id=org.default_team_id,
+            name="Orders errors",
+            status="COMPLETED",
+            prompt="p",
+            result="It was c0ffee12 [1].",
+            analysis=analysis,
+        )
+    )
+
+
 def test_investigation_page_shows_the_verdict(client, factory, org):
     analysis = {
         "verdict": "change",
@@ -627,17 +642,7 @@ def test_investigation_page_shows_the_verdict(client, factory, org):
         "onset": "2026-05-06T13:35:00Z",
         "evidence": [1, 2],
     }
-    inv = factory.add(
-        Investigation(
-            org_id=org.id,
-            team_id=org.default_team_id,
-            name="Orders errors",
-            status="COMPLETED",
-            prompt="p",
-            result="It was c0ffee12 [1].",
-            analysis=analysis,
-        )
-    )
+    inv = _completed(factory, org, analysis)
     plain = factory.add(
         Investigation(
             org_id=org.id, team_id=org.default_team_id, name="Old", status="COMPLETED", prompt="p"
@@ -666,17 +671,7 @@ def test_investigation_charts_span_the_window_the_analysis_read(client, factory,
         "window": {"start": "2026-05-06T01:40:00Z", "end": "2026-05-06T13:45:00Z"},
         "evidence": [1],
     }
-    inv = factory.add(
-        Investigation(
-            org_id=org.id,
-            team_id=org.default_team_id,
-            name="Orders errors",
-            status="COMPLETED",
-            prompt="p",
-            result="It was c0ffee12 [1].",
-            analysis=analysis,
-        )
-    )
+    inv = _completed(factory, org, analysis)
     sign_in(client, org.key)
     page = client.get(f"/investigations/{encode_global_id('Investigation', inv.id)}").text
     assert "from 2026-05-06 01:40 UTC to 2026-05-06 13:45 UTC" in page
