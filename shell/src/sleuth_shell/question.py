@@ -35,7 +35,7 @@ from typing import Literal
 
 from sleuth_core.language import TimeWindow, match_services, parse_window
 
-__all__ = ["Intent", "Question", "expand_shorthand", "understand"]
+__all__ = ["Intent", "Question", "expand_shorthand", "told_first", "understand"]
 
 _SINCE_DEPLOY = re.compile(
     r"\bsince\s+(?:the\s+)?(?:last\s+|latest\s+)?(?:deploy(?:ment)?|release|rollout)\b",
@@ -168,8 +168,26 @@ _CATALOG_ASK = re.compile(
 #: A situation told first ("acmepay still down at the deadline - ...", "kiosk throwing E-17,
 #: ...") and what is asked about it.
 _TOLD = re.compile(
-    r"^(?P<told>[^?:;]{3,120}?)(?:\s+[-\u2013\u2014]\s+|:\s+|,\s+)(?P<asked>\S.*)$", re.S
+    r"^\s*(?P<told>\S[^?:;]{1,119}?)(?P<separator>:\s+|\s+[-\u2013\u2014]\s+|,\s+)(?P<asked>\S.*)$",
+    re.S,
 )
+
+
+def told_first(text: str) -> tuple[str, str, str] | None:
+    """``(told, separator, asked)`` when ``text`` tells something (a situation, a topic: up to
+    120 characters with no "?", ":" or ";") before a colon, a dash or a comma and then goes on;
+    else None. The one reading of that shape: the intent (a situation then a runbook's fact) and
+    the catalog answer (a topic written before every part) both start from it.
+
+    >>> told_first("records-db failover: who approves?")
+    ('records-db failover', ': ', 'who approves?')
+    >>> told_first("what is the retry limit?") is None
+    True
+    """
+    m = _TOLD.match(text)
+    return None if m is None else (m["told"], m["separator"], m["asked"])
+
+
 _ASKS = re.compile(
     r"\?|\b(?:what|what's|which|who|who's|whom|whose|how|when|where)\b", re.IGNORECASE
 )
@@ -218,10 +236,10 @@ def _asks_the_catalog_about_a_situation(text: str) -> bool:
     runbook says ("acmepay still down at the deadline - settlement desk number? and pager
     handle for payments"): what is asked names nothing that was logged and does not refer back
     to it ("orders-worker throwing errors, what are they?" asks the logs)."""
-    m = _TOLD.match(text.strip())
-    if m is None:
+    found = told_first(text)
+    if found is None:
         return False
-    asked = m["asked"]
+    asked = found[2]
     if (
         not _ASKS.search(asked)
         or _LOGGED.search(asked)

@@ -41,7 +41,7 @@ from sleuth_shell.passages import (
     stated_values,
     stems_of,
 )
-from sleuth_shell.question import Question
+from sleuth_shell.question import Question, told_first
 
 __all__ = [
     "ABSTAIN_BELOW",
@@ -132,9 +132,8 @@ _LIST_AND = re.compile(r",\s+(?:and\s+)?|\s+and\s+", re.IGNORECASE)
 _LIST_WORDS = 4
 #: A topic before the question: "PM-0031: how many ...", "kiosk showing E-42 - what does it mean
 #: ...", "For payments-api, what is ...". It names no question word and is short.
-_TOPIC = re.compile(
-    r"^\s*(?P<topic>\S[^?:;]{1,79}?)(?::\s+|\s+[-\u2013\u2014]\s+|,\s+)(?P<rest>\S.*)$", re.S
-)
+#: The longest topic, in characters (a situation told may be longer: `told_first`).
+_TOPIC_CHARACTERS = 80
 _TOPIC_WORDS = 7
 _STORY_WORDS = 12
 #: The words that ask wherever they stand.
@@ -146,11 +145,10 @@ def _split_topic(question: str) -> tuple[str, str]:
     "kiosk showing E-42 - what ...", "records-db failover: who approves, max lag?"), or ``("",
     question)``. A topic asks nothing itself (no question word, no "?"); after a comma it must be
     followed by a question word ("For payments-api, what is ..."), else the comma lists parts."""
-    m = _TOPIC.match(question)
-    if m is None:
+    found = told_first(question)
+    if found is None or len(found[0]) > _TOPIC_CHARACTERS:
         return "", question
-    topic, rest = m["topic"].strip(), m["rest"]
-    separator = question[m.end("topic") : m.start("rest")]
+    topic, separator, rest = found[0].strip(), found[1], found[2]
     # A situation told before a dash or colon ("someone's SSN is showing in a public filing -
     # who approves sealing it?") may be longer and hold a verb, when the rest asks.
     # ... or a short telegraphic question ("acmepay still down at the deadline - settlement
