@@ -152,6 +152,21 @@ def test_a_stated_onset_sets_aside_an_older_failure_and_precursor_warnings() -> 
     assert stated.change_id == "a1b2c3d4"
 
 
+def test_one_stray_line_after_a_stated_onset_does_not_keep_an_older_failure_in_it() -> None:
+    # web has failed for hours; one new line of it after the stated onset is not a new failure.
+    failure = signature("orders", FAILURE, ONSET + 2)
+    old = signature("web", "template render error", 5 * 60, count=200)
+    stray = signature("web", "favicon cache miss", ONSET + 1, count=1)
+    evidence = incident(
+        GUILTY,
+        replace(SHIP, timestamp=at(ONSET - 5)),
+        sigs=(failure, old, stray),
+        series=(errors("orders", ONSET + 2), errors("web", 5 * 60)),
+    )
+    stated = analyze(replace(evidence, alert=replace(evidence.alert, onset=at(ONSET))))
+    assert stated.affected_services == ("orders",)
+
+
 def test_slow_leak_onset_is_where_the_saturation_metric_starts_climbing() -> None:
     leak_start = 4 * 60
     memory = MetricPoints(

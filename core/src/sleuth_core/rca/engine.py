@@ -724,10 +724,12 @@ def _from_stated_onset(
     for service, at in sorted(onsets.items()):
         if at >= floor:
             continue
+        # A message new since shortly before the stated onset, logged more than once (one
+        # stray line does not re-date a service that was already failing).
         new = [
             s.first_seen
             for s in evidence.signatures
-            if s.service == service and floor <= s.first_seen <= fired
+            if s.service == service and floor <= s.first_seen <= fired and s.count >= 2
         ]
         if new:
             onsets[service], slack[service] = min(new), _SLACK
