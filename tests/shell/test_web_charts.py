@@ -215,8 +215,11 @@ def test_investigation_page_draws_the_demo_incident(client, factory, org, migrat
     page = client.get(f"/investigations/{encode_global_id('Investigation', inv.id)}").text
     errors = page[page.index('<figure class="chart" id="chart-errors">') :]
     errors = errors[: errors.index("</figure>")]
-    assert 'role="img"' in errors and "Errors per 5 minutes" in errors
+    assert 'role="img"' in errors and "Errors per 5 minutes: payments-api" in errors
     assert '<polyline class="series"' in errors
+    # A failing service with no error-level lines (the demo's orders-worker logs warnings) is
+    # named as such, not listed beside the lines drawn.
+    assert "storefront (no error lines from orders-worker)</title>" in errors
     assert found["changes"], "the demo has changes in the look-back"
     for change_id in found["changes"]:
         assert f'data-id="{change_id}"' in errors, change_id

@@ -181,10 +181,13 @@ async def investigation_charts(
     def colour(service: str) -> str:
         return PALETTE[place(service) % len(PALETTE)]
 
+    plotted = {e.service for e in errors}
+    quiet = [s for s in failing if s not in plotted]  # failing by warnings or metrics alone
     charts = [
         line_chart(
             "errors",
-            f"Errors per 5 minutes: {', '.join(failing)}",
+            f"Errors per 5 minutes: {', '.join(s for s in failing if s in plotted) or 'none'}"
+            + (f" (no error lines from {', '.join(quiet)})" if quiet else ""),
             [
                 Series(e.service, _zero_filled(e.points, e.bucket_seconds, end), colour(e.service))
                 for e in errors
