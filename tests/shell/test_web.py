@@ -675,3 +675,33 @@ def test_investigation_charts_span_the_window_the_analysis_read(client, factory,
     sign_in(client, org.key)
     page = client.get(f"/investigations/{encode_global_id('Investigation', inv.id)}").text
     assert "from 2026-05-06 01:40 UTC to 2026-05-06 13:45 UTC" in page
+
+
+def test_an_analysis_without_its_window_is_charted_over_the_look_back_the_agent_reads(
+    client, factory, org
+):
+    """An analysis stored before it recorded its window: the page works out the same look-back
+    as the investigation (`rca.fired_at`): the prompt's "last 6 hours" wins over a payload's
+    2021 time."""
+    from datetime import UTC, datetime
+
+    done = datetime(2026, 5, 6, 14, 0, tzinfo=UTC)
+    analysis = {"verdict": "change", "service": "orders", "affected_services": ["orders"]}
+    inv = factory.add(
+        Investigation(
+            org_id=org.id,
+            team_id=org.default_team_id,
+            name="Orders errors",
+            status="COMPLETED",
+            prompt="Which errors in the last 6 hours?",
+            event_payload='{"title": "orders down", "occurred_at": "2021-06-04T13:35:29Z"}',
+            result="done",
+            analysis=analysis,
+            created_at=done,
+            started_at=done,
+            completed_at=done,
+        )
+    )
+    sign_in(client, org.key)
+    page = client.get(f"/investigations/{encode_global_id('Investigation', inv.id)}").text
+    assert "from 2026-05-06 02:00 UTC to 2026-05-06 14:00 UTC" in page

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sleuth_core.language import format_ts
+from sleuth_core.language import format_ts, parse_window
 from sleuth_core.rca import (
     Alert,
     Analysis,
@@ -76,6 +76,7 @@ __all__ = [
     "error_series",
     "errors_text",
     "final_analysis",
+    "fired_at",
     "gather",
     "look_back",
     "metric_source",
@@ -192,6 +193,26 @@ def _catalog_dependencies(content: str, known: Sequence[str]) -> list[tuple[str,
                 if callee and callee != caller:
                     pairs.append((caller, callee))
     return pairs
+
+
+def fired_at(alert_time: datetime | None, prompt: str, now: datetime) -> datetime:
+    """When the alert an investigation reads fired: the payload's own time, or ``now`` when it
+    has none or a later one; when the responder's instructions name a window ("the last 6
+    hours") and that time lies outside it, the window's end (the instructions win).
+
+    >>> from datetime import UTC
+    >>> now = datetime(2026, 1, 1, 12, tzinfo=UTC)
+    >>> old = datetime(2021, 6, 4, 13, 35, tzinfo=UTC)
+    >>> fired_at(old, "", now) == old
+    True
+    >>> fired_at(old, "What failed in the last 6 hours?", now) == now
+    True
+    """
+    fired = alert_time if alert_time is not None and alert_time <= now else now
+    asked = parse_window(prompt, now) if prompt.strip() else None
+    if asked is not None and not asked.start <= fired <= asked.end:
+        fired = min(asked.end, now)
+    return fired
 
 
 def look_back(fired: datetime, now: datetime) -> tuple[datetime, datetime]:

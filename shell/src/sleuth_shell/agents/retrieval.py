@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sleuth_core.language import TimeWindow, match_services, parse_window, stated_onset, terms
+from sleuth_core.language import TimeWindow, match_services, stated_onset, terms
 from sleuth_shell.agents import rca, trace_evidence
 from sleuth_shell.agents.base import (
     AgentContext,
@@ -250,12 +250,7 @@ class RetrievalAgent:
         run = EmbeddedRun(ctx, self.costs)
         alert = extract_alert(event_payload)
         title = (title or alert["title"] or event_payload.strip().split("\n", 1)[0]).strip()
-        fired: datetime = alert["time"] if alert["time"] and alert["time"] <= ctx.now else ctx.now
-        asked = parse_window(prompt, ctx.now) if prompt.strip() else None
-        if asked is not None and not asked.start <= fired <= asked.end:
-            # The responder's instructions name the time to look at ("the last 6 hours"), and
-            # the payload's own time lies outside it (or is missing): the instructions win.
-            fired = min(asked.end, ctx.now)
+        fired = rca.fired_at(alert["time"], prompt, ctx.now)
         known = await run.services()
         mentioned = match_services(
             " ".join(filter(None, [title, alert["service"] or "", alert["text"]])), known

@@ -156,17 +156,13 @@ async def investigation_charts(
     onset = parse_timestamp(str(analysis.get("onset") or ""))
     recorded = analysis.get("window")
     window: Mapping[str, Any] = recorded if isinstance(recorded, dict) else {}
-    read = (
-        parse_timestamp(str(window.get("start") or "")),
-        parse_timestamp(str(window.get("end") or "")),
-    )
-    if read[0] is not None and read[1] is not None and read[0] < read[1]:
-        start, end = read[0], read[1]  # the look-back the analysis read
-    else:  # an analysis stored before it recorded its window: the alert's own look-back
+    start = parse_timestamp(str(window.get("start") or ""))
+    end = parse_timestamp(str(window.get("end") or ""))
+    if start is None or end is None or start >= end:
+        # An analysis stored before it recorded the look-back it read: the same look-back again.
         now: datetime = inv.completed_at or inv.started_at or inv.created_at
         alert_time = extract_alert(event_payload or "")["time"]
-        fired = alert_time if alert_time is not None and alert_time <= now else now
-        start, end = rca.look_back(fired, now)
+        start, end = rca.look_back(rca.fired_at(alert_time, inv.prompt or "", now), now)
     bounds = await services.logs.time_bounds(org_id)
     since = max(start, bounds[0]) if bounds is not None else start
     errors = await rca.error_series(services.logs, org_id, start, end, failing, since)
