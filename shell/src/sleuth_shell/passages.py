@@ -657,7 +657,8 @@ def _joined_parts(stems: frozenset[str]) -> frozenset[str]:
 
 def holds_term(term: str, text: str, known: frozenset[str] | None = None) -> bool:
     """Whether ``text`` holds the key term ``term`` as `rank_passages` matches it: the word, a
-    word it is a short form, typo or root of, a word of the same meaning, a value of the form it
+    word it is a short form or root of, one it is a typo of (unless ``known`` holds the term),
+    a word of the same meaning, a value of the form it
     asks for (``channel``: ``#partners``) or, when ``known`` (the stems of every candidate) is
     given and does not hold the term, the words an abbreviation stands for.
 
@@ -669,7 +670,8 @@ def holds_term(term: str, text: str, known: frozenset[str] | None = None) -> boo
     found = _stems(text)
     if term in found or (_MEANS.get(term, frozenset()) & found):
         return True
-    if _near(term, _by_initial(found).get(term[:1], ()), typos=True):
+    # As in the ranking, a typo is read only for a term no candidate holds.
+    if _near(term, _by_initial(found).get(term[:1], ()), typos=known is None or term not in known):
         return True
     if term in _FORMS and _FORMS[term].search(text):
         return True
