@@ -363,9 +363,7 @@ async def _rank(
     topic = [] if borrowed else _topic_terms(search)
     # The words of a situation told before the question that no candidate holds ("orders-api
     # v4.40.0 *looks bad*: ...") are the asker's, and tell no runbook: they weigh nothing.
-    texts = [f"{d[1]}\n{d[2]}" for d in documents]
-    known = known_stems(texts)
-    unheld = {t for t in topic if not any(holds_term(t, text, known) for text in texts)}
+    unheld = {t for t, n in _documents_holding(topic, hits)[0].items() if not n}
     if unheld and len(unheld) < len(wanted):
         wanted = [t for t in wanted if t not in unheld]
         topic = [t for t in topic if t not in unheld]
@@ -678,6 +676,17 @@ def _holds_what_is_asked(part: str, best: Ranked) -> bool:
     return not head or 2 * sum(holds_term(t, best.passage.text) for t in head) > len(head)
 
 
+def _documents_holding(
+    terms: Sequence[str], hits: Sequence[Any]
+) -> tuple[dict[str, int], frozenset[str]]:
+    """How many of the candidate documents ``hits`` hold each of ``terms`` (title or content,
+    matched as the ranking matches: `holds_term`), and the candidates' vocabulary it matched
+    against (`known_stems`)."""
+    texts = [f"{h.title}\n{h.content}" for h in hits]
+    known = known_stems(texts)
+    return {t: sum(holds_term(t, text, known) for text in texts) for t in terms}, known
+
+
 def _asks_what_none_holds(part: str, best: Ranked, hits: Sequence[Any]) -> bool:
     """Whether ``part`` asks for a thing no candidate runbook names, so that its best passage
     (found by the part's subject: "acmepay", "events.clicks", a topic) cannot answer it:
@@ -702,9 +711,7 @@ def _asks_what_none_holds(part: str, best: Ranked, hits: Sequence[Any]) -> bool:
     asked = [t for t in head if t not in subject]
     if not asked:
         return False
-    texts = [f"{h.title}\n{h.content}" for h in hits]
-    known = known_stems(texts)
-    df = {t: sum(holds_term(t, text, known) for text in texts) for t in asked}
+    df, known = _documents_holding(asked, hits)
     if all(df.values()):
         return False  # every asked word is somewhere: the ranking decides
     weight = {t: math.log(1 + max(len(hits), 1) / (1 + df[t])) for t in asked}
